@@ -1,0 +1,188 @@
+package toolspec
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// Kind says where a tool's steps run.
+type Kind string
+
+const (
+	// KindActivity tools do I/O; each step is a Temporal activity named after the tool.
+	KindActivity Kind = "activity"
+	// KindInline tools are pure data transformations run inside workflow code: no activity,
+	// no history events.
+	KindInline Kind = "inline"
+	// KindControl tools are interpreted by the workflow itself (loop runs a nested step per item).
+	KindControl Kind = "control"
+	// KindReview pauses the run until a human decision arrives.
+	KindReview Kind = "review"
+)
+
+// Annotations are the behaviour hints MCP clients read. They are always set explicitly.
+type Annotations struct {
+	ReadOnly    bool `json:"readOnlyHint"`
+	Destructive bool `json:"destructiveHint"`
+	Idempotent  bool `json:"idempotentHint"`
+	OpenWorld   bool `json:"openWorldHint"`
+}
+
+// Calls counts the external calls one execution of a step makes; plans add them up.
+type Calls struct {
+	Embed         int `json:"embed,omitempty"`
+	VectorSearch  int `json:"vectorSearch,omitempty"`
+	Rerank        int `json:"rerank,omitempty"`
+	LLM           int `json:"llm,omitempty"`
+	DatabaseWrite int `json:"databaseWrite,omitempty"`
+	DatabaseRead  int `json:"databaseRead,omitempty"`
+	HTTP          int `json:"http,omitempty"`
+}
+
+// Add returns c + o.
+func (c Calls) Add(o Calls) Calls {
+	return Calls{c.Embed + o.Embed, c.VectorSearch + o.VectorSearch, c.Rerank + o.Rerank, c.LLM + o.LLM,
+		c.DatabaseWrite + o.DatabaseWrite, c.DatabaseRead + o.DatabaseRead, c.HTTP + o.HTTP}
+}
+
+// Times returns c scaled by n.
+func (c Calls) Times(n int) Calls {
+	return Calls{c.Embed * n, c.VectorSearch * n, c.Rerank * n, c.LLM * n, c.DatabaseWrite * n, c.DatabaseRead * n, c.HTTP * n}
+}
+
+// IsZero reports whether no external call is counted.
+func (c Calls) IsZero() bool { return c == Calls{} }
+
+// Spec declares one tool.
+type Spec struct {
+	Name        string
+	Domain      string
+	Kind        Kind
+	Title       string
+	Description string
+	// Input is the JSON Schema (draft 2020-12) of the step's inputs after template resolution.
+	Input string
+	// Output is a JSON Schema of the result, used for shape checks (forEach over an array) and plans.
+	Output string
+	// Annotations for MCP clients.
+	Annotations Annotations
+	// Lazy names input fields the tool evaluates itself, per item (filter.condition,
+	// transform.template, loop.step, ...). The interpreter passes them through unresolved, and the
+	// validator checks their references with the per-item names (item, index, or loop's "as") in scope.
+	Lazy []string
+	// Calls estimates the external calls of one execution, given the step's literal inputs
+	// (templated values are absent). Nil means none.
+	Calls func(inputs map[string]any) Calls
+
+	once   sync.Once
+	schema *jsonschema.Schema
+	out    any
+	err    error
+}
+
+// IsLazy reports whether the tool evaluates input field name itself.
+func (s *Spec) IsLazy(name string) bool {
+	for _, l := range s.Lazy {
+		if l == name {
+			return true
+		}
+	}
+	return false
+}
+
+// EstimateCalls returns the external calls one execution of the step makes.
+func (s *Spec) EstimateCalls(inputs map[string]any) Calls {
+	if s.Calls == nil {
+		return Calls{}
+	}
+	return s.Calls(inputs)
+}
+
+func (s *Spec) compile() {
+	s.once.Do(func() {
+		c := jsonschema.NewCompiler()
+		c.DefaultDraft(jsonschema.Draft2020)
+		doc, err := jsonschema.UnmarshalJSON(stringsReader(s.Input))
+		if err != nil {
+			s.err = fmt.Errorf("tool %q: input schema is not JSON: %w", s.Name, err)
+			return
+		}
+		url := "weft://tools/" + s.Name + "/input.json"
+		if err := c.AddResource(url, doc); err != nil {
+			s.err = fmt.Errorf("tool %q: %w", s.Name, err)
+			return
+		}
+		s.schema, s.err = c.Compile(url)
+		if s.err == nil && s.Output != "" {
+			s.err = json.Unmarshal([]byte(s.Output), &s.out)
+		}
+	})
+}
+
+// Schema returns the compiled input schema.
+func (s *Spec) Schema() (*jsonschema.Schema, error) {
+	s.compile()
+	return s.schema, s.err
+}
+
+// OutputSchema returns the decoded output schema (nil when undeclared).
+func (s *Spec) OutputSchema() any {
+	s.compile()
+	return s.out
+}
+
+// ValidateInputs checks decoded JSON inputs against the tool's input schema. The error, when not
+// nil, is a *jsonschema.ValidationError.
+func (s *Spec) ValidateInputs(inputs any) error {
+	sch, err := s.Schema()
+	if err != nil {
+		return err
+	}
+	return sch.Validate(inputs)
+}
+
+var registry = map[string]*Spec{}
+
+// register adds a spec; a duplicate or malformed declaration is a programmer error and panics at init.
+func register(s *Spec) {
+	if _, dup := registry[s.Name]; dup {
+		panic("toolspec: duplicate tool " + s.Name)
+	}
+	if s.Annotations.ReadOnly && s.Annotations.Destructive {
+		panic("toolspec: tool " + s.Name + " is both read-only and destructive")
+	}
+	if _, err := s.Schema(); err != nil {
+		panic("toolspec: " + err.Error())
+	}
+	registry[s.Name] = s
+}
+
+// Lookup returns the spec of the named tool.
+func Lookup(name string) (*Spec, bool) {
+	s, ok := registry[name]
+	return s, ok
+}
+
+// All returns every spec, sorted by name.
+func All() []*Spec {
+	out := make([]*Spec, 0, len(registry))
+	for _, s := range registry {
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Names returns every tool name, sorted.
+func Names() []string {
+	all := All()
+	out := make([]string, len(all))
+	for i, s := range all {
+		out[i] = s.Name
+	}
+	return out
+}

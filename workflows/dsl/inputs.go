@@ -1,0 +1,178 @@
+package dsl
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// CoerceValue checks v against a declared input type, converting what can be converted without
+// losing meaning (an integral float for a number stays a float; a JSON string is not an array).
+func CoerceValue(typ string, v any) (any, error) {
+	switch typ {
+	case "string":
+		if s, ok := v.(string); ok {
+			return s, nil
+		}
+	case "number":
+		switch x := v.(type) {
+		case float64:
+			return x, nil
+		case int:
+			return float64(x), nil
+		case json.Number:
+			return x.Float64()
+		}
+	case "boolean":
+		if b, ok := v.(bool); ok {
+			return b, nil
+		}
+	case "array":
+		if a, ok := v.([]any); ok {
+			return a, nil
+		}
+	case "object":
+		if m, ok := v.(map[string]any); ok {
+			return m, nil
+		}
+	default:
+		return nil, fmt.Errorf("unknown input type %q", typ)
+	}
+	return nil, fmt.Errorf("expected %s, got %s", typ, jsonType(v))
+}
+
+func jsonType(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "string"
+	case bool:
+		return "boolean"
+	case float64, int, json.Number:
+		return "number"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// ParseInputFlag converts one --input value written on a command line to the declared type.
+func ParseInputFlag(typ, raw string) (any, error) {
+	switch typ {
+	case "string":
+		return raw, nil
+	case "number":
+		f, err := strconv.ParseFloat(strings.TrimSpace(raw), 64)
+		if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+			return nil, fmt.Errorf("%q is not a number", raw)
+		}
+		return f, nil
+	case "boolean":
+		switch strings.ToLower(strings.TrimSpace(raw)) {
+		case "true", "yes", "1", "on":
+			return true, nil
+		case "false", "no", "0", "off":
+			return false, nil
+		}
+		return nil, fmt.Errorf("%q is not a boolean (use true or false)", raw)
+	case "array", "object":
+		var v any
+		if err := json.Unmarshal([]byte(raw), &v); err != nil {
+			return nil, fmt.Errorf("%q is not JSON: %v", raw, err)
+		}
+		return CoerceValue(typ, v)
+	}
+	return nil, fmt.Errorf("unknown input type %q", typ)
+}
+
+// InputError lists every problem with the inputs given to a run.
+type InputError struct{ Problems []string }
+
+func (e *InputError) Error() string {
+	return "invalid inputs:\n  " + strings.Join(e.Problems, "\n  ")
+}
+
+// ResolveInputs combines --input style raw strings and already-typed values with the declared
+// defaults. Unknown names, wrong types and missing required inputs are all reported at once.
+func ResolveInputs(def *Definition, raw map[string]string, typed map[string]any) (map[string]any, error) {
+	out := map[string]any{}
+	var problems []string
+	for _, name := range sortedKeys(raw) {
+		in, ok := def.Inputs[name]
+		if !ok {
+			problems = append(problems, unknownInput(def, name))
+			continue
+		}
+		v, err := ParseInputFlag(in.Type, raw[name])
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("input %q: %v", name, err))
+			continue
+		}
+		out[name] = v
+	}
+	for _, name := range sortedKeys(typed) {
+		in, ok := def.Inputs[name]
+		if !ok {
+			problems = append(problems, unknownInput(def, name))
+			continue
+		}
+		v, err := CoerceValue(in.Type, typed[name])
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("input %q: %v", name, err))
+			continue
+		}
+		out[name] = v
+	}
+	for _, name := range sortedKeys(def.Inputs) {
+		if _, ok := out[name]; ok {
+			continue
+		}
+		in := def.Inputs[name]
+		switch {
+		case in.Default != nil:
+			out[name] = in.Default
+		case in.Required:
+			desc := ""
+			if in.Description != "" {
+				desc = " (" + in.Description + ")"
+			}
+			problems = append(problems, fmt.Sprintf("missing required input %q%s: pass --input %s=<%s>", name, desc, name, in.Type))
+		}
+	}
+	if len(problems) > 0 {
+		sort.Strings(problems)
+		return nil, &InputError{Problems: problems}
+	}
+	return out, nil
+}
+
+func unknownInput(def *Definition, name string) string {
+	names := sortedKeys(def.Inputs)
+	msg := fmt.Sprintf("unknown input %q", name)
+	if h := didYouMean(name, names); h != "" {
+		return msg + " (" + h + ")"
+	}
+	if len(names) == 0 {
+		return msg + " (this workflow declares no inputs)"
+	}
+	return msg + " (declared inputs: " + strings.Join(names, ", ") + ")"
+}
+
+// ParseAssignments splits k=v flags into a map; a flag without = is an error.
+func ParseAssignments(flags []string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, f := range flags {
+		k, v, ok := strings.Cut(f, "=")
+		if !ok || strings.TrimSpace(k) == "" {
+			return nil, fmt.Errorf("--input %q: write name=value", f)
+		}
+		out[strings.TrimSpace(k)] = v
+	}
+	return out, nil
+}

@@ -1,0 +1,63 @@
+package dsl
+
+// Definition is a workflow file in the step format. Field order and JSON names are the file
+// format; ToJSON/FromJSON in builder.go round-trip it exactly.
+type Definition struct {
+	Schema      string           `json:"$schema,omitempty"`
+	Name        string           `json:"name"`
+	Description string           `json:"description,omitempty"`
+	Version     string           `json:"version,omitempty"`
+	Inputs      map[string]Input `json:"inputs,omitempty"`
+	Defaults    map[string]any   `json:"defaults,omitempty"`
+	Steps       []Step           `json:"steps"`
+	Output      any              `json:"output,omitempty"`
+	MCP         *MCPOptions      `json:"mcp,omitempty"`
+}
+
+// Input declares one workflow parameter.
+type Input struct {
+	Type        string `json:"type"`
+	Description string `json:"description,omitempty"`
+	Required    bool   `json:"required,omitempty"`
+	Default     any    `json:"default,omitempty"`
+}
+
+// Step is one node of the pipeline.
+type Step struct {
+	ID              string         `json:"id"`
+	Name            string         `json:"name,omitempty"`
+	Tool            string         `json:"tool"`
+	Inputs          map[string]any `json:"inputs"`
+	Condition       string         `json:"condition,omitempty"`
+	ForEach         string         `json:"forEach,omitempty"`
+	Concurrency     int            `json:"concurrency,omitempty"`
+	ContinueOnError bool           `json:"continueOnError,omitempty"`
+	DependsOn       []string       `json:"dependsOn,omitempty"`
+	Timeout         string         `json:"timeout,omitempty"`
+	Retry           *Retry         `json:"retry,omitempty"`
+}
+
+// Retry overrides a step's retry policy; zero fields keep the tool's defaults.
+type Retry struct {
+	MaxAttempts     int     `json:"maxAttempts,omitempty"`
+	InitialInterval string  `json:"initialInterval,omitempty"`
+	Backoff         float64 `json:"backoff,omitempty"`
+	MaxInterval     string  `json:"maxInterval,omitempty"`
+}
+
+// MCPOptions controls how the gateway offers the workflow to agents.
+type MCPOptions struct {
+	Expose      bool   `json:"expose,omitempty"`
+	Description string `json:"description,omitempty"`
+}
+
+// Title returns the step's display name: its name, or its id.
+func (s *Step) Title() string {
+	if s.Name != "" {
+		return s.Name
+	}
+	return s.ID
+}
+
+// InputTypes are the declared types a workflow input may have.
+var InputTypes = []string{"string", "number", "boolean", "array", "object"}

@@ -1,0 +1,754 @@
+package dsl
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/weftworks/weft/activities/toolspec"
+	"github.com/weftworks/weft/workflows/expr"
+)
+
+// Workflow is a validated definition with every template and expression compiled and the
+// dependency graph built: what validate, plan and the interpreter work from.
+type Workflow struct {
+	Def      *Definition
+	Source   *Source
+	Steps    []*CompiledStep // in file order
+	Output   *expr.Value
+	Order    []string // a topological order; file order among steps that are ready together
+	Warnings Diagnostics
+	byID     map[string]*CompiledStep
+}
+
+// CompiledStep is one step, compiled.
+type CompiledStep struct {
+	*Step
+	Index     int
+	Pointer   string // JSON pointer of the step in the file, e.g. /steps/2
+	Spec      *toolspec.Spec
+	Inputs    *expr.Value    // inputs the interpreter resolves before the call
+	Lazy      map[string]any // inputs the tool evaluates itself (Spec.Lazy), as written
+	Condition *expr.Program  // nil when the step has no condition
+	ForEach   *expr.Program  // nil unless forEach is set
+	// Expr is a lazy condition compiled: filter.condition, conditional.condition.
+	Expr *expr.Program
+	// ItemTemplate is transform.template compiled (item, index in scope).
+	ItemTemplate *expr.Value
+	// Nested is loop.step compiled.
+	Nested *NestedStep
+	Deps   []string // ids of the steps this one waits for, sorted
+}
+
+// NestedStep is the step a loop runs per item.
+type NestedStep struct {
+	Tool   string
+	Spec   *toolspec.Spec
+	As     string
+	Inputs *expr.Value
+}
+
+// Step returns the compiled step with the given id.
+func (w *Workflow) Step(id string) (*CompiledStep, bool) {
+	s, ok := w.byID[id]
+	return s, ok
+}
+
+// LoadFile reads and compiles a workflow file (step or Flow format).
+func LoadFile(path string) (*Workflow, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("workflow file %s: %w", path, err)
+	}
+	if st.Size() > MaxFileSize {
+		return nil, Diagnostics{{File: path, Line: 1, Col: 1, Severity: SeverityError,
+			Message: fmt.Sprintf("file is %d bytes, larger than the %d byte limit", st.Size(), MaxFileSize),
+			Hint:    "split the workflow, or keep large data in a collection the steps read"}}
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("workflow file %s: %w", path, err)
+	}
+	return Load(path, data)
+}
+
+// Load compiles a workflow from bytes. file names it in messages. The error, when not nil, is a
+// Diagnostics list holding every problem found (warnings included); on success warnings are in
+// Workflow.Warnings.
+func Load(file string, data []byte) (*Workflow, error) {
+	src, err := ParseSource(file, data)
+	if err != nil {
+		return nil, err
+	}
+	if IsFlow(src.Root) {
+		def, diags := convertFlow(src)
+		if diags.HasErrors() {
+			return nil, diags.sorted()
+		}
+		out, err := json.MarshalIndent(def, "", "  ")
+		if err != nil {
+			return nil, fmt.Errorf("%s: converting the Flow format: %w", file, err)
+		}
+		w, err := Load(file+" (converted to steps)", out)
+		if w != nil {
+			w.Warnings = append(diags, w.Warnings...)
+		}
+		return w, err
+	}
+	c := &compiler{src: src, bad: map[string]bool{}}
+	w := c.compile()
+	all := c.diags.sorted()
+	if all.HasErrors() {
+		return nil, all
+	}
+	w.Warnings = all
+	return w, nil
+}
+
+// FromDefinition compiles an in-memory definition (builder, workflow input).
+func FromDefinition(def *Definition) (*Workflow, error) {
+	data, err := json.MarshalIndent(def, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("encoding definition %q: %w", def.Name, err)
+	}
+	name := def.Name
+	if name == "" {
+		name = "workflow"
+	}
+	return Load(name, data)
+}
+
+type compiler struct {
+	src   *Source
+	diags Diagnostics
+	bad   map[string]bool // pointers the schema already reported
+	def   *Definition
+	w     *Workflow
+}
+
+func (c *compiler) errAt(ptr, msg, hint string) { c.diags = append(c.diags, c.src.At(ptr, msg, hint)) }
+
+func (c *compiler) warnAt(ptr, msg, hint string) {
+	d := c.src.At(ptr, msg, hint)
+	d.Severity = SeverityWarning
+	c.diags = append(c.diags, d)
+}
+
+func (c *compiler) errIn(ptr string, off int, msg, hint string) {
+	c.diags = append(c.diags, c.src.diag(c.src.StringOffset(ptr, off), ptr, msg, hint))
+}
+
+func (c *compiler) compile() *Workflow {
+	src := c.src
+	if _, ok := src.Root.(map[string]any); !ok {
+		c.errAt("", "a workflow file must be a JSON object", "start with {\"name\": ..., \"steps\": [...]}")
+		return nil
+	}
+	for _, p := range src.dups {
+		c.diags = append(c.diags, Diagnostic{})
+		d := src.AtKey(p, "duplicate field; the last value wins", "remove one of them")
+		d.Severity = SeverityWarning
+		c.diags[len(c.diags)-1] = d
+	}
+	sch, err := workflowSchema()
+	if err != nil {
+		c.errAt("", "internal: workflow schema: "+err.Error(), "")
+		return nil
+	}
+	if err := sch.Validate(src.Root); err != nil {
+		for _, d := range schemaDiags(src, err, "", nil, SeverityWarning, fileFields) {
+			c.diags = append(c.diags, d)
+			if d.Severity == SeverityError {
+				c.markBad(d)
+			}
+		}
+	}
+	def := &Definition{}
+	dec := json.NewDecoder(bytes.NewReader(src.Data))
+	if err := dec.Decode(def); err != nil && !c.diags.HasErrors() {
+		c.errAt("", "cannot read the definition: "+err.Error(), "")
+		return nil
+	}
+	c.def = def
+	w := &Workflow{Def: def, Source: src, byID: map[string]*CompiledStep{}}
+	c.w = w
+	c.checkInputs()
+	c.compileSteps()
+	c.checkGraph()
+	c.compileOutput()
+	return w
+}
+
+// markBad remembers where the schema failed so the semantic checks do not pile on.
+func (c *compiler) markBad(d Diagnostic) {
+	c.bad[d.Where] = true
+}
+
+func (c *compiler) isBad(ptr string) bool { return c.bad[Where(ptr)] }
+
+func (c *compiler) checkInputs() {
+	names := sortedKeys(c.def.Inputs)
+	for _, name := range names {
+		in := c.def.Inputs[name]
+		ptr := "/inputs/" + escapePointer(name)
+		if in.Default == nil || c.isBad(ptr+"/type") {
+			continue
+		}
+		if _, err := CoerceValue(in.Type, in.Default); err != nil {
+			c.errAt(ptr+"/default", fmt.Sprintf("default %s does not match the declared type %s", expr.Text(in.Default), in.Type),
+				"change the default or the type")
+		}
+	}
+}
+
+var reservedIDs = map[string]bool{"inputs": true, "defaults": true, "item": true, "index": true, "output": true, "steps": true, "env": true}
+
+func (c *compiler) compileSteps() {
+	first := map[string]int{}
+	for i := range c.def.Steps {
+		st := &c.def.Steps[i]
+		ptr := "/steps/" + strconv.Itoa(i)
+		cs := &CompiledStep{Step: st, Index: i, Pointer: ptr}
+		c.w.Steps = append(c.w.Steps, cs)
+		if st.ID != "" && !c.isBad(ptr+"/id") {
+			if j, dup := first[st.ID]; dup {
+				c.errAt(ptr+"/id", fmt.Sprintf("duplicate step id %q (also steps[%d])", st.ID, j), "give every step its own id")
+			} else if reservedIDs[st.ID] {
+				c.errAt(ptr+"/id", fmt.Sprintf("step id %q is reserved", st.ID), "choose another id; "+reservedList()+" name template roots")
+				first[st.ID] = i
+			} else {
+				first[st.ID] = i
+				c.w.byID[st.ID] = cs
+			}
+		}
+	}
+	for _, cs := range c.w.Steps {
+		c.compileStep(cs)
+	}
+}
+
+func reservedList() string {
+	keys := sortedKeys(reservedIDs)
+	return strings.Join(keys, ", ")
+}
+
+func (c *compiler) compileStep(cs *CompiledStep) {
+	ptr := cs.Pointer
+	st := cs.Step
+	if st.Tool != "" && !c.isBad(ptr+"/tool") {
+		spec, ok := toolspec.Lookup(st.Tool)
+		if !ok {
+			hint := didYouMean(st.Tool, toolspec.Names())
+			if hint == "" {
+				hint = "known tools: " + strings.Join(toolspec.Names(), ", ")
+			}
+			c.errAt(ptr+"/tool", fmt.Sprintf("unknown tool %q", st.Tool), hint)
+		}
+		cs.Spec = spec
+	}
+	sc := scope{}
+	if st.ForEach != "" {
+		sc.names = []string{"item", "index"}
+	}
+	// condition and forEach
+	if st.Condition != "" && !c.isBad(ptr+"/condition") {
+		cs.Condition = c.compileExpr(ptr+"/condition", st.Condition, sc)
+	}
+	if st.ForEach != "" && !c.isBad(ptr+"/forEach") {
+		cs.ForEach = c.compileExpr(ptr+"/forEach", st.ForEach, scope{})
+		if cs.ForEach != nil {
+			c.checkArray(ptr+"/forEach", cs.ForEach)
+		}
+	}
+	if st.Concurrency > 0 && st.ForEach == "" {
+		c.warnAt(ptr+"/concurrency", "concurrency has no effect without forEach", "remove it, or add forEach")
+	}
+	for i, d := range st.DependsOn {
+		p := ptr + "/dependsOn/" + strconv.Itoa(i)
+		c.checkStepRef(p, d, st.ID, "dependsOn")
+	}
+	if cs.Spec == nil {
+		return
+	}
+	if st.Inputs == nil {
+		st.Inputs = map[string]any{}
+	}
+	inPtr := ptr + "/inputs"
+	eager := map[string]any{}
+	cs.Lazy = map[string]any{}
+	for k, v := range st.Inputs {
+		if cs.Spec.IsLazy(k) {
+			cs.Lazy[k] = v
+		} else {
+			eager[k] = v
+		}
+	}
+	val, perrs := expr.CompileValue(eager)
+	for _, pe := range perrs {
+		c.errIn(inPtr+pe.Path, pe.Offset, pe.Msg, pe.Hint)
+	}
+	cs.Inputs = val
+	c.checkRefs(inPtr, val.Refs(), st.ID, sc)
+	// Validate literal inputs; templated values are checked when resolved at run time.
+	lit, holes := val.Literal()
+	litMap := lit.(map[string]any)
+	for k, v := range cs.Lazy {
+		litMap[k] = v
+	}
+	holeSet := map[string]bool{}
+	for _, h := range holes {
+		holeSet[inPtr+h] = true
+	}
+	if err := cs.Spec.ValidateInputs(litMap); err != nil {
+		fields := toolFields(cs.Spec)
+		c.diags = append(c.diags, schemaDiags(c.src, err, inPtr, func(p string) bool {
+			for h := range holeSet {
+				if p == h || strings.HasPrefix(p, h+"/") {
+					return true
+				}
+			}
+			return false
+		}, SeverityError, func(p string) []string {
+			if p == inPtr {
+				return fields
+			}
+			return nil
+		})...)
+	}
+	c.compileLazy(cs, inPtr)
+}
+
+// compileLazy compiles the inputs a tool evaluates per item.
+func (c *compiler) compileLazy(cs *CompiledStep, inPtr string) {
+	itemScope := scope{names: []string{"item", "index"}}
+	switch cs.Tool {
+	case "filter":
+		if s, ok := cs.Lazy["condition"].(string); ok && s != "" {
+			cs.Expr = c.compileExpr(inPtr+"/condition", s, itemScope)
+		}
+	case "conditional":
+		switch v := cs.Lazy["condition"].(type) {
+		case string:
+			if v != "" {
+				cs.Expr = c.compileExpr(inPtr+"/condition", v, scope{})
+			}
+		case bool:
+			p, _ := expr.Compile(strconv.FormatBool(v))
+			cs.Expr = p
+		}
+		for _, branch := range []string{"then", "else"} {
+			ids, _ := cs.Lazy[branch].([]any)
+			for i, id := range ids {
+				if s, ok := id.(string); ok {
+					c.checkStepRef(inPtr+"/"+branch+"/"+strconv.Itoa(i), s, cs.ID, "conditional "+branch)
+				}
+			}
+		}
+		delete(cs.Lazy, "condition")
+	case "transform":
+		if t, ok := cs.Lazy["template"]; ok {
+			val, perrs := expr.CompileValue(t)
+			for _, pe := range perrs {
+				c.errIn(inPtr+"/template"+pe.Path, pe.Offset, pe.Msg, pe.Hint)
+			}
+			cs.ItemTemplate = val
+			c.checkRefs(inPtr+"/template", val.Refs(), cs.ID, itemScope)
+		}
+	case "loop":
+		c.compileNested(cs, inPtr)
+	}
+}
+
+func (c *compiler) compileNested(cs *CompiledStep, inPtr string) {
+	step, ok := cs.Lazy["step"].(map[string]any)
+	if !ok {
+		return
+	}
+	ns := &NestedStep{}
+	ns.As, _ = cs.Step.Inputs["as"].(string)
+	if ns.As == "" {
+		ns.As = "item"
+	}
+	ns.Tool, _ = step["tool"].(string)
+	sptr := inPtr + "/step"
+	spec, ok := toolspec.Lookup(ns.Tool)
+	if !ok {
+		if ns.Tool != "" {
+			c.errAt(sptr+"/tool", fmt.Sprintf("unknown tool %q", ns.Tool), didYouMean(ns.Tool, toolspec.Names()))
+		}
+		return
+	}
+	if spec.Kind == toolspec.KindControl || spec.Kind == toolspec.KindReview {
+		c.errAt(sptr+"/tool", fmt.Sprintf("a loop cannot run the %s tool per item", ns.Tool), "loop over a data or activity tool; use forEach on a step for review or nested loops")
+		return
+	}
+	ns.Spec = spec
+	inputs, _ := step["inputs"].(map[string]any)
+	if inputs == nil {
+		inputs = map[string]any{}
+	}
+	val, perrs := expr.CompileValue(inputs)
+	for _, pe := range perrs {
+		c.errIn(sptr+"/inputs"+pe.Path, pe.Offset, pe.Msg, pe.Hint)
+	}
+	ns.Inputs = val
+	c.checkRefs(sptr+"/inputs", val.Refs(), cs.ID, scope{names: []string{ns.As, "index"}})
+	lit, holes := val.Literal()
+	if err := spec.ValidateInputs(lit); err != nil {
+		base := sptr + "/inputs"
+		c.diags = append(c.diags, schemaDiags(c.src, err, base, func(p string) bool {
+			for _, h := range holes {
+				if p == base+h || strings.HasPrefix(p, base+h+"/") {
+					return true
+				}
+			}
+			return false
+		}, SeverityError, nil)...)
+	}
+	cs.Nested = ns
+}
+
+// compileExpr compiles a condition/forEach: one expression, bare or wrapped in {{ }}.
+func (c *compiler) compileExpr(ptr, s string, sc scope) *expr.Program {
+	trimmed := strings.TrimSpace(s)
+	lead := strings.Index(s, trimmed)
+	var p *expr.Program
+	if expr.HasTemplate(trimmed) {
+		t, err := expr.ParseTemplate(trimmed)
+		if err != nil {
+			e := err.(*expr.Error)
+			c.errIn(ptr, lead+e.Offset, e.Msg, e.Hint)
+			return nil
+		}
+		if !t.IsSingle() {
+			c.errAt(ptr, "must be a single expression, not text with templates", "write it as {{ a && b }} or without braces: a && b")
+			return nil
+		}
+		p = t.Programs()[0]
+	} else {
+		var err error
+		p, err = expr.Compile(trimmed)
+		if err != nil {
+			e := err.(*expr.Error)
+			c.errIn(ptr, lead+e.Offset, e.Msg, e.Hint)
+			return nil
+		}
+	}
+	c.checkRefs(ptr, p.Refs(), c.stepIDAt(ptr), sc)
+	return p
+}
+
+func (c *compiler) stepIDAt(ptr string) string {
+	parts := strings.Split(ptr, "/")
+	if len(parts) >= 3 && parts[1] == "steps" {
+		i, _ := strconv.Atoi(parts[2])
+		if i < len(c.def.Steps) {
+			return c.def.Steps[i].ID
+		}
+	}
+	return ""
+}
+
+// scope names the per-item roots that are defined where an expression is evaluated.
+type scope struct{ names []string }
+
+func (s scope) has(n string) bool {
+	for _, x := range s.names {
+		if x == n {
+			return true
+		}
+	}
+	return false
+}
+
+var stepFields = []string{"output", "error", "status"}
+
+// checkRefs verifies every reference names something that exists where it is used.
+func (c *compiler) checkRefs(ptr string, refs []expr.Ref, self string, sc scope) {
+	for _, r := range refs {
+		switch {
+		case sc.has(r.Root):
+		case r.Root == "inputs":
+			if len(r.Path) == 0 {
+				continue
+			}
+			if _, ok := c.def.Inputs[r.Path[0]]; !ok {
+				hint := didYouMean(r.Path[0], sortedKeys(c.def.Inputs))
+				if hint == "" {
+					hint = fmt.Sprintf("declare it under \"inputs\": {\"%s\": {\"type\": \"string\"}}", r.Path[0])
+				}
+				c.errAt(ptr, fmt.Sprintf("reference to undeclared input %q", r.Path[0]), hint)
+			}
+		case r.Root == "defaults":
+			if len(r.Path) == 0 {
+				continue
+			}
+			if _, ok := c.def.Defaults[r.Path[0]]; !ok && !isSettingDefault(r.Path[0]) {
+				c.warnAt(ptr, fmt.Sprintf("defaults.%s is not set in this file and resolves to null", r.Path[0]), "add it under \"defaults\"")
+			}
+		case r.Root == "item" || r.Root == "index":
+			c.errAt(ptr, fmt.Sprintf("%q is only defined per item", r.Root), "use it in a step with forEach, in a filter condition or a transform template")
+		default:
+			if r.Root == self {
+				c.errAt(ptr, fmt.Sprintf("step %q refers to its own output", self), "a step can only use the outputs of other steps")
+				continue
+			}
+			if _, ok := c.w.byID[r.Root]; !ok {
+				cands := append(sortedKeys(c.w.byID), "inputs", "defaults")
+				hint := didYouMean(r.Root, cands)
+				if hint == "" {
+					hint = "references start with inputs., defaults. or a step id"
+				}
+				c.errAt(ptr, fmt.Sprintf("reference to unknown step %q in {{ %s }}", r.Root, r.String()), hint)
+				continue
+			}
+			if len(r.Path) == 0 || !contains(stepFields, r.Path[0]) {
+				c.errAt(ptr, fmt.Sprintf("{{ %s }} does not name a step field", r.String()), fmt.Sprintf("use %s.output (or .error, .status)", r.Root))
+			}
+		}
+	}
+}
+
+func isSettingDefault(k string) bool { return k == "db" || k == "collection" || k == "model" }
+
+func (c *compiler) checkStepRef(ptr, id, self, what string) {
+	if id == self {
+		c.errAt(ptr, fmt.Sprintf("step %q lists itself in %s", self, what), "remove it")
+		return
+	}
+	if _, ok := c.w.byID[id]; !ok {
+		c.errAt(ptr, fmt.Sprintf("%s names unknown step %q", what, id), didYouMean(id, sortedKeys(c.w.byID)))
+	}
+}
+
+// checkArray reports a forEach whose value is known not to be an array.
+func (c *compiler) checkArray(ptr string, p *expr.Program) {
+	refs := p.Refs()
+	if len(refs) != 1 || p.Source() != refs[0].String() {
+		return // an expression: only run time knows
+	}
+	r := refs[0]
+	switch r.Root {
+	case "inputs":
+		if len(r.Path) == 1 {
+			if in, ok := c.def.Inputs[r.Path[0]]; ok && in.Type != "array" {
+				c.errAt(ptr, fmt.Sprintf("forEach needs an array, but input %q is declared as %s", r.Path[0], in.Type), "declare it with \"type\": \"array\"")
+			}
+		}
+	default:
+		cs, ok := c.w.byID[r.Root]
+		if !ok || cs.Spec == nil || len(r.Path) == 0 || r.Path[0] != "output" {
+			return
+		}
+		t := outputType(cs, r.Path[1:])
+		if t != "" && t != "array" {
+			hint := ""
+			if t == "object" && len(r.Path) == 1 {
+				hint = fmt.Sprintf("did you mean %s.output.results?", r.Root)
+			}
+			c.errAt(ptr, fmt.Sprintf("forEach needs an array, but %s is %s", r.String(), article([]string{t})), hint)
+		}
+	}
+}
+
+// outputType returns the JSON type at path inside a step's output, or "" when unknown.
+func outputType(cs *CompiledStep, path []string) string {
+	var sch any = cs.Spec.OutputSchema()
+	if cs.ForEach != nil {
+		sch = map[string]any{"type": "object", "properties": map[string]any{
+			"results": map[string]any{"type": "array", "items": sch}, "count": map[string]any{"type": "integer"}}}
+	}
+	for _, seg := range path {
+		m, ok := sch.(map[string]any)
+		if !ok {
+			return ""
+		}
+		switch m["type"] {
+		case "object":
+			props, _ := m["properties"].(map[string]any)
+			if props == nil {
+				return ""
+			}
+			sch = props[seg]
+		case "array":
+			if seg == "length" {
+				return "integer"
+			}
+			if _, err := strconv.Atoi(seg); err != nil {
+				return ""
+			}
+			sch = m["items"]
+		default:
+			return ""
+		}
+	}
+	m, ok := sch.(map[string]any)
+	if !ok {
+		return ""
+	}
+	t, _ := m["type"].(string)
+	return t
+}
+
+func (c *compiler) compileOutput() {
+	if c.def.Output == nil {
+		return
+	}
+	val, perrs := expr.CompileValue(c.def.Output)
+	for _, pe := range perrs {
+		c.errIn("/output"+pe.Path, pe.Offset, pe.Msg, pe.Hint)
+	}
+	c.checkRefs("/output", val.Refs(), "", scope{})
+	c.w.Output = val
+}
+
+// checkGraph builds dependencies, reports cycles and computes the order.
+func (c *compiler) checkGraph() {
+	w := c.w
+	for _, cs := range w.Steps {
+		deps := map[string]bool{}
+		add := func(refs []expr.Ref) {
+			for _, r := range refs {
+				if _, ok := w.byID[r.Root]; ok && r.Root != cs.ID {
+					deps[r.Root] = true
+				}
+			}
+		}
+		if cs.Inputs != nil {
+			add(cs.Inputs.Refs())
+		}
+		for _, p := range []*expr.Program{cs.Condition, cs.ForEach, cs.Expr} {
+			if p != nil {
+				add(p.Refs())
+			}
+		}
+		if cs.ItemTemplate != nil {
+			add(cs.ItemTemplate.Refs())
+		}
+		if cs.Nested != nil && cs.Nested.Inputs != nil {
+			add(cs.Nested.Inputs.Refs())
+		}
+		for _, d := range cs.DependsOn {
+			if _, ok := w.byID[d]; ok && d != cs.ID {
+				deps[d] = true
+			}
+		}
+		cs.Deps = sortedKeys(deps)
+	}
+	// conditional then/else: the branch steps wait for the conditional.
+	for _, cs := range w.Steps {
+		if cs.Tool != "conditional" {
+			continue
+		}
+		for _, branch := range []string{"then", "else"} {
+			ids, _ := cs.Lazy[branch].([]any)
+			for _, id := range ids {
+				if t, ok := w.byID[fmt.Sprint(id)]; ok && t != cs && !contains(t.Deps, cs.ID) {
+					t.Deps = append(t.Deps, cs.ID)
+					sort.Strings(t.Deps)
+				}
+			}
+		}
+	}
+	if cyc := findCycle(w); cyc != nil {
+		first := w.byID[cyc[0]]
+		c.errAt(first.Pointer, "dependency cycle: "+strings.Join(cyc, " → "), "a step cannot wait, directly or through others, for itself; remove one of the references")
+		return
+	}
+	w.Order = topoOrder(w)
+}
+
+func findCycle(w *Workflow) []string {
+	const (
+		white = 0
+		grey  = 1
+		black = 2
+	)
+	color := map[string]int{}
+	var stack []string
+	var found []string
+	var visit func(id string) bool
+	visit = func(id string) bool {
+		color[id] = grey
+		stack = append(stack, id)
+		for _, d := range w.byID[id].Deps {
+			switch color[d] {
+			case grey:
+				i := indexOf(stack, d)
+				found = append(append([]string{}, stack[i:]...), d)
+				return true
+			case white:
+				if visit(d) {
+					return true
+				}
+			}
+		}
+		stack = stack[:len(stack)-1]
+		color[id] = black
+		return false
+	}
+	for _, cs := range w.Steps {
+		if _, ok := w.byID[cs.ID]; ok && w.byID[cs.ID] == cs && color[cs.ID] == white && visit(cs.ID) {
+			// report the cycle in the direction data flows: producer → consumer
+			for i, j := 0, len(found)-1; i < j; i, j = i+1, j-1 {
+				found[i], found[j] = found[j], found[i]
+			}
+			return found
+		}
+	}
+	return nil
+}
+
+// topoOrder is Kahn's algorithm, taking ready steps in file order.
+func topoOrder(w *Workflow) []string {
+	done := map[string]bool{}
+	var order []string
+	for len(order) < len(w.byID) {
+		progressed := false
+		for _, cs := range w.Steps {
+			if done[cs.ID] || w.byID[cs.ID] != cs {
+				continue
+			}
+			ready := true
+			for _, d := range cs.Deps {
+				if !done[d] {
+					ready = false
+					break
+				}
+			}
+			if ready {
+				done[cs.ID] = true
+				order = append(order, cs.ID)
+				progressed = true
+			}
+		}
+		if !progressed {
+			break
+		}
+	}
+	return order
+}
+
+func indexOf(ss []string, s string) int {
+	for i, x := range ss {
+		if x == s {
+			return i
+		}
+	}
+	return -1
+}
+
+func contains(ss []string, s string) bool { return indexOf(ss, s) >= 0 }
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,161 @@
+package expr
+
+import (
+	"fmt"
+	"math"
+
+	exprlang "github.com/expr-lang/expr"
+	"github.com/expr-lang/expr/ast"
+)
+
+func options() []exprlang.Option {
+	opts := []exprlang.Option{
+		exprlang.DisableAllBuiltins(),
+		exprlang.MaxNodes(MaxNodes),
+		exprlang.Patch(jsPatcher{}),
+		exprlang.Function("__get", func(p ...any) (any, error) { return Get(p[0], p[1]), nil }, new(func(any, any) any)),
+		exprlang.Function("__truthy", func(p ...any) (any, error) { return Truthy(p[0]), nil }, new(func(any) bool)),
+		exprlang.Function("__add", func(p ...any) (any, error) { return add(p[0], p[1]) }, new(func(any, any) any)),
+		compare("__lt", func(c int) bool { return c < 0 }),
+		compare("__le", func(c int) bool { return c <= 0 }),
+		compare("__gt", func(c int) bool { return c > 0 }),
+		compare("__ge", func(c int) bool { return c >= 0 }),
+	}
+	for _, f := range Functions {
+		opts = append(opts, exprlang.EnableBuiltin(f))
+	}
+	return opts
+}
+
+func compare(name string, ok func(int) bool) exprlang.Option {
+	return exprlang.Function(name, func(p ...any) (any, error) {
+		c, comparable := cmp(p[0], p[1])
+		return comparable && ok(c), nil
+	}, new(func(any, any) bool))
+}
+
+// cmp orders two numbers or two strings; anything else (null included) is not comparable.
+func cmp(a, b any) (int, bool) {
+	if fa, ok := toFloat(a); ok {
+		fb, ok := toFloat(b)
+		if !ok || math.IsNaN(fa) || math.IsNaN(fb) {
+			return 0, false
+		}
+		switch {
+		case fa < fb:
+			return -1, true
+		case fa > fb:
+			return 1, true
+		}
+		return 0, true
+	}
+	sa, ok1 := a.(string)
+	sb, ok2 := b.(string)
+	if !ok1 || !ok2 {
+		return 0, false
+	}
+	switch {
+	case sa < sb:
+		return -1, true
+	case sa > sb:
+		return 1, true
+	}
+	return 0, true
+}
+
+func add(a, b any) (any, error) {
+	_, sa := a.(string)
+	_, sb := b.(string)
+	if sa || sb {
+		return Text(a) + Text(b), nil
+	}
+	fa, ok1 := toFloat(a)
+	fb, ok2 := toFloat(b)
+	if ok1 && ok2 {
+		if ia, ok := a.(int); ok {
+			if ib, ok := b.(int); ok {
+				return ia + ib, nil
+			}
+		}
+		return fa + fb, nil
+	}
+	if aa, ok := a.([]any); ok {
+		if bb, ok := b.([]any); ok {
+			return append(append([]any{}, aa...), bb...), nil
+		}
+	}
+	return nil, fmt.Errorf("cannot add %s and %s", typeName(a), typeName(b))
+}
+
+func typeName(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	if _, ok := toFloat(v); ok {
+		return "a number"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// jsPatcher rewrites the parsed tree to the JavaScript-like semantics documented in doc.go.
+// ast.Walk visits children first, so nodes built here are not visited again.
+type jsPatcher struct{}
+
+func call(fn string, loc ast.Node, args ...ast.Node) ast.Node {
+	n := &ast.CallNode{Callee: &ast.IdentifierNode{Value: fn}, Arguments: args}
+	n.SetLocation(loc.Location())
+	return n
+}
+
+func (jsPatcher) Visit(node *ast.Node) {
+	switch n := (*node).(type) {
+	case *ast.IdentifierNode:
+		if n.Value == "null" || n.Value == "undefined" {
+			nn := &ast.NilNode{}
+			nn.SetLocation(n.Location())
+			*node = nn
+		}
+	case *ast.MemberNode:
+		if !n.Method {
+			*node = call("__get", n, n.Node, n.Property)
+		}
+	case *ast.ChainNode:
+		*node = n.Node
+	case *ast.UnaryNode:
+		if n.Operator == "!" || n.Operator == "not" {
+			n.Node = call("__truthy", n, n.Node)
+		}
+	case *ast.ConditionalNode:
+		n.Cond = call("__truthy", n, n.Cond)
+	case *ast.BinaryNode:
+		switch n.Operator {
+		case "||", "or":
+			c := &ast.ConditionalNode{Ternary: true, Cond: call("__truthy", n, n.Left), Exp1: n.Left, Exp2: n.Right}
+			c.SetLocation(n.Location())
+			*node = c
+		case "&&", "and":
+			c := &ast.ConditionalNode{Ternary: true, Cond: call("__truthy", n, n.Left), Exp1: n.Right, Exp2: n.Left}
+			c.SetLocation(n.Location())
+			*node = c
+		case "<":
+			*node = call("__lt", n, n.Left, n.Right)
+		case "<=":
+			*node = call("__le", n, n.Left, n.Right)
+		case ">":
+			*node = call("__gt", n, n.Left, n.Right)
+		case ">=":
+			*node = call("__ge", n, n.Left, n.Right)
+		case "+":
+			*node = call("__add", n, n.Left, n.Right)
+		}
+	}
+}

@@ -1,0 +1,282 @@
+package expr
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Template is a string with zero or more {{ expression }} parts.
+type Template struct {
+	src    string
+	lits   []string   // len(lits) == len(progs)+1: lits[0] prog[0] lits[1] ...
+	progs  []*Program // compiled expressions
+	single bool       // the whole string is exactly one {{ }}
+}
+
+// HasTemplate reports whether s contains a {{ that would be treated as a template.
+func HasTemplate(s string) bool { return strings.Contains(s, "{{") }
+
+// ParseTemplate compiles every {{ }} in s. Errors carry the byte offset in s.
+func ParseTemplate(s string) (*Template, error) {
+	t := &Template{src: s}
+	rest, base := s, 0
+	var lit strings.Builder
+	for {
+		open := strings.Index(rest, "{{")
+		closeStray := strings.Index(rest, "}}")
+		if closeStray >= 0 && (open < 0 || closeStray < open) {
+			return nil, &Error{Offset: base + closeStray, Msg: "unbalanced braces: \"}}\" without an opening \"{{\"",
+				Hint: "remove it, or write literal braces as {{ '}}' }}"}
+		}
+		if open < 0 {
+			lit.WriteString(rest)
+			break
+		}
+		lit.WriteString(rest[:open])
+		end := closingBraces(rest, open+2)
+		if end < 0 {
+			return nil, &Error{Offset: base + open, Msg: "unbalanced braces: \"{{\" is never closed", Hint: "add the closing }}"}
+		}
+		inner := rest[open+2 : end]
+		p, err := Compile(inner)
+		if err != nil {
+			e := err.(*Error)
+			lead := len(inner) - len(strings.TrimLeft(inner, " \t\r\n"))
+			return nil, &Error{Offset: base + open + 2 + lead + max(e.Offset, 0), Msg: e.Msg, Hint: e.Hint}
+		}
+		t.lits = append(t.lits, lit.String())
+		lit.Reset()
+		t.progs = append(t.progs, p)
+		base += end + 2
+		rest = rest[end+2:]
+	}
+	t.lits = append(t.lits, lit.String())
+	t.single = len(t.progs) == 1 && t.lits[0] == "" && t.lits[1] == ""
+	return t, nil
+}
+
+// closingBraces returns the index of the "}}" closing an expression that starts at from,
+// skipping string literals, or -1.
+func closingBraces(s string, from int) int {
+	var quote byte
+	for i := from; i < len(s); i++ {
+		c := s[i]
+		if quote != 0 {
+			if c == '\\' {
+				i++
+			} else if c == quote {
+				quote = 0
+			}
+			continue
+		}
+		switch {
+		case c == '"' || c == '\'' || c == '`':
+			quote = c
+		case c == '}' && i+1 < len(s) && s[i+1] == '}':
+			// "}}}" closes at the last pair: the first brace belongs to a map literal.
+			if i+2 < len(s) && s[i+2] == '}' {
+				continue
+			}
+			return i
+		}
+	}
+	return -1
+}
+
+// Source returns the template text.
+func (t *Template) Source() string { return t.src }
+
+// IsSingle reports whether the template is exactly one {{ }} (its value keeps its type).
+func (t *Template) IsSingle() bool { return t.single }
+
+// IsStatic reports whether the template has no {{ }} at all.
+func (t *Template) IsStatic() bool { return len(t.progs) == 0 }
+
+// Programs returns the compiled expressions, in order.
+func (t *Template) Programs() []*Program { return t.progs }
+
+// Refs returns every reference of every expression, sorted.
+func (t *Template) Refs() []Ref {
+	var all []Ref
+	for _, p := range t.progs {
+		all = append(all, p.refs...)
+	}
+	return sortRefs(all)
+}
+
+// Render evaluates the template: the value itself for a single {{ }}, otherwise a string.
+func (t *Template) Render(env map[string]any) (any, error) {
+	if t.single {
+		return t.progs[0].Eval(env)
+	}
+	if len(t.progs) == 0 {
+		return t.lits[0], nil
+	}
+	var b strings.Builder
+	for i, p := range t.progs {
+		b.WriteString(t.lits[i])
+		v, err := p.Eval(env)
+		if err != nil {
+			return nil, err
+		}
+		b.WriteString(Text(v))
+	}
+	b.WriteString(t.lits[len(t.lits)-1])
+	return b.String(), nil
+}
+
+// Value is a JSON value (decoded with encoding/json) whose strings may hold templates.
+type Value struct {
+	kind  byte // 'l' literal, 't' template, 'm' map, 'a' array
+	lit   any
+	tmpl  *Template
+	keys  []string
+	elems []*Value
+}
+
+// PathError is a template error inside a JSON value; Path is a JSON pointer below the value.
+type PathError struct {
+	Path string
+	*Error
+}
+
+// CompileValue compiles every template string inside v. All errors are returned, in path order.
+func CompileValue(v any) (*Value, []PathError) {
+	var errs []PathError
+	out := compileValue(v, "", &errs)
+	return out, errs
+}
+
+func compileValue(v any, path string, errs *[]PathError) *Value {
+	switch x := v.(type) {
+	case string:
+		if !HasTemplate(x) && !strings.Contains(x, "}}") {
+			return &Value{kind: 'l', lit: x}
+		}
+		t, err := ParseTemplate(x)
+		if err != nil {
+			*errs = append(*errs, PathError{Path: path, Error: err.(*Error)})
+			return &Value{kind: 'l', lit: x}
+		}
+		if t.IsStatic() {
+			return &Value{kind: 'l', lit: x}
+		}
+		return &Value{kind: 't', tmpl: t}
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		out := &Value{kind: 'm', keys: keys, elems: make([]*Value, len(keys))}
+		dynamic := false
+		for i, k := range keys {
+			out.elems[i] = compileValue(x[k], path+"/"+escapePointer(k), errs)
+			dynamic = dynamic || out.elems[i].kind != 'l'
+		}
+		if !dynamic {
+			return &Value{kind: 'l', lit: v}
+		}
+		return out
+	case []any:
+		out := &Value{kind: 'a', elems: make([]*Value, len(x))}
+		dynamic := false
+		for i, e := range x {
+			out.elems[i] = compileValue(e, path+"/"+strconv.Itoa(i), errs)
+			dynamic = dynamic || out.elems[i].kind != 'l'
+		}
+		if !dynamic {
+			return &Value{kind: 'l', lit: v}
+		}
+		return out
+	}
+	return &Value{kind: 'l', lit: v}
+}
+
+func escapePointer(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
+}
+
+// IsStatic reports whether the value holds no template.
+func (v *Value) IsStatic() bool { return v.kind == 'l' }
+
+// Refs returns every reference in the value's templates, sorted.
+func (v *Value) Refs() []Ref {
+	var all []Ref
+	v.walk(func(t *Template) { all = append(all, t.Refs()...) })
+	return sortRefs(all)
+}
+
+// Templates calls fn for each template in the value, in key order.
+func (v *Value) walk(fn func(*Template)) {
+	switch v.kind {
+	case 't':
+		fn(v.tmpl)
+	case 'm', 'a':
+		for _, e := range v.elems {
+			e.walk(fn)
+		}
+	}
+}
+
+// Resolve returns the value with every template rendered. Literal parts are shared with the
+// compiled value, not copied: treat the result as read-only.
+func (v *Value) Resolve(env map[string]any) (any, error) {
+	switch v.kind {
+	case 'l':
+		return v.lit, nil
+	case 't':
+		return v.tmpl.Render(env)
+	case 'm':
+		out := make(map[string]any, len(v.keys))
+		for i, k := range v.keys {
+			r, err := v.elems[i].Resolve(env)
+			if err != nil {
+				return nil, err
+			}
+			out[k] = r
+		}
+		return out, nil
+	default:
+		out := make([]any, len(v.elems))
+		for i, e := range v.elems {
+			r, err := e.Resolve(env)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = r
+		}
+		return out, nil
+	}
+}
+
+// Literal returns the value with each templated part replaced by nil, and the JSON pointers of
+// those parts (validators ignore what they find there).
+func (v *Value) Literal() (any, []string) {
+	var holes []string
+	out := v.literal("", &holes)
+	return out, holes
+}
+
+func (v *Value) literal(path string, holes *[]string) any {
+	switch v.kind {
+	case 'l':
+		return v.lit
+	case 't':
+		*holes = append(*holes, path)
+		return nil
+	case 'm':
+		out := make(map[string]any, len(v.keys))
+		for i, k := range v.keys {
+			out[k] = v.elems[i].literal(path+"/"+escapePointer(k), holes)
+		}
+		return out
+	default:
+		out := make([]any, len(v.elems))
+		for i, e := range v.elems {
+			out[i] = e.literal(path+"/"+strconv.Itoa(i), holes)
+		}
+		return out
+	}
+}
