@@ -1,0 +1,43 @@
+package starter
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/spf13/cobra"
+
+	"github.com/weftworks/weft/workflows/dsl"
+)
+
+func newConvertCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "convert FILE",
+		Short: "Print a nodes+edges Flow file in weft's step format",
+		Long: "Converts a Flow file (nodes + edges, prompt-template nodes) to the step format: each node\n" +
+			"becomes a generate step, {{outputName}} references become step output references, edges\n" +
+			"become dependsOn and edge conditions become step conditions. The result is validated.",
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			name, data, err := readWorkflow(args[0])
+			if err != nil {
+				return err
+			}
+			def, err := dsl.ConvertFlow(name, data)
+			if err != nil {
+				return invalid(err)
+			}
+			if _, err := dsl.FromDefinition(def); err != nil {
+				return invalid(err)
+			}
+			var buf bytes.Buffer
+			enc := json.NewEncoder(&buf)
+			enc.SetIndent("", "  ")
+			enc.SetEscapeHTML(false)
+			if err := enc.Encode(def); err != nil {
+				return err
+			}
+			_, err = cmd.OutOrStdout().Write(buf.Bytes())
+			return err
+		},
+	}
+}

@@ -1,0 +1,79 @@
+package starter
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/weftworks/weft/workflows/dsl"
+)
+
+// runFlags are the options shared by plan and (later) run.
+type runFlags struct {
+	inputs     []string
+	db         string
+	collection string
+	asJSON     bool
+}
+
+func (f *runFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringArrayVarP(&f.inputs, "input", "i", nil, "workflow input as name=value (repeatable); arrays and objects as JSON")
+	cmd.Flags().StringVar(&f.db, "db", "", "override defaults.db")
+	cmd.Flags().StringVar(&f.collection, "collection", "", "override defaults.collection")
+	cmd.Flags().BoolVar(&f.asJSON, "json", false, "print JSON")
+}
+
+// overrides returns the defaults the flags override.
+func (f *runFlags) overrides() map[string]any {
+	out := map[string]any{}
+	if f.db != "" {
+		out["db"] = f.db
+	}
+	if f.collection != "" {
+		out["collection"] = f.collection
+	}
+	return out
+}
+
+// resolveInputs coerces --input values against the workflow's declared inputs.
+func (f *runFlags) resolveInputs(w *dsl.Workflow) (map[string]any, error) {
+	raw, err := dsl.ParseAssignments(f.inputs)
+	if err != nil {
+		return nil, invalid(err)
+	}
+	in, err := dsl.ResolveInputs(w.Def, raw, nil)
+	if err != nil {
+		return nil, invalid(err)
+	}
+	return in, nil
+}
+
+func newPlanCommand() *cobra.Command {
+	var f runFlags
+	cmd := &cobra.Command{
+		Use:   "plan FILE|TEMPLATE [--input name=value]...",
+		Short: "Show what a run would do: steps, parallelism, resolved inputs, output shape, external calls",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			w, err := loadWorkflow(args[0])
+			if err != nil {
+				return err
+			}
+			in, err := f.resolveInputs(w)
+			if err != nil {
+				return err
+			}
+			p := dsl.NewPlan(w, in, f.overrides())
+			if f.asJSON {
+				return writeJSON(cmd.OutOrStdout(), p)
+			}
+			for _, d := range w.Warnings {
+				fmt.Fprintln(cmd.ErrOrStderr(), d.String())
+			}
+			_, err = fmt.Fprint(cmd.OutOrStdout(), p.Text())
+			return err
+		},
+	}
+	f.register(cmd)
+	return cmd
+}

@@ -1,0 +1,96 @@
+package starter
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+// Version is set at build time with -ldflags "-X github.com/weftworks/weft/starter.Version=...".
+var Version = "dev"
+
+// Exit codes.
+const (
+	ExitOK      = 0
+	ExitFailed  = 1
+	ExitInvalid = 2
+	ExitRunning = 3
+)
+
+// ExitError carries the process exit code of a failed command. Silent errors have already
+// been reported on the command's output.
+type ExitError struct {
+	Code   int
+	Err    error
+	Silent bool
+}
+
+func (e *ExitError) Error() string {
+	if e.Err == nil {
+		return fmt.Sprintf("exit %d", e.Code)
+	}
+	return e.Err.Error()
+}
+
+func (e *ExitError) Unwrap() error { return e.Err }
+
+func invalid(err error) error { return &ExitError{Code: ExitInvalid, Err: err} }
+
+// NewRootCommand builds the weft command tree.
+func NewRootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "weft",
+		Short: "Durable AI/RAG workflows on Temporal",
+		Long: "weft runs AI/RAG pipelines written as JSON workflow files durably on Temporal.\n" +
+			"Start with `weft list` (built-in templates), `weft validate FILE` and `weft plan FILE`.",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Version:       Version,
+	}
+	root.AddCommand(
+		newValidateCommand(),
+		newPlanCommand(),
+		newListCommand(),
+		newInitCommand(),
+		newConvertCommand(),
+		newSchemaCommand(),
+		newToolsCommand(),
+	)
+	return root
+}
+
+// Execute runs the CLI with args and returns the process exit code.
+func Execute(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	root := NewRootCommand()
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.Execute()
+	if err == nil {
+		return ExitOK
+	}
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		if !ee.Silent && ee.Err != nil {
+			fmt.Fprintln(stderr, "weft:", ee.Err)
+		}
+		return ee.Code
+	}
+	fmt.Fprintln(stderr, "weft:", err)
+	return ExitInvalid // cobra's own errors: unknown command or flag, wrong argument count
+}
+
+// Main is what cmd/weft runs.
+func Main() { os.Exit(Execute(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}

@@ -1,0 +1,101 @@
+package starter
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/weftworks/weft/workflows/dsl"
+)
+
+type validateResult struct {
+	File        string          `json:"file"`
+	Valid       bool            `json:"valid"`
+	Steps       int             `json:"steps,omitempty"`
+	Errors      int             `json:"errors"`
+	Warnings    int             `json:"warnings"`
+	Diagnostics dsl.Diagnostics `json:"diagnostics"`
+}
+
+func newValidateCommand() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "validate FILE|TEMPLATE...",
+		Short: "Check workflow files without running them",
+		Long: "Checks JSON syntax, the file schema, step ids, tools and their inputs, references, cycles,\n" +
+			"expressions and the output. Every problem is printed as FILE:LINE:COL: where: what (hint).\n" +
+			"Exit status 0 when every file is valid, 2 otherwise.",
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var results []validateResult
+			for _, arg := range args {
+				results = append(results, validateOne(arg))
+			}
+			out := cmd.OutOrStdout()
+			failed := false
+			for _, r := range results {
+				failed = failed || !r.Valid
+			}
+			if asJSON {
+				if err := writeJSON(out, results); err != nil {
+					return err
+				}
+			} else {
+				for _, r := range results {
+					for _, d := range r.Diagnostics {
+						fmt.Fprintln(out, d.String())
+					}
+					switch {
+					case r.Valid && r.Warnings > 0:
+						fmt.Fprintf(out, "%s: valid, %d steps, %d warning(s)\n", r.File, r.Steps, r.Warnings)
+					case r.Valid:
+						fmt.Fprintf(out, "%s: valid, %d steps\n", r.File, r.Steps)
+					default:
+						fmt.Fprintf(out, "%s: invalid, %d error(s), %d warning(s)\n", r.File, r.Errors, r.Warnings)
+					}
+				}
+			}
+			if failed {
+				return &ExitError{Code: ExitInvalid, Silent: true}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print a machine-readable list of results")
+	return cmd
+}
+
+func validateOne(arg string) validateResult {
+	res := validateResult{File: arg, Diagnostics: dsl.Diagnostics{}}
+	name, data, err := readWorkflow(arg)
+	if err != nil {
+		var ds dsl.Diagnostics
+		if errors.As(err, &ds) {
+			res.Diagnostics = ds
+		} else {
+			res.Diagnostics = dsl.Diagnostics{{File: arg, Line: 1, Col: 1, Message: err.Error(), Severity: dsl.SeverityError}}
+		}
+		res.Errors = len(res.Diagnostics.Errors())
+		return res
+	}
+	res.File = name
+	w, err := dsl.Load(name, data)
+	if err != nil {
+		var ds dsl.Diagnostics
+		if !errors.As(err, &ds) {
+			ds = dsl.Diagnostics{{File: name, Line: 1, Col: 1, Message: err.Error(), Severity: dsl.SeverityError}}
+		}
+		res.Diagnostics = ds
+		res.Errors = len(ds.Errors())
+		res.Warnings = len(ds.Warnings())
+		return res
+	}
+	res.Valid = true
+	res.Steps = len(w.Steps)
+	if w.Warnings != nil {
+		res.Diagnostics = w.Warnings
+	}
+	res.Warnings = len(w.Warnings)
+	return res
+}

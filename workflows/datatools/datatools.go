@@ -1,0 +1,257 @@
+// Package datatools runs the pure data tools (merge, filter, transform, template, conditional)
+// that the interpreter executes inline in workflow code: no activity, no history event.
+//
+// Everything here is deterministic and does no I/O. Output shapes match the vai workflow engine
+// so existing files keep working: merge, filter and transform return {results, resultCount};
+// template {text, charCount}; conditional {conditionResult, branchTaken, enabledSteps, skippedSteps}.
+package datatools
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/weftworks/weft/workflows/dsl"
+	"github.com/weftworks/weft/workflows/expr"
+)
+
+// InputError is a problem with a step's resolved inputs; retrying cannot fix it.
+type InputError struct {
+	Step, Msg string
+}
+
+func (e *InputError) Error() string { return fmt.Sprintf("step %q: %s", e.Step, e.Msg) }
+
+// Run executes inline tool step cs on its resolved inputs; env is the workflow's template
+// environment (per-item names are added for filter and transform).
+func Run(cs *dsl.CompiledStep, inputs map[string]any, env map[string]any) (any, error) {
+	switch cs.Tool {
+	case "merge":
+		return merge(cs, inputs)
+	case "filter":
+		return filter(cs, inputs, env)
+	case "transform":
+		return transform(cs, inputs, env)
+	case "template":
+		text := expr.Text(inputs["text"])
+		return map[string]any{"text": text, "charCount": len([]rune(text))}, nil
+	case "conditional":
+		return conditional(cs, env)
+	}
+	return nil, &InputError{Step: cs.ID, Msg: fmt.Sprintf("tool %q is not an inline data tool", cs.Tool)}
+}
+
+// Items turns a step input into a list: an array, an object holding results (a step output such
+// as {{ merge.output }}), or null (no items).
+func Items(v any) ([]any, bool) {
+	switch x := v.(type) {
+	case nil:
+		return nil, true
+	case []any:
+		return x, true
+	case map[string]any:
+		if r, ok := x["results"].([]any); ok {
+			return r, true
+		}
+		if x["results"] == nil {
+			if _, has := x["results"]; has {
+				return nil, true
+			}
+		}
+	}
+	return nil, false
+}
+
+func list(results []any) map[string]any {
+	if results == nil {
+		results = []any{}
+	}
+	return map[string]any{"results": results, "resultCount": len(results)}
+}
+
+func merge(cs *dsl.CompiledStep, in map[string]any) (any, error) {
+	arrays, ok := in["arrays"].([]any)
+	if !ok {
+		return nil, &InputError{Step: cs.ID, Msg: fmt.Sprintf("inputs.arrays must be a list of arrays, got %s", describe(in["arrays"]))}
+	}
+	dedup, _ := in["dedup"].(bool)
+	field, _ := in["dedup_field"].(string)
+	var out []any
+	seen := map[string]bool{}
+	for i, a := range arrays {
+		items, ok := Items(a)
+		if !ok {
+			return nil, &InputError{Step: cs.ID, Msg: fmt.Sprintf("inputs.arrays[%d] is %s, not an array or a step output with results", i, describe(a))}
+		}
+		for _, it := range items {
+			if dedup || field != "" {
+				var key string
+				if field != "" {
+					v := expr.Get(it, field)
+					if v == nil {
+						out = append(out, it)
+						continue
+					}
+					key = expr.Text(v)
+				} else {
+					key = expr.Text(it)
+				}
+				if seen[key] {
+					continue
+				}
+				seen[key] = true
+			}
+			out = append(out, it)
+		}
+	}
+	return list(out), nil
+}
+
+func itemEnv(env map[string]any) map[string]any {
+	out := make(map[string]any, len(env)+2)
+	for k, v := range env {
+		out[k] = v
+	}
+	return out
+}
+
+func filter(cs *dsl.CompiledStep, in map[string]any, env map[string]any) (any, error) {
+	items, ok := Items(in["array"])
+	if !ok {
+		return nil, &InputError{Step: cs.ID, Msg: fmt.Sprintf("inputs.array is %s, not an array or a step output with results", describe(in["array"]))}
+	}
+	if cs.Expr == nil {
+		return nil, &InputError{Step: cs.ID, Msg: "inputs.condition is missing"}
+	}
+	e := itemEnv(env)
+	out := []any{}
+	for i, it := range items {
+		e["item"], e["index"] = it, i
+		keep, err := cs.Expr.EvalBool(e)
+		if err != nil {
+			return nil, &InputError{Step: cs.ID, Msg: fmt.Sprintf("condition on item %d: %v", i, err)}
+		}
+		if keep {
+			out = append(out, it)
+		}
+	}
+	return list(out), nil
+}
+
+func transform(cs *dsl.CompiledStep, in map[string]any, env map[string]any) (any, error) {
+	items, ok := Items(in["array"])
+	if !ok {
+		return nil, &InputError{Step: cs.ID, Msg: fmt.Sprintf("inputs.array is %s, not an array or a step output with results", describe(in["array"]))}
+	}
+	var fields []string
+	if fs, ok := in["fields"].([]any); ok {
+		for _, f := range fs {
+			fields = append(fields, fmt.Sprint(f))
+		}
+	}
+	mapping, _ := cs.Lazy["mapping"].(map[string]any)
+	newNames := make([]string, 0, len(mapping))
+	for k := range mapping {
+		newNames = append(newNames, k)
+	}
+	sort.Strings(newNames)
+	e := itemEnv(env)
+	out := make([]any, 0, len(items))
+	for i, it := range items {
+		if cs.ItemTemplate != nil {
+			e["item"], e["index"] = it, i
+			v, err := cs.ItemTemplate.Resolve(e)
+			if err != nil {
+				return nil, &InputError{Step: cs.ID, Msg: fmt.Sprintf("template on item %d: %v", i, err)}
+			}
+			out = append(out, v)
+			continue
+		}
+		if fields == nil && mapping == nil {
+			out = append(out, it)
+			continue
+		}
+		obj := map[string]any{}
+		for _, f := range fields {
+			obj[f] = path(it, f)
+		}
+		for _, n := range newNames {
+			old, _ := mapping[n].(string)
+			obj[n] = path(it, old)
+		}
+		out = append(out, obj)
+	}
+	return list(out), nil
+}
+
+// path reads a dotted path (metadata.type, results.0.content) from v.
+func path(v any, p string) any {
+	p = strings.TrimPrefix(strings.TrimPrefix(p, "item."), "item")
+	for _, seg := range strings.Split(p, ".") {
+		if seg == "" {
+			continue
+		}
+		if v == nil {
+			return nil
+		}
+		var key any = seg
+		if n, ok := atoi(seg); ok {
+			key = n
+		}
+		v = expr.Get(v, key)
+	}
+	return v
+}
+
+func atoi(s string) (int, bool) {
+	n := 0
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, s != ""
+}
+
+func conditional(cs *dsl.CompiledStep, env map[string]any) (any, error) {
+	if cs.Expr == nil {
+		return nil, &InputError{Step: cs.ID, Msg: "inputs.condition is missing"}
+	}
+	ok, err := cs.Expr.EvalBool(env)
+	if err != nil {
+		return nil, &InputError{Step: cs.ID, Msg: fmt.Sprintf("condition: %v", err)}
+	}
+	ids := func(k string) []any {
+		a, _ := cs.Lazy[k].([]any)
+		if a == nil {
+			return []any{}
+		}
+		return a
+	}
+	res := map[string]any{"conditionResult": ok}
+	if ok {
+		res["branchTaken"], res["enabledSteps"], res["skippedSteps"] = "then", ids("then"), ids("else")
+	} else {
+		res["branchTaken"], res["enabledSteps"], res["skippedSteps"] = "else", ids("else"), ids("then")
+	}
+	return res, nil
+}
+
+func describe(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case float64, int:
+		return "a number"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object without results"
+	}
+	return fmt.Sprintf("%T", v)
+}
