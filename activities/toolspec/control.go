@@ -42,8 +42,8 @@ func init() {
 		Name: "template", Domain: "control", Kind: KindInline,
 		Title:       "Render text",
 		Description: "Render a text template; returns the text and its length.",
-		Input: `{"type":"object","required":["text"],"additionalProperties":false,"properties":{"text":{"type":"string"}}}`,
-		Output: `{"type":"object","properties":{"text":{"type":"string"},"charCount":{"type":"integer"}}}`,
+		Input:       `{"type":"object","required":["text"],"additionalProperties":false,"properties":{"text":{"type":"string"}}}`,
+		Output:      `{"type":"object","properties":{"text":{"type":"string"},"charCount":{"type":"integer"}}}`,
 		Annotations: readOnlyClosed,
 	})
 	register(&Spec{

@@ -8,7 +8,7 @@ func init() {
 		Name: "collections", Domain: "management", Kind: KindActivity,
 		Title:       "List collections",
 		Description: "List the database's collections with document counts and vector index details.",
-		Input: `{"type":"object","additionalProperties":false,"properties":{"db":{"type":"string"}}}`,
+		Input:       `{"type":"object","additionalProperties":false,"properties":{"db":{"type":"string"}}}`,
 		Output: `{"type":"object","properties":{"database":{"type":"string"},"collections":{"type":"array","items":{"type":"object",
 		  "properties":{"name":{"type":"string"},"documentCount":{"type":"integer"},"hasVectorIndex":{"type":"boolean"},
 		  "embeddingField":{"type":"string"},"dimensions":{"type":"integer"}}}}}}`,

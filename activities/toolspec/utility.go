@@ -40,7 +40,7 @@ func init() {
 		Input: `{"type":"object","required":["pipeline"],"additionalProperties":false,"properties":{
 		  "db":{"type":"string"},"collection":{"type":"string"},
 		  "pipeline":{"type":"array","maxItems":50,"items":{"type":"object","minProperties":1,"maxProperties":1,
-		    "propertyNames":{"not":{"enum":["$out","$merge"]}}}},
+		    "not":{"anyOf":[{"required":["$out"]},{"required":["$merge"]}]}}},
 		  "limit":{"type":"integer","minimum":1,"maximum":10000,"default":100}}}`,
 		Output:      `{"type":"object","properties":{"results":{"type":"array","items":{"type":"object"}},"count":{"type":"integer"}}}`,
 		Annotations: readOnlyClosed,

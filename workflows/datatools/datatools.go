@@ -223,7 +223,7 @@ func conditional(cs *dsl.CompiledStep, env map[string]any) (any, error) {
 		return nil, &InputError{Step: cs.ID, Msg: fmt.Sprintf("condition: %v", err)}
 	}
 	ids := func(k string) []any {
-		a, _ := cs.Lazy[k].([]any)
+		a, _ := cs.Step.Inputs[k].([]any)
 		if a == nil {
 			return []any{}
 		}

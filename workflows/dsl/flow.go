@@ -13,7 +13,8 @@ import (
 // and edges order the nodes. weft converts it to the step format: each node becomes a generate
 // step whose prompt is the instruction, {{name}} references become {{ node.output.text }} (nested
 // properties read the node's output), edges become dependsOn and an edge condition becomes the
-// target's condition.
+// target's condition. A node's tool and mode (which coding CLI ran it, and how) have no
+// counterpart: generate uses the configured LLM, so they are dropped.
 
 // IsFlow reports whether a decoded file is in the Flow format.
 func IsFlow(root any) bool {
@@ -188,9 +189,6 @@ func convertFlow(src *Source) (*Definition, Diagnostics) {
 			return "{{ " + stepID[node] + ".output" + sub[2] + " }}"
 		})
 		st.Inputs = map[string]any{"prompt": instr}
-		if t := str(in.data, "tool"); t != "" {
-			st.Inputs["model"] = t
-		}
 		refs, _ := in.data["contextRefs"].([]any)
 		var ctx []string
 		for _, r := range refs {

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	_ "embed"
 	"fmt"
+	"math/big"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -78,7 +80,10 @@ func schemaDiags(src *Source, err error, prefix string, skip func(string) bool, 
 			return
 		}
 		switch k := e.ErrorKind.(type) {
-		case *kind.Schema, *kind.Group, *kind.Reference, *kind.AllOf, *kind.Not:
+		case *kind.Not:
+			out = append(out, src.At(ptr, "this value is not allowed here", propertyNameHint(ptr)))
+			return
+		case *kind.Schema, *kind.Group, *kind.Reference, *kind.AllOf:
 			if len(e.Causes) > 0 {
 				for _, c := range e.Causes {
 					visit(c)
@@ -129,6 +134,24 @@ func schemaDiags(src *Source, err error, prefix string, skip func(string) bool, 
 			msg, hint := patternMessage(ptr, k)
 			out = append(out, src.At(ptr, msg, hint))
 			return
+		case *kind.Minimum:
+			out = append(out, src.At(ptr, fmt.Sprintf("must be at least %s (got %s)", rat(k.Want), rat(k.Got)), ""))
+			return
+		case *kind.Maximum:
+			out = append(out, src.At(ptr, fmt.Sprintf("must be at most %s (got %s)", rat(k.Want), rat(k.Got)), ""))
+			return
+		case *kind.MinItems:
+			out = append(out, src.At(ptr, fmt.Sprintf("needs at least %d item(s) (has %d)", k.Want, k.Got), ""))
+			return
+		case *kind.MaxItems:
+			out = append(out, src.At(ptr, fmt.Sprintf("allows at most %d items (has %d)", k.Want, k.Got), ""))
+			return
+		case *kind.MinLength:
+			out = append(out, src.At(ptr, fmt.Sprintf("must be at least %d character(s) long (is %d)", k.Want, k.Got), ""))
+			return
+		case *kind.MaxLength:
+			out = append(out, src.At(ptr, fmt.Sprintf("must be at most %d characters long (is %d)", k.Want, k.Got), ""))
+			return
 		case *kind.PropertyNames:
 			out = append(out, src.AtKey(ptr+"/"+escapePointer(k.Property), fmt.Sprintf("field name %q is not allowed here", k.Property), propertyNameHint(ptr)))
 			return
@@ -143,6 +166,17 @@ func schemaDiags(src *Source, err error, prefix string, skip func(string) bool, 
 	}
 	visit(ve)
 	return out
+}
+
+func rat(r *big.Rat) string {
+	if r == nil {
+		return "?"
+	}
+	if r.IsInt() {
+		return r.Num().String()
+	}
+	f, _ := r.Float64()
+	return strconv.FormatFloat(f, 'g', -1, 64)
 }
 
 func display(v any) string {
@@ -208,8 +242,8 @@ func propertyNameHint(ptr string) string {
 	if ptr == "/inputs" {
 		return "input names are letters, digits and _, starting with a letter or _"
 	}
-	if strings.HasSuffix(ptr, "/pipeline/0") || strings.Contains(ptr, "/pipeline/") {
-		return "aggregate is read-only: $out and $merge write data; use the ingest tool to store results"
+	if strings.Contains(ptr, "/pipeline/") {
+		return "aggregate is read-only: $out and $merge stages write data; use the ingest tool to store results"
 	}
 	return ""
 }

@@ -292,7 +292,7 @@ func (c *compiler) compileStep(cs *CompiledStep) {
 		c.errIn(inPtr+pe.Path, pe.Offset, pe.Msg, pe.Hint)
 	}
 	cs.Inputs = val
-	c.checkRefs(inPtr, val.Refs(), st.ID, sc)
+	c.checkValueRefs(inPtr, val, st.ID, sc)
 	// Validate literal inputs; templated values are checked when resolved at run time.
 	lit, holes := val.Literal()
 	litMap := lit.(map[string]any)
@@ -341,7 +341,7 @@ func (c *compiler) compileLazy(cs *CompiledStep, inPtr string) {
 			cs.Expr = p
 		}
 		for _, branch := range []string{"then", "else"} {
-			ids, _ := cs.Lazy[branch].([]any)
+			ids, _ := cs.Step.Inputs[branch].([]any)
 			for i, id := range ids {
 				if s, ok := id.(string); ok {
 					c.checkStepRef(inPtr+"/"+branch+"/"+strconv.Itoa(i), s, cs.ID, "conditional "+branch)
@@ -356,7 +356,7 @@ func (c *compiler) compileLazy(cs *CompiledStep, inPtr string) {
 				c.errIn(inPtr+"/template"+pe.Path, pe.Offset, pe.Msg, pe.Hint)
 			}
 			cs.ItemTemplate = val
-			c.checkRefs(inPtr+"/template", val.Refs(), cs.ID, itemScope)
+			c.checkValueRefs(inPtr+"/template", val, cs.ID, itemScope)
 		}
 	case "loop":
 		c.compileNested(cs, inPtr)
@@ -396,7 +396,7 @@ func (c *compiler) compileNested(cs *CompiledStep, inPtr string) {
 		c.errIn(sptr+"/inputs"+pe.Path, pe.Offset, pe.Msg, pe.Hint)
 	}
 	ns.Inputs = val
-	c.checkRefs(sptr+"/inputs", val.Refs(), cs.ID, scope{names: []string{ns.As, "index"}})
+	c.checkValueRefs(sptr+"/inputs", val, cs.ID, scope{names: []string{ns.As, "index"}})
 	lit, holes := val.Literal()
 	if err := spec.ValidateInputs(lit); err != nil {
 		base := sptr + "/inputs"
@@ -466,6 +466,11 @@ func (s scope) has(n string) bool {
 }
 
 var stepFields = []string{"output", "error", "status"}
+
+// checkValueRefs checks the references of each template in a value, at the template's place.
+func (c *compiler) checkValueRefs(ptr string, v *expr.Value, self string, sc scope) {
+	v.Each(func(path string, t *expr.Template) { c.checkRefs(ptr+path, t.Refs(), self, sc) })
+}
 
 // checkRefs verifies every reference names something that exists where it is used.
 func (c *compiler) checkRefs(ptr string, refs []expr.Ref, self string, sc scope) {
@@ -602,7 +607,7 @@ func (c *compiler) compileOutput() {
 	for _, pe := range perrs {
 		c.errIn("/output"+pe.Path, pe.Offset, pe.Msg, pe.Hint)
 	}
-	c.checkRefs("/output", val.Refs(), "", scope{})
+	c.checkValueRefs("/output", val, "", scope{})
 	c.w.Output = val
 }
 
@@ -645,7 +650,7 @@ func (c *compiler) checkGraph() {
 			continue
 		}
 		for _, branch := range []string{"then", "else"} {
-			ids, _ := cs.Lazy[branch].([]any)
+			ids, _ := cs.Step.Inputs[branch].([]any)
 			for _, id := range ids {
 				if t, ok := w.byID[fmt.Sprint(id)]; ok && t != cs && !contains(t.Deps, cs.ID) {
 					t.Deps = append(t.Deps, cs.ID)

@@ -208,14 +208,24 @@ func (v *Value) Refs() []Ref {
 	return sortRefs(all)
 }
 
-// Templates calls fn for each template in the value, in key order.
 func (v *Value) walk(fn func(*Template)) {
+	v.Each(func(_ string, t *Template) { fn(t) })
+}
+
+// Each calls fn for every template in the value with its JSON pointer below the value, in key order.
+func (v *Value) Each(fn func(path string, t *Template)) { v.each("", fn) }
+
+func (v *Value) each(path string, fn func(string, *Template)) {
 	switch v.kind {
 	case 't':
-		fn(v.tmpl)
-	case 'm', 'a':
-		for _, e := range v.elems {
-			e.walk(fn)
+		fn(path, v.tmpl)
+	case 'm':
+		for i, e := range v.elems {
+			e.each(path+"/"+escapePointer(v.keys[i]), fn)
+		}
+	case 'a':
+		for i, e := range v.elems {
+			e.each(path+"/"+strconv.Itoa(i), fn)
 		}
 	}
 }
