@@ -28,13 +28,13 @@ type Workflow struct {
 // CompiledStep is one step, compiled.
 type CompiledStep struct {
 	*Step
-	Index     int
-	Pointer   string // JSON pointer of the step in the file, e.g. /steps/2
-	Spec      *toolspec.Spec
-	Inputs    *expr.Value    // inputs the interpreter resolves before the call
-	Lazy      map[string]any // inputs the tool evaluates itself (Spec.Lazy), as written
-	Condition *expr.Program  // nil when the step has no condition
-	ForEach   *expr.Program  // nil unless forEach is set
+	Index      int
+	Pointer    string // JSON pointer of the step in the file, e.g. /steps/2
+	Spec       *toolspec.Spec
+	InputValue *expr.Value    // Step.Inputs compiled: what the interpreter resolves before the call
+	Lazy       map[string]any // inputs the tool evaluates itself (Spec.Lazy), as written
+	Condition  *expr.Program  // nil when the step has no condition
+	ForEach    *expr.Program  // nil unless forEach is set
 	// Expr is a lazy condition compiled: filter.condition, conditional.condition.
 	Expr *expr.Program
 	// ItemTemplate is transform.template compiled (item, index in scope).
@@ -291,7 +291,7 @@ func (c *compiler) compileStep(cs *CompiledStep) {
 	for _, pe := range perrs {
 		c.errIn(inPtr+pe.Path, pe.Offset, pe.Msg, pe.Hint)
 	}
-	cs.Inputs = val
+	cs.InputValue = val
 	c.checkValueRefs(inPtr, val, st.ID, sc)
 	// Validate literal inputs; templated values are checked when resolved at run time.
 	lit, holes := val.Literal()
@@ -623,8 +623,8 @@ func (c *compiler) checkGraph() {
 				}
 			}
 		}
-		if cs.Inputs != nil {
-			add(cs.Inputs.Refs())
+		if cs.InputValue != nil {
+			add(cs.InputValue.Refs())
 		}
 		for _, p := range []*expr.Program{cs.Condition, cs.ForEach, cs.Expr} {
 			if p != nil {

@@ -1,0 +1,42 @@
+# weft — run `make help` for the targets.
+GO        ?= go
+BIN       := bin/weft
+PKGS      := ./...
+FUZZTIME  ?= 30s
+BENCHTIME ?= 1s
+
+.PHONY: help build test run bench fuzz lint fmt clean
+
+help: ## list targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
+
+build: ## build bin/weft
+	$(GO) build -o $(BIN) ./cmd/weft
+
+lint: ## gofmt and go vet
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
+	$(GO) vet $(PKGS)
+
+test: lint ## the test suite CI runs
+	$(GO) test -race -count=1 $(PKGS)
+
+run: build ## build weft and walk through the built-in templates (offline)
+	@echo "== weft list"; ./$(BIN) list
+	@echo; echo "== weft validate (built-ins and the example files)"; ./$(BIN) validate $$(./$(BIN) list --json | sed -n 's/.*"name": "\(.*\)",/\1/p') testdata/examples/*.json
+	@echo; echo "== weft plan multi-collection-search"; ./$(BIN) plan multi-collection-search --input query="How do rate limits work?"
+	@echo; echo "== weft validate testdata/bad/many-errors.json (an invalid file: exit 2 is expected)"; ./$(BIN) validate testdata/bad/many-errors.json || true
+
+bench: ## benchmarks (figures for issue notes)
+	$(GO) test -run '^$$' -bench . -benchtime $(BENCHTIME) -count 6 ./workflows/...
+
+fuzz: ## run every fuzz target for FUZZTIME each
+	$(GO) test -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime $(FUZZTIME) ./workflows/dsl
+	$(GO) test -run '^$$' -fuzz '^FuzzTemplate$$' -fuzztime $(FUZZTIME) ./workflows/expr
+	$(GO) test -run '^$$' -fuzz '^FuzzExpression$$' -fuzztime $(FUZZTIME) ./workflows/expr
+
+fmt: ## gofmt -w
+	gofmt -w $$(git ls-files '*.go')
+
+clean:
+	rm -rf bin

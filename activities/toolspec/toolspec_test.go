@@ -1,0 +1,70 @@
+package toolspec_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/weftworks/weft/activities/toolspec"
+)
+
+func TestRegistryHasEveryTool(t *testing.T) {
+	want := []string{"aggregate", "chunk", "collections", "conditional", "embed", "estimate", "explain", "filter", "generate", "http",
+		"ingest", "loop", "merge", "models", "query", "rerank", "review", "search", "similarity", "template", "transform"}
+	require.Equal(t, want, toolspec.Names())
+	for _, s := range toolspec.All() {
+		t.Run(s.Name, func(t *testing.T) {
+			_, err := s.Schema()
+			require.NoError(t, err)
+			require.NotEmpty(t, s.Description)
+			require.NotEmpty(t, s.Domain)
+			if s.Output != "" {
+				require.NotNil(t, s.OutputSchema())
+			}
+			for _, l := range s.Lazy {
+				require.Contains(t, string(s.Input), `"`+l+`"`, "lazy field %q is declared in the input schema", l)
+			}
+		})
+	}
+}
+
+func TestInputValidation(t *testing.T) {
+	cases := []struct {
+		tool, inputs string
+		ok           bool
+	}{
+		{"query", `{"query":"q","limit":5}`, true},
+		{"query", `{"limit":5}`, false},
+		{"query", `{"query":"q","limit":51}`, false},
+		{"rerank", `{"query":"q","documents":["a",{"content":"b"}]}`, true},
+		{"rerank", `{"query":"q","documents":[]}`, false},
+		{"aggregate", `{"pipeline":[{"$match":{"a":1}},{"$limit":3}]}`, true},
+		{"aggregate", `{"pipeline":[{"$merge":{"into":"x"}}]}`, false},
+		{"http", `{"url":"file:///etc/passwd"}`, false},
+		{"review", `{"title":"ok?","timeout":"24h","onTimeout":"approve"}`, true},
+		{"loop", `{"items":[1],"as":"doc","step":{"tool":"embed","inputs":{"text":"x"}}}`, true},
+	}
+	for _, c := range cases {
+		t.Run(c.tool+c.inputs, func(t *testing.T) {
+			s, ok := toolspec.Lookup(c.tool)
+			require.True(t, ok)
+			var in any
+			require.NoError(t, json.Unmarshal([]byte(c.inputs), &in))
+			err := s.ValidateInputs(in)
+			if c.ok {
+				require.NoError(t, err)
+			} else {
+				require.Error(t, err)
+			}
+		})
+	}
+}
+
+func TestCalls(t *testing.T) {
+	q, _ := toolspec.Lookup("query")
+	require.Equal(t, toolspec.Calls{Embed: 1, VectorSearch: 1, Rerank: 1}, q.EstimateCalls(map[string]any{}))
+	require.Equal(t, toolspec.Calls{Embed: 1, VectorSearch: 1}, q.EstimateCalls(map[string]any{"rerank": false}))
+	m, _ := toolspec.Lookup("merge")
+	require.True(t, m.EstimateCalls(nil).IsZero())
+}

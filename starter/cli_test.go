@@ -1,0 +1,154 @@
+package starter_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/weftworks/weft/starter"
+	"github.com/weftworks/weft/workflows/dsl"
+)
+
+// weft runs the CLI in-process as a user would type it.
+func weft(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = starter.Execute(args, strings.NewReader(stdin), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+const examples = "../testdata/examples/"
+
+func TestValidate(t *testing.T) {
+	code, out, _ := weft(t, "", "validate", examples+"vai-smart-ingest.json", "multi-collection-search")
+	require.Equal(t, 0, code, out)
+	require.Contains(t, out, "vai-smart-ingest.json: valid, 3 steps")
+	require.Contains(t, out, "multi-collection-search: valid, 4 steps")
+
+	code, out, _ = weft(t, "", "validate", "../testdata/bad/unknown-tool.json")
+	require.Equal(t, 2, code)
+	require.Contains(t, out, `testdata/bad/unknown-tool.json:12:15: steps[0].tool: unknown tool "serch" (did you mean "search"?)`)
+
+	code, out, _ = weft(t, "", "validate", "--json", "../testdata/bad/many-errors.json", examples+"flow-minimal.json")
+	require.Equal(t, 2, code)
+	var res []struct {
+		File        string
+		Valid       bool
+		Errors      int
+		Diagnostics []dsl.Diagnostic
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &res))
+	require.Len(t, res, 2)
+	require.False(t, res[0].Valid)
+	require.Equal(t, 5, res[0].Errors)
+	require.Equal(t, 12, res[0].Diagnostics[0].Line)
+	require.True(t, res[1].Valid)
+
+	code, _, errOut := weft(t, "", "validate", "no-such-file.json")
+	require.Equal(t, 2, code)
+	_ = errOut
+}
+
+func TestPlan(t *testing.T) {
+	code, out, errOut := weft(t, "", "plan", examples+"vai-multi-collection-search.json", "--input", "query=How does auth work?")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, `1. search_api  → query(collection="api_docs", limit=10, query="How does auth work?", rerank=false)`)
+	require.Contains(t, out, "(1 and 2 can run in parallel: stage 1)")
+	require.Contains(t, out, "embedding calls: 2")
+
+	code, out, _ = weft(t, "", "plan", "--json", "multi-collection-search", "-i", "query=x", "--db", "other")
+	require.Equal(t, 0, code)
+	var p dsl.Plan
+	require.NoError(t, json.Unmarshal([]byte(out), &p))
+	require.Equal(t, [][]string{{"search_primary", "search_secondary"}, {"merged"}, {"ranked"}}, p.Stages)
+	require.Equal(t, 2, p.Calls.VectorSearch)
+
+	code, _, errOut = weft(t, "", "plan", "multi-collection-search", "--input", "limit=ten", "--input", "qury=x")
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, `input "limit": "ten" is not a number`)
+	require.Contains(t, errOut, `unknown input "qury" (did you mean "query"?)`)
+	require.Contains(t, errOut, `missing required input "query"`)
+}
+
+func TestListSchemaToolsConvert(t *testing.T) {
+	code, out, _ := weft(t, "", "list")
+	require.Equal(t, 0, code)
+	for _, name := range []string{"multi-collection-search", "smart-ingest", "research-and-summarize", "consistency-check", "cost-analysis"} {
+		require.Contains(t, out, name)
+	}
+	code, out, _ = weft(t, "", "schema")
+	require.Equal(t, 0, code)
+	var schema map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &schema))
+	require.Equal(t, "weft workflow", schema["title"])
+
+	code, out, _ = weft(t, "", "tools", "rerank")
+	require.Equal(t, 0, code)
+	require.Contains(t, out, `"readOnlyHint": true`)
+
+	code, out, _ = weft(t, "", "convert", examples+"flow-parallel.json")
+	require.Equal(t, 0, code)
+	var def dsl.Definition
+	require.NoError(t, json.Unmarshal([]byte(out), &def))
+	require.Len(t, def.Steps, 4)
+	require.Equal(t, []string{"lint", "test"}, def.Steps[3].DependsOn)
+
+	code, _, errOut := weft(t, "", "convert", "../testdata/bad/flow-bad-refs.json")
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, `contextRefs names "out_x", which no node outputs (did you mean "out_a"?)`)
+}
+
+func TestInitFlags(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "qa.weft.json")
+	code, out, errOut := weft(t, "", "init", "--name", "Docs QA", "--step", "query:docs", "--step", "search:notes", "--step", "merge", "--step", "generate", "-o", file)
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "Created: "+file)
+	code, out, _ = weft(t, "", "validate", file)
+	require.Equal(t, 0, code, out)
+	w, err := dsl.LoadFile(file)
+	require.NoError(t, err)
+	require.Equal(t, []string{"query", "search", "merge", "generate"}, []string{w.Steps[0].Tool, w.Steps[1].Tool, w.Steps[2].Tool, w.Steps[3].Tool})
+
+	code, _, errOut = weft(t, "", "init", "--name", "Docs QA", "-o", file)
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, "already exists")
+
+	code, _, errOut = weft(t, "", "init", "--name", "x", "--step", "rerank", "-o", filepath.Join(dir, "x.json"))
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, "needs an earlier step")
+}
+
+func TestInitInteractive(t *testing.T) {
+	dir := t.TempDir()
+	wd, err := os.Getwd()
+	require.NoError(t, err)
+	require.NoError(t, os.Chdir(dir))
+	defer func() { _ = os.Chdir(wd) }()
+	answers := "My Research Pipeline\nSearch docs and summarize\n1\nknowledge\n9\n6\n7\n\n"
+	code, out, errOut := weft(t, answers, "init")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, `"9" is not a choice`)
+	require.Contains(t, out, "Created: my-research-pipeline.weft.json")
+	w, err := dsl.LoadFile(filepath.Join(dir, "my-research-pipeline.weft.json"))
+	require.NoError(t, err)
+	require.Equal(t, "Search docs and summarize", w.Def.Description)
+	require.Len(t, w.Steps, 3)
+	require.Equal(t, "review", w.Steps[2].Tool)
+	require.Equal(t, "knowledge", w.Steps[0].Inputs["collection"])
+
+	code, _, errOut = weft(t, "", "init")
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, "without a terminal use --name and --step")
+}
+
+func TestUnknownCommand(t *testing.T) {
+	code, _, errOut := weft(t, "", "frobnicate")
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, "unknown command")
+}
