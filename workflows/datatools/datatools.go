@@ -239,19 +239,8 @@ func conditional(cs *dsl.CompiledStep, env map[string]any) (any, error) {
 }
 
 func describe(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return "a string"
-	case bool:
-		return "a boolean"
-	case float64, int:
-		return "a number"
-	case []any:
-		return "an array"
-	case map[string]any:
+	if _, ok := v.(map[string]any); ok {
 		return "an object without results"
 	}
-	return fmt.Sprintf("%T", v)
+	return expr.TypeName(v)
 }

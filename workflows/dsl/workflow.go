@@ -149,10 +149,9 @@ func (c *compiler) compile() *Workflow {
 		return nil
 	}
 	for _, p := range src.dups {
-		c.diags = append(c.diags, Diagnostic{})
 		d := src.AtKey(p, "duplicate field; the last value wins", "remove one of them")
 		d.Severity = SeverityWarning
-		c.diags[len(c.diags)-1] = d
+		c.diags = append(c.diags, d)
 	}
 	sch, err := workflowSchema()
 	if err != nil {

@@ -84,10 +84,11 @@ func add(a, b any) (any, error) {
 			return append(append([]any{}, aa...), bb...), nil
 		}
 	}
-	return nil, fmt.Errorf("cannot add %s and %s", typeName(a), typeName(b))
+	return nil, fmt.Errorf("cannot add %s and %s", TypeName(a), TypeName(b))
 }
 
-func typeName(v any) string {
+// TypeName names a value's JSON type with an article for messages: "a string", "an array", "null".
+func TypeName(v any) string {
 	switch v.(type) {
 	case nil:
 		return "null"

@@ -123,9 +123,6 @@ func (p *Program) EvalBool(env map[string]any) (bool, error) {
 func parseError(err error) *Error {
 	msg := err.Error()
 	off := 0
-	if fe, ok := err.(interface{ Bind() }); ok {
-		_ = fe
-	}
 	// expr-lang's errors read "message (line:col)\n | source\n | ^"; keep the first line.
 	if i := strings.IndexByte(msg, '\n'); i >= 0 {
 		msg = msg[:i]
