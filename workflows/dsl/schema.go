@@ -30,8 +30,8 @@ func SchemaJSON() []byte {
 	for i, n := range names {
 		quoted[i] = fmt.Sprintf("%q", n)
 	}
-	old := []byte(`"tool": { "type": "string",`)
-	repl := []byte(`"tool": { "type": "string", "enum": [` + strings.Join(quoted, ", ") + `],`)
+	old := []byte(`"tool": { "type": "string", "minLength": 1,`)
+	repl := []byte(`"tool": { "type": "string", "minLength": 1, "enum": [` + strings.Join(quoted, ", ") + `],`)
 	return bytes.Replace(workflowSchemaJSON, old, repl, 1)
 }
 

@@ -48,9 +48,9 @@ func ParseSource(file string, data []byte) (*Source, error) {
 	if err := dec.Decode(&root); err != nil {
 		return nil, Diagnostics{s.syntaxDiag(err)}
 	}
-	if _, err := dec.Token(); err == nil {
-		off := int(dec.InputOffset())
-		return nil, Diagnostics{s.diag(off-1, "", "unexpected data after the top-level JSON value", "a workflow file holds exactly one JSON object")}
+	if rest := bytes.TrimSpace(data[dec.InputOffset():]); len(rest) > 0 {
+		off := len(data) - len(bytes.TrimLeft(data[dec.InputOffset():], " \t\r\n"))
+		return nil, Diagnostics{s.diag(off, "", "unexpected data after the top-level JSON value", "a workflow file holds exactly one JSON object")}
 	}
 	s.Root = root
 	s.pos = map[string]int{}

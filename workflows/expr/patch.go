@@ -13,7 +13,7 @@ func options() []exprlang.Option {
 		exprlang.DisableAllBuiltins(),
 		exprlang.MaxNodes(MaxNodes),
 		exprlang.Patch(jsPatcher{}),
-		exprlang.Function("__get", func(p ...any) (any, error) { return Get(p[0], p[1]), nil }, new(func(any, any) any)),
+		exprlang.Function("__path", func(p ...any) (any, error) { return walkPath(p[0], p[1:]), nil }),
 		exprlang.Function("__truthy", func(p ...any) (any, error) { return Truthy(p[0]), nil }, new(func(any) bool)),
 		exprlang.Function("__add", func(p ...any) (any, error) { return add(p[0], p[1]) }, new(func(any, any) any)),
 		compare("__lt", func(c int) bool { return c < 0 }),
@@ -25,6 +25,17 @@ func options() []exprlang.Option {
 		opts = append(opts, exprlang.EnableBuiltin(f))
 	}
 	return opts
+}
+
+// walkPath applies Get along keys; a nil on the way ends the walk with nil.
+func walkPath(v any, keys []any) any {
+	for _, k := range keys {
+		if v == nil {
+			return nil
+		}
+		v = Get(v, k)
+	}
+	return v
 }
 
 func compare(name string, ok func(int) bool) exprlang.Option {
@@ -126,9 +137,17 @@ func (jsPatcher) Visit(node *ast.Node) {
 			*node = nn
 		}
 	case *ast.MemberNode:
-		if !n.Method {
-			*node = call("__get", n, n.Node, n.Property)
+		if n.Method {
+			return
 		}
+		// a.b[0].c becomes one __path(a, "b", 0, "c") call rather than a call per step.
+		if inner, ok := n.Node.(*ast.CallNode); ok {
+			if id, ok := inner.Callee.(*ast.IdentifierNode); ok && id.Value == "__path" {
+				*node = call("__path", n, append(append([]ast.Node{}, inner.Arguments...), n.Property)...)
+				return
+			}
+		}
+		*node = call("__path", n, n.Node, n.Property)
 	case *ast.ChainNode:
 		*node = n.Node
 	case *ast.UnaryNode:

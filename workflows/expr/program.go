@@ -95,14 +95,7 @@ func Compile(src string) (*Program, error) {
 // Eval evaluates the program against env.
 func (p *Program) Eval(env map[string]any) (any, error) {
 	if p.path != nil {
-		v := env[p.path[0].(string)]
-		for _, k := range p.path[1:] {
-			if v == nil {
-				return nil, nil
-			}
-			v = Get(v, k)
-		}
-		return v, nil
+		return walkPath(env[p.path[0].(string)], p.path[1:]), nil
 	}
 	out, err := exprlang.Run(p.prog, env)
 	if err != nil {
