@@ -17,14 +17,9 @@ func readWorkflow(arg string) (name string, data []byte, err error) {
 		if st.IsDir() {
 			return "", nil, invalid(fmt.Errorf("%s is a directory; give a workflow file", arg))
 		}
-		if st.Size() > dsl.MaxFileSize {
-			return "", nil, invalid(dsl.Diagnostics{{File: arg, Line: 1, Col: 1, Severity: dsl.SeverityError,
-				Message: fmt.Sprintf("file is %d bytes, larger than the %d byte limit", st.Size(), dsl.MaxFileSize),
-				Hint:    "split the workflow, or keep large data in a collection the steps read"}})
-		}
-		data, err := os.ReadFile(arg)
+		data, err := dsl.ReadFile(arg)
 		if err != nil {
-			return "", nil, invalid(fmt.Errorf("reading %s: %w", arg, err))
+			return "", nil, invalid(err)
 		}
 		return arg, data, nil
 	}

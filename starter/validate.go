@@ -68,28 +68,22 @@ func newValidateCommand() *cobra.Command {
 
 func validateOne(arg string) validateResult {
 	res := validateResult{File: arg, Diagnostics: dsl.Diagnostics{}}
+	fail := func(file string, err error) validateResult {
+		var ds dsl.Diagnostics
+		if !errors.As(err, &ds) {
+			ds = dsl.Diagnostics{{File: file, Line: 1, Col: 1, Message: err.Error(), Severity: dsl.SeverityError}}
+		}
+		res.Diagnostics, res.Errors, res.Warnings = ds, len(ds.Errors()), len(ds.Warnings())
+		return res
+	}
 	name, data, err := readWorkflow(arg)
 	if err != nil {
-		var ds dsl.Diagnostics
-		if errors.As(err, &ds) {
-			res.Diagnostics = ds
-		} else {
-			res.Diagnostics = dsl.Diagnostics{{File: arg, Line: 1, Col: 1, Message: err.Error(), Severity: dsl.SeverityError}}
-		}
-		res.Errors = len(res.Diagnostics.Errors())
-		return res
+		return fail(arg, err)
 	}
 	res.File = name
 	w, err := dsl.Load(name, data)
 	if err != nil {
-		var ds dsl.Diagnostics
-		if !errors.As(err, &ds) {
-			ds = dsl.Diagnostics{{File: name, Line: 1, Col: 1, Message: err.Error(), Severity: dsl.SeverityError}}
-		}
-		res.Diagnostics = ds
-		res.Errors = len(ds.Errors())
-		res.Warnings = len(ds.Warnings())
-		return res
+		return fail(name, err)
 	}
 	res.Valid = true
 	res.Steps = len(w.Steps)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -106,7 +107,7 @@ func (s *Spec) compile() {
 	s.once.Do(func() {
 		c := jsonschema.NewCompiler()
 		c.DefaultDraft(jsonschema.Draft2020)
-		doc, err := jsonschema.UnmarshalJSON(stringsReader(s.Input))
+		doc, err := jsonschema.UnmarshalJSON(strings.NewReader(s.Input))
 		if err != nil {
 			s.err = fmt.Errorf("tool %q: input schema is not JSON: %w", s.Name, err)
 			return

@@ -1,12 +1,5 @@
 package toolspec
 
-import (
-	"io"
-	"strings"
-)
-
-func stringsReader(s string) io.Reader { return strings.NewReader(s) }
-
 // intInput returns inputs[name] as an int when it is a literal number, else def.
 func intInput(inputs map[string]any, name string, def int) int {
 	switch v := inputs[name].(type) {

@@ -199,9 +199,7 @@ func article(types []string) string {
 	for i, t := range types {
 		switch t {
 		case "object", "array", "integer":
-			if t == "object" || t == "array" || t == "integer" {
-				out[i] = "an " + t
-			}
+			out[i] = "an " + t
 		case "null":
 			out[i] = "null"
 		default:

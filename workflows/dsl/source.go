@@ -34,8 +34,7 @@ func ParseSource(file string, data []byte) (*Source, error) {
 	s := &Source{File: file, Data: data}
 	s.indexLines()
 	if len(data) > MaxFileSize {
-		return nil, Diagnostics{s.diag(0, "", fmt.Sprintf("file is %d bytes, larger than the %d byte limit", len(data), MaxFileSize),
-			"split the workflow, or keep large data in a collection the steps read")}
+		return nil, Diagnostics{sizeDiag(file, int64(len(data)))}
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, Diagnostics{s.diag(0, "", "file is empty", "a workflow is a JSON object with name and steps; run `weft init` to scaffold one")}
@@ -58,6 +57,12 @@ func ParseSource(file string, data []byte) (*Source, error) {
 	sc := &scanner{data: data, src: s}
 	sc.value("")
 	return s, nil
+}
+
+func sizeDiag(file string, size int64) Diagnostic {
+	return Diagnostic{File: file, Line: 1, Col: 1, Severity: SeverityError,
+		Message: fmt.Sprintf("file is %d bytes, larger than the %d byte limit", size, MaxFileSize),
+		Hint:    "split the workflow, or keep large data in a collection the steps read"}
 }
 
 func (s *Source) syntaxDiag(err error) Diagnostic {

@@ -58,20 +58,30 @@ func (w *Workflow) Step(id string) (*CompiledStep, bool) {
 	return s, ok
 }
 
-// LoadFile reads and compiles a workflow file (step or Flow format).
-func LoadFile(path string) (*Workflow, error) {
+// ReadFile reads a workflow file, refusing one over MaxFileSize (as Diagnostics) before reading it.
+func ReadFile(path string) ([]byte, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, fmt.Errorf("workflow file %s: %w", path, err)
 	}
+	if st.IsDir() {
+		return nil, fmt.Errorf("workflow file %s is a directory", path)
+	}
 	if st.Size() > MaxFileSize {
-		return nil, Diagnostics{{File: path, Line: 1, Col: 1, Severity: SeverityError,
-			Message: fmt.Sprintf("file is %d bytes, larger than the %d byte limit", st.Size(), MaxFileSize),
-			Hint:    "split the workflow, or keep large data in a collection the steps read"}}
+		return nil, Diagnostics{sizeDiag(path, st.Size())}
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("workflow file %s: %w", path, err)
+	}
+	return data, nil
+}
+
+// LoadFile reads and compiles a workflow file (step or Flow format).
+func LoadFile(path string) (*Workflow, error) {
+	data, err := ReadFile(path)
+	if err != nil {
+		return nil, err
 	}
 	return Load(path, data)
 }
