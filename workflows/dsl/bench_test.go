@@ -45,3 +45,15 @@ func BenchmarkValidate(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkParseSource is the JSON decoding and position scan of the same 200-step file.
+func BenchmarkParseSource(b *testing.B) {
+	data := bigWorkflow(b)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := dsl.ParseSource("big.json", data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -55,7 +55,6 @@ func convertFlow(src *Source) (*Definition, Diagnostics) {
 			at("", fmt.Sprintf("missing required field %q", f), "a Flow needs id, name, version, nodes and edges")
 		}
 	}
-	str := func(m map[string]any, k string) string { s, _ := m[k].(string); return s }
 	nodes, ok := root["nodes"].([]any)
 	if !ok && root["nodes"] != nil {
 		at("/nodes", "must be an array of nodes", "")

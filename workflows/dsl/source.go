@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // MaxFileSize is the largest workflow file weft reads (1 MiB). Larger pipelines belong in several
@@ -23,7 +24,8 @@ type Source struct {
 	File  string
 	Data  []byte
 	Root  any
-	pos   map[string]int // JSON pointer -> byte offset of the value
+	once  sync.Once
+	pos   map[string]int // JSON pointer -> byte offset of the value (built on first lookup)
 	keys  map[string]int // JSON pointer -> byte offset of the key naming it
 	lines []int          // byte offset of each line start
 	dups  []string       // pointers of duplicated object keys
@@ -52,10 +54,7 @@ func ParseSource(file string, data []byte) (*Source, error) {
 		return nil, Diagnostics{s.diag(off, "", "unexpected data after the top-level JSON value", "a workflow file holds exactly one JSON object")}
 	}
 	s.Root = root
-	s.pos = map[string]int{}
-	s.keys = map[string]int{}
-	sc := &scanner{data: data, src: s}
-	sc.value("")
+	(&scanner{data: data, src: s}).value("") // duplicate keys only; positions are indexed on first use
 	return s, nil
 }
 
@@ -126,8 +125,19 @@ func (s *Source) LineCol(off int) (int, int) {
 	return i + 1, off - s.lines[i] + 1
 }
 
+// index records the position of every value and key. Only diagnostics need positions, so a
+// valid file never pays for it.
+func (s *Source) index() {
+	s.once.Do(func() {
+		s.pos = map[string]int{}
+		s.keys = map[string]int{}
+		(&scanner{data: s.Data, src: s, index: true}).value("")
+	})
+}
+
 // Offset returns the byte offset of the value at pointer, falling back to its nearest ancestor.
 func (s *Source) Offset(pointer string) int {
+	s.index()
 	for {
 		if off, ok := s.pos[pointer]; ok {
 			return off
@@ -141,6 +151,7 @@ func (s *Source) Offset(pointer string) int {
 
 // KeyOffset returns the byte offset of the key naming pointer's value, or the value's offset.
 func (s *Source) KeyOffset(pointer string) int {
+	s.index()
 	if off, ok := s.keys[pointer]; ok {
 		return off
 	}
@@ -243,11 +254,14 @@ func checkDepth(data []byte) *depthErr {
 	return nil
 }
 
-// scanner walks syntactically valid JSON (encoding/json checked it) recording value offsets.
+// scanner walks syntactically valid JSON (encoding/json checked it). With index set it records
+// the offset of every value and key by JSON pointer; without, it only finds duplicate keys.
 type scanner struct {
-	data []byte
-	i    int
-	src  *Source
+	data  []byte
+	i     int
+	src   *Source
+	index bool
+	path  []string // pointer segments of the current value, kept when not indexing
 }
 
 func (sc *scanner) ws() {
@@ -261,16 +275,27 @@ func (sc *scanner) ws() {
 	}
 }
 
+// pointer returns the JSON pointer of key inside the current value (non-indexing mode).
+func (sc *scanner) pointer(key string) string {
+	var b strings.Builder
+	for _, seg := range append(sc.path, key) {
+		b.WriteString("/" + escapePointer(seg))
+	}
+	return b.String()
+}
+
 func (sc *scanner) value(ptr string) {
 	sc.ws()
-	sc.src.pos[ptr] = sc.i
+	if sc.index {
+		sc.src.pos[ptr] = sc.i
+	}
 	if sc.i >= len(sc.data) {
 		return
 	}
 	switch sc.data[sc.i] {
 	case '{':
 		sc.i++
-		seen := map[string]bool{}
+		var seen []string
 		for {
 			sc.ws()
 			if sc.i >= len(sc.data) || sc.data[sc.i] == '}' {
@@ -283,15 +308,21 @@ func (sc *scanner) value(ptr string) {
 			}
 			keyOff := sc.i
 			key := sc.str()
-			child := ptr + "/" + escapePointer(key)
-			if seen[key] {
-				sc.src.dups = append(sc.src.dups, child)
-			}
-			seen[key] = true
-			sc.src.keys[child] = keyOff
 			sc.ws()
 			sc.i++ // ':'
-			sc.value(child)
+			if sc.index {
+				child := ptr + "/" + escapePointer(key)
+				sc.src.keys[child] = keyOff
+				sc.value(child)
+				continue
+			}
+			if indexOf(seen, key) >= 0 {
+				sc.src.dups = append(sc.src.dups, sc.pointer(key))
+			}
+			seen = append(seen, key)
+			sc.path = append(sc.path, key)
+			sc.value("")
+			sc.path = sc.path[:len(sc.path)-1]
 		}
 	case '[':
 		sc.i++
@@ -306,11 +337,17 @@ func (sc *scanner) value(ptr string) {
 				sc.i++
 				continue
 			}
-			sc.value(ptr + "/" + strconv.Itoa(n))
+			if sc.index {
+				sc.value(ptr + "/" + strconv.Itoa(n))
+			} else {
+				sc.path = append(sc.path, strconv.Itoa(n))
+				sc.value("")
+				sc.path = sc.path[:len(sc.path)-1]
+			}
 			n++
 		}
 	case '"':
-		sc.str()
+		sc.skipString()
 	default:
 		for sc.i < len(sc.data) && !strings.ContainsRune(",}] \t\r\n", rune(sc.data[sc.i])) {
 			sc.i++
@@ -318,9 +355,8 @@ func (sc *scanner) value(ptr string) {
 	}
 }
 
-// str consumes a string literal and returns its decoded value.
-func (sc *scanner) str() string {
-	start := sc.i
+// skipString consumes a string literal without decoding it.
+func (sc *scanner) skipString() {
 	sc.i++
 	for sc.i < len(sc.data) {
 		switch sc.data[sc.i] {
@@ -329,6 +365,28 @@ func (sc *scanner) str() string {
 			continue
 		case '"':
 			sc.i++
+			return
+		}
+		sc.i++
+	}
+}
+
+// str consumes a string literal and returns its decoded value.
+func (sc *scanner) str() string {
+	start := sc.i
+	sc.i++
+	escaped := false
+	for sc.i < len(sc.data) {
+		switch sc.data[sc.i] {
+		case '\\':
+			escaped = true
+			sc.i += 2
+			continue
+		case '"':
+			sc.i++
+			if !escaped {
+				return string(sc.data[start+1 : sc.i-1])
+			}
 			var s string
 			_ = json.Unmarshal(sc.data[start:sc.i], &s)
 			return s

@@ -1,7 +1,6 @@
 package dsl
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -176,12 +175,7 @@ func (c *compiler) compile() *Workflow {
 			}
 		}
 	}
-	def := &Definition{}
-	dec := json.NewDecoder(bytes.NewReader(src.Data))
-	if err := dec.Decode(def); err != nil && !c.diags.HasErrors() {
-		c.errAt("", "cannot read the definition: "+err.Error(), "")
-		return nil
-	}
+	def := definitionFrom(src.Root.(map[string]any))
 	c.def = def
 	w := &Workflow{Def: def, Source: src, byID: map[string]*CompiledStep{}}
 	c.w = w

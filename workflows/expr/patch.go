@@ -3,10 +3,34 @@ package expr
 import (
 	"fmt"
 	"math"
+	"sync"
 
 	exprlang "github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/ast"
+	"github.com/expr-lang/expr/conf"
 )
+
+var (
+	configOnce sync.Once
+	sharedConf *conf.Config
+)
+
+// config returns the expr-lang configuration every weft expression compiles with. It is built
+// once and only read afterwards.
+func config() *conf.Config {
+	configOnce.Do(func() {
+		c := conf.CreateNew()
+		for _, op := range options() {
+			op(c)
+		}
+		for name := range c.Disabled {
+			delete(c.Builtins, name)
+		}
+		c.Check()
+		sharedConf = c
+	})
+	return sharedConf
+}
 
 func options() []exprlang.Option {
 	opts := []exprlang.Option{

@@ -5,9 +5,13 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	exprlang "github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/ast"
+	exprchecker "github.com/expr-lang/expr/checker"
+	"github.com/expr-lang/expr/compiler"
+	"github.com/expr-lang/expr/optimizer"
 	"github.com/expr-lang/expr/parser"
 	"github.com/expr-lang/expr/vm"
 )
@@ -61,9 +65,40 @@ func (p *Program) Source() string { return p.src }
 // Refs returns the environment names the expression reads, sorted.
 func (p *Program) Refs() []Ref { return p.refs }
 
+// cache memoises Compile: compiling is a pure function of the source and a Program is
+// immutable, so the same source shares one Program. Workflow definitions repeat expressions
+// (per-step conditions of one shape) and the interpreter recompiles a definition on every replay.
+var cache = struct {
+	sync.Mutex
+	m map[string]*Program
+}{m: map[string]*Program{}}
+
+// cacheLimit bounds the memo; when full it starts over.
+const cacheLimit = 8192
+
 // Compile compiles an expression (without the surrounding {{ }}).
 func Compile(src string) (*Program, error) {
 	trimmed := strings.TrimSpace(src)
+	cache.Lock()
+	p, ok := cache.m[trimmed]
+	cache.Unlock()
+	if ok {
+		return p, nil
+	}
+	p, err := compile(trimmed)
+	if err != nil {
+		return nil, err
+	}
+	cache.Lock()
+	if len(cache.m) >= cacheLimit {
+		cache.m = map[string]*Program{}
+	}
+	cache.m[trimmed] = p
+	cache.Unlock()
+	return p, nil
+}
+
+func compile(trimmed string) (*Program, error) {
 	if trimmed == "" {
 		return nil, &Error{Msg: "empty expression", Hint: "write a path such as inputs.query or a condition such as item.score > 0.8"}
 	}
@@ -76,7 +111,8 @@ func Compile(src string) (*Program, error) {
 		return &Program{src: trimmed, path: path, refs: []Ref{ref}}, nil
 	}
 	code := normalizeOperators(trimmed)
-	tree, err := parser.Parse(code)
+	cfg := config()
+	tree, err := parser.ParseWithConfig(code, cfg)
 	if err != nil {
 		return nil, parseError(err)
 	}
@@ -85,7 +121,14 @@ func Compile(src string) (*Program, error) {
 	if c.err != nil {
 		return nil, c.err
 	}
-	prog, err := exprlang.Compile(code, options()...)
+	// The steps of expr.Compile, on the one shared configuration (expr.Compile rebuilds it per call).
+	if _, err := new(exprchecker.Checker).PatchAndCheck(tree, cfg); err != nil {
+		return nil, parseError(err)
+	}
+	if err := optimizer.Optimize(&tree.Node, cfg); err != nil {
+		return nil, parseError(err)
+	}
+	prog, err := compiler.Compile(tree, cfg)
 	if err != nil {
 		return nil, parseError(err)
 	}

@@ -12,6 +12,7 @@ type Template struct {
 	lits   []string   // len(lits) == len(progs)+1: lits[0] prog[0] lits[1] ...
 	progs  []*Program // compiled expressions
 	single bool       // the whole string is exactly one {{ }}
+	refs   []Ref      // every reference, sorted, computed once
 }
 
 // HasTemplate reports whether s contains a {{ that would be treated as a template.
@@ -53,6 +54,15 @@ func ParseTemplate(s string) (*Template, error) {
 	}
 	t.lits = append(t.lits, lit.String())
 	t.single = len(t.progs) == 1 && t.lits[0] == "" && t.lits[1] == ""
+	if len(t.progs) == 1 {
+		t.refs = t.progs[0].refs
+	} else {
+		var all []Ref
+		for _, p := range t.progs {
+			all = append(all, p.refs...)
+		}
+		t.refs = sortRefs(all)
+	}
 	return t, nil
 }
 
@@ -97,13 +107,7 @@ func (t *Template) IsStatic() bool { return len(t.progs) == 0 }
 func (t *Template) Programs() []*Program { return t.progs }
 
 // Refs returns every reference of every expression, sorted.
-func (t *Template) Refs() []Ref {
-	var all []Ref
-	for _, p := range t.progs {
-		all = append(all, p.refs...)
-	}
-	return sortRefs(all)
-}
+func (t *Template) Refs() []Ref { return t.refs }
 
 // Render evaluates the template: the value itself for a single {{ }}, otherwise a string.
 func (t *Template) Render(env map[string]any) (any, error) {
@@ -133,6 +137,7 @@ type Value struct {
 	tmpl  *Template
 	keys  []string
 	elems []*Value
+	refs  []Ref // Refs of the top-level value, computed by CompileValue
 }
 
 // PathError is a template error inside a JSON value; Path is a JSON pointer below the value.
@@ -145,6 +150,7 @@ type PathError struct {
 func CompileValue(v any) (*Value, []PathError) {
 	var errs []PathError
 	out := compileValue(v, "", &errs)
+	out.Refs() // computed now, so a shared Value is only read afterwards
 	return out, errs
 }
 
@@ -203,13 +209,12 @@ func (v *Value) IsStatic() bool { return v.kind == 'l' }
 
 // Refs returns every reference in the value's templates, sorted.
 func (v *Value) Refs() []Ref {
-	var all []Ref
-	v.walk(func(t *Template) { all = append(all, t.Refs()...) })
-	return sortRefs(all)
-}
-
-func (v *Value) walk(fn func(*Template)) {
-	v.Each(func(_ string, t *Template) { fn(t) })
+	if v.refs == nil {
+		var all []Ref
+		v.Each(func(_ string, t *Template) { all = append(all, t.Refs()...) })
+		v.refs = append(sortRefs(all), []Ref{}...)
+	}
+	return v.refs
 }
 
 // Each calls fn for every template in the value with its JSON pointer below the value, in key order.

@@ -1,0 +1,67 @@
+package dsl
+
+// definitionFrom builds the typed Definition from the decoded JSON tree, so a file is decoded
+// once. The schema has already reported wrong types; here a value of the wrong type is left at
+// its zero value, as encoding/json does, and the semantic checks skip what the schema flagged.
+func definitionFrom(root map[string]any) *Definition {
+	d := &Definition{
+		Schema:      str(root, "$schema"),
+		Name:        str(root, "name"),
+		Description: str(root, "description"),
+		Version:     str(root, "version"),
+		Output:      root["output"],
+	}
+	d.Defaults, _ = root["defaults"].(map[string]any)
+	if ins, ok := root["inputs"].(map[string]any); ok {
+		d.Inputs = make(map[string]Input, len(ins))
+		for name, v := range ins {
+			m, _ := v.(map[string]any)
+			d.Inputs[name] = Input{Type: str(m, "type"), Description: str(m, "description"), Required: boolean(m, "required"), Default: m["default"]}
+		}
+	}
+	if m, ok := root["mcp"].(map[string]any); ok {
+		d.MCP = &MCPOptions{Expose: boolean(m, "expose"), Description: str(m, "description")}
+	}
+	steps, _ := root["steps"].([]any)
+	d.Steps = make([]Step, len(steps))
+	for i, v := range steps {
+		m, _ := v.(map[string]any)
+		st := &d.Steps[i]
+		st.ID, st.Name, st.Tool = str(m, "id"), str(m, "name"), str(m, "tool")
+		st.Inputs, _ = m["inputs"].(map[string]any)
+		st.Condition, st.ForEach, st.Timeout = str(m, "condition"), str(m, "forEach"), str(m, "timeout")
+		st.Concurrency = integer(m, "concurrency")
+		st.ContinueOnError = boolean(m, "continueOnError")
+		if deps, ok := m["dependsOn"].([]any); ok {
+			for _, dep := range deps {
+				if s, ok := dep.(string); ok {
+					st.DependsOn = append(st.DependsOn, s)
+				}
+			}
+		}
+		if r, ok := m["retry"].(map[string]any); ok {
+			st.Retry = &Retry{MaxAttempts: integer(r, "maxAttempts"), InitialInterval: str(r, "initialInterval"),
+				MaxInterval: str(r, "maxInterval")}
+			st.Retry.Backoff, _ = r["backoff"].(float64)
+		}
+	}
+	return d
+}
+
+func str(m map[string]any, k string) string {
+	s, _ := m[k].(string)
+	return s
+}
+
+func boolean(m map[string]any, k string) bool {
+	b, _ := m[k].(bool)
+	return b
+}
+
+func integer(m map[string]any, k string) int {
+	f, _ := m[k].(float64)
+	if f != float64(int(f)) {
+		return 0
+	}
+	return int(f)
+}
