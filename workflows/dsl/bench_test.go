@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/weftworks/weft/workflows/dsl"
+	"github.com/weftworks/weft/workflows/expr"
 )
 
 // bigWorkflow builds a 200-step file: fan-outs of searches merged and filtered in groups.
@@ -42,6 +43,20 @@ func BenchmarkValidate(b *testing.B) {
 		}
 		if len(w.Steps) != 200 {
 			b.Fatal(len(w.Steps))
+		}
+	}
+}
+
+// BenchmarkValidateCold is BenchmarkValidate with the expression memo emptied before each run:
+// a first validation in a fresh process (the CLI), where every expression is compiled.
+func BenchmarkValidateCold(b *testing.B) {
+	data := bigWorkflow(b)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		expr.ClearCache()
+		if _, err := dsl.Load("big.json", data); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

@@ -191,7 +191,7 @@ func (c *compiler) markBad(d Diagnostic) {
 	c.bad[d.Where] = true
 }
 
-func (c *compiler) isBad(ptr string) bool { return c.bad[Where(ptr)] }
+func (c *compiler) isBad(ptr string) bool { return len(c.bad) > 0 && c.bad[Where(ptr)] }
 
 func (c *compiler) checkInputs() {
 	names := sortedKeys(c.def.Inputs)

@@ -50,6 +50,15 @@ func TestEval(t *testing.T) {
 		{"undefined", nil},
 		{"search.output.results[index].content", "second"},
 		{"search.output['resultCount']", float64(2)},
+		{"inputs.empty || inputs.n || 'z'", float64(3)},
+		{"(inputs.empty || (inputs.missing || 'in')) || 'out'", "in"},
+		{"sim.output && sim.output.x", nil},
+		{"inputs.query && inputs.n > 1", true},
+		{"inputs.n > 5 || 'no'", "no"},
+		{"inputs.n > 1 && 'yes'", "yes"},
+		{"inputs.n > 5 && 'yes'", false},
+		{"!inputs.empty && !!inputs.query", true},
+		{"inputs.empty ? 'a' : inputs.n > 1 ? 'b' : 'c'", "b"},
 	}
 	e := env(t)
 	for _, c := range cases {

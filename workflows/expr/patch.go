@@ -3,6 +3,7 @@ package expr
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"sync"
 
 	exprlang "github.com/expr-lang/expr"
@@ -142,6 +143,77 @@ func TypeName(v any) string {
 	return fmt.Sprintf("%T", v)
 }
 
+// isBool reports whether a patched node always yields a boolean, so truthiness is itself.
+func isBool(n ast.Node) bool {
+	switch x := n.(type) {
+	case *ast.BoolNode:
+		return true
+	case *ast.UnaryNode:
+		return x.Operator == "!" || x.Operator == "not"
+	case *ast.BinaryNode:
+		switch x.Operator {
+		case "==", "!=", "in", "matches", "contains", "startsWith", "endsWith", "||", "or", "&&", "and":
+			return true
+		}
+	case *ast.CallNode:
+		if id, ok := x.Callee.(*ast.IdentifierNode); ok {
+			switch id.Value {
+			case "__truthy", "__lt", "__le", "__gt", "__ge":
+				return true
+			}
+		}
+	case *ast.ConditionalNode:
+		return isBool(x.Exp1) && isBool(x.Exp2)
+	}
+	return false
+}
+
+// truthy wraps n in __truthy unless it is already a boolean.
+func truthy(n ast.Node) ast.Node {
+	if isBool(n) {
+		return n
+	}
+	return call("__truthy", n, n)
+}
+
+// logical gives && and || JavaScript semantics: a || b is a when a is truthy, else b; a && b
+// is b when a is truthy, else a. Booleans on both sides keep expr's native operator; otherwise the
+// left side is bound once with let and tested for truthiness.
+func logical(n *ast.BinaryNode) ast.Node {
+	or := n.Operator == "||" || n.Operator == "or"
+	if isBool(n.Left) && isBool(n.Right) {
+		if or {
+			n.Operator = "||"
+		} else {
+			n.Operator = "&&"
+		}
+		return n
+	}
+	var out ast.Node
+	if isBool(n.Left) {
+		lit := &ast.BoolNode{Value: or}
+		lit.SetLocation(n.Location())
+		if or {
+			out = &ast.ConditionalNode{Ternary: true, Cond: n.Left, Exp1: lit, Exp2: n.Right}
+		} else {
+			out = &ast.ConditionalNode{Ternary: true, Cond: n.Left, Exp1: n.Right, Exp2: lit}
+		}
+	} else {
+		// expr forbids shadowing, so each binding is named after its operator's offset.
+		name := "__v" + strconv.Itoa(n.Location().From)
+		v := &ast.IdentifierNode{Value: name}
+		v.SetLocation(n.Location())
+		cond := &ast.ConditionalNode{Ternary: true, Cond: call("__truthy", n, v), Exp1: v, Exp2: n.Right}
+		if !or {
+			cond.Exp1, cond.Exp2 = n.Right, v
+		}
+		cond.SetLocation(n.Location())
+		out = &ast.VariableDeclaratorNode{Name: name, Value: n.Left, Expr: cond}
+	}
+	out.SetLocation(n.Location())
+	return out
+}
+
 // jsPatcher rewrites the parsed tree to the JavaScript-like semantics documented in doc.go.
 // ast.Walk visits children first, so nodes built here are not visited again.
 type jsPatcher struct{}
@@ -176,20 +248,14 @@ func (jsPatcher) Visit(node *ast.Node) {
 		*node = n.Node
 	case *ast.UnaryNode:
 		if n.Operator == "!" || n.Operator == "not" {
-			n.Node = call("__truthy", n, n.Node)
+			n.Node = truthy(n.Node)
 		}
 	case *ast.ConditionalNode:
-		n.Cond = call("__truthy", n, n.Cond)
+		n.Cond = truthy(n.Cond)
 	case *ast.BinaryNode:
 		switch n.Operator {
-		case "||", "or":
-			c := &ast.ConditionalNode{Ternary: true, Cond: call("__truthy", n, n.Left), Exp1: n.Left, Exp2: n.Right}
-			c.SetLocation(n.Location())
-			*node = c
-		case "&&", "and":
-			c := &ast.ConditionalNode{Ternary: true, Cond: call("__truthy", n, n.Left), Exp1: n.Right, Exp2: n.Left}
-			c.SetLocation(n.Location())
-			*node = c
+		case "||", "or", "&&", "and":
+			*node = logical(n)
 		case "<":
 			*node = call("__lt", n, n.Left, n.Right)
 		case "<=":

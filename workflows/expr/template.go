@@ -148,21 +148,58 @@ type PathError struct {
 
 // CompileValue compiles every template string inside v. All errors are returned, in path order.
 func CompileValue(v any) (*Value, []PathError) {
-	var errs []PathError
-	out := compileValue(v, "", &errs)
+	c := valueCompiler{}
+	out := c.value(v)
 	out.Refs() // computed now, so a shared Value is only read afterwards
-	return out, errs
+	return out, c.errs
 }
 
-func compileValue(v any, path string, errs *[]PathError) *Value {
+// valueCompiler walks a JSON value keeping the pointer segments of the current place; the
+// pointer string is only built for an error.
+type valueCompiler struct {
+	path []string
+	errs []PathError
+}
+
+func (c *valueCompiler) pointer() string {
+	var b strings.Builder
+	for _, seg := range c.path {
+		b.WriteString("/")
+		b.WriteString(seg)
+	}
+	return b.String()
+}
+
+// dynamic reports whether a template could be anywhere in v (a string holding braces).
+func dynamic(v any) bool {
 	switch x := v.(type) {
 	case string:
-		if !HasTemplate(x) && !strings.Contains(x, "}}") {
-			return &Value{kind: 'l', lit: x}
+		return strings.Contains(x, "{{") || strings.Contains(x, "}}")
+	case map[string]any:
+		for _, e := range x {
+			if dynamic(e) {
+				return true
+			}
 		}
+	case []any:
+		for _, e := range x {
+			if dynamic(e) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (c *valueCompiler) value(v any) *Value {
+	if !dynamic(v) {
+		return &Value{kind: 'l', lit: v}
+	}
+	switch x := v.(type) {
+	case string:
 		t, err := ParseTemplate(x)
 		if err != nil {
-			*errs = append(*errs, PathError{Path: path, Error: err.(*Error)})
+			c.errs = append(c.errs, PathError{Path: c.pointer(), Error: err.(*Error)})
 			return &Value{kind: 'l', lit: x}
 		}
 		if t.IsStatic() {
@@ -176,28 +213,22 @@ func compileValue(v any, path string, errs *[]PathError) *Value {
 		}
 		sort.Strings(keys)
 		out := &Value{kind: 'm', keys: keys, elems: make([]*Value, len(keys))}
-		dynamic := false
 		for i, k := range keys {
-			out.elems[i] = compileValue(x[k], path+"/"+escapePointer(k), errs)
-			dynamic = dynamic || out.elems[i].kind != 'l'
-		}
-		if !dynamic {
-			return &Value{kind: 'l', lit: v}
+			c.path = append(c.path, escapePointer(k))
+			out.elems[i] = c.value(x[k])
+			c.path = c.path[:len(c.path)-1]
 		}
 		return out
-	case []any:
-		out := &Value{kind: 'a', elems: make([]*Value, len(x))}
-		dynamic := false
-		for i, e := range x {
-			out.elems[i] = compileValue(e, path+"/"+strconv.Itoa(i), errs)
-			dynamic = dynamic || out.elems[i].kind != 'l'
-		}
-		if !dynamic {
-			return &Value{kind: 'l', lit: v}
+	default: // []any: dynamic() is only true for strings, maps and arrays
+		arr := v.([]any)
+		out := &Value{kind: 'a', elems: make([]*Value, len(arr))}
+		for i, e := range arr {
+			c.path = append(c.path, strconv.Itoa(i))
+			out.elems[i] = c.value(e)
+			c.path = c.path[:len(c.path)-1]
 		}
 		return out
 	}
-	return &Value{kind: 'l', lit: v}
 }
 
 func escapePointer(s string) string {
