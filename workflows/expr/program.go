@@ -5,7 +5,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
 	exprlang "github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/ast"
@@ -65,44 +64,9 @@ func (p *Program) Source() string { return p.src }
 // Refs returns the environment names the expression reads, sorted.
 func (p *Program) Refs() []Ref { return p.refs }
 
-// cache memoises Compile: compiling is a pure function of the source and a Program is
-// immutable, so the same source shares one Program. Workflow definitions repeat expressions
-// (per-step conditions of one shape) and the interpreter recompiles a definition on every replay.
-var cache = struct {
-	sync.Mutex
-	m map[string]*Program
-}{m: map[string]*Program{}}
-
-// cacheLimit bounds the memo; when full it starts over.
-const cacheLimit = 8192
-
-// Compile compiles an expression (without the surrounding {{ }}).
+// Compile compiles an expression (without the surrounding {{ }}). Results are memoised.
 func Compile(src string) (*Program, error) {
-	trimmed := strings.TrimSpace(src)
-	cache.Lock()
-	p, ok := cache.m[trimmed]
-	cache.Unlock()
-	if ok {
-		return p, nil
-	}
-	p, err := compile(trimmed)
-	if err != nil {
-		return nil, err
-	}
-	cache.Lock()
-	if len(cache.m) >= cacheLimit {
-		cache.m = map[string]*Program{}
-	}
-	cache.m[trimmed] = p
-	cache.Unlock()
-	return p, nil
-}
-
-// ClearCache empties the compile memo (benchmarks measure cold compiles with it).
-func ClearCache() {
-	cache.Lock()
-	cache.m = map[string]*Program{}
-	cache.Unlock()
+	return programs.get(strings.TrimSpace(src), compile)
 }
 
 func compile(trimmed string) (*Program, error) {

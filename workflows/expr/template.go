@@ -18,8 +18,10 @@ type Template struct {
 // HasTemplate reports whether s contains a {{ that would be treated as a template.
 func HasTemplate(s string) bool { return strings.Contains(s, "{{") }
 
-// ParseTemplate compiles every {{ }} in s. Errors carry the byte offset in s.
-func ParseTemplate(s string) (*Template, error) {
+// ParseTemplate compiles every {{ }} in s. Errors carry the byte offset in s. Results are memoised.
+func ParseTemplate(s string) (*Template, error) { return templates.get(s, parseTemplate) }
+
+func parseTemplate(s string) (*Template, error) {
 	t := &Template{src: s}
 	rest, base := s, 0
 	var lit strings.Builder
