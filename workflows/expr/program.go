@@ -238,17 +238,26 @@ func normalizeOperators(s string) string {
 	return b.String()
 }
 
+// sortRefs returns refs sorted by their written form, without duplicates.
 func sortRefs(refs []Ref) []Ref {
-	seen := map[string]bool{}
-	var out []Ref
-	for _, r := range refs {
-		k := r.String()
-		if !seen[k] {
-			seen[k] = true
-			out = append(out, r)
+	if len(refs) <= 1 {
+		return refs
+	}
+	type keyed struct {
+		key string
+		ref Ref
+	}
+	ks := make([]keyed, len(refs))
+	for i, r := range refs {
+		ks[i] = keyed{r.String(), r}
+	}
+	sort.Slice(ks, func(i, j int) bool { return ks[i].key < ks[j].key })
+	out := make([]Ref, 0, len(ks))
+	for i, k := range ks {
+		if i == 0 || k.key != ks[i-1].key {
+			out = append(out, k.ref)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
 	return out
 }
 
