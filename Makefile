@@ -5,7 +5,7 @@ PKGS      := ./...
 FUZZTIME  ?= 30s
 BENCHTIME ?= 1s
 
-.PHONY: help build test run bench fuzz lint fmt clean
+.PHONY: help build test run bench fuzz lint fmt clean proto
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
@@ -40,3 +40,6 @@ fmt: ## gofmt -w
 
 clean:
 	rm -rf bin
+
+proto: ## regenerate proto/weft/v1 Go code (needs protoc and protoc-gen-go)
+	PATH="$$PATH:$$(go env GOPATH)/bin" protoc --go_out=. --go_opt=module=github.com/weftworks/weft proto/weft/v1/weft.proto

@@ -1,5 +1,7 @@
 package toolspec
 
+import "time"
+
 func init() {
 	register(&Spec{
 		Name: "generate", Domain: "generate", Kind: KindActivity,
@@ -14,6 +16,7 @@ func init() {
 		  "maxTokens":{"type":"integer","minimum":1,"maximum":200000}}}`,
 		Output: `{"type":"object","properties":{"text":{"type":"string"},"model":{"type":"string"},
 		  "usage":{"type":"object","properties":{"promptTokens":{"type":"integer"},"completionTokens":{"type":"integer"},"totalTokens":{"type":"integer"}}}}}`,
+		Timeout:     5 * time.Minute,
 		Annotations: Annotations{OpenWorld: true},
 		Calls:       func(map[string]any) Calls { return Calls{LLM: 1} },
 	})

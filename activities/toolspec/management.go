@@ -1,5 +1,7 @@
 package toolspec
 
+import "time"
+
 // ChunkStrategies are the text splitting strategies of ingest and chunk.
 var ChunkStrategies = []string{"fixed", "sentence", "paragraph", "recursive", "markdown"}
 
@@ -39,6 +41,7 @@ func init() {
 		  "model":{"type":"string"}}}`,
 		Output: `{"type":"object","properties":{"source":{"type":"string"},"chunksCreated":{"type":"integer"},
 		  "collection":{"type":"string"},"model":{"type":"string"},"metadata":{"type":"object"}}}`,
+		Timeout:     10 * time.Minute,
 		Annotations: Annotations{OpenWorld: true},
 		Calls:       func(map[string]any) Calls { return Calls{Embed: 1, DatabaseWrite: 1} },
 	})

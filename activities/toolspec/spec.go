@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -78,11 +79,72 @@ type Spec struct {
 	// Calls estimates the external calls of one execution, given the step's literal inputs
 	// (templated values are absent). Nil means none.
 	Calls func(inputs map[string]any) Calls
+	// Timeout is the default per-attempt timeout of the tool's activity (0: DefaultTimeout);
+	// a step's "timeout" overrides it.
+	Timeout time.Duration
+	// MaxAttempts is the default retry limit (0: DefaultMaxAttempts); a step's retry overrides it.
+	MaxAttempts int
 
 	once   sync.Once
 	schema *jsonschema.Schema
 	out    any
 	err    error
+}
+
+// Defaults for tools that declare none.
+const (
+	DefaultTimeout     = time.Minute
+	DefaultMaxAttempts = 5
+)
+
+// Result is what every tool activity returns: the tool's output plus what the interpreter
+// records about the call. Activities are registered through one adapter that fills it.
+type Result struct {
+	Output  any    `json:"output"`
+	Attempt int32  `json:"attempt"`
+	Usage   *Usage `json:"usage,omitempty"`
+}
+
+// Usage is what one call consumed.
+type Usage struct {
+	PromptTokens     int64 `json:"promptTokens,omitempty"`
+	CompletionTokens int64 `json:"completionTokens,omitempty"`
+	TotalTokens      int64 `json:"totalTokens,omitempty"`
+	EmbeddingTokens  int64 `json:"embeddingTokens,omitempty"`
+}
+
+// Error types tool activities and the interpreter use; retries skip the non-retryable ones.
+const (
+	// ErrInvalidInput: the step's inputs are wrong; retrying cannot help.
+	ErrInvalidInput = "InvalidInput"
+	// ErrMissingConfig: a provider setting (key, URL) is missing; retrying cannot help.
+	ErrMissingConfig = "MissingConfiguration"
+)
+
+// HasInput reports whether the tool declares an input field.
+func (s *Spec) HasInput(name string) bool {
+	sch, err := s.Schema()
+	if err != nil || sch == nil {
+		return false
+	}
+	_, ok := sch.Properties[name]
+	return ok
+}
+
+// EffectiveTimeout returns the tool's per-attempt timeout.
+func (s *Spec) EffectiveTimeout() time.Duration {
+	if s.Timeout > 0 {
+		return s.Timeout
+	}
+	return DefaultTimeout
+}
+
+// EffectiveMaxAttempts returns the tool's retry limit.
+func (s *Spec) EffectiveMaxAttempts() int {
+	if s.MaxAttempts > 0 {
+		return s.MaxAttempts
+	}
+	return DefaultMaxAttempts
 }
 
 // IsLazy reports whether the tool evaluates input field name itself.

@@ -385,8 +385,8 @@ func (c *compiler) compileNested(cs *CompiledStep, inPtr string) {
 		}
 		return
 	}
-	if spec.Kind == toolspec.KindControl || spec.Kind == toolspec.KindReview {
-		c.errAt(sptr+"/tool", fmt.Sprintf("a loop cannot run the %s tool per item", ns.Tool), "loop over a data or activity tool; use forEach on a step for review or nested loops")
+	if spec.Kind != toolspec.KindActivity {
+		c.errAt(sptr+"/tool", fmt.Sprintf("a loop cannot run the %s tool per item", ns.Tool), "a loop runs an activity tool per item; use forEach on a step for data tools, review or nested loops")
 		return
 	}
 	ns.Spec = spec

@@ -1,0 +1,53 @@
+package workflows
+
+import "go.temporal.io/sdk/temporal"
+
+const (
+	// WorkflowType is the registered name of Run.
+	WorkflowType = "weft"
+	// TaskQueue is the default task queue of weft workers.
+	TaskQueue = "weft"
+	// QueryState returns the *weftv1.ExecutionState of a run.
+	QueryState = "state"
+	// UpdateReview delivers a review decision with validation (weft CLI, gateway).
+	UpdateReview = "review"
+	// SignalReview delivers the same decision JSON as a signal (temporal CLI, tctl).
+	SignalReview = "review"
+	// MemoWorkflow is the memo key holding the workflow's name.
+	MemoWorkflow = "workflow"
+)
+
+// StatusAttribute is the custom search attribute WeftStatus: running, awaiting_review,
+// completed or failed. `weft dev` registers it; find paused runs with
+// WeftStatus = "awaiting_review".
+var StatusAttribute = temporal.NewSearchAttributeKeyKeyword("WeftStatus")
+
+// Error types of the failures Run reports.
+const (
+	ErrInvalidDefinition = "InvalidDefinition"
+	ErrStepFailed        = "StepFailed"
+	ErrReviewRejected    = "ReviewRejected"
+	ErrReviewTimeout     = "ReviewTimeout"
+)
+
+// Step statuses.
+const (
+	StatusPending        = "pending"
+	StatusRunning        = "running"
+	StatusCompleted      = "completed"
+	StatusSkipped        = "skipped"
+	StatusFailed         = "failed"
+	StatusAwaitingReview = "awaiting_review"
+	StatusCancelled      = "cancelled"
+)
+
+// Review decisions.
+const (
+	DecisionApprove = "approve"
+	DecisionEdit    = "edit"
+	DecisionReject  = "reject"
+)
+
+// OutputCap is the largest step output (JSON bytes) the state query includes; larger outputs are
+// reported with output_truncated and are still in the run result and visible to later steps.
+const OutputCap = 64 << 10

@@ -1,0 +1,324 @@
+package workflows
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/weftworks/weft/activities/toolspec"
+	weftv1 "github.com/weftworks/weft/proto/weft/v1"
+	"github.com/weftworks/weft/workflows/dsl"
+)
+
+// run is the state of one execution.
+type run struct {
+	wf        *dsl.Workflow
+	name      string
+	env       map[string]any // template roots: inputs, defaults, and one {output, error, status} per step
+	steps     map[string]*stepRun
+	order     []*stepRun // file order
+	pending   map[string]*weftv1.ReviewRequest
+	decisions map[string]*weftv1.ReviewDecision
+	usage     weftv1.TokenUsage
+	started   time.Time
+	status    string
+	failure   error // the first step failure that ends the run
+	cancel    workflow.CancelFunc
+	output    any
+}
+
+// stepRun is one step's progress.
+type stepRun struct {
+	cs                    *dsl.CompiledStep
+	status                string
+	attempts              int32
+	started, finished     time.Time
+	err                   string
+	output                any
+	reason                string
+	itemsTotal, itemsDone int32
+	summary               string
+	done                  bool
+}
+
+// Run interprets the workflow definition in req. It is registered as WorkflowType.
+func Run(ctx workflow.Context, req *weftv1.RunRequest) (*weftv1.RunResult, error) {
+	r, err := newRun(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.registerHandlers(ctx); err != nil {
+		return nil, err
+	}
+	r.setStatus(ctx, StatusRunning)
+	err = r.execute(ctx)
+	if err != nil {
+		r.setStatus(ctx, StatusFailed)
+		return nil, err
+	}
+	r.setStatus(ctx, StatusCompleted)
+	return r.result(ctx)
+}
+
+func invalidDefinition(format string, args ...any) error {
+	return temporal.NewNonRetryableApplicationError(fmt.Sprintf(format, args...), ErrInvalidDefinition, nil)
+}
+
+func newRun(ctx workflow.Context, req *weftv1.RunRequest) (*run, error) {
+	if req == nil || req.GetDefinition() == nil {
+		return nil, invalidDefinition("the run request has no definition")
+	}
+	data, err := json.Marshal(req.GetDefinition().AsMap())
+	if err != nil {
+		return nil, invalidDefinition("definition: %v", err)
+	}
+	name := req.GetSource()
+	if name == "" {
+		name = "definition"
+	}
+	wf, err := dsl.Load(name, data)
+	if err != nil {
+		return nil, invalidDefinition("%v", err)
+	}
+	inputs, err := dsl.ResolveInputs(wf.Def, nil, req.GetInputs().AsMap())
+	if err != nil {
+		return nil, invalidDefinition("%v", err)
+	}
+	defaults := map[string]any{}
+	for k, v := range wf.Def.Defaults {
+		defaults[k] = v
+	}
+	for k, v := range req.GetDefaults().AsMap() {
+		defaults[k] = v
+	}
+	r := &run{
+		wf: wf, name: wf.Def.Name,
+		env:       map[string]any{"inputs": inputs, "defaults": defaults},
+		steps:     map[string]*stepRun{},
+		pending:   map[string]*weftv1.ReviewRequest{},
+		decisions: map[string]*weftv1.ReviewDecision{},
+		started:   workflow.Now(ctx),
+		status:    StatusRunning,
+	}
+	for _, cs := range wf.Steps {
+		sr := &stepRun{cs: cs, status: StatusPending}
+		r.steps[cs.ID] = sr
+		r.order = append(r.order, sr)
+		r.publish(sr)
+	}
+	return r, nil
+}
+
+// publish makes a step's current result visible to templates as {{ id.output }}, .error, .status.
+func (r *run) publish(sr *stepRun) {
+	var errv any
+	if sr.err != "" {
+		errv = sr.err
+	}
+	r.env[sr.cs.ID] = map[string]any{"output": sr.output, "error": errv, "status": sr.status}
+}
+
+// execute starts every step in its own coroutine; each waits for its dependencies.
+func (r *run) execute(ctx workflow.Context) error {
+	runCtx, cancel := workflow.WithCancel(ctx)
+	r.cancel = cancel
+	for _, sr := range r.order {
+		workflow.Go(runCtx, func(ctx workflow.Context) { r.runStep(ctx, sr) })
+	}
+	if err := workflow.Await(ctx, r.allDone); err != nil {
+		// The run itself was cancelled: steps see the cancelled context and finish.
+		cancel()
+		_ = awaitDetached(ctx, r.allDone)
+		return temporal.NewCanceledError("run cancelled")
+	}
+	if r.failure != nil {
+		return r.failure
+	}
+	out, err := r.resolveOutput()
+	if err != nil {
+		return temporal.NewNonRetryableApplicationError(fmt.Sprintf("output: %v", err), ErrStepFailed, nil)
+	}
+	r.output = out
+	return nil
+}
+
+func (r *run) allDone() bool {
+	for _, sr := range r.order {
+		if !sr.done {
+			return false
+		}
+	}
+	return true
+}
+
+func (r *run) resolveOutput() (any, error) {
+	if r.wf.Output == nil {
+		return nil, nil
+	}
+	return r.wf.Output.Resolve(r.env)
+}
+
+// runStep waits for the step's dependencies, then decides whether it runs, and runs it.
+func (r *run) runStep(ctx workflow.Context, sr *stepRun) {
+	defer func() {
+		sr.done = true
+		r.publish(sr)
+	}()
+	deps := sr.cs.Deps
+	err := workflow.Await(ctx, func() bool {
+		for _, d := range deps {
+			if !r.steps[d].done {
+				return false
+			}
+		}
+		return true
+	})
+	if err != nil || ctx.Err() != nil {
+		sr.status, sr.reason = StatusCancelled, "run stopped before the step started"
+		return
+	}
+	if reason := r.skipReason(sr); reason != "" {
+		sr.status, sr.reason = StatusSkipped, reason
+		return
+	}
+	if sr.cs.Condition != nil {
+		ok, err := sr.cs.Condition.EvalBool(r.env)
+		if err != nil {
+			r.fail(ctx, sr, fmt.Errorf("condition: %w", err))
+			return
+		}
+		if !ok {
+			sr.status, sr.reason = StatusSkipped, "condition is false: "+sr.cs.Step.Condition
+			return
+		}
+	}
+	sr.status = StatusRunning
+	sr.started = workflow.Now(ctx)
+	r.publish(sr)
+	var out any
+	if sr.cs.ForEach != nil {
+		out, err = r.forEach(ctx, sr)
+	} else {
+		out, err = r.execOnce(ctx, sr, r.env)
+	}
+	sr.finished = workflow.Now(ctx)
+	if err != nil {
+		if ctx.Err() != nil && r.failure != nil {
+			sr.status, sr.err = StatusCancelled, "cancelled: another step failed"
+			return
+		}
+		var rej *reviewRejected
+		if errors.As(err, &rej) {
+			sr.output = rej.output // files branch on {{ step.output.decision }}
+		}
+		r.fail(ctx, sr, err)
+		return
+	}
+	sr.output = out
+	sr.status = StatusCompleted
+	sr.summary = summarize(out)
+}
+
+// skipReason tells whether a conditional step upstream disabled this one, or a dependency was
+// cancelled.
+func (r *run) skipReason(sr *stepRun) string {
+	for _, d := range sr.cs.Deps {
+		dep := r.steps[d]
+		if dep.status == StatusCancelled {
+			return "dependency " + d + " was cancelled"
+		}
+		if dep.cs.Tool != "conditional" || dep.status != StatusCompleted {
+			continue
+		}
+		out, _ := dep.output.(map[string]any)
+		skipped, _ := out["skippedSteps"].([]any)
+		for _, s := range skipped {
+			if s == sr.cs.ID {
+				return fmt.Sprintf("branch not taken (%s took %v)", d, out["branchTaken"])
+			}
+		}
+	}
+	return ""
+}
+
+// fail records a step failure; without continueOnError it ends the run and cancels the steps
+// in flight.
+func (r *run) fail(ctx workflow.Context, sr *stepRun, err error) {
+	sr.status = StatusFailed
+	sr.err = errorText(err)
+	if sr.finished.IsZero() {
+		sr.finished = workflow.Now(ctx)
+	}
+	if sr.cs.ContinueOnError {
+		workflow.GetLogger(ctx).Warn("step failed, continuing", "step", sr.cs.ID, "error", sr.err)
+		return
+	}
+	if r.failure == nil {
+		errType := ErrStepFailed
+		var ae *temporal.ApplicationError
+		if errors.As(err, &ae) && (ae.Type() == ErrReviewRejected || ae.Type() == ErrReviewTimeout) {
+			errType = ae.Type()
+		}
+		r.failure = temporal.NewNonRetryableApplicationError(fmt.Sprintf("step %q: %s", sr.cs.ID, sr.err), errType, err)
+		r.cancel()
+	}
+}
+
+// errorText is the message of the innermost cause people need: an activity's application error
+// rather than the "activity error (type: ..., scheduledEventID: ...)" wrapper.
+func errorText(err error) string {
+	var ae *temporal.ApplicationError
+	if errors.As(err, &ae) {
+		return ae.Message()
+	}
+	var ce *temporal.CanceledError
+	if errors.As(err, &ce) {
+		return "cancelled"
+	}
+	var te *temporal.TimeoutError
+	if errors.As(err, &te) {
+		return "timed out (" + te.TimeoutType().String() + ")"
+	}
+	return err.Error()
+}
+
+// result builds the RunResult.
+func (r *run) result(ctx workflow.Context) (*weftv1.RunResult, error) {
+	out, err := toValue(r.output)
+	if err != nil {
+		return nil, temporal.NewNonRetryableApplicationError("output: "+err.Error(), ErrStepFailed, nil)
+	}
+	res := &weftv1.RunResult{
+		Workflow:   r.name,
+		Output:     out,
+		DurationMs: workflow.Now(ctx).Sub(r.started).Milliseconds(),
+		Usage:      &weftv1.TokenUsage{PromptTokens: r.usage.PromptTokens, CompletionTokens: r.usage.CompletionTokens, TotalTokens: r.usage.TotalTokens, EmbeddingTokens: r.usage.EmbeddingTokens, Calls: r.usage.Calls},
+	}
+	for _, sr := range r.order {
+		res.Steps = append(res.Steps, r.stepState(sr, false))
+	}
+	return res, nil
+}
+
+func (r *run) addUsage(u *toolspec.Usage) {
+	r.usage.Calls++
+	if u == nil {
+		return
+	}
+	r.usage.PromptTokens += u.PromptTokens
+	r.usage.CompletionTokens += u.CompletionTokens
+	r.usage.TotalTokens += u.TotalTokens
+	r.usage.EmbeddingTokens += u.EmbeddingTokens
+}
+
+// setStatus records the run status in the WeftStatus search attribute.
+func (r *run) setStatus(ctx workflow.Context, status string) {
+	r.status = status
+	if err := workflow.UpsertTypedSearchAttributes(ctx, StatusAttribute.ValueSet(status)); err != nil {
+		workflow.GetLogger(ctx).Warn("cannot set the WeftStatus search attribute (is it registered?)", "error", err)
+	}
+}

@@ -1,0 +1,198 @@
+package workflows
+
+import (
+	"errors"
+	"fmt"
+
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/workflow"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	weftv1 "github.com/weftworks/weft/proto/weft/v1"
+)
+
+// registerHandlers installs the state query, the review update (with its validator) and the
+// review signal.
+func (r *run) registerHandlers(ctx workflow.Context) error {
+	if err := workflow.SetQueryHandler(ctx, QueryState, func() (*weftv1.ExecutionState, error) {
+		return r.state(), nil
+	}); err != nil {
+		return err
+	}
+	err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateReview,
+		func(ctx workflow.Context, raw converter.RawValue) (*weftv1.ReviewDecision, error) {
+			d, err := r.checkDecision(raw)
+			if err != nil {
+				return nil, err
+			}
+			r.decisions[d.Step] = d
+			return d, nil
+		},
+		workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, raw converter.RawValue) error {
+			_, err := r.checkDecision(raw)
+			return err
+		}})
+	if err != nil {
+		return err
+	}
+	ch := workflow.GetSignalChannel(ctx, SignalReview)
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		for {
+			var raw converter.RawValue
+			if !ch.Receive(ctx, &raw) {
+				return
+			}
+			d, err := r.checkDecision(raw)
+			if err != nil {
+				// A signal cannot be refused; the sender sees the step still pending in `state`.
+				workflow.GetLogger(ctx).Warn("ignored review signal", "error", err)
+				continue
+			}
+			r.decisions[d.Step] = d
+		}
+	})
+	return nil
+}
+
+// ParseDecision decodes a review decision from JSON (proto JSON field names: step, decision,
+// data, reviewer, comment).
+func ParseDecision(data []byte) (*weftv1.ReviewDecision, error) {
+	d := &weftv1.ReviewDecision{}
+	if err := protojson.Unmarshal(data, d); err != nil {
+		return nil, fmt.Errorf("review decision is not valid JSON of {step, decision, data, reviewer, comment}: %w", err)
+	}
+	return d, nil
+}
+
+func decodeDecision(raw converter.RawValue) (*weftv1.ReviewDecision, error) {
+	p := raw.Payload()
+	if p == nil {
+		return nil, errors.New("review decision is empty")
+	}
+	if string(p.GetMetadata()["encoding"]) == "binary/protobuf" {
+		d := &weftv1.ReviewDecision{}
+		if err := proto.Unmarshal(p.GetData(), d); err != nil {
+			return nil, fmt.Errorf("review decision: %w", err)
+		}
+		return d, nil
+	}
+	return ParseDecision(p.GetData())
+}
+
+// checkDecision validates a decision against the run's pending reviews. Errors say what to send.
+func (r *run) checkDecision(raw converter.RawValue) (*weftv1.ReviewDecision, error) {
+	d, err := decodeDecision(raw)
+	if err != nil {
+		return nil, err
+	}
+	if d.Step == "" {
+		if len(r.pending) != 1 {
+			return nil, fmt.Errorf("name the review step in \"step\" (pending: %v)", r.pendingIDs())
+		}
+		d.Step = r.pendingIDs()[0]
+	}
+	sr, ok := r.steps[d.Step]
+	if !ok {
+		return nil, fmt.Errorf("no step %q in this workflow (pending reviews: %v)", d.Step, r.pendingIDs())
+	}
+	if sr.cs.Tool != "review" {
+		return nil, fmt.Errorf("step %q is a %s step, not a review", d.Step, sr.cs.Tool)
+	}
+	if _, waiting := r.pending[d.Step]; !waiting || r.decisions[d.Step] != nil {
+		return nil, fmt.Errorf("step %q is not awaiting review (status %s)", d.Step, sr.status)
+	}
+	switch d.Decision {
+	case DecisionApprove, DecisionReject:
+	case DecisionEdit:
+		if d.Data == nil {
+			return nil, errors.New("an edit decision needs data: the corrected proposal")
+		}
+	default:
+		return nil, fmt.Errorf("decision %q is not approve, edit or reject", d.Decision)
+	}
+	return d, nil
+}
+
+func (r *run) pendingIDs() []string {
+	var ids []string
+	for _, sr := range r.order {
+		if _, ok := r.pending[sr.cs.ID]; ok {
+			ids = append(ids, sr.cs.ID)
+		}
+	}
+	return ids
+}
+
+// state answers the state query.
+func (r *run) state() *weftv1.ExecutionState {
+	st := &weftv1.ExecutionState{
+		Workflow:  r.name,
+		Status:    r.status,
+		StartedAt: timestamppb.New(r.started),
+		Usage:     &weftv1.TokenUsage{PromptTokens: r.usage.PromptTokens, CompletionTokens: r.usage.CompletionTokens, TotalTokens: r.usage.TotalTokens, EmbeddingTokens: r.usage.EmbeddingTokens, Calls: r.usage.Calls},
+	}
+	if r.failure != nil {
+		st.Error = r.failure.Error()
+	}
+	for _, stage := range stages(r) {
+		st.Plan = append(st.Plan, &weftv1.Stage{Steps: stage})
+	}
+	for _, sr := range r.order {
+		st.Steps = append(st.Steps, r.stepState(sr, true))
+		if req, ok := r.pending[sr.cs.ID]; ok {
+			st.PendingReviews = append(st.PendingReviews, req)
+		}
+	}
+	if r.output != nil {
+		if v, err := toValue(r.output); err == nil {
+			st.Output = v
+		}
+	}
+	return st
+}
+
+// stages groups steps by dependency depth: the steps of a stage can run at the same time.
+func stages(r *run) [][]string {
+	depth := map[string]int{}
+	var out [][]string
+	for _, id := range r.wf.Order {
+		d := 0
+		for _, dep := range r.steps[id].cs.Deps {
+			d = max(d, depth[dep]+1)
+		}
+		depth[id] = d
+		for len(out) <= d {
+			out = append(out, nil)
+		}
+		out[d] = append(out[d], id)
+	}
+	return out
+}
+
+// stepState reports one step; capped limits the output to OutputCap.
+func (r *run) stepState(sr *stepRun, capped bool) *weftv1.StepState {
+	s := &weftv1.StepState{
+		Id: sr.cs.ID, Name: sr.cs.Name, Tool: sr.cs.Tool, Status: sr.status, Attempts: sr.attempts,
+		Error: sr.err, Reason: sr.reason, ItemsTotal: sr.itemsTotal, ItemsDone: sr.itemsDone,
+		Summary: sr.summary, DependsOn: sr.cs.Deps,
+	}
+	if !sr.started.IsZero() {
+		s.StartedAt = timestamppb.New(sr.started)
+	}
+	if !sr.finished.IsZero() {
+		s.FinishedAt = timestamppb.New(sr.finished)
+		if !sr.started.IsZero() {
+			s.DurationMs = sr.finished.Sub(sr.started).Milliseconds()
+		}
+	}
+	if sr.output != nil {
+		if capped && jsonSize(sr.output) > OutputCap {
+			s.OutputTruncated = true
+		} else if v, err := toValue(sr.output); err == nil {
+			s.Output = v
+		}
+	}
+	return s
+}

@@ -1,0 +1,169 @@
+package workflows
+
+import (
+	"fmt"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/weftworks/weft/activities/toolspec"
+	"github.com/weftworks/weft/workflows/datatools"
+	"github.com/weftworks/weft/workflows/dsl"
+	"github.com/weftworks/weft/workflows/expr"
+)
+
+// execOnce runs the step once in env (the workflow environment, or a per-item copy).
+func (r *run) execOnce(ctx workflow.Context, sr *stepRun, env map[string]any) (any, error) {
+	cs := sr.cs
+	inputs, err := r.resolveInputs(cs, cs.InputValue, cs.Spec, env)
+	if err != nil {
+		return nil, err
+	}
+	switch cs.Spec.Kind {
+	case toolspec.KindInline:
+		sr.attempts++
+		out, err := datatools.Run(cs, inputs, env)
+		if err != nil {
+			return nil, temporal.NewNonRetryableApplicationError(err.Error(), toolspec.ErrInvalidInput, nil)
+		}
+		return out, nil
+	case toolspec.KindReview:
+		return r.review(ctx, sr, inputs)
+	case toolspec.KindControl:
+		return r.loop(ctx, sr, inputs, env)
+	default:
+		return r.activity(ctx, sr, cs.Tool, cs.Spec, inputs, cs.Title())
+	}
+}
+
+// resolveInputs renders the step's templates and fills db, collection and model from defaults
+// when the tool takes them and the step leaves them out.
+func (r *run) resolveInputs(cs *dsl.CompiledStep, val *expr.Value, spec *toolspec.Spec, env map[string]any) (map[string]any, error) {
+	resolved, err := val.Resolve(env)
+	if err != nil {
+		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("inputs: %v", err), toolspec.ErrInvalidInput, nil)
+	}
+	inputs, _ := resolved.(map[string]any)
+	if inputs == nil {
+		inputs = map[string]any{}
+	}
+	defaults, _ := r.env["defaults"].(map[string]any)
+	for _, k := range []string{"db", "collection", "model"} {
+		if _, set := inputs[k]; set || defaults[k] == nil || !spec.HasInput(k) {
+			continue
+		}
+		inputs[k] = defaults[k]
+	}
+	for k, v := range cs.Lazy {
+		if _, set := inputs[k]; !set && val == cs.InputValue {
+			inputs[k] = v
+		}
+	}
+	return inputs, nil
+}
+
+// activityOptions applies the tool's defaults and the step's overrides.
+func activityOptions(step *dsl.Step, spec *toolspec.Spec, summary string) workflow.ActivityOptions {
+	timeout := spec.EffectiveTimeout()
+	if d, err := time.ParseDuration(step.Timeout); err == nil && d > 0 {
+		timeout = d
+	}
+	rp := &temporal.RetryPolicy{
+		InitialInterval:        time.Second,
+		BackoffCoefficient:     2,
+		MaximumInterval:        time.Minute,
+		MaximumAttempts:        int32(spec.EffectiveMaxAttempts()),
+		NonRetryableErrorTypes: []string{toolspec.ErrInvalidInput, toolspec.ErrMissingConfig},
+	}
+	if rt := step.Retry; rt != nil {
+		if rt.MaxAttempts > 0 {
+			rp.MaximumAttempts = int32(rt.MaxAttempts)
+		}
+		if d, err := time.ParseDuration(rt.InitialInterval); err == nil && d > 0 {
+			rp.InitialInterval = d
+		}
+		if rt.Backoff >= 1 {
+			rp.BackoffCoefficient = rt.Backoff
+		}
+		if d, err := time.ParseDuration(rt.MaxInterval); err == nil && d > 0 {
+			rp.MaximumInterval = d
+		}
+	}
+	return workflow.ActivityOptions{
+		StartToCloseTimeout: timeout,
+		HeartbeatTimeout:    heartbeatTimeout(timeout),
+		RetryPolicy:         rp,
+		Summary:             summary,
+	}
+}
+
+// heartbeatTimeout lets long activities be noticed dead quickly once they heartbeat; activities
+// that never heartbeat are unaffected (the timeout applies only after a first heartbeat).
+func heartbeatTimeout(timeout time.Duration) time.Duration {
+	if timeout > 2*time.Minute {
+		return time.Minute
+	}
+	return 0
+}
+
+// activity runs a tool step as the activity named after the tool.
+func (r *run) activity(ctx workflow.Context, sr *stepRun, tool string, spec *toolspec.Spec, inputs map[string]any, summary string) (any, error) {
+	actx := workflow.WithActivityOptions(ctx, activityOptions(sr.cs.Step, spec, summary))
+	var res toolspec.Result
+	err := workflow.ExecuteActivity(actx, tool, inputs).Get(actx, &res)
+	if err != nil {
+		var ae *temporal.ActivityError
+		if asActivityError(err, &ae) && ae.RetryState().String() == "MaximumAttemptsReached" {
+			sr.attempts += int32(activityOptions(sr.cs.Step, spec, summary).RetryPolicy.MaximumAttempts)
+		} else {
+			sr.attempts++
+		}
+		return nil, err
+	}
+	sr.attempts += max(res.Attempt, 1)
+	r.addUsage(res.Usage)
+	return res.Output, nil
+}
+
+// summarize is the one-line description of an output shown in progress output.
+func summarize(out any) string {
+	m, ok := out.(map[string]any)
+	if !ok {
+		if out == nil {
+			return ""
+		}
+		return expr.TypeName(out)
+	}
+	switch {
+	case m["decision"] != nil:
+		s := fmt.Sprint(m["decision"])
+		if rv, _ := m["reviewer"].(string); rv != "" {
+			s += " by " + rv
+		}
+		return s
+	case m["branchTaken"] != nil:
+		return fmt.Sprintf("took %v", m["branchTaken"])
+	case m["resultCount"] != nil:
+		return fmt.Sprintf("%v results", m["resultCount"])
+	case m["results"] != nil:
+		if a, ok := m["results"].([]any); ok {
+			return fmt.Sprintf("%d results", len(a))
+		}
+	case m["count"] != nil:
+		return fmt.Sprintf("%v items", m["count"])
+	case m["iterations"] != nil:
+		return fmt.Sprintf("%v iterations", m["iterations"])
+	case m["charCount"] != nil:
+		return fmt.Sprintf("%v chars", m["charCount"])
+	case m["similarity"] != nil:
+		return fmt.Sprintf("similarity %v", m["similarity"])
+	case m["chunksCreated"] != nil:
+		return fmt.Sprintf("%v chunks", m["chunksCreated"])
+	case m["text"] != nil:
+		if s, ok := m["text"].(string); ok {
+			return fmt.Sprintf("%d chars", len([]rune(s)))
+		}
+	}
+	return ""
+}
