@@ -152,3 +152,33 @@ func TestUnknownCommand(t *testing.T) {
 	require.Equal(t, 2, code)
 	require.Contains(t, errOut, "unknown command")
 }
+
+func TestWeftTest(t *testing.T) {
+	code, out, errOut := weft(t, "", "test", "../templates/tests", "../testdata/fixtures/review-before-publish.edited.test.json")
+	require.Equal(t, 0, code, out+errOut)
+	require.Contains(t, out, "✔ an edited draft is what gets published")
+	require.Contains(t, out, "10 passed, 0 failed")
+
+	code, out, _ = weft(t, "", "test", "../testdata/fixtures/review-before-publish.wrong.test.json")
+	require.Equal(t, 1, code)
+	for _, want := range []string{
+		`review step "approval" is waiting and the fixture has no reviews.approval decision`,
+		"0 passed, 1 failed",
+	} {
+		require.Contains(t, out, want)
+	}
+
+	dir := t.TempDir()
+	wrong := filepath.Join(dir, "multi-collection-search.wrong.test.json")
+	require.NoError(t, os.WriteFile(wrong, []byte(`{"inputs":{"query":"x"},"mocks":{"query":{"results":[{"source":"a"}]},"rerank":{"results":[]}},
+	  "expect":{"steps":{"merged":{"status":"skipped"},"ghost":{"status":"completed"}},"output":{"resultCount":7}}}`), 0o644))
+	code, out, _ = weft(t, "", "test", wrong)
+	require.Equal(t, 1, code)
+	for _, want := range []string{
+		"expect.steps.ghost: the workflow has no such step",
+		"step merged: status completed, want skipped",
+		"output.resultCount: got 1, want 7",
+	} {
+		require.Contains(t, out, want)
+	}
+}

@@ -59,6 +59,7 @@ func NewRootCommand() *cobra.Command {
 		newConvertCommand(),
 		newSchemaCommand(),
 		newToolsCommand(),
+		newTestCommand(),
 	)
 	return root
 }

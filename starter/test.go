@@ -1,0 +1,363 @@
+package starter
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"go.temporal.io/sdk/activity"
+	tlog "go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/weftworks/weft/activities/toolspec"
+	weftv1 "github.com/weftworks/weft/proto/weft/v1"
+	"github.com/weftworks/weft/templates"
+	"github.com/weftworks/weft/workflows"
+	"github.com/weftworks/weft/workflows/dsl"
+)
+
+// fixture is one `weft test` case: a workflow run on the real interpreter with tool outputs
+// mocked.
+type fixture struct {
+	Name        string                    `json:"name"`
+	Description string                    `json:"description"`
+	Workflow    string                    `json:"workflow"`
+	Inputs      map[string]any            `json:"inputs"`
+	Mocks       map[string]any            `json:"mocks"`
+	Reviews     map[string]map[string]any `json:"reviews"`
+	Expect      struct {
+		Steps    map[string]struct{ Status string } `json:"steps"`
+		Output   any                                `json:"output"`
+		NoErrors bool                               `json:"noErrors"`
+		Error    string                             `json:"error"`
+	} `json:"expect"`
+}
+
+func newTestCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "test FIXTURE|DIR...",
+		Short: "Run workflow files on the real interpreter with mocked tool outputs",
+		Long: "Each fixture (*.test.json) names a workflow (a path, a template name, or by default the\n" +
+			"part of its file name before the first dot: multi-collection-search.basic.test.json runs\n" +
+			"multi-collection-search), inputs, mocks {tool: output} ({\"$error\": \"msg\"} makes the tool fail),\n" +
+			"reviews {step: {decision, data, reviewer, comment}} and expectations: steps {id: {status}},\n" +
+			"output (objects match when every expected key matches), noErrors, or error (a substring).\n" +
+			"Prints one line per case and `N passed, N failed`; exit 1 if any failed.",
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			files, err := fixtureFiles(args)
+			if err != nil {
+				return invalid(err)
+			}
+			out := cmd.OutOrStdout()
+			passed, failed := 0, 0
+			for _, f := range files {
+				name, problems := runFixture(f)
+				if len(problems) == 0 {
+					passed++
+					fmt.Fprintf(out, "✔ %s\n", name)
+					continue
+				}
+				failed++
+				fmt.Fprintf(out, "✗ %s\n", name)
+				for _, p := range problems {
+					fmt.Fprintf(out, "    %s\n", p)
+				}
+			}
+			fmt.Fprintf(out, "%d passed, %d failed\n", passed, failed)
+			if failed > 0 {
+				return &ExitError{Code: ExitFailed, Silent: true}
+			}
+			return nil
+		},
+	}
+}
+
+func fixtureFiles(args []string) ([]string, error) {
+	var files []string
+	for _, a := range args {
+		st, err := os.Stat(a)
+		if err != nil {
+			return nil, fmt.Errorf("fixture %s: %w", a, err)
+		}
+		if !st.IsDir() {
+			files = append(files, a)
+			continue
+		}
+		found, err := filepath.Glob(filepath.Join(a, "*.test.json"))
+		if err != nil {
+			return nil, err
+		}
+		if len(found) == 0 {
+			return nil, fmt.Errorf("no *.test.json fixtures in %s", a)
+		}
+		files = append(files, found...)
+	}
+	sort.Strings(files)
+	return files, nil
+}
+
+// runFixture runs one fixture file and returns its display name and every failed expectation.
+func runFixture(path string) (string, []string) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return path, []string{err.Error()}
+	}
+	var fx fixture
+	dec := json.NewDecoder(strings.NewReader(string(data)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&fx); err != nil {
+		return path, []string{fmt.Sprintf("%s: not a fixture: %v (fields: name, description, workflow, inputs, mocks, reviews, expect)", path, err)}
+	}
+	name := filepath.Base(path)
+	if fx.Name != "" {
+		name = fx.Name + " (" + filepath.Base(path) + ")"
+	}
+	src, def, err := fixtureWorkflow(path, fx.Workflow)
+	if err != nil {
+		return name, []string{err.Error()}
+	}
+	w, err := dsl.Load(src, def)
+	if err != nil {
+		return name, []string{err.Error()}
+	}
+	inputs, err := dsl.ResolveInputs(w.Def, nil, fx.Inputs)
+	if err != nil {
+		return name, []string{err.Error()}
+	}
+	res, runErr, missing := executeFixture(w, src, inputs, fx)
+	var problems []string
+	for _, m := range missing {
+		problems = append(problems, fmt.Sprintf("review step %q is waiting and the fixture has no reviews.%s decision", m, m))
+	}
+	if fx.Expect.Error != "" {
+		if runErr == nil || !strings.Contains(runErr.Error(), fx.Expect.Error) {
+			problems = append(problems, fmt.Sprintf("expected the run to fail with %q, got %v", fx.Expect.Error, runErr))
+		}
+		return name, problems
+	}
+	if runErr != nil {
+		return name, append(problems, "run failed: "+runErr.Error())
+	}
+	got := map[string]*weftv1.StepState{}
+	for _, s := range res.Steps {
+		got[s.Id] = s
+	}
+	ids := make([]string, 0, len(fx.Expect.Steps))
+	for id := range fx.Expect.Steps {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		s, ok := got[id]
+		switch {
+		case !ok:
+			problems = append(problems, fmt.Sprintf("expect.steps.%s: the workflow has no such step", id))
+		case s.Status != fx.Expect.Steps[id].Status:
+			problems = append(problems, fmt.Sprintf("step %s: status %s, want %s%s", id, s.Status, fx.Expect.Steps[id].Status, detail(s)))
+		}
+	}
+	if fx.Expect.NoErrors {
+		for _, s := range res.Steps {
+			if s.Error != "" {
+				problems = append(problems, fmt.Sprintf("step %s failed: %s", s.Id, s.Error))
+			}
+		}
+	}
+	if fx.Expect.Output != nil {
+		actual := res.Output.AsInterface()
+		if msg := match("output", fx.Expect.Output, actual); msg != "" {
+			problems = append(problems, msg)
+		}
+	}
+	return name, problems
+}
+
+func detail(s *weftv1.StepState) string {
+	switch {
+	case s.Error != "":
+		return " (" + s.Error + ")"
+	case s.Reason != "":
+		return " (" + s.Reason + ")"
+	}
+	return ""
+}
+
+// fixtureWorkflow finds the workflow a fixture runs.
+func fixtureWorkflow(fixturePath, ref string) (string, []byte, error) {
+	dir := filepath.Dir(fixturePath)
+	if ref == "" {
+		ref = strings.SplitN(filepath.Base(fixturePath), ".", 2)[0]
+	}
+	for _, p := range []string{ref, filepath.Join(dir, ref), filepath.Join(dir, ref+".json"), filepath.Join(dir, ref+".weft.json")} {
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			data, err := dsl.ReadFile(p)
+			return p, data, err
+		}
+	}
+	t, err := templates.Get(ref)
+	if err != nil {
+		return "", nil, fmt.Errorf("workflow %q: no such file next to the fixture and no built-in template of that name", ref)
+	}
+	return t.Name, t.Data, nil
+}
+
+// executeFixture runs the workflow in Temporal's test environment. Review decisions from the
+// fixture are signalled once their step is waiting; reviews without one are reported and the run
+// is cancelled.
+func executeFixture(w *dsl.Workflow, src string, inputs map[string]any, fx fixture) (*weftv1.RunResult, error, []string) {
+	var suite testsuite.WorkflowTestSuite
+	suite.SetLogger(tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	env := suite.NewTestWorkflowEnvironment()
+	env.SetTestTimeout(30 * time.Second)
+	env.RegisterWorkflowWithOptions(workflows.Run, workflow.RegisterOptions{Name: workflows.WorkflowType})
+	for _, s := range toolspec.All() {
+		if s.Kind != toolspec.KindActivity {
+			continue
+		}
+		tool := s.Name
+		env.RegisterActivityWithOptions(func(ctx context.Context, in map[string]any) (toolspec.Result, error) {
+			out, ok := fx.Mocks[tool]
+			if !ok {
+				return toolspec.Result{}, temporal.NewNonRetryableApplicationError(
+					fmt.Sprintf("no mock for tool %q: add \"mocks\": {\"%s\": <output>} to the fixture", tool, tool), toolspec.ErrMissingConfig, nil)
+			}
+			if m, ok := out.(map[string]any); ok {
+				if msg, ok := m["$error"].(string); ok {
+					return toolspec.Result{}, temporal.NewNonRetryableApplicationError(msg, "MockError", nil)
+				}
+			}
+			return toolspec.Result{Output: out, Attempt: activity.GetInfo(ctx).Attempt}, nil
+		}, activity.RegisterOptions{Name: tool})
+	}
+	var missing []string
+	sent := map[string]bool{}
+	var tick func()
+	tick = func() {
+		v, err := env.QueryWorkflow(workflows.QueryState)
+		if err != nil {
+			return
+		}
+		var st weftv1.ExecutionState
+		if v.Get(&st) != nil {
+			return
+		}
+		for _, rv := range st.PendingReviews {
+			if sent[rv.Step] {
+				continue
+			}
+			d, ok := fx.Reviews[rv.Step]
+			if !ok {
+				missing = append(missing, rv.Step)
+				env.CancelWorkflow()
+				return
+			}
+			d["step"] = rv.Step
+			raw, _ := json.Marshal(d)
+			sent[rv.Step] = true
+			env.SignalWorkflow(workflows.SignalReview, json.RawMessage(raw))
+		}
+		if !env.IsWorkflowCompleted() {
+			env.RegisterDelayedCallback(tick, time.Minute)
+		}
+	}
+	env.RegisterDelayedCallback(tick, time.Second)
+	def, in, err := fixtureRequest(w, inputs)
+	if err != nil {
+		return nil, err, nil
+	}
+	env.ExecuteWorkflow(workflows.WorkflowType, &weftv1.RunRequest{Definition: def, Inputs: in, Source: src})
+	if err := env.GetWorkflowError(); err != nil {
+		return nil, err, missing
+	}
+	var res weftv1.RunResult
+	if err := env.GetWorkflowResult(&res); err != nil {
+		return nil, err, missing
+	}
+	return &res, nil, missing
+}
+
+func fixtureRequest(w *dsl.Workflow, inputs map[string]any) (*structpb.Struct, *structpb.Struct, error) {
+	def, err := definitionStruct(w.Def)
+	if err != nil {
+		return nil, nil, err
+	}
+	in, err := structpb.NewStruct(inputs)
+	if err != nil {
+		return nil, nil, fmt.Errorf("inputs: %w", err)
+	}
+	return def, in, nil
+}
+
+// definitionStruct converts a definition to the protobuf Struct a RunRequest carries.
+func definitionStruct(d *dsl.Definition) (*structpb.Struct, error) {
+	b, err := json.Marshal(d)
+	if err != nil {
+		return nil, err
+	}
+	s := &structpb.Struct{}
+	if err := protojson.Unmarshal(b, s); err != nil {
+		return nil, fmt.Errorf("definition: %w", err)
+	}
+	return s, nil
+}
+
+// match compares an expectation with a value: objects match when every expected key matches,
+// arrays element by element, numbers by value.
+func match(path string, want, got any) string {
+	switch w := want.(type) {
+	case map[string]any:
+		g, ok := got.(map[string]any)
+		if !ok {
+			return fmt.Sprintf("%s: got %s, want an object", path, compact(got))
+		}
+		keys := make([]string, 0, len(w))
+		for k := range w {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if msg := match(path+"."+k, w[k], g[k]); msg != "" {
+				return msg
+			}
+		}
+		return ""
+	case []any:
+		g, ok := got.([]any)
+		if !ok || len(g) != len(w) {
+			return fmt.Sprintf("%s: got %s, want %s", path, compact(got), compact(want))
+		}
+		for i := range w {
+			if msg := match(fmt.Sprintf("%s[%d]", path, i), w[i], g[i]); msg != "" {
+				return msg
+			}
+		}
+		return ""
+	}
+	if reflect.DeepEqual(want, got) {
+		return ""
+	}
+	return fmt.Sprintf("%s: got %s, want %s", path, compact(got), compact(want))
+}
+
+func compact(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
