@@ -360,4 +360,3 @@ func compact(v any) string {
 	}
 	return string(b)
 }
-
