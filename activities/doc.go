@@ -1,9 +1,10 @@
-// Package activities will hold weft's tool activities: one file per domain (retrieval.go,
-// embedding.go, management.go, utility.go, generate.go), each handler implementing the tool
-// declared under the same name in activities/toolspec, and provider/store clients in
-// subpackages (voyage, openai-compatible, local embedder, mongo) that never import Temporal.
+// Package activities turns tool handlers into Temporal activities. Every tool declared in
+// activities/toolspec is registered under its own name through one adapter (Activity) that
+// validates the inputs against the tool's schema, runs the handler and returns a
+// toolspec.Result with the attempt number and usage.
 //
-// The declarations already exist (activities/toolspec) and the language validates against them;
-// the handlers arrive with the knowledge-tools issue. This package must never import workflows/
-// or go.temporal.io/sdk/workflow.
+// Handlers live one file per domain (retrieval.go, embedding.go, management.go, utility.go,
+// generate.go) with provider/store clients in subpackages that never import Temporal. Tools
+// whose handler is not built yet fail with a clear, non-retryable error instead of hanging.
+// This package must never import workflows/ or go.temporal.io/sdk/workflow.
 package activities

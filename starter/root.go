@@ -60,6 +60,14 @@ func NewRootCommand() *cobra.Command {
 		newSchemaCommand(),
 		newToolsCommand(),
 		newTestCommand(),
+		newRunCommand(),
+		newStatusCommand(),
+		newReviewCommand(),
+		newReviewsCommand(),
+		newRunsCommand(),
+		newCancelCommand(),
+		newHistoryCommand(),
+		newWorkerCommand(),
 	)
 	return root
 }

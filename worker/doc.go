@@ -1,5 +1,4 @@
-// Package worker will wire the Temporal worker behind `weft worker` and `weft dev`: dial,
-// register the interpreter and one activity per tool in activities/toolspec, run until
-// interrupted. It is the only place that reads provider credentials. Wiring only, no logic.
-// It arrives with the durable-execution issue.
+// Package worker wires a Temporal worker for weft: the interpreter (workflows.Run, registered
+// as "weft") and one activity per tool. It holds no logic of its own; `weft worker` and
+// `weft dev` call it. It is the only place that will read provider credentials.
 package worker

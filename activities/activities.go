@@ -1,0 +1,83 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/weftworks/weft/activities/toolspec"
+)
+
+// Handler implements one tool: it gets the step's resolved inputs (already valid against the
+// tool's input schema) and returns the tool's output and what it consumed. Return an
+// *InputError for input that no retry can fix.
+type Handler func(ctx context.Context, inputs map[string]any) (output any, usage *toolspec.Usage, err error)
+
+// InputError is a problem with a step's inputs; it is never retried.
+type InputError struct{ Msg string }
+
+func (e *InputError) Error() string { return e.Msg }
+
+// ConfigError says which setting a tool needs; it is never retried.
+type ConfigError struct{ Msg string }
+
+func (e *ConfigError) Error() string { return e.Msg }
+
+// Activity adapts a handler to the activity registered under spec.Name.
+func Activity(spec *toolspec.Spec, h Handler) func(ctx context.Context, inputs map[string]any) (toolspec.Result, error) {
+	return func(ctx context.Context, inputs map[string]any) (toolspec.Result, error) {
+		if inputs == nil {
+			inputs = map[string]any{}
+		}
+		if err := spec.ValidateInputs(inputs); err != nil {
+			msg := err.Error()
+			var ve *jsonschema.ValidationError
+			if errors.As(err, &ve) {
+				msg = ve.Error()
+			}
+			return toolspec.Result{}, temporal.NewNonRetryableApplicationError(
+				fmt.Sprintf("%s: invalid inputs: %s", spec.Name, msg), toolspec.ErrInvalidInput, nil)
+		}
+		out, usage, err := h(ctx, inputs)
+		if err != nil {
+			var ie *InputError
+			var ce *ConfigError
+			switch {
+			case errors.As(err, &ie):
+				return toolspec.Result{}, temporal.NewNonRetryableApplicationError(spec.Name+": "+ie.Msg, toolspec.ErrInvalidInput, err)
+			case errors.As(err, &ce):
+				return toolspec.Result{}, temporal.NewNonRetryableApplicationError(spec.Name+": "+ce.Msg, toolspec.ErrMissingConfig, err)
+			}
+			return toolspec.Result{}, err
+		}
+		return toolspec.Result{Output: out, Attempt: activity.GetInfo(ctx).Attempt, Usage: usage}, nil
+	}
+}
+
+// Unavailable is the handler of a tool this build cannot run yet.
+func Unavailable(spec *toolspec.Spec) Handler {
+	return func(context.Context, map[string]any) (any, *toolspec.Usage, error) {
+		return nil, nil, &ConfigError{Msg: fmt.Sprintf("the %s tool is not available on this worker yet (weft's knowledge tools arrive in a later release); mock it in `weft test` fixtures", spec.Name)}
+	}
+}
+
+// Handlers returns the handler of every activity tool, keyed by name. Tools without an
+// implementation get Unavailable.
+func Handlers(impl map[string]Handler) map[string]Handler {
+	out := map[string]Handler{}
+	for _, s := range toolspec.All() {
+		if s.Kind != toolspec.KindActivity {
+			continue
+		}
+		if h, ok := impl[s.Name]; ok {
+			out[s.Name] = h
+		} else {
+			out[s.Name] = Unavailable(s)
+		}
+	}
+	return out
+}

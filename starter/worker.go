@@ -1,0 +1,32 @@
+package starter
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+	sdkworker "go.temporal.io/sdk/worker"
+
+	"github.com/weftworks/weft/worker"
+)
+
+func newWorkerCommand() *cobra.Command {
+	var conn connFlags
+	cmd := &cobra.Command{
+		Use:   "worker",
+		Short: "Run a weft worker: the interpreter and the tool activities",
+		Long:  "Connects to Temporal and polls the task queue until SIGINT or SIGTERM, then finishes the tasks in hand.",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := conn.dial(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			w := worker.New(c, worker.Options{TaskQueue: conn.taskQueue})
+			fmt.Fprintf(cmd.ErrOrStderr(), "weft worker: %s, namespace %s, task queue %s\n", conn.address, conn.namespace, conn.taskQueue)
+			return w.Run(sdkworker.InterruptCh())
+		},
+	}
+	conn.register(cmd)
+	return cmd
+}

@@ -1,0 +1,40 @@
+package worker
+
+import (
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
+	sdkworker "go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/weftworks/weft/activities"
+	"github.com/weftworks/weft/activities/toolspec"
+	"github.com/weftworks/weft/workflows"
+)
+
+// Options configures a worker.
+type Options struct {
+	TaskQueue string
+	// Handlers overrides tool implementations (tests); keys are tool names.
+	Handlers map[string]activities.Handler
+}
+
+// New returns a worker with the interpreter and every tool activity registered.
+func New(c client.Client, o Options) sdkworker.Worker {
+	if o.TaskQueue == "" {
+		o.TaskQueue = workflows.TaskQueue
+	}
+	w := sdkworker.New(c, o.TaskQueue, sdkworker.Options{
+		// After a worker dies, its sticky queue holds the next workflow task until this expires.
+		StickyScheduleToStartTimeout: 2 * time.Second,
+	})
+	w.RegisterWorkflowWithOptions(workflows.Run, workflow.RegisterOptions{Name: workflows.WorkflowType})
+	handlers := activities.Handlers(o.Handlers)
+	for _, s := range toolspec.All() {
+		if h, ok := handlers[s.Name]; ok {
+			w.RegisterActivityWithOptions(activities.Activity(s, h), activity.RegisterOptions{Name: s.Name})
+		}
+	}
+	return w
+}
