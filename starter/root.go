@@ -68,6 +68,7 @@ func NewRootCommand() *cobra.Command {
 		newCancelCommand(),
 		newHistoryCommand(),
 		newWorkerCommand(),
+		newDevCommand(),
 	)
 	return root
 }

@@ -1,0 +1,139 @@
+package starter
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"go.temporal.io/sdk/client"
+
+	"github.com/weftworks/weft/devserver"
+	weftv1 "github.com/weftworks/weft/proto/weft/v1"
+	"github.com/weftworks/weft/templates"
+	"github.com/weftworks/weft/worker"
+	"github.com/weftworks/weft/workflows"
+	"github.com/weftworks/weft/workflows/dsl"
+)
+
+// DemoTemplate is the workflow `weft dev --demo` starts.
+const DemoTemplate = "approval-demo"
+
+func newDevCommand() *cobra.Command {
+	var dataDir, host string
+	var port, uiPort int
+	var demo bool
+	cmd := &cobra.Command{
+		Use:   "dev",
+		Short: "Run the embedded stack: Temporal, its Web UI and a weft worker, in one process",
+		Long: "Starts a real Temporal server in-process (SQLite in --data-dir, so runs survive a restart),\n" +
+			"the Temporal Web UI, the WeftStatus search attribute and a worker, all on 127.0.0.1.\n" +
+			"Nothing to install. Stop with Ctrl-C. --demo also starts a run that pauses for review.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			out := cmd.OutOrStdout()
+			started := time.Now()
+			srv, err := devserver.Start(ctx, devserver.Options{DataDir: dataDir, Host: host, Port: port, UIPort: uiPort})
+			if err != nil {
+				return err
+			}
+			defer srv.Stop()
+			conn := connFlags{address: srv.Address, namespace: srv.Namespace, taskQueue: workflows.TaskQueue}
+			c, err := conn.dial(ctx)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			w := worker.New(c, worker.Options{TaskQueue: conn.taskQueue})
+			if err := w.Start(); err != nil {
+				return fmt.Errorf("starting the worker: %w", err)
+			}
+			defer w.Stop()
+			fmt.Fprintf(out, "weft dev is up in %s\n", time.Since(started).Round(time.Millisecond))
+			fmt.Fprintf(out, "  Temporal   %s  (namespace %s, task queue %s)\n", srv.Address, srv.Namespace, conn.taskQueue)
+			if srv.UIAddress != "" {
+				fmt.Fprintf(out, "  Web UI     %s\n", srv.UIAddress)
+			}
+			fmt.Fprintf(out, "  Data       %s\n", dataDir)
+			if srv.Address != "127.0.0.1:7233" {
+				fmt.Fprintf(out, "  Other terminals: export TEMPORAL_ADDRESS=%s\n", srv.Address)
+			}
+			fmt.Fprintln(out, "  Try: weft run multi-collection-search --input query=\"rate limits\"   (tools arrive with the knowledge release)")
+			fmt.Fprintln(out, "       weft run approval-demo          weft runs          weft reviews")
+			if demo {
+				if err := startDemo(ctx, c, conn, srv, out); err != nil {
+					return err
+				}
+			}
+			<-ctx.Done()
+			fmt.Fprintln(out, "\nweft dev: stopping")
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&dataDir, "data-dir", ".weft/dev", "where Temporal keeps its SQLite database and log")
+	cmd.Flags().StringVar(&host, "host", "127.0.0.1", "address to bind")
+	cmd.Flags().IntVar(&port, "port", 7233, "Temporal frontend port")
+	cmd.Flags().IntVar(&uiPort, "ui-port", 8233, "Web UI port (0 disables the UI)")
+	cmd.Flags().BoolVar(&demo, "demo", false, "start the approval-demo workflow and show how to approve it")
+	return cmd
+}
+
+// startDemo starts the demo run and reports, in the background, when it pauses and finishes.
+func startDemo(ctx context.Context, c client.Client, conn connFlags, srv *devserver.Server, out interface{ Write([]byte) (int, error) }) error {
+	t, err := templates.Get(DemoTemplate)
+	if err != nil {
+		return err
+	}
+	w, err := dsl.Load(t.Name, t.Data)
+	if err != nil {
+		return err
+	}
+	inputs, err := dsl.ResolveInputs(w.Def, nil, nil)
+	if err != nil {
+		return err
+	}
+	req, err := newRunRequest(w, t.Name, inputs, nil)
+	if err != nil {
+		return err
+	}
+	run, err := startRun(ctx, c, conn.taskQueue, "", w, req)
+	if err != nil {
+		return fmt.Errorf("starting the demo: %w", err)
+	}
+	id := run.GetID()
+	addr := ""
+	if srv.Address != "127.0.0.1:7233" {
+		addr = " --address " + srv.Address
+	}
+	fmt.Fprintf(out, "\nDemo run %s started (%s).\n", id, DemoTemplate)
+	go func() {
+		for ctx.Err() == nil {
+			st, err := queryState(ctx, c, id)
+			if err == nil && len(st.PendingReviews) > 0 {
+				fmt.Fprintf(out, "It is paused for review: %q\n", st.PendingReviews[0].Title)
+				fmt.Fprintf(out, "  approve:  weft review %s approve%s\n", id, addr)
+				fmt.Fprintf(out, "  or:       temporal workflow signal --workflow-id %s --name review --input '{\"decision\":\"approve\",\"reviewer\":\"you\"}'%s\n", id, addr)
+				if srv.UIAddress != "" {
+					fmt.Fprintf(out, "  see it:   %s/namespaces/%s/workflows/%s  (or search WeftStatus=\"awaiting_review\")\n", srv.UIAddress, srv.Namespace, id)
+				}
+				break
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+		var res weftv1.RunResult
+		if err := run.Get(ctx, &res); err != nil {
+			if ctx.Err() == nil {
+				fmt.Fprintf(out, "Demo run %s failed: %s\n", id, cause(err))
+			}
+			return
+		}
+		b, _ := res.Output.MarshalJSON()
+		fmt.Fprintf(out, "Demo run %s completed in %dms: %s\n", id, res.DurationMs, b)
+	}()
+	return nil
+}
