@@ -207,6 +207,7 @@ func sqlConfig(o Options) (*config.SQL, error) {
 		if err != nil {
 			return nil, err
 		}
+		// In memory mode the SQLite plugin creates the schema itself.
 		c.ConnectAttributes = map[string]string{"mode": "memory", "cache": "shared"}
 		c.DatabaseName = "weft-" + strconv.Itoa(port)
 	} else {
@@ -220,11 +221,6 @@ func sqlConfig(o Options) (*config.SQL, error) {
 			if err := sqliteschema.SetupSchema(c); err != nil {
 				return nil, fmt.Errorf("creating the Temporal schema in %s: %w", c.DatabaseName, err)
 			}
-		}
-	}
-	if o.DataDir == "" {
-		if err := sqliteschema.SetupSchema(c); err != nil {
-			return nil, fmt.Errorf("creating the Temporal schema: %w", err)
 		}
 	}
 	ns, err := sqliteschema.NewNamespaceConfig("active", o.Namespace, false, SearchAttributes)

@@ -1,7 +1,9 @@
 package starter
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -30,12 +32,19 @@ func queryState(ctx context.Context, c client.Client, id string) (*weftv1.Execut
 	return &st, nil
 }
 
+// writeProto prints a message as indented JSON. protojson's own spacing varies on purpose, so
+// the output is re-indented to stay stable for people and scripts.
 func writeProto(w io.Writer, m proto.Message) error {
-	b, err := protojson.MarshalOptions{Multiline: true, Indent: "  "}.Marshal(m)
+	b, err := protojson.Marshal(m)
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintln(w, string(b))
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, b, "", "  "); err != nil {
+		return err
+	}
+	buf.WriteByte('\n')
+	_, err = w.Write(buf.Bytes())
 	return err
 }
 

@@ -1,0 +1,167 @@
+package integration
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/client"
+
+	"github.com/weftworks/weft/activities"
+	weftv1 "github.com/weftworks/weft/proto/weft/v1"
+	"github.com/weftworks/weft/workflows"
+)
+
+// waitForReview polls the state query until the run has a pending review.
+func waitForReview(t *testing.T, c client.Client, id string) *weftv1.ExecutionState {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		v, err := c.QueryWorkflow(context.Background(), id, "", workflows.QueryState)
+		if err == nil {
+			var st weftv1.ExecutionState
+			require.NoError(t, v.Get(&st))
+			if len(st.PendingReviews) > 0 {
+				return &st
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("run %s never awaited review", id)
+	return nil
+}
+
+func TestRunPausesForReviewAndResumesAfterCLIApproval(t *testing.T) {
+	c := dial(t)
+	queue := "cli-review"
+	startWorker(t, c, queue, nil)
+	type result struct {
+		code     int
+		out, err string
+	}
+	done := make(chan result, 1)
+	go func() {
+		code, out, errOut := weft(t, queue, "run", "approval-demo", "--id", "cli-review-1", "--input", "version=9.9", "--poll", "50ms")
+		done <- result{code, out, errOut}
+	}()
+	waitForReview(t, c, "cli-review-1")
+	time.Sleep(500 * time.Millisecond) // let the follower print the paused step
+
+	// Visible to `weft reviews` through the WeftStatus search attribute (visibility is eventually consistent).
+	require.Eventually(t, func() bool {
+		_, out, _ := weft(t, "", "reviews")
+		return strings.Contains(out, "cli-review-1") && strings.Contains(out, "Publish release 9.9?")
+	}, 15*time.Second, 200*time.Millisecond)
+
+	code, _, errOut := weft(t, "", "review", "cli-review-1", "approve", "--step", "published")
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, `step "published" is a template step, not a review`)
+
+	code, out, errOut := weft(t, "", "review", "cli-review-1", "approve", "--reviewer", "ana")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "approve recorded for step approval")
+
+	r := <-done
+	require.Equal(t, 0, r.code, r.out+r.err)
+	require.Contains(t, r.out, "⏸ Approve the release notes")
+	require.Contains(t, r.out, "✔ Publish")
+	require.Contains(t, r.out, `"announcement": "Release 9.9: 3 changes (approved by ana)"`)
+
+	code, out, _ = weft(t, "", "status", "cli-review-1", "--json")
+	require.Equal(t, 0, code)
+	var st map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &st))
+	require.Equal(t, "completed", st["status"])
+
+	code, out, _ = weft(t, "", "history", "cli-review-1")
+	require.Equal(t, 0, code)
+	require.Contains(t, out, "approve by ana")
+}
+
+// TestSignalLikeTemporalCLI sends the decision the way `temporal workflow signal --input` does:
+// a plain JSON payload on the review signal.
+func TestSignalLikeTemporalCLI(t *testing.T) {
+	c := dial(t)
+	queue := "signal"
+	startWorker(t, c, queue, nil)
+	code, out, errOut := weft(t, queue, "run", "approval-demo", "--id", "signal-1", "--detach")
+	require.Equal(t, 3, code, errOut)
+	require.Contains(t, out, "Started signal-1")
+	waitForReview(t, c, "signal-1")
+	require.NoError(t, c.SignalWorkflow(context.Background(), "signal-1", "", workflows.SignalReview,
+		json.RawMessage(`{"decision":"reject","reviewer":"cy","comment":"too early"}`)))
+	var res weftv1.RunResult
+	err := c.GetWorkflow(context.Background(), "signal-1", "").Get(context.Background(), &res)
+	require.ErrorContains(t, err, `step "approval": rejected by cy: too early`)
+
+	code, out, _ = weft(t, "", "status", "signal-1")
+	require.Equal(t, 0, code)
+	require.Contains(t, out, "✗ Approve the release notes")
+}
+
+func TestInvalidFileNeverStartsARun(t *testing.T) {
+	code, _, errOut := weft(t, "nobody-listens", "run", "../testdata/bad/unknown-tool.json")
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, `unknown tool "serch"`)
+	code, _, errOut = weft(t, "nobody-listens", "run", "approval-demo", "--input", "nope=1")
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, `unknown input "nope"`)
+}
+
+func TestCancelAndRuns(t *testing.T) {
+	c := dial(t)
+	queue := "cancel"
+	startWorker(t, c, queue, nil)
+	code, _, _ := weft(t, queue, "run", "approval-demo", "--id", "cancel-1", "--detach")
+	require.Equal(t, 3, code)
+	waitForReview(t, c, "cancel-1")
+	code, out, _ := weft(t, "", "cancel", "cancel-1")
+	require.Equal(t, 0, code, out)
+	err := c.GetWorkflow(context.Background(), "cancel-1", "").Get(context.Background(), nil)
+	require.ErrorContains(t, err, "canceled")
+	require.Eventually(t, func() bool {
+		_, out, _ := weft(t, "", "runs", "--json")
+		return strings.Contains(out, `"id": "cancel-1"`) && strings.Contains(out, `"status": "canceled"`)
+	}, 15*time.Second, 200*time.Millisecond)
+}
+
+// TestToolStepsAreActivitiesNamedAfterTheTool runs a multi-collection search with fake tools and
+// checks the history: one activity per tool step, named after the tool, with the step name as
+// summary; the data step (merge) leaves no event.
+func TestToolStepsAreActivitiesNamedAfterTheTool(t *testing.T) {
+	c := dial(t)
+	queue := "dag"
+	startWorker(t, c, queue, fakeHandlers(nil))
+	code, out, errOut := weft(t, queue, "run", "multi-collection-search", "--id", "dag-1", "--input", "query=limits", "--json")
+	require.Equal(t, 0, code, out+errOut)
+	var res map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &res))
+	require.Equal(t, float64(3), res["output"].(map[string]any)["resultCount"])
+
+	types, summaries := activityEvents(t, c, "dag-1")
+	require.Equal(t, []string{"query", "query", "rerank"}, types)
+	require.ElementsMatch(t, []string{"Search the first collection", "Search the second collection", "Rerank the union"}, summaries)
+}
+
+func fakeHandlers(se *sideEffects) map[string]activities.Handler {
+	h := map[string]activities.Handler{
+		"query":  fakeSearch,
+		"search": fakeSearch,
+		"rerank": fakeRerank,
+	}
+	if se != nil {
+		h["embed"] = countingEmbed(se)
+	}
+	return h
+}
+
+func writeHistory(t *testing.T, name string, data []byte) {
+	path := filepath.Join("..", "workflows", "testdata", "histories", name+".json")
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	require.NoError(t, os.WriteFile(path, data, 0o644))
+}

@@ -1,0 +1,5 @@
+// Package integration holds the tests that need a real Temporal server: the CLI against the
+// embedded server, review by update and by signal, crash recovery with a worker process killed
+// mid-step, recording of the histories the replay tests use, and the interpreter benchmarks.
+// It is the one test package that starts the server, so CI links it once.
+package integration

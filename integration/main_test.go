@@ -1,0 +1,151 @@
+package integration
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	sdkworker "go.temporal.io/sdk/worker"
+
+	"github.com/weftworks/weft/activities"
+	"github.com/weftworks/weft/activities/toolspec"
+	"github.com/weftworks/weft/devserver"
+	"github.com/weftworks/weft/starter"
+	"github.com/weftworks/weft/worker"
+)
+
+var (
+	server *devserver.Server
+	// updateHistories rewrites workflows/testdata/histories from fresh runs.
+	updateHistories = flag.Bool("update-histories", false, "record the replay histories again")
+)
+
+func TestMain(m *testing.M) {
+	if os.Getenv("WEFT_CRASH_WORKER") != "" {
+		os.Exit(crashWorkerMain())
+	}
+	flag.Parse()
+	var err error
+	server, err = devserver.Start(context.Background(), devserver.Options{})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "starting the embedded Temporal server:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	server.Stop()
+	os.Exit(code)
+}
+
+func dial(t testing.TB) client.Client {
+	t.Helper()
+	c, err := client.Dial(client.Options{HostPort: server.Address, Namespace: server.Namespace, Logger: quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return c
+}
+
+// startWorker runs a worker on its own task queue with the given tool handlers.
+func startWorker(t testing.TB, c client.Client, queue string, handlers map[string]activities.Handler) sdkworker.Worker {
+	t.Helper()
+	w := worker.New(c, worker.Options{TaskQueue: queue, Handlers: handlers})
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Stop)
+	return w
+}
+
+// weft runs the CLI in-process against the embedded server.
+func weft(t testing.TB, queue string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	full := append(append([]string{}, args...), "--address", server.Address, "--namespace", server.Namespace)
+	if queue != "" {
+		full = append(full, "--task-queue", queue)
+	}
+	code := starter.Execute(full, strings.NewReader(""), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// sideEffects counts tool executions in a file, so that several worker processes can share it.
+type sideEffects struct {
+	mu   sync.Mutex
+	path string
+}
+
+func (s *sideEffects) record(line string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f, err := os.OpenFile(s.path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		panic(err)
+	}
+	defer f.Close()
+	fmt.Fprintln(f, line)
+}
+
+func (s *sideEffects) lines() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	data, _ := os.ReadFile(s.path)
+	var out []string
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		out = append(out, sc.Text())
+	}
+	return out
+}
+
+func (s *sideEffects) count(line string) int {
+	n := 0
+	for _, l := range s.lines() {
+		if l == line {
+			n++
+		}
+	}
+	return n
+}
+
+// countingEmbed is an embed handler that records "start X" and "done X" for text X and takes
+// a few seconds for texts starting with "slow".
+func countingEmbed(se *sideEffects) activities.Handler {
+	return func(ctx context.Context, in map[string]any) (any, *toolspec.Usage, error) {
+		text := fmt.Sprint(in["text"])
+		se.record("start " + text)
+		if strings.HasPrefix(text, "slow") {
+			select {
+			case <-time.After(3 * time.Second):
+			case <-ctx.Done():
+				return nil, nil, ctx.Err()
+			}
+		}
+		se.record("done " + text)
+		return map[string]any{"text": text, "dimensions": 3}, &toolspec.Usage{EmbeddingTokens: int64(len(text))}, nil
+	}
+}
+
+// crashWorkerMain is the worker process the crash test starts and kills.
+func crashWorkerMain() int {
+	c, err := client.Dial(client.Options{HostPort: os.Getenv("WEFT_ADDRESS"), Logger: quiet()})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	se := &sideEffects{path: os.Getenv("WEFT_SIDE_EFFECTS")}
+	w := worker.New(c, worker.Options{TaskQueue: os.Getenv("WEFT_CRASH_WORKER"), Handlers: map[string]activities.Handler{"embed": countingEmbed(se)}})
+	if err := w.Run(sdkworker.InterruptCh()); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
