@@ -1,6 +1,8 @@
 package integration
 
 import (
+	"bytes"
+
 	commonpb "go.temporal.io/api/common/v1"
 	"go.temporal.io/sdk/converter"
 )
@@ -8,3 +10,5 @@ import (
 func converterFromPayload(p *commonpb.Payload, v any) error {
 	return converter.GetDefaultDataConverter().FromPayload(p, v)
 }
+
+func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }

@@ -1,7 +1,11 @@
 package workflows_test
 
 import (
+	"io"
+	"log/slog"
+
 	"github.com/stretchr/testify/mock"
+	tlog "go.temporal.io/sdk/log"
 
 	"github.com/weftworks/weft/templates"
 )
@@ -19,4 +23,8 @@ func templatesDir() ([]templateFile, error) {
 		out = append(out, templateFile{t.Name, t.Data})
 	}
 	return out, nil
+}
+
+func quietLogger() tlog.Logger {
+	return tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
 }

@@ -1,0 +1,63 @@
+package integration
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/weftworks/weft/activities"
+	weftv1 "github.com/weftworks/weft/proto/weft/v1"
+)
+
+// TestCrashResume kills a worker process with SIGKILL while a step is in flight, starts another
+// worker, and checks that the run completes and that the steps finished before the crash did not
+// run again.
+func TestCrashResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts worker processes")
+	}
+	c := dial(t)
+	queue := "crash"
+	se := &sideEffects{path: filepath.Join(t.TempDir(), "effects.log")}
+	self, err := os.Executable()
+	require.NoError(t, err)
+	proc := exec.Command(self, "-test.run=^$")
+	proc.Env = append(os.Environ(), "WEFT_CRASH_WORKER="+queue, "WEFT_ADDRESS="+server.Address, "WEFT_SIDE_EFFECTS="+se.path)
+	proc.Stderr = os.Stderr
+	require.NoError(t, proc.Start())
+	killed := false
+	t.Cleanup(func() {
+		if !killed {
+			_ = proc.Process.Kill()
+			_, _ = proc.Process.Wait()
+		}
+	})
+
+	code, _, errOut := weft(t, queue, "run", "../testdata/fixtures/crash-chain.json", "--id", "crash-1", "--detach")
+	require.Equal(t, 3, code, errOut)
+	require.Eventually(t, func() bool { return se.count("start slow-b") == 1 }, 30*time.Second, 20*time.Millisecond)
+	require.Equal(t, 1, se.count("done a"), "step a finished before the crash")
+	require.NoError(t, proc.Process.Signal(syscall.SIGKILL))
+	_, _ = proc.Process.Wait()
+	killed = true
+
+	startWorker(t, c, queue, map[string]activities.Handler{"embed": countingEmbed(se)})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var res weftv1.RunResult
+	require.NoError(t, c.GetWorkflow(ctx, "crash-1", "").Get(ctx, &res))
+	out := res.Output.GetStructValue().AsMap()
+	require.Equal(t, "a|slow-b|c", out["chain"])
+
+	require.Equal(t, 1, se.count("start a"), "a completed before the crash and must not run again")
+	require.Equal(t, 2, se.count("start slow-b"), "b was in flight when the worker died: it runs again")
+	require.Equal(t, 1, se.count("done slow-b"))
+	require.Equal(t, 1, se.count("start c"))
+	require.Equal(t, 1, se.count("done c"))
+}

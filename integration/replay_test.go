@@ -1,0 +1,75 @@
+package integration
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/sdk/client"
+	sdkworker "go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+	"google.golang.org/protobuf/encoding/protojson"
+
+	"github.com/weftworks/weft/workflows"
+)
+
+// TestRecordAndReplayHistories runs sample workflows on the real server, replays each history
+// against the current interpreter, and with -update-histories stores them in
+// workflows/testdata/histories, where workflows' replay test checks them on every change.
+func TestRecordAndReplayHistories(t *testing.T) {
+	c := dial(t)
+	queue := "histories"
+	se := &sideEffects{path: filepath.Join(t.TempDir(), "effects.log")}
+	startWorker(t, c, queue, fakeHandlers(se))
+	samples := []struct {
+		name   string
+		args   []string
+		review string
+	}{
+		{"multi-collection-search", []string{"multi-collection-search", "--input", "query=limits"}, ""},
+		{"approval-demo", []string{"approval-demo"}, `{"decision":"edit","data":{"headline":"edited","items":[]},"reviewer":"ana"}`},
+		{"replay-mix", []string{"../testdata/fixtures/replay-mix.json"}, ""},
+	}
+	for _, s := range samples {
+		t.Run(s.name, func(t *testing.T) {
+			id := "history-" + s.name
+			args := append([]string{"run"}, s.args...)
+			code, _, errOut := weft(t, queue, append(args, "--id", id, "--detach")...)
+			require.Equal(t, 3, code, errOut)
+			if s.review != "" {
+				waitForReview(t, c, id)
+				require.NoError(t, c.SignalWorkflow(context.Background(), id, "", workflows.SignalReview, json.RawMessage(s.review)))
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			require.NoError(t, c.GetWorkflow(ctx, id, "").Get(ctx, nil))
+			data := historyJSON(t, c, id)
+			replayer := sdkworker.NewWorkflowReplayer()
+			replayer.RegisterWorkflowWithOptions(workflows.Run, workflow.RegisterOptions{Name: workflows.WorkflowType})
+			hist, err := client.HistoryFromJSON(bytesReader(data), client.HistoryJSONOptions{})
+			require.NoError(t, err)
+			require.NoError(t, replayer.ReplayWorkflowHistory(quiet(), hist))
+			if *updateHistories {
+				writeHistory(t, s.name, data)
+			}
+		})
+	}
+}
+
+func historyJSON(t *testing.T, c client.Client, id string) []byte {
+	var events []*historypb.HistoryEvent
+	it := c.GetWorkflowHistory(context.Background(), id, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for it.HasNext() {
+		ev, err := it.Next()
+		require.NoError(t, err)
+		events = append(events, ev)
+	}
+	data, err := protojson.MarshalOptions{Indent: " "}.Marshal(&historypb.History{Events: events})
+	require.NoError(t, err)
+	return data
+}

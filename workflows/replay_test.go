@@ -1,0 +1,44 @@
+package workflows_test
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+
+	weftv1 "github.com/weftworks/weft/proto/weft/v1"
+	"github.com/weftworks/weft/workflows"
+)
+
+// TestReplayRecordedHistories replays histories recorded on a real server
+// (go test ./integration -run TestRecordAndReplayHistories -args -update-histories). A change to
+// the interpreter that would break running executions fails here; guard intended changes with
+// workflow.GetVersion.
+func TestReplayRecordedHistories(t *testing.T) {
+	files, err := filepath.Glob("testdata/histories/*.json")
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, len(files), 3)
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			r := worker.NewWorkflowReplayer()
+			r.RegisterWorkflowWithOptions(workflows.Run, workflow.RegisterOptions{Name: workflows.WorkflowType})
+			require.NoError(t, r.ReplayWorkflowHistoryFromJSONFile(quietLogger(), f))
+		})
+	}
+}
+
+// TestReplayDetectsChangedCommands shows the replay check can fail: a "weft" workflow that
+// schedules other commands does not replay the recorded history.
+func TestReplayDetectsChangedCommands(t *testing.T) {
+	changed := func(ctx workflow.Context, req *weftv1.RunRequest) (*weftv1.RunResult, error) {
+		ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: 1})
+		_ = workflow.ExecuteActivity(ctx, "rerank", map[string]any{}).Get(ctx, nil)
+		return &weftv1.RunResult{}, nil
+	}
+	r := worker.NewWorkflowReplayer()
+	r.RegisterWorkflowWithOptions(changed, workflow.RegisterOptions{Name: workflows.WorkflowType})
+	err := r.ReplayWorkflowHistoryFromJSONFile(quietLogger(), "testdata/histories/multi-collection-search.json")
+	require.Error(t, err)
+}
