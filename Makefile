@@ -5,7 +5,7 @@ PKGS      := ./...
 FUZZTIME  ?= 30s
 BENCHTIME ?= 1s
 
-.PHONY: help build test run bench fuzz lint fmt clean proto
+.PHONY: help build test run bench fuzz lint fmt clean proto workflowcheck
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
@@ -18,7 +18,15 @@ lint: ## gofmt and go vet
 	if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet $(PKGS)
 
-test: lint ## the test suite CI runs
+WORKFLOWCHECK := $(shell $(GO) env GOPATH)/bin/workflowcheck
+
+$(WORKFLOWCHECK):
+	$(GO) install go.temporal.io/sdk/contrib/tools/workflowcheck@v0.6.0
+
+workflowcheck: $(WORKFLOWCHECK) ## determinism check of the interpreter
+	$(WORKFLOWCHECK) -config workflowcheck.config.yaml ./workflows/...
+
+test: lint workflowcheck ## the test suite CI runs
 	$(GO) test -race -count=1 $(PKGS)
 
 run: build ## build weft and walk through the built-in templates (offline)

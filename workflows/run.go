@@ -89,9 +89,11 @@ func newRun(ctx workflow.Context, req *weftv1.RunRequest) (*run, error) {
 		return nil, invalidDefinition("%v", err)
 	}
 	defaults := map[string]any{}
+	//workflowcheck:ignore the result does not depend on map order (copied, or sorted after)
 	for k, v := range wf.Def.Defaults {
 		defaults[k] = v
 	}
+	//workflowcheck:ignore the result does not depend on map order (copied, or sorted after)
 	for k, v := range req.GetDefaults().AsMap() {
 		defaults[k] = v
 	}

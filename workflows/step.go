@@ -55,6 +55,7 @@ func (r *run) resolveInputs(cs *dsl.CompiledStep, val *expr.Value, spec *toolspe
 		}
 		inputs[k] = defaults[k]
 	}
+	//workflowcheck:ignore the result does not depend on map order (copied, or sorted after)
 	for k, v := range cs.Lazy {
 		if _, set := inputs[k]; !set && val == cs.InputValue {
 			inputs[k] = v

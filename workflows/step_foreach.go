@@ -17,9 +17,11 @@ const DefaultConcurrency = 4
 // itemEnv is env plus the per-item names.
 func itemEnv(env map[string]any, names map[string]any) map[string]any {
 	out := make(map[string]any, len(env)+len(names))
+	//workflowcheck:ignore the result does not depend on map order (copied, or sorted after)
 	for k, v := range env {
 		out[k] = v
 	}
+	//workflowcheck:ignore the result does not depend on map order (copied, or sorted after)
 	for k, v := range names {
 		out[k] = v
 	}

@@ -109,6 +109,7 @@ func merge(cs *dsl.CompiledStep, in map[string]any) (any, error) {
 
 func itemEnv(env map[string]any) map[string]any {
 	out := make(map[string]any, len(env)+2)
+	//workflowcheck:ignore the result does not depend on map order (copied, or sorted after)
 	for k, v := range env {
 		out[k] = v
 	}
@@ -151,6 +152,7 @@ func transform(cs *dsl.CompiledStep, in map[string]any, env map[string]any) (any
 	}
 	mapping, _ := cs.Lazy["mapping"].(map[string]any)
 	newNames := make([]string, 0, len(mapping))
+	//workflowcheck:ignore the result does not depend on map order (copied, or sorted after)
 	for k := range mapping {
 		newNames = append(newNames, k)
 	}

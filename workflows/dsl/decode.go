@@ -14,6 +14,7 @@ func definitionFrom(root map[string]any) *Definition {
 	d.Defaults, _ = root["defaults"].(map[string]any)
 	if ins, ok := root["inputs"].(map[string]any); ok {
 		d.Inputs = make(map[string]Input, len(ins))
+		//workflowcheck:ignore the result does not depend on map order (copied, or sorted after)
 		for name, v := range ins {
 			m, _ := v.(map[string]any)
 			d.Inputs[name] = Input{Type: str(m, "type"), Description: str(m, "description"), Required: boolean(m, "required"), Default: m["default"]}

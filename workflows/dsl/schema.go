@@ -305,6 +305,7 @@ func toolFields(spec *toolspec.Spec) []string {
 		return nil
 	}
 	out := make([]string, 0, len(sch.Properties))
+	//workflowcheck:ignore the result does not depend on map order (copied, or sorted after)
 	for k := range sch.Properties {
 		out = append(out, k)
 	}

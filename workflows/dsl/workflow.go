@@ -283,6 +283,7 @@ func (c *compiler) compileStep(cs *CompiledStep) {
 	inPtr := ptr + "/inputs"
 	eager := map[string]any{}
 	cs.Lazy = map[string]any{}
+	//workflowcheck:ignore the result does not depend on map order (copied, or sorted after)
 	for k, v := range st.Inputs {
 		if cs.Spec.IsLazy(k) {
 			cs.Lazy[k] = v
@@ -299,6 +300,7 @@ func (c *compiler) compileStep(cs *CompiledStep) {
 	// Validate literal inputs; templated values are checked when resolved at run time.
 	lit, holes := val.Literal()
 	litMap := lit.(map[string]any)
+	//workflowcheck:ignore the result does not depend on map order (copied, or sorted after)
 	for k, v := range cs.Lazy {
 		litMap[k] = v
 	}
@@ -309,6 +311,7 @@ func (c *compiler) compileStep(cs *CompiledStep) {
 	if err := cs.Spec.ValidateInputs(litMap); err != nil {
 		fields := toolFields(cs.Spec)
 		c.diags = append(c.diags, schemaDiags(c.src, err, inPtr, func(p string) bool {
+			//workflowcheck:ignore the result does not depend on map order (copied, or sorted after)
 			for h := range holeSet {
 				if p == h || strings.HasPrefix(p, h+"/") {
 					return true
@@ -754,6 +757,7 @@ func contains(ss []string, s string) bool { return indexOf(ss, s) >= 0 }
 
 func sortedKeys[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))
+	//workflowcheck:ignore the result does not depend on map order (copied, or sorted after)
 	for k := range m {
 		out = append(out, k)
 	}

@@ -178,6 +178,7 @@ func dynamic(v any) bool {
 	case string:
 		return strings.Contains(x, "{{") || strings.Contains(x, "}}")
 	case map[string]any:
+		//workflowcheck:ignore the result does not depend on map order (copied, or sorted after)
 		for _, e := range x {
 			if dynamic(e) {
 				return true
@@ -210,6 +211,7 @@ func (c *valueCompiler) value(v any) *Value {
 		return &Value{kind: 't', tmpl: t}
 	case map[string]any:
 		keys := make([]string, 0, len(x))
+		//workflowcheck:ignore the result does not depend on map order (copied, or sorted after)
 		for k := range x {
 			keys = append(keys, k)
 		}
