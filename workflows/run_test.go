@@ -408,6 +408,10 @@ func TestTemplatesRunOnFakes(t *testing.T) {
 				}
 			}
 			h := newHarness(t)
+			// A template with a review gets an approval once it waits.
+			h.env.RegisterDelayedCallback(func() {
+				h.env.SignalWorkflow(workflows.SignalReview, json.RawMessage(`{"decision":"approve"}`))
+			}, time.Hour)
 			_, err = h.run(t, string(f.data), inputs)
 			require.NoError(t, err)
 		})
