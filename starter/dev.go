@@ -97,7 +97,7 @@ func startDemo(ctx context.Context, c client.Client, conn connFlags, srv *devser
 	if err != nil {
 		return err
 	}
-	req, err := newRunRequest(w, t.Name, inputs, nil)
+	req, err := workflows.NewRequest(w.Def, t.Name, inputs, nil)
 	if err != nil {
 		return err
 	}

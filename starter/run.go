@@ -16,7 +16,6 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 	"google.golang.org/protobuf/encoding/protojson"
-	"google.golang.org/protobuf/types/known/structpb"
 
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 	"github.com/weftworks/weft/workflows"
@@ -54,23 +53,6 @@ func newRunCommand() *cobra.Command {
 	cmd.Flags().BoolVar(&o.dryRun, "dry-run", false, "validate and print the plan without running")
 	cmd.Flags().DurationVar(&o.interval, "poll", 300*time.Millisecond, "how often progress is read")
 	return cmd
-}
-
-// newRunRequest builds the workflow input for a compiled workflow.
-func newRunRequest(w *dsl.Workflow, source string, inputs, overrides map[string]any) (*weftv1.RunRequest, error) {
-	def, err := definitionStruct(w.Def)
-	if err != nil {
-		return nil, err
-	}
-	in, err := structpb.NewStruct(inputs)
-	if err != nil {
-		return nil, fmt.Errorf("inputs: %w", err)
-	}
-	ov, err := structpb.NewStruct(overrides)
-	if err != nil {
-		return nil, fmt.Errorf("defaults: %w", err)
-	}
-	return &weftv1.RunRequest{Definition: def, Inputs: in, Defaults: ov, Source: source}, nil
 }
 
 func newRunID(name string) string {
@@ -113,7 +95,7 @@ func (o *runOptions) run(cmd *cobra.Command, arg string) error {
 		_, err := fmt.Fprint(out, p.Text())
 		return err
 	}
-	req, err := newRunRequest(w, name, inputs, o.overrides())
+	req, err := workflows.NewRequest(w.Def, name, inputs, o.overrides())
 	if err != nil {
 		return invalid(err)
 	}

@@ -19,8 +19,6 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
-	"google.golang.org/protobuf/encoding/protojson"
-	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/weftworks/weft/activities/toolspec"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
@@ -275,11 +273,11 @@ func executeFixture(w *dsl.Workflow, src string, inputs map[string]any, fx fixtu
 		}
 	}
 	env.RegisterDelayedCallback(tick, time.Second)
-	def, in, err := fixtureRequest(w, inputs)
+	req, err := workflows.NewRequest(w.Def, src, inputs, nil)
 	if err != nil {
 		return nil, err, nil
 	}
-	env.ExecuteWorkflow(workflows.WorkflowType, &weftv1.RunRequest{Definition: def, Inputs: in, Source: src})
+	env.ExecuteWorkflow(workflows.WorkflowType, req)
 	if err := env.GetWorkflowError(); err != nil {
 		return nil, err, missing
 	}
@@ -288,31 +286,6 @@ func executeFixture(w *dsl.Workflow, src string, inputs map[string]any, fx fixtu
 		return nil, err, missing
 	}
 	return &res, nil, missing
-}
-
-func fixtureRequest(w *dsl.Workflow, inputs map[string]any) (*structpb.Struct, *structpb.Struct, error) {
-	def, err := definitionStruct(w.Def)
-	if err != nil {
-		return nil, nil, err
-	}
-	in, err := structpb.NewStruct(inputs)
-	if err != nil {
-		return nil, nil, fmt.Errorf("inputs: %w", err)
-	}
-	return def, in, nil
-}
-
-// definitionStruct converts a definition to the protobuf Struct a RunRequest carries.
-func definitionStruct(d *dsl.Definition) (*structpb.Struct, error) {
-	b, err := json.Marshal(d)
-	if err != nil {
-		return nil, err
-	}
-	s := &structpb.Struct{}
-	if err := protojson.Unmarshal(b, s); err != nil {
-		return nil, fmt.Errorf("definition: %w", err)
-	}
-	return s, nil
 }
 
 // match compares an expectation with a value: objects match when every expected key matches,
