@@ -163,48 +163,34 @@ func (e *benchEnv) hand(name string, arg any) func(i int) (client.WorkflowRun, e
 	}
 }
 
-func report(b *testing.B, elapsed time.Duration) {
-	b.ReportMetric(float64(benchRuns*b.N)/elapsed.Seconds(), "runs/s")
+// sideBySide alternates batches of the weft and the hand-written variant so both see the same
+// server state (the embedded server slows as its history grows), and reports each one's
+// throughput and the wall-time ratio weft/hand.
+func (e *benchEnv) sideBySide(b *testing.B, weft, hand func(int) (client.WorkflowRun, error)) {
+	var tw, th time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		e.batch(b, weft)
+		tw += time.Since(t0)
+		t0 = time.Now()
+		e.batch(b, hand)
+		th += time.Since(t0)
+	}
+	b.ReportMetric(float64(benchRuns*b.N)/tw.Seconds(), "weft-runs/s")
+	b.ReportMetric(float64(benchRuns*b.N)/th.Seconds(), "hand-runs/s")
+	b.ReportMetric(tw.Seconds()/th.Seconds(), "wall-ratio")
 }
 
 // BenchmarkDAG is the 4-step multi-collection shape: two parallel searches, a merge, a rerank.
 func BenchmarkDAG(b *testing.B) {
 	e := newBenchEnv(b, "bench-dag")
-	for _, v := range []struct {
-		name  string
-		start func(int) (client.WorkflowRun, error)
-	}{
-		{"weft", e.weft(b, "dag", dagFile, map[string]any{"query": "q"})},
-		{"hand", e.hand("handDAG", "q")},
-	} {
-		b.Run(v.name, func(b *testing.B) {
-			t0 := time.Now()
-			for b.Loop() {
-				e.batch(b, v.start)
-			}
-			report(b, time.Since(t0))
-		})
-	}
+	e.sideBySide(b, e.weft(b, "dag", dagFile, map[string]any{"query": "q"}), e.hand("handDAG", "q"))
 }
 
 // BenchmarkSequential10 is ten sequential activity steps.
 func BenchmarkSequential10(b *testing.B) {
 	e := newBenchEnv(b, "bench-seq")
-	for _, v := range []struct {
-		name  string
-		start func(int) (client.WorkflowRun, error)
-	}{
-		{"weft", e.weft(b, "chain", chainFile(10, "embed"), nil)},
-		{"hand", e.hand("handChain", 10)},
-	} {
-		b.Run(v.name, func(b *testing.B) {
-			t0 := time.Now()
-			for b.Loop() {
-				e.batch(b, v.start)
-			}
-			report(b, time.Since(t0))
-		})
-	}
+	e.sideBySide(b, e.weft(b, "chain", chainFile(10, "embed"), nil), e.hand("handChain", 10))
 }
 
 // TestControlStepsAddNoHistoryEvents checks that data steps run inline: a run of 20 chained
