@@ -1,0 +1,134 @@
+// Package openaicompat talks to any OpenAI-compatible endpoint (OpenAI, Ollama, vLLM,
+// OpenRouter, ...) through github.com/sashabaranov/go-openai: embeddings and chat completions.
+// go-openai does not retry; failures come back as provider.Error so Temporal decides, honouring
+// Retry-After. No Temporal imports.
+package openaicompat
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/weftworks/weft/activities/provider"
+)
+
+const name = "openai-compatible"
+
+// Client is an OpenAI-compatible client.
+type Client struct {
+	c *openai.Client
+}
+
+// New returns a client for baseURL ("" means OpenAI's API) with an optional key.
+func New(apiKey, baseURL string) *Client {
+	cfg := openai.DefaultConfig(apiKey)
+	if baseURL != "" {
+		cfg.BaseURL = baseURL
+	}
+	cfg.HTTPClient = &headerDoer{c: &http.Client{Timeout: 5 * time.Minute}}
+	return &Client{c: openai.NewClientWithConfig(cfg)}
+}
+
+// headerDoer keeps the headers of a failed response (Retry-After) where the caller can read
+// them: go-openai's errors do not carry headers.
+type headerDoer struct{ c *http.Client }
+
+type headerKey struct{}
+
+func (d *headerDoer) Do(req *http.Request) (*http.Response, error) {
+	resp, err := d.c.Do(req)
+	if err == nil && resp.StatusCode >= 400 {
+		if h, ok := req.Context().Value(headerKey{}).(*http.Header); ok {
+			*h = resp.Header.Clone()
+		}
+	}
+	return resp, err
+}
+
+func classify(err error, h http.Header) error {
+	var ae *openai.APIError
+	if errors.As(err, &ae) {
+		return provider.FromStatus(name, ae.HTTPStatusCode, h, ae.Message, "OPENAI_API_KEY")
+	}
+	var re *openai.RequestError
+	if errors.As(err, &re) {
+		msg := fmt.Sprint(re.Err)
+		if len(re.Body) > 0 {
+			msg = string(re.Body)
+			if len(msg) > 300 {
+				msg = msg[:300] + "…"
+			}
+		}
+		if re.HTTPStatusCode == 0 {
+			return &provider.Error{Provider: name, Retryable: true, Msg: "malformed response: " + msg, Err: err}
+		}
+		return provider.FromStatus(name, re.HTTPStatusCode, h, msg, "OPENAI_API_KEY")
+	}
+	var perr *provider.Error
+	if errors.As(err, &perr) {
+		return perr
+	}
+	if errors.Is(err, context.Canceled) {
+		return err
+	}
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.As(err, &se) || errors.As(err, &te) {
+		return &provider.Error{Provider: name, Retryable: true, Msg: "malformed response: " + err.Error(), Err: err}
+	}
+	return provider.Network(name, err)
+}
+
+// Embed embeds texts (inputType is ignored: OpenAI-style models embed queries and documents alike).
+func (c *Client) Embed(ctx context.Context, texts []string, inputType, model string, dimensions int) (*provider.Embeddings, error) {
+	var h http.Header
+	resp, err := c.c.CreateEmbeddings(context.WithValue(ctx, headerKey{}, &h), openai.EmbeddingRequest{
+		Input: texts, Model: openai.EmbeddingModel(model), Dimensions: dimensions,
+	})
+	if err != nil {
+		return nil, classify(err, h)
+	}
+	if len(resp.Data) != len(texts) {
+		return nil, &provider.Error{Provider: name, Retryable: true, Msg: fmt.Sprintf("asked for %d embeddings, got %d", len(texts), len(resp.Data))}
+	}
+	out := &provider.Embeddings{Model: string(resp.Model), Tokens: int64(resp.Usage.TotalTokens), Vectors: make([][]float32, len(texts))}
+	if out.Model == "" {
+		out.Model = model
+	}
+	for _, d := range resp.Data {
+		if d.Index < 0 || d.Index >= len(texts) {
+			return nil, &provider.Error{Provider: name, Retryable: true, Msg: fmt.Sprintf("embedding index %d out of range", d.Index)}
+		}
+		out.Vectors[d.Index] = d.Embedding
+	}
+	return out, nil
+}
+
+// Generate runs one chat completion.
+func (c *Client) Generate(ctx context.Context, req provider.GenerateRequest) (*provider.Generation, error) {
+	var msgs []openai.ChatCompletionMessage
+	if req.SystemPrompt != "" {
+		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: req.SystemPrompt})
+	}
+	msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: req.Prompt})
+	creq := openai.ChatCompletionRequest{Model: req.Model, Messages: msgs, MaxTokens: req.MaxTokens}
+	if req.Temperature != nil {
+		creq.Temperature = *req.Temperature
+	}
+	var h http.Header
+	resp, err := c.c.CreateChatCompletion(context.WithValue(ctx, headerKey{}, &h), creq)
+	if err != nil {
+		return nil, classify(err, h)
+	}
+	if len(resp.Choices) == 0 {
+		return nil, &provider.Error{Provider: name, Retryable: true, Msg: "response has no choices"}
+	}
+	return &provider.Generation{Text: resp.Choices[0].Message.Content, Model: resp.Model,
+		PromptTokens: int64(resp.Usage.PromptTokens), CompletionTokens: int64(resp.Usage.CompletionTokens)}, nil
+}
