@@ -9,6 +9,7 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/weftworks/weft/activities/provider"
 	"github.com/weftworks/weft/activities/toolspec"
 )
 
@@ -46,7 +47,15 @@ func Activity(spec *toolspec.Spec, h Handler) func(ctx context.Context, inputs m
 		if err != nil {
 			var ie *InputError
 			var ce *ConfigError
+			var pe *provider.Error
 			switch {
+			case errors.As(err, &pe) && pe.Retryable:
+				return toolspec.Result{}, temporal.NewApplicationErrorWithOptions(spec.Name+": "+pe.Error(), ErrProviderUnavailable,
+					temporal.ApplicationErrorOptions{NextRetryDelay: pe.RetryAfter, Cause: err})
+			case errors.As(err, &pe) && pe.Setting != "":
+				return toolspec.Result{}, temporal.NewNonRetryableApplicationError(spec.Name+": "+pe.Error(), toolspec.ErrMissingConfig, err)
+			case errors.As(err, &pe):
+				return toolspec.Result{}, temporal.NewNonRetryableApplicationError(spec.Name+": "+pe.Error(), ErrProviderRejected, err)
 			case errors.As(err, &ie):
 				return toolspec.Result{}, temporal.NewNonRetryableApplicationError(spec.Name+": "+ie.Msg, toolspec.ErrInvalidInput, err)
 			case errors.As(err, &ce):
@@ -58,10 +67,18 @@ func Activity(spec *toolspec.Spec, h Handler) func(ctx context.Context, inputs m
 	}
 }
 
+// Error types of provider failures.
+const (
+	// ErrProviderUnavailable is retried (after Retry-After when the provider sent one).
+	ErrProviderUnavailable = "ProviderUnavailable"
+	// ErrProviderRejected is a 4xx the request itself caused; not retried.
+	ErrProviderRejected = "ProviderRejected"
+)
+
 // Unavailable is the handler of a tool this build cannot run yet.
 func Unavailable(spec *toolspec.Spec) Handler {
 	return func(context.Context, map[string]any) (any, *toolspec.Usage, error) {
-		return nil, nil, &ConfigError{Msg: fmt.Sprintf("the %s tool is not available on this worker yet (weft's knowledge tools arrive in a later release); mock it in `weft test` fixtures", spec.Name)}
+		return nil, nil, &ConfigError{Msg: fmt.Sprintf("the %s tool is not available on this worker yet (the knowledge store arrives in a later release); mock it in `weft test` fixtures", spec.Name)}
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"go.temporal.io/sdk/client"
 
+	"github.com/weftworks/weft/activities"
 	"github.com/weftworks/weft/devserver"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 	"github.com/weftworks/weft/templates"
@@ -49,7 +50,7 @@ func newDevCommand() *cobra.Command {
 				return err
 			}
 			defer c.Close()
-			w := worker.New(c, worker.Options{TaskQueue: conn.taskQueue})
+			w := worker.New(c, worker.Options{TaskQueue: conn.taskQueue, Config: activities.ConfigFromEnv(os.Getenv)})
 			if err := w.Start(); err != nil {
 				return fmt.Errorf("starting the worker: %w", err)
 			}

@@ -2,10 +2,12 @@ package starter
 
 import (
 	"fmt"
+	"os"
 
 	"github.com/spf13/cobra"
 	sdkworker "go.temporal.io/sdk/worker"
 
+	"github.com/weftworks/weft/activities"
 	"github.com/weftworks/weft/worker"
 )
 
@@ -22,7 +24,7 @@ func newWorkerCommand() *cobra.Command {
 				return err
 			}
 			defer c.Close()
-			w := worker.New(c, worker.Options{TaskQueue: conn.taskQueue})
+			w := worker.New(c, worker.Options{TaskQueue: conn.taskQueue, Config: activities.ConfigFromEnv(os.Getenv)})
 			fmt.Fprintf(cmd.ErrOrStderr(), "weft worker: %s, namespace %s, task queue %s\n", conn.address, conn.namespace, conn.taskQueue)
 			return w.Run(sdkworker.InterruptCh())
 		},

@@ -16,6 +16,8 @@ import (
 // Options configures a worker.
 type Options struct {
 	TaskQueue string
+	// Config holds the provider settings (activities.ConfigFromEnv).
+	Config activities.Config
 	// Handlers overrides tool implementations (tests); keys are tool names.
 	Handlers map[string]activities.Handler
 }
@@ -30,7 +32,11 @@ func New(c client.Client, o Options) sdkworker.Worker {
 		StickyScheduleToStartTimeout: 2 * time.Second,
 	})
 	w.RegisterWorkflowWithOptions(workflows.Run, workflow.RegisterOptions{Name: workflows.WorkflowType})
-	handlers := activities.Handlers(o.Handlers)
+	impl := activities.NewTools(o.Config).Handlers()
+	for name, h := range o.Handlers {
+		impl[name] = h
+	}
+	handlers := activities.Handlers(impl)
 	for _, s := range toolspec.All() {
 		if h, ok := handlers[s.Name]; ok {
 			w.RegisterActivityWithOptions(activities.Activity(s, h), activity.RegisterOptions{Name: s.Name})

@@ -90,7 +90,7 @@ func TestRerankSortsByScore(t *testing.T) {
 	srv, _ := fakeVoyage(t, "")
 	out, err := voyage.New("key", srv.URL+"/v1").Rerank(context.Background(), "q", []string{"a", "b", "c"}, "rerank-2.5", 0)
 	require.NoError(t, err)
-	require.Equal(t, []provider.Ranked{{2, 0.2}, {1, 0.1}, {0, 0}}, out.Results)
+	require.Equal(t, []provider.Ranked{{Index: 2, Score: 0.2}, {Index: 1, Score: 0.1}, {Index: 0, Score: 0}}, out.Results)
 	require.Equal(t, int64(11), out.Tokens)
 }
 

@@ -1,0 +1,84 @@
+package activities
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/weftworks/weft/activities/provider"
+	"github.com/weftworks/weft/activities/toolspec"
+)
+
+// renderContext turns generate's context input into prompt text: a string as is, result
+// objects as numbered passages ("[1] source: content"), anything else as JSON.
+func renderContext(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return x
+	case map[string]any:
+		if r, ok := x["results"].([]any); ok {
+			return renderContext(r)
+		}
+	case []any:
+		var b strings.Builder
+		for i, item := range x {
+			fmt.Fprintf(&b, "[%d] ", i+1)
+			switch it := item.(type) {
+			case string:
+				b.WriteString(it)
+			case map[string]any:
+				if s, ok := it["source"].(string); ok && s != "" {
+					b.WriteString(s + ": ")
+				}
+				switch {
+				case it["content"] != nil:
+					fmt.Fprint(&b, it["content"])
+				case it["text"] != nil:
+					fmt.Fprint(&b, it["text"])
+				default:
+					j, _ := json.Marshal(it)
+					b.Write(j)
+				}
+			default:
+				j, _ := json.Marshal(it)
+				b.Write(j)
+			}
+			b.WriteString("\n")
+		}
+		return b.String()
+	}
+	j, _ := json.Marshal(v)
+	return string(j)
+}
+
+func (t *Tools) generate(ctx context.Context, in map[string]any) (any, *toolspec.Usage, error) {
+	if t.openai == nil {
+		return nil, nil, &ConfigError{Msg: "no LLM configured: set OPENAI_BASE_URL (OpenAI, Ollama, vLLM, OpenRouter) and OPENAI_API_KEY if it needs one, and WEFT_CHAT_MODEL"}
+	}
+	model := str(in, "model")
+	if model == "" {
+		model = t.cfg.ChatModel
+	}
+	if model == "" {
+		return nil, nil, &ConfigError{Msg: "no chat model: set WEFT_CHAT_MODEL or the step's \"model\" input"}
+	}
+	prompt := str(in, "prompt")
+	if c := renderContext(in["context"]); c != "" {
+		prompt += "\n\nContext:\n" + c
+	}
+	req := provider.GenerateRequest{Model: model, SystemPrompt: str(in, "systemPrompt"), Prompt: prompt, MaxTokens: num(in, "maxTokens", 0)}
+	if f, ok := in["temperature"].(float64); ok {
+		t32 := float32(f)
+		req.Temperature = &t32
+	}
+	g, err := t.openai.Generate(ctx, req)
+	if err != nil {
+		return nil, nil, err
+	}
+	usage := &toolspec.Usage{PromptTokens: g.PromptTokens, CompletionTokens: g.CompletionTokens, TotalTokens: g.PromptTokens + g.CompletionTokens}
+	return map[string]any{"text": g.Text, "model": g.Model,
+		"usage": map[string]any{"promptTokens": g.PromptTokens, "completionTokens": g.CompletionTokens, "totalTokens": usage.TotalTokens}}, usage, nil
+}

@@ -1,0 +1,89 @@
+package activities
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/weftworks/weft/activities/chunk"
+	"github.com/weftworks/weft/activities/toolspec"
+)
+
+func (t *Tools) chunk(ctx context.Context, in map[string]any) (any, *toolspec.Usage, error) {
+	chunks, err := chunk.Split(str(in, "text"), str(in, "strategy"), num(in, "chunkSize", 512), num(in, "overlap", 50))
+	if err != nil {
+		return nil, nil, &InputError{Msg: err.Error()}
+	}
+	list := make([]any, len(chunks))
+	for i, c := range chunks {
+		list[i] = c
+	}
+	return map[string]any{"chunks": list, "count": len(list)}, nil, nil
+}
+
+// queryTokens is the assumed size of one query.
+const queryTokens = 30
+
+func round2(x float64) float64 { return math.Round(x*100) / 100 }
+
+func (t *Tools) estimate(ctx context.Context, in map[string]any) (any, *toolspec.Usage, error) {
+	docs, queries, months := num(in, "docs", 1), num(in, "queries", 0), num(in, "months", 12)
+	avg := num(in, "avgTokens", 500)
+	docTokens := float64(docs) * float64(avg)
+	queryTok := float64(queries) * float64(months) * queryTokens
+	var out []any
+	var lite float64
+	for _, m := range Catalog {
+		if m.Category == "embedding" && m.Name == "voyage-4-lite" {
+			lite = m.PricePerM
+		}
+	}
+	for _, m := range Catalog {
+		if m.Category != "embedding" {
+			continue
+		}
+		embed := docTokens / 1e6 * m.PricePerM
+		query := queryTok / 1e6 * m.PricePerM
+		e := map[string]any{"model": m.Name, "documentCost": round2(embed), "queryCost": round2(query), "total": round2(embed + query)}
+		if strings.HasPrefix(m.Name, "voyage-4") && m.Name != "voyage-4-lite" {
+			asym := embed + queryTok/1e6*lite
+			e["asymmetricTotal"] = round2(asym)
+			e["asymmetricSavings"] = round2(embed + query - asym)
+			e["note"] = "documents with " + m.Name + ", queries with voyage-4-lite (shared embedding space)"
+		}
+		out = append(out, e)
+	}
+	return map[string]any{"docs": docs, "queries": queries, "months": months, "avgTokens": avg,
+		"documentTokens": docTokens, "queryTokens": queryTok, "estimates": out, "pricesAsOf": CatalogDate}, nil, nil
+}
+
+// topics are weft's own explainers.
+var topics = map[string][2]string{
+	"embeddings":     {"Embeddings", "An embedding turns text into a vector so that texts with similar meaning end up close together. Retrieval embeds the question, then finds the stored chunks whose vectors are nearest (cosine similarity). Query and document embeddings may differ (input_type) so short questions match long passages."},
+	"rerank":         {"Reranking", "A reranker reads the question and each candidate together and scores relevance directly. It is slower than vector search, so it runs on the few dozen candidates the search returned, and usually fixes the ordering of the top results."},
+	"two-stage":      {"Two-stage retrieval", "Stage one: fast vector search over the whole collection returns candidates. Stage two: a reranker orders those candidates precisely. The query tool does both; search does only stage one."},
+	"quantization":   {"Quantization", "Storing vectors with fewer bits (int8, binary) shrinks memory and speeds up search at a small cost in accuracy. weft's local embedder keeps its word vectors as int8 with one scale per word."},
+	"rag":            {"Retrieval-augmented generation", "RAG retrieves the passages relevant to a question and gives them to an LLM as context, so the answer is grounded in your documents and can cite them. In weft: a query step, then a generate step whose context is the query's results."},
+	"workflows":      {"Workflows", "A weft workflow is a JSON file of steps; each step names a tool and its inputs, which may use {{ }} templates to read inputs and earlier outputs. Steps run as soon as what they reference is ready, so independent searches run in parallel."},
+	"review":         {"Human review", "A review step pauses a run until a person approves, edits (sending corrected data) or rejects it: `weft review ID approve`, or the review signal from the Temporal CLI. An optional timeout decides by itself."},
+	"mcp":            {"MCP", "The Model Context Protocol lets AI agents call tools. weft's gateway offers its knowledge tools and workflows to MCP clients such as Claude Desktop, Cursor and VS Code."},
+	"durability":     {"Durability", "Every run is a Temporal workflow: each finished step is recorded, so after a crash a new worker resumes from the last finished step instead of starting over. Tool steps are retried with backoff; invalid input is not."},
+	"chunking":       {"Chunking", "Long documents are split into chunks before embedding: fixed sizes, sentences, paragraphs, recursive splitting at the largest natural boundary, or markdown sections. Overlap keeps context across chunk borders."},
+	"models":         {"Choosing models", "Larger embedding models retrieve better and cost more; lite models are cheap enough for queries. With a shared embedding space you can embed documents with a large model and queries with a lite one. Without any key weft uses its offline local embedder."},
+	"local-embedder": {"The local embedder", "local-glove-sif-100d averages GloVe word vectors weighted by rarity (SIF), removes the direction all texts share, and spells out unknown words with character trigrams. It needs no network; it is much weaker than trained encoders."},
+}
+
+func (t *Tools) explain(ctx context.Context, in map[string]any) (any, *toolspec.Usage, error) {
+	topic := strings.ToLower(strings.TrimSpace(str(in, "topic")))
+	if e, ok := topics[topic]; ok {
+		return map[string]any{"topic": topic, "title": e[0], "content": e[1]}, nil, nil
+	}
+	names := make([]string, 0, len(topics))
+	for k := range topics {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return nil, nil, &InputError{Msg: fmt.Sprintf("no explainer for %q; topics: %s", topic, strings.Join(names, ", "))}
+}
