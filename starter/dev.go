@@ -64,8 +64,8 @@ func newDevCommand() *cobra.Command {
 			if srv.Address != "127.0.0.1:7233" {
 				fmt.Fprintf(out, "  Other terminals: export TEMPORAL_ADDRESS=%s\n", srv.Address)
 			}
-			fmt.Fprintln(out, "  Try: weft run multi-collection-search --input query=\"rate limits\"   (tools arrive with the knowledge release)")
-			fmt.Fprintln(out, "       weft run approval-demo          weft runs          weft reviews")
+			fmt.Fprintln(out, "  Try: weft run cost-analysis --input docs=100000     weft run approval-demo")
+			fmt.Fprintln(out, "       weft runs          weft reviews          weft status ID")
 			if demo {
 				if err := startDemo(ctx, c, conn, srv, out); err != nil {
 					return err

@@ -151,6 +151,14 @@ func summarize(out any) string {
 		if a, ok := m["results"].([]any); ok {
 			return fmt.Sprintf("%d results", len(a))
 		}
+	case m["models"] != nil:
+		if a, ok := m["models"].([]any); ok {
+			return fmt.Sprintf("%d models", len(a))
+		}
+	case m["estimates"] != nil:
+		if a, ok := m["estimates"].([]any); ok {
+			return fmt.Sprintf("%d estimates", len(a))
+		}
 	case m["count"] != nil:
 		return fmt.Sprintf("%v items", m["count"])
 	case m["iterations"] != nil:
