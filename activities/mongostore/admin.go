@@ -1,0 +1,133 @@
+package mongostore
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+// CollectionInfo describes a chunk collection.
+type CollectionInfo struct {
+	Name           string `json:"name"`
+	DocumentCount  int64  `json:"documentCount"`
+	HasVectorIndex bool   `json:"hasVectorIndex"`
+	EmbeddingField string `json:"embeddingField"`
+	Dimensions     int    `json:"dimensions"`
+	Model          string `json:"model,omitempty"`
+}
+
+// Collections lists the database's collections (without weft's own bookkeeping).
+func (s *Store) Collections(ctx context.Context, db string) ([]CollectionInfo, error) {
+	names, err := s.client.Database(db).ListCollectionNames(ctx, bson.D{})
+	if err != nil {
+		return nil, fmt.Errorf("listing collections of %s: %w", db, err)
+	}
+	sort.Strings(names)
+	var out []CollectionInfo
+	for _, n := range names {
+		if n == MetaCollection || strings.HasPrefix(n, "system.") {
+			continue
+		}
+		c := s.client.Database(db).Collection(n)
+		count, err := c.CountDocuments(ctx, bson.D{})
+		if err != nil {
+			return nil, fmt.Errorf("counting %s.%s: %w", db, n, err)
+		}
+		info := CollectionInfo{Name: n, DocumentCount: count, EmbeddingField: "embedding"}
+		var one struct {
+			Model     string      `bson:"model"`
+			Embedding bson.Vector `bson:"embedding"`
+		}
+		if err := c.FindOne(ctx, bson.D{}, options.FindOne().SetProjection(bson.D{{Key: "model", Value: 1}, {Key: "embedding", Value: 1}})).Decode(&one); err == nil {
+			if v, ok := one.Embedding.Float32OK(); ok {
+				info.Dimensions = len(v)
+			}
+			info.Model = one.Model
+		}
+		info.HasVectorIndex = s.hasVectorIndex(ctx, c)
+		out = append(out, info)
+	}
+	return out, nil
+}
+
+// hasVectorIndex reports whether the collection has weft's Atlas vector index (false where the
+// server has no search indexes, such as FerretDB or plain MongoDB).
+func (s *Store) hasVectorIndex(ctx context.Context, c *mongo.Collection) bool {
+	cur, err := c.SearchIndexes().List(ctx, options.SearchIndexes().SetName(IndexName))
+	if err != nil {
+		return false
+	}
+	defer cur.Close(ctx)
+	return cur.Next(ctx)
+}
+
+// WriteStages are refused by Aggregate.
+var WriteStages = []string{"$out", "$merge"}
+
+// Aggregate runs a read-only pipeline and returns at most limit documents as JSON-ready maps.
+func (s *Store) Aggregate(ctx context.Context, db, coll string, pipeline []any, limit int) ([]any, error) {
+	for i, st := range pipeline {
+		m, _ := st.(map[string]any)
+		for _, w := range WriteStages {
+			if _, ok := m[w]; ok {
+				return nil, fmt.Errorf("pipeline[%d]: %s writes data; aggregate is read-only", i, w)
+			}
+		}
+	}
+	p := append(append([]any{}, pipeline...), map[string]any{"$limit": limit})
+	cur, err := s.client.Database(db).Collection(coll).Aggregate(ctx, p)
+	if err != nil {
+		return nil, fmt.Errorf("aggregate on %s.%s: %w", db, coll, err)
+	}
+	defer cur.Close(ctx)
+	var out []any
+	for cur.Next(ctx) {
+		var d bson.M
+		if err := cur.Decode(&d); err != nil {
+			return nil, err
+		}
+		delete(d, "embedding")
+		out = append(out, jsonable(d))
+	}
+	return out, cur.Err()
+}
+
+// jsonable converts BSON values to what encoding/json and templates handle.
+func jsonable(v any) any {
+	switch x := v.(type) {
+	case bson.M:
+		out := map[string]any{}
+		for k, e := range x {
+			out[k] = jsonable(e)
+		}
+		return out
+	case bson.D:
+		out := map[string]any{}
+		for _, e := range x {
+			out[e.Key] = jsonable(e.Value)
+		}
+		return out
+	case bson.A:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = jsonable(e)
+		}
+		return out
+	case bson.DateTime:
+		return x.Time().UTC().Format("2006-01-02T15:04:05.000Z")
+	case bson.ObjectID:
+		return x.Hex()
+	case int32:
+		return float64(x)
+	case int64:
+		return float64(x)
+	case bson.Binary:
+		return fmt.Sprintf("<binary %d bytes>", len(x.Data))
+	}
+	return v
+}

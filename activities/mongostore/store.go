@@ -1,0 +1,325 @@
+// Package mongostore is weft's knowledge store on MongoDB (go.mongodb.org/mongo-driver/v2):
+// chunks with deterministic ids upserted with their embeddings as BSON float32 vectors, vector
+// search with $vectorSearch where the server has it (Atlas, atlas-local), and otherwise an exact
+// top-k in Go over a per-collection cache that stays correct after ingests by any weft process.
+// It uses only what FerretDB v1 implements correctly (no $lookup, no multi-accumulator $group,
+// no "$field" projections, no transactions). No Temporal imports.
+package mongostore
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+// MetaCollection holds one version document per chunk collection; every ingest bumps it so that
+// search caches in every process know to reload.
+const MetaCollection = "weft_meta"
+
+// Store is a knowledge store.
+type Store struct {
+	client *mongo.Client
+	mu     sync.Mutex
+	caches map[string]*cache
+}
+
+// Open connects to uri and checks the server answers.
+func Open(ctx context.Context, uri string) (*Store, error) {
+	c, err := mongo.Connect(options.Client().ApplyURI(uri).SetServerSelectionTimeout(5 * time.Second).SetRetryWrites(false))
+	if err != nil {
+		return nil, fmt.Errorf("MongoDB at %s: %w (check MONGODB_URI)", redact(uri), err)
+	}
+	if err := c.Ping(ctx, nil); err != nil {
+		_ = c.Disconnect(context.Background())
+		return nil, fmt.Errorf("MongoDB at %s is unreachable: %w (check MONGODB_URI)", redact(uri), err)
+	}
+	return &Store{client: c, caches: map[string]*cache{}}, nil
+}
+
+func redact(uri string) string {
+	if len(uri) > 60 {
+		return uri[:60] + "…"
+	}
+	return uri
+}
+
+// Close disconnects.
+func (s *Store) Close(ctx context.Context) error { return s.client.Disconnect(ctx) }
+
+// Chunk is one stored piece of a document.
+type Chunk struct {
+	ID         string         `bson:"_id"`
+	Text       string         `bson:"text"`
+	Source     string         `bson:"source"`
+	ChunkIndex int            `bson:"chunkIndex"`
+	Metadata   map[string]any `bson:"metadata,omitempty"`
+	Model      string         `bson:"model"`
+	Embedding  bson.Vector    `bson:"embedding"`
+	CreatedAt  time.Time      `bson:"createdAt"`
+	UpdatedAt  time.Time      `bson:"updatedAt"`
+}
+
+// ChunkID derives a chunk's id from (collection, source, chunk index, content hash), so a retried
+// or replayed ingest overwrites instead of duplicating.
+func ChunkID(collection, source string, index int, text string) string {
+	h := sha256.Sum256([]byte(collection + "\x00" + source + "\x00" + strconv.Itoa(index) + "\x00" + text))
+	return hex.EncodeToString(h[:16])
+}
+
+// Upsert writes chunks (replacing any with the same id) and bumps the collection's version.
+func (s *Store) Upsert(ctx context.Context, db, coll string, chunks []Chunk) error {
+	if len(chunks) == 0 {
+		return nil
+	}
+	c := s.client.Database(db).Collection(coll)
+	models := make([]mongo.WriteModel, len(chunks))
+	for i := range chunks {
+		ch := chunks[i]
+		models[i] = mongo.NewUpdateOneModel().SetFilter(bson.D{{Key: "_id", Value: ch.ID}}).SetUpsert(true).SetUpdate(bson.D{
+			{Key: "$set", Value: bson.D{{Key: "text", Value: ch.Text}, {Key: "source", Value: ch.Source}, {Key: "chunkIndex", Value: ch.ChunkIndex},
+				{Key: "metadata", Value: ch.Metadata}, {Key: "model", Value: ch.Model}, {Key: "embedding", Value: ch.Embedding}, {Key: "updatedAt", Value: ch.UpdatedAt}}},
+			{Key: "$setOnInsert", Value: bson.D{{Key: "createdAt", Value: ch.CreatedAt}}},
+		})
+	}
+	if _, err := c.BulkWrite(ctx, models, options.BulkWrite().SetOrdered(false)); err != nil {
+		return fmt.Errorf("upserting %d chunks into %s.%s: %w", len(chunks), db, coll, err)
+	}
+	_, err := s.client.Database(db).Collection(MetaCollection).UpdateOne(ctx, bson.D{{Key: "_id", Value: coll}},
+		bson.D{{Key: "$inc", Value: bson.D{{Key: "version", Value: 1}}}}, options.UpdateOne().SetUpsert(true))
+	if err != nil {
+		return fmt.Errorf("bumping the version of %s.%s: %w", db, coll, err)
+	}
+	return nil
+}
+
+// Hit is one search result.
+type Hit struct {
+	ID       string         `json:"id"`
+	Source   string         `json:"source"`
+	Content  string         `json:"content"`
+	Score    float64        `json:"score"`
+	Metadata map[string]any `json:"metadata,omitempty"`
+}
+
+// Search paths reported in result metadata.
+const (
+	PathVectorSearch = "$vectorSearch"
+	PathExact        = "exact"
+)
+
+// IndexName is the vector search index weft creates and queries.
+const IndexName = "weft_vector_index"
+
+// Search returns the limit chunks nearest to vector (cosine), after the metadata pre-filter.
+// It reports which path ran.
+func (s *Store) Search(ctx context.Context, db, coll string, vector []float32, limit int, filter map[string]any) ([]Hit, string, error) {
+	hits, err := s.vectorSearch(ctx, db, coll, vector, limit, filter)
+	if err == nil {
+		return hits, PathVectorSearch, nil
+	}
+	if !stageUnsupported(err) {
+		return nil, "", fmt.Errorf("$vectorSearch on %s.%s: %w", db, coll, err)
+	}
+	hits, err = s.exact(ctx, db, coll, vector, limit, filter)
+	return hits, PathExact, err
+}
+
+// stageUnsupported tells "this server has no $vectorSearch" from other failures.
+func stageUnsupported(err error) bool {
+	var ce mongo.CommandError
+	if errors.As(err, &ce) {
+		switch ce.Code {
+		case 40324, 40234, 238, 59, 31082:
+			return true
+		}
+	}
+	var se mongo.ServerError
+	if errors.As(err, &se) {
+		for _, code := range []int{40324, 40234, 238, 59, 31082} {
+			if se.HasErrorCode(code) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (s *Store) vectorSearch(ctx context.Context, db, coll string, vector []float32, limit int, filter map[string]any) ([]Hit, error) {
+	stage := bson.D{{Key: "index", Value: IndexName}, {Key: "path", Value: "embedding"}, {Key: "queryVector", Value: bson.NewVector(vector)},
+		{Key: "numCandidates", Value: max(limit*10, 100)}, {Key: "limit", Value: limit}}
+	if len(filter) > 0 {
+		stage = append(stage, bson.E{Key: "filter", Value: filter})
+	}
+	pipeline := mongo.Pipeline{
+		{{Key: "$vectorSearch", Value: stage}},
+		{{Key: "$project", Value: bson.D{{Key: "text", Value: 1}, {Key: "source", Value: 1}, {Key: "metadata", Value: 1},
+			{Key: "score", Value: bson.D{{Key: "$meta", Value: "vectorSearchScore"}}}}}},
+	}
+	cur, err := s.client.Database(db).Collection(coll).Aggregate(ctx, pipeline)
+	if err != nil {
+		return nil, err
+	}
+	defer cur.Close(ctx)
+	var hits []Hit
+	for cur.Next(ctx) {
+		var d struct {
+			ID       string         `bson:"_id"`
+			Text     string         `bson:"text"`
+			Source   string         `bson:"source"`
+			Metadata map[string]any `bson:"metadata"`
+			Score    float64        `bson:"score"`
+		}
+		if err := cur.Decode(&d); err != nil {
+			return nil, err
+		}
+		hits = append(hits, Hit{ID: d.ID, Source: d.Source, Content: d.Text, Score: d.Score, Metadata: d.Metadata})
+	}
+	return hits, cur.Err()
+}
+
+// cache is one collection's chunks in memory, valid for one meta version.
+type cache struct {
+	version int64
+	ids     []string
+	texts   []string
+	sources []string
+	meta    []map[string]any
+	vectors [][]float32
+	norms   []float32
+}
+
+func (s *Store) version(ctx context.Context, db, coll string) (int64, error) {
+	var m struct {
+		Version int64 `bson:"version"`
+	}
+	err := s.client.Database(db).Collection(MetaCollection).FindOne(ctx, bson.D{{Key: "_id", Value: coll}}).Decode(&m)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return 0, nil
+	}
+	return m.Version, err
+}
+
+// load returns the collection's cache, reloading it when another ingest changed the version.
+func (s *Store) load(ctx context.Context, db, coll string) (*cache, error) {
+	v, err := s.version(ctx, db, coll)
+	if err != nil {
+		return nil, fmt.Errorf("reading the version of %s.%s: %w", db, coll, err)
+	}
+	key := db + "." + coll
+	s.mu.Lock()
+	c := s.caches[key]
+	s.mu.Unlock()
+	if c != nil && c.version == v {
+		return c, nil
+	}
+	cur, err := s.client.Database(db).Collection(coll).Find(ctx, bson.D{},
+		options.Find().SetProjection(bson.D{{Key: "text", Value: 1}, {Key: "source", Value: 1}, {Key: "metadata", Value: 1}, {Key: "embedding", Value: 1}}))
+	if err != nil {
+		return nil, fmt.Errorf("loading %s.%s: %w", db, coll, err)
+	}
+	defer cur.Close(ctx)
+	nc := &cache{version: v}
+	for cur.Next(ctx) {
+		var d struct {
+			ID        string         `bson:"_id"`
+			Text      string         `bson:"text"`
+			Source    string         `bson:"source"`
+			Metadata  map[string]any `bson:"metadata"`
+			Embedding bson.Vector    `bson:"embedding"`
+		}
+		if err := cur.Decode(&d); err != nil {
+			return nil, fmt.Errorf("decoding a chunk of %s.%s: %w", db, coll, err)
+		}
+		vec, ok := d.Embedding.Float32OK()
+		if !ok {
+			continue
+		}
+		nc.ids = append(nc.ids, d.ID)
+		nc.texts = append(nc.texts, d.Text)
+		nc.sources = append(nc.sources, d.Source)
+		nc.meta = append(nc.meta, d.Metadata)
+		nc.vectors = append(nc.vectors, vec)
+		nc.norms = append(nc.norms, norm(vec))
+	}
+	if err := cur.Err(); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	s.caches[key] = nc
+	s.mu.Unlock()
+	return nc, nil
+}
+
+func norm(v []float32) float32 {
+	var s float32
+	for _, x := range v {
+		s += x * x
+	}
+	return sqrt32(s)
+}
+
+// exact ranks every chunk by cosine similarity.
+func (s *Store) exact(ctx context.Context, db, coll string, vector []float32, limit int, filter map[string]any) ([]Hit, error) {
+	c, err := s.load(ctx, db, coll)
+	if err != nil {
+		return nil, err
+	}
+	qn := norm(vector)
+	type scored struct {
+		i     int
+		score float32
+	}
+	var all []scored
+	mismatch := 0
+	for i, v := range c.vectors {
+		if len(v) != len(vector) {
+			mismatch++
+			continue
+		}
+		if !Matches(filter, map[string]any{"metadata": c.meta[i], "source": c.sources[i]}) {
+			continue
+		}
+		var dot float32
+		for d := range v {
+			dot += v[d] * vector[d]
+		}
+		score := float32(0)
+		if qn > 0 && c.norms[i] > 0 {
+			score = dot / (qn * c.norms[i])
+		}
+		all = append(all, scored{i, score})
+	}
+	if mismatch > 0 && mismatch == len(c.vectors) {
+		return nil, &DimensionError{Collection: db + "." + coll, Stored: len(c.vectors[0]), Query: len(vector)}
+	}
+	sort.SliceStable(all, func(a, b int) bool { return all[a].score > all[b].score })
+	if len(all) > limit {
+		all = all[:limit]
+	}
+	hits := make([]Hit, len(all))
+	for k, sc := range all {
+		hits[k] = Hit{ID: c.ids[sc.i], Source: c.sources[sc.i], Content: c.texts[sc.i], Score: float64(sc.score), Metadata: c.meta[sc.i]}
+	}
+	return hits, nil
+}
+
+// DimensionError means the query was embedded with another model than the collection.
+type DimensionError struct {
+	Collection    string
+	Stored, Query int
+}
+
+func (e *DimensionError) Error() string {
+	return fmt.Sprintf("%s holds %d-dimensional embeddings but the query has %d: search with the model the collection was ingested with",
+		e.Collection, e.Stored, e.Query)
+}

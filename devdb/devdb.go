@@ -1,0 +1,89 @@
+// Package devdb runs the embedded MongoDB-wire database of `weft dev` and the store tests:
+// FerretDB v1 in-process with its SQLite backend in a directory, on 127.0.0.1. FerretDB v1 has no
+// $vectorSearch, so the knowledge store uses its exact-search path here.
+package devdb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/FerretDB/FerretDB/ferretdb"
+)
+
+// DB is a running embedded database.
+type DB struct {
+	URI    string
+	cancel context.CancelFunc
+	done   chan error
+}
+
+// Start starts FerretDB with its data in dir (created if needed) and waits until it listens.
+// port 0 picks a free port.
+func Start(ctx context.Context, dir string, port int) (*DB, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("database dir %s: %w", dir, err)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	if port == 0 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		port = l.Addr().(*net.TCPAddr).Port
+		l.Close()
+	}
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	f, err := ferretdb.New(&ferretdb.Config{
+		Listener:  ferretdb.ListenerConfig{TCP: addr},
+		Handler:   "sqlite",
+		SQLiteURL: "file:" + abs + "/",
+		Logger:    slog.New(slog.NewTextHandler(io.Discard, nil)),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("starting FerretDB in %s: %w", dir, err)
+	}
+	rctx, cancel := context.WithCancel(context.Background())
+	db := &DB{URI: "mongodb://" + addr + "/", cancel: cancel, done: make(chan error, 1)}
+	go func() { db.done <- f.Run(rctx) }()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
+		if err == nil {
+			c.Close()
+			return db, nil
+		}
+		select {
+		case err := <-db.done:
+			cancel()
+			return nil, fmt.Errorf("FerretDB stopped while starting on %s: %v", addr, err)
+		case <-ctx.Done():
+			cancel()
+			return nil, ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			cancel()
+			return nil, errors.New("FerretDB did not start listening on " + addr)
+		}
+	}
+}
+
+// Stop stops the database and waits for it.
+func (d *DB) Stop() {
+	d.cancel()
+	select {
+	case <-d.done:
+	case <-time.After(5 * time.Second):
+	}
+}
