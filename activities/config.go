@@ -1,7 +1,11 @@
 package activities
 
 import (
+	"context"
+	"sync"
+
 	"github.com/weftworks/weft/activities/embedder"
+	"github.com/weftworks/weft/activities/mongostore"
 	"github.com/weftworks/weft/activities/openaicompat"
 	"github.com/weftworks/weft/activities/provider"
 	"github.com/weftworks/weft/activities/voyage"
@@ -19,6 +23,10 @@ type Config struct {
 	EmbeddingModel string // WEFT_EMBEDDING_MODEL
 	// ChatModel is the model generate uses when a step names none.
 	ChatModel string // WEFT_CHAT_MODEL
+	// MongoDBURI is the knowledge store (MONGODB_URI); `weft dev` points it at its embedded FerretDB.
+	MongoDBURI string
+	// Database is used when neither the step nor the workflow's defaults name one (WEFT_DB, default "weft").
+	Database string
 }
 
 // ConfigFromEnv reads the settings with getenv (os.Getenv in the worker).
@@ -27,6 +35,7 @@ func ConfigFromEnv(getenv func(string) string) Config {
 		VoyageAPIKey: getenv("VOYAGE_API_KEY"), VoyageBaseURL: getenv("VOYAGE_BASE_URL"),
 		OpenAIAPIKey: getenv("OPENAI_API_KEY"), OpenAIBaseURL: getenv("OPENAI_BASE_URL"),
 		EmbeddingModel: getenv("WEFT_EMBEDDING_MODEL"), ChatModel: getenv("WEFT_CHAT_MODEL"),
+		MongoDBURI: getenv("MONGODB_URI"), Database: getenv("WEFT_DB"),
 	}
 }
 
@@ -35,6 +44,9 @@ type Tools struct {
 	cfg    Config
 	voyage *voyage.Client
 	openai *openaicompat.Client
+
+	storeMu sync.Mutex
+	store   *mongostore.Store
 }
 
 // NewTools builds the handlers for cfg.
@@ -52,13 +64,19 @@ func NewTools(cfg Config) *Tools {
 // Handlers returns the implemented tools by name.
 func (t *Tools) Handlers() map[string]Handler {
 	return map[string]Handler{
-		"embed":      t.embed,
-		"similarity": t.similarity,
-		"generate":   t.generate,
-		"chunk":      t.chunk,
-		"models":     t.models,
-		"estimate":   t.estimate,
-		"explain":    t.explain,
+		"embed":       t.embed,
+		"similarity":  t.similarity,
+		"generate":    t.generate,
+		"chunk":       t.chunk,
+		"models":      t.models,
+		"estimate":    t.estimate,
+		"explain":     t.explain,
+		"search":      t.search,
+		"query":       t.query,
+		"rerank":      t.rerank,
+		"ingest":      t.ingest,
+		"collections": t.collections,
+		"aggregate":   t.aggregate,
 	}
 }
 
@@ -87,4 +105,32 @@ func (t *Tools) embedderFor(model string) (provider.Embedder, error) {
 		return t.openai, nil
 	}
 	return nil, &ConfigError{Msg: "model " + model + " needs an OpenAI-compatible endpoint: set OPENAI_BASE_URL (and OPENAI_API_KEY), or use " + embedder.Model + " (offline)"}
+}
+
+// Store returns the knowledge store, connecting on first use (and again after a failure).
+func (t *Tools) Store(ctx context.Context) (*mongostore.Store, error) {
+	t.storeMu.Lock()
+	defer t.storeMu.Unlock()
+	if t.store != nil {
+		return t.store, nil
+	}
+	if t.cfg.MongoDBURI == "" {
+		return nil, &ConfigError{Msg: "no knowledge store configured: set MONGODB_URI (weft dev sets it to its embedded database)"}
+	}
+	s, err := mongostore.Open(ctx, t.cfg.MongoDBURI)
+	if err != nil {
+		return nil, err // retryable: the database may come back
+	}
+	t.store = s
+	return s, nil
+}
+
+func (t *Tools) database(in map[string]any) string {
+	if db := str(in, "db"); db != "" {
+		return db
+	}
+	if t.cfg.Database != "" {
+		return t.cfg.Database
+	}
+	return "weft"
 }

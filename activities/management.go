@@ -2,6 +2,13 @@ package activities
 
 import (
 	"context"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.temporal.io/sdk/activity"
+
+	"github.com/weftworks/weft/activities/chunk"
+	"github.com/weftworks/weft/activities/mongostore"
 
 	"github.com/weftworks/weft/activities/embedder"
 	"github.com/weftworks/weft/activities/toolspec"
@@ -46,4 +53,83 @@ func (t *Tools) models(ctx context.Context, in map[string]any) (any, *toolspec.U
 		}
 	}
 	return map[string]any{"models": out, "pricesAsOf": CatalogDate}, nil, nil
+}
+
+func (t *Tools) collections(ctx context.Context, in map[string]any) (any, *toolspec.Usage, error) {
+	store, err := t.Store(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	db := t.database(in)
+	cols, err := store.Collections(ctx, db)
+	if err != nil {
+		return nil, nil, err
+	}
+	list := make([]any, len(cols))
+	for i, c := range cols {
+		list[i] = map[string]any{"name": c.Name, "documentCount": c.DocumentCount, "hasVectorIndex": c.HasVectorIndex,
+			"embeddingField": c.EmbeddingField, "dimensions": c.Dimensions, "model": c.Model}
+	}
+	return map[string]any{"database": db, "collections": list}, nil, nil
+}
+
+// ingest chunks a text, embeds the chunks as documents and upserts them. Chunk ids derive from
+// (collection, source, index, content), so a retry or replay overwrites instead of duplicating.
+func (t *Tools) ingest(ctx context.Context, in map[string]any) (any, *toolspec.Usage, error) {
+	coll, err := t.collection(in)
+	if err != nil {
+		return nil, nil, err
+	}
+	text := str(in, "text")
+	source := str(in, "source")
+	if source == "" {
+		source = "inline:" + mongostore.ChunkID(coll, "", 0, text)[:12]
+	}
+	chunks, err := chunk.Split(text, str(in, "chunkStrategy"), num(in, "chunkSize", 512), num(in, "chunkOverlap", 50))
+	if err != nil {
+		return nil, nil, &InputError{Msg: err.Error()}
+	}
+	store, err := t.Store(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	db := t.database(in)
+	model := str(in, "model")
+	if model == "" {
+		if model, err = store.CollectionModel(ctx, db, coll); err != nil {
+			return nil, nil, err
+		}
+	}
+	var tokens int64
+	meta, _ := in["metadata"].(map[string]any)
+	now := time.Now().UTC()
+	const batch = 64
+	for start := 0; start < len(chunks); start += batch {
+		end := min(start+batch, len(chunks))
+		heartbeat(ctx, end)
+		emb, err := t.embedTexts(ctx, chunks[start:end], "document", model, 0)
+		if err != nil {
+			return nil, nil, err
+		}
+		model = emb.Model
+		tokens += emb.Tokens
+		docs := make([]mongostore.Chunk, 0, end-start)
+		for i, c := range chunks[start:end] {
+			idx := start + i
+			docs = append(docs, mongostore.Chunk{ID: mongostore.ChunkID(coll, source, idx, c), Text: c, Source: source, ChunkIndex: idx,
+				Metadata: meta, Model: emb.Model, Embedding: bson.NewVector(emb.Vectors[i]), CreatedAt: now, UpdatedAt: now})
+		}
+		if err := store.Upsert(ctx, db, coll, docs); err != nil {
+			return nil, nil, err
+		}
+	}
+	return map[string]any{"source": source, "chunksCreated": len(chunks), "collection": coll, "db": db, "model": model, "metadata": meta},
+		&toolspec.Usage{EmbeddingTokens: tokens}, nil
+}
+
+// heartbeat reports progress when running as an activity, so a dead worker is noticed quickly.
+func heartbeat(ctx context.Context, done int) {
+	if activity.IsActivity(ctx) {
+		activity.RecordHeartbeat(ctx, done)
+	}
 }

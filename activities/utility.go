@@ -87,3 +87,23 @@ func (t *Tools) explain(ctx context.Context, in map[string]any) (any, *toolspec.
 	sort.Strings(names)
 	return nil, nil, &InputError{Msg: fmt.Sprintf("no explainer for %q; topics: %s", topic, strings.Join(names, ", "))}
 }
+
+func (t *Tools) aggregate(ctx context.Context, in map[string]any) (any, *toolspec.Usage, error) {
+	coll, err := t.collection(in)
+	if err != nil {
+		return nil, nil, err
+	}
+	store, err := t.Store(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	pipeline, _ := in["pipeline"].([]any)
+	docs, err := store.Aggregate(ctx, t.database(in), coll, pipeline, num(in, "limit", 100))
+	if err != nil {
+		return nil, nil, &InputError{Msg: err.Error()}
+	}
+	if docs == nil {
+		docs = []any{}
+	}
+	return map[string]any{"results": docs, "count": len(docs)}, nil, nil
+}

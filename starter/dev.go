@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/weftworks/weft/activities"
+	"github.com/weftworks/weft/devdb"
 	"github.com/weftworks/weft/devserver"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 	"github.com/weftworks/weft/templates"
@@ -25,13 +27,14 @@ const DemoTemplate = "approval-demo"
 
 func newDevCommand() *cobra.Command {
 	var dataDir, host string
-	var port, uiPort int
+	var port, uiPort, dbPort int
 	var demo bool
 	cmd := &cobra.Command{
 		Use:   "dev",
 		Short: "Run the embedded stack: Temporal, its Web UI and a weft worker, in one process",
 		Long: "Starts a real Temporal server in-process (SQLite in --data-dir, so runs survive a restart),\n" +
-			"the Temporal Web UI, the WeftStatus search attribute and a worker, all on 127.0.0.1.\n" +
+			"the Temporal Web UI, the WeftStatus search attribute, an embedded MongoDB-wire database\n" +
+			"(FerretDB, unless MONGODB_URI points elsewhere) and a worker, all on 127.0.0.1.\n" +
 			"Nothing to install. Stop with Ctrl-C. --demo also starts a run that pauses for review.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -44,13 +47,24 @@ func newDevCommand() *cobra.Command {
 				return err
 			}
 			defer srv.Stop()
+			cfg := activities.ConfigFromEnv(os.Getenv)
+			dbNote := cfg.MongoDBURI + " (MONGODB_URI)"
+			if cfg.MongoDBURI == "" {
+				db, err := devdb.Start(ctx, filepath.Join(dataDir, "db"), dbPort)
+				if err != nil {
+					return err
+				}
+				defer db.Stop()
+				cfg.MongoDBURI = db.URI
+				dbNote = db.URI + " (embedded FerretDB)"
+			}
 			conn := connFlags{address: srv.Address, namespace: srv.Namespace, taskQueue: workflows.TaskQueue}
 			c, err := conn.dial(ctx)
 			if err != nil {
 				return err
 			}
 			defer c.Close()
-			w := worker.New(c, worker.Options{TaskQueue: conn.taskQueue, Config: activities.ConfigFromEnv(os.Getenv)})
+			w := worker.New(c, worker.Options{TaskQueue: conn.taskQueue, Config: cfg})
 			if err := w.Start(); err != nil {
 				return fmt.Errorf("starting the worker: %w", err)
 			}
@@ -60,6 +74,7 @@ func newDevCommand() *cobra.Command {
 			if srv.UIAddress != "" {
 				fmt.Fprintf(out, "  Web UI     %s\n", srv.UIAddress)
 			}
+			fmt.Fprintf(out, "  Database   %s\n", dbNote)
 			fmt.Fprintf(out, "  Data       %s\n", dataDir)
 			if srv.Address != "127.0.0.1:7233" {
 				fmt.Fprintf(out, "  Other terminals: export TEMPORAL_ADDRESS=%s\n", srv.Address)
@@ -80,6 +95,7 @@ func newDevCommand() *cobra.Command {
 	cmd.Flags().StringVar(&host, "host", "127.0.0.1", "address to bind")
 	cmd.Flags().IntVar(&port, "port", 7233, "Temporal frontend port")
 	cmd.Flags().IntVar(&uiPort, "ui-port", 8233, "Web UI port (0 disables the UI)")
+	cmd.Flags().IntVar(&dbPort, "db-port", 27017, "embedded database port (ignored when MONGODB_URI is set)")
 	cmd.Flags().BoolVar(&demo, "demo", false, "start the approval-demo workflow and show how to approve it")
 	return cmd
 }

@@ -2,6 +2,7 @@ package mongostore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -130,4 +131,19 @@ func jsonable(v any) any {
 		return fmt.Sprintf("<binary %d bytes>", len(x.Data))
 	}
 	return v
+}
+
+// CollectionModel returns the embedding model recorded on the collection's chunks ("" when empty).
+func (s *Store) CollectionModel(ctx context.Context, db, coll string) (string, error) {
+	var one struct {
+		Model string `bson:"model"`
+	}
+	err := s.client.Database(db).Collection(coll).FindOne(ctx, bson.D{}, options.FindOne().SetProjection(bson.D{{Key: "model", Value: 1}})).Decode(&one)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("reading %s.%s: %w", db, coll, err)
+	}
+	return one.Model, nil
 }

@@ -1,0 +1,195 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/weftworks/weft/activities/mongostore"
+	"github.com/weftworks/weft/activities/toolspec"
+)
+
+func (t *Tools) collection(in map[string]any) (string, error) {
+	if c := str(in, "collection"); c != "" {
+		return c, nil
+	}
+	return "", &InputError{Msg: "no collection: set inputs.collection or defaults.collection in the workflow"}
+}
+
+// searchHits embeds the query with the collection's own model (unless the step names one) and
+// searches.
+func (t *Tools) searchHits(ctx context.Context, in map[string]any, limit int) ([]mongostore.Hit, map[string]any, int64, error) {
+	start := time.Now()
+	coll, err := t.collection(in)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	store, err := t.Store(ctx)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	if f, ok := in["filter"].(map[string]any); ok {
+		if err := mongostore.ValidateFilter(f); err != nil {
+			return nil, nil, 0, &InputError{Msg: err.Error()}
+		}
+	}
+	db := t.database(in)
+	model := str(in, "model")
+	if model == "" {
+		if model, err = store.CollectionModel(ctx, db, coll); err != nil {
+			return nil, nil, 0, err
+		}
+	}
+	emb, err := t.embedTexts(ctx, []string{str(in, "query")}, "query", model, 0)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	filter, _ := in["filter"].(map[string]any)
+	hits, path, err := store.Search(ctx, db, coll, emb.Vectors[0], limit, filter)
+	var de *mongostore.DimensionError
+	if errors.As(err, &de) {
+		return nil, nil, 0, &InputError{Msg: err.Error()}
+	}
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	meta := map[string]any{"db": db, "collection": coll, "model": emb.Model, "searchPath": path, "retrievalTimeMs": time.Since(start).Milliseconds()}
+	return hits, meta, emb.Tokens, nil
+}
+
+func hitList(hits []mongostore.Hit) []any {
+	out := make([]any, len(hits))
+	for i, h := range hits {
+		out[i] = map[string]any{"source": h.Source, "content": h.Content, "score": h.Score, "metadata": h.Metadata}
+	}
+	return out
+}
+
+func (t *Tools) search(ctx context.Context, in map[string]any) (any, *toolspec.Usage, error) {
+	hits, meta, tokens, err := t.searchHits(ctx, in, num(in, "limit", 10))
+	if err != nil {
+		return nil, nil, err
+	}
+	meta["resultCount"] = len(hits)
+	return map[string]any{"query": str(in, "query"), "results": hitList(hits), "metadata": meta}, &toolspec.Usage{EmbeddingTokens: tokens}, nil
+}
+
+// query is two-stage retrieval: a wider vector search, then rerank to limit.
+func (t *Tools) query(ctx context.Context, in map[string]any) (any, *toolspec.Usage, error) {
+	limit := num(in, "limit", 5)
+	rerank := true
+	if b, ok := in["rerank"].(bool); ok {
+		rerank = b
+	}
+	candidates := limit
+	if rerank {
+		candidates = max(limit*4, 20)
+	}
+	hits, meta, tokens, err := t.searchHits(ctx, in, candidates)
+	if err != nil {
+		return nil, nil, err
+	}
+	results := hitList(hits)
+	usage := &toolspec.Usage{EmbeddingTokens: tokens}
+	meta["reranked"] = false
+	if rerank && len(results) > 0 {
+		ranked, model, rtokens, err := t.rerankDocs(ctx, str(in, "query"), results, "", limit)
+		switch {
+		case err == nil:
+			results = ranked
+			meta["reranked"], meta["rerankModel"] = true, model
+			usage.TotalTokens += rtokens
+		case isConfig(err):
+			meta["rerankSkipped"] = err.Error()
+		default:
+			return nil, nil, err
+		}
+	}
+	if len(results) > limit {
+		results = results[:limit]
+	}
+	meta["resultCount"] = len(results)
+	return map[string]any{"query": str(in, "query"), "results": results, "metadata": meta}, usage, nil
+}
+
+func isConfig(err error) bool {
+	var ce *ConfigError
+	return errors.As(err, &ce)
+}
+
+// docText is the text a reranker reads for a document: a string, or a result's content/text.
+func docText(d any) (string, bool) {
+	switch x := d.(type) {
+	case string:
+		return x, true
+	case map[string]any:
+		for _, k := range []string{"content", "text"} {
+			if s, ok := x[k].(string); ok {
+				return s, true
+			}
+		}
+	}
+	return "", false
+}
+
+// rerankDocs orders documents (strings or result objects) with Voyage's reranker, keeping each
+// object's fields and adding rerankedScore.
+func (t *Tools) rerankDocs(ctx context.Context, query string, docs []any, model string, limit int) ([]any, string, int64, error) {
+	if t.voyage == nil {
+		return nil, "", 0, &ConfigError{Msg: "reranking needs VOYAGE_API_KEY (the offline reranker arrives with a later release)"}
+	}
+	if model == "" {
+		model = "rerank-2.5"
+	}
+	texts := make([]string, len(docs))
+	for i, d := range docs {
+		s, ok := docText(d)
+		if !ok {
+			return nil, "", 0, &InputError{Msg: fmt.Sprintf("documents[%d] is neither text nor an object with content or text", i)}
+		}
+		texts[i] = s
+	}
+	r, err := t.voyage.Rerank(ctx, query, texts, model, limit)
+	if err != nil {
+		return nil, "", 0, err
+	}
+	out := make([]any, 0, len(r.Results))
+	for _, rk := range r.Results {
+		item := map[string]any{}
+		if m, ok := docs[rk.Index].(map[string]any); ok {
+			for k, v := range m {
+				item[k] = v
+			}
+		} else {
+			item["content"] = texts[rk.Index]
+		}
+		item["index"] = rk.Index
+		item["rerankedScore"] = rk.Score
+		out = append(out, item)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		return out[i].(map[string]any)["rerankedScore"].(float64) > out[j].(map[string]any)["rerankedScore"].(float64)
+	})
+	return out, r.Model, r.Tokens, nil
+}
+
+func (t *Tools) rerank(ctx context.Context, in map[string]any) (any, *toolspec.Usage, error) {
+	var docs []any
+	switch d := in["documents"].(type) {
+	case []any:
+		docs = d
+	case map[string]any:
+		docs, _ = d["results"].([]any)
+	}
+	if len(docs) == 0 {
+		return nil, nil, &InputError{Msg: "documents is empty: pass texts, result objects, or a step output holding results"}
+	}
+	ranked, model, tokens, err := t.rerankDocs(ctx, str(in, "query"), docs, str(in, "model"), num(in, "limit", 0))
+	if err != nil {
+		return nil, nil, err
+	}
+	return map[string]any{"query": str(in, "query"), "results": ranked, "metadata": map[string]any{"model": model, "resultCount": len(ranked)}},
+		&toolspec.Usage{TotalTokens: tokens}, nil
+}

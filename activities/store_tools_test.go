@@ -1,0 +1,142 @@
+package activities_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/weftworks/weft/activities"
+	"github.com/weftworks/weft/devdb"
+)
+
+var storeURI string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "weft-activities")
+	if err != nil {
+		panic(err)
+	}
+	db, err := devdb.Start(context.Background(), dir, 0)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	storeURI = db.URI
+	code := m.Run()
+	db.Stop()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+var corpus = map[string]string{
+	"auth.md":    "Authentication uses tokens. Sign in with your password, then the server issues a session token that expires after an hour.",
+	"billing.md": "Invoices are sent monthly. You can download past invoices and change the credit card used for payments.",
+	"deploy.md":  "Deployments roll out gradually. A failed health check stops the rollout and the previous version keeps serving traffic.",
+}
+
+func ingestCorpus(t *testing.T, cfg activities.Config, db, coll string) {
+	for _, src := range []string{"auth.md", "billing.md", "deploy.md"} {
+		res, err := run(t, cfg, "ingest", map[string]any{"text": corpus[src], "source": src, "db": db, "collection": coll, "metadata": map[string]any{"doc": src}, "chunkSize": 100, "chunkOverlap": 0})
+		require.NoError(t, err)
+		require.Equal(t, "local-glove-sif-100d", res.Output.(map[string]any)["model"])
+	}
+}
+
+func TestIngestSearchQueryOnTheEmbeddedStore(t *testing.T) {
+	cfg := activities.Config{MongoDBURI: storeURI}
+	ingestCorpus(t, cfg, "kb1", "docs")
+	ingestCorpus(t, cfg, "kb1", "docs") // a retried ingest: same ids, no duplicates
+
+	res, err := run(t, cfg, "collections", map[string]any{"db": "kb1"})
+	require.NoError(t, err)
+	cols := res.Output.(map[string]any)["collections"].([]any)
+	require.Len(t, cols, 1)
+	col := cols[0].(map[string]any)
+	require.Equal(t, "docs", col["name"])
+	require.Equal(t, float64(100), col["dimensions"])
+	count := col["documentCount"].(float64)
+	require.GreaterOrEqual(t, count, float64(6))
+
+	res, err = run(t, cfg, "search", map[string]any{"query": "how do I log in with my password", "db": "kb1", "collection": "docs", "limit": 3})
+	require.NoError(t, err)
+	out := res.Output.(map[string]any)
+	first := out["results"].([]any)[0].(map[string]any)
+	require.Equal(t, "auth.md", first["source"])
+	require.Equal(t, "exact", out["metadata"].(map[string]any)["searchPath"])
+
+	res, err = run(t, cfg, "search", map[string]any{"query": "invoices", "db": "kb1", "collection": "docs", "filter": map[string]any{"metadata.doc": "deploy.md"}})
+	require.NoError(t, err)
+	for _, r := range res.Output.(map[string]any)["results"].([]any) {
+		require.Equal(t, "deploy.md", r.(map[string]any)["source"])
+	}
+
+	// No Voyage key: query skips the rerank and says so.
+	res, err = run(t, cfg, "query", map[string]any{"query": "download an old invoice", "db": "kb1", "collection": "docs", "limit": 2})
+	require.NoError(t, err)
+	out = res.Output.(map[string]any)
+	require.Len(t, out["results"], 2)
+	require.Equal(t, "billing.md", out["results"].([]any)[0].(map[string]any)["source"])
+	meta := out["metadata"].(map[string]any)
+	require.Equal(t, false, meta["reranked"])
+	require.Contains(t, meta["rerankSkipped"], "VOYAGE_API_KEY")
+
+	res, err = run(t, cfg, "aggregate", map[string]any{"db": "kb1", "collection": "docs", "pipeline": []any{map[string]any{"$match": map[string]any{"source": "auth.md"}}}})
+	require.NoError(t, err)
+	for _, d := range res.Output.(map[string]any)["results"].([]any) {
+		require.Equal(t, "auth.md", d.(map[string]any)["source"])
+	}
+
+	// Searching with another model's dimensions is an input error that names the fix.
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `{"data":[{"index":0,"embedding":[0.1,0.2]}],"model":"voyage-4-lite","usage":{"total_tokens":2}}`)
+	}))
+	defer srv.Close()
+	_, err = run(t, activities.Config{MongoDBURI: storeURI, VoyageAPIKey: "k", VoyageBaseURL: srv.URL}, "search",
+		map[string]any{"query": "x", "db": "kb1", "collection": "docs", "model": "voyage-4-lite"})
+	require.ErrorContains(t, err, "holds 100-dimensional embeddings but the query has 2")
+}
+
+func TestQueryRerankWithVoyage(t *testing.T) {
+	cfg := activities.Config{MongoDBURI: storeURI}
+	ingestCorpus(t, cfg, "kb2", "docs")
+	var asked []any
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body map[string]any
+		require.NoError(t, json.NewDecoder(r.Body).Decode(&body))
+		asked = body["documents"].([]any)
+		// Rank the deploy passage first, whatever vector search thought.
+		var data []any
+		for i, d := range asked {
+			score := 0.1
+			if len(d.(string)) > 0 && d.(string)[:11] == "Deployments" {
+				score = 0.99
+			}
+			data = append(data, map[string]any{"index": i, "relevance_score": score})
+		}
+		json.NewEncoder(w).Encode(map[string]any{"data": data, "model": "rerank-2.5", "usage": map[string]any{"total_tokens": 50}})
+	}))
+	defer srv.Close()
+	cfg.VoyageAPIKey, cfg.VoyageBaseURL = "k", srv.URL
+	res, err := run(t, cfg, "query", map[string]any{"query": "password", "db": "kb2", "collection": "docs", "limit": 1, "model": "local-glove-sif-100d"})
+	require.NoError(t, err)
+	out := res.Output.(map[string]any)
+	require.Len(t, out["results"], 1)
+	top := out["results"].([]any)[0].(map[string]any)
+	require.Equal(t, "deploy.md", top["source"])
+	require.Equal(t, 0.99, top["rerankedScore"])
+	require.Equal(t, true, out["metadata"].(map[string]any)["reranked"])
+	require.Greater(t, len(asked), 1, "query reranks more candidates than it returns")
+}
+
+func TestStoreSettingMissing(t *testing.T) {
+	_, err := run(t, activities.Config{}, "search", map[string]any{"query": "x", "collection": "docs"})
+	require.ErrorContains(t, err, "set MONGODB_URI")
+	_, err = run(t, activities.Config{MongoDBURI: storeURI}, "search", map[string]any{"query": "x"})
+	require.ErrorContains(t, err, "no collection: set inputs.collection or defaults.collection")
+}
