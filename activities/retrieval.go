@@ -7,7 +7,10 @@ import (
 	"sort"
 	"time"
 
+	"github.com/weftworks/weft/activities/embedder"
 	"github.com/weftworks/weft/activities/mongostore"
+	"github.com/weftworks/weft/activities/provider"
+	"github.com/weftworks/weft/activities/rank"
 	"github.com/weftworks/weft/activities/toolspec"
 )
 
@@ -96,16 +99,12 @@ func (t *Tools) query(ctx context.Context, in map[string]any) (any, *toolspec.Us
 	meta["reranked"] = false
 	if rerank && len(results) > 0 {
 		ranked, model, rtokens, err := t.rerankDocs(ctx, str(in, "query"), results, "", limit)
-		switch {
-		case err == nil:
-			results = ranked
-			meta["reranked"], meta["rerankModel"] = true, model
-			usage.TotalTokens += rtokens
-		case isConfig(err):
-			meta["rerankSkipped"] = err.Error()
-		default:
+		if err != nil {
 			return nil, nil, err
 		}
+		results = ranked
+		meta["reranked"], meta["rerankModel"] = true, model
+		usage.TotalTokens += rtokens
 	}
 	if len(results) > limit {
 		results = results[:limit]
@@ -114,10 +113,31 @@ func (t *Tools) query(ctx context.Context, in map[string]any) (any, *toolspec.Us
 	return map[string]any{"query": str(in, "query"), "results": results, "metadata": meta}, usage, nil
 }
 
-func isConfig(err error) bool {
-	var ce *ConfigError
-	return errors.As(err, &ce)
+// offlineRerank fuses BM25 with local-embedder similarity.
+func offlineRerank(query string, texts []string, limit int) (*provider.Ranking, error) {
+	e, err := embedder.Load()
+	if err != nil {
+		return nil, err
+	}
+	q := e.Embed(query)
+	sim := make([]float64, len(texts))
+	for i, t := range texts {
+		sim[i] = embedder.Cosine(q, e.Embed(t))
+	}
+	fused, err := rank.Hybrid(query, texts, sim)
+	if err != nil {
+		return nil, err
+	}
+	out := &provider.Ranking{Model: rank.Model}
+	for _, i := range rank.Order(fused) {
+		out.Results = append(out.Results, provider.Ranked{Index: i, Score: fused[i]})
+	}
+	if limit > 0 && len(out.Results) > limit {
+		out.Results = out.Results[:limit]
+	}
+	return out, nil
 }
+
 
 // docText is the text a reranker reads for a document: a string, or a result's content/text.
 func docText(d any) (string, bool) {
@@ -134,15 +154,10 @@ func docText(d any) (string, bool) {
 	return "", false
 }
 
-// rerankDocs orders documents (strings or result objects) with Voyage's reranker, keeping each
-// object's fields and adding rerankedScore.
+// rerankDocs orders documents (strings or result objects), keeping each object's fields and
+// adding rerankedScore: with Voyage's reranker when a key is configured, otherwise offline with
+// BM25 fused with local-embedder similarity (rank.Model).
 func (t *Tools) rerankDocs(ctx context.Context, query string, docs []any, model string, limit int) ([]any, string, int64, error) {
-	if t.voyage == nil {
-		return nil, "", 0, &ConfigError{Msg: "reranking needs VOYAGE_API_KEY (the offline reranker arrives with a later release)"}
-	}
-	if model == "" {
-		model = "rerank-2.5"
-	}
 	texts := make([]string, len(docs))
 	for i, d := range docs {
 		s, ok := docText(d)
@@ -151,7 +166,16 @@ func (t *Tools) rerankDocs(ctx context.Context, query string, docs []any, model 
 		}
 		texts[i] = s
 	}
-	r, err := t.voyage.Rerank(ctx, query, texts, model, limit)
+	var r *provider.Ranking
+	var err error
+	if t.voyage != nil && model != rank.Model {
+		if model == "" {
+			model = "rerank-2.5"
+		}
+		r, err = t.voyage.Rerank(ctx, query, texts, model, limit)
+	} else {
+		r, err = offlineRerank(query, texts, limit)
+	}
 	if err != nil {
 		return nil, "", 0, err
 	}

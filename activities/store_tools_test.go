@@ -76,15 +76,21 @@ func TestIngestSearchQueryOnTheEmbeddedStore(t *testing.T) {
 		require.Equal(t, "deploy.md", r.(map[string]any)["source"])
 	}
 
-	// No Voyage key: query skips the rerank and says so.
+	// No Voyage key: query reranks offline (BM25 fused with embedding similarity).
 	res, err = run(t, cfg, "query", map[string]any{"query": "download an old invoice", "db": "kb1", "collection": "docs", "limit": 2})
 	require.NoError(t, err)
 	out = res.Output.(map[string]any)
 	require.Len(t, out["results"], 2)
-	require.Equal(t, "billing.md", out["results"].([]any)[0].(map[string]any)["source"])
+	top := out["results"].([]any)[0].(map[string]any)
+	require.Equal(t, "billing.md", top["source"])
+	require.Greater(t, top["rerankedScore"], 0.0)
 	meta := out["metadata"].(map[string]any)
-	require.Equal(t, false, meta["reranked"])
-	require.Contains(t, meta["rerankSkipped"], "VOYAGE_API_KEY")
+	require.Equal(t, true, meta["reranked"])
+	require.Equal(t, "local-bm25-rrf", meta["rerankModel"])
+
+	res, err = run(t, cfg, "rerank", map[string]any{"query": "health check rollout", "documents": []any{corpus["auth.md"], corpus["deploy.md"], corpus["billing.md"]}})
+	require.NoError(t, err)
+	require.Equal(t, float64(1), res.Output.(map[string]any)["results"].([]any)[0].(map[string]any)["index"])
 
 	res, err = run(t, cfg, "aggregate", map[string]any{"db": "kb1", "collection": "docs", "pipeline": []any{map[string]any{"$match": map[string]any{"source": "auth.md"}}}})
 	require.NoError(t, err)
