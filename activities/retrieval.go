@@ -138,7 +138,6 @@ func offlineRerank(query string, texts []string, limit int) (*provider.Ranking, 
 	return out, nil
 }
 
-
 // docText is the text a reranker reads for a document: a string, or a result's content/text.
 func docText(d any) (string, bool) {
 	switch x := d.(type) {
