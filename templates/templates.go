@@ -1,5 +1,6 @@
-// Package templates holds weft's built-in workflow files, embedded in the binary. `weft list`
-// shows them and every command that takes a FILE also takes a template name.
+// Package templates holds weft's built-in workflow files and the sample corpus, embedded in the
+// binary. `weft list` shows the workflows and every command that takes a FILE also takes a
+// template name.
 package templates
 
 import (
@@ -11,8 +12,46 @@ import (
 	"strings"
 )
 
-//go:embed workflows/*.json
+//go:embed workflows/*.json corpus/*.json
 var files embed.FS
+
+// CorpusDoc is one document of the sample corpus.
+type CorpusDoc struct {
+	Source string `json:"source"`
+	Text   string `json:"text"`
+}
+
+// Corpus returns the sample corpus `weft dev --demo` ingests: collection name -> documents.
+// It was written for weft (a fictional API and its architecture) and comes with labelled
+// queries (Queries) for retrieval measurements.
+func Corpus() map[string][]CorpusDoc {
+	var out map[string][]CorpusDoc
+	mustJSON("corpus/corpus.json", &out)
+	return out
+}
+
+// LabelledQuery is a query and the source of the document that answers it.
+type LabelledQuery struct {
+	Query  string `json:"query"`
+	Source string `json:"source"`
+}
+
+// Queries returns the labelled retrieval queries over Corpus.
+func Queries() []LabelledQuery {
+	var out []LabelledQuery
+	mustJSON("corpus/queries.json", &out)
+	return out
+}
+
+func mustJSON(name string, v any) {
+	data, err := files.ReadFile(name)
+	if err != nil {
+		panic(err) // embedded at build time
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		panic(fmt.Sprintf("%s: %v", name, err))
+	}
+}
 
 // Template is one built-in workflow.
 type Template struct {

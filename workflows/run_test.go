@@ -402,6 +402,8 @@ func TestTemplatesRunOnFakes(t *testing.T) {
 					switch in.Type {
 					case "number":
 						inputs[k] = 3.0
+					case "array":
+						inputs[k] = []any{map[string]any{"text": "x", "source": "x.md"}}
 					default:
 						inputs[k] = "x"
 					}
