@@ -2,6 +2,7 @@ package starter
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/signal"
@@ -100,8 +101,80 @@ func newDevCommand() *cobra.Command {
 	return cmd
 }
 
-// startDemo starts the demo run and reports, in the background, when it pauses and finishes.
+// runTemplate runs a built-in template to completion.
+func runTemplate(ctx context.Context, c client.Client, queue, name string, inputs map[string]any) (*weftv1.RunResult, error) {
+	t, err := templates.Get(name)
+	if err != nil {
+		return nil, err
+	}
+	w, err := dsl.Load(t.Name, t.Data)
+	if err != nil {
+		return nil, err
+	}
+	resolved, err := dsl.ResolveInputs(w.Def, nil, inputs)
+	if err != nil {
+		return nil, err
+	}
+	req, err := workflows.NewRequest(w.Def, t.Name, resolved, nil)
+	if err != nil {
+		return nil, err
+	}
+	run, err := startRun(ctx, c, queue, "", w, req)
+	if err != nil {
+		return nil, err
+	}
+	var res weftv1.RunResult
+	if err := run.Get(ctx, &res); err != nil {
+		return nil, fmt.Errorf("%s (%s): %s", name, run.GetID(), cause(err))
+	}
+	return &res, nil
+}
+
+// seedDemo ingests the sample corpus (idempotent: chunk ids are deterministic) and runs the
+// retrieval templates on it, all offline.
+func seedDemo(ctx context.Context, c client.Client, queue string, out interface{ Write([]byte) (int, error) }) error {
+	corpus := templates.Corpus()
+	for _, coll := range []string{"api_docs", "architecture"} {
+		docs := make([]any, len(corpus[coll]))
+		for i, d := range corpus[coll] {
+			docs[i] = map[string]any{"text": d.Text, "source": d.Source}
+		}
+		res, err := runTemplate(ctx, c, queue, "batch-ingest", map[string]any{"docs": docs, "collection": coll})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "  batch-ingest: %d sample documents in %s [%dms]\n", len(docs), coll, res.DurationMs)
+	}
+	q := "what happens when we hit the rate limit"
+	res, err := runTemplate(ctx, c, queue, "multi-collection-search", map[string]any{"query": q, "limit": 5.0})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "  multi-collection-search %q [%dms]:\n", q, res.DurationMs)
+	results, _ := res.Output.GetStructValue().AsMap()["results"].([]any)
+	for i, r := range results {
+		if i == 5 {
+			break
+		}
+		m, _ := r.(map[string]any)
+		fmt.Fprintf(out, "    [%d] %-32v %.3f\n", i+1, m["source"], m["rerankedScore"])
+	}
+	res, err = runTemplate(ctx, c, queue, "smart-ingest", map[string]any{"text": "Webhook deliveries are retried with exponential backoff for three days.", "source": "notes/webhooks.md"})
+	if err != nil {
+		return err
+	}
+	b, _ := json.Marshal(res.Output.AsInterface())
+	fmt.Fprintf(out, "  smart-ingest [%dms]: %s\n", res.DurationMs, b)
+	return nil
+}
+
+// startDemo seeds the sample corpus, runs the retrieval demos, then starts the review demo and
+// reports, in the background, when it pauses and finishes.
 func startDemo(ctx context.Context, c client.Client, conn connFlags, srv *devserver.Server, out interface{ Write([]byte) (int, error) }) error {
+	fmt.Fprintln(out, "\nDemo: the sample corpus, offline (local embedder, embedded database):")
+	if err := seedDemo(ctx, c, conn.taskQueue, out); err != nil {
+		return fmt.Errorf("demo: %w", err)
+	}
 	t, err := templates.Get(DemoTemplate)
 	if err != nil {
 		return err
