@@ -274,41 +274,21 @@ func (s *Store) exact(ctx context.Context, db, coll string, vector []float32, li
 	if err != nil {
 		return nil, err
 	}
-	qn := norm(vector)
-	type scored struct {
-		i     int
-		score float32
-	}
-	var all []scored
 	mismatch := 0
-	for i, v := range c.vectors {
+	for _, v := range c.vectors {
 		if len(v) != len(vector) {
 			mismatch++
-			continue
 		}
-		if !Matches(filter, map[string]any{"metadata": c.meta[i], "source": c.sources[i]}) {
-			continue
-		}
-		var dot float32
-		for d := range v {
-			dot += v[d] * vector[d]
-		}
-		score := float32(0)
-		if qn > 0 && c.norms[i] > 0 {
-			score = dot / (qn * c.norms[i])
-		}
-		all = append(all, scored{i, score})
 	}
 	if mismatch > 0 && mismatch == len(c.vectors) {
 		return nil, &DimensionError{Collection: db + "." + coll, Stored: len(c.vectors[0]), Query: len(vector)}
 	}
-	sort.SliceStable(all, func(a, b int) bool { return all[a].score > all[b].score })
-	if len(all) > limit {
-		all = all[:limit]
-	}
+	all := TopK(c.vectors, c.norms, vector, limit, func(i int) bool {
+		return len(filter) == 0 || Matches(filter, map[string]any{"metadata": c.meta[i], "source": c.sources[i]})
+	})
 	hits := make([]Hit, len(all))
 	for k, sc := range all {
-		hits[k] = Hit{ID: c.ids[sc.i], Source: c.sources[sc.i], Content: c.texts[sc.i], Score: float64(sc.score), Metadata: c.meta[sc.i]}
+		hits[k] = Hit{ID: c.ids[sc.Index], Source: c.sources[sc.Index], Content: c.texts[sc.Index], Score: float64(sc.Score), Metadata: c.meta[sc.Index]}
 	}
 	return hits, nil
 }
@@ -322,4 +302,45 @@ type DimensionError struct {
 func (e *DimensionError) Error() string {
 	return fmt.Sprintf("%s holds %d-dimensional embeddings but the query has %d: search with the model the collection was ingested with",
 		e.Collection, e.Stored, e.Query)
+}
+
+// Scored is a vector's index and its cosine similarity to a query.
+type Scored struct {
+	Index int
+	Score float32
+}
+
+// TopK returns the k vectors most similar (cosine) to query, best first, among those keep
+// accepts; vectors of another length are skipped. It keeps a small sorted list instead of
+// sorting every score.
+func TopK(vectors [][]float32, norms []float32, query []float32, k int, keep func(int) bool) []Scored {
+	if k <= 0 {
+		return nil
+	}
+	qn := norm(query)
+	best := make([]Scored, 0, k+1)
+	for i, v := range vectors {
+		if len(v) != len(query) || (keep != nil && !keep(i)) {
+			continue
+		}
+		var dot float32
+		for d, x := range v {
+			dot += x * query[d]
+		}
+		score := float32(0)
+		if qn > 0 && norms[i] > 0 {
+			score = dot / (qn * norms[i])
+		}
+		if len(best) == k && score <= best[k-1].Score {
+			continue
+		}
+		pos := sort.Search(len(best), func(j int) bool { return best[j].Score < score })
+		best = append(best, Scored{})
+		copy(best[pos+1:], best[pos:])
+		best[pos] = Scored{i, score}
+		if len(best) > k {
+			best = best[:k]
+		}
+	}
+	return best
 }
