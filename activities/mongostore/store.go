@@ -323,10 +323,7 @@ func TopK(vectors [][]float32, norms []float32, query []float32, k int, keep fun
 		if len(v) != len(query) || (keep != nil && !keep(i)) {
 			continue
 		}
-		var dot float32
-		for d, x := range v {
-			dot += x * query[d]
-		}
+		dot := dot(v, query)
 		score := float32(0)
 		if qn > 0 && norms[i] > 0 {
 			score = dot / (qn * norms[i])
@@ -343,4 +340,22 @@ func TopK(vectors [][]float32, norms []float32, query []float32, k int, keep fun
 		}
 	}
 	return best
+}
+
+// dot is a dot product with four independent accumulators, so the loop is bound by memory
+// rather than by the latency of one long chain of additions.
+func dot(a, b []float32) float32 {
+	var s0, s1, s2, s3 float32
+	n := len(a) &^ 3
+	b = b[:len(a)]
+	for i := 0; i < n; i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
+	}
+	for i := n; i < len(a); i++ {
+		s0 += a[i] * b[i]
+	}
+	return (s0 + s1) + (s2 + s3)
 }
