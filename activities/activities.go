@@ -98,3 +98,5 @@ func Handlers(impl map[string]Handler) map[string]Handler {
 	}
 	return out
 }
+
+func asInput(err error, target **InputError) bool { return errors.As(err, target) }

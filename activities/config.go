@@ -2,6 +2,7 @@ package activities
 
 import (
 	"context"
+	"strings"
 	"sync"
 
 	"github.com/weftworks/weft/activities/embedder"
@@ -27,6 +28,9 @@ type Config struct {
 	MongoDBURI string
 	// Database is used when neither the step nor the workflow's defaults name one (WEFT_DB, default "weft").
 	Database string
+	// HTTPAllow lists addresses or CIDR prefixes the http tool may reach although they are
+	// private, loopback or link-local (WEFT_HTTP_ALLOW, comma-separated).
+	HTTPAllow []string
 }
 
 // ConfigFromEnv reads the settings with getenv (os.Getenv in the worker).
@@ -36,6 +40,7 @@ func ConfigFromEnv(getenv func(string) string) Config {
 		OpenAIAPIKey: getenv("OPENAI_API_KEY"), OpenAIBaseURL: getenv("OPENAI_BASE_URL"),
 		EmbeddingModel: getenv("WEFT_EMBEDDING_MODEL"), ChatModel: getenv("WEFT_CHAT_MODEL"),
 		MongoDBURI: getenv("MONGODB_URI"), Database: getenv("WEFT_DB"),
+		HTTPAllow: splitList(getenv("WEFT_HTTP_ALLOW")),
 	}
 }
 
@@ -77,6 +82,7 @@ func (t *Tools) Handlers() map[string]Handler {
 		"ingest":      t.ingest,
 		"collections": t.collections,
 		"aggregate":   t.aggregate,
+		"http":        t.http,
 	}
 }
 
@@ -133,4 +139,14 @@ func (t *Tools) database(in map[string]any) string {
 		return t.cfg.Database
 	}
 	return "weft"
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
 }
