@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -69,8 +70,26 @@ func NewRootCommand() *cobra.Command {
 		newHistoryCommand(),
 		newWorkerCommand(),
 		newDevCommand(),
+		newIndexCommand(),
 	)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return invalid(err) })
+	markUsageErrors(root)
 	return root
+}
+
+// markUsageErrors makes wrong argument counts exit with ExitInvalid like other bad input.
+func markUsageErrors(cmd *cobra.Command) {
+	if orig := cmd.Args; orig != nil {
+		cmd.Args = func(c *cobra.Command, args []string) error {
+			if err := orig(c, args); err != nil {
+				return invalid(fmt.Errorf("%s: %w", c.CommandPath(), err))
+			}
+			return nil
+		}
+	}
+	for _, sub := range cmd.Commands() {
+		markUsageErrors(sub)
+	}
 }
 
 // Execute runs the CLI with args and returns the process exit code.
@@ -92,7 +111,10 @@ func Execute(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return ee.Code
 	}
 	fmt.Fprintln(stderr, "weft:", err)
-	return ExitInvalid // cobra's own errors: unknown command or flag, wrong argument count
+	if strings.HasPrefix(err.Error(), "unknown command") {
+		return ExitInvalid
+	}
+	return ExitFailed
 }
 
 // Main is what cmd/weft runs.
