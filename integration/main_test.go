@@ -17,6 +17,7 @@ import (
 
 	"github.com/weftworks/weft/activities"
 	"github.com/weftworks/weft/activities/toolspec"
+	"github.com/weftworks/weft/devdb"
 	"github.com/weftworks/weft/devserver"
 	"github.com/weftworks/weft/starter"
 	"github.com/weftworks/weft/worker"
@@ -24,6 +25,7 @@ import (
 
 var (
 	server *devserver.Server
+	store  *devdb.DB
 	// updateHistories rewrites workflows/testdata/histories from fresh runs.
 	updateHistories = flag.Bool("update-histories", false, "record the replay histories again")
 )
@@ -39,7 +41,19 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "starting the embedded Temporal server:", err)
 		os.Exit(1)
 	}
+	dir, err := os.MkdirTemp("", "weft-integration-db")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	store, err = devdb.Start(context.Background(), dir, 0)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "starting the embedded database:", err)
+		os.Exit(1)
+	}
 	code := m.Run()
+	store.Stop()
+	os.RemoveAll(dir)
 	server.Stop()
 	os.Exit(code)
 }
