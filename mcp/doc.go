@@ -1,4 +1,7 @@
-// Package mcp will be the MCP gateway behind `weft mcp` (mark3labs/mcp-go): the tools of
-// activities/toolspec under the weft_ prefix plus execution tools, over stdio and streamable HTTP.
-// It is a Temporal client only and holds no run state. It arrives with the MCP gateway issue.
+// Package mcp is weft's MCP gateway behind `weft mcp` (github.com/mark3labs/mcp-go): the
+// knowledge tools of activities/toolspec under the weft_ prefix, tools to start, inspect, review
+// and cancel durable executions, and workflows exposed as their own tools (wf_<name>). It is a
+// Temporal client plus the tool registry and holds no run state: read-only knowledge tools run
+// in the gateway, everything that changes data runs as a durable execution on the workers.
+// Transports: stdio and streamable HTTP (bearer keys, /health).
 package mcp

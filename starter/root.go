@@ -71,6 +71,7 @@ func NewRootCommand() *cobra.Command {
 		newWorkerCommand(),
 		newDevCommand(),
 		newIndexCommand(),
+		newMCPCommand(),
 	)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return invalid(err) })
 	markUsageErrors(root)

@@ -1,0 +1,98 @@
+package integration
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	mcplib "github.com/mark3labs/mcp-go/mcp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/weftworks/weft/activities"
+	"github.com/weftworks/weft/mcp"
+	"github.com/weftworks/weft/worker"
+)
+
+// TestAgentRunsReviewsAndReads drives weft through the MCP gateway the way an agent would:
+// ingest, search, start a workflow, see it wait for review, approve it, read the result.
+func TestAgentRunsReviewsAndReads(t *testing.T) {
+	c := dial(t)
+	queue := "mcp"
+	cfg := activities.Config{MongoDBURI: store.URI, Database: "mcp"}
+	w := worker.New(c, worker.Options{TaskQueue: queue, Config: cfg})
+	require.NoError(t, w.Start())
+	t.Cleanup(w.Stop)
+
+	keyFile := filepath.Join(t.TempDir(), "keys.json")
+	key, _, err := mcp.GenerateKey(keyFile)
+	require.NoError(t, err)
+	keys, err := mcp.LoadKeys(keyFile)
+	require.NoError(t, err)
+	g := mcp.New(mcp.Options{Version: "test", Address: server.Address, Namespace: server.Namespace, TaskQueue: queue, Config: cfg, Wait: 30 * time.Second})
+	srv := httptest.NewServer(g.HTTPHandler(keys, []string{"127.0.0.1"}, slog.New(slog.NewTextHandler(io.Discard, nil))))
+	defer srv.Close()
+
+	mc, err := client.NewStreamableHttpClient(srv.URL+"/mcp", transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + key}))
+	require.NoError(t, err)
+	ctx := context.Background()
+	require.NoError(t, mc.Start(ctx))
+	init := mcplib.InitializeRequest{}
+	init.Params.ProtocolVersion = mcplib.LATEST_PROTOCOL_VERSION
+	init.Params.ClientInfo = mcplib.Implementation{Name: "agent", Version: "1"}
+	_, err = mc.Initialize(ctx, init)
+	require.NoError(t, err)
+	defer mc.Close()
+	callTool := func(name string, args map[string]any) map[string]any {
+		req := mcplib.CallToolRequest{}
+		req.Params.Name, req.Params.Arguments = name, args
+		res, err := mc.CallTool(ctx, req)
+		require.NoError(t, err)
+		var txt strings.Builder
+		for _, c := range res.Content {
+			if tc, ok := c.(mcplib.TextContent); ok {
+				txt.WriteString(tc.Text)
+			}
+		}
+		require.False(t, res.IsError, "%s: %s", name, txt.String())
+		out, _ := res.StructuredContent.(map[string]any)
+		return out
+	}
+
+	out := callTool("weft_ingest", map[string]any{"text": "Reviews pause a run until someone approves, edits or rejects it.", "source": "review.md", "collection": "agent"})
+	require.Equal(t, float64(1), out["chunksCreated"], "ingest ran as a durable execution on the worker")
+	out = callTool("weft_search", map[string]any{"query": "who decides on a paused run", "collection": "agent"})
+	require.Equal(t, "review.md", out["results"].([]any)[0].(map[string]any)["source"])
+
+	out = callTool("weft_run_workflow", map[string]any{"name": "approval-demo", "inputs": map[string]any{"version": "7.0"}})
+	id := out["executionId"].(string)
+	require.NotEmpty(t, id)
+	require.Eventually(t, func() bool {
+		st := callTool("weft_execution", map[string]any{"id": id})
+		pending, _ := st["pendingReviews"].([]any)
+		return len(pending) == 1
+	}, 20*time.Second, 100*time.Millisecond)
+	require.Eventually(t, func() bool {
+		list := callTool("weft_executions", map[string]any{"awaitingReview": true})
+		for _, e := range list["executions"].([]any) {
+			if e.(map[string]any)["id"] == id {
+				return true
+			}
+		}
+		return false
+	}, 15*time.Second, 200*time.Millisecond)
+	out = callTool("weft_review", map[string]any{"id": id, "decision": "approve", "reviewer": "agent"})
+	require.Equal(t, true, out["recorded"])
+	require.Eventually(t, func() bool {
+		st := callTool("weft_execution", map[string]any{"id": id})
+		return st["status"] == "completed"
+	}, 20*time.Second, 100*time.Millisecond)
+	st := callTool("weft_execution", map[string]any{"id": id})
+	require.Equal(t, "Release 7.0: 3 changes (approved by agent)", st["output"].(map[string]any)["announcement"])
+}

@@ -1,0 +1,235 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sort"
+	"time"
+
+	mcplib "github.com/mark3labs/mcp-go/mcp"
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/client"
+	tlog "go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/temporal"
+	"google.golang.org/protobuf/encoding/protojson"
+
+	"github.com/weftworks/weft/activities/toolspec"
+	weftv1 "github.com/weftworks/weft/proto/weft/v1"
+	"github.com/weftworks/weft/workflows"
+	"github.com/weftworks/weft/workflows/dsl"
+)
+
+func quietLogger() tlog.Logger {
+	return tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
+}
+
+func runError(err error) string {
+	var ae *temporal.ApplicationError
+	if errors.As(err, &ae) {
+		return ae.Message()
+	}
+	return err.Error()
+}
+
+func tool(name, title, description, schema string, a toolspec.Annotations) mcplib.Tool {
+	t := mcplib.NewToolWithRawSchema(name, description, json.RawMessage(schema))
+	t.Annotations = annotations(title, a)
+	return t
+}
+
+// asJSON converts a proto message to plain JSON values.
+func asJSON(b []byte) any {
+	var v any
+	_ = json.Unmarshal(b, &v)
+	return v
+}
+
+func (g *Gateway) addExecutionTools() {
+	ro := toolspec.Annotations{ReadOnly: true, Idempotent: true}
+	g.srv.AddTool(tool("weft_workflows", "List workflows", "List the workflows this gateway can run (built-in templates and files from its workflows directory) with their inputs.",
+		`{"type":"object","additionalProperties":false,"properties":{}}`, ro), g.listWorkflows)
+	g.srv.AddTool(tool("weft_validate_workflow", "Validate a workflow", "Validate a workflow definition (JSON object or text) and return every problem as FILE:LINE:COL: where: what (hint).",
+		`{"type":"object","required":["definition"],"additionalProperties":false,"properties":{"definition":{"type":["object","string"],"description":"The workflow JSON"}}}`, ro), g.validate)
+	g.srv.AddTool(tool("weft_run_workflow", "Run a workflow", "Start a durable execution of a workflow by name or inline definition. Returns the execution id; with wait (seconds) it returns the result when the run ends in time.",
+		`{"type":"object","additionalProperties":false,"properties":{"name":{"type":"string"},"definition":{"type":"object"},"inputs":{"type":"object"},"wait":{"type":"integer","minimum":0,"maximum":300}}}`,
+		toolspec.Annotations{OpenWorld: true}), g.run)
+	g.srv.AddTool(tool("weft_execution", "Execution state", "The state of an execution: per-step status, pending reviews and, once done, the output.",
+		`{"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"type":"string"}}}`, ro), g.execution)
+	g.srv.AddTool(tool("weft_review", "Decide a review", "Approve, edit (with data) or reject a review step an execution is waiting on.",
+		`{"type":"object","required":["id","decision"],"additionalProperties":false,"properties":{"id":{"type":"string"},"step":{"type":"string"},"decision":{"enum":["approve","edit","reject"]},"data":{},"reviewer":{"type":"string"},"comment":{"type":"string"}}}`,
+		toolspec.Annotations{}), g.review)
+	g.srv.AddTool(tool("weft_cancel", "Cancel an execution", "Cancel a running execution; steps in flight are cancelled, finished steps keep their results.",
+		`{"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"type":"string"}}}`, toolspec.Annotations{Destructive: true, Idempotent: true}), g.cancel)
+	g.srv.AddTool(tool("weft_executions", "Recent executions", "Recent executions with their status; awaitingReview lists only those waiting for a decision.",
+		`{"type":"object","additionalProperties":false,"properties":{"awaitingReview":{"type":"boolean"},"limit":{"type":"integer","minimum":1,"maximum":100}}}`, ro), g.executions)
+}
+
+func (g *Gateway) listWorkflows(ctx context.Context, req mcplib.CallToolRequest) (*mcplib.CallToolResult, error) {
+	wfs, problems := g.workflowFiles()
+	names := make([]string, 0, len(wfs))
+	for n := range wfs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var list []any
+	for _, n := range names {
+		w := wfs[n]
+		list = append(list, map[string]any{"name": n, "description": w.Def.Description, "inputs": w.Def.Inputs, "steps": len(w.Steps)})
+	}
+	return result(map[string]any{"workflows": list, "problems": problems}), nil
+}
+
+func (g *Gateway) validate(ctx context.Context, req mcplib.CallToolRequest) (*mcplib.CallToolResult, error) {
+	var data []byte
+	switch d := req.GetArguments()["definition"].(type) {
+	case string:
+		data = []byte(d)
+	default:
+		data, _ = json.MarshalIndent(d, "", "  ")
+	}
+	w, err := dsl.Load("definition.json", data)
+	if err != nil {
+		var ds dsl.Diagnostics
+		if errors.As(err, &ds) {
+			msgs := make([]string, len(ds))
+			for i, d := range ds {
+				msgs[i] = d.String()
+			}
+			return result(map[string]any{"valid": false, "errors": len(ds.Errors()), "diagnostics": msgs}), nil
+		}
+		return mcplib.NewToolResultError(err.Error()), nil
+	}
+	var warnings []string
+	for _, d := range w.Warnings {
+		warnings = append(warnings, d.String())
+	}
+	return result(map[string]any{"valid": true, "steps": len(w.Steps), "warnings": warnings}), nil
+}
+
+func (g *Gateway) run(ctx context.Context, req mcplib.CallToolRequest) (*mcplib.CallToolResult, error) {
+	args := req.GetArguments()
+	inputs, _ := args["inputs"].(map[string]any)
+	var def *dsl.Definition
+	source := ""
+	if d, ok := args["definition"].(map[string]any); ok {
+		data, _ := json.Marshal(d)
+		w, err := dsl.Load("definition.json", data)
+		if err != nil {
+			return mcplib.NewToolResultError("invalid definition:\n" + err.Error()), nil
+		}
+		def, source = w.Def, "mcp:inline"
+	} else if name, _ := args["name"].(string); name != "" {
+		wfs, _ := g.workflowFiles()
+		w, ok := wfs[name]
+		if !ok {
+			return mcplib.NewToolResultError(fmt.Sprintf("no workflow %q: call weft_workflows for the list", name)), nil
+		}
+		def, source = w.Def, "mcp:"+name
+	} else {
+		return mcplib.NewToolResultError("give the workflow's name or an inline definition"), nil
+	}
+	wait := time.Duration(0)
+	if f, ok := args["wait"].(float64); ok {
+		wait = time.Duration(f) * time.Second
+	}
+	res, id, err := g.start(ctx, def, source, inputs, wait)
+	if err != nil {
+		return mcplib.NewToolResultError(err.Error()), nil
+	}
+	if res == nil {
+		return result(map[string]any{"executionId": id, "status": "running"}), nil
+	}
+	return result(map[string]any{"executionId": id, "status": "completed", "output": res.Output.AsInterface(), "durationMs": res.DurationMs}), nil
+}
+
+func (g *Gateway) state(ctx context.Context, id string) (*weftv1.ExecutionState, error) {
+	c, err := g.temporal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	v, err := c.QueryWorkflow(ctx, id, "", workflows.QueryState)
+	if err != nil {
+		return nil, fmt.Errorf("execution %s: %w", id, err)
+	}
+	var st weftv1.ExecutionState
+	if err := v.Get(&st); err != nil {
+		return nil, err
+	}
+	return &st, nil
+}
+
+func (g *Gateway) execution(ctx context.Context, req mcplib.CallToolRequest) (*mcplib.CallToolResult, error) {
+	id, _ := req.GetArguments()["id"].(string)
+	st, err := g.state(ctx, id)
+	if err != nil {
+		return mcplib.NewToolResultError(err.Error()), nil
+	}
+	b, _ := protojson.Marshal(st)
+	return result(asJSON(b)), nil
+}
+
+func (g *Gateway) review(ctx context.Context, req mcplib.CallToolRequest) (*mcplib.CallToolResult, error) {
+	args := req.GetArguments()
+	id, _ := args["id"].(string)
+	d := map[string]any{}
+	for _, k := range []string{"step", "decision", "data", "reviewer", "comment"} {
+		if v, ok := args[k]; ok {
+			d[k] = v
+		}
+	}
+	payload, _ := json.Marshal(d)
+	c, err := g.temporal(ctx)
+	if err != nil {
+		return mcplib.NewToolResultError(err.Error()), nil
+	}
+	h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: id, UpdateName: workflows.UpdateReview,
+		Args: []any{json.RawMessage(payload)}, WaitForStage: client.WorkflowUpdateStageCompleted})
+	if err == nil {
+		var res weftv1.ReviewDecision
+		if err = h.Get(ctx, &res); err == nil {
+			return result(map[string]any{"executionId": id, "step": res.Step, "decision": res.Decision, "recorded": true}), nil
+		}
+	}
+	return mcplib.NewToolResultError("review refused: " + runError(err)), nil
+}
+
+func (g *Gateway) cancel(ctx context.Context, req mcplib.CallToolRequest) (*mcplib.CallToolResult, error) {
+	id, _ := req.GetArguments()["id"].(string)
+	c, err := g.temporal(ctx)
+	if err != nil {
+		return mcplib.NewToolResultError(err.Error()), nil
+	}
+	if err := c.CancelWorkflow(ctx, id, ""); err != nil {
+		return mcplib.NewToolResultError(fmt.Sprintf("cancelling %s: %v", id, err)), nil
+	}
+	return result(map[string]any{"executionId": id, "cancelRequested": true}), nil
+}
+
+func (g *Gateway) executions(ctx context.Context, req mcplib.CallToolRequest) (*mcplib.CallToolResult, error) {
+	args := req.GetArguments()
+	limit := 20
+	if f, ok := args["limit"].(float64); ok {
+		limit = int(f)
+	}
+	q := fmt.Sprintf("WorkflowType = %q", workflows.WorkflowType)
+	if b, _ := args["awaitingReview"].(bool); b {
+		q += fmt.Sprintf(` AND ExecutionStatus = "Running" AND WeftStatus = %q`, workflows.StatusAwaitingReview)
+	}
+	c, err := g.temporal(ctx)
+	if err != nil {
+		return mcplib.NewToolResultError(err.Error()), nil
+	}
+	resp, err := c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: q, PageSize: int32(limit)})
+	if err != nil {
+		return mcplib.NewToolResultError(err.Error()), nil
+	}
+	var list []any
+	for _, e := range resp.GetExecutions() {
+		list = append(list, map[string]any{"id": e.GetExecution().GetWorkflowId(), "status": e.GetStatus().String(), "started": e.GetStartTime().AsTime()})
+	}
+	return result(map[string]any{"executions": list}), nil
+}

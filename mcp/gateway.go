@@ -1,0 +1,224 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	mcplib "github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+	"go.temporal.io/sdk/client"
+
+	"github.com/weftworks/weft/activities"
+	"github.com/weftworks/weft/activities/toolspec"
+	weftv1 "github.com/weftworks/weft/proto/weft/v1"
+	"github.com/weftworks/weft/templates"
+	"github.com/weftworks/weft/workflows"
+	"github.com/weftworks/weft/workflows/dsl"
+)
+
+// Prefix is put before every knowledge tool's name.
+const Prefix = "weft_"
+
+// KnowledgeTools are the registry tools the gateway offers, in this order.
+var KnowledgeTools = []string{"query", "search", "rerank", "embed", "similarity", "collections", "models", "ingest", "explain", "estimate"}
+
+// Options configures a gateway.
+type Options struct {
+	Version string
+	// Temporal connection; dialled on first use so the gateway starts without it.
+	Address, Namespace, TaskQueue string
+	// Config of the read-only tools the gateway runs itself.
+	Config activities.Config
+	// WorkflowsDir holds workflow files offered as tools when they set "mcp": {"expose": true}.
+	WorkflowsDir string
+	// NoBuiltins hides the built-in templates from weft_workflows and wf_ tools.
+	NoBuiltins bool
+	// Wait is how long wf_ tools wait for a result before returning the execution id.
+	Wait time.Duration
+}
+
+// Gateway is an MCP server over weft.
+type Gateway struct {
+	o       Options
+	srv     *server.MCPServer
+	tools   map[string]activities.Handler
+	started time.Time
+	mu      sync.Mutex
+	client  client.Client
+	wfTools map[string]bool
+}
+
+// New builds the gateway and registers its tools.
+func New(o Options) *Gateway {
+	if o.TaskQueue == "" {
+		o.TaskQueue = workflows.TaskQueue
+	}
+	if o.Wait == 0 {
+		o.Wait = 60 * time.Second
+	}
+	g := &Gateway{o: o, tools: activities.NewTools(o.Config).Handlers(), started: time.Now(), wfTools: map[string]bool{}}
+	g.srv = server.NewMCPServer("weft", o.Version, server.WithToolCapabilities(true), server.WithResourceCapabilities(false, false),
+		server.WithRecovery(), server.WithInstructions("weft runs durable AI/RAG workflows. Use weft_query to answer from the knowledge base, weft_workflows and weft_run_workflow to run pipelines, weft_execution to follow them and weft_review to approve paused steps."))
+	for _, name := range KnowledgeTools {
+		spec, _ := toolspec.Lookup(name)
+		g.srv.AddTool(registryTool(spec), g.knowledge(spec))
+	}
+	g.addExecutionTools()
+	g.addResources()
+	g.refreshWorkflowTools()
+	return g
+}
+
+// Server returns the underlying MCP server.
+func (g *Gateway) Server() *server.MCPServer { return g.srv }
+
+// registryTool declares a knowledge tool from its registry entry, annotations set explicitly.
+func registryTool(spec *toolspec.Spec) mcplib.Tool {
+	t := mcplib.NewToolWithRawSchema(Prefix+spec.Name, spec.Description, json.RawMessage(spec.Input))
+	t.Annotations = annotations(spec.Title, spec.Annotations)
+	return t
+}
+
+func annotations(title string, a toolspec.Annotations) mcplib.ToolAnnotation {
+	return mcplib.ToolAnnotation{Title: title, ReadOnlyHint: mcplib.ToBoolPtr(a.ReadOnly), DestructiveHint: mcplib.ToBoolPtr(a.Destructive),
+		IdempotentHint: mcplib.ToBoolPtr(a.Idempotent), OpenWorldHint: mcplib.ToBoolPtr(a.OpenWorld)}
+}
+
+// result renders a tool's output as structuredContent plus a JSON text rendering.
+func result(v any) *mcplib.CallToolResult {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return mcplib.NewToolResultError("encoding the result: " + err.Error())
+	}
+	return mcplib.NewToolResultStructured(v, string(b))
+}
+
+// knowledge runs a read-only tool in the gateway, or a data-changing one as a durable execution.
+func (g *Gateway) knowledge(spec *toolspec.Spec) server.ToolHandlerFunc {
+	return func(ctx context.Context, req mcplib.CallToolRequest) (*mcplib.CallToolResult, error) {
+		args := req.GetArguments()
+		if args == nil {
+			args = map[string]any{}
+		}
+		if err := spec.ValidateInputs(args); err != nil {
+			return mcplib.NewToolResultError(fmt.Sprintf("invalid arguments for %s%s: %v", Prefix, spec.Name, err)), nil
+		}
+		if !spec.Annotations.ReadOnly {
+			return g.durable(ctx, spec.Name, args)
+		}
+		out, _, err := g.tools[spec.Name](ctx, args)
+		if err != nil {
+			return mcplib.NewToolResultError(err.Error()), nil
+		}
+		return result(out), nil
+	}
+}
+
+// durable runs one tool step as a weft execution and waits for it.
+func (g *Gateway) durable(ctx context.Context, tool string, args map[string]any) (*mcplib.CallToolResult, error) {
+	def := &dsl.Definition{Name: "mcp-" + tool, Steps: []dsl.Step{{ID: "call", Name: Prefix + tool, Tool: tool, Inputs: args}}, Output: "{{ call.output }}"}
+	res, id, err := g.start(ctx, def, "mcp:"+tool, nil, g.o.Wait)
+	if err != nil {
+		return mcplib.NewToolResultError(err.Error()), nil
+	}
+	if res == nil {
+		return result(map[string]any{"executionId": id, "status": "running", "hint": "follow it with weft_execution"}), nil
+	}
+	return result(res.Output.AsInterface()), nil
+}
+
+// temporal returns the Temporal client, dialling on first use.
+func (g *Gateway) temporal(ctx context.Context) (client.Client, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.client != nil {
+		return g.client, nil
+	}
+	dctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	c, err := client.DialContext(dctx, client.Options{HostPort: g.o.Address, Namespace: g.o.Namespace, Logger: quietLogger()})
+	if err != nil {
+		return nil, fmt.Errorf("Temporal at %s is unreachable (%v): start it (weft dev) or set TEMPORAL_ADDRESS", g.o.Address, err)
+	}
+	g.client = c
+	return c, nil
+}
+
+// start validates and starts a run; with wait > 0 it waits that long for the result.
+func (g *Gateway) start(ctx context.Context, def *dsl.Definition, source string, inputs map[string]any, wait time.Duration) (*weftv1.RunResult, string, error) {
+	w, err := dsl.FromDefinition(def)
+	if err != nil {
+		return nil, "", err
+	}
+	resolved, err := dsl.ResolveInputs(w.Def, nil, inputs)
+	if err != nil {
+		return nil, "", err
+	}
+	req, err := workflows.NewRequest(w.Def, source, resolved, nil)
+	if err != nil {
+		return nil, "", err
+	}
+	c, err := g.temporal(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{TaskQueue: g.o.TaskQueue, Memo: map[string]any{workflows.MemoWorkflow: w.Def.Name}}, workflows.WorkflowType, req)
+	if err != nil {
+		return nil, "", fmt.Errorf("starting %s: %w", w.Def.Name, err)
+	}
+	if wait <= 0 {
+		return nil, run.GetID(), nil
+	}
+	wctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	var res weftv1.RunResult
+	if err := run.Get(wctx, &res); err != nil {
+		if wctx.Err() != nil && ctx.Err() == nil {
+			return nil, run.GetID(), nil // still running
+		}
+		return nil, run.GetID(), fmt.Errorf("execution %s failed: %s", run.GetID(), runError(err))
+	}
+	return &res, run.GetID(), nil
+}
+
+// workflowFiles returns the workflows the gateway offers: built-ins (unless disabled) and the
+// files in WorkflowsDir, by name.
+func (g *Gateway) workflowFiles() (map[string]*dsl.Workflow, []string) {
+	out := map[string]*dsl.Workflow{}
+	var problems []string
+	if !g.o.NoBuiltins {
+		for _, t := range templates.All() {
+			if w, err := dsl.Load(t.Name, t.Data); err == nil {
+				out[t.Name] = w
+			}
+		}
+	}
+	if g.o.WorkflowsDir != "" {
+		files, _ := filepath.Glob(filepath.Join(g.o.WorkflowsDir, "*.json"))
+		sort.Strings(files)
+		for _, f := range files {
+			if strings.HasSuffix(f, ".test.json") {
+				continue
+			}
+			w, err := dsl.LoadFile(f)
+			if err != nil {
+				problems = append(problems, err.Error())
+				continue
+			}
+			out[strings.TrimSuffix(strings.TrimSuffix(filepath.Base(f), ".json"), ".weft")] = w
+		}
+	}
+	return out, problems
+}
+
+// storeCheck reaches the knowledge store through the tools (collections is read-only).
+func (g *Gateway) storeCheck(ctx context.Context) (any, error) {
+	out, _, err := g.tools["collections"](ctx, map[string]any{})
+	return out, err
+}

@@ -1,0 +1,173 @@
+package mcp_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	mcplib "github.com/mark3labs/mcp-go/mcp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/weftworks/weft/mcp"
+)
+
+// gateway serves a gateway whose Temporal is unreachable, over real HTTP.
+func gateway(t *testing.T) (*httptest.Server, string) {
+	keyFile := filepath.Join(t.TempDir(), "keys.json")
+	key, _, err := mcp.GenerateKey(keyFile)
+	require.NoError(t, err)
+	keys, err := mcp.LoadKeys(keyFile)
+	require.NoError(t, err)
+	g := mcp.New(mcp.Options{Version: "test", Address: "127.0.0.1:1", Namespace: "default"})
+	srv := httptest.NewServer(g.HTTPHandler(keys, []string{"127.0.0.1"}, slog.New(slog.NewTextHandler(io.Discard, nil))))
+	t.Cleanup(srv.Close)
+	return srv, key
+}
+
+func connect(t *testing.T, url, key string) *client.Client {
+	c, err := client.NewStreamableHttpClient(url+"/mcp", transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + key}))
+	require.NoError(t, err)
+	ctx := context.Background()
+	require.NoError(t, c.Start(ctx))
+	req := mcplib.InitializeRequest{}
+	req.Params.ProtocolVersion = mcplib.LATEST_PROTOCOL_VERSION
+	req.Params.ClientInfo = mcplib.Implementation{Name: "weft-test", Version: "1"}
+	_, err = c.Initialize(ctx, req)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+func call(t *testing.T, c *client.Client, name string, args map[string]any) *mcplib.CallToolResult {
+	req := mcplib.CallToolRequest{}
+	req.Params.Name, req.Params.Arguments = name, args
+	res, err := c.CallTool(context.Background(), req)
+	require.NoError(t, err, "a tool failure is a result, not a protocol error")
+	return res
+}
+
+func text(r *mcplib.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range r.Content {
+		if tc, ok := c.(mcplib.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+func TestToolsAndAnnotations(t *testing.T) {
+	srv, key := gateway(t)
+	c := connect(t, srv.URL, key)
+	tools, err := c.ListTools(context.Background(), mcplib.ListToolsRequest{})
+	require.NoError(t, err)
+	byName := map[string]mcplib.Tool{}
+	for _, tl := range tools.Tools {
+		byName[tl.Name] = tl
+	}
+	for _, n := range []string{"weft_query", "weft_search", "weft_rerank", "weft_embed", "weft_similarity", "weft_collections", "weft_models", "weft_ingest", "weft_explain", "weft_estimate",
+		"weft_workflows", "weft_validate_workflow", "weft_run_workflow", "weft_execution", "weft_review", "weft_cancel", "weft_executions", "wf_multi_collection_search"} {
+		require.Contains(t, byName, n)
+	}
+	ingest := byName["weft_ingest"].Annotations
+	require.False(t, *ingest.ReadOnlyHint)
+	require.False(t, *ingest.DestructiveHint, "annotations are explicit: ingest does not destroy data")
+	q := byName["weft_query"].Annotations
+	require.True(t, *q.ReadOnlyHint)
+	require.True(t, *q.OpenWorldHint)
+	require.False(t, *byName["weft_models"].Annotations.OpenWorldHint)
+	require.Equal(t, []string{"query"}, byName["weft_query"].InputSchema.Required, "the schema is the registry's")
+	require.Contains(t, byName["weft_query"].InputSchema.Properties, "filter")
+}
+
+func TestCallsWithoutTemporal(t *testing.T) {
+	srv, key := gateway(t)
+	c := connect(t, srv.URL, key)
+
+	res := call(t, c, "weft_models", map[string]any{"category": "rerank"})
+	require.False(t, res.IsError, text(res))
+	require.Len(t, res.StructuredContent.(map[string]any)["models"], 3)
+
+	res = call(t, c, "weft_explain", map[string]any{"topic": "durability"})
+	require.False(t, res.IsError)
+	require.Contains(t, text(res), "resumes from the last finished step")
+
+	res = call(t, c, "weft_similarity", map[string]any{"text1": "reset my password", "text2": "recover a login"})
+	require.False(t, res.IsError, text(res))
+
+	res = call(t, c, "weft_query", map[string]any{"limit": 3})
+	require.True(t, res.IsError)
+	require.Contains(t, text(res), "invalid arguments for weft_query")
+
+	res = call(t, c, "weft_validate_workflow", map[string]any{"definition": map[string]any{"name": "x", "steps": []any{map[string]any{"id": "a", "tool": "serch"}}}})
+	require.False(t, res.IsError)
+	require.Contains(t, text(res), `unknown tool \"serch\" (did you mean \"search\"?)`)
+
+	res = call(t, c, "weft_run_workflow", map[string]any{"name": "approval-demo"})
+	require.True(t, res.IsError)
+	require.Contains(t, text(res), "set TEMPORAL_ADDRESS")
+
+	res = call(t, c, "weft_search", map[string]any{"query": "x", "collection": "docs"})
+	require.True(t, res.IsError)
+	require.Contains(t, text(res), "set MONGODB_URI")
+}
+
+func TestAuthHealthAndHosts(t *testing.T) {
+	srv, _ := gateway(t)
+	resp, err := http.Post(srv.URL+"/mcp", "application/json", strings.NewReader(`{}`))
+	require.NoError(t, err)
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.Equal(t, http.StatusUnauthorized, resp.StatusCode)
+	require.Contains(t, string(body), "weft mcp generate-key")
+
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/mcp", strings.NewReader(`{}`))
+	req.Header.Set("Authorization", "Bearer weft-mcp-wrong")
+	resp, err = http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusUnauthorized, resp.StatusCode)
+
+	resp, err = http.Get(srv.URL + "/health")
+	require.NoError(t, err)
+	var h mcp.Health
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&h))
+	resp.Body.Close()
+	require.Equal(t, "unreachable", h.Temporal)
+	require.Equal(t, "degraded", h.Status)
+
+	req, _ = http.NewRequest(http.MethodGet, srv.URL+"/health", nil)
+	req.Host = "evil.example"
+	resp, err = http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusForbidden, resp.StatusCode, "DNS rebinding protection")
+}
+
+func TestKeys(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "k.json")
+	k1, id1, err := mcp.GenerateKey(f)
+	require.NoError(t, err)
+	k2, _, err := mcp.GenerateKey(f)
+	require.NoError(t, err)
+	keys, err := mcp.LoadKeys(f, "env-key")
+	require.NoError(t, err)
+	require.True(t, keys.Valid(k1))
+	require.True(t, keys.Valid(k2))
+	require.True(t, keys.Valid("env-key"))
+	require.False(t, keys.Valid("nope"))
+	require.NoError(t, mcp.RevokeKey(f, id1))
+	keys, err = mcp.LoadKeys(f)
+	require.NoError(t, err)
+	require.False(t, keys.Valid(k1))
+	require.True(t, keys.Valid(k2))
+	require.Error(t, mcp.RevokeKey(f, "unknown"))
+}

@@ -1,0 +1,247 @@
+package mcp
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// MaxBodyBytes limits one HTTP request body.
+const MaxBodyBytes = 4 << 20
+
+// Keys checks bearer keys: the hashes stored by `weft mcp generate-key` plus WEFT_MCP_KEY.
+type Keys struct {
+	hashes [][]byte
+}
+
+// KeyFile is where generated keys are stored (hashed).
+func KeyFile() string {
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		dir = "."
+	}
+	return filepath.Join(dir, "weft", "mcp-keys.json")
+}
+
+type keyStore struct {
+	Keys []struct {
+		ID      string    `json:"id"`
+		SHA256  string    `json:"sha256"`
+		Created time.Time `json:"created"`
+	} `json:"keys"`
+}
+
+func readKeyStore(path string) (*keyStore, error) {
+	ks := &keyStore{}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return ks, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(data, ks); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return ks, nil
+}
+
+// LoadKeys reads the key file and the extra plain keys (WEFT_MCP_KEY).
+func LoadKeys(path string, plain ...string) (*Keys, error) {
+	ks, err := readKeyStore(path)
+	if err != nil {
+		return nil, err
+	}
+	k := &Keys{}
+	for _, e := range ks.Keys {
+		h, err := hex.DecodeString(e.SHA256)
+		if err == nil {
+			k.hashes = append(k.hashes, h)
+		}
+	}
+	for _, p := range plain {
+		if p != "" {
+			h := sha256.Sum256([]byte(p))
+			k.hashes = append(k.hashes, h[:])
+		}
+	}
+	return k, nil
+}
+
+// Empty reports whether no key is configured.
+func (k *Keys) Empty() bool { return len(k.hashes) == 0 }
+
+// Valid compares the presented key with every stored hash in constant time.
+func (k *Keys) Valid(key string) bool {
+	h := sha256.Sum256([]byte(key))
+	ok := 0
+	for _, s := range k.hashes {
+		ok |= subtle.ConstantTimeCompare(h[:], s)
+	}
+	return ok == 1
+}
+
+// GenerateKey creates a key, stores its hash and returns the key (shown once) and its id.
+func GenerateKey(path string) (key, id string, err error) {
+	ks, err := readKeyStore(path)
+	if err != nil {
+		return "", "", err
+	}
+	b := make([]byte, 24)
+	if _, err := rand.Read(b); err != nil {
+		return "", "", err
+	}
+	key = "weft-mcp-" + hex.EncodeToString(b)
+	h := sha256.Sum256([]byte(key))
+	id = hex.EncodeToString(h[:4])
+	ks.Keys = append(ks.Keys, struct {
+		ID      string    `json:"id"`
+		SHA256  string    `json:"sha256"`
+		Created time.Time `json:"created"`
+	}{id, hex.EncodeToString(h[:]), time.Now().UTC()})
+	return key, id, writeKeyStore(path, ks)
+}
+
+// RevokeKey removes the key with the given id (or the key itself).
+func RevokeKey(path, idOrKey string) error {
+	ks, err := readKeyStore(path)
+	if err != nil {
+		return err
+	}
+	h := sha256.Sum256([]byte(idOrKey))
+	full := hex.EncodeToString(h[:])
+	n := len(ks.Keys)
+	kept := ks.Keys[:0]
+	for _, e := range ks.Keys {
+		if e.ID != idOrKey && e.SHA256 != full {
+			kept = append(kept, e)
+		}
+	}
+	if len(kept) == n {
+		return fmt.Errorf("no key %q in %s", idOrKey, path)
+	}
+	ks.Keys = kept
+	return writeKeyStore(path, ks)
+}
+
+func writeKeyStore(path string, ks *keyStore) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	data, err := json.MarshalIndent(ks, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, data, 0o600)
+}
+
+// Health is the body of GET /health.
+type Health struct {
+	Status   string `json:"status"`
+	Version  string `json:"version"`
+	Uptime   string `json:"uptime"`
+	Temporal string `json:"temporal"`
+	MongoDB  string `json:"mongodb"`
+}
+
+func (g *Gateway) health(ctx context.Context) Health {
+	h := Health{Status: "ok", Version: g.o.Version, Uptime: time.Since(g.started).Round(time.Second).String(), Temporal: "unreachable", MongoDB: "unreachable"}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	if c, err := g.temporal(ctx); err == nil {
+		if _, err := c.CheckHealth(ctx, nil); err == nil {
+			h.Temporal = "ok"
+		}
+	}
+	if g.o.Config.MongoDBURI == "" {
+		h.MongoDB = "not configured"
+	} else if _, err := g.storeCheck(ctx); err == nil {
+		h.MongoDB = "ok"
+	}
+	if h.Temporal != "ok" {
+		h.Status = "degraded"
+	}
+	return h
+}
+
+// HTTPHandler serves POST /mcp (streamable HTTP, stateless, bearer keys) and GET /health.
+// allowedHosts guards against DNS rebinding: requests whose Host is not listed are refused.
+func (g *Gateway) HTTPHandler(keys *Keys, allowedHosts []string, log *slog.Logger) http.Handler {
+	mcpHandler := server.NewStreamableHTTPServer(g.srv, server.WithStateLess(true), server.WithEndpointPath("/mcp"))
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(g.health(r.Context()))
+	})
+	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		rec := &statusRecorder{ResponseWriter: w, status: 200}
+		defer func() {
+			log.Info("mcp request", "method", r.Method, "status", rec.status, "duration", time.Since(start).Round(time.Microsecond), "client", r.RemoteAddr)
+		}()
+		auth := r.Header.Get("Authorization")
+		if !strings.HasPrefix(auth, "Bearer ") || !keys.Valid(strings.TrimPrefix(auth, "Bearer ")) {
+			rec.Header().Set("Content-Type", "application/json")
+			rec.Header().Set("WWW-Authenticate", "Bearer")
+			rec.WriteHeader(http.StatusUnauthorized)
+			_, _ = rec.Write([]byte(`{"error":"unauthorized","message":"send Authorization: Bearer <key> (weft mcp generate-key, or WEFT_MCP_KEY)"}`))
+			return
+		}
+		r.Body = http.MaxBytesReader(rec, r.Body, MaxBodyBytes)
+		mcpHandler.ServeHTTP(rec, r)
+	})
+	return hostGuard(allowedHosts, mux)
+}
+
+func hostGuard(allowed []string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		host := r.Host
+		if h, _, err := net.SplitHostPort(host); err == nil {
+			host = h
+		}
+		for _, a := range allowed {
+			if a == "*" || strings.EqualFold(a, host) {
+				next.ServeHTTP(w, r)
+				return
+			}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusForbidden)
+		_, _ = fmt.Fprintf(w, `{"error":"forbidden host","message":"host %q is not served; start weft mcp with --allowed-host"}`, host)
+	})
+}
+
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (s *statusRecorder) WriteHeader(code int) {
+	s.status = code
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusRecorder) Flush() {
+	if f, ok := s.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// ServeStdio serves MCP over standard input and output until ctx ends.
+func (g *Gateway) ServeStdio(ctx context.Context) error {
+	return server.NewStdioServer(g.srv).Listen(ctx, os.Stdin, os.Stdout)
+}

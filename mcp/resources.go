@@ -1,0 +1,100 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	mcplib "github.com/mark3labs/mcp-go/mcp"
+	"google.golang.org/protobuf/encoding/protojson"
+
+	"github.com/weftworks/weft/activities/toolspec"
+)
+
+func (g *Gateway) addResources() {
+	g.srv.AddResourceTemplate(mcplib.NewResourceTemplate("weft://workflows/{name}", "workflow definition", mcplib.WithTemplateMIMEType("application/json")),
+		func(ctx context.Context, req mcplib.ReadResourceRequest) ([]mcplib.ResourceContents, error) {
+			name := strings.TrimPrefix(req.Params.URI, "weft://workflows/")
+			wfs, _ := g.workflowFiles()
+			w, ok := wfs[name]
+			if !ok {
+				return nil, fmt.Errorf("no workflow %q", name)
+			}
+			b, _ := json.MarshalIndent(w.Def, "", "  ")
+			return []mcplib.ResourceContents{mcplib.TextResourceContents{URI: req.Params.URI, MIMEType: "application/json", Text: string(b)}}, nil
+		})
+	g.srv.AddResourceTemplate(mcplib.NewResourceTemplate("weft://executions/{id}", "execution state", mcplib.WithTemplateMIMEType("application/json")),
+		func(ctx context.Context, req mcplib.ReadResourceRequest) ([]mcplib.ResourceContents, error) {
+			id := strings.TrimPrefix(req.Params.URI, "weft://executions/")
+			st, err := g.state(ctx, id)
+			if err != nil {
+				return nil, err
+			}
+			b, _ := protojson.Marshal(st)
+			return []mcplib.ResourceContents{mcplib.TextResourceContents{URI: req.Params.URI, MIMEType: "application/json", Text: string(b)}}, nil
+		})
+}
+
+// refreshWorkflowTools offers every exposed workflow as wf_<name>; the built-ins are exposed
+// unless NoBuiltins. Tools that disappeared are removed (clients get tools/list_changed).
+func (g *Gateway) refreshWorkflowTools() {
+	wfs, _ := g.workflowFiles()
+	want := map[string]bool{}
+	names := make([]string, 0, len(wfs))
+	for n := range wfs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		w := wfs[n]
+		builtin := w.Def.MCP == nil
+		if !builtin && !w.Def.MCP.Expose {
+			continue
+		}
+		toolName := "wf_" + strings.ReplaceAll(n, "-", "_")
+		want[toolName] = true
+		props := map[string]any{}
+		var required []string
+		for in, spec := range w.Def.Inputs {
+			p := map[string]any{"type": spec.Type, "description": spec.Description}
+			if spec.Default != nil {
+				p["default"] = spec.Default
+			}
+			props[in] = p
+			if spec.Required {
+				required = append(required, in)
+			}
+		}
+		sort.Strings(required)
+		schema, _ := json.Marshal(map[string]any{"type": "object", "properties": props, "required": required, "additionalProperties": false})
+		desc := w.Def.Description
+		if w.Def.MCP != nil && w.Def.MCP.Description != "" {
+			desc = w.Def.MCP.Description
+		}
+		def := w.Def
+		g.srv.AddTool(tool(toolName, n, desc+" (runs as a durable weft execution)", string(schema), toolspec.Annotations{OpenWorld: true}),
+			func(ctx context.Context, req mcplib.CallToolRequest) (*mcplib.CallToolResult, error) {
+				res, id, err := g.start(ctx, def, "mcp:"+n, req.GetArguments(), g.o.Wait)
+				if err != nil {
+					return mcplib.NewToolResultError(err.Error()), nil
+				}
+				if res == nil {
+					return result(map[string]any{"executionId": id, "status": "running", "hint": "follow it with weft_execution; it may be waiting for a review (weft_review)"}), nil
+				}
+				return result(map[string]any{"executionId": id, "output": res.Output.AsInterface()}), nil
+			})
+	}
+	var stale []string
+	for name := range g.wfTools {
+		if !want[name] {
+			stale = append(stale, name)
+		}
+	}
+	sort.Strings(stale)
+	if len(stale) > 0 {
+		g.srv.DeleteTools(stale...)
+	}
+	g.wfTools = want
+}
