@@ -5,7 +5,7 @@ PKGS      := ./...
 FUZZTIME  ?= 30s
 BENCHTIME ?= 1s
 
-.PHONY: help build test run bench fuzz lint fmt clean proto workflowcheck
+.PHONY: help build test run bench fuzz lint fmt clean proto workflowcheck mcp-smoke
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
@@ -35,6 +35,10 @@ RACE_PKGS   := $(shell $(GO) list ./... | grep -v -e /starter -e /integration -e
 test: lint workflowcheck ## the test suite CI runs
 	$(GO) test -race -count=1 $(RACE_PKGS)
 	$(GO) test -count=1 $(SERVER_PKGS)
+	$(MAKE) mcp-smoke
+
+mcp-smoke: build ## the TypeScript MCP SDK and the MCP Inspector CLI against weft mcp (npm, pinned)
+	bash scripts/mcp-smoke/run.sh
 
 run: build ## the embedded stack (Temporal + Web UI + worker) with a demo run that waits for your approval; Ctrl-C stops
 	./$(BIN) dev --demo

@@ -86,6 +86,17 @@ func TestToolsAndAnnotations(t *testing.T) {
 	require.False(t, *byName["weft_models"].Annotations.OpenWorldHint)
 	require.Equal(t, []string{"query"}, byName["weft_query"].InputSchema.Required, "the schema is the registry's")
 	require.Contains(t, byName["weft_query"].InputSchema.Properties, "filter")
+	// On the wire: the TypeScript SDK rejects a null required list, so look at the raw answer.
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	raw, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.Contains(t, string(raw), `"wf_approval_demo"`)
+	require.NotContains(t, string(raw), `"required":null`)
 }
 
 func TestCallsWithoutTemporal(t *testing.T) {

@@ -68,7 +68,11 @@ func (g *Gateway) refreshWorkflowTools() {
 			}
 		}
 		sort.Strings(required)
-		schema, _ := json.Marshal(map[string]any{"type": "object", "properties": props, "required": required, "additionalProperties": false})
+		sch := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
+		if len(required) > 0 {
+			sch["required"] = required // null would break clients that validate the list (TypeScript SDK)
+		}
+		schema, _ := json.Marshal(sch)
 		desc := w.Def.Description
 		if w.Def.MCP != nil && w.Def.MCP.Description != "" {
 			desc = w.Def.MCP.Description

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Cross-language MCP smoke: the TypeScript SDK and the MCP Inspector CLI against bin/weft mcp.
+# Run from the repository root after `make build` (make mcp-smoke does both).
+set -euo pipefail
+root=$(pwd)
+bin="$root/bin/weft"
+cd "$root/scripts/mcp-smoke"
+npm ci --no-audit --no-fund --loglevel=error
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+export WEFT_MCP_KEY="smoke-$(date +%s%N)"
+"$bin" mcp --transport http --port "$port" --address 127.0.0.1:1 --key-file "$(mktemp -d)/keys.json" 2>/dev/null &
+gw=$!
+trap 'kill $gw 2>/dev/null || true' EXIT
+for _ in $(seq 1 50); do curl -fsS "http://127.0.0.1:$port/health" >/dev/null 2>&1 && break; sleep 0.1; done
+node smoke.mjs "$bin" "http://127.0.0.1:$port/mcp" "$WEFT_MCP_KEY"
+inspector="node_modules/.bin/mcp-inspector"
+"$inspector" --cli "$bin" mcp --address 127.0.0.1:1 --method tools/list | grep -q '"weft_query"'
+echo "ok   inspector stdio: tools/list"
+"$inspector" --cli "$bin" mcp --address 127.0.0.1:1 --method tools/call --tool-name weft_models --tool-arg category=embedding | grep -q 'local-glove-sif-100d'
+echo "ok   inspector stdio: tools/call weft_models"
+if "$inspector" --cli "http://127.0.0.1:$port/mcp" --transport http --header "Authorization: Bearer $WEFT_MCP_KEY" --method tools/list 2>/dev/null | grep -q '"weft_query"'; then
+  echo "ok   inspector http: tools/list"
+else
+  echo "skip inspector http: this inspector version has no --header for bearer keys"
+fi
