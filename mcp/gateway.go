@@ -49,7 +49,8 @@ type Gateway struct {
 	srv     *server.MCPServer
 	tools   map[string]activities.Handler
 	started time.Time
-	mu      sync.Mutex
+	mu      sync.Mutex // guards wfTools
+	dialMu  sync.Mutex
 	client  client.Client
 	wfTools map[string]bool
 }
@@ -135,8 +136,8 @@ func (g *Gateway) durable(ctx context.Context, tool string, args map[string]any)
 
 // temporal returns the Temporal client, dialling on first use.
 func (g *Gateway) temporal(ctx context.Context) (client.Client, error) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
+	g.dialMu.Lock()
+	defer g.dialMu.Unlock()
 	if g.client != nil {
 		return g.client, nil
 	}
@@ -190,7 +191,14 @@ func (g *Gateway) start(ctx context.Context, def *dsl.Definition, source string,
 // workflowFiles returns the workflows the gateway offers: built-ins (unless disabled) and the
 // files in WorkflowsDir, by name.
 func (g *Gateway) workflowFiles() (map[string]*dsl.Workflow, []string) {
+	out, _, problems := g.workflowSources()
+	return out, problems
+}
+
+// workflowSources is workflowFiles plus the names that came from the workflows directory.
+func (g *Gateway) workflowSources() (map[string]*dsl.Workflow, map[string]bool, []string) {
 	out := map[string]*dsl.Workflow{}
+	fromDir := map[string]bool{}
 	var problems []string
 	if !g.o.NoBuiltins {
 		for _, t := range templates.All() {
@@ -211,10 +219,12 @@ func (g *Gateway) workflowFiles() (map[string]*dsl.Workflow, []string) {
 				problems = append(problems, err.Error())
 				continue
 			}
-			out[strings.TrimSuffix(strings.TrimSuffix(filepath.Base(f), ".json"), ".weft")] = w
+			name := strings.TrimSuffix(strings.TrimSuffix(filepath.Base(f), ".json"), ".weft")
+			out[name] = w
+			fromDir[name] = true
 		}
 	}
-	return out, problems
+	return out, fromDir, problems
 }
 
 // storeCheck reaches the knowledge store through the tools (collections is read-only).

@@ -7,9 +7,11 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -181,4 +183,21 @@ func TestKeys(t *testing.T) {
 	require.False(t, keys.Valid(k1))
 	require.True(t, keys.Valid(k2))
 	require.Error(t, mcp.RevokeKey(f, "unknown"))
+}
+
+func TestWorkflowsDirChangesUpdateTheTools(t *testing.T) {
+	dir := t.TempDir()
+	g := mcp.New(mcp.Options{Version: "test", Address: "127.0.0.1:1", WorkflowsDir: dir, NoBuiltins: true})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go g.WatchWorkflows(ctx, 20*time.Millisecond)
+	has := func(name string) bool { return g.Server().GetTool(name) != nil }
+	require.False(t, has("wf_notes"))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "notes.json"), []byte(`{"name":"notes","mcp":{"expose":true},
+	  "inputs":{"text":{"type":"string","required":true}},"steps":[{"id":"t","tool":"template","inputs":{"text":"{{ inputs.text }}"}}]}`), 0o644))
+	require.Eventually(t, func() bool { return has("wf_notes") }, 5*time.Second, 20*time.Millisecond)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "hidden.json"), []byte(`{"name":"hidden","steps":[{"id":"t","tool":"template","inputs":{"text":"x"}}]}`), 0o644))
+	require.NoError(t, os.Remove(filepath.Join(dir, "notes.json")))
+	require.Eventually(t, func() bool { return !has("wf_notes") }, 5*time.Second, 20*time.Millisecond)
+	require.False(t, has("wf_hidden"), "files without mcp.expose stay private")
 }

@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	mcplib "github.com/mark3labs/mcp-go/mcp"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -37,10 +40,48 @@ func (g *Gateway) addResources() {
 		})
 }
 
+// WatchWorkflows re-reads the workflows directory every interval until ctx ends and updates the
+// wf_ tools when a file appears, changes or goes away; mcp-go then notifies clients with
+// notifications/tools/list_changed.
+func (g *Gateway) WatchWorkflows(ctx context.Context, interval time.Duration) {
+	if g.o.WorkflowsDir == "" {
+		return
+	}
+	last := "" // the first tick re-reads, so nothing written before the watcher started is missed
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if now := dirStamp(g.o.WorkflowsDir); now != last {
+				last = now
+				g.refreshWorkflowTools()
+			}
+		}
+	}
+}
+
+// dirStamp summarises the names, sizes and modification times of the directory's JSON files.
+func dirStamp(dir string) string {
+	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	sort.Strings(files)
+	var b strings.Builder
+	for _, f := range files {
+		if st, err := os.Stat(f); err == nil {
+			fmt.Fprintf(&b, "%s|%d|%d;", f, st.Size(), st.ModTime().UnixNano())
+		}
+	}
+	return b.String()
+}
+
 // refreshWorkflowTools offers every exposed workflow as wf_<name>; the built-ins are exposed
 // unless NoBuiltins. Tools that disappeared are removed (clients get tools/list_changed).
 func (g *Gateway) refreshWorkflowTools() {
-	wfs, _ := g.workflowFiles()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	wfs, fromDir, _ := g.workflowSources()
 	want := map[string]bool{}
 	names := make([]string, 0, len(wfs))
 	for n := range wfs {
@@ -49,8 +90,8 @@ func (g *Gateway) refreshWorkflowTools() {
 	sort.Strings(names)
 	for _, n := range names {
 		w := wfs[n]
-		builtin := w.Def.MCP == nil
-		if !builtin && !w.Def.MCP.Expose {
+		// Built-ins are offered unless disabled; files only when they ask for it.
+		if fromDir[n] && (w.Def.MCP == nil || !w.Def.MCP.Expose) {
 			continue
 		}
 		toolName := "wf_" + strings.ReplaceAll(n, "-", "_")

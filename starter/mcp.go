@@ -40,6 +40,7 @@ func newMCPCommand() *cobra.Command {
 			g := mcp.New(mcp.Options{Version: Version, Address: conn.address, Namespace: conn.namespace, TaskQueue: conn.taskQueue,
 				Config: activities.ConfigFromEnv(os.Getenv), WorkflowsDir: workflowsDir, NoBuiltins: noBuiltins, Wait: wait})
 			log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))
+			go g.WatchWorkflows(ctx, 2*time.Second)
 			switch transport {
 			case "stdio":
 				return g.ServeStdio(ctx)
