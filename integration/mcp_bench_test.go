@@ -2,6 +2,7 @@ package integration
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http/httptest"
@@ -45,8 +46,14 @@ func BenchmarkGatewayLoad(b *testing.B) {
 	defer weftSrv.Close()
 
 	bare := mcpserver.NewMCPServer("bare", "1")
-	bare.AddTool(mcplib.NewTool("models", mcplib.WithDescription("trivial")), func(ctx context.Context, r mcplib.CallToolRequest) (*mcplib.CallToolResult, error) {
-		return mcplib.NewToolResultStructured(map[string]any{"models": []any{"a", "b"}}, "a b"), nil
+	// The equivalent tool: the same catalog, straight from the handler, no auth, no validation.
+	bare.AddTool(mcplib.NewTool("models", mcplib.WithDescription("model catalog")), func(ctx context.Context, r mcplib.CallToolRequest) (*mcplib.CallToolResult, error) {
+		out, _, err := tools["models"](ctx, r.GetArguments())
+		if err != nil {
+			return nil, err
+		}
+		text, _ := json.Marshal(out)
+		return mcplib.NewToolResultStructured(out, string(text)), nil
 	})
 	bareSrv := httptest.NewServer(mcpserver.NewStreamableHTTPServer(bare, mcpserver.WithStateLess(true)))
 	defer bareSrv.Close()
@@ -55,7 +62,7 @@ func BenchmarkGatewayLoad(b *testing.B) {
 		name, url, tool string
 		args            map[string]any
 	}{
-		{"bare-trivial", bareSrv.URL + "/mcp", "models", nil},
+		{"bare-models", bareSrv.URL + "/mcp", "models", map[string]any{"category": "embedding"}},
 		{"weft_models", weftSrv.URL + "/mcp", "weft_models", map[string]any{"category": "embedding"}},
 		{"weft_search", weftSrv.URL + "/mcp", "weft_search", map[string]any{"query": "rate limits", "collection": "docs", "db": "bench", "limit": 5}},
 	} {

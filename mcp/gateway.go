@@ -93,7 +93,7 @@ func annotations(title string, a toolspec.Annotations) mcplib.ToolAnnotation {
 
 // result renders a tool's output as structuredContent plus a JSON text rendering.
 func result(v any) *mcplib.CallToolResult {
-	b, err := json.MarshalIndent(v, "", "  ")
+	b, err := json.Marshal(v)
 	if err != nil {
 		return mcplib.NewToolResultError("encoding the result: " + err.Error())
 	}
