@@ -17,7 +17,9 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
+	"github.com/weftworks/weft/activities"
 	"github.com/weftworks/weft/mcp"
+	"github.com/weftworks/weft/worker"
 )
 
 // The official MCP Go SDK as the client: a client nobody here wrote.
@@ -75,7 +77,13 @@ func TestOfficialSDKOverHTTP(t *testing.T) {
 	require.NoError(t, err)
 	keys, err := mcp.LoadKeys(keyFile)
 	require.NoError(t, err)
-	g := mcp.New(mcp.Options{Version: "test", Address: server.Address, Namespace: server.Namespace})
+	tc := dial(t)
+	queue := "sdk-http"
+	cfg := activities.Config{MongoDBURI: store.URI, Database: "sdk"}
+	w := worker.New(tc, worker.Options{TaskQueue: queue, Config: cfg})
+	require.NoError(t, w.Start())
+	t.Cleanup(w.Stop)
+	g := mcp.New(mcp.Options{Version: "test", Address: server.Address, Namespace: server.Namespace, TaskQueue: queue, Config: cfg, Wait: 30 * time.Second})
 	srv := httptest.NewServer(g.HTTPHandler(keys, []string{"127.0.0.1"}, slog.New(slog.NewTextHandler(io.Discard, nil))))
 	defer srv.Close()
 	c := sdk.NewClient(&sdk.Implementation{Name: "sdk-test", Version: "1"}, nil)
@@ -84,6 +92,37 @@ func TestOfficialSDKOverHTTP(t *testing.T) {
 	require.NoError(t, err)
 	defer s.Close()
 	checkSession(t, s)
+
+	// Every knowledge tool, with the official client.
+	ctx := context.Background()
+	call := func(name string, args map[string]any) map[string]any {
+		res, err := s.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args})
+		require.NoError(t, err)
+		require.False(t, res.IsError, "%s: %s", name, sdkText(res))
+		var out map[string]any
+		require.NoError(t, json.Unmarshal([]byte(sdkText(res)), &out))
+		return out
+	}
+	call("weft_ingest", map[string]any{"text": "Tokens expire after an hour; sign in again to get a new one.", "source": "tokens.md", "collection": "kb"})
+	call("weft_ingest", map[string]any{"text": "Invoices are emailed on the first day of each month.", "source": "invoices.md", "collection": "kb"})
+	require.Equal(t, "tokens.md", call("weft_search", map[string]any{"query": "when does my token expire", "collection": "kb"})["results"].([]any)[0].(map[string]any)["source"])
+	require.Equal(t, "tokens.md", call("weft_query", map[string]any{"query": "token expiry", "collection": "kb", "limit": 1})["results"].([]any)[0].(map[string]any)["source"])
+	require.Equal(t, float64(1), call("weft_rerank", map[string]any{"query": "monthly invoice", "documents": []any{"tokens expire", "invoices each month"}})["results"].([]any)[0].(map[string]any)["index"])
+	require.Equal(t, float64(100), call("weft_embed", map[string]any{"text": "hello"})["dimensions"])
+	require.Contains(t, call("weft_similarity", map[string]any{"text1": "a", "text2": "b"}), "similarity")
+	require.Len(t, call("weft_collections", map[string]any{})["collections"], 1)
+	require.NotEmpty(t, call("weft_models", map[string]any{})["models"])
+	require.NotEmpty(t, call("weft_explain", map[string]any{"topic": "rag"})["content"])
+	require.NotEmpty(t, call("weft_estimate", map[string]any{"docs": 10})["estimates"])
+
+	// A workflow to completion, with its review approved through MCP.
+	id := call("weft_run_workflow", map[string]any{"name": "approval-demo"})["executionId"].(string)
+	require.Eventually(t, func() bool {
+		pending, _ := call("weft_execution", map[string]any{"id": id})["pendingReviews"].([]any)
+		return len(pending) == 1
+	}, 20*time.Second, 100*time.Millisecond)
+	call("weft_review", map[string]any{"id": id, "decision": "approve", "reviewer": "sdk"})
+	require.Eventually(t, func() bool { return call("weft_execution", map[string]any{"id": id})["status"] == "completed" }, 20*time.Second, 100*time.Millisecond)
 
 	_, err = sdk.NewClient(&sdk.Implementation{Name: "nokey", Version: "1"}, nil).Connect(context.Background(),
 		&sdk.StreamableClientTransport{Endpoint: srv.URL + "/mcp", MaxRetries: -1}, nil)

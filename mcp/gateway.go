@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"log/slog"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -41,6 +43,8 @@ type Options struct {
 	NoBuiltins bool
 	// Wait is how long wf_ tools wait for a result before returning the execution id.
 	Wait time.Duration
+	// Log receives one line per tool call: tool, duration, outcome (never payloads). Nil: discard.
+	Log *slog.Logger
 }
 
 // Gateway is an MCP server over weft.
@@ -64,7 +68,26 @@ func New(o Options) *Gateway {
 		o.Wait = 60 * time.Second
 	}
 	g := &Gateway{o: o, tools: activities.NewTools(o.Config).Handlers(), started: time.Now(), wfTools: map[string]bool{}}
+	if o.Log == nil {
+		o.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	logCalls := func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
+		return func(ctx context.Context, req mcplib.CallToolRequest) (*mcplib.CallToolResult, error) {
+			start := time.Now()
+			res, err := next(ctx, req)
+			status := "ok"
+			switch {
+			case err != nil:
+				status = "protocol-error"
+			case res != nil && res.IsError:
+				status = "tool-error"
+			}
+			o.Log.Info("tool call", "tool", req.Params.Name, "status", status, "duration", time.Since(start).Round(time.Microsecond))
+			return res, err
+		}
+	}
 	g.srv = server.NewMCPServer("weft", o.Version, server.WithToolCapabilities(true), server.WithResourceCapabilities(false, false),
+		server.WithToolHandlerMiddleware(logCalls),
 		server.WithRecovery(), server.WithInstructions("weft runs durable AI/RAG workflows. Use weft_query to answer from the knowledge base, weft_workflows and weft_run_workflow to run pipelines, weft_execution to follow them and weft_review to approve paused steps."))
 	for _, name := range KnowledgeTools {
 		spec, _ := toolspec.Lookup(name)

@@ -37,9 +37,9 @@ func newMCPCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			g := mcp.New(mcp.Options{Version: Version, Address: conn.address, Namespace: conn.namespace, TaskQueue: conn.taskQueue,
-				Config: activities.ConfigFromEnv(os.Getenv), WorkflowsDir: workflowsDir, NoBuiltins: noBuiltins, Wait: wait})
 			log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))
+			g := mcp.New(mcp.Options{Version: Version, Address: conn.address, Namespace: conn.namespace, TaskQueue: conn.taskQueue,
+				Config: activities.ConfigFromEnv(os.Getenv), WorkflowsDir: workflowsDir, NoBuiltins: noBuiltins, Wait: wait, Log: log})
 			go g.WatchWorkflows(ctx, 2*time.Second)
 			switch transport {
 			case "stdio":
