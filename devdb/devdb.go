@@ -20,9 +20,10 @@ import (
 
 // DB is a running embedded database.
 type DB struct {
-	URI    string
-	cancel context.CancelFunc
-	done   chan error
+	URI     string
+	cancel  context.CancelFunc
+	done    chan error
+	tempDir string
 }
 
 // Start starts FerretDB with its data in dir (created if needed) and waits until it listens.
@@ -85,5 +86,29 @@ func (d *DB) Stop() {
 	select {
 	case <-d.done:
 	case <-time.After(5 * time.Second):
+	}
+}
+
+// StartTemp starts a database in a new temporary directory (tests); Close stops it and removes
+// the directory.
+func StartTemp(ctx context.Context) (*DB, error) {
+	dir, err := os.MkdirTemp("", "weft-devdb")
+	if err != nil {
+		return nil, err
+	}
+	db, err := Start(ctx, dir, 0)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	db.tempDir = dir
+	return db, nil
+}
+
+// Close stops the database and removes a temporary directory made by StartTemp.
+func (d *DB) Close() {
+	d.Stop()
+	if d.tempDir != "" {
+		os.RemoveAll(d.tempDir)
 	}
 }

@@ -41,19 +41,13 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "starting the embedded Temporal server:", err)
 		os.Exit(1)
 	}
-	dir, err := os.MkdirTemp("", "weft-integration-db")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	store, err = devdb.Start(context.Background(), dir, 0)
+	store, err = devdb.StartTemp(context.Background())
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "starting the embedded database:", err)
 		os.Exit(1)
 	}
 	code := m.Run()
-	store.Stop()
-	os.RemoveAll(dir)
+	store.Close()
 	server.Stop()
 	os.Exit(code)
 }

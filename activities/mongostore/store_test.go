@@ -17,19 +17,14 @@ import (
 var uri string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "weft-store")
-	if err != nil {
-		panic(err)
-	}
-	db, err := devdb.Start(context.Background(), dir, 0)
+	db, err := devdb.StartTemp(context.Background())
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	uri = db.URI
 	code := m.Run()
-	db.Stop()
-	os.RemoveAll(dir)
+	db.Close()
 	os.Exit(code)
 }
 
