@@ -78,7 +78,7 @@ const (
 // Unavailable is the handler of a tool this build cannot run yet.
 func Unavailable(spec *toolspec.Spec) Handler {
 	return func(context.Context, map[string]any) (any, *toolspec.Usage, error) {
-		return nil, nil, &ConfigError{Msg: fmt.Sprintf("the %s tool is not available on this worker yet (the knowledge store arrives in a later release); mock it in `weft test` fixtures", spec.Name)}
+		return nil, nil, &ConfigError{Msg: fmt.Sprintf("the %s tool has no implementation on this worker (a build that declares a tool without a handler); mock it in `weft test` fixtures", spec.Name)}
 	}
 }
 
