@@ -2,6 +2,7 @@ package activities
 
 import (
 	"context"
+	"log/slog"
 	"strings"
 	"sync"
 
@@ -22,8 +23,13 @@ type Config struct {
 	// EmbeddingModel is used when a step names none: voyage-4-large with a Voyage key,
 	// otherwise the local embedder.
 	EmbeddingModel string // WEFT_EMBEDDING_MODEL
-	// ChatModel is the model generate uses when a step names none.
+	// ChatModel is the model generate, llm and agent use when a step names none.
 	ChatModel string // WEFT_CHAT_MODEL
+	// ModelAliases map names files use ("fast", "smart") to models (WEFT_MODEL_ALIASES,
+	// "fast=gpt-4o-mini,smart=gpt-4.1"), so files do not hard-code vendors.
+	ModelAliases map[string]string
+	// PricesFile overrides the built-in price table (WEFT_PRICES_FILE).
+	PricesFile string
 	// MongoDBURI is the knowledge store (MONGODB_URI); `weft dev` points it at its embedded FerretDB.
 	MongoDBURI string
 	// Database is used when neither the step nor the workflow's defaults name one (WEFT_DB, default "weft").
@@ -40,7 +46,9 @@ func ConfigFromEnv(getenv func(string) string) Config {
 		OpenAIAPIKey: getenv("OPENAI_API_KEY"), OpenAIBaseURL: getenv("OPENAI_BASE_URL"),
 		EmbeddingModel: getenv("WEFT_EMBEDDING_MODEL"), ChatModel: getenv("WEFT_CHAT_MODEL"),
 		MongoDBURI: getenv("MONGODB_URI"), Database: getenv("WEFT_DB"),
-		HTTPAllow: splitList(getenv("WEFT_HTTP_ALLOW")),
+		HTTPAllow:    splitList(getenv("WEFT_HTTP_ALLOW")),
+		ModelAliases: parseAliases(getenv("WEFT_MODEL_ALIASES")),
+		PricesFile:   getenv("WEFT_PRICES_FILE"),
 	}
 }
 
@@ -49,6 +57,7 @@ type Tools struct {
 	cfg    Config
 	voyage *voyage.Client
 	openai *openaicompat.Client
+	prices Prices
 
 	storeMu sync.Mutex
 	store   *mongostore.Store
@@ -56,7 +65,12 @@ type Tools struct {
 
 // NewTools builds the handlers for cfg.
 func NewTools(cfg Config) *Tools {
-	t := &Tools{cfg: cfg}
+	t := &Tools{cfg: cfg, prices: DefaultPrices()}
+	if p, err := LoadPrices(cfg.PricesFile); err == nil {
+		t.prices = p
+	} else {
+		slog.Warn("using the built-in price table", "error", err)
+	}
 	if cfg.VoyageAPIKey != "" {
 		t.voyage = voyage.New(cfg.VoyageAPIKey, cfg.VoyageBaseURL)
 	}
@@ -72,6 +86,7 @@ func (t *Tools) Handlers() map[string]Handler {
 		"embed":       t.embed,
 		"similarity":  t.similarity,
 		"generate":    t.generate,
+		"llm":         t.llm,
 		"chunk":       t.chunk,
 		"models":      t.models,
 		"estimate":    t.estimate,

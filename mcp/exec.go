@@ -5,35 +5,18 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
 	"sort"
 	"time"
 
 	mcplib "github.com/mark3labs/mcp-go/mcp"
-	"go.temporal.io/api/workflowservice/v1"
-	"go.temporal.io/sdk/client"
-	tlog "go.temporal.io/sdk/log"
-	"go.temporal.io/sdk/temporal"
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/weftworks/weft/activities/toolspec"
+	weftclient "github.com/weftworks/weft/client"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
-	"github.com/weftworks/weft/workflows"
+
 	"github.com/weftworks/weft/workflows/dsl"
 )
-
-func quietLogger() tlog.Logger {
-	return tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
-}
-
-func runError(err error) string {
-	var ae *temporal.ApplicationError
-	if errors.As(err, &ae) {
-		return ae.Message()
-	}
-	return err.Error()
-}
 
 func tool(name, title, description, schema string, a toolspec.Annotations) mcplib.Tool {
 	t := mcplib.NewToolWithRawSchema(name, description, json.RawMessage(schema))
@@ -59,8 +42,8 @@ func (g *Gateway) addExecutionTools() {
 		toolspec.Annotations{OpenWorld: true}), g.run)
 	g.srv.AddTool(tool("weft_execution", "Execution state", "The state of an execution: per-step status, pending reviews and, once done, the output.",
 		`{"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"type":"string"}}}`, ro), g.execution)
-	g.srv.AddTool(tool("weft_review", "Decide a review", "Approve, edit (with data) or reject a review step an execution is waiting on.",
-		`{"type":"object","required":["id","decision"],"additionalProperties":false,"properties":{"id":{"type":"string"},"step":{"type":"string"},"decision":{"enum":["approve","edit","reject"]},"data":{},"reviewer":{"type":"string"},"comment":{"type":"string"}}}`,
+	g.srv.AddTool(tool("weft_review", "Decide a review", "Approve, edit (with data) or reject a review an execution is waiting on: a review step, one forEach item, or an agent's tool call.",
+		`{"type":"object","required":["id","decision"],"additionalProperties":false,"properties":{"id":{"type":"string","description":"the execution id"},"review":{"type":"string","description":"the review's id from weft_execution's pendingReviews (optional when one is pending)"},"step":{"type":"string"},"decision":{"enum":["approve","edit","reject"]},"data":{},"reviewer":{"type":"string"},"comment":{"type":"string"}}}`,
 		toolspec.Annotations{}), g.review)
 	g.srv.AddTool(tool("weft_cancel", "Cancel an execution", "Cancel a running execution; steps in flight are cancelled, finished steps keep their results.",
 		`{"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"type":"string"}}}`, toolspec.Annotations{Destructive: true, Idempotent: true}), g.cancel)
@@ -151,15 +134,7 @@ func (g *Gateway) state(ctx context.Context, id string) (*weftv1.ExecutionState,
 	if err != nil {
 		return nil, err
 	}
-	v, err := c.QueryWorkflow(ctx, id, "", workflows.QueryState)
-	if err != nil {
-		return nil, fmt.Errorf("execution %s: %w", id, err)
-	}
-	var st weftv1.ExecutionState
-	if err := v.Get(&st); err != nil {
-		return nil, err
-	}
-	return &st, nil
+	return c.State(ctx, id)
 }
 
 func (g *Gateway) execution(ctx context.Context, req mcplib.CallToolRequest) (*mcplib.CallToolResult, error) {
@@ -175,26 +150,17 @@ func (g *Gateway) execution(ctx context.Context, req mcplib.CallToolRequest) (*m
 func (g *Gateway) review(ctx context.Context, req mcplib.CallToolRequest) (*mcplib.CallToolResult, error) {
 	args := req.GetArguments()
 	id, _ := args["id"].(string)
-	d := map[string]any{}
-	for _, k := range []string{"step", "decision", "data", "reviewer", "comment"} {
-		if v, ok := args[k]; ok {
-			d[k] = v
-		}
-	}
-	payload, _ := json.Marshal(d)
+	str := func(k string) string { s, _ := args[k].(string); return s }
+	d := weftclient.Decision{ID: str("review"), Step: str("step"), Decision: str("decision"), Data: args["data"], Reviewer: str("reviewer"), Comment: str("comment")}
 	c, err := g.temporal(ctx)
 	if err != nil {
 		return mcplib.NewToolResultError(err.Error()), nil
 	}
-	h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: id, UpdateName: workflows.UpdateReview,
-		Args: []any{json.RawMessage(payload)}, WaitForStage: client.WorkflowUpdateStageCompleted})
-	if err == nil {
-		var res weftv1.ReviewDecision
-		if err = h.Get(ctx, &res); err == nil {
-			return result(map[string]any{"executionId": id, "step": res.Step, "decision": res.Decision, "recorded": true}), nil
-		}
+	res, err := c.Review(ctx, id, d)
+	if err != nil {
+		return mcplib.NewToolResultError(err.Error()), nil
 	}
-	return mcplib.NewToolResultError("review refused: " + runError(err)), nil
+	return result(map[string]any{"executionId": id, "review": res.Id, "step": res.Step, "decision": res.Decision, "recorded": true}), nil
 }
 
 func (g *Gateway) cancel(ctx context.Context, req mcplib.CallToolRequest) (*mcplib.CallToolResult, error) {
@@ -203,33 +169,26 @@ func (g *Gateway) cancel(ctx context.Context, req mcplib.CallToolRequest) (*mcpl
 	if err != nil {
 		return mcplib.NewToolResultError(err.Error()), nil
 	}
-	if err := c.CancelWorkflow(ctx, id, ""); err != nil {
-		return mcplib.NewToolResultError(fmt.Sprintf("cancelling %s: %v", id, err)), nil
+	if err := c.Cancel(ctx, id); err != nil {
+		return mcplib.NewToolResultError(err.Error()), nil
 	}
 	return result(map[string]any{"executionId": id, "cancelRequested": true}), nil
 }
 
 func (g *Gateway) executions(ctx context.Context, req mcplib.CallToolRequest) (*mcplib.CallToolResult, error) {
 	args := req.GetArguments()
-	limit := 20
+	o := weftclient.ListOptions{Limit: 20}
 	if f, ok := args["limit"].(float64); ok {
-		limit = int(f)
+		o.Limit = int(f)
 	}
-	q := fmt.Sprintf("WorkflowType = %q", workflows.WorkflowType)
-	if b, _ := args["awaitingReview"].(bool); b {
-		q += fmt.Sprintf(` AND ExecutionStatus = "Running" AND WeftStatus = %q`, workflows.StatusAwaitingReview)
-	}
+	o.AwaitingReview, _ = args["awaitingReview"].(bool)
 	c, err := g.temporal(ctx)
 	if err != nil {
 		return mcplib.NewToolResultError(err.Error()), nil
 	}
-	resp, err := c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: q, PageSize: int32(limit)})
+	runs, err := c.List(ctx, o)
 	if err != nil {
 		return mcplib.NewToolResultError(err.Error()), nil
 	}
-	var list []any
-	for _, e := range resp.GetExecutions() {
-		list = append(list, map[string]any{"id": e.GetExecution().GetWorkflowId(), "status": e.GetStatus().String(), "started": e.GetStartTime().AsTime()})
-	}
-	return result(map[string]any{"executions": list}), nil
+	return result(map[string]any{"executions": runs}), nil
 }

@@ -14,7 +14,7 @@ import (
 
 	mcplib "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
-	"go.temporal.io/sdk/client"
+	weftclient "github.com/weftworks/weft/client"
 
 	"github.com/weftworks/weft/activities"
 	"github.com/weftworks/weft/activities/toolspec"
@@ -55,7 +55,7 @@ type Gateway struct {
 	started time.Time
 	mu      sync.Mutex // guards wfTools
 	dialMu  sync.Mutex
-	client  client.Client
+	client  *weftclient.Client
 	wfTools map[string]bool
 }
 
@@ -157,16 +157,14 @@ func (g *Gateway) durable(ctx context.Context, tool string, args map[string]any)
 	return result(res.Output.AsInterface()), nil
 }
 
-// temporal returns the Temporal client, dialling on first use.
-func (g *Gateway) temporal(ctx context.Context) (client.Client, error) {
+// temporal returns the weft client, dialling on first use.
+func (g *Gateway) temporal(ctx context.Context) (*weftclient.Client, error) {
 	g.dialMu.Lock()
 	defer g.dialMu.Unlock()
 	if g.client != nil {
 		return g.client, nil
 	}
-	dctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-	defer cancel()
-	c, err := client.DialContext(dctx, client.Options{HostPort: g.o.Address, Namespace: g.o.Namespace, Logger: quietLogger()})
+	c, err := weftclient.Dial(ctx, weftclient.Options{Address: g.o.Address, Namespace: g.o.Namespace, TaskQueue: g.o.TaskQueue, DialTimeout: 3 * time.Second})
 	if err != nil {
 		return nil, fmt.Errorf("Temporal at %s is unreachable (%v): start it (weft dev) or set TEMPORAL_ADDRESS", g.o.Address, err)
 	}
@@ -174,17 +172,9 @@ func (g *Gateway) temporal(ctx context.Context) (client.Client, error) {
 	return c, nil
 }
 
-// start validates and starts a run; with wait > 0 it waits that long for the result.
+// start starts a run through the client package; with wait > 0 it waits that long for the result.
 func (g *Gateway) start(ctx context.Context, def *dsl.Definition, source string, inputs map[string]any, wait time.Duration) (*weftv1.RunResult, string, error) {
 	w, err := dsl.FromDefinition(def)
-	if err != nil {
-		return nil, "", err
-	}
-	resolved, err := dsl.ResolveInputs(w.Def, nil, inputs)
-	if err != nil {
-		return nil, "", err
-	}
-	req, err := workflows.NewRequest(w.Def, source, resolved, nil)
 	if err != nil {
 		return nil, "", err
 	}
@@ -192,23 +182,24 @@ func (g *Gateway) start(ctx context.Context, def *dsl.Definition, source string,
 	if err != nil {
 		return nil, "", err
 	}
-	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{TaskQueue: g.o.TaskQueue, Memo: map[string]any{workflows.MemoWorkflow: w.Def.Name}}, workflows.WorkflowType, req)
+	resolver := weftclient.FileResolver(g.o.WorkflowsDir)
+	run, err := c.Start(ctx, w, weftclient.StartOptions{Source: source, Inputs: inputs, Resolver: resolver})
 	if err != nil {
-		return nil, "", fmt.Errorf("starting %s: %w", w.Def.Name, err)
+		return nil, "", err
 	}
 	if wait <= 0 {
-		return nil, run.GetID(), nil
+		return nil, run.ID, nil
 	}
 	wctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
-	var res weftv1.RunResult
-	if err := run.Get(wctx, &res); err != nil {
+	res, err := run.Get(wctx)
+	if err != nil {
 		if wctx.Err() != nil && ctx.Err() == nil {
-			return nil, run.GetID(), nil // still running
+			return nil, run.ID, nil // still running
 		}
-		return nil, run.GetID(), fmt.Errorf("execution %s failed: %s", run.GetID(), runError(err))
+		return nil, run.ID, fmt.Errorf("execution %s failed: %s", run.ID, weftclient.Cause(err))
 	}
-	return &res, run.GetID(), nil
+	return res, run.ID, nil
 }
 
 // workflowFiles returns the workflows the gateway offers: built-ins (unless disabled) and the

@@ -163,7 +163,7 @@ func (g *Gateway) health(ctx context.Context) Health {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	if c, err := g.temporal(ctx); err == nil {
-		if _, err := c.CheckHealth(ctx, nil); err == nil {
+		if _, err := c.Temporal().CheckHealth(ctx, nil); err == nil {
 			h.Temporal = "ok"
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/weftworks/weft/activities/toolspec"
+	"github.com/weftworks/weft/workflows/dsl"
 )
 
 func (g *Gateway) addResources() {
@@ -96,23 +97,7 @@ func (g *Gateway) refreshWorkflowTools() {
 		}
 		toolName := "wf_" + strings.ReplaceAll(n, "-", "_")
 		want[toolName] = true
-		props := map[string]any{}
-		var required []string
-		for in, spec := range w.Def.Inputs {
-			p := map[string]any{"type": spec.Type, "description": spec.Description}
-			if spec.Default != nil {
-				p["default"] = spec.Default
-			}
-			props[in] = p
-			if spec.Required {
-				required = append(required, in)
-			}
-		}
-		sort.Strings(required)
-		sch := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
-		if len(required) > 0 {
-			sch["required"] = required // null would break clients that validate the list (TypeScript SDK)
-		}
+		sch := dsl.InputSchema(w.Def)
 		schema, _ := json.Marshal(sch)
 		desc := w.Def.Description
 		if w.Def.MCP != nil && w.Def.MCP.Description != "" {

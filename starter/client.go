@@ -2,16 +2,11 @@ package starter
 
 import (
 	"context"
-	"fmt"
-	"io"
-	"log/slog"
 	"os"
-	"time"
 
 	"github.com/spf13/cobra"
-	"go.temporal.io/sdk/client"
-	tlog "go.temporal.io/sdk/log"
 
+	weftclient "github.com/weftworks/weft/client"
 	"github.com/weftworks/weft/workflows"
 )
 
@@ -35,17 +30,18 @@ func (f *connFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.taskQueue, "task-queue", envOr("WEFT_TASK_QUEUE", workflows.TaskQueue), "task queue of the weft workers (env WEFT_TASK_QUEUE)")
 }
 
-// dial connects to Temporal; the error says which setting to check.
-func (f *connFlags) dial(ctx context.Context) (client.Client, error) {
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	c, err := client.DialContext(ctx, client.Options{
-		HostPort:  f.address,
-		Namespace: f.namespace,
-		Logger:    tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
-	})
-	if err != nil {
-		return nil, fmt.Errorf("cannot reach Temporal at %s (namespace %s): %w; start one with `weft dev`, or set TEMPORAL_ADDRESS / --address", f.address, f.namespace, err)
+// dial connects to Temporal through the one client package; the error says which setting to check.
+func (f *connFlags) dial(ctx context.Context) (*weftclient.Client, error) {
+	return weftclient.Dial(ctx, weftclient.Options{Address: f.address, Namespace: f.namespace, TaskQueue: f.taskQueue})
+}
+
+// clientError gives a client error its exit code: the caller's mistakes exit 2.
+func clientError(err error) error {
+	if err == nil {
+		return nil
 	}
-	return c, nil
+	if weftclient.IsInvalid(err) {
+		return invalid(err)
+	}
+	return err
 }

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"go.temporal.io/sdk/client"
+	weftclient "github.com/weftworks/weft/client"
 
 	"github.com/weftworks/weft/activities"
 	"github.com/weftworks/weft/devdb"
@@ -65,7 +65,7 @@ func newDevCommand() *cobra.Command {
 				return err
 			}
 			defer c.Close()
-			w := worker.New(c, worker.Options{TaskQueue: conn.taskQueue, Config: cfg})
+			w := worker.New(c.Temporal(), worker.Options{TaskQueue: conn.taskQueue, Config: cfg})
 			if err := w.Start(); err != nil {
 				return fmt.Errorf("starting the worker: %w", err)
 			}
@@ -83,7 +83,7 @@ func newDevCommand() *cobra.Command {
 			fmt.Fprintln(out, "  Try: weft run cost-analysis --input docs=100000     weft run approval-demo")
 			fmt.Fprintln(out, "       weft runs          weft reviews          weft status ID")
 			if demo {
-				if err := startDemo(ctx, c, conn, srv, out); err != nil {
+				if err := startDemo(ctx, c, srv, out); err != nil {
 					return err
 				}
 			}
@@ -102,7 +102,7 @@ func newDevCommand() *cobra.Command {
 }
 
 // runTemplate runs a built-in template to completion.
-func runTemplate(ctx context.Context, c client.Client, queue, name string, inputs map[string]any) (*weftv1.RunResult, error) {
+func runTemplate(ctx context.Context, c *weftclient.Client, name string, inputs map[string]any) (*weftv1.RunResult, error) {
 	t, err := templates.Get(name)
 	if err != nil {
 		return nil, err
@@ -111,42 +111,26 @@ func runTemplate(ctx context.Context, c client.Client, queue, name string, input
 	if err != nil {
 		return nil, err
 	}
-	resolved, err := dsl.ResolveInputs(w.Def, nil, inputs)
-	if err != nil {
-		return nil, err
-	}
-	req, err := workflows.NewRequest(w.Def, t.Name, resolved, nil)
-	if err != nil {
-		return nil, err
-	}
-	run, err := startRun(ctx, c, queue, "", w, req)
-	if err != nil {
-		return nil, err
-	}
-	var res weftv1.RunResult
-	if err := run.Get(ctx, &res); err != nil {
-		return nil, fmt.Errorf("%s (%s): %s", name, run.GetID(), cause(err))
-	}
-	return &res, nil
+	return c.Run(ctx, w, weftclient.StartOptions{Source: t.Name, Inputs: inputs})
 }
 
 // seedDemo ingests the sample corpus (idempotent: chunk ids are deterministic) and runs the
 // retrieval templates on it, all offline.
-func seedDemo(ctx context.Context, c client.Client, queue string, out interface{ Write([]byte) (int, error) }) error {
+func seedDemo(ctx context.Context, c *weftclient.Client, out interface{ Write([]byte) (int, error) }) error {
 	corpus := templates.Corpus()
 	for _, coll := range []string{"api_docs", "architecture"} {
 		docs := make([]any, len(corpus[coll]))
 		for i, d := range corpus[coll] {
 			docs[i] = map[string]any{"text": d.Text, "source": d.Source}
 		}
-		res, err := runTemplate(ctx, c, queue, "batch-ingest", map[string]any{"docs": docs, "collection": coll})
+		res, err := runTemplate(ctx, c, "batch-ingest", map[string]any{"docs": docs, "collection": coll})
 		if err != nil {
 			return err
 		}
 		fmt.Fprintf(out, "  batch-ingest: %d sample documents in %s [%dms]\n", len(docs), coll, res.DurationMs)
 	}
 	q := "what happens when we hit the rate limit"
-	res, err := runTemplate(ctx, c, queue, "multi-collection-search", map[string]any{"query": q, "limit": 5.0})
+	res, err := runTemplate(ctx, c, "multi-collection-search", map[string]any{"query": q, "limit": 5.0})
 	if err != nil {
 		return err
 	}
@@ -159,7 +143,7 @@ func seedDemo(ctx context.Context, c client.Client, queue string, out interface{
 		m, _ := r.(map[string]any)
 		fmt.Fprintf(out, "    [%d] %-32v %.3f\n", i+1, m["source"], m["rerankedScore"])
 	}
-	res, err = runTemplate(ctx, c, queue, "smart-ingest", map[string]any{"text": "Webhook deliveries are retried with exponential backoff for three days.", "source": "notes/webhooks.md"})
+	res, err = runTemplate(ctx, c, "smart-ingest", map[string]any{"text": "Webhook deliveries are retried with exponential backoff for three days.", "source": "notes/webhooks.md"})
 	if err != nil {
 		return err
 	}
@@ -170,9 +154,9 @@ func seedDemo(ctx context.Context, c client.Client, queue string, out interface{
 
 // startDemo seeds the sample corpus, runs the retrieval demos, then starts the review demo and
 // reports, in the background, when it pauses and finishes.
-func startDemo(ctx context.Context, c client.Client, conn connFlags, srv *devserver.Server, out interface{ Write([]byte) (int, error) }) error {
+func startDemo(ctx context.Context, c *weftclient.Client, srv *devserver.Server, out interface{ Write([]byte) (int, error) }) error {
 	fmt.Fprintln(out, "\nDemo: the sample corpus, offline (local embedder, embedded database):")
-	if err := seedDemo(ctx, c, conn.taskQueue, out); err != nil {
+	if err := seedDemo(ctx, c, out); err != nil {
 		return fmt.Errorf("demo: %w", err)
 	}
 	t, err := templates.Get(DemoTemplate)
@@ -183,19 +167,11 @@ func startDemo(ctx context.Context, c client.Client, conn connFlags, srv *devser
 	if err != nil {
 		return err
 	}
-	inputs, err := dsl.ResolveInputs(w.Def, nil, nil)
-	if err != nil {
-		return err
-	}
-	req, err := workflows.NewRequest(w.Def, t.Name, inputs, nil)
-	if err != nil {
-		return err
-	}
-	run, err := startRun(ctx, c, conn.taskQueue, "", w, req)
+	run, err := c.Start(ctx, w, weftclient.StartOptions{Source: t.Name})
 	if err != nil {
 		return fmt.Errorf("starting the demo: %w", err)
 	}
-	id := run.GetID()
+	id := run.ID
 	addr := ""
 	if srv.Address != "127.0.0.1:7233" {
 		addr = " --address " + srv.Address
@@ -203,7 +179,7 @@ func startDemo(ctx context.Context, c client.Client, conn connFlags, srv *devser
 	fmt.Fprintf(out, "\nDemo run %s started (%s).\n", id, DemoTemplate)
 	go func() {
 		for ctx.Err() == nil {
-			st, err := queryState(ctx, c, id)
+			st, err := c.State(ctx, id)
 			if err == nil && len(st.PendingReviews) > 0 {
 				fmt.Fprintf(out, "It is paused for review: %q\n", st.PendingReviews[0].Title)
 				fmt.Fprintf(out, "  approve:  weft review %s approve%s\n", id, addr)
@@ -215,10 +191,10 @@ func startDemo(ctx context.Context, c client.Client, conn connFlags, srv *devser
 			}
 			time.Sleep(200 * time.Millisecond)
 		}
-		var res weftv1.RunResult
-		if err := run.Get(ctx, &res); err != nil {
+		res, err := run.Get(ctx)
+		if err != nil {
 			if ctx.Err() == nil {
-				fmt.Fprintf(out, "Demo run %s failed: %s\n", id, cause(err))
+				fmt.Fprintf(out, "Demo run %s failed: %s\n", id, weftclient.Cause(err))
 			}
 			return
 		}

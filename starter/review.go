@@ -1,43 +1,49 @@
 package starter
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
+	"os/user"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/cobra"
-	"go.temporal.io/sdk/client"
 
+	weftclient "github.com/weftworks/weft/client"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 	"github.com/weftworks/weft/workflows"
 )
 
+// defaultReviewer is who decides when --reviewer is not given: $USER, else the OS account.
+func defaultReviewer() string {
+	if u := os.Getenv("USER"); u != "" {
+		return u
+	}
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		return u.Username
+	}
+	return ""
+}
+
 func newReviewCommand() *cobra.Command {
 	var conn connFlags
-	var step, data, comment, reviewer string
+	var gateID, step, data, comment, reviewer string
+	var all bool
 	cmd := &cobra.Command{
-		Use:   "review ID approve|edit|reject [--step S] [--data JSON|@file.json] [--comment ..] [--reviewer ..]",
-		Short: "Decide a pending review step",
-		Long: "Sends the decision as the `review` Update: the run validates it first (unknown step, a step\n" +
-			"not awaiting review, a bad decision) and nothing reaches history when it is refused.\n" +
-			"--step can be left out when exactly one review is pending. edit needs --data, the corrected proposal.",
+		Use:   "review ID approve|edit|reject [--id GATE | --step S | --all] [--data JSON|@file.json] [--comment ..] [--reviewer ..]",
+		Short: "Decide a pending review (a review step, a forEach item's review, an agent's tool call)",
+		Long: "Sends the decision as the `review` Update: the run validates it first (unknown review, one not\n" +
+			"pending, a bad decision, edited data of the wrong shape) and nothing reaches history when it is\n" +
+			"refused. Each pending review has its own id (`weft status ID` lists them): name it with --id, or\n" +
+			"with --step when that step waits on one review; leave both out when one review is pending.\n" +
+			"--all decides every pending review (of --step, if given) one by one and prints each.\n" +
+			"edit needs --data, the corrected proposal. Reviews inside child runs are decided the same way.",
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, decision := args[0], args[1]
-			switch decision {
-			case workflows.DecisionApprove, workflows.DecisionEdit, workflows.DecisionReject:
-			default:
-				return invalid(fmt.Errorf("decision %q: use approve, edit or reject", decision))
-			}
-			d := map[string]any{"decision": decision, "reviewer": reviewer, "comment": comment}
-			if step != "" {
-				d["step"] = step
-			}
+			id := args[0]
+			d := weftclient.Decision{ID: gateID, Step: step, Decision: args[1], Reviewer: reviewer, Comment: comment}
 			if data != "" {
 				raw := []byte(data)
 				if strings.HasPrefix(data, "@") {
@@ -46,45 +52,50 @@ func newReviewCommand() *cobra.Command {
 						return invalid(fmt.Errorf("--data: %w", err))
 					}
 				}
-				var v any
-				if err := json.Unmarshal(raw, &v); err != nil {
+				if err := json.Unmarshal(raw, &d.Data); err != nil {
 					return invalid(fmt.Errorf("--data is not JSON: %w (quote text as a JSON string: '\"new text\"')", err))
 				}
-				d["data"] = v
-			} else if decision == workflows.DecisionEdit {
-				return invalid(errors.New("edit needs --data with the corrected proposal (JSON, or @file.json)"))
 			}
-			payload, err := json.Marshal(d)
-			if err != nil {
-				return err
+			if err := d.Check(); err != nil {
+				if d.Decision == workflows.DecisionEdit {
+					return invalid(errors.New("edit needs --data with the corrected proposal (JSON, or @file.json)"))
+				}
+				return invalid(err)
+			}
+			if d.Reviewer == "" {
+				return invalid(errors.New("who decides? give --reviewer NAME (no $USER or OS account to default to)"))
+			}
+			if all && gateID != "" {
+				return invalid(errors.New("--all decides every pending review; leave out --id (use --step to limit it to one step)"))
 			}
 			c, err := conn.dial(cmd.Context())
 			if err != nil {
 				return err
 			}
 			defer c.Close()
-			ctx, cancel := context.WithTimeout(cmd.Context(), 30*time.Second)
-			defer cancel()
-			h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
-				WorkflowID: id, UpdateName: workflows.UpdateReview,
-				Args: []any{json.RawMessage(payload)}, WaitForStage: client.WorkflowUpdateStageCompleted,
-			})
-			if err == nil {
-				var res weftv1.ReviewDecision
-				err = h.Get(ctx, &res)
-				if err == nil {
-					fmt.Fprintf(cmd.OutOrStdout(), "%s: %s recorded for step %s\n", id, res.Decision, res.Step)
-					return nil
+			out := cmd.OutOrStdout()
+			if all {
+				res, err := c.ReviewAll(cmd.Context(), id, step, d)
+				for _, r := range res {
+					fmt.Fprintf(out, "%s: %s recorded for %s\n", id, r.Decision, r.Id)
 				}
+				return clientError(err)
 			}
-			return invalid(fmt.Errorf("review refused: %s", cause(err)))
+			res, err := c.Review(cmd.Context(), id, d)
+			if err != nil {
+				return clientError(err)
+			}
+			fmt.Fprintf(out, "%s: %s recorded for %s\n", id, res.Decision, res.Id)
+			return nil
 		},
 	}
 	conn.register(cmd)
-	cmd.Flags().StringVar(&step, "step", "", "the review step (optional when one review is pending)")
+	cmd.Flags().StringVar(&gateID, "id", "", "the review's id (see `weft status ID`); optional when one review is pending")
+	cmd.Flags().StringVar(&step, "step", "", "the review step, when it waits on one review")
+	cmd.Flags().BoolVar(&all, "all", false, "decide every pending review (of --step) one by one")
 	cmd.Flags().StringVar(&data, "data", "", "edited proposal as JSON, or @file.json")
 	cmd.Flags().StringVar(&comment, "comment", "", "why")
-	cmd.Flags().StringVar(&reviewer, "reviewer", envOr("USER", ""), "who decides (default $USER)")
+	cmd.Flags().StringVar(&reviewer, "reviewer", defaultReviewer(), "who decides (default $USER, else the OS account)")
 	return cmd
 }
 
@@ -93,7 +104,7 @@ func newReviewsCommand() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "reviews",
-		Short: "List runs waiting for a review decision",
+		Short: "List the reviews runs are waiting for",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, err := conn.dial(cmd.Context())
@@ -101,24 +112,25 @@ func newReviewsCommand() *cobra.Command {
 				return err
 			}
 			defer c.Close()
-			runs, err := listRuns(cmd.Context(), c, fmt.Sprintf(`WorkflowType = %q AND ExecutionStatus = "Running" AND WeftStatus = %q`, workflows.WorkflowType, workflows.StatusAwaitingReview), 100)
+			runs, err := c.List(cmd.Context(), weftclient.ListOptions{AwaitingReview: true, Limit: 100})
 			if err != nil {
 				return err
 			}
 			type pending struct {
-				ID       string                  `json:"id"`
-				Workflow string                  `json:"workflow"`
-				Reviews  []*weftv1.ReviewRequest `json:"-"`
-				Steps    []string                `json:"steps"`
+				Run      string          `json:"run"`
+				Workflow string          `json:"workflow"`
+				Reviews  json.RawMessage `json:"reviews"`
+				list     []*weftv1.ReviewRequest
 			}
-			var all []pending
+			all := []pending{}
 			for _, r := range runs {
-				p := pending{ID: r.ID, Workflow: r.Workflow}
-				if st, err := queryState(cmd.Context(), c, r.ID); err == nil {
-					p.Reviews = st.PendingReviews
-					for _, rv := range st.PendingReviews {
-						p.Steps = append(p.Steps, rv.Step)
-					}
+				if strings.Contains(r.ID, "/") {
+					continue // a child run: listed under its parent
+				}
+				p := pending{Run: r.ID, Workflow: r.Workflow, Reviews: json.RawMessage("[]")}
+				if st, err := c.State(cmd.Context(), r.ID); err == nil {
+					p.list = st.PendingReviews
+					p.Reviews = protoList(st.PendingReviews)
 				}
 				all = append(all, p)
 			}
@@ -131,16 +143,16 @@ func newReviewsCommand() *cobra.Command {
 				return nil
 			}
 			tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tWORKFLOW\tSTEP\tTITLE")
+			fmt.Fprintln(tw, "RUN\tWORKFLOW\tREVIEW\tTITLE")
 			for _, p := range all {
-				for _, rv := range p.Reviews {
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", p.ID, p.Workflow, rv.Step, rv.Title)
+				for _, rv := range p.list {
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", p.Run, p.Workflow, rv.Id, rv.Title)
 				}
 			}
 			if err := tw.Flush(); err != nil {
 				return err
 			}
-			fmt.Fprintln(out, "\nDecide: weft review ID approve|edit|reject --step STEP")
+			fmt.Fprintln(out, "\nDecide: weft review RUN approve|edit|reject --id REVIEW")
 			return nil
 		},
 	}

@@ -1,55 +1,15 @@
 package starter
 
 import (
-	"context"
 	"fmt"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
-	"go.temporal.io/api/workflowservice/v1"
-	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/converter"
 
+	weftclient "github.com/weftworks/weft/client"
 	"github.com/weftworks/weft/workflows"
 )
-
-type runSummary struct {
-	ID       string    `json:"id"`
-	Workflow string    `json:"workflow"`
-	Status   string    `json:"status"`
-	Weft     string    `json:"weftStatus,omitempty"`
-	Started  time.Time `json:"started"`
-	Closed   time.Time `json:"closed,omitzero"`
-}
-
-// listRuns lists weft executions matching a visibility query, newest first.
-func listRuns(ctx context.Context, c client.Client, query string, limit int) ([]runSummary, error) {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	resp, err := c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: query, PageSize: int32(limit)})
-	if err != nil {
-		return nil, fmt.Errorf("listing runs (%s): %w", query, err)
-	}
-	var out []runSummary
-	for _, e := range resp.GetExecutions() {
-		r := runSummary{ID: e.GetExecution().GetWorkflowId(), Status: statusName(e.GetStatus()), Started: e.GetStartTime().AsTime()}
-		if e.GetCloseTime() != nil {
-			r.Closed = e.GetCloseTime().AsTime()
-		}
-		if p, ok := e.GetMemo().GetFields()[workflows.MemoWorkflow]; ok {
-			_ = converter.GetDefaultDataConverter().FromPayload(p, &r.Workflow)
-		}
-		if p, ok := e.GetSearchAttributes().GetIndexedFields()["WeftStatus"]; ok {
-			_ = converter.GetDefaultDataConverter().FromPayload(p, &r.Weft)
-		}
-		out = append(out, r)
-		if len(out) >= limit {
-			break
-		}
-	}
-	return out, nil
-}
 
 func newRunsCommand() *cobra.Command {
 	var conn connFlags
@@ -65,7 +25,7 @@ func newRunsCommand() *cobra.Command {
 				return err
 			}
 			defer c.Close()
-			runs, err := listRuns(cmd.Context(), c, fmt.Sprintf("WorkflowType = %q", workflows.WorkflowType), limit)
+			runs, err := c.List(cmd.Context(), weftclient.ListOptions{Limit: limit})
 			if err != nil {
 				return err
 			}
@@ -103,8 +63,8 @@ func newCancelCommand() *cobra.Command {
 				return err
 			}
 			defer c.Close()
-			if err := c.CancelWorkflow(cmd.Context(), args[0], ""); err != nil {
-				return fmt.Errorf("cancelling %s: %w", args[0], err)
+			if err := c.Cancel(cmd.Context(), args[0]); err != nil {
+				return clientError(err)
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "Cancellation requested for %s\n", args[0])
 			return nil
@@ -126,9 +86,9 @@ func newHistoryCommand() *cobra.Command {
 				return err
 			}
 			defer c.Close()
-			st, err := queryState(cmd.Context(), c, args[0])
+			st, err := c.State(cmd.Context(), args[0])
 			if err != nil {
-				return err
+				return clientError(err)
 			}
 			start := st.StartedAt.AsTime()
 			out := cmd.OutOrStdout()
@@ -149,8 +109,20 @@ func newHistoryCommand() *cobra.Command {
 					detail = s.Reason
 				}
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", s.Id, s.Tool, s.Status, at, dur, s.Attempts, detail)
+				for _, tc := range s.ToolCalls {
+					fmt.Fprintf(tw, "  ↳ %s\t%s\t%s\t\t%dms\t\t#%d\n", tc.Id, tc.Tool, tc.Status, tc.DurationMs, tc.Iteration)
+				}
+				if s.Usage != nil && (s.Usage.TotalTokens > 0 || s.Usage.CostUsd > 0) {
+					fmt.Fprintf(tw, "  usage\t\t\t\t\t\t%s\n", usageText(s.Usage))
+				}
 			}
-			return tw.Flush()
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			if u := st.Usage; u != nil && (u.TotalTokens > 0 || u.CostUsd > 0) {
+				fmt.Fprintf(out, "\nRun usage: %s\n", usageText(u))
+			}
+			return nil
 		},
 	}
 	conn.register(cmd)

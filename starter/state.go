@@ -2,35 +2,17 @@ package starter
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
-	"go.temporal.io/sdk/client"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 	"github.com/weftworks/weft/workflows"
 )
-
-// queryState asks a run for its ExecutionState.
-func queryState(ctx context.Context, c client.Client, id string) (*weftv1.ExecutionState, error) {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	v, err := c.QueryWorkflow(ctx, id, "", workflows.QueryState)
-	if err != nil {
-		return nil, fmt.Errorf("run %s: state query failed (is a weft worker running?): %w", id, err)
-	}
-	var st weftv1.ExecutionState
-	if err := v.Get(&st); err != nil {
-		return nil, fmt.Errorf("run %s: reading state: %w", id, err)
-	}
-	return &st, nil
-}
 
 // writeProto prints a message as indented JSON. protojson's own spacing varies on purpose, so
 // the output is re-indented to stay stable for people and scripts.
@@ -76,4 +58,66 @@ func stepLine(s *weftv1.StepState, runID string) string {
 
 func header(w io.Writer, title string) {
 	fmt.Fprintf(w, "%s\n%s\n", title, strings.Repeat("═", len([]rune(title))))
+}
+
+// toolCallLine renders an agent's tool call under its step.
+func toolCallLine(tc *weftv1.ToolCall) string {
+	detail := ""
+	if tc.Error != "" {
+		detail = tc.Error
+	} else if tc.Result != nil {
+		b, _ := tc.Result.MarshalJSON()
+		detail = string(b)
+	}
+	args := ""
+	if tc.Arguments != nil {
+		b, _ := tc.Arguments.MarshalJSON()
+		args = string(b)
+	}
+	return fmt.Sprintf("      ↳ #%d %s %s → %s [%s, %dms]", tc.Iteration, tc.Tool, truncate(args, 80), truncate(detail, 80), tc.Status, tc.DurationMs)
+}
+
+// usageText renders token usage and cost.
+func usageText(u *weftv1.TokenUsage) string {
+	s := fmt.Sprintf("%d tokens (%d in, %d out)", u.TotalTokens, u.PromptTokens, u.CompletionTokens)
+	if u.EmbeddingTokens > 0 {
+		s += fmt.Sprintf(", %d embedding tokens", u.EmbeddingTokens)
+	}
+	if u.CostUsd > 0 {
+		s += fmt.Sprintf(", $%.4f", u.CostUsd)
+	}
+	return s + fmt.Sprintf(", %d calls", u.Calls)
+}
+
+// printReviews shows pending review gates and how to decide each.
+func printReviews(out io.Writer, id string, reviews []*weftv1.ReviewRequest) {
+	for _, r := range reviews {
+		fmt.Fprintf(out, "\nAwaiting review %s — %s\n", r.Id, r.Title)
+		if r.Instructions != "" {
+			fmt.Fprintf(out, "  %s\n", r.Instructions)
+		}
+		if r.Data != nil {
+			b, _ := r.Data.MarshalJSON()
+			fmt.Fprintf(out, "  data: %s\n", truncate(string(b), 600))
+		}
+		if r.ExecutionId != "" && r.ExecutionId != id {
+			fmt.Fprintf(out, "  in child run %s\n", r.ExecutionId)
+		}
+		fmt.Fprintf(out, "  decide: weft review %s approve|edit|reject --id '%s'\n", id, r.Id)
+	}
+}
+
+// protoList renders proto messages as a JSON array (never null).
+func protoList[M proto.Message](list []M) json.RawMessage {
+	var buf bytes.Buffer
+	buf.WriteByte('[')
+	for i, m := range list {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		b, _ := protojson.Marshal(m)
+		buf.Write(b)
+	}
+	buf.WriteByte(']')
+	return buf.Bytes()
 }

@@ -1,14 +1,9 @@
 package starter
 
 import (
-	"context"
 	"fmt"
-	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
-	"go.temporal.io/api/enums/v1"
-	"go.temporal.io/sdk/client"
 )
 
 func newStatusCommand() *cobra.Command {
@@ -25,29 +20,31 @@ func newStatusCommand() *cobra.Command {
 			}
 			defer c.Close()
 			id := args[0]
-			st, err := queryState(cmd.Context(), c, id)
+			st, err := c.State(cmd.Context(), id)
 			if err != nil {
-				return err
+				return clientError(err)
 			}
 			out := cmd.OutOrStdout()
 			if asJSON {
 				return writeProto(out, st)
 			}
-			closed := describeStatus(cmd.Context(), c, id)
+			closed := ""
+			if d, err := c.Describe(cmd.Context(), id); err == nil {
+				closed = d.Status
+			}
 			header(out, fmt.Sprintf("weft: %s  (%s)  %s", st.Workflow, id, closed))
 			for _, s := range st.Steps {
 				fmt.Fprintln(out, stepLine(s, id))
+				for _, tc := range s.ToolCalls {
+					fmt.Fprintln(out, toolCallLine(tc))
+				}
 			}
-			for _, r := range st.PendingReviews {
-				fmt.Fprintf(out, "\nAwaiting review: %s — %s\n", r.Step, r.Title)
-				if r.Instructions != "" {
-					fmt.Fprintf(out, "  %s\n", r.Instructions)
-				}
-				if r.Data != nil {
-					b, _ := r.Data.MarshalJSON()
-					fmt.Fprintf(out, "  data: %s\n", truncate(string(b), 600))
-				}
-				fmt.Fprintf(out, "  decide: weft review %s approve|edit|reject --step %s\n", id, r.Step)
+			for _, w := range st.Warnings {
+				fmt.Fprintf(out, "\nWarning: %s\n", w)
+			}
+			printReviews(out, id, st.PendingReviews)
+			if u := st.Usage; u != nil && (u.TotalTokens > 0 || u.CostUsd > 0) {
+				fmt.Fprintf(out, "\nUsage: %s\n", usageText(u))
 			}
 			if st.Error != "" {
 				fmt.Fprintf(out, "\nFailed: %s\n", st.Error)
@@ -62,20 +59,4 @@ func newStatusCommand() *cobra.Command {
 	conn.register(cmd)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the state query's JSON")
 	return cmd
-}
-
-// describeStatus returns Temporal's status of the run (Running, Completed, ...), or "".
-func describeStatus(ctx context.Context, c client.Client, id string) string {
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	d, err := c.DescribeWorkflowExecution(ctx, id, "")
-	if err != nil {
-		return ""
-	}
-	return statusName(d.GetWorkflowExecutionInfo().GetStatus())
-}
-
-// statusName turns WORKFLOW_EXECUTION_STATUS_COMPLETED into "completed".
-func statusName(s enums.WorkflowExecutionStatus) string {
-	return strings.ToLower(strings.TrimPrefix(s.String(), "WORKFLOW_EXECUTION_STATUS_"))
 }

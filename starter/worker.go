@@ -24,7 +24,7 @@ func newWorkerCommand() *cobra.Command {
 				return err
 			}
 			defer c.Close()
-			w := worker.New(c, worker.Options{TaskQueue: conn.taskQueue, Config: activities.ConfigFromEnv(os.Getenv)})
+			w := worker.New(c.Temporal(), worker.Options{TaskQueue: conn.taskQueue, Config: activities.ConfigFromEnv(os.Getenv)})
 			fmt.Fprintf(cmd.ErrOrStderr(), "weft worker: %s, namespace %s, task queue %s\n", conn.address, conn.namespace, conn.taskQueue)
 			return w.Run(sdkworker.InterruptCh())
 		},

@@ -15,6 +15,8 @@ const (
 	SignalReview = "review"
 	// MemoWorkflow is the memo key holding the workflow's name.
 	MemoWorkflow = "workflow"
+	// MemoParent is the memo key holding the parent run's id of a child run.
+	MemoParent = "parent"
 )
 
 // StatusAttribute is the custom search attribute WeftStatus: running, awaiting_review,

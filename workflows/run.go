@@ -8,6 +8,7 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
+	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/weftworks/weft/activities/toolspec"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
@@ -21,8 +22,9 @@ type run struct {
 	env       map[string]any // template roots: inputs, defaults, and one {output, error, status} per step
 	steps     map[string]*stepRun
 	order     []*stepRun // file order
-	pending   map[string]*weftv1.ReviewRequest
-	decisions map[string]*weftv1.ReviewDecision
+	gates     map[string]*gate // pending review gates by request id
+	gateSeq   int
+	workflows map[string]*structpb.Struct // definitions of called workflows, by name
 	usage     weftv1.TokenUsage
 	started   time.Time
 	status    string
@@ -43,6 +45,13 @@ type stepRun struct {
 	itemsTotal, itemsDone int32
 	summary               string
 	done                  bool
+	openGates             int
+	warnings              []string
+	usage                 weftv1.TokenUsage
+	toolCalls             []*weftv1.ToolCall
+	iterations            int32
+	childID               string
+	seq                   int // activities started by the step (ids of llm activities)
 }
 
 // Run interprets the workflow definition in req. It is registered as WorkflowType.
@@ -101,8 +110,8 @@ func newRun(ctx workflow.Context, req *weftv1.RunRequest) (*run, error) {
 		wf: wf, name: wf.Def.Name,
 		env:       map[string]any{"inputs": inputs, "defaults": defaults},
 		steps:     map[string]*stepRun{},
-		pending:   map[string]*weftv1.ReviewRequest{},
-		decisions: map[string]*weftv1.ReviewDecision{},
+		gates:     map[string]*gate{},
+		workflows: req.GetWorkflows(),
 		started:   workflow.Now(ctx),
 		status:    StatusRunning,
 	}
@@ -298,7 +307,7 @@ func (r *run) result(ctx workflow.Context) (*weftv1.RunResult, error) {
 		Workflow:   r.name,
 		Output:     out,
 		DurationMs: workflow.Now(ctx).Sub(r.started).Milliseconds(),
-		Usage:      &weftv1.TokenUsage{PromptTokens: r.usage.PromptTokens, CompletionTokens: r.usage.CompletionTokens, TotalTokens: r.usage.TotalTokens, EmbeddingTokens: r.usage.EmbeddingTokens, Calls: r.usage.Calls},
+		Usage:      copyUsage(&r.usage),
 	}
 	for _, sr := range r.order {
 		res.Steps = append(res.Steps, r.stepState(sr, false))
@@ -306,15 +315,39 @@ func (r *run) result(ctx workflow.Context) (*weftv1.RunResult, error) {
 	return res, nil
 }
 
-func (r *run) addUsage(u *toolspec.Usage) {
-	r.usage.Calls++
+// addUsage adds one call's usage to the step and the run.
+func (r *run) addUsage(sr *stepRun, u *toolspec.Usage) {
+	for _, t := range []*weftv1.TokenUsage{&r.usage, &sr.usage} {
+		t.Calls++
+		if u == nil {
+			continue
+		}
+		t.PromptTokens += u.PromptTokens
+		t.CompletionTokens += u.CompletionTokens
+		t.TotalTokens += u.TotalTokens
+		t.EmbeddingTokens += u.EmbeddingTokens
+		t.CostUsd += u.CostUSD
+	}
+}
+
+// addChildUsage adds a child run's totals to the step and the run.
+func (r *run) addChildUsage(sr *stepRun, u *weftv1.TokenUsage) {
 	if u == nil {
 		return
 	}
-	r.usage.PromptTokens += u.PromptTokens
-	r.usage.CompletionTokens += u.CompletionTokens
-	r.usage.TotalTokens += u.TotalTokens
-	r.usage.EmbeddingTokens += u.EmbeddingTokens
+	for _, t := range []*weftv1.TokenUsage{&r.usage, &sr.usage} {
+		t.Calls += u.Calls
+		t.PromptTokens += u.PromptTokens
+		t.CompletionTokens += u.CompletionTokens
+		t.TotalTokens += u.TotalTokens
+		t.EmbeddingTokens += u.EmbeddingTokens
+		t.CostUsd += u.CostUsd
+	}
+}
+
+func copyUsage(u *weftv1.TokenUsage) *weftv1.TokenUsage {
+	return &weftv1.TokenUsage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, TotalTokens: u.TotalTokens,
+		EmbeddingTokens: u.EmbeddingTokens, Calls: u.Calls, CostUsd: u.CostUsd}
 }
 
 // setStatus records the run status in the WeftStatus search attribute.

@@ -23,15 +23,15 @@ func (r *run) registerHandlers(ctx workflow.Context) error {
 	}
 	err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateReview,
 		func(ctx workflow.Context, raw converter.RawValue) (*weftv1.ReviewDecision, error) {
-			d, err := r.checkDecision(raw)
+			g, d, err := r.checkDecision(raw)
 			if err != nil {
 				return nil, err
 			}
-			r.decisions[d.Step] = d
+			g.decision = d
 			return d, nil
 		},
 		workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, raw converter.RawValue) error {
-			_, err := r.checkDecision(raw)
+			_, _, err := r.checkDecision(raw)
 			return err
 		}})
 	if err != nil {
@@ -44,13 +44,13 @@ func (r *run) registerHandlers(ctx workflow.Context) error {
 			if !ch.Receive(ctx, &raw) {
 				return
 			}
-			d, err := r.checkDecision(raw)
+			g, d, err := r.checkDecision(raw)
 			if err != nil {
 				// A signal cannot be refused; the sender sees the step still pending in `state`.
 				workflow.GetLogger(ctx).Warn("ignored review signal", "error", err)
 				continue
 			}
-			r.decisions[d.Step] = d
+			g.decision = d
 		}
 	})
 	return nil
@@ -81,48 +81,21 @@ func decodeDecision(raw converter.RawValue) (*weftv1.ReviewDecision, error) {
 	return ParseDecision(p.GetData())
 }
 
-// checkDecision validates a decision against the run's pending reviews. Errors say what to send.
-func (r *run) checkDecision(raw converter.RawValue) (*weftv1.ReviewDecision, error) {
+// checkDecision decodes a decision and finds the pending gate it answers. Errors say what to send.
+func (r *run) checkDecision(raw converter.RawValue) (*gate, *weftv1.ReviewDecision, error) {
 	d, err := decodeDecision(raw)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if d.Step == "" {
-		if len(r.pending) != 1 {
-			return nil, fmt.Errorf("name the review step in \"step\" (pending: %v)", r.pendingIDs())
-		}
-		d.Step = r.pendingIDs()[0]
+	g, err := r.findGate(d)
+	if err != nil {
+		return nil, nil, err
 	}
-	sr, ok := r.steps[d.Step]
-	if !ok {
-		return nil, fmt.Errorf("no step %q in this workflow (pending reviews: %v)", d.Step, r.pendingIDs())
+	if err := g.check(d); err != nil {
+		return nil, nil, err
 	}
-	if sr.cs.Tool != "review" {
-		return nil, fmt.Errorf("step %q is a %s step, not a review", d.Step, sr.cs.Tool)
-	}
-	if _, waiting := r.pending[d.Step]; !waiting || r.decisions[d.Step] != nil {
-		return nil, fmt.Errorf("step %q is not awaiting review (status %s)", d.Step, sr.status)
-	}
-	switch d.Decision {
-	case DecisionApprove, DecisionReject:
-	case DecisionEdit:
-		if d.Data == nil {
-			return nil, errors.New("an edit decision needs data: the corrected proposal")
-		}
-	default:
-		return nil, fmt.Errorf("decision %q is not approve, edit or reject", d.Decision)
-	}
-	return d, nil
-}
-
-func (r *run) pendingIDs() []string {
-	var ids []string
-	for _, sr := range r.order {
-		if _, ok := r.pending[sr.cs.ID]; ok {
-			ids = append(ids, sr.cs.ID)
-		}
-	}
-	return ids
+	d.Id, d.Step = g.req.Id, g.req.Step
+	return g, d, nil
 }
 
 // state answers the state query.
@@ -131,7 +104,7 @@ func (r *run) state() *weftv1.ExecutionState {
 		Workflow:  r.name,
 		Status:    r.status,
 		StartedAt: timestamppb.New(r.started),
-		Usage:     &weftv1.TokenUsage{PromptTokens: r.usage.PromptTokens, CompletionTokens: r.usage.CompletionTokens, TotalTokens: r.usage.TotalTokens, EmbeddingTokens: r.usage.EmbeddingTokens, Calls: r.usage.Calls},
+		Usage:     copyUsage(&r.usage),
 	}
 	if r.failure != nil {
 		st.Error = r.failure.Error()
@@ -141,9 +114,12 @@ func (r *run) state() *weftv1.ExecutionState {
 	}
 	for _, sr := range r.order {
 		st.Steps = append(st.Steps, r.stepState(sr, true))
-		if req, ok := r.pending[sr.cs.ID]; ok {
-			st.PendingReviews = append(st.PendingReviews, req)
+		for _, w := range sr.warnings {
+			st.Warnings = append(st.Warnings, sr.cs.ID+": "+w)
 		}
+	}
+	for _, g := range r.pendingGates() {
+		st.PendingReviews = append(st.PendingReviews, g.req)
 	}
 	if r.output != nil {
 		if v, err := toValue(r.output); err == nil {
@@ -176,7 +152,11 @@ func (r *run) stepState(sr *stepRun, capped bool) *weftv1.StepState {
 	s := &weftv1.StepState{
 		Id: sr.cs.ID, Name: sr.cs.Name, Tool: sr.cs.Tool, Status: sr.status, Attempts: sr.attempts,
 		Error: sr.err, Reason: sr.reason, ItemsTotal: sr.itemsTotal, ItemsDone: sr.itemsDone,
-		Summary: sr.summary, DependsOn: sr.cs.Deps,
+		Summary: sr.summary, DependsOn: sr.cs.Deps, ToolCalls: sr.toolCalls, ChildId: sr.childID,
+		Warnings: sr.warnings, Iterations: sr.iterations,
+	}
+	if sr.usage.Calls > 0 {
+		s.Usage = copyUsage(&sr.usage)
 	}
 	if !sr.started.IsZero() {
 		s.StartedAt = timestamppb.New(sr.started)

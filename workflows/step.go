@@ -29,9 +29,13 @@ func (r *run) execOnce(ctx workflow.Context, sr *stepRun, env map[string]any) (a
 		}
 		return out, nil
 	case toolspec.KindReview:
-		return r.review(ctx, sr, inputs)
+		return r.review(ctx, sr, inputs, env)
 	case toolspec.KindControl:
 		return r.loop(ctx, sr, inputs, env)
+	case toolspec.KindAgent:
+		return r.agent(ctx, sr, inputs, env)
+	case toolspec.KindChild:
+		return r.child(ctx, sr, inputs, env)
 	default:
 		return r.activity(ctx, sr, cs.Tool, cs.Spec, inputs, cs.Title())
 	}
@@ -48,13 +52,7 @@ func (r *run) resolveInputs(cs *dsl.CompiledStep, val *expr.Value, spec *toolspe
 	if inputs == nil {
 		inputs = map[string]any{}
 	}
-	defaults, _ := r.env["defaults"].(map[string]any)
-	for _, k := range []string{"db", "collection", "model"} {
-		if _, set := inputs[k]; set || defaults[k] == nil || !spec.HasInput(k) {
-			continue
-		}
-		inputs[k] = defaults[k]
-	}
+	r.fillDefaults(spec, inputs)
 	//workflowcheck:ignore the result does not depend on map order (copied, or sorted after)
 	for k, v := range cs.Lazy {
 		if _, set := inputs[k]; !set && val == cs.InputValue {
@@ -110,20 +108,32 @@ func heartbeatTimeout(timeout time.Duration) time.Duration {
 
 // activity runs a tool step as the activity named after the tool.
 func (r *run) activity(ctx workflow.Context, sr *stepRun, tool string, spec *toolspec.Spec, inputs map[string]any, summary string) (any, error) {
-	actx := workflow.WithActivityOptions(ctx, activityOptions(sr.cs.Step, spec, summary))
+	opts := activityOptions(sr.cs.Step, spec, summary)
+	if tool == "llm" {
+		if err := r.prepareChat(sr, inputs); err != nil {
+			return nil, err
+		}
+		opts.ActivityID = r.llmActivityID(sr, inputs)
+	}
+	return r.runActivity(ctx, sr, tool, opts, inputs)
+}
+
+// runActivity executes one tool activity and records its attempts and usage on the step.
+func (r *run) runActivity(ctx workflow.Context, sr *stepRun, tool string, opts workflow.ActivityOptions, inputs map[string]any) (any, error) {
+	actx := workflow.WithActivityOptions(ctx, opts)
 	var res toolspec.Result
 	err := workflow.ExecuteActivity(actx, tool, inputs).Get(actx, &res)
 	if err != nil {
 		var ae *temporal.ActivityError
 		if asActivityError(err, &ae) && ae.RetryState().String() == "MaximumAttemptsReached" {
-			sr.attempts += int32(activityOptions(sr.cs.Step, spec, summary).RetryPolicy.MaximumAttempts)
+			sr.attempts += opts.RetryPolicy.MaximumAttempts
 		} else {
 			sr.attempts++
 		}
 		return nil, err
 	}
 	sr.attempts += max(res.Attempt, 1)
-	r.addUsage(res.Usage)
+	r.addUsage(sr, res.Usage)
 	return res.Output, nil
 }
 

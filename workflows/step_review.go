@@ -23,9 +23,15 @@ func (e *reviewRejected) Error() string { return e.err.Error() }
 func (e *reviewRejected) Unwrap() error { return e.err }
 
 // review pauses until a decision for this step arrives (Update or Signal `review`) or the
-// optional timeout fires.
-func (r *run) review(ctx workflow.Context, sr *stepRun, inputs map[string]any) (any, error) {
+// optional timeout fires. Inside forEach each item is its own gate ("step[i]").
+func (r *run) review(ctx workflow.Context, sr *stepRun, inputs map[string]any, env map[string]any) (any, error) {
 	id := sr.cs.ID
+	gateID := id
+	if sr.cs.ForEach != nil {
+		if i, ok := env["index"].(int); ok {
+			gateID = fmt.Sprintf("%s[%d]", id, i)
+		}
+	}
 	sr.attempts++
 	title, _ := inputs["title"].(string)
 	instructions, _ := inputs["instructions"].(string)
@@ -45,45 +51,28 @@ func (r *run) review(ctx workflow.Context, sr *stepRun, inputs map[string]any) (
 	if err != nil {
 		return nil, temporal.NewNonRetryableApplicationError("review data: "+err.Error(), toolspec.ErrInvalidInput, nil)
 	}
-	now := workflow.Now(ctx)
-	req := &weftv1.ReviewRequest{Step: id, Title: title, Instructions: instructions, Data: data,
-		RequestedAt: timestamppb.New(now), OnTimeout: onTimeout}
+	req := &weftv1.ReviewRequest{Id: gateID, Kind: GateReview, Step: id, Title: title, Instructions: instructions, Data: data, OnTimeout: onTimeout}
 	if timeout > 0 {
-		req.Deadline = timestamppb.New(now.Add(timeout))
+		req.Deadline = timestamppb.New(workflow.Now(ctx).Add(timeout))
 	}
-	r.pending[id] = req
-	sr.status = StatusAwaitingReview
-	r.publish(sr)
-	r.refreshStatus(ctx)
-	defer func() {
-		delete(r.pending, id)
-		r.refreshStatus(ctx)
-	}()
-	decided := func() bool { return r.decisions[id] != nil }
-	if timeout > 0 {
-		ok, err := workflow.AwaitWithTimeout(ctx, timeout, decided)
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			switch onTimeout {
-			case DecisionApprove, DecisionReject:
-				r.decisions[id] = &weftv1.ReviewDecision{Step: id, Decision: onTimeout, Reviewer: "timeout", Comment: "no decision within " + timeout.String()}
-			default:
-				return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("no review decision within %s", timeout), ErrReviewTimeout, nil)
-			}
-		}
-	} else if err := workflow.Await(ctx, decided); err != nil {
+	schema := inputs["schema"]
+	if schema == nil {
+		schema = ShapeSchema(inputs["data"])
+	}
+	g, err := r.openGate(ctx, sr, req, schema)
+	if err != nil {
 		return nil, err
 	}
-	d := r.decisions[id]
+	d, err := r.waitGate(ctx, g, timeout, onTimeout)
+	if err != nil {
+		return nil, err
+	}
 	outData := inputs["data"]
 	if d.Decision == DecisionEdit {
 		outData = d.GetData().AsInterface()
 	}
 	out := map[string]any{"decision": d.Decision, "data": outData, "reviewer": d.Reviewer, "comment": d.Comment,
 		"decidedAt": workflow.Now(ctx).UTC().Format(time.RFC3339)}
-	sr.status = StatusRunning
 	if d.Decision == DecisionReject {
 		msg := "rejected"
 		if d.Reviewer != "" {
@@ -100,7 +89,7 @@ func (r *run) review(ctx workflow.Context, sr *stepRun, inputs map[string]any) (
 // refreshStatus keeps WeftStatus at awaiting_review while any review is pending.
 func (r *run) refreshStatus(ctx workflow.Context) {
 	want := StatusRunning
-	if len(r.pending) > 0 {
+	if len(r.gates) > 0 {
 		want = StatusAwaitingReview
 	}
 	if want != r.status {

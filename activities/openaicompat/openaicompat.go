@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -131,4 +132,117 @@ func (c *Client) Generate(ctx context.Context, req provider.GenerateRequest) (*p
 	}
 	return &provider.Generation{Text: resp.Choices[0].Message.Content, Model: resp.Model,
 		PromptTokens: int64(resp.Usage.PromptTokens), CompletionTokens: int64(resp.Usage.CompletionTokens)}, nil
+}
+
+func chatMessages(in []provider.Message) []openai.ChatCompletionMessage {
+	out := make([]openai.ChatCompletionMessage, 0, len(in))
+	for _, m := range in {
+		cm := openai.ChatCompletionMessage{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID, Name: m.Name}
+		for _, tc := range m.ToolCalls {
+			cm.ToolCalls = append(cm.ToolCalls, openai.ToolCall{ID: tc.ID, Type: openai.ToolTypeFunction,
+				Function: openai.FunctionCall{Name: tc.Name, Arguments: tc.Arguments}})
+		}
+		out = append(out, cm)
+	}
+	return out
+}
+
+// Chat runs one chat completion with tools; with OnDelta it streams.
+func (c *Client) Chat(ctx context.Context, req provider.ChatRequest) (*provider.ChatResponse, error) {
+	creq := openai.ChatCompletionRequest{Model: req.Model, Messages: chatMessages(req.Messages), MaxTokens: req.MaxTokens}
+	if req.Temperature != nil {
+		creq.Temperature = *req.Temperature
+	}
+	for _, f := range req.Tools {
+		creq.Tools = append(creq.Tools, openai.Tool{Type: openai.ToolTypeFunction,
+			Function: &openai.FunctionDefinition{Name: f.Name, Description: f.Description, Parameters: f.Parameters}})
+	}
+	if len(creq.Tools) > 0 {
+		if req.ToolChoice != "" {
+			creq.ToolChoice = req.ToolChoice
+		}
+		if req.ParallelToolCalls != nil {
+			creq.ParallelToolCalls = *req.ParallelToolCalls
+		}
+	}
+	if req.JSON {
+		creq.ResponseFormat = &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONObject}
+	}
+	var h http.Header
+	ctx = context.WithValue(ctx, headerKey{}, &h)
+	if req.OnDelta == nil {
+		resp, err := c.c.CreateChatCompletion(ctx, creq)
+		if err != nil {
+			return nil, classify(err, h)
+		}
+		if len(resp.Choices) == 0 {
+			return nil, &provider.Error{Provider: name, Retryable: true, Msg: "response has no choices"}
+		}
+		ch := resp.Choices[0]
+		out := &provider.ChatResponse{Text: ch.Message.Content, FinishReason: string(ch.FinishReason), Model: resp.Model,
+			PromptTokens: int64(resp.Usage.PromptTokens), CompletionTokens: int64(resp.Usage.CompletionTokens)}
+		for _, tc := range ch.Message.ToolCalls {
+			out.ToolCalls = append(out.ToolCalls, provider.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
+		}
+		return out, nil
+	}
+	creq.Stream = true
+	creq.StreamOptions = &openai.StreamOptions{IncludeUsage: true}
+	stream, err := c.c.CreateChatCompletionStream(ctx, creq)
+	if err != nil {
+		return nil, classify(err, h)
+	}
+	defer stream.Close()
+	out := &provider.ChatResponse{Model: req.Model}
+	var text strings.Builder
+	calls := map[int]*provider.ToolCall{}
+	for {
+		chunk, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, classify(err, h)
+		}
+		if chunk.Model != "" {
+			out.Model = chunk.Model
+		}
+		if chunk.Usage != nil {
+			out.PromptTokens, out.CompletionTokens = int64(chunk.Usage.PromptTokens), int64(chunk.Usage.CompletionTokens)
+		}
+		for _, ch := range chunk.Choices {
+			if ch.Delta.Content != "" {
+				text.WriteString(ch.Delta.Content)
+				req.OnDelta(text.String())
+			}
+			for _, tc := range ch.Delta.ToolCalls {
+				i := len(calls)
+				if tc.Index != nil {
+					i = *tc.Index
+				}
+				cur := calls[i]
+				if cur == nil {
+					cur = &provider.ToolCall{}
+					calls[i] = cur
+				}
+				if tc.ID != "" {
+					cur.ID = tc.ID
+				}
+				if tc.Function.Name != "" {
+					cur.Name += tc.Function.Name
+				}
+				cur.Arguments += tc.Function.Arguments
+			}
+			if ch.FinishReason != "" {
+				out.FinishReason = string(ch.FinishReason)
+			}
+		}
+	}
+	out.Text = text.String()
+	for i := 0; i < len(calls)+8 && len(out.ToolCalls) < len(calls); i++ {
+		if tc, ok := calls[i]; ok {
+			out.ToolCalls = append(out.ToolCalls, *tc)
+		}
+	}
+	return out, nil
 }

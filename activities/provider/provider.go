@@ -124,3 +124,56 @@ func RetryAfter(h http.Header) time.Duration {
 func Network(provider string, err error) *Error {
 	return &Error{Provider: provider, Retryable: true, Msg: err.Error(), Err: err}
 }
+
+// Chatter runs chat completions with tool calls and optional streaming.
+type Chatter interface {
+	Chat(ctx context.Context, req ChatRequest) (*ChatResponse, error)
+}
+
+// Message is one chat message. Role is system, user, assistant or tool.
+type Message struct {
+	Role       string
+	Content    string
+	ToolCalls  []ToolCall // assistant messages that asked for tools
+	ToolCallID string     // tool messages: the call answered
+	Name       string
+}
+
+// ToolCall is a call the model asked for; Arguments is the model's JSON text, unparsed.
+type ToolCall struct {
+	ID        string
+	Name      string
+	Arguments string
+}
+
+// Function is a tool offered to the model.
+type Function struct {
+	Name        string
+	Description string
+	Parameters  any // JSON Schema
+}
+
+// ChatRequest is one chat completion.
+type ChatRequest struct {
+	Model             string
+	Messages          []Message
+	Tools             []Function
+	ToolChoice        string // auto | none | required ("" = provider default)
+	ParallelToolCalls *bool
+	Temperature       *float32
+	MaxTokens         int
+	// JSON asks for a JSON object answer (response_format json_object).
+	JSON bool
+	// OnDelta, when set, streams the answer: it is called with the text so far.
+	OnDelta func(textSoFar string)
+}
+
+// ChatResponse is the answer.
+type ChatResponse struct {
+	Text             string
+	ToolCalls        []ToolCall
+	FinishReason     string
+	Model            string
+	PromptTokens     int64
+	CompletionTokens int64
+}

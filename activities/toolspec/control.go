@@ -83,6 +83,7 @@ func init() {
 		  "title":{"type":"string","minLength":1,"maxLength":500},
 		  "instructions":{"type":"string","maxLength":20000},
 		  "data":{},
+		  "schema":{"type":"object","description":"JSON Schema an edit's data must satisfy (default: the shape of data)"},
 		  "timeout":{"type":"string","pattern":"^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$"},
 		  "onTimeout":{"type":"string","enum":["approve","reject","fail"],"default":"fail"}}}`,
 		Output: `{"type":"object","properties":{"decision":{"type":"string"},"data":{},"reviewer":{"type":"string"},

@@ -24,6 +24,11 @@ const (
 	KindControl Kind = "control"
 	// KindReview pauses the run until a human decision arrives.
 	KindReview Kind = "review"
+	// KindAgent steps are a tool-calling loop run by the workflow: one llm activity per
+	// iteration, one activity (or child workflow) per tool call.
+	KindAgent Kind = "agent"
+	// KindChild steps run another workflow as a child workflow.
+	KindChild Kind = "child"
 )
 
 // Annotations are the behaviour hints MCP clients read. They are always set explicitly.
@@ -111,6 +116,10 @@ type Usage struct {
 	CompletionTokens int64 `json:"completionTokens,omitempty"`
 	TotalTokens      int64 `json:"totalTokens,omitempty"`
 	EmbeddingTokens  int64 `json:"embeddingTokens,omitempty"`
+	// CostUSD is what the call cost, from the worker's price table (0 when the model is unknown).
+	CostUSD float64 `json:"costUsd,omitempty"`
+	// Model that answered (llm calls).
+	Model string `json:"model,omitempty"`
 }
 
 // Error types tool activities and the interpreter use; retries skip the non-retryable ones.

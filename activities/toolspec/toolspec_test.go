@@ -10,8 +10,8 @@ import (
 )
 
 func TestRegistryHasEveryTool(t *testing.T) {
-	want := []string{"aggregate", "chunk", "collections", "conditional", "embed", "estimate", "explain", "filter", "generate", "http",
-		"ingest", "loop", "merge", "models", "query", "rerank", "review", "search", "similarity", "template", "transform"}
+	want := []string{"agent", "aggregate", "chunk", "collections", "conditional", "embed", "estimate", "explain", "filter", "generate", "http",
+		"ingest", "llm", "loop", "merge", "models", "query", "rerank", "review", "search", "similarity", "template", "transform", "workflow"}
 	require.Equal(t, want, toolspec.Names())
 	for _, s := range toolspec.All() {
 		t.Run(s.Name, func(t *testing.T) {

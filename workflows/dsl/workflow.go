@@ -366,6 +366,8 @@ func (c *compiler) compileLazy(cs *CompiledStep, inPtr string) {
 		}
 	case "loop":
 		c.compileNested(cs, inPtr)
+	case "agent", "llm":
+		c.checkAgentTools(cs, inPtr)
 	}
 }
 

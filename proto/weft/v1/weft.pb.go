@@ -41,7 +41,11 @@ type RunRequest struct {
 	// Overrides of the definition's defaults (--db, --collection).
 	Defaults *structpb.Struct `protobuf:"bytes,3,opt,name=defaults,proto3" json:"defaults,omitempty"`
 	// Where the definition came from (file path or template name), for people.
-	Source        string `protobuf:"bytes,4,opt,name=source,proto3" json:"source,omitempty"`
+	Source string `protobuf:"bytes,4,opt,name=source,proto3" json:"source,omitempty"`
+	// Definitions of the workflows this one calls (workflow steps, an agent's "workflow:NAME"
+	// tools), resolved by the client when the run starts, by name, so child runs never depend on
+	// files either.
+	Workflows     map[string]*structpb.Struct `protobuf:"bytes,5,rep,name=workflows,proto3" json:"workflows,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -104,6 +108,13 @@ func (x *RunRequest) GetSource() string {
 	return ""
 }
 
+func (x *RunRequest) GetWorkflows() map[string]*structpb.Struct {
+	if x != nil {
+		return x.Workflows
+	}
+	return nil
+}
+
 // TokenUsage totals what provider calls consumed.
 type TokenUsage struct {
 	state            protoimpl.MessageState `protogen:"open.v1"`
@@ -112,7 +123,9 @@ type TokenUsage struct {
 	TotalTokens      int64                  `protobuf:"varint,3,opt,name=total_tokens,json=totalTokens,proto3" json:"total_tokens,omitempty"`
 	EmbeddingTokens  int64                  `protobuf:"varint,4,opt,name=embedding_tokens,json=embeddingTokens,proto3" json:"embedding_tokens,omitempty"`
 	// External calls made (activity executions that reported usage).
-	Calls         int64 `protobuf:"varint,5,opt,name=calls,proto3" json:"calls,omitempty"`
+	Calls int64 `protobuf:"varint,5,opt,name=calls,proto3" json:"calls,omitempty"`
+	// What the model calls cost in US dollars, from the worker's price table (0 when unknown).
+	CostUsd       float64 `protobuf:"fixed64,6,opt,name=cost_usd,json=costUsd,proto3" json:"cost_usd,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -182,6 +195,117 @@ func (x *TokenUsage) GetCalls() int64 {
 	return 0
 }
 
+func (x *TokenUsage) GetCostUsd() float64 {
+	if x != nil {
+		return x.CostUsd
+	}
+	return 0
+}
+
+// ToolCall is one tool call an agent step made.
+type ToolCall struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	Iteration int32                  `protobuf:"varint,1,opt,name=iteration,proto3" json:"iteration,omitempty"`
+	// The model's id of the call.
+	Id        string          `protobuf:"bytes,2,opt,name=id,proto3" json:"id,omitempty"`
+	Tool      string          `protobuf:"bytes,3,opt,name=tool,proto3" json:"tool,omitempty"`
+	Arguments *structpb.Value `protobuf:"bytes,4,opt,name=arguments,proto3" json:"arguments,omitempty"`
+	// The result the model saw (capped), or the error it was told.
+	Result     *structpb.Value `protobuf:"bytes,5,opt,name=result,proto3" json:"result,omitempty"`
+	Error      string          `protobuf:"bytes,6,opt,name=error,proto3" json:"error,omitempty"`
+	DurationMs int64           `protobuf:"varint,7,opt,name=duration_ms,json=durationMs,proto3" json:"duration_ms,omitempty"`
+	// completed | failed | rejected | running | awaiting_review
+	Status        string `protobuf:"bytes,8,opt,name=status,proto3" json:"status,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ToolCall) Reset() {
+	*x = ToolCall{}
+	mi := &file_proto_weft_v1_weft_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ToolCall) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ToolCall) ProtoMessage() {}
+
+func (x *ToolCall) ProtoReflect() protoreflect.Message {
+	mi := &file_proto_weft_v1_weft_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ToolCall.ProtoReflect.Descriptor instead.
+func (*ToolCall) Descriptor() ([]byte, []int) {
+	return file_proto_weft_v1_weft_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *ToolCall) GetIteration() int32 {
+	if x != nil {
+		return x.Iteration
+	}
+	return 0
+}
+
+func (x *ToolCall) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *ToolCall) GetTool() string {
+	if x != nil {
+		return x.Tool
+	}
+	return ""
+}
+
+func (x *ToolCall) GetArguments() *structpb.Value {
+	if x != nil {
+		return x.Arguments
+	}
+	return nil
+}
+
+func (x *ToolCall) GetResult() *structpb.Value {
+	if x != nil {
+		return x.Result
+	}
+	return nil
+}
+
+func (x *ToolCall) GetError() string {
+	if x != nil {
+		return x.Error
+	}
+	return ""
+}
+
+func (x *ToolCall) GetDurationMs() int64 {
+	if x != nil {
+		return x.DurationMs
+	}
+	return 0
+}
+
+func (x *ToolCall) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
 // StepState is one step's progress. status: pending | running | completed | skipped | failed |
 // awaiting_review | cancelled.
 type StepState struct {
@@ -204,15 +328,25 @@ type StepState struct {
 	ItemsTotal int32 `protobuf:"varint,13,opt,name=items_total,json=itemsTotal,proto3" json:"items_total,omitempty"`
 	ItemsDone  int32 `protobuf:"varint,14,opt,name=items_done,json=itemsDone,proto3" json:"items_done,omitempty"`
 	// A one-line summary for progress output ("10 results", "approved by ana").
-	Summary       string   `protobuf:"bytes,15,opt,name=summary,proto3" json:"summary,omitempty"`
-	DependsOn     []string `protobuf:"bytes,16,rep,name=depends_on,json=dependsOn,proto3" json:"depends_on,omitempty"`
+	Summary   string   `protobuf:"bytes,15,opt,name=summary,proto3" json:"summary,omitempty"`
+	DependsOn []string `protobuf:"bytes,16,rep,name=depends_on,json=dependsOn,proto3" json:"depends_on,omitempty"`
+	// Agent steps: the tool calls made so far.
+	ToolCalls []*ToolCall `protobuf:"bytes,17,rep,name=tool_calls,json=toolCalls,proto3" json:"tool_calls,omitempty"`
+	// Workflow steps: the child execution's workflow id.
+	ChildId string `protobuf:"bytes,18,opt,name=child_id,json=childId,proto3" json:"child_id,omitempty"`
+	// What a person should know although the step succeeded (an empty collection, ...).
+	Warnings []string `protobuf:"bytes,19,rep,name=warnings,proto3" json:"warnings,omitempty"`
+	// What this step's calls consumed.
+	Usage *TokenUsage `protobuf:"bytes,20,opt,name=usage,proto3" json:"usage,omitempty"`
+	// Agent steps: iterations so far.
+	Iterations    int32 `protobuf:"varint,21,opt,name=iterations,proto3" json:"iterations,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *StepState) Reset() {
 	*x = StepState{}
-	mi := &file_proto_weft_v1_weft_proto_msgTypes[2]
+	mi := &file_proto_weft_v1_weft_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -224,7 +358,7 @@ func (x *StepState) String() string {
 func (*StepState) ProtoMessage() {}
 
 func (x *StepState) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_weft_v1_weft_proto_msgTypes[2]
+	mi := &file_proto_weft_v1_weft_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -237,7 +371,7 @@ func (x *StepState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StepState.ProtoReflect.Descriptor instead.
 func (*StepState) Descriptor() ([]byte, []int) {
-	return file_proto_weft_v1_weft_proto_rawDescGZIP(), []int{2}
+	return file_proto_weft_v1_weft_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *StepState) GetId() string {
@@ -352,7 +486,43 @@ func (x *StepState) GetDependsOn() []string {
 	return nil
 }
 
-// ReviewRequest is a review step waiting for a decision.
+func (x *StepState) GetToolCalls() []*ToolCall {
+	if x != nil {
+		return x.ToolCalls
+	}
+	return nil
+}
+
+func (x *StepState) GetChildId() string {
+	if x != nil {
+		return x.ChildId
+	}
+	return ""
+}
+
+func (x *StepState) GetWarnings() []string {
+	if x != nil {
+		return x.Warnings
+	}
+	return nil
+}
+
+func (x *StepState) GetUsage() *TokenUsage {
+	if x != nil {
+		return x.Usage
+	}
+	return nil
+}
+
+func (x *StepState) GetIterations() int32 {
+	if x != nil {
+		return x.Iterations
+	}
+	return 0
+}
+
+// ReviewRequest is a review gate waiting for a decision: a review step, one forEach item of a
+// review step, or an agent's tool call that needs approval. Each gate has its own id.
 type ReviewRequest struct {
 	state        protoimpl.MessageState `protogen:"open.v1"`
 	Step         string                 `protobuf:"bytes,1,opt,name=step,proto3" json:"step,omitempty"`
@@ -363,14 +533,25 @@ type ReviewRequest struct {
 	// Zero when the review waits forever.
 	Deadline *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=deadline,proto3" json:"deadline,omitempty"`
 	// approve | reject | fail
-	OnTimeout     string `protobuf:"bytes,7,opt,name=on_timeout,json=onTimeout,proto3" json:"on_timeout,omitempty"`
+	OnTimeout string `protobuf:"bytes,7,opt,name=on_timeout,json=onTimeout,proto3" json:"on_timeout,omitempty"`
+	// The gate's id: the step id for a review step, "step[i]" for forEach item i, "step/CALL" for
+	// an agent's tool call. Decisions name it in "id".
+	Id string `protobuf:"bytes,8,opt,name=id,proto3" json:"id,omitempty"`
+	// review | tool_call
+	Kind string `protobuf:"bytes,9,opt,name=kind,proto3" json:"kind,omitempty"`
+	// tool_call gates: the tool the agent wants to call (data holds the arguments).
+	Tool string `protobuf:"bytes,10,opt,name=tool,proto3" json:"tool,omitempty"`
+	// The execution the gate lives in (a child's id when the gate is inside a workflow step).
+	ExecutionId string `protobuf:"bytes,11,opt,name=execution_id,json=executionId,proto3" json:"execution_id,omitempty"`
+	// JSON Schema that edited data must satisfy (declared by the review, or the shape of data).
+	Schema        *structpb.Value `protobuf:"bytes,12,opt,name=schema,proto3" json:"schema,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ReviewRequest) Reset() {
 	*x = ReviewRequest{}
-	mi := &file_proto_weft_v1_weft_proto_msgTypes[3]
+	mi := &file_proto_weft_v1_weft_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -382,7 +563,7 @@ func (x *ReviewRequest) String() string {
 func (*ReviewRequest) ProtoMessage() {}
 
 func (x *ReviewRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_weft_v1_weft_proto_msgTypes[3]
+	mi := &file_proto_weft_v1_weft_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -395,7 +576,7 @@ func (x *ReviewRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReviewRequest.ProtoReflect.Descriptor instead.
 func (*ReviewRequest) Descriptor() ([]byte, []int) {
-	return file_proto_weft_v1_weft_proto_rawDescGZIP(), []int{3}
+	return file_proto_weft_v1_weft_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *ReviewRequest) GetStep() string {
@@ -447,22 +628,59 @@ func (x *ReviewRequest) GetOnTimeout() string {
 	return ""
 }
 
+func (x *ReviewRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *ReviewRequest) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+func (x *ReviewRequest) GetTool() string {
+	if x != nil {
+		return x.Tool
+	}
+	return ""
+}
+
+func (x *ReviewRequest) GetExecutionId() string {
+	if x != nil {
+		return x.ExecutionId
+	}
+	return ""
+}
+
+func (x *ReviewRequest) GetSchema() *structpb.Value {
+	if x != nil {
+		return x.Schema
+	}
+	return nil
+}
+
 // ReviewDecision answers a ReviewRequest. decision: approve | edit | reject. data replaces the
 // proposal when decision is edit.
 type ReviewDecision struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Step          string                 `protobuf:"bytes,1,opt,name=step,proto3" json:"step,omitempty"`
-	Decision      string                 `protobuf:"bytes,2,opt,name=decision,proto3" json:"decision,omitempty"`
-	Data          *structpb.Value        `protobuf:"bytes,3,opt,name=data,proto3" json:"data,omitempty"`
-	Reviewer      string                 `protobuf:"bytes,4,opt,name=reviewer,proto3" json:"reviewer,omitempty"`
-	Comment       string                 `protobuf:"bytes,5,opt,name=comment,proto3" json:"comment,omitempty"`
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Step     string                 `protobuf:"bytes,1,opt,name=step,proto3" json:"step,omitempty"`
+	Decision string                 `protobuf:"bytes,2,opt,name=decision,proto3" json:"decision,omitempty"`
+	Data     *structpb.Value        `protobuf:"bytes,3,opt,name=data,proto3" json:"data,omitempty"`
+	Reviewer string                 `protobuf:"bytes,4,opt,name=reviewer,proto3" json:"reviewer,omitempty"`
+	Comment  string                 `protobuf:"bytes,5,opt,name=comment,proto3" json:"comment,omitempty"`
+	// The gate decided (ReviewRequest.id). Optional when the step has one pending gate.
+	Id            string `protobuf:"bytes,6,opt,name=id,proto3" json:"id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ReviewDecision) Reset() {
 	*x = ReviewDecision{}
-	mi := &file_proto_weft_v1_weft_proto_msgTypes[4]
+	mi := &file_proto_weft_v1_weft_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -474,7 +692,7 @@ func (x *ReviewDecision) String() string {
 func (*ReviewDecision) ProtoMessage() {}
 
 func (x *ReviewDecision) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_weft_v1_weft_proto_msgTypes[4]
+	mi := &file_proto_weft_v1_weft_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -487,7 +705,7 @@ func (x *ReviewDecision) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReviewDecision.ProtoReflect.Descriptor instead.
 func (*ReviewDecision) Descriptor() ([]byte, []int) {
-	return file_proto_weft_v1_weft_proto_rawDescGZIP(), []int{4}
+	return file_proto_weft_v1_weft_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *ReviewDecision) GetStep() string {
@@ -525,6 +743,13 @@ func (x *ReviewDecision) GetComment() string {
 	return ""
 }
 
+func (x *ReviewDecision) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
 // Stage lists steps that can run at the same time.
 type Stage struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -535,7 +760,7 @@ type Stage struct {
 
 func (x *Stage) Reset() {
 	*x = Stage{}
-	mi := &file_proto_weft_v1_weft_proto_msgTypes[5]
+	mi := &file_proto_weft_v1_weft_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -547,7 +772,7 @@ func (x *Stage) String() string {
 func (*Stage) ProtoMessage() {}
 
 func (x *Stage) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_weft_v1_weft_proto_msgTypes[5]
+	mi := &file_proto_weft_v1_weft_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -560,7 +785,7 @@ func (x *Stage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Stage.ProtoReflect.Descriptor instead.
 func (*Stage) Descriptor() ([]byte, []int) {
-	return file_proto_weft_v1_weft_proto_rawDescGZIP(), []int{5}
+	return file_proto_weft_v1_weft_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *Stage) GetSteps() []string {
@@ -583,13 +808,15 @@ type ExecutionState struct {
 	StartedAt      *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=started_at,json=startedAt,proto3" json:"started_at,omitempty"`
 	Output         *structpb.Value        `protobuf:"bytes,8,opt,name=output,proto3" json:"output,omitempty"`
 	Error          string                 `protobuf:"bytes,9,opt,name=error,proto3" json:"error,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// Warnings of the run's steps, "step: message".
+	Warnings      []string `protobuf:"bytes,10,rep,name=warnings,proto3" json:"warnings,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ExecutionState) Reset() {
 	*x = ExecutionState{}
-	mi := &file_proto_weft_v1_weft_proto_msgTypes[6]
+	mi := &file_proto_weft_v1_weft_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -601,7 +828,7 @@ func (x *ExecutionState) String() string {
 func (*ExecutionState) ProtoMessage() {}
 
 func (x *ExecutionState) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_weft_v1_weft_proto_msgTypes[6]
+	mi := &file_proto_weft_v1_weft_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -614,7 +841,7 @@ func (x *ExecutionState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecutionState.ProtoReflect.Descriptor instead.
 func (*ExecutionState) Descriptor() ([]byte, []int) {
-	return file_proto_weft_v1_weft_proto_rawDescGZIP(), []int{6}
+	return file_proto_weft_v1_weft_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *ExecutionState) GetWorkflow() string {
@@ -680,6 +907,13 @@ func (x *ExecutionState) GetError() string {
 	return ""
 }
 
+func (x *ExecutionState) GetWarnings() []string {
+	if x != nil {
+		return x.Warnings
+	}
+	return nil
+}
+
 // RunResult is what a completed run returns.
 type RunResult struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -694,7 +928,7 @@ type RunResult struct {
 
 func (x *RunResult) Reset() {
 	*x = RunResult{}
-	mi := &file_proto_weft_v1_weft_proto_msgTypes[7]
+	mi := &file_proto_weft_v1_weft_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -706,7 +940,7 @@ func (x *RunResult) String() string {
 func (*RunResult) ProtoMessage() {}
 
 func (x *RunResult) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_weft_v1_weft_proto_msgTypes[7]
+	mi := &file_proto_weft_v1_weft_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -719,7 +953,7 @@ func (x *RunResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RunResult.ProtoReflect.Descriptor instead.
 func (*RunResult) Descriptor() ([]byte, []int) {
-	return file_proto_weft_v1_weft_proto_rawDescGZIP(), []int{7}
+	return file_proto_weft_v1_weft_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *RunResult) GetWorkflow() string {
@@ -761,7 +995,7 @@ var File_proto_weft_v1_weft_proto protoreflect.FileDescriptor
 
 const file_proto_weft_v1_weft_proto_rawDesc = "" +
 	"\n" +
-	"\x18proto/weft/v1/weft.proto\x12\aweft.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xc3\x01\n" +
+	"\x18proto/weft/v1/weft.proto\x12\aweft.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xdc\x02\n" +
 	"\n" +
 	"RunRequest\x127\n" +
 	"\n" +
@@ -769,14 +1003,29 @@ const file_proto_weft_v1_weft_proto_rawDesc = "" +
 	"definition\x12/\n" +
 	"\x06inputs\x18\x02 \x01(\v2\x17.google.protobuf.StructR\x06inputs\x123\n" +
 	"\bdefaults\x18\x03 \x01(\v2\x17.google.protobuf.StructR\bdefaults\x12\x16\n" +
-	"\x06source\x18\x04 \x01(\tR\x06source\"\xc2\x01\n" +
+	"\x06source\x18\x04 \x01(\tR\x06source\x12@\n" +
+	"\tworkflows\x18\x05 \x03(\v2\".weft.v1.RunRequest.WorkflowsEntryR\tworkflows\x1aU\n" +
+	"\x0eWorkflowsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12-\n" +
+	"\x05value\x18\x02 \x01(\v2\x17.google.protobuf.StructR\x05value:\x028\x01\"\xdd\x01\n" +
 	"\n" +
 	"TokenUsage\x12#\n" +
 	"\rprompt_tokens\x18\x01 \x01(\x03R\fpromptTokens\x12+\n" +
 	"\x11completion_tokens\x18\x02 \x01(\x03R\x10completionTokens\x12!\n" +
 	"\ftotal_tokens\x18\x03 \x01(\x03R\vtotalTokens\x12)\n" +
 	"\x10embedding_tokens\x18\x04 \x01(\x03R\x0fembeddingTokens\x12\x14\n" +
-	"\x05calls\x18\x05 \x01(\x03R\x05calls\"\x92\x04\n" +
+	"\x05calls\x18\x05 \x01(\x03R\x05calls\x12\x19\n" +
+	"\bcost_usd\x18\x06 \x01(\x01R\acostUsd\"\x81\x02\n" +
+	"\bToolCall\x12\x1c\n" +
+	"\titeration\x18\x01 \x01(\x05R\titeration\x12\x0e\n" +
+	"\x02id\x18\x02 \x01(\tR\x02id\x12\x12\n" +
+	"\x04tool\x18\x03 \x01(\tR\x04tool\x124\n" +
+	"\targuments\x18\x04 \x01(\v2\x16.google.protobuf.ValueR\targuments\x12.\n" +
+	"\x06result\x18\x05 \x01(\v2\x16.google.protobuf.ValueR\x06result\x12\x14\n" +
+	"\x05error\x18\x06 \x01(\tR\x05error\x12\x1f\n" +
+	"\vduration_ms\x18\a \x01(\x03R\n" +
+	"durationMs\x12\x16\n" +
+	"\x06status\x18\b \x01(\tR\x06status\"\xc6\x05\n" +
 	"\tStepState\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x12\n" +
@@ -800,7 +1049,15 @@ const file_proto_weft_v1_weft_proto_rawDesc = "" +
 	"items_done\x18\x0e \x01(\x05R\titemsDone\x12\x18\n" +
 	"\asummary\x18\x0f \x01(\tR\asummary\x12\x1d\n" +
 	"\n" +
-	"depends_on\x18\x10 \x03(\tR\tdependsOn\"\x9f\x02\n" +
+	"depends_on\x18\x10 \x03(\tR\tdependsOn\x120\n" +
+	"\n" +
+	"tool_calls\x18\x11 \x03(\v2\x11.weft.v1.ToolCallR\ttoolCalls\x12\x19\n" +
+	"\bchild_id\x18\x12 \x01(\tR\achildId\x12\x1a\n" +
+	"\bwarnings\x18\x13 \x03(\tR\bwarnings\x12)\n" +
+	"\x05usage\x18\x14 \x01(\v2\x13.weft.v1.TokenUsageR\x05usage\x12\x1e\n" +
+	"\n" +
+	"iterations\x18\x15 \x01(\x05R\n" +
+	"iterations\"\xaa\x03\n" +
 	"\rReviewRequest\x12\x12\n" +
 	"\x04step\x18\x01 \x01(\tR\x04step\x12\x14\n" +
 	"\x05title\x18\x02 \x01(\tR\x05title\x12\"\n" +
@@ -809,15 +1066,22 @@ const file_proto_weft_v1_weft_proto_rawDesc = "" +
 	"\frequested_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\vrequestedAt\x126\n" +
 	"\bdeadline\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\bdeadline\x12\x1d\n" +
 	"\n" +
-	"on_timeout\x18\a \x01(\tR\tonTimeout\"\xa2\x01\n" +
+	"on_timeout\x18\a \x01(\tR\tonTimeout\x12\x0e\n" +
+	"\x02id\x18\b \x01(\tR\x02id\x12\x12\n" +
+	"\x04kind\x18\t \x01(\tR\x04kind\x12\x12\n" +
+	"\x04tool\x18\n" +
+	" \x01(\tR\x04tool\x12!\n" +
+	"\fexecution_id\x18\v \x01(\tR\vexecutionId\x12.\n" +
+	"\x06schema\x18\f \x01(\v2\x16.google.protobuf.ValueR\x06schema\"\xb2\x01\n" +
 	"\x0eReviewDecision\x12\x12\n" +
 	"\x04step\x18\x01 \x01(\tR\x04step\x12\x1a\n" +
 	"\bdecision\x18\x02 \x01(\tR\bdecision\x12*\n" +
 	"\x04data\x18\x03 \x01(\v2\x16.google.protobuf.ValueR\x04data\x12\x1a\n" +
 	"\breviewer\x18\x04 \x01(\tR\breviewer\x12\x18\n" +
-	"\acomment\x18\x05 \x01(\tR\acomment\"\x1d\n" +
+	"\acomment\x18\x05 \x01(\tR\acomment\x12\x0e\n" +
+	"\x02id\x18\x06 \x01(\tR\x02id\"\x1d\n" +
 	"\x05Stage\x12\x14\n" +
-	"\x05steps\x18\x01 \x03(\tR\x05steps\"\xff\x02\n" +
+	"\x05steps\x18\x01 \x03(\tR\x05steps\"\x9b\x03\n" +
 	"\x0eExecutionState\x12\x1a\n" +
 	"\bworkflow\x18\x01 \x01(\tR\bworkflow\x12\x16\n" +
 	"\x06status\x18\x02 \x01(\tR\x06status\x12\"\n" +
@@ -828,7 +1092,9 @@ const file_proto_weft_v1_weft_proto_rawDesc = "" +
 	"\n" +
 	"started_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\tstartedAt\x12.\n" +
 	"\x06output\x18\b \x01(\v2\x16.google.protobuf.ValueR\x06output\x12\x14\n" +
-	"\x05error\x18\t \x01(\tR\x05error\"\xcd\x01\n" +
+	"\x05error\x18\t \x01(\tR\x05error\x12\x1a\n" +
+	"\bwarnings\x18\n" +
+	" \x03(\tR\bwarnings\"\xcd\x01\n" +
 	"\tRunResult\x12\x1a\n" +
 	"\bworkflow\x18\x01 \x01(\tR\bworkflow\x12.\n" +
 	"\x06output\x18\x02 \x01(\v2\x16.google.protobuf.ValueR\x06output\x12(\n" +
@@ -849,45 +1115,54 @@ func file_proto_weft_v1_weft_proto_rawDescGZIP() []byte {
 	return file_proto_weft_v1_weft_proto_rawDescData
 }
 
-var file_proto_weft_v1_weft_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
+var file_proto_weft_v1_weft_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
 var file_proto_weft_v1_weft_proto_goTypes = []any{
 	(*RunRequest)(nil),            // 0: weft.v1.RunRequest
 	(*TokenUsage)(nil),            // 1: weft.v1.TokenUsage
-	(*StepState)(nil),             // 2: weft.v1.StepState
-	(*ReviewRequest)(nil),         // 3: weft.v1.ReviewRequest
-	(*ReviewDecision)(nil),        // 4: weft.v1.ReviewDecision
-	(*Stage)(nil),                 // 5: weft.v1.Stage
-	(*ExecutionState)(nil),        // 6: weft.v1.ExecutionState
-	(*RunResult)(nil),             // 7: weft.v1.RunResult
-	(*structpb.Struct)(nil),       // 8: google.protobuf.Struct
-	(*timestamppb.Timestamp)(nil), // 9: google.protobuf.Timestamp
-	(*structpb.Value)(nil),        // 10: google.protobuf.Value
+	(*ToolCall)(nil),              // 2: weft.v1.ToolCall
+	(*StepState)(nil),             // 3: weft.v1.StepState
+	(*ReviewRequest)(nil),         // 4: weft.v1.ReviewRequest
+	(*ReviewDecision)(nil),        // 5: weft.v1.ReviewDecision
+	(*Stage)(nil),                 // 6: weft.v1.Stage
+	(*ExecutionState)(nil),        // 7: weft.v1.ExecutionState
+	(*RunResult)(nil),             // 8: weft.v1.RunResult
+	nil,                           // 9: weft.v1.RunRequest.WorkflowsEntry
+	(*structpb.Struct)(nil),       // 10: google.protobuf.Struct
+	(*structpb.Value)(nil),        // 11: google.protobuf.Value
+	(*timestamppb.Timestamp)(nil), // 12: google.protobuf.Timestamp
 }
 var file_proto_weft_v1_weft_proto_depIdxs = []int32{
-	8,  // 0: weft.v1.RunRequest.definition:type_name -> google.protobuf.Struct
-	8,  // 1: weft.v1.RunRequest.inputs:type_name -> google.protobuf.Struct
-	8,  // 2: weft.v1.RunRequest.defaults:type_name -> google.protobuf.Struct
-	9,  // 3: weft.v1.StepState.started_at:type_name -> google.protobuf.Timestamp
-	9,  // 4: weft.v1.StepState.finished_at:type_name -> google.protobuf.Timestamp
-	10, // 5: weft.v1.StepState.output:type_name -> google.protobuf.Value
-	10, // 6: weft.v1.ReviewRequest.data:type_name -> google.protobuf.Value
-	9,  // 7: weft.v1.ReviewRequest.requested_at:type_name -> google.protobuf.Timestamp
-	9,  // 8: weft.v1.ReviewRequest.deadline:type_name -> google.protobuf.Timestamp
-	10, // 9: weft.v1.ReviewDecision.data:type_name -> google.protobuf.Value
-	5,  // 10: weft.v1.ExecutionState.plan:type_name -> weft.v1.Stage
-	2,  // 11: weft.v1.ExecutionState.steps:type_name -> weft.v1.StepState
-	3,  // 12: weft.v1.ExecutionState.pending_reviews:type_name -> weft.v1.ReviewRequest
-	1,  // 13: weft.v1.ExecutionState.usage:type_name -> weft.v1.TokenUsage
-	9,  // 14: weft.v1.ExecutionState.started_at:type_name -> google.protobuf.Timestamp
-	10, // 15: weft.v1.ExecutionState.output:type_name -> google.protobuf.Value
-	10, // 16: weft.v1.RunResult.output:type_name -> google.protobuf.Value
-	2,  // 17: weft.v1.RunResult.steps:type_name -> weft.v1.StepState
-	1,  // 18: weft.v1.RunResult.usage:type_name -> weft.v1.TokenUsage
-	19, // [19:19] is the sub-list for method output_type
-	19, // [19:19] is the sub-list for method input_type
-	19, // [19:19] is the sub-list for extension type_name
-	19, // [19:19] is the sub-list for extension extendee
-	0,  // [0:19] is the sub-list for field type_name
+	10, // 0: weft.v1.RunRequest.definition:type_name -> google.protobuf.Struct
+	10, // 1: weft.v1.RunRequest.inputs:type_name -> google.protobuf.Struct
+	10, // 2: weft.v1.RunRequest.defaults:type_name -> google.protobuf.Struct
+	9,  // 3: weft.v1.RunRequest.workflows:type_name -> weft.v1.RunRequest.WorkflowsEntry
+	11, // 4: weft.v1.ToolCall.arguments:type_name -> google.protobuf.Value
+	11, // 5: weft.v1.ToolCall.result:type_name -> google.protobuf.Value
+	12, // 6: weft.v1.StepState.started_at:type_name -> google.protobuf.Timestamp
+	12, // 7: weft.v1.StepState.finished_at:type_name -> google.protobuf.Timestamp
+	11, // 8: weft.v1.StepState.output:type_name -> google.protobuf.Value
+	2,  // 9: weft.v1.StepState.tool_calls:type_name -> weft.v1.ToolCall
+	1,  // 10: weft.v1.StepState.usage:type_name -> weft.v1.TokenUsage
+	11, // 11: weft.v1.ReviewRequest.data:type_name -> google.protobuf.Value
+	12, // 12: weft.v1.ReviewRequest.requested_at:type_name -> google.protobuf.Timestamp
+	12, // 13: weft.v1.ReviewRequest.deadline:type_name -> google.protobuf.Timestamp
+	11, // 14: weft.v1.ReviewRequest.schema:type_name -> google.protobuf.Value
+	11, // 15: weft.v1.ReviewDecision.data:type_name -> google.protobuf.Value
+	6,  // 16: weft.v1.ExecutionState.plan:type_name -> weft.v1.Stage
+	3,  // 17: weft.v1.ExecutionState.steps:type_name -> weft.v1.StepState
+	4,  // 18: weft.v1.ExecutionState.pending_reviews:type_name -> weft.v1.ReviewRequest
+	1,  // 19: weft.v1.ExecutionState.usage:type_name -> weft.v1.TokenUsage
+	12, // 20: weft.v1.ExecutionState.started_at:type_name -> google.protobuf.Timestamp
+	11, // 21: weft.v1.ExecutionState.output:type_name -> google.protobuf.Value
+	11, // 22: weft.v1.RunResult.output:type_name -> google.protobuf.Value
+	3,  // 23: weft.v1.RunResult.steps:type_name -> weft.v1.StepState
+	1,  // 24: weft.v1.RunResult.usage:type_name -> weft.v1.TokenUsage
+	10, // 25: weft.v1.RunRequest.WorkflowsEntry.value:type_name -> google.protobuf.Struct
+	26, // [26:26] is the sub-list for method output_type
+	26, // [26:26] is the sub-list for method input_type
+	26, // [26:26] is the sub-list for extension type_name
+	26, // [26:26] is the sub-list for extension extendee
+	0,  // [0:26] is the sub-list for field type_name
 }
 
 func init() { file_proto_weft_v1_weft_proto_init() }
@@ -901,7 +1176,7 @@ func file_proto_weft_v1_weft_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_proto_weft_v1_weft_proto_rawDesc), len(file_proto_weft_v1_weft_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   8,
+			NumMessages:   10,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -1,0 +1,86 @@
+package client
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	tclient "go.temporal.io/sdk/client"
+	tlog "go.temporal.io/sdk/log"
+
+	"github.com/weftworks/weft/workflows"
+)
+
+// Options says where Temporal is.
+type Options struct {
+	// Address is the frontend host:port (default 127.0.0.1:7233).
+	Address string
+	// Namespace (default "default").
+	Namespace string
+	// TaskQueue of the weft workers (default "weft").
+	TaskQueue string
+	// DialTimeout bounds the first connection (default 5s).
+	DialTimeout time.Duration
+}
+
+func (o *Options) fill() {
+	if o.Address == "" {
+		o.Address = "127.0.0.1:7233"
+	}
+	if o.Namespace == "" {
+		o.Namespace = "default"
+	}
+	if o.TaskQueue == "" {
+		o.TaskQueue = workflows.TaskQueue
+	}
+	if o.DialTimeout == 0 {
+		o.DialTimeout = 5 * time.Second
+	}
+}
+
+// Client operates on weft runs.
+type Client struct {
+	t         tclient.Client
+	taskQueue string
+	owned     bool
+}
+
+// QuietLogger discards the Temporal SDK's own log lines (people read weft's messages instead).
+func QuietLogger() tlog.Logger {
+	return tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
+}
+
+// Dial connects to Temporal; the error says which setting to check.
+func Dial(ctx context.Context, o Options) (*Client, error) {
+	o.fill()
+	dctx, cancel := context.WithTimeout(ctx, o.DialTimeout)
+	defer cancel()
+	c, err := tclient.DialContext(dctx, tclient.Options{HostPort: o.Address, Namespace: o.Namespace, Logger: QuietLogger()})
+	if err != nil {
+		return nil, fmt.Errorf("cannot reach Temporal at %s (namespace %s): %w; start one with `weft dev`, or set TEMPORAL_ADDRESS / --address", o.Address, o.Namespace, err)
+	}
+	return &Client{t: c, taskQueue: o.TaskQueue, owned: true}, nil
+}
+
+// New wraps a Temporal client someone else owns (weft dev, tests). Close does not close it.
+func New(c tclient.Client, taskQueue string) *Client {
+	if taskQueue == "" {
+		taskQueue = workflows.TaskQueue
+	}
+	return &Client{t: c, taskQueue: taskQueue}
+}
+
+// Temporal returns the underlying Temporal client (workers, health checks).
+func (c *Client) Temporal() tclient.Client { return c.t }
+
+// TaskQueue is the queue runs are started on.
+func (c *Client) TaskQueue() string { return c.taskQueue }
+
+// Close closes the connection when Dial made it.
+func (c *Client) Close() {
+	if c.owned {
+		c.t.Close()
+	}
+}

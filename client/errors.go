@@ -1,0 +1,113 @@
+package client
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/temporal"
+)
+
+// NotFoundError: no run has the id. Near lists recent runs with a similar id.
+type NotFoundError struct {
+	ID   string
+	Near []string
+}
+
+func (e *NotFoundError) Error() string {
+	s := fmt.Sprintf("no run %q", e.ID)
+	if len(e.Near) > 0 {
+		s += " (did you mean " + strings.Join(e.Near, ", ") + "?)"
+	} else {
+		s += "; list recent runs with `weft runs`"
+	}
+	return s
+}
+
+// FinishedError: the operation needs a running run and this one has ended.
+type FinishedError struct {
+	ID     string
+	Status string // completed, failed, cancelled, terminated, timed_out, ...
+	What   string // what could not be done
+}
+
+func (e *FinishedError) Error() string {
+	return fmt.Sprintf("cannot %s %s: it already %s", e.What, e.ID, pastTense(e.Status))
+}
+
+func pastTense(status string) string {
+	switch status {
+	case "completed", "failed", "cancelled", "canceled", "terminated":
+		return status
+	case "timed_out":
+		return "timed out"
+	case "continued_as_new":
+		return "continued as new"
+	}
+	return "ended (" + status + ")"
+}
+
+// AlreadyRunningError: a run with the requested id is still running.
+type AlreadyRunningError struct {
+	ID       string
+	Workflow string
+}
+
+func (e *AlreadyRunningError) Error() string {
+	w := ""
+	if e.Workflow != "" {
+		w = " (workflow " + e.Workflow + ")"
+	}
+	return fmt.Sprintf("a run with id %q is already running%s; choose another --id, or follow that one with `weft status %s`", e.ID, w, e.ID)
+}
+
+// RefusedError: the run refused a request (a review decision that does not fit a pending gate).
+type RefusedError struct{ Msg string }
+
+func (e *RefusedError) Error() string { return e.Msg }
+
+// InvalidError: the caller's input is wrong (a workflow, inputs, an id); nothing was started.
+type InvalidError struct{ Err error }
+
+func (e *InvalidError) Error() string { return e.Err.Error() }
+func (e *InvalidError) Unwrap() error { return e.Err }
+
+// IsInvalid reports whether err is the caller's mistake (exit 2 for the CLI).
+func IsInvalid(err error) bool {
+	var ie *InvalidError
+	var re *RefusedError
+	var nf *NotFoundError
+	return errors.As(err, &ie) || errors.As(err, &re) || errors.As(err, &nf)
+}
+
+// Cause is the message people need from a run or step error: the innermost application error
+// ("step \"x\": ...") without Temporal's wrappers ("workflow execution error (...)",
+// "activity error (type: ..., scheduledEventID: ...)", "(type: X, retryable: false)").
+func Cause(err error) string {
+	if err == nil {
+		return ""
+	}
+	var ae *temporal.ApplicationError
+	if errors.As(err, &ae) {
+		return ae.Message()
+	}
+	var ce *temporal.CanceledError
+	if errors.As(err, &ce) {
+		return "cancelled"
+	}
+	var te *temporal.TerminatedError
+	if errors.As(err, &te) {
+		return "terminated (by an operator, or by Temporal when the run exceeded a limit such as its history size: see `temporal workflow describe`)"
+	}
+	var to *temporal.TimeoutError
+	if errors.As(err, &to) {
+		return "timed out (" + strings.ToLower(strings.TrimPrefix(to.TimeoutType().String(), "TIMEOUT_TYPE_")) + ")"
+	}
+	return err.Error()
+}
+
+func isNotFound(err error) bool {
+	var nf *serviceerror.NotFound
+	return errors.As(err, &nf)
+}

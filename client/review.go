@@ -1,0 +1,166 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	tclient "go.temporal.io/sdk/client"
+
+	weftv1 "github.com/weftworks/weft/proto/weft/v1"
+	"github.com/weftworks/weft/workflows"
+)
+
+// Decision answers one review gate.
+type Decision struct {
+	// ID names the gate (ReviewRequest.id). Step may name it instead when that step has one
+	// pending gate; both may be left out when the run (with its children) has one pending gate.
+	ID       string
+	Step     string
+	Decision string // approve | edit | reject
+	// Data replaces the proposal on edit (any JSON value).
+	Data     any
+	Reviewer string
+	Comment  string
+}
+
+// Check says what is wrong with a decision before anything is sent.
+func (d Decision) Check() error {
+	switch d.Decision {
+	case workflows.DecisionApprove, workflows.DecisionReject:
+	case workflows.DecisionEdit:
+		if d.Data == nil {
+			return &InvalidError{Err: errors.New("edit needs data: the corrected proposal (JSON)")}
+		}
+	default:
+		return &InvalidError{Err: fmt.Errorf("decision %q: use approve, edit or reject", d.Decision)}
+	}
+	return nil
+}
+
+// Pending lists the run's pending review gates, its children's included.
+func (c *Client) Pending(ctx context.Context, runID string) ([]*weftv1.ReviewRequest, error) {
+	st, err := c.State(ctx, runID)
+	if err != nil {
+		return nil, err
+	}
+	return st.PendingReviews, nil
+}
+
+// pick finds the one gate a decision is meant for.
+func pick(runID string, pending []*weftv1.ReviewRequest, d Decision) (*weftv1.ReviewRequest, error) {
+	ids := func(list []*weftv1.ReviewRequest) string {
+		var s []string
+		for _, r := range list {
+			s = append(s, r.Id)
+		}
+		if len(s) == 0 {
+			return "none"
+		}
+		return strings.Join(s, ", ")
+	}
+	if len(pending) == 0 {
+		return nil, &RefusedError{Msg: fmt.Sprintf("run %s has no pending review", runID)}
+	}
+	if d.ID != "" {
+		for _, r := range pending {
+			if r.Id == d.ID {
+				return r, nil
+			}
+		}
+		return nil, &RefusedError{Msg: fmt.Sprintf("run %s has no pending review %q (pending: %s)", runID, d.ID, ids(pending))}
+	}
+	if d.Step != "" {
+		var of []*weftv1.ReviewRequest
+		for _, r := range pending {
+			if r.Step == d.Step {
+				of = append(of, r)
+			}
+		}
+		switch len(of) {
+		case 0:
+			return nil, &RefusedError{Msg: fmt.Sprintf("step %q of run %s is not awaiting review (pending: %s)", d.Step, runID, ids(pending))}
+		case 1:
+			return of[0], nil
+		}
+		return nil, &RefusedError{Msg: fmt.Sprintf("step %q has %d pending reviews (%s): name one with --id, or decide them all with --all", d.Step, len(of), ids(of))}
+	}
+	if len(pending) == 1 {
+		return pending[0], nil
+	}
+	return nil, &RefusedError{Msg: fmt.Sprintf("run %s has %d pending reviews (%s): name one with --id or --step, or decide them all with --all", runID, len(pending), ids(pending))}
+}
+
+// Review sends a decision to the gate it names, as the `review` Update: the run validates it
+// first and nothing reaches history when it is refused (*RefusedError with the run's reason).
+func (c *Client) Review(ctx context.Context, runID string, d Decision) (*weftv1.ReviewDecision, error) {
+	if err := d.Check(); err != nil {
+		return nil, err
+	}
+	pending, err := c.Pending(ctx, runID)
+	if err != nil {
+		return nil, err
+	}
+	gate, err := pick(runID, pending, d)
+	if err != nil {
+		return nil, err
+	}
+	return c.decide(ctx, gate, d)
+}
+
+// ReviewAll sends the same decision to every pending gate (of step, when not empty), one by one,
+// and returns what it decided. Gates are decided in the order the run lists them.
+func (c *Client) ReviewAll(ctx context.Context, runID, step string, d Decision) ([]*weftv1.ReviewDecision, error) {
+	if err := d.Check(); err != nil {
+		return nil, err
+	}
+	pending, err := c.Pending(ctx, runID)
+	if err != nil {
+		return nil, err
+	}
+	var out []*weftv1.ReviewDecision
+	for _, r := range pending {
+		if step != "" && r.Step != step {
+			continue
+		}
+		res, err := c.decide(ctx, r, d)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, res)
+	}
+	if len(out) == 0 {
+		return nil, &RefusedError{Msg: fmt.Sprintf("run %s has no pending review to decide", runID)}
+	}
+	return out, nil
+}
+
+func (c *Client) decide(ctx context.Context, gate *weftv1.ReviewRequest, d Decision) (*weftv1.ReviewDecision, error) {
+	payload := map[string]any{"id": gate.Id, "decision": d.Decision, "reviewer": d.Reviewer, "comment": d.Comment}
+	if d.Data != nil {
+		payload["data"] = d.Data
+	}
+	b, err := json.Marshal(payload)
+	if err != nil {
+		return nil, &InvalidError{Err: fmt.Errorf("review data: %w", err)}
+	}
+	uctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	h, err := c.t.UpdateWorkflow(uctx, tclient.UpdateWorkflowOptions{
+		WorkflowID: gate.ExecutionId, UpdateName: workflows.UpdateReview,
+		Args: []any{json.RawMessage(b)}, WaitForStage: tclient.WorkflowUpdateStageCompleted,
+	})
+	if err == nil {
+		var res weftv1.ReviewDecision
+		if err = h.Get(uctx, &res); err == nil {
+			return &res, nil
+		}
+	}
+	if isNotFound(err) {
+		return nil, c.notFound(ctx, gate.ExecutionId)
+	}
+	return nil, &RefusedError{Msg: "review refused: " + Cause(err)}
+}

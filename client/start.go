@@ -1,0 +1,263 @@
+package client
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"go.temporal.io/api/serviceerror"
+	tclient "go.temporal.io/sdk/client"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	weftv1 "github.com/weftworks/weft/proto/weft/v1"
+	"github.com/weftworks/weft/templates"
+	"github.com/weftworks/weft/workflows"
+	"github.com/weftworks/weft/workflows/dsl"
+)
+
+// Resolver finds a workflow another one calls by name ("workflow" steps, "workflow:NAME" agent
+// tools).
+type Resolver func(name string) (*dsl.Workflow, error)
+
+// FileResolver finds called workflows as files in dir (NAME, NAME.json, NAME.weft.json; paths
+// are relative to dir) and then among the built-in templates.
+func FileResolver(dir string) Resolver {
+	return func(name string) (*dsl.Workflow, error) {
+		if dir != "" {
+			base := name
+			if !filepath.IsAbs(base) {
+				base = filepath.Join(dir, name)
+			}
+			for _, p := range []string{base, base + ".json", base + ".weft.json"} {
+				if st, err := os.Stat(p); err == nil && !st.IsDir() {
+					return dsl.LoadFile(p)
+				}
+			}
+		}
+		t, err := templates.Get(name)
+		if err != nil {
+			return nil, fmt.Errorf("workflow %q: no file of that name next to the calling workflow and %w", name, err)
+		}
+		return dsl.Load(t.Name, t.Data)
+	}
+}
+
+// StartOptions describe one run.
+type StartOptions struct {
+	// ID is the workflow id (default weft-<name>-<random>). A running run with the same id is
+	// refused with *AlreadyRunningError.
+	ID string
+	// Source says where the definition came from (file path, template name), for people.
+	Source string
+	// Inputs are checked and coerced against the declared inputs (dsl.ResolveInputs).
+	Inputs map[string]any
+	// Defaults override the file's defaults (db, collection, model).
+	Defaults map[string]any
+	// Resolver finds called workflows (default: FileResolver of Source's directory).
+	Resolver Resolver
+}
+
+var validID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:/@=+-]{0,199}$`)
+
+// CheckID says what is wrong with a workflow id a person chose.
+func CheckID(id string) error {
+	if !validID.MatchString(id) {
+		return &InvalidError{Err: fmt.Errorf("id %q: use 1 to 200 letters, digits and . _ : / @ = + - (starting with a letter or digit)", shorten(id, 60))}
+	}
+	return nil
+}
+
+func shorten(s string, n int) string {
+	if len([]rune(s)) <= n {
+		return s
+	}
+	return string([]rune(s)[:n]) + "…"
+}
+
+// NewRunID is the default id of a run of the named workflow.
+func NewRunID(name string) string {
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return "weft-" + slug(name) + "-" + hex.EncodeToString(b)
+}
+
+func slug(s string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(s) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			b.WriteRune(r)
+		default:
+			if b.Len() > 0 && !strings.HasSuffix(b.String(), "-") {
+				b.WriteByte('-')
+			}
+		}
+	}
+	out := strings.Trim(b.String(), "-")
+	if out == "" {
+		return "run"
+	}
+	if len(out) > 40 {
+		out = strings.Trim(out[:40], "-")
+	}
+	return out
+}
+
+// Request builds the RunRequest of a run of w: resolved inputs, default overrides, and the
+// definitions of every workflow it calls (transitively). Nothing is started.
+func Request(w *dsl.Workflow, o StartOptions) (*weftv1.RunRequest, error) {
+	inputs, err := dsl.ResolveInputs(w.Def, nil, o.Inputs)
+	if err != nil {
+		return nil, &InvalidError{Err: err}
+	}
+	req, err := workflows.NewRequest(w.Def, o.Source, inputs, o.Defaults)
+	if err != nil {
+		return nil, &InvalidError{Err: err}
+	}
+	resolve := o.Resolver
+	if resolve == nil {
+		dir := ""
+		if o.Source != "" {
+			if st, err := os.Stat(o.Source); err == nil && !st.IsDir() {
+				dir = filepath.Dir(o.Source)
+			}
+		}
+		resolve = FileResolver(dir)
+	}
+	called, err := calledDefinitions(w.Def, resolve)
+	if err != nil {
+		return nil, &InvalidError{Err: err}
+	}
+	if len(called) > 0 {
+		req.Workflows = map[string]*structpb.Struct{}
+		for name, def := range called {
+			s, err := definitionStruct(def)
+			if err != nil {
+				return nil, &InvalidError{Err: fmt.Errorf("workflow %q: %w", name, err)}
+			}
+			req.Workflows[name] = s
+		}
+	}
+	return req, nil
+}
+
+// calledDefinitions resolves every workflow def calls, and what those call, by name.
+func calledDefinitions(def *dsl.Definition, resolve Resolver) (map[string]*dsl.Definition, error) {
+	out := map[string]*dsl.Definition{}
+	queue := dsl.CalledWorkflows(def)
+	for len(queue) > 0 {
+		name := queue[0]
+		queue = queue[1:]
+		if _, done := out[name]; done {
+			continue
+		}
+		if len(out) >= 100 {
+			return nil, errors.New("a run may call at most 100 distinct workflows")
+		}
+		w, err := resolve(name)
+		if err != nil {
+			return nil, fmt.Errorf("%s calls workflow %q: %w", def.Name, name, err)
+		}
+		out[name] = w.Def
+		queue = append(queue, dsl.CalledWorkflows(w.Def)...)
+	}
+	return out, nil
+}
+
+func definitionStruct(def *dsl.Definition) (*structpb.Struct, error) {
+	req, err := workflows.NewRequest(def, "", nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	return req.Definition, nil
+}
+
+// Run is a started execution.
+type Run struct {
+	ID, RunID string
+	c         *Client
+	handle    tclient.WorkflowRun
+}
+
+// Start validates nothing more (w is compiled already), builds the request and starts the run.
+func (c *Client) Start(ctx context.Context, w *dsl.Workflow, o StartOptions) (*Run, error) {
+	if o.ID != "" {
+		if err := CheckID(o.ID); err != nil {
+			return nil, err
+		}
+	}
+	req, err := Request(w, o)
+	if err != nil {
+		return nil, err
+	}
+	return c.StartRequest(ctx, w.Def.Name, o.ID, req)
+}
+
+// StartRequest starts a prepared request.
+func (c *Client) StartRequest(ctx context.Context, name, id string, req *weftv1.RunRequest) (*Run, error) {
+	if id == "" {
+		id = NewRunID(name)
+	}
+	h, err := c.t.ExecuteWorkflow(ctx, tclient.StartWorkflowOptions{
+		ID:        id,
+		TaskQueue: c.taskQueue,
+		Memo:      map[string]any{workflows.MemoWorkflow: name},
+		// Never attach silently to another run that holds the id.
+		WorkflowExecutionErrorWhenAlreadyStarted: true,
+	}, workflows.WorkflowType, req)
+	if err != nil {
+		var started *serviceerror.WorkflowExecutionAlreadyStarted
+		if errors.As(err, &started) {
+			other := ""
+			if d, derr := c.Describe(ctx, id); derr == nil {
+				other = d.Workflow
+			}
+			return nil, &AlreadyRunningError{ID: id, Workflow: other}
+		}
+		return nil, fmt.Errorf("starting %s: %w", name, err)
+	}
+	return &Run{ID: h.GetID(), RunID: h.GetRunID(), c: c, handle: h}, nil
+}
+
+// Get waits for the run's result. The error, when the run failed, reads well through Cause.
+func (r *Run) Get(ctx context.Context) (*weftv1.RunResult, error) {
+	var res weftv1.RunResult
+	if err := r.handle.Get(ctx, &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+// Run starts w and waits for its result: the simplest way for a Go program to run a workflow
+// (build it with dsl.New(...).Compile()).
+func (c *Client) Run(ctx context.Context, w *dsl.Workflow, o StartOptions) (*weftv1.RunResult, error) {
+	run, err := c.Start(ctx, w, o)
+	if err != nil {
+		return nil, err
+	}
+	res, err := run.Get(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("run %s: %s: %w", run.ID, Cause(err), err)
+	}
+	return res, nil
+}
+
+// Result waits for the result of an existing run (at most until ctx ends).
+func (c *Client) Result(ctx context.Context, id string) (*weftv1.RunResult, error) {
+	h := c.t.GetWorkflow(ctx, id, "")
+	var res weftv1.RunResult
+	if err := h.Get(ctx, &res); err != nil {
+		if isNotFound(err) {
+			return nil, c.notFound(ctx, id)
+		}
+		return nil, err
+	}
+	return &res, nil
+}
+

@@ -1,0 +1,261 @@
+package client
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/converter"
+
+	weftv1 "github.com/weftworks/weft/proto/weft/v1"
+	"github.com/weftworks/weft/workflows"
+)
+
+// State asks a run for its ExecutionState. Pending reviews of the run's child workflows
+// (workflow steps, agents' workflow tools) are listed with it, each naming its execution_id.
+func (c *Client) State(ctx context.Context, id string) (*weftv1.ExecutionState, error) {
+	st, err := c.ownState(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	c.addChildReviews(ctx, st, 0)
+	return st, nil
+}
+
+func (c *Client) ownState(ctx context.Context, id string) (*weftv1.ExecutionState, error) {
+	qctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	v, err := c.t.QueryWorkflow(qctx, id, "", workflows.QueryState)
+	if err != nil {
+		if isNotFound(err) {
+			return nil, c.notFound(ctx, id)
+		}
+		return nil, fmt.Errorf("run %s: the state query failed (is a weft worker running on task queue %s?): %w", id, c.taskQueue, err)
+	}
+	var st weftv1.ExecutionState
+	if err := v.Get(&st); err != nil {
+		return nil, fmt.Errorf("run %s: reading state: %w", id, err)
+	}
+	for _, r := range st.PendingReviews {
+		if r.ExecutionId == "" {
+			r.ExecutionId = id
+		}
+	}
+	return &st, nil
+}
+
+// addChildReviews lists the pending reviews of running child workflows under the parent.
+func (c *Client) addChildReviews(ctx context.Context, st *weftv1.ExecutionState, depth int) {
+	if depth > 4 {
+		return
+	}
+	for _, s := range st.Steps {
+		if s.ChildId == "" || (s.Status != workflows.StatusRunning && s.Status != workflows.StatusAwaitingReview) {
+			continue
+		}
+		child, err := c.ownState(ctx, s.ChildId)
+		if err != nil {
+			continue
+		}
+		c.addChildReviews(ctx, child, depth+1)
+		st.PendingReviews = append(st.PendingReviews, child.PendingReviews...)
+		if len(child.PendingReviews) > 0 && st.Status == workflows.StatusRunning {
+			st.Status = workflows.StatusAwaitingReview
+		}
+	}
+}
+
+// Description is what Temporal knows of a run without asking its workflow code.
+type Description struct {
+	ID       string
+	Workflow string
+	Status   string // running, completed, failed, cancelled, terminated, timed_out, ...
+	Weft     string // WeftStatus
+	Started  time.Time
+	Closed   time.Time
+	// PendingText is the partial text of running llm activities (their heartbeat details), by
+	// activity id.
+	Pending []PendingActivity
+}
+
+// PendingActivity is an activity in flight.
+type PendingActivity struct {
+	ActivityID string
+	Type       string
+	Attempt    int32
+	Details    string // the last heartbeat details (llm: the text so far)
+}
+
+// Describe returns a run's Temporal status.
+func (c *Client) Describe(ctx context.Context, id string) (*Description, error) {
+	dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	d, err := c.t.DescribeWorkflowExecution(dctx, id, "")
+	if err != nil {
+		if isNotFound(err) {
+			return nil, c.notFound(ctx, id)
+		}
+		return nil, fmt.Errorf("describing %s: %w", id, err)
+	}
+	info := d.GetWorkflowExecutionInfo()
+	out := &Description{ID: id, Status: StatusName(info.GetStatus()), Started: info.GetStartTime().AsTime()}
+	if info.GetCloseTime() != nil {
+		out.Closed = info.GetCloseTime().AsTime()
+	}
+	if p, ok := info.GetMemo().GetFields()[workflows.MemoWorkflow]; ok {
+		_ = converter.GetDefaultDataConverter().FromPayload(p, &out.Workflow)
+	}
+	if p, ok := info.GetSearchAttributes().GetIndexedFields()[workflows.StatusAttribute.GetName()]; ok {
+		_ = converter.GetDefaultDataConverter().FromPayload(p, &out.Weft)
+	}
+	for _, pa := range d.GetPendingActivities() {
+		a := PendingActivity{ActivityID: pa.GetActivityId(), Type: pa.GetActivityType().GetName(), Attempt: pa.GetAttempt()}
+		if hd := pa.GetHeartbeatDetails(); hd != nil && len(hd.GetPayloads()) > 0 {
+			_ = converter.GetDefaultDataConverter().FromPayload(hd.GetPayloads()[0], &a.Details)
+		}
+		out.Pending = append(out.Pending, a)
+	}
+	return out, nil
+}
+
+// StatusName turns WORKFLOW_EXECUTION_STATUS_COMPLETED into "completed".
+func StatusName(s enums.WorkflowExecutionStatus) string {
+	n := strings.ToLower(strings.TrimPrefix(s.String(), "WORKFLOW_EXECUTION_STATUS_"))
+	if n == "canceled" {
+		return "cancelled"
+	}
+	return n
+}
+
+// notFound builds a NotFoundError naming recent runs whose id looks like id.
+func (c *Client) notFound(ctx context.Context, id string) error {
+	e := &NotFoundError{ID: id}
+	runs, err := c.List(ctx, ListOptions{Limit: 200})
+	if err != nil {
+		return e
+	}
+	type cand struct {
+		id string
+		d  int
+	}
+	var cands []cand
+	for _, r := range runs {
+		d := distance(strings.ToLower(id), strings.ToLower(r.ID))
+		if strings.Contains(r.ID, id) || strings.Contains(id, r.ID) || d <= max(2, len(id)/4) {
+			cands = append(cands, cand{r.ID, d})
+		}
+	}
+	sort.SliceStable(cands, func(i, j int) bool { return cands[i].d < cands[j].d })
+	for i := 0; i < len(cands) && i < 3; i++ {
+		e.Near = append(e.Near, cands[i].id)
+	}
+	return e
+}
+
+// distance is the Levenshtein distance.
+func distance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}
+
+// RunSummary is one line of a run listing.
+type RunSummary struct {
+	ID       string    `json:"id"`
+	Workflow string    `json:"workflow"`
+	Status   string    `json:"status"`
+	Weft     string    `json:"weftStatus,omitempty"`
+	Started  time.Time `json:"started"`
+	Closed   time.Time `json:"closed,omitzero"`
+}
+
+// ListOptions filter a listing.
+type ListOptions struct {
+	// AwaitingReview keeps running runs waiting for a decision.
+	AwaitingReview bool
+	// Workflow keeps runs of the named workflow.
+	Workflow string
+	// Limit (default 20, at most 1000).
+	Limit int
+}
+
+// List lists weft runs, newest first.
+func (c *Client) List(ctx context.Context, o ListOptions) ([]RunSummary, error) {
+	if o.Limit <= 0 {
+		o.Limit = 20
+	}
+	o.Limit = min(o.Limit, 1000)
+	q := fmt.Sprintf("WorkflowType = %q", workflows.WorkflowType)
+	if o.AwaitingReview {
+		q += fmt.Sprintf(` AND ExecutionStatus = "Running" AND %s = %q`, workflows.StatusAttribute.GetName(), workflows.StatusAwaitingReview)
+	}
+	lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	out := []RunSummary{}
+	var token []byte
+	for len(out) < o.Limit {
+		resp, err := c.t.ListWorkflow(lctx, &workflowservice.ListWorkflowExecutionsRequest{Query: q, PageSize: int32(min(o.Limit, 100)), NextPageToken: token})
+		if err != nil {
+			return nil, fmt.Errorf("listing runs (%s): %w", q, err)
+		}
+		for _, e := range resp.GetExecutions() {
+			r := RunSummary{ID: e.GetExecution().GetWorkflowId(), Status: StatusName(e.GetStatus()), Started: e.GetStartTime().AsTime()}
+			if e.GetCloseTime() != nil {
+				r.Closed = e.GetCloseTime().AsTime()
+			}
+			if p, ok := e.GetMemo().GetFields()[workflows.MemoWorkflow]; ok {
+				_ = converter.GetDefaultDataConverter().FromPayload(p, &r.Workflow)
+			}
+			if p, ok := e.GetSearchAttributes().GetIndexedFields()[workflows.StatusAttribute.GetName()]; ok {
+				_ = converter.GetDefaultDataConverter().FromPayload(p, &r.Weft)
+			}
+			if o.Workflow != "" && r.Workflow != o.Workflow {
+				continue
+			}
+			out = append(out, r)
+			if len(out) >= o.Limit {
+				break
+			}
+		}
+		token = resp.GetNextPageToken()
+		if len(token) == 0 {
+			break
+		}
+	}
+	return out, nil
+}
+
+// Cancel asks a running run to stop: steps in flight are cancelled, finished steps keep their
+// results. A run that has already ended gives *FinishedError.
+func (c *Client) Cancel(ctx context.Context, id string) error {
+	d, err := c.Describe(ctx, id)
+	if err != nil {
+		return err
+	}
+	if d.Status != "running" {
+		return &FinishedError{ID: id, Status: d.Status, What: "cancel"}
+	}
+	if err := c.t.CancelWorkflow(ctx, id, ""); err != nil {
+		return fmt.Errorf("cancelling %s: %w", id, err)
+	}
+	return nil
+}

@@ -1,0 +1,139 @@
+package workflows
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/weftworks/weft/activities/toolspec"
+	"github.com/weftworks/weft/workflows/dsl"
+)
+
+// agentTool is one tool an agent (or an llm step) offers the model. The loop in step_agent.go
+// knows only this interface: a new kind of tool (an external MCP server's tool, memory) is a
+// new implementation, and the loop does not change.
+type agentTool interface {
+	// Name is the tool as the file names it ("search", "workflow:research").
+	Name() string
+	// FunctionName is the name the model sees (letters, digits, _ and -; at most 64).
+	FunctionName() string
+	// Definition is the function definition sent to the model: {name, description, parameters}.
+	Definition() map[string]any
+	// Check validates the model's arguments; its error goes back to the model.
+	Check(args map[string]any) error
+	// EditSchema is the JSON Schema a reviewer's edited arguments must satisfy.
+	EditSchema() any
+	// Call runs the tool durably and returns its output.
+	Call(ctx workflow.Context, r *run, sr *stepRun, args map[string]any, callKey string) (any, error)
+}
+
+var functionNameBad = regexp.MustCompile(`[^a-zA-Z0-9_-]+`)
+
+func functionName(s string) string {
+	s = functionNameBad.ReplaceAllString(s, "_")
+	if len(s) > 64 {
+		s = s[:64]
+	}
+	return s
+}
+
+// registryTool is a weft tool from the registry, run as its activity.
+type registryTool struct{ spec *toolspec.Spec }
+
+func (t registryTool) Name() string         { return t.spec.Name }
+func (t registryTool) FunctionName() string { return functionName(t.spec.Name) }
+func (t registryTool) EditSchema() any      { return decodeSchema(t.spec.Input) }
+func (t registryTool) Definition() map[string]any {
+	return map[string]any{"name": t.FunctionName(), "description": t.spec.Description, "parameters": decodeSchema(t.spec.Input)}
+}
+func (t registryTool) Check(args map[string]any) error {
+	if err := t.spec.ValidateInputs(toJSONValue(args)); err != nil {
+		return errors.New(schemaMessage(err))
+	}
+	return nil
+}
+func (t registryTool) Call(ctx workflow.Context, r *run, sr *stepRun, args map[string]any, callKey string) (any, error) {
+	r.fillDefaults(t.spec, args)
+	opts := activityOptions(&dsl.Step{}, t.spec, sr.cs.Title()+" · "+t.spec.Name)
+	return r.runActivity(ctx, sr, t.spec.Name, opts, args)
+}
+
+// workflowTool runs another workflow as a child workflow; its inputs are the parameters.
+type workflowTool struct {
+	name string
+	def  *dsl.Definition
+}
+
+func (t workflowTool) Name() string         { return toolspec.WorkflowToolPrefix + t.name }
+func (t workflowTool) FunctionName() string { return functionName("workflow_" + t.name) }
+func (t workflowTool) EditSchema() any      { return dsl.InputSchema(t.def) }
+func (t workflowTool) Definition() map[string]any {
+	desc := t.def.Description
+	if desc == "" {
+		desc = "Run the " + t.name + " workflow."
+	}
+	return map[string]any{"name": t.FunctionName(), "description": desc, "parameters": dsl.InputSchema(t.def)}
+}
+func (t workflowTool) Check(args map[string]any) error {
+	_, err := dsl.ResolveInputs(t.def, nil, args)
+	return err
+}
+func (t workflowTool) Call(ctx workflow.Context, r *run, sr *stepRun, args map[string]any, callKey string) (any, error) {
+	return r.runChild(ctx, sr, t.name, args, r.childWorkflowID(ctx, callKey))
+}
+
+// decodeSchema turns a registry schema into the value sent to the model.
+func decodeSchema(s string) any {
+	var v any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		return map[string]any{"type": "object"}
+	}
+	return v
+}
+
+// agentTools builds the tools named in an agent's tools input.
+func (r *run) agentTools(v any) ([]agentTool, error) {
+	list, _ := v.([]any)
+	var out []agentTool
+	seen := map[string]bool{}
+	for _, e := range list {
+		name, ok := e.(string)
+		if !ok {
+			return nil, fmt.Errorf("tools: %v is not a tool name", e)
+		}
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		if wf, ok := strings.CutPrefix(name, toolspec.WorkflowToolPrefix); ok {
+			def, err := r.calledDefinition(wf)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, workflowTool{name: wf, def: def})
+			continue
+		}
+		spec, ok := toolspec.Lookup(name)
+		if !ok || spec.Kind != toolspec.KindActivity {
+			return nil, fmt.Errorf("tools: %q is not a tool an agent can call (activity tools: %s, or workflow:NAME)", name, strings.Join(dsl.AgentToolNames(), ", "))
+		}
+		out = append(out, registryTool{spec: spec})
+	}
+	return out, nil
+}
+
+// fillDefaults sets db, collection and model from the workflow's defaults when the tool takes
+// them and the arguments leave them out.
+func (r *run) fillDefaults(spec *toolspec.Spec, args map[string]any) {
+	defaults, _ := r.env["defaults"].(map[string]any)
+	for _, k := range []string{"db", "collection", "model"} {
+		if _, set := args[k]; set || defaults[k] == nil || !spec.HasInput(k) {
+			continue
+		}
+		args[k] = defaults[k]
+	}
+}

@@ -1,0 +1,275 @@
+package workflows
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+	"google.golang.org/protobuf/types/known/structpb"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	weftv1 "github.com/weftworks/weft/proto/weft/v1"
+)
+
+// A gate is one pending human decision, keyed by its own request id: a review step ("step"),
+// one forEach item of a review step ("step[2]"), or an agent's tool call ("step/CALL"). A
+// step may wait on several gates at once; each is listed, shown and decided on its own.
+type gate struct {
+	req      *weftv1.ReviewRequest
+	sr       *stepRun
+	seq      int // opening order
+	schema   *jsonschema.Schema
+	decision *weftv1.ReviewDecision
+}
+
+// Gate kinds.
+const (
+	GateReview   = "review"
+	GateToolCall = "tool_call"
+)
+
+// openGate registers a pending decision and marks the step (and the run) awaiting review.
+// schema, when not nil, is the JSON Schema edited data must satisfy.
+func (r *run) openGate(ctx workflow.Context, sr *stepRun, req *weftv1.ReviewRequest, schema any) (*gate, error) {
+	if _, dup := r.gates[req.Id]; dup {
+		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("review %q is already pending", req.Id), ErrStepFailed, nil)
+	}
+	g := &gate{req: req, sr: sr, seq: r.gateSeq}
+	r.gateSeq++
+	if schema != nil {
+		sch, err := compileSchema(req.Id, schema)
+		if err != nil {
+			return nil, temporal.NewNonRetryableApplicationError(err.Error(), "InvalidInput", nil)
+		}
+		g.schema = sch
+		if v, err := structpb.NewValue(toJSONValue(schema)); err == nil {
+			req.Schema = v
+		}
+	}
+	req.RequestedAt = timestamppb.New(workflow.Now(ctx))
+	r.gates[req.Id] = g
+	sr.openGates++
+	sr.status = StatusAwaitingReview
+	r.publish(sr)
+	r.refreshStatus(ctx)
+	return g, nil
+}
+
+// waitGate waits for the gate's decision (or its timeout, then onTimeout decides) and closes it.
+func (r *run) waitGate(ctx workflow.Context, g *gate, timeout time.Duration, onTimeout string) (*weftv1.ReviewDecision, error) {
+	defer func() {
+		delete(r.gates, g.req.Id)
+		g.sr.openGates--
+		if g.sr.openGates == 0 && g.sr.status == StatusAwaitingReview {
+			g.sr.status = StatusRunning
+			r.publish(g.sr)
+		}
+		r.refreshStatus(ctx)
+	}()
+	decided := func() bool { return g.decision != nil }
+	if timeout > 0 {
+		ok, err := workflow.AwaitWithTimeout(ctx, timeout, decided)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			switch onTimeout {
+			case DecisionApprove, DecisionReject:
+				g.decision = &weftv1.ReviewDecision{Id: g.req.Id, Step: g.req.Step, Decision: onTimeout, Reviewer: "timeout", Comment: "no decision within " + timeout.String()}
+			default:
+				return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("no review decision within %s", timeout), ErrReviewTimeout, nil)
+			}
+		}
+	} else if err := workflow.Await(ctx, decided); err != nil {
+		return nil, err
+	}
+	return g.decision, nil
+}
+
+// pendingGates returns the open gates in the order they opened.
+func (r *run) pendingGates() []*gate {
+	out := make([]*gate, 0, len(r.gates))
+	//workflowcheck:ignore the result does not depend on map order (copied, or sorted after)
+	for _, g := range r.gates {
+		out = append(out, g)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].seq < out[j].seq })
+	return out
+}
+
+func (r *run) pendingIDs() []string {
+	var ids []string
+	for _, g := range r.pendingGates() {
+		ids = append(ids, g.req.Id)
+	}
+	return ids
+}
+
+// findGate resolves which gate a decision answers: by id; else by step when the step has one
+// pending gate; else the only pending gate. Errors say what to send.
+func (r *run) findGate(d *weftv1.ReviewDecision) (*gate, error) {
+	pending := r.pendingGates()
+	list := strings.Join(r.pendingIDs(), ", ")
+	if list == "" {
+		list = "none"
+	}
+	if d.Id != "" {
+		g, ok := r.gates[d.Id]
+		if !ok || g.decision != nil {
+			return nil, fmt.Errorf("no pending review %q (pending: %s)", d.Id, list)
+		}
+		return g, nil
+	}
+	if d.Step != "" {
+		sr, ok := r.steps[d.Step]
+		if !ok {
+			return nil, fmt.Errorf("no step %q in this workflow (pending reviews: %s)", d.Step, list)
+		}
+		var of []*gate
+		for _, g := range pending {
+			if g.req.Step == d.Step && g.decision == nil {
+				of = append(of, g)
+			}
+		}
+		switch len(of) {
+		case 0:
+			if sr.cs.Tool != "review" && sr.cs.Tool != "agent" {
+				return nil, fmt.Errorf("step %q is a %s step, not a review", d.Step, sr.cs.Tool)
+			}
+			return nil, fmt.Errorf("step %q is not awaiting review (status %s)", d.Step, sr.status)
+		case 1:
+			return of[0], nil
+		}
+		var ids []string
+		for _, g := range of {
+			ids = append(ids, g.req.Id)
+		}
+		return nil, fmt.Errorf("step %q has %d pending reviews (%s): name one in \"id\"", d.Step, len(of), strings.Join(ids, ", "))
+	}
+	var open []*gate
+	for _, g := range pending {
+		if g.decision == nil {
+			open = append(open, g)
+		}
+	}
+	if len(open) != 1 {
+		return nil, fmt.Errorf("name the review in \"id\" (pending: %s)", list)
+	}
+	return open[0], nil
+}
+
+// checkGateDecision validates a decision for its gate.
+func (g *gate) check(d *weftv1.ReviewDecision) error {
+	switch d.Decision {
+	case DecisionApprove, DecisionReject:
+	case DecisionEdit:
+		if d.Data == nil {
+			return errors.New("an edit decision needs data: the corrected proposal")
+		}
+		if g.schema != nil {
+			if err := g.schema.Validate(toJSONValue(d.Data.AsInterface())); err != nil {
+				want, _ := json.Marshal(g.req.Schema.AsInterface())
+				return fmt.Errorf("edited data for %q does not fit what this review expects (%s): %s", g.req.Id, string(want), schemaMessage(err))
+			}
+		}
+	default:
+		return fmt.Errorf("decision %q is not approve, edit or reject", d.Decision)
+	}
+	return nil
+}
+
+func schemaMessage(err error) string {
+	var ve *jsonschema.ValidationError
+	if errors.As(err, &ve) {
+		msg := ve.Error()
+		msg = strings.ReplaceAll(msg, "jsonschema validation failed with 'weft://review.json#'\n", "")
+		return strings.TrimSpace(msg)
+	}
+	return err.Error()
+}
+
+// compileSchema compiles the schema edited data must satisfy.
+func compileSchema(id string, schema any) (*jsonschema.Schema, error) {
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	if err := c.AddResource("weft://review.json", toJSONValue(schema)); err != nil {
+		return nil, fmt.Errorf("review %q: schema: %w", id, err)
+	}
+	sch, err := c.Compile("weft://review.json")
+	if err != nil {
+		return nil, fmt.Errorf("review %q: schema is not a valid JSON Schema: %w", id, err)
+	}
+	return sch, nil
+}
+
+// toJSONValue makes numbers what the JSON Schema library expects (json.Number or float64 both
+// work; ints from Go code are turned into float64).
+func toJSONValue(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		//workflowcheck:ignore the result does not depend on map order (copied, or sorted after)
+		for k, e := range x {
+			out[k] = toJSONValue(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = toJSONValue(e)
+		}
+		return out
+	case int:
+		return float64(x)
+	case int32:
+		return float64(x)
+	case int64:
+		return float64(x)
+	}
+	return v
+}
+
+// ShapeSchema is the schema edited data must have when a review declares none: the shape of the
+// data shown. Text stays text, a number a number, an object keeps its keys (with their types),
+// an array stays an array. Null data accepts anything.
+func ShapeSchema(data any) any {
+	switch x := data.(type) {
+	case nil:
+		return nil
+	case string:
+		return map[string]any{"type": "string"}
+	case bool:
+		return map[string]any{"type": "boolean"}
+	case float64, int, int64, int32:
+		return map[string]any{"type": "number"}
+	case []any:
+		return map[string]any{"type": "array"}
+	case map[string]any:
+		props := map[string]any{}
+		keys := make([]string, 0, len(x))
+		//workflowcheck:ignore the result does not depend on map order (copied, or sorted after)
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		req := make([]any, 0, len(keys))
+		for _, k := range keys {
+			if s := ShapeSchema(x[k]); s != nil {
+				props[k] = s
+				req = append(req, k)
+			}
+		}
+		out := map[string]any{"type": "object", "properties": props}
+		if len(req) > 0 {
+			out["required"] = req
+		}
+		return out
+	}
+	return nil
+}

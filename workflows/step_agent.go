@@ -1,0 +1,450 @@
+package workflows
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/weftworks/weft/activities/toolspec"
+	weftv1 "github.com/weftworks/weft/proto/weft/v1"
+)
+
+// Agent defaults.
+const (
+	DefaultAgentIterations = 10
+	DefaultToolResultLimit = 8000
+	// autoContextLimit caps each upstream output rendered by "context": "auto".
+	autoContextLimit = 20000
+)
+
+// Agent stop reasons.
+const (
+	StopFinalAnswer   = "final_answer"
+	StopMaxIterations = "max_iterations"
+)
+
+// prepareChat completes an llm call's inputs in workflow code: "context": "auto" becomes the
+// outputs of the steps this one depends on, and tool names become function definitions.
+func (r *run) prepareChat(sr *stepRun, inputs map[string]any) error {
+	if c, _ := inputs["context"].(string); c == "auto" {
+		inputs["context"] = r.autoContext(sr)
+	}
+	list, _ := inputs["tools"].([]any)
+	if len(list) == 0 {
+		return nil
+	}
+	defs := make([]any, 0, len(list))
+	for _, e := range list {
+		name, ok := e.(string)
+		if !ok {
+			defs = append(defs, e) // a function definition written in the file
+			continue
+		}
+		tools, err := r.agentTools([]any{name})
+		if err != nil {
+			return temporal.NewNonRetryableApplicationError(err.Error(), toolspec.ErrInvalidInput, nil)
+		}
+		defs = append(defs, tools[0].Definition())
+	}
+	inputs["tools"] = defs
+	return nil
+}
+
+// autoContext renders the outputs of the step's dependencies, in dependency order.
+func (r *run) autoContext(sr *stepRun) string {
+	var b strings.Builder
+	for _, d := range sr.cs.Deps {
+		dep := r.steps[d]
+		if dep.status != StatusCompleted || dep.output == nil {
+			continue
+		}
+		text := ""
+		if m, ok := dep.output.(map[string]any); ok {
+			if t, ok := m["text"].(string); ok && len(m) <= 4 {
+				text = t
+			}
+		}
+		if text == "" {
+			j, _ := json.Marshal(dep.output)
+			text = string(j)
+		}
+		if len(text) > autoContextLimit {
+			text = text[:autoContextLimit] + fmt.Sprintf("… [%d more characters]", len(text)-autoContextLimit)
+		}
+		fmt.Fprintf(&b, "## %s\n%s\n\n", dep.cs.Title(), text)
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// llmActivityID names an llm activity after its step ("step#1", "step[2]#3" in forEach) so
+// that clients can show its streamed text under the step.
+func (r *run) llmActivityID(sr *stepRun, env map[string]any) string {
+	sr.seq++
+	return fmt.Sprintf("%s#%d", stepKey(sr, env), sr.seq)
+}
+
+// stepKey is the step id, with the item index inside forEach.
+func stepKey(sr *stepRun, env map[string]any) string {
+	if sr.cs.ForEach != nil {
+		if i, ok := env["index"].(int); ok {
+			return fmt.Sprintf("%s[%d]", sr.cs.ID, i)
+		}
+	}
+	return sr.cs.ID
+}
+
+// agentConfig is an agent step's inputs.
+type agentConfig struct {
+	maxIterations   int
+	parallel        bool
+	approve         map[string]bool
+	toolResultLimit int
+	onLimit         string
+}
+
+func parseAgentConfig(in map[string]any) agentConfig {
+	c := agentConfig{maxIterations: DefaultAgentIterations, parallel: true, approve: map[string]bool{}, toolResultLimit: DefaultToolResultLimit, onLimit: "fail"}
+	if f, ok := in["maxIterations"].(float64); ok && f >= 1 {
+		c.maxIterations = int(f)
+	}
+	if b, ok := in["parallelToolCalls"].(bool); ok {
+		c.parallel = b
+	}
+	if a, ok := in["approve"].([]any); ok {
+		for _, e := range a {
+			if s, ok := e.(string); ok {
+				c.approve[s] = true
+			}
+		}
+	}
+	if f, ok := in["toolResultLimit"].(float64); ok && f >= 100 {
+		c.toolResultLimit = int(f)
+	}
+	if s, ok := in["onLimit"].(string); ok && s != "" {
+		c.onLimit = s
+	}
+	return c
+}
+
+// agent runs the tool-calling loop: one llm activity per iteration, then every tool call the
+// model asked for (in parallel unless parallelToolCalls is false), each its own activity or
+// child workflow, behind a review gate when its tool is listed in approve. Mistakes of the
+// model (unknown tool, bad JSON, arguments that fail the schema) and tool failures go back to
+// the model as the tool's result, so it can correct itself.
+func (r *run) agent(ctx workflow.Context, sr *stepRun, inputs map[string]any, env map[string]any) (any, error) {
+	cfg := parseAgentConfig(inputs)
+	tools, err := r.agentTools(inputs["tools"])
+	if err != nil {
+		return nil, temporal.NewNonRetryableApplicationError(err.Error(), toolspec.ErrInvalidInput, nil)
+	}
+	byFunction := map[string]agentTool{}
+	defs := make([]any, 0, len(tools))
+	for _, t := range tools {
+		byFunction[t.FunctionName()] = t
+		defs = append(defs, t.Definition())
+	}
+	approveNames := make([]string, 0, len(cfg.approve))
+	//workflowcheck:ignore the result does not depend on map order (copied, or sorted after)
+	for name := range cfg.approve {
+		approveNames = append(approveNames, name)
+	}
+	sort.Strings(approveNames)
+	for _, name := range approveNames {
+		if name == "*" {
+			continue
+		}
+		if _, ok := byFunction[functionName(name)]; !ok {
+			return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("approve names %q, which is not in tools", name), toolspec.ErrInvalidInput, nil)
+		}
+	}
+	llm := map[string]any{}
+	for _, k := range []string{"model", "system", "prompt", "messages", "context", "temperature", "maxTokens", "responseFormat", "maxRepairs"} {
+		if v, ok := inputs[k]; ok {
+			llm[k] = v
+		}
+	}
+	if err := r.prepareChat(sr, llm); err != nil {
+		return nil, err
+	}
+	if len(defs) > 0 {
+		llm["tools"] = defs
+		llm["parallelToolCalls"] = cfg.parallel
+	}
+	spec, _ := toolspec.Lookup("llm")
+	key := stepKey(sr, env)
+	var calls []any
+	for iter := 1; ; iter++ {
+		if iter > cfg.maxIterations {
+			if cfg.onLimit == "return" {
+				return r.agentOutput(sr, llm, calls, "", iter-1, StopMaxIterations), nil
+			}
+			return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf(
+				"the agent did not answer within maxIterations (%d): it kept calling tools. Raise maxIterations, narrow the tools, or set onLimit: \"return\"", cfg.maxIterations),
+				ErrStepFailed, nil)
+		}
+		sr.iterations = int32(iter)
+		opts := activityOptions(sr.cs.Step, spec, fmt.Sprintf("%s · model call %d", sr.cs.Title(), iter))
+		opts.ActivityID = r.llmActivityID(sr, env)
+		out, err := r.runActivity(ctx, sr, "llm", opts, llm)
+		if err != nil {
+			return nil, err
+		}
+		answer, _ := out.(map[string]any)
+		text, _ := answer["text"].(string)
+		requested, _ := answer["toolCalls"].([]any)
+		msg := map[string]any{"role": "assistant", "content": text}
+		if len(requested) > 0 {
+			msg["toolCalls"] = requested
+		}
+		llm["messages"] = append(messages(llm), msg)
+		delete(llm, "prompt") // now part of messages
+		delete(llm, "system")
+		delete(llm, "context")
+		if len(requested) == 0 {
+			res := r.agentOutput(sr, llm, calls, text, iter, StopFinalAnswer)
+			res["json"] = answer["json"]
+			return res, nil
+		}
+		results := make([]map[string]any, len(requested))
+		records := make([]map[string]any, len(requested))
+		runOne := func(ctx workflow.Context, i int) {
+			call, _ := requested[i].(map[string]any)
+			results[i], records[i] = r.toolCall(ctx, sr, key, iter, i, call, byFunction, cfg)
+		}
+		if cfg.parallel && len(requested) > 1 {
+			pending := len(requested)
+			for i := range requested {
+				workflow.Go(ctx, func(ctx workflow.Context) {
+					defer func() { pending-- }()
+					runOne(ctx, i)
+				})
+			}
+			_ = awaitDetached(ctx, func() bool { return pending == 0 })
+		} else {
+			for i := range requested {
+				runOne(ctx, i)
+				if ctx.Err() != nil {
+					break
+				}
+			}
+		}
+		if ctx.Err() != nil {
+			return nil, temporal.NewCanceledError("agent cancelled")
+		}
+		msgs := messages(llm)
+		for i := range requested {
+			msgs = append(msgs, results[i])
+			calls = append(calls, records[i])
+		}
+		llm["messages"] = msgs
+	}
+}
+
+// messages returns the conversation so far, starting it from system, prompt and context when
+// the step gave no messages.
+func messages(llm map[string]any) []any {
+	if m, ok := llm["messages"].([]any); ok && llm["prompt"] == nil {
+		return m
+	}
+	var out []any
+	if s, _ := llm["system"].(string); s != "" {
+		out = append(out, map[string]any{"role": "system", "content": s})
+	}
+	if m, ok := llm["messages"].([]any); ok {
+		out = append(out, m...)
+	}
+	prompt, _ := llm["prompt"].(string)
+	if c := llm["context"]; c != nil {
+		if ctxText := renderContextValue(c); ctxText != "" {
+			prompt += "\n\nContext:\n" + ctxText
+		}
+	}
+	if prompt != "" {
+		out = append(out, map[string]any{"role": "user", "content": prompt})
+	}
+	return out
+}
+
+// renderContextValue is the context as the model reads it (the llm activity renders documents
+// the same way; strings pass through, other values as JSON).
+func renderContextValue(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	j, _ := json.Marshal(v)
+	return string(j)
+}
+
+func (r *run) agentOutput(sr *stepRun, llm map[string]any, calls []any, text string, iterations int, stop string) map[string]any {
+	if calls == nil {
+		calls = []any{}
+	}
+	u := &sr.usage
+	return map[string]any{
+		"text": text, "json": nil, "messages": messages(llm), "toolCalls": calls, "iterations": iterations, "stopReason": stop,
+		"usage": map[string]any{"promptTokens": u.PromptTokens, "completionTokens": u.CompletionTokens, "totalTokens": u.TotalTokens, "costUsd": u.CostUsd},
+	}
+}
+
+// toolCall handles one call the model asked for and returns the tool message for the model and
+// the record for the step's output.
+func (r *run) toolCall(ctx workflow.Context, sr *stepRun, key string, iter, n int, call map[string]any, tools map[string]agentTool, cfg agentConfig) (map[string]any, map[string]any) {
+	started := workflow.Now(ctx)
+	callID, _ := call["id"].(string)
+	if callID == "" {
+		callID = fmt.Sprintf("call_%d_%d", iter, n)
+	}
+	fname, _ := call["name"].(string)
+	rawArgs, _ := call["arguments"].(string)
+	rec := &weftv1.ToolCall{Iteration: int32(iter), Id: callID, Tool: fname, Status: StatusRunning}
+	sr.toolCalls = append(sr.toolCalls, rec)
+	var args map[string]any
+	var result any
+	errMsg := ""
+	finish := func() (map[string]any, map[string]any) {
+		content := ""
+		if errMsg != "" {
+			content = "error: " + errMsg
+			rec.Error = errMsg
+			if rec.Status == StatusRunning {
+				rec.Status = StatusFailed
+			}
+		} else {
+			j, _ := json.Marshal(result)
+			content = string(j)
+			rec.Status = StatusCompleted
+		}
+		if len(content) > cfg.toolResultLimit {
+			content = content[:cfg.toolResultLimit] + fmt.Sprintf("… [truncated: %d more characters; ask for less]", len(content)-cfg.toolResultLimit)
+		}
+		rec.DurationMs = workflow.Now(ctx).Sub(started).Milliseconds()
+		if v, err := toValue(truncateText(content, 2000)); err == nil {
+			rec.Result = v
+		}
+		record := map[string]any{"iteration": iter, "id": callID, "tool": rec.Tool, "arguments": args, "durationMs": rec.DurationMs, "status": rec.Status}
+		if errMsg != "" {
+			record["error"] = errMsg
+		} else {
+			record["result"] = content
+		}
+		return map[string]any{"role": "tool", "toolCallId": callID, "name": fname, "content": content}, record
+	}
+	tool, ok := tools[fname]
+	if !ok {
+		names := make([]string, 0, len(tools))
+		for _, t := range sortedTools(tools) {
+			names = append(names, t.FunctionName())
+		}
+		errMsg = fmt.Sprintf("unknown tool %q; the tools you can call are: %s", fname, strings.Join(names, ", "))
+		return finish()
+	}
+	rec.Tool = tool.Name()
+	if strings.TrimSpace(rawArgs) == "" {
+		rawArgs = "{}"
+	}
+	if err := json.Unmarshal([]byte(rawArgs), &args); err != nil || args == nil {
+		errMsg = fmt.Sprintf("the arguments are not a JSON object (%s); send the arguments as one JSON object", truncateText(rawArgs, 200))
+		args = nil
+		return finish()
+	}
+	if v, err := toValue(args); err == nil {
+		rec.Arguments = v
+	}
+	if err := tool.Check(args); err != nil {
+		errMsg = "the arguments do not fit the tool's schema: " + err.Error()
+		return finish()
+	}
+	if cfg.approve["*"] || cfg.approve[tool.Name()] {
+		decision, err := r.approveCall(ctx, sr, key+"/"+callID, tool, args)
+		if err != nil {
+			errMsg = errorText(err)
+			return finish()
+		}
+		switch decision.Decision {
+		case DecisionReject:
+			rec.Status = "rejected"
+			errMsg = "a person refused this call"
+			if decision.Reviewer != "" {
+				errMsg += " (" + decision.Reviewer + ")"
+			}
+			if decision.Comment != "" {
+				errMsg += ": " + decision.Comment
+			}
+			return finish()
+		case DecisionEdit:
+			edited, _ := decision.GetData().AsInterface().(map[string]any)
+			args = edited
+			if v, err := toValue(args); err == nil {
+				rec.Arguments = v
+			}
+			if err := tool.Check(args); err != nil {
+				errMsg = "the reviewer's edited arguments do not fit the tool's schema: " + err.Error()
+				return finish()
+			}
+		}
+	}
+	out, err := tool.Call(ctx, r, sr, args, key+"/"+callID)
+	if err != nil {
+		if ctx.Err() != nil {
+			rec.Status = StatusCancelled
+		}
+		errMsg = errorText(err)
+		return finish()
+	}
+	result = out
+	return finish()
+}
+
+// approveCall opens a gate for a tool call and waits for a person.
+func (r *run) approveCall(ctx workflow.Context, sr *stepRun, id string, tool agentTool, args map[string]any) (*weftv1.ReviewDecision, error) {
+	data, err := toValue(args)
+	if err != nil {
+		return nil, err
+	}
+	req := &weftv1.ReviewRequest{Id: id, Kind: GateToolCall, Step: sr.cs.ID, Tool: tool.Name(),
+		Title: fmt.Sprintf("Allow %s to call %s?", sr.cs.Title(), tool.Name()),
+		Instructions: "The agent wants to call " + tool.Name() + " with the arguments in data. approve runs it as is, edit runs it with " +
+			"the arguments you send as data (a JSON object), reject tells the agent the call was refused.",
+		Data: data}
+	g, err := r.openGate(ctx, sr, req, tool.EditSchema())
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range sr.toolCalls {
+		if sr.cs.ID+"/"+c.Id == id || strings.HasSuffix(id, "/"+c.Id) {
+			c.Status = StatusAwaitingReview
+		}
+	}
+	d, err := r.waitGate(ctx, g, 0, "")
+	for _, c := range sr.toolCalls {
+		if strings.HasSuffix(id, "/"+c.Id) && c.Status == StatusAwaitingReview {
+			c.Status = StatusRunning
+		}
+	}
+	return d, err
+}
+
+func sortedTools(m map[string]agentTool) []agentTool {
+	names := make([]string, 0, len(m))
+	//workflowcheck:ignore the result does not depend on map order (copied, or sorted after)
+	for k := range m {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	out := make([]agentTool, len(names))
+	for i, n := range names {
+		out[i] = m[n]
+	}
+	return out
+}
+
+func truncateText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
