@@ -260,4 +260,3 @@ func (c *Client) Result(ctx context.Context, id string) (*weftv1.RunResult, erro
 	}
 	return &res, nil
 }
-

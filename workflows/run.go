@@ -21,7 +21,7 @@ type run struct {
 	name      string
 	env       map[string]any // template roots: inputs, defaults, and one {output, error, status} per step
 	steps     map[string]*stepRun
-	order     []*stepRun // file order
+	order     []*stepRun       // file order
 	gates     map[string]*gate // pending review gates by request id
 	gateSeq   int
 	workflows map[string]*structpb.Struct // definitions of called workflows, by name

@@ -34,10 +34,12 @@ type fakeTools struct {
 	calls map[string]int
 	// failures makes a tool fail with the given error type (or a retryable error when "").
 	failures map[string]string
+	// scripts replace a tool's fake behaviour (a scripted model for llm).
+	scripts map[string]func(in map[string]any) (any, *toolspec.Usage, error)
 }
 
 func newFakeTools() *fakeTools {
-	return &fakeTools{calls: map[string]int{}, failures: map[string]string{}}
+	return &fakeTools{calls: map[string]int{}, failures: map[string]string{}, scripts: map[string]func(map[string]any) (any, *toolspec.Usage, error){}}
 }
 
 func (f *fakeTools) count(tool string) int {
@@ -51,8 +53,13 @@ func (f *fakeTools) handler(tool string) func(ctx context.Context, in map[string
 		f.mu.Lock()
 		f.calls[tool]++
 		failType, fails := f.failures[tool]
+		script := f.scripts[tool]
 		f.mu.Unlock()
 		attempt := activity.GetInfo(ctx).Attempt
+		if script != nil {
+			out, u, err := script(in)
+			return toolspec.Result{Output: out, Attempt: attempt, Usage: u}, err
+		}
 		if fails {
 			if failType == "" {
 				return toolspec.Result{}, errors.New(tool + " is down")
