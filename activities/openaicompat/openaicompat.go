@@ -239,6 +239,9 @@ func (c *Client) Chat(ctx context.Context, req provider.ChatRequest) (*provider.
 		}
 	}
 	out.Text = text.String()
+	if out.FinishReason == "" && out.Text == "" && len(calls) == 0 {
+		return nil, &provider.Error{Provider: name, Retryable: true, Msg: "malformed response: the stream ended before the model finished"}
+	}
 	for i := 0; i < len(calls)+8 && len(out.ToolCalls) < len(calls); i++ {
 		if tc, ok := calls[i]; ok {
 			out.ToolCalls = append(out.ToolCalls, *tc)
