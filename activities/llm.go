@@ -19,8 +19,8 @@ import (
 // payloads Temporal limits to 2 MB.
 const MaxAnswerBytes = 512 << 10
 
-// heartbeatEvery throttles the streamed text published as heartbeat details.
-const heartbeatEvery = 200 * time.Millisecond
+// keepaliveEvery is how often a running llm call heartbeats when no text arrives.
+const keepaliveEvery = 5 * time.Second
 
 // chatModel resolves the model of an llm call: the step's model or alias, else WEFT_CHAT_MODEL.
 func (t *Tools) chatModel(in map[string]any) (string, error) {
@@ -163,16 +163,35 @@ func (t *Tools) llm(ctx context.Context, in map[string]any) (any, *toolspec.Usag
 		req.ParallelToolCalls = &b
 	}
 	if activity.IsActivity(ctx) {
+		// The text so far is the heartbeat's details: the SDK sends the newest at most once per
+		// throttle interval (the worker sets it to a second), and clients read it while the call
+		// runs. A keepalive heartbeats while the model has not started answering, so the
+		// heartbeat timeout notices a dead worker in seconds, not after the call's 5 minutes.
 		var mu sync.Mutex
-		last := time.Time{}
-		req.OnDelta = func(text string) {
+		text := ""
+		req.OnDelta = func(t string) {
 			mu.Lock()
-			defer mu.Unlock()
-			if time.Since(last) >= heartbeatEvery {
-				last = time.Now()
-				activity.RecordHeartbeat(ctx, text)
-			}
+			text = t
+			mu.Unlock()
+			activity.RecordHeartbeat(ctx, t)
 		}
+		done := make(chan struct{})
+		defer close(done)
+		go func() {
+			tick := time.NewTicker(keepaliveEvery)
+			defer tick.Stop()
+			for {
+				select {
+				case <-done:
+					return
+				case <-tick.C:
+					mu.Lock()
+					t := text
+					mu.Unlock()
+					activity.RecordHeartbeat(ctx, t)
+				}
+			}
+		}()
 	}
 	usage := &toolspec.Usage{}
 	repairs := num(in, "maxRepairs", 2)

@@ -70,7 +70,7 @@ func TestLLMTool(t *testing.T) {
 			},
 		},
 		{
-			name: "messages with a tool result",
+			name:   "messages with a tool result",
 			script: []fakellm.Reply{fakellm.Text("ok")},
 			in: map[string]any{"messages": []any{
 				map[string]any{"role": "user", "content": "hi"},

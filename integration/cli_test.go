@@ -153,6 +153,8 @@ func fakeHandlers(se *sideEffects) map[string]activities.Handler {
 		"query":  fakeSearch,
 		"search": fakeSearch,
 		"rerank": fakeRerank,
+		"llm":    scriptedLLM,
+		"ingest": fakeIngest(se),
 	}
 	if se != nil {
 		h["embed"] = countingEmbed(se)

@@ -42,3 +42,40 @@ func activityEvents(t *testing.T, c client.Client, id string) (types, summaries 
 	}
 	return types, summaries
 }
+
+// scriptedLLM is a deterministic model for the agent-replay fixture: it decides from the
+// conversation alone (how many tool results it has seen), so any worker gives the same answers.
+func scriptedLLM(ctx context.Context, in map[string]any) (any, *toolspec.Usage, error) {
+	msgs, _ := in["messages"].([]any)
+	tools := 0
+	for _, m := range msgs {
+		if mm, _ := m.(map[string]any); mm["role"] == "tool" {
+			tools++
+		}
+	}
+	call := func(id, name, args string) map[string]any {
+		return map[string]any{"text": "", "toolCalls": []any{map[string]any{"id": id, "name": name, "arguments": args}}}
+	}
+	usage := &toolspec.Usage{PromptTokens: 20, CompletionTokens: 5, TotalTokens: 25}
+	if in["tools"] == nil {
+		return map[string]any{"text": "recap done", "toolCalls": []any{}}, usage, nil
+	}
+	switch tools {
+	case 0:
+		return call("c1", "search", `{"query":"rate limits"}`), usage, nil
+	case 1:
+		return call("c2", "workflow_agent-child", `{"text":"shout"}`), usage, nil
+	case 2:
+		return call("c3", "ingest", `{"text":"a note","source":"notes/n.md"}`), usage, nil
+	}
+	return map[string]any{"text": "final answer", "toolCalls": []any{}}, usage, nil
+}
+
+func fakeIngest(se *sideEffects) func(ctx context.Context, in map[string]any) (any, *toolspec.Usage, error) {
+	return func(ctx context.Context, in map[string]any) (any, *toolspec.Usage, error) {
+		if se != nil {
+			se.record("ingest " + fmt.Sprint(in["source"]))
+		}
+		return map[string]any{"ingested": 1, "source": in["source"]}, nil, nil
+	}
+}

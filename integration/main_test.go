@@ -142,6 +142,18 @@ func countingEmbed(se *sideEffects) activities.Handler {
 	}
 }
 
+// crashHandlers are the tools of the crash tests' workers: counted in the side-effects file.
+func crashHandlers(se *sideEffects) map[string]activities.Handler {
+	return map[string]activities.Handler{"embed": countingEmbed(se), "search": countingSearch(se), "ingest": fakeIngest(se)}
+}
+
+func countingSearch(se *sideEffects) activities.Handler {
+	return func(ctx context.Context, in map[string]any) (any, *toolspec.Usage, error) {
+		se.record("search " + fmt.Sprint(in["query"]))
+		return fakeSearch(ctx, in)
+	}
+}
+
 // crashWorkerMain is the worker process the crash test starts and kills.
 func crashWorkerMain() int {
 	c, err := client.Dial(client.Options{HostPort: os.Getenv("WEFT_ADDRESS"), Logger: quiet()})
@@ -150,7 +162,7 @@ func crashWorkerMain() int {
 		return 1
 	}
 	se := &sideEffects{path: os.Getenv("WEFT_SIDE_EFFECTS")}
-	w := worker.New(c, worker.Options{TaskQueue: os.Getenv("WEFT_CRASH_WORKER"), Handlers: map[string]activities.Handler{"embed": countingEmbed(se)}})
+	w := worker.New(c, worker.Options{TaskQueue: os.Getenv("WEFT_CRASH_WORKER"), Config: activities.ConfigFromEnv(os.Getenv), Handlers: crashHandlers(se)})
 	if err := w.Run(sdkworker.InterruptCh()); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

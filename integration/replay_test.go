@@ -34,6 +34,7 @@ func TestRecordAndReplayHistories(t *testing.T) {
 		{"multi-collection-search", []string{"multi-collection-search", "--input", "query=limits"}, ""},
 		{"approval-demo", []string{"approval-demo"}, `{"decision":"edit","data":{"headline":"edited","items":[]},"reviewer":"ana"}`},
 		{"replay-mix", []string{"../testdata/fixtures/replay-mix.json"}, ""},
+		{"agent-replay", []string{"../testdata/fixtures/agent-replay.json"}, `{"id":"agent/c3","decision":"approve","reviewer":"ana"}`},
 	}
 	for _, s := range samples {
 		t.Run(s.name, func(t *testing.T) {
@@ -53,7 +54,8 @@ func TestRecordAndReplayHistories(t *testing.T) {
 			replayer.RegisterWorkflowWithOptions(workflows.Run, workflow.RegisterOptions{Name: workflows.WorkflowType})
 			hist, err := client.HistoryFromJSON(bytesReader(data), client.HistoryJSONOptions{})
 			require.NoError(t, err)
-			require.NoError(t, replayer.ReplayWorkflowHistory(quiet(), hist))
+			require.NoError(t, replayer.ReplayWorkflowHistoryWithOptions(quiet(), hist,
+				sdkworker.ReplayWorkflowHistoryOptions{OriginalExecution: workflow.Execution{ID: id}}))
 			if *updateHistories {
 				writeHistory(t, s.name, data)
 			}

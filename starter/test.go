@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -139,7 +140,14 @@ func runFixture(path string) (string, []string) {
 	res, runErr, missing := executeFixture(w, src, inputs, fx)
 	var problems []string
 	for _, m := range missing {
-		problems = append(problems, fmt.Sprintf("review step %q is waiting and the fixture has no reviews.%s decision", m, m))
+		if strings.HasPrefix(m, "reviews.") {
+			problems = append(problems, m)
+			continue
+		}
+		problems = append(problems, fmt.Sprintf("review %q is waiting and the fixture has no reviews.%s decision", m, m))
+	}
+	if len(missing) > 0 {
+		return name, problems
 	}
 	if fx.Expect.Error != "" {
 		if runErr == nil || !strings.Contains(runErr.Error(), fx.Expect.Error) {
@@ -227,11 +235,26 @@ func executeFixture(w *dsl.Workflow, src string, inputs map[string]any, fx fixtu
 			continue
 		}
 		tool := s.Name
+		calls := 0
+		var mu sync.Mutex
 		env.RegisterActivityWithOptions(func(ctx context.Context, in map[string]any) (toolspec.Result, error) {
+			mu.Lock()
+			defer mu.Unlock()
 			out, ok := fx.Mocks[tool]
 			if !ok {
 				return toolspec.Result{}, temporal.NewNonRetryableApplicationError(
 					fmt.Sprintf("no mock for tool %q: add \"mocks\": {\"%s\": <output>} to the fixture", tool, tool), toolspec.ErrMissingConfig, nil)
+			}
+			if m, ok := out.(map[string]any); ok {
+				if seq, ok := m["$calls"].([]any); ok {
+					// One output per call, in order (an agent's model answers, for example).
+					if calls >= len(seq) {
+						return toolspec.Result{}, temporal.NewNonRetryableApplicationError(
+							fmt.Sprintf("mock %s.$calls has %d outputs and the run made call %d: add outputs", tool, len(seq), calls+1), toolspec.ErrMissingConfig, nil)
+					}
+					out = seq[calls]
+					calls++
+				}
 			}
 			if m, ok := out.(map[string]any); ok {
 				if msg, ok := m["$error"].(string); ok {
@@ -241,7 +264,7 @@ func executeFixture(w *dsl.Workflow, src string, inputs map[string]any, fx fixtu
 			return toolspec.Result{Output: out, Attempt: activity.GetInfo(ctx).Attempt}, nil
 		}, activity.RegisterOptions{Name: tool})
 	}
-	var missing []string
+	var missing, invalidReviews []string
 	sent := map[string]bool{}
 	var tick func()
 	tick = func() {
@@ -254,18 +277,32 @@ func executeFixture(w *dsl.Workflow, src string, inputs map[string]any, fx fixtu
 			return
 		}
 		for _, rv := range st.PendingReviews {
-			if sent[rv.Step] {
+			if sent[rv.Id] {
 				continue
 			}
-			d, ok := fx.Reviews[rv.Step]
+			// A decision is keyed by the review's id ("step[1]", "agent/call_1") or by its step.
+			d, ok := fx.Reviews[rv.Id]
 			if !ok {
-				missing = append(missing, rv.Step)
+				d, ok = fx.Reviews[rv.Step]
+			}
+			if !ok {
+				missing = append(missing, rv.Id)
 				env.CancelWorkflow()
 				return
 			}
-			d["step"] = rv.Step
-			raw, _ := json.Marshal(d)
-			sent[rv.Step] = true
+			if msg := checkFixtureDecision(d); msg != "" {
+				invalidReviews = append(invalidReviews, fmt.Sprintf("reviews.%s: %s", rv.Id, msg))
+				env.CancelWorkflow()
+				return
+			}
+			dd := map[string]any{}
+			for k, v := range d {
+				dd[k] = v
+			}
+			dd["id"] = rv.Id
+			delete(dd, "step")
+			raw, _ := json.Marshal(dd)
+			sent[rv.Id] = true
 			env.SignalWorkflow(workflows.SignalReview, json.RawMessage(raw))
 		}
 		if !env.IsWorkflowCompleted() {
@@ -278,6 +315,7 @@ func executeFixture(w *dsl.Workflow, src string, inputs map[string]any, fx fixtu
 		return nil, err, nil
 	}
 	env.ExecuteWorkflow(workflows.WorkflowType, req)
+	missing = append(missing, invalidReviews...)
 	if err := env.GetWorkflowError(); err != nil {
 		return nil, err, missing
 	}
@@ -286,6 +324,20 @@ func executeFixture(w *dsl.Workflow, src string, inputs map[string]any, fx fixtu
 		return nil, err, missing
 	}
 	return &res, nil, missing
+}
+
+// checkFixtureDecision says what is wrong with a fixture's review decision ("" when nothing).
+func checkFixtureDecision(d map[string]any) string {
+	switch d["decision"] {
+	case workflows.DecisionApprove, workflows.DecisionReject:
+	case workflows.DecisionEdit:
+		if d["data"] == nil {
+			return "an edit decision needs data: the corrected proposal"
+		}
+	default:
+		return fmt.Sprintf("decision %s: use approve, edit or reject", compact(d["decision"]))
+	}
+	return ""
 }
 
 // match compares an expectation with a value: objects match when every expected key matches,

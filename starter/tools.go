@@ -14,7 +14,7 @@ func newToolsCommand() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "tools [NAME]",
-		Short: "List the tools steps can use, or show one tool's input schema",
+		Short: "List the tools steps can use, or show one tool's input and output schemas",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			out := cmd.OutOrStdout()
@@ -28,7 +28,7 @@ func newToolsCommand() *cobra.Command {
 					return err
 				}
 				return writeJSON(out, map[string]any{"name": s.Name, "kind": s.Kind, "domain": s.Domain,
-					"description": s.Description, "annotations": s.Annotations, "inputSchema": schema})
+					"description": s.Description, "annotations": s.Annotations, "inputSchema": schema, "outputSchema": s.OutputSchema()})
 			}
 			if asJSON {
 				type row struct {

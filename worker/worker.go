@@ -30,6 +30,9 @@ func New(c client.Client, o Options) sdkworker.Worker {
 	w := sdkworker.New(c, o.TaskQueue, sdkworker.Options{
 		// After a worker dies, its sticky queue holds the next workflow task until this expires.
 		StickyScheduleToStartTimeout: 2 * time.Second,
+		// Heartbeat details carry the text an llm call has streamed so far: send them at least
+		// once a second so people watching see it come.
+		MaxHeartbeatThrottleInterval: time.Second,
 	})
 	w.RegisterWorkflowWithOptions(workflows.Run, workflow.RegisterOptions{Name: workflows.WorkflowType})
 	impl := activities.NewTools(o.Config).Handlers()

@@ -37,7 +37,7 @@ func (r *run) execOnce(ctx workflow.Context, sr *stepRun, env map[string]any) (a
 	case toolspec.KindChild:
 		return r.child(ctx, sr, inputs, env)
 	default:
-		return r.activity(ctx, sr, cs.Tool, cs.Spec, inputs, cs.Title())
+		return r.activity(ctx, sr, cs.Tool, cs.Spec, inputs, cs.Title(), env)
 	}
 }
 
@@ -107,13 +107,14 @@ func heartbeatTimeout(timeout time.Duration) time.Duration {
 }
 
 // activity runs a tool step as the activity named after the tool.
-func (r *run) activity(ctx workflow.Context, sr *stepRun, tool string, spec *toolspec.Spec, inputs map[string]any, summary string) (any, error) {
+func (r *run) activity(ctx workflow.Context, sr *stepRun, tool string, spec *toolspec.Spec, inputs map[string]any, summary string, env map[string]any) (any, error) {
 	opts := activityOptions(sr.cs.Step, spec, summary)
 	if tool == "llm" {
 		if err := r.prepareChat(sr, inputs); err != nil {
 			return nil, err
 		}
-		opts.ActivityID = r.llmActivityID(sr, inputs)
+		opts = llmOptions(opts)
+		opts.ActivityID = r.llmActivityID(sr, env)
 	}
 	return r.runActivity(ctx, sr, tool, opts, inputs)
 }

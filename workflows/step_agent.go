@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -78,6 +79,15 @@ func (r *run) autoContext(sr *stepRun) string {
 		fmt.Fprintf(&b, "## %s\n%s\n\n", dep.cs.Title(), text)
 	}
 	return strings.TrimSpace(b.String())
+}
+
+// LLMHeartbeatTimeout: llm activities heartbeat (their streamed text, or a keepalive every 5s),
+// so a dead worker is noticed after this long instead of the call's whole timeout.
+const LLMHeartbeatTimeout = 30 * time.Second
+
+func llmOptions(o workflow.ActivityOptions) workflow.ActivityOptions {
+	o.HeartbeatTimeout = LLMHeartbeatTimeout
+	return o
 }
 
 // llmActivityID names an llm activity after its step ("step#1", "step[2]#3" in forEach) so
@@ -187,7 +197,7 @@ func (r *run) agent(ctx workflow.Context, sr *stepRun, inputs map[string]any, en
 				ErrStepFailed, nil)
 		}
 		sr.iterations = int32(iter)
-		opts := activityOptions(sr.cs.Step, spec, fmt.Sprintf("%s · model call %d", sr.cs.Title(), iter))
+		opts := llmOptions(activityOptions(sr.cs.Step, spec, fmt.Sprintf("%s · model call %d", sr.cs.Title(), iter)))
 		opts.ActivityID = r.llmActivityID(sr, env)
 		out, err := r.runActivity(ctx, sr, "llm", opts, llm)
 		if err != nil {

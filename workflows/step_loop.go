@@ -76,5 +76,5 @@ func (r *run) nested(ctx workflow.Context, sr *stepRun, env map[string]any) (any
 	if err != nil {
 		return nil, err
 	}
-	return r.activity(ctx, sr, ns.Tool, ns.Spec, inputs, sr.cs.Title()+" ("+ns.Tool+")")
+	return r.activity(ctx, sr, ns.Tool, ns.Spec, inputs, sr.cs.Title()+" ("+ns.Tool+")", env)
 }

@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Reply is one scripted answer.
@@ -29,6 +30,8 @@ type Reply struct {
 	Malformed bool
 	// PromptTokens and CompletionTokens are reported as usage (defaults 10 and 5).
 	PromptTokens, CompletionTokens int
+	// ChunkDelay is slept before each streamed text chunk (a model that takes its time).
+	ChunkDelay time.Duration
 }
 
 // Call is a tool call in a reply.
@@ -213,6 +216,7 @@ func (s *Server) stream(w http.ResponseWriter, req Request, reply Reply) {
 	words := strings.SplitAfter(reply.Text, " ")
 	for _, piece := range words {
 		if piece != "" {
+			time.Sleep(reply.ChunkDelay)
 			send(chunk(map[string]any{"content": piece}, nil))
 		}
 	}
