@@ -63,8 +63,28 @@ func Activity(spec *toolspec.Spec, h Handler) func(ctx context.Context, inputs m
 			}
 			return toolspec.Result{}, err
 		}
-		return toolspec.Result{Output: out, Attempt: activity.GetInfo(ctx).Attempt, Usage: usage}, nil
+		return toolspec.Result{Output: out, Attempt: activity.GetInfo(ctx).Attempt, Usage: usage, Warnings: warningsOf(out)}, nil
 	}
+}
+
+// warningsOf reads the "warnings" a tool put in its output object.
+func warningsOf(out any) []string {
+	m, ok := out.(map[string]any)
+	if !ok {
+		return nil
+	}
+	var ws []string
+	switch w := m["warnings"].(type) {
+	case []string:
+		ws = w
+	case []any:
+		for _, e := range w {
+			if s, ok := e.(string); ok {
+				ws = append(ws, s)
+			}
+		}
+	}
+	return ws
 }
 
 // Error types of provider failures.

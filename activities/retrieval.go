@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/weftworks/weft/activities/embedder"
@@ -59,7 +60,39 @@ func (t *Tools) searchHits(ctx context.Context, in map[string]any, limit int) ([
 		return nil, nil, 0, err
 	}
 	meta := map[string]any{"db": db, "collection": coll, "model": emb.Model, "searchPath": path, "retrievalTimeMs": time.Since(start).Milliseconds()}
+	if len(hits) == 0 {
+		if w := emptyCollectionWarning(ctx, store, db, coll); w != "" {
+			meta["warnings"] = []string{w}
+		}
+	}
 	return hits, meta, emb.Tokens, nil
+}
+
+// emptyCollectionWarning says so when a search found nothing because the collection holds
+// nothing: the usual cause is a wrong db or collection name, which would otherwise look like an
+// honest "no results".
+func emptyCollectionWarning(ctx context.Context, store *mongostore.Store, db, coll string) string {
+	n, err := store.Count(ctx, db, coll)
+	if err != nil || n > 0 {
+		return ""
+	}
+	msg := fmt.Sprintf("collection %q in db %q has no documents", coll, db)
+	if others, err := store.NonEmpty(ctx, 8); err == nil && len(others) > 0 {
+		msg += "; collections with documents: " + strings.Join(others, ", ")
+	} else {
+		msg += "; ingest into it first (weft run batch-ingest), or check the db and collection names"
+	}
+	return msg
+}
+
+// withWarnings copies the search's warnings to the top of a tool's output, where the worker
+// lifts them into the step's warnings.
+func withWarnings(out map[string]any, meta map[string]any) map[string]any {
+	if w, ok := meta["warnings"]; ok {
+		out["warnings"] = w
+		delete(meta, "warnings")
+	}
+	return out
 }
 
 func hitList(hits []mongostore.Hit) []any {
@@ -76,7 +109,7 @@ func (t *Tools) search(ctx context.Context, in map[string]any) (any, *toolspec.U
 		return nil, nil, err
 	}
 	meta["resultCount"] = len(hits)
-	return map[string]any{"query": str(in, "query"), "results": hitList(hits), "metadata": meta}, &toolspec.Usage{EmbeddingTokens: tokens}, nil
+	return withWarnings(map[string]any{"query": str(in, "query"), "results": hitList(hits), "metadata": meta}, meta), &toolspec.Usage{EmbeddingTokens: tokens}, nil
 }
 
 // query is two-stage retrieval: a wider vector search, then rerank to limit.
@@ -110,7 +143,7 @@ func (t *Tools) query(ctx context.Context, in map[string]any) (any, *toolspec.Us
 		results = results[:limit]
 	}
 	meta["resultCount"] = len(results)
-	return map[string]any{"query": str(in, "query"), "results": results, "metadata": meta}, usage, nil
+	return withWarnings(map[string]any{"query": str(in, "query"), "results": results, "metadata": meta}, meta), usage, nil
 }
 
 // offlineRerank fuses BM25 with local-embedder similarity.

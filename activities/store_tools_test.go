@@ -141,3 +141,37 @@ func TestStoreSettingMissing(t *testing.T) {
 	_, err = run(t, activities.Config{MongoDBURI: storeURI}, "search", map[string]any{"query": "x"})
 	require.ErrorContains(t, err, "no collection: set inputs.collection or defaults.collection")
 }
+
+// TestEmptyCollectionWarns: a search of a collection that holds nothing says so, naming the
+// collections that do hold documents, instead of answering a silent "0 results".
+func TestEmptyCollectionWarns(t *testing.T) {
+	cfg := activities.Config{MongoDBURI: storeURI}
+	ingestCorpus(t, cfg, "kbwarn", "docs")
+	for _, tool := range []string{"search", "query"} {
+		t.Run(tool, func(t *testing.T) {
+			res, err := run(t, cfg, tool, map[string]any{"query": "tokens", "db": "weft", "collection": "nothing_here"})
+			require.NoError(t, err)
+			require.Len(t, res.Warnings, 1)
+			require.Contains(t, res.Warnings[0], `collection "nothing_here" in db "weft" has no documents`)
+			require.Contains(t, res.Warnings[0], "kbwarn.docs")
+			require.Equal(t, res.Warnings, toStrings(res.Output.(map[string]any)["warnings"]))
+			// A search with hits has no warning.
+			res, err = run(t, cfg, tool, map[string]any{"query": "tokens", "db": "kbwarn", "collection": "docs"})
+			require.NoError(t, err)
+			require.Empty(t, res.Warnings)
+		})
+	}
+}
+
+func toStrings(v any) []string {
+	var out []string
+	switch x := v.(type) {
+	case []string:
+		return x
+	case []any:
+		for _, e := range x {
+			out = append(out, fmt.Sprint(e))
+		}
+	}
+	return out
+}

@@ -68,11 +68,21 @@ func (g *Gateway) listWorkflows(ctx context.Context, req mcplib.CallToolRequest)
 
 func (g *Gateway) validate(ctx context.Context, req mcplib.CallToolRequest) (*mcplib.CallToolResult, error) {
 	var data []byte
-	switch d := req.GetArguments()["definition"].(type) {
+	args := req.GetArguments()
+	switch d := args["definition"].(type) {
 	case string:
 		data = []byte(d)
-	default:
+	case map[string]any:
 		data, _ = json.MarshalIndent(d, "", "  ")
+	case nil:
+		var got []string
+		for k := range args {
+			got = append(got, k)
+		}
+		sort.Strings(got)
+		return mcplib.NewToolResultError(fmt.Sprintf("weft_validate_workflow takes the argument \"definition\" (the workflow as a JSON object or text); got %v", got)), nil
+	default:
+		return mcplib.NewToolResultError(fmt.Sprintf("\"definition\" is a %T: give the workflow as a JSON object or as text", d)), nil
 	}
 	w, err := dsl.Load("definition.json", data)
 	if err != nil {

@@ -56,7 +56,7 @@ type Gateway struct {
 	mu      sync.Mutex // guards wfTools
 	dialMu  sync.Mutex
 	client  *weftclient.Client
-	wfTools map[string]bool
+	wfTools map[string]string // wf_ tool name -> the definition it was registered with
 }
 
 // New builds the gateway and registers its tools.
@@ -67,7 +67,7 @@ func New(o Options) *Gateway {
 	if o.Wait == 0 {
 		o.Wait = 60 * time.Second
 	}
-	g := &Gateway{o: o, tools: activities.NewTools(o.Config).Handlers(), started: time.Now(), wfTools: map[string]bool{}}
+	g := &Gateway{o: o, tools: activities.NewTools(o.Config).Handlers(), started: time.Now(), wfTools: map[string]string{}}
 	if o.Log == nil {
 		o.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}

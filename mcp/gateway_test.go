@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -200,4 +201,77 @@ func TestWorkflowsDirChangesUpdateTheTools(t *testing.T) {
 	require.NoError(t, os.Remove(filepath.Join(dir, "notes.json")))
 	require.Eventually(t, func() bool { return !has("wf_notes") }, 5*time.Second, 20*time.Millisecond)
 	require.False(t, has("wf_hidden"), "files without mcp.expose stay private")
+}
+
+// TestRevokedKeyRefusedByRunningGateway: revoking a key takes effect at the running gateway's
+// next request, without a restart.
+func TestRevokedKeyRefusedByRunningGateway(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "k.json")
+	k1, id1, err := mcp.GenerateKey(f)
+	require.NoError(t, err)
+	k2, _, err := mcp.GenerateKey(f)
+	require.NoError(t, err)
+	keys, err := mcp.LoadKeys(f)
+	require.NoError(t, err)
+	g := mcp.New(mcp.Options{Version: "test", Address: "127.0.0.1:1", NoBuiltins: true})
+	srv := httptest.NewServer(g.HTTPHandler(keys, []string{"127.0.0.1"}, slog.New(slog.NewTextHandler(io.Discard, nil))))
+	defer srv.Close()
+	status := func(key string) int {
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+		req.Header.Set("Authorization", "Bearer "+key)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	require.Equal(t, http.StatusOK, status(k1))
+	require.NoError(t, mcp.RevokeKey(f, id1))
+	require.Equal(t, http.StatusUnauthorized, status(k1), "the revoked key is refused at once")
+	require.Equal(t, http.StatusOK, status(k2), "the other key still works")
+	k3, _, err := mcp.GenerateKey(f)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, status(k3), "a new key works without a restart")
+}
+
+// TestListChangedOnlyOnRealChanges: the gateway notifies clients once per change of its workflow
+// tools, never for tools that stayed the same.
+func TestListChangedOnlyOnRealChanges(t *testing.T) {
+	dir := t.TempDir()
+	expose := func(name string) {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name+".json"), []byte(`{"name":"`+name+`","mcp":{"expose":true},
+		  "steps":[{"id":"t","tool":"template","inputs":{"text":"x"}}]}`), 0o644))
+	}
+	expose("first")
+	g := mcp.New(mcp.Options{Version: "test", Address: "127.0.0.1:1", WorkflowsDir: dir})
+	c, err := client.NewInProcessClient(g.Server())
+	require.NoError(t, err)
+	defer c.Close()
+	var mu sync.Mutex
+	notes := 0
+	c.OnNotification(func(n mcplib.JSONRPCNotification) {
+		if n.Method == "notifications/tools/list_changed" {
+			mu.Lock()
+			notes++
+			mu.Unlock()
+		}
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	require.NoError(t, c.Start(ctx))
+	_, err = c.Initialize(ctx, mcplib.InitializeRequest{})
+	require.NoError(t, err)
+	go g.WatchWorkflows(ctx, 10*time.Millisecond)
+	has := func(name string) bool { return g.Server().GetTool(name) != nil }
+	require.True(t, has("wf_first"))
+	// A file that exposes nothing, then a second exposed workflow: the watcher refreshes at least
+	// once for each, and only the second changes the tools.
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "private.json"), []byte(`{"name":"private","steps":[{"id":"t","tool":"template","inputs":{"text":"x"}}]}`), 0o644))
+	expose("second")
+	require.Eventually(t, func() bool { return has("wf_second") }, 5*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { mu.Lock(); defer mu.Unlock(); return notes >= 1 }, 5*time.Second, 10*time.Millisecond)
+	mu.Lock()
+	defer mu.Unlock()
+	require.Equal(t, 1, notes, "one notification for the one real change (the built-ins and wf_first were already registered)")
 }

@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
@@ -23,8 +24,15 @@ import (
 // MaxBodyBytes limits one HTTP request body.
 const MaxBodyBytes = 4 << 20
 
-// Keys checks bearer keys: the hashes stored by `weft mcp generate-key` plus WEFT_MCP_KEY.
+// Keys checks bearer keys: the hashes stored by `weft mcp generate-key` plus WEFT_MCP_KEY. The key
+// file is re-read whenever its size or modification time changes (one stat per check), so a key
+// revoked with `weft mcp revoke-key` is refused by every running gateway at its next request.
 type Keys struct {
+	path  string
+	plain [][]byte
+
+	mu     sync.Mutex
+	stamp  string // size and modification time of the key file when last read
 	hashes [][]byte
 }
 
@@ -62,34 +70,66 @@ func readKeyStore(path string) (*keyStore, error) {
 
 // LoadKeys reads the key file and the extra plain keys (WEFT_MCP_KEY).
 func LoadKeys(path string, plain ...string) (*Keys, error) {
-	ks, err := readKeyStore(path)
-	if err != nil {
-		return nil, err
-	}
-	k := &Keys{}
-	for _, e := range ks.Keys {
-		h, err := hex.DecodeString(e.SHA256)
-		if err == nil {
-			k.hashes = append(k.hashes, h)
-		}
-	}
+	k := &Keys{path: path}
 	for _, p := range plain {
 		if p != "" {
 			h := sha256.Sum256([]byte(p))
-			k.hashes = append(k.hashes, h[:])
+			k.plain = append(k.plain, h[:])
 		}
+	}
+	if err := k.reload(); err != nil {
+		return nil, err
 	}
 	return k, nil
 }
 
-// Empty reports whether no key is configured.
-func (k *Keys) Empty() bool { return len(k.hashes) == 0 }
+func fileStamp(path string) string {
+	st, err := os.Stat(path)
+	if err != nil {
+		return "absent"
+	}
+	return fmt.Sprintf("%d/%d", st.Size(), st.ModTime().UnixNano())
+}
 
-// Valid compares the presented key with every stored hash in constant time.
+// reload reads the key file when it changed since the last read. Callers hold no lock.
+func (k *Keys) reload() error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	stamp := fileStamp(k.path)
+	if stamp == k.stamp && k.stamp != "" {
+		return nil
+	}
+	ks, err := readKeyStore(k.path)
+	if err != nil {
+		return err
+	}
+	var hashes [][]byte
+	for _, e := range ks.Keys {
+		if h, err := hex.DecodeString(e.SHA256); err == nil {
+			hashes = append(hashes, h)
+		}
+	}
+	k.hashes, k.stamp = hashes, stamp
+	return nil
+}
+
+func (k *Keys) current() [][]byte {
+	if err := k.reload(); err != nil {
+		slog.Warn("keeping the previous keys: the key file cannot be read", "file", k.path, "error", err)
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return append(append([][]byte(nil), k.hashes...), k.plain...)
+}
+
+// Empty reports whether no key is configured.
+func (k *Keys) Empty() bool { return len(k.current()) == 0 }
+
+// Valid compares the presented key with every current hash in constant time.
 func (k *Keys) Valid(key string) bool {
 	h := sha256.Sum256([]byte(key))
 	ok := 0
-	for _, s := range k.hashes {
+	for _, s := range k.current() {
 		ok |= subtle.ConstantTimeCompare(h[:], s)
 	}
 	return ok == 1

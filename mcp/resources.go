@@ -11,6 +11,7 @@ import (
 	"time"
 
 	mcplib "github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/weftworks/weft/activities/toolspec"
@@ -78,12 +79,15 @@ func dirStamp(dir string) string {
 }
 
 // refreshWorkflowTools offers every exposed workflow as wf_<name>; the built-ins are exposed
-// unless NoBuiltins. Tools that disappeared are removed (clients get tools/list_changed).
+// unless NoBuiltins. Only new or changed tools are (re)registered, all in one batch, and tools that
+// disappeared are removed, so clients get one tools/list_changed per real change and none when
+// nothing changed.
 func (g *Gateway) refreshWorkflowTools() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	wfs, fromDir, _ := g.workflowSources()
-	want := map[string]bool{}
+	want := map[string]string{}
+	var changed []server.ServerTool
 	names := make([]string, 0, len(wfs))
 	for n := range wfs {
 		names = append(names, n)
@@ -96,7 +100,6 @@ func (g *Gateway) refreshWorkflowTools() {
 			continue
 		}
 		toolName := "wf_" + strings.ReplaceAll(n, "-", "_")
-		want[toolName] = true
 		sch := dsl.InputSchema(w.Def)
 		schema, _ := json.Marshal(sch)
 		desc := w.Def.Description
@@ -104,8 +107,13 @@ func (g *Gateway) refreshWorkflowTools() {
 			desc = w.Def.MCP.Description
 		}
 		def := w.Def
-		g.srv.AddTool(tool(toolName, n, desc+" (runs as a durable weft execution)", string(schema), toolspec.Annotations{OpenWorld: true}),
-			func(ctx context.Context, req mcplib.CallToolRequest) (*mcplib.CallToolResult, error) {
+		defJSON, _ := json.Marshal(def)
+		want[toolName] = string(defJSON)
+		if g.wfTools[toolName] == want[toolName] {
+			continue // unchanged: no notification
+		}
+		changed = append(changed, server.ServerTool{Tool: tool(toolName, n, desc+" (runs as a durable weft execution)", string(schema), toolspec.Annotations{OpenWorld: true}),
+			Handler: func(ctx context.Context, req mcplib.CallToolRequest) (*mcplib.CallToolResult, error) {
 				res, id, err := g.start(ctx, def, "mcp:"+n, req.GetArguments(), g.o.Wait)
 				if err != nil {
 					return mcplib.NewToolResultError(err.Error()), nil
@@ -114,11 +122,14 @@ func (g *Gateway) refreshWorkflowTools() {
 					return result(map[string]any{"executionId": id, "status": "running", "hint": "follow it with weft_execution; it may be waiting for a review (weft_review)"}), nil
 				}
 				return result(map[string]any{"executionId": id, "output": res.Output.AsInterface()}), nil
-			})
+			}})
+	}
+	if len(changed) > 0 {
+		g.srv.AddTools(changed...)
 	}
 	var stale []string
 	for name := range g.wfTools {
-		if !want[name] {
+		if _, ok := want[name]; !ok {
 			stale = append(stale, name)
 		}
 	}

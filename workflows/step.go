@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -135,6 +136,11 @@ func (r *run) runActivity(ctx workflow.Context, sr *stepRun, tool string, opts w
 	}
 	sr.attempts += max(res.Attempt, 1)
 	r.addUsage(sr, res.Usage)
+	for _, w := range res.Warnings {
+		if !slices.Contains(sr.warnings, w) {
+			sr.warnings = append(sr.warnings, w)
+		}
+	}
 	return res.Output, nil
 }
 

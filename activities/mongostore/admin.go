@@ -147,3 +147,45 @@ func (s *Store) CollectionModel(ctx context.Context, db, coll string) (string, e
 	}
 	return one.Model, nil
 }
+
+// Count returns how many documents a collection holds (0 when it does not exist).
+func (s *Store) Count(ctx context.Context, db, coll string) (int64, error) {
+	n, err := s.client.Database(db).Collection(coll).CountDocuments(ctx, bson.D{})
+	if err != nil {
+		return 0, fmt.Errorf("counting %s.%s: %w", db, coll, err)
+	}
+	return n, nil
+}
+
+// NonEmpty lists "db.collection" for every collection that holds documents, across the
+// server's databases (without system databases and weft's bookkeeping), at most limit.
+func (s *Store) NonEmpty(ctx context.Context, limit int) ([]string, error) {
+	dbs, err := s.client.ListDatabaseNames(ctx, bson.D{})
+	if err != nil {
+		return nil, fmt.Errorf("listing databases: %w", err)
+	}
+	sort.Strings(dbs)
+	var out []string
+	for _, db := range dbs {
+		if db == "admin" || db == "local" || db == "config" {
+			continue
+		}
+		names, err := s.client.Database(db).ListCollectionNames(ctx, bson.D{})
+		if err != nil {
+			continue
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			if n == MetaCollection || strings.HasPrefix(n, "system.") {
+				continue
+			}
+			if c, err := s.Count(ctx, db, n); err == nil && c > 0 {
+				out = append(out, db+"."+n)
+				if len(out) >= limit {
+					return out, nil
+				}
+			}
+		}
+	}
+	return out, nil
+}

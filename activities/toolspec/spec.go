@@ -108,6 +108,9 @@ type Result struct {
 	Output  any    `json:"output"`
 	Attempt int32  `json:"attempt"`
 	Usage   *Usage `json:"usage,omitempty"`
+	// Warnings are what a person should know although the call succeeded (a search of an empty
+	// collection); a tool reports them as "warnings" in its output object.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Usage is what one call consumed.

@@ -59,7 +59,14 @@ func TestExamples(t *testing.T) {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			w, err := dsl.LoadFile(f)
 			require.NoError(t, err)
-			require.Empty(t, w.Warnings)
+			for _, d := range w.Warnings {
+				// vai files may leave the collection to the command line (weft run --collection);
+				// weft says so, and the built-in templates never need it.
+				if !strings.Contains(f, "templates") && strings.Contains(d.Message, "has no collection") {
+					continue
+				}
+				t.Errorf("unexpected warning: %s", d)
+			}
 			require.Len(t, w.Order, len(w.Steps))
 		})
 	}

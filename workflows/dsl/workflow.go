@@ -110,6 +110,9 @@ func Load(file string, data []byte) (*Workflow, error) {
 	}
 	c := &compiler{src: src, bad: map[string]bool{}}
 	w := c.compile()
+	if !c.diags.HasErrors() {
+		c.diags = append(c.diags, c.runtime...)
+	}
 	all := c.diags.sorted()
 	if all.HasErrors() {
 		return nil, all
@@ -137,6 +140,9 @@ type compiler struct {
 	bad   map[string]bool // pointers the schema already reported
 	def   *Definition
 	w     *Workflow
+	// runtime are warnings about what fails at run time; shown only when the file has no errors,
+	// so that what is wrong with the file comes first.
+	runtime Diagnostics
 }
 
 func (c *compiler) errAt(ptr, msg, hint string) { c.diags = append(c.diags, c.src.At(ptr, msg, hint)) }
@@ -207,6 +213,9 @@ func (c *compiler) checkInputs() {
 		}
 	}
 }
+
+// needsCollection are the tools that fail without a collection.
+var needsCollection = map[string]bool{"query": true, "search": true, "ingest": true}
 
 var reservedIDs = map[string]bool{"inputs": true, "defaults": true, "item": true, "index": true, "output": true, "steps": true, "env": true}
 
@@ -279,6 +288,12 @@ func (c *compiler) compileStep(cs *CompiledStep) {
 	}
 	if st.Inputs == nil {
 		st.Inputs = map[string]any{}
+	}
+	if needsCollection[st.Tool] && st.Inputs["collection"] == nil && c.def.Defaults["collection"] == nil && !c.isBad(ptr+"/inputs") {
+		d := c.src.At(ptr+"/inputs", fmt.Sprintf("%s has no collection: the step fails when it runs unless the run sets one", st.Tool),
+			`set inputs.collection, or "defaults": {"collection": ...} in the file (weft run --collection also sets it)`)
+		d.Severity = SeverityWarning
+		c.runtime = append(c.runtime, d)
 	}
 	inPtr := ptr + "/inputs"
 	eager := map[string]any{}
