@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -35,6 +36,8 @@ func TestMain(m *testing.M) {
 		os.Exit(crashWorkerMain())
 	}
 	flag.Parse()
+	// A weft dev running on this machine must not steer the tests' commands.
+	_ = os.Setenv("WEFT_DEV_STATE", filepath.Join(os.TempDir(), fmt.Sprintf("weft-test-dev-%d.json", os.Getpid())))
 	var err error
 	server, err = devserver.Start(context.Background(), devserver.Options{})
 	if err != nil {

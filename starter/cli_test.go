@@ -122,6 +122,16 @@ func TestInitFlags(t *testing.T) {
 	code, _, errOut = weft(t, "", "init", "--name", "x", "--step", "rerank", "-o", filepath.Join(dir, "x.json"))
 	require.Equal(t, 2, code)
 	require.Contains(t, errOut, "needs an earlier step")
+
+	// A file made without naming a collection still runs: the collection becomes an input.
+	solo := filepath.Join(dir, "solo.json")
+	code, _, errOut = weft(t, "", "init", "--name", "solo", "-o", solo)
+	require.Equal(t, 0, code, errOut)
+	w, err = dsl.LoadFile(solo)
+	require.NoError(t, err)
+	require.Empty(t, w.Warnings, "nothing the run would fail on")
+	require.Equal(t, "{{ inputs.collection }}", w.Steps[0].Inputs["collection"])
+	require.Equal(t, "docs", w.Def.Inputs["collection"].Default)
 }
 
 func TestInitInteractive(t *testing.T) {

@@ -25,8 +25,8 @@ func envOr(key, def string) string {
 }
 
 func (f *connFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&f.address, "address", envOr("TEMPORAL_ADDRESS", "127.0.0.1:7233"), "Temporal frontend host:port (env TEMPORAL_ADDRESS)")
-	cmd.Flags().StringVar(&f.namespace, "namespace", envOr("TEMPORAL_NAMESPACE", "default"), "Temporal namespace (env TEMPORAL_NAMESPACE)")
+	cmd.Flags().StringVar(&f.address, "address", settingOr("TEMPORAL_ADDRESS", "127.0.0.1:7233"), "Temporal frontend host:port (env TEMPORAL_ADDRESS; else a running weft dev's)")
+	cmd.Flags().StringVar(&f.namespace, "namespace", settingOr("TEMPORAL_NAMESPACE", "default"), "Temporal namespace (env TEMPORAL_NAMESPACE)")
 	cmd.Flags().StringVar(&f.taskQueue, "task-queue", envOr("WEFT_TASK_QUEUE", workflows.TaskQueue), "task queue of the weft workers (env WEFT_TASK_QUEUE)")
 }
 

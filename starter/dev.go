@@ -3,6 +3,7 @@ package starter
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -29,7 +30,7 @@ const DemoTemplate = "approval-demo"
 func newDevCommand() *cobra.Command {
 	var dataDir, host string
 	var port, uiPort, dbPort int
-	var demo bool
+	var demo, env bool
 	cmd := &cobra.Command{
 		Use:   "dev",
 		Short: "Run the embedded stack: Temporal, its Web UI and a weft worker, in one process",
@@ -39,6 +40,14 @@ func newDevCommand() *cobra.Command {
 			"Nothing to install. Stop with Ctrl-C. --demo also starts a run that pauses for review.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if env {
+				s, ok := readDevState()
+				if !ok {
+					return errors.New("no weft dev is running on this machine: start one with `weft dev` (or `make run`)")
+				}
+				printDevEnv(cmd.OutOrStdout(), s)
+				return nil
+			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			out := cmd.OutOrStdout()
@@ -77,9 +86,13 @@ func newDevCommand() *cobra.Command {
 			}
 			fmt.Fprintf(out, "  Database   %s\n", dbNote)
 			fmt.Fprintf(out, "  Data       %s\n", dataDir)
-			if srv.Address != "127.0.0.1:7233" {
-				fmt.Fprintf(out, "  Other terminals: export TEMPORAL_ADDRESS=%s\n", srv.Address)
+			state := devState{PID: os.Getpid(), Temporal: srv.Address, Namespace: srv.Namespace, MongoDB: cfg.MongoDBURI, UI: srv.UIAddress}
+			if err := writeDevState(state); err != nil {
+				fmt.Fprintf(out, "  (cannot write %s: %v; other weft commands need the exports below)\n", devStateFile(), err)
 			}
+			defer removeDevState(os.Getpid())
+			fmt.Fprintln(out, "  Other weft commands on this machine find it by themselves; other tools need:")
+			fmt.Fprintf(out, "    export TEMPORAL_ADDRESS=%s MONGODB_URI=%s   (or: eval \"$(weft dev --env)\")\n", srv.Address, cfg.MongoDBURI)
 			fmt.Fprintln(out, "  Try: weft run cost-analysis --input docs=100000     weft run approval-demo")
 			fmt.Fprintln(out, "       weft runs          weft reviews          weft status ID")
 			if demo {
@@ -98,6 +111,7 @@ func newDevCommand() *cobra.Command {
 	cmd.Flags().IntVar(&uiPort, "ui-port", 8233, "Web UI port (0 disables the UI)")
 	cmd.Flags().IntVar(&dbPort, "db-port", 27017, "embedded database port (ignored when MONGODB_URI is set)")
 	cmd.Flags().BoolVar(&demo, "demo", false, "start the approval-demo workflow and show how to approve it")
+	cmd.Flags().BoolVar(&env, "env", false, "print the export lines of the running weft dev (eval \"$(weft dev --env)\") and exit")
 	return cmd
 }
 

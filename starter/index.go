@@ -16,7 +16,7 @@ type storeFlags struct {
 }
 
 func (f *storeFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&f.uri, "mongodb-uri", envOr("MONGODB_URI", "mongodb://127.0.0.1:27017/"), "knowledge store (env MONGODB_URI; weft dev's embedded database by default)")
+	cmd.Flags().StringVar(&f.uri, "mongodb-uri", settingOr("MONGODB_URI", "mongodb://127.0.0.1:27017/"), "knowledge store (env MONGODB_URI; weft dev's embedded database by default)")
 	cmd.Flags().StringVar(&f.db, "db", envOr("WEFT_DB", "weft"), "database (env WEFT_DB)")
 	cmd.Flags().StringVar(&f.collection, "collection", "", "collection (required)")
 }

@@ -138,6 +138,7 @@ func buildInit(o initOptions) (*dsl.Builder, error) {
 		Input("query", "string", dsl.Required(), dsl.Described("The question or search text"))
 	var searches []string // steps producing results
 	last, lastText := "", false
+	collectionInput := false
 	used := map[string]int{}
 	for i, spec := range o.steps {
 		key, coll, _ := strings.Cut(spec, ":")
@@ -167,6 +168,14 @@ func buildInit(o initOptions) (*dsl.Builder, error) {
 			in := dsl.In{"query": "{{ inputs.query }}", "limit": 10}
 			if coll != "" {
 				in["collection"] = coll
+			} else {
+				// Without a collection the step could not run: it becomes an input, so the file
+				// runs as written and the person running it says where to search.
+				in["collection"] = "{{ inputs.collection }}"
+				if !collectionInput {
+					b.Input("collection", "string", dsl.WithDefault("docs"), dsl.Described("Collection to search (in db weft unless --db or defaults.db say otherwise)"))
+					collectionInput = true
+				}
 			}
 			b.Step(id, sc.tool, in, dsl.Named(sc.label))
 			searches = append(searches, id)

@@ -39,7 +39,7 @@ func newMCPCommand() *cobra.Command {
 			defer stop()
 			log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))
 			g := mcp.New(mcp.Options{Version: Version, Address: conn.address, Namespace: conn.namespace, TaskQueue: conn.taskQueue,
-				Config: activities.ConfigFromEnv(os.Getenv), WorkflowsDir: workflowsDir, NoBuiltins: noBuiltins, Wait: wait, Log: log})
+				Config: activities.ConfigFromEnv(envFromDev), WorkflowsDir: workflowsDir, NoBuiltins: noBuiltins, Wait: wait, Log: log})
 			go g.WatchWorkflows(ctx, 2*time.Second)
 			switch transport {
 			case "stdio":

@@ -2,7 +2,6 @@ package starter
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 	sdkworker "go.temporal.io/sdk/worker"
@@ -24,7 +23,7 @@ func newWorkerCommand() *cobra.Command {
 				return err
 			}
 			defer c.Close()
-			w := worker.New(c.Temporal(), worker.Options{TaskQueue: conn.taskQueue, Config: activities.ConfigFromEnv(os.Getenv)})
+			w := worker.New(c.Temporal(), worker.Options{TaskQueue: conn.taskQueue, Config: activities.ConfigFromEnv(envFromDev)})
 			fmt.Fprintf(cmd.ErrOrStderr(), "weft worker: %s, namespace %s, task queue %s\n", conn.address, conn.namespace, conn.taskQueue)
 			return w.Run(sdkworker.InterruptCh())
 		},
