@@ -5,7 +5,7 @@ PKGS      := ./...
 FUZZTIME  ?= 30s
 BENCHTIME ?= 1s
 
-.PHONY: help build test run bench fuzz lint fmt clean proto workflowcheck mcp-smoke
+.PHONY: help build test run bench fuzz lint fmt clean proto workflowcheck mcp-smoke temporal
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
@@ -53,6 +53,9 @@ fuzz: ## run every fuzz target for FUZZTIME each
 
 fmt: ## gofmt -w
 	gofmt -w $$(git ls-files '*.go')
+
+temporal: ## install the temporal CLI (v1.5.1) into bin/ for reviews and queries from the shell
+	GOBIN=$(CURDIR)/bin $(GO) install github.com/temporalio/cli/cmd/temporal@v1.5.1
 
 clean:
 	rm -rf bin

@@ -1,0 +1,133 @@
+package integration
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/weftworks/weft/activities"
+	weftclient "github.com/weftworks/weft/client"
+	"github.com/weftworks/weft/starter"
+)
+
+// readmeCommands returns the `bin/weft` lines of the README's first sh block under "## The CLI",
+// split into arguments.
+func readmeCommands(t *testing.T) [][]string {
+	data, err := os.ReadFile("../README.md")
+	require.NoError(t, err)
+	s := string(data)
+	i := strings.Index(s, "## The CLI")
+	require.GreaterOrEqual(t, i, 0, "README has a CLI section")
+	s = s[i:]
+	start := strings.Index(s, "```sh\n")
+	require.GreaterOrEqual(t, start, 0)
+	s = s[start+6:]
+	s = s[:strings.Index(s, "```")]
+	comment := regexp.MustCompile(`\s{2,}#.*$`)
+	var out [][]string
+	for _, line := range strings.Split(s, "\n") {
+		line = strings.TrimSpace(comment.ReplaceAllString(line, ""))
+		if !strings.HasPrefix(line, "bin/weft ") {
+			continue
+		}
+		out = append(out, shellWords(t, strings.TrimPrefix(line, "bin/weft ")))
+	}
+	return out
+}
+
+// shellWords splits a command line the way a POSIX shell does for the README's simple lines:
+// spaces separate words; single and double quotes group.
+func shellWords(t *testing.T, line string) []string {
+	var words []string
+	var cur strings.Builder
+	var quote rune
+	inWord := false
+	for _, r := range line {
+		switch {
+		case quote != 0 && r == quote:
+			quote = 0
+		case quote != 0:
+			cur.WriteRune(r)
+		case r == '"' || r == '\'':
+			quote, inWord = r, true
+		case r == ' ' || r == '\t':
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		default:
+			cur.WriteRune(r)
+			inWord = true
+		}
+	}
+	require.Zero(t, quote, "unbalanced quote in %q", line)
+	if inWord {
+		words = append(words, cur.String())
+	}
+	return words
+}
+
+// TestReadmeCLIExamples runs the README's CLI examples in order, as a person would with
+// `make run` going in another terminal: an example that stops working fails the build.
+func TestReadmeCLIExamples(t *testing.T) {
+	cmds := readmeCommands(t)
+	require.GreaterOrEqual(t, len(cmds), 15, "the README's examples were found")
+	c := dial(t)
+	startWorkerWithConfig(t, "weft", activities.Config{MongoDBURI: store.URI}, nil)
+	wc := weftclient.New(c, "weft")
+	// The commands find the stack the way they find `weft dev`.
+	t.Setenv("TEMPORAL_ADDRESS", server.Address)
+	t.Setenv("TEMPORAL_NAMESPACE", server.Namespace)
+	t.Setenv("WEFT_DEV_STATE", filepath.Join(t.TempDir(), "dev.json"))
+	state := []byte(`{"pid": ` + strconv.Itoa(os.Getpid()) + `, "temporal": "` + server.Address + `", "namespace": "` + server.Namespace + `", "mongodb": "` + store.URI + `"}`)
+	require.NoError(t, os.WriteFile(os.Getenv("WEFT_DEV_STATE"), state, 0o644))
+	// A working directory like a project's: the repository's templates and examples at hand.
+	dir := t.TempDir()
+	repo, err := filepath.Abs("..")
+	require.NoError(t, err)
+	for _, d := range []string{"templates", "testdata"} {
+		require.NoError(t, os.Symlink(filepath.Join(repo, d), filepath.Join(dir, d)))
+	}
+	wd, err := os.Getwd()
+	require.NoError(t, err)
+	require.NoError(t, os.Chdir(dir))
+	defer func() { _ = os.Chdir(wd) }()
+
+	for _, args := range cmds {
+		line := "weft " + strings.Join(args, " ")
+		if args[0] == "review" {
+			// A person reviews once the run shows the review; so does the test.
+			require.Eventually(t, func() bool {
+				st, err := wc.State(context.Background(), args[1])
+				return err == nil && len(st.PendingReviews) > 0
+			}, 30*time.Second, 50*time.Millisecond, "%s: the run never waited for review", line)
+		}
+		var out, errOut bytes.Buffer
+		code := starter.Execute(args, strings.NewReader(""), &out, &errOut)
+		want := 0
+		if contains(args, "--detach") {
+			want = 3
+		}
+		require.Equal(t, want, code, "%s\nstdout:\n%s\nstderr:\n%s", line, out.String(), errOut.String())
+		require.NotEmpty(t, out.String()+errOut.String(), "%s printed nothing", line)
+	}
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
