@@ -34,6 +34,7 @@ func Activity(spec *toolspec.Spec, h Handler) func(ctx context.Context, inputs m
 		if inputs == nil {
 			inputs = map[string]any{}
 		}
+		inputs, _ = spec.Canonical(inputs)
 		if err := spec.ValidateInputs(inputs); err != nil {
 			msg := err.Error()
 			var ve *jsonschema.ValidationError

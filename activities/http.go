@@ -63,6 +63,9 @@ func (t *Tools) httpClient(timeout time.Duration) *http.Client {
 
 func (t *Tools) http(ctx context.Context, in map[string]any) (any, *toolspec.Usage, error) {
 	timeout := 30 * time.Second
+	if ms, ok := in["timeout"].(float64); ok && ms > 0 {
+		in["timeout"] = fmt.Sprintf("%dms", int64(ms)) // vai writes milliseconds
+	}
 	if s := str(in, "timeout"); s != "" {
 		d, err := time.ParseDuration(s)
 		if err != nil || d <= 0 {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -134,4 +135,18 @@ func TestUtilityTools(t *testing.T) {
 	res, err = run(t, activities.Config{}, "explain", map[string]any{"topic": "Durability"})
 	require.NoError(t, err)
 	require.Contains(t, res.Output.(map[string]any)["content"], "resumes from the last finished step")
+}
+
+func TestEstimateOneModel(t *testing.T) {
+	res, err := run(t, activities.Config{}, "estimate", map[string]any{"docs": 1000, "model": "voyage-4-lite"})
+	require.NoError(t, err)
+	est := res.Output.(map[string]any)["estimates"].([]any)
+	require.Len(t, est, 1)
+	require.Equal(t, "voyage-4-lite", est[0].(map[string]any)["model"])
+	_, err = run(t, activities.Config{}, "estimate", map[string]any{"docs": 1000, "model": "nope"})
+	require.ErrorContains(t, err, `model "nope" is not an embedding model weft knows`)
+	// vai's name for the chunk size.
+	res, err = run(t, activities.Config{}, "chunk", map[string]any{"text": strings.Repeat("word ", 300), "size": 200, "strategy": "fixed"})
+	require.NoError(t, err)
+	require.Greater(t, res.Output.(map[string]any)["count"], float64(1))
 }

@@ -40,8 +40,14 @@ func (t *Tools) estimate(ctx context.Context, in map[string]any) (any, *toolspec
 			lite = m.PricePerM
 		}
 	}
+	only := str(in, "model")
+	var names []string
 	for _, m := range Catalog {
 		if m.Category != "embedding" {
+			continue
+		}
+		names = append(names, m.Name)
+		if only != "" && m.Name != only {
 			continue
 		}
 		embed := docTokens / 1e6 * m.PricePerM
@@ -54,6 +60,9 @@ func (t *Tools) estimate(ctx context.Context, in map[string]any) (any, *toolspec
 			e["note"] = "documents with " + m.Name + ", queries with voyage-4-lite (shared embedding space)"
 		}
 		out = append(out, e)
+	}
+	if only != "" && len(out) == 0 {
+		return nil, nil, &InputError{Msg: fmt.Sprintf("model %q is not an embedding model weft knows; known: %s", only, strings.Join(names, ", "))}
 	}
 	return map[string]any{"docs": docs, "queries": queries, "months": months, "avgTokens": avg,
 		"documentTokens": docTokens, "queryTokens": queryTok, "estimates": out, "pricesAsOf": CatalogDate}, nil, nil

@@ -130,6 +130,7 @@ func (g *Gateway) knowledge(spec *toolspec.Spec) server.ToolHandlerFunc {
 		if args == nil {
 			args = map[string]any{}
 		}
+		args, _ = spec.Canonical(args)
 		if err := spec.ValidateInputs(args); err != nil {
 			return mcplib.NewToolResultError(fmt.Sprintf("invalid arguments for %s%s: %v", Prefix, spec.Name, err)), nil
 		}

@@ -51,12 +51,14 @@ func (t registryTool) Definition() map[string]any {
 	return map[string]any{"name": t.FunctionName(), "description": t.spec.Description, "parameters": decodeSchema(t.spec.Input)}
 }
 func (t registryTool) Check(args map[string]any) error {
-	if err := t.spec.ValidateInputs(toJSONValue(args)); err != nil {
+	canon, _ := t.spec.Canonical(args)
+	if err := t.spec.ValidateInputs(toJSONValue(canon)); err != nil {
 		return errors.New(schemaMessage(err))
 	}
 	return nil
 }
 func (t registryTool) Call(ctx workflow.Context, r *run, sr *stepRun, args map[string]any, callKey string) (any, error) {
+	args, _ = t.spec.Canonical(args)
 	r.fillDefaults(t.spec, args)
 	opts := activityOptions(&dsl.Step{}, t.spec, sr.cs.Title()+" · "+t.spec.Name)
 	return r.runActivity(ctx, sr, t.spec.Name, opts, args)

@@ -40,6 +40,9 @@ func (r *run) review(ctx workflow.Context, sr *stepRun, inputs map[string]any, e
 		onTimeout = "fail"
 	}
 	var timeout time.Duration
+	if ms, ok := inputs["timeout"].(float64); ok && ms > 0 {
+		inputs["timeout"] = fmt.Sprintf("%dms", int64(ms)) // vai writes milliseconds
+	}
 	if s, _ := inputs["timeout"].(string); s != "" {
 		d, err := time.ParseDuration(s)
 		if err != nil || d <= 0 {

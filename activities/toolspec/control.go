@@ -84,7 +84,7 @@ func init() {
 		  "instructions":{"type":"string","maxLength":20000},
 		  "data":{},
 		  "schema":{"type":"object","description":"JSON Schema an edit's data must satisfy (default: the shape of data)"},
-		  "timeout":{"type":"string","pattern":"^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$"},
+		  "timeout":{"type":["string","number"],"pattern":"^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$","minimum":1,"description":"1h, 30m; or a number of milliseconds"},
 		  "onTimeout":{"type":"string","enum":["approve","reject","fail"],"default":"fail"}}}`,
 		Output: `{"type":"object","properties":{"decision":{"type":"string"},"data":{},"reviewer":{"type":"string"},
 		  "comment":{"type":"string"},"decidedAt":{"type":"string"}}}`,

@@ -39,6 +39,7 @@ func init() {
 		  "chunkSize":{"type":"integer","minimum":100,"maximum":8000,"default":512},
 		  "chunkOverlap":{"type":"integer","minimum":0,"maximum":4000,"default":50},
 		  "model":{"type":"string"}}}`,
+		Aliases: map[string]string{"chunk_strategy": "chunkStrategy", "strategy": "chunkStrategy", "chunk_size": "chunkSize", "size": "chunkSize", "chunk_overlap": "chunkOverlap", "overlap": "chunkOverlap"},
 		Output: `{"type":"object","properties":{"source":{"type":"string"},"chunksCreated":{"type":"integer"},
 		  "collection":{"type":"string"},"model":{"type":"string"},"metadata":{"type":"object"}}}`,
 		Timeout:     10 * time.Minute,

@@ -89,6 +89,9 @@ type Spec struct {
 	Timeout time.Duration
 	// MaxAttempts is the default retry limit (0: DefaultMaxAttempts); a step's retry overrides it.
 	MaxAttempts int
+	// Aliases are other names files may use for inputs (vai's names), alias -> input. Steps are
+	// rewritten to the input's own name when compiled, so everything after sees one name.
+	Aliases map[string]string
 
 	once   sync.Once
 	schema *jsonschema.Schema
@@ -132,6 +135,34 @@ const (
 	// ErrMissingConfig: a provider setting (key, URL) is missing; retrying cannot help.
 	ErrMissingConfig = "MissingConfiguration"
 )
+
+// Canonical renames aliased inputs to their own names. conflicts lists aliases given together
+// with the input they stand for (the input's own name wins).
+func (s *Spec) Canonical(inputs map[string]any) (out map[string]any, conflicts []string) {
+	if len(s.Aliases) == 0 || inputs == nil {
+		return inputs, nil
+	}
+	out = make(map[string]any, len(inputs))
+	aliases := make([]string, 0, len(inputs))
+	//workflowcheck:ignore the result does not depend on map order (copied, or sorted after)
+	for k, v := range inputs {
+		if _, isAlias := s.Aliases[k]; isAlias {
+			aliases = append(aliases, k)
+			continue
+		}
+		out[k] = v
+	}
+	sort.Strings(aliases)
+	for _, a := range aliases {
+		to := s.Aliases[a]
+		if _, set := out[to]; set {
+			conflicts = append(conflicts, a)
+			continue
+		}
+		out[to] = inputs[a]
+	}
+	return out, conflicts
+}
 
 // HasInput reports whether the tool declares an input field.
 func (s *Spec) HasInput(name string) bool {

@@ -17,7 +17,8 @@ func init() {
 		  "docs":{"type":"integer","minimum":1},
 		  "queries":{"type":"integer","minimum":0,"default":0},
 		  "months":{"type":"integer","minimum":1,"maximum":60,"default":12},
-		  "avgTokens":{"type":"integer","minimum":1,"maximum":100000}}}`,
+		  "avgTokens":{"type":"integer","minimum":1,"maximum":100000},
+		  "model":{"type":"string","minLength":1,"description":"estimate for this model only (default: every embedding model, compared)"}}}`,
 		Output:      `{"type":"object","properties":{"estimates":{"type":"array","items":{"type":"object"}}}}`,
 		Annotations: readOnlyClosed,
 	})
@@ -30,6 +31,7 @@ func init() {
 		  "strategy":{"type":"string","enum":["fixed","sentence","paragraph","recursive","markdown"],"default":"recursive"},
 		  "chunkSize":{"type":"integer","minimum":100,"maximum":8000,"default":512},
 		  "overlap":{"type":"integer","minimum":0,"maximum":4000,"default":50}}}`,
+		Aliases: map[string]string{"size": "chunkSize", "chunk_size": "chunkSize", "chunkOverlap": "overlap", "chunk_overlap": "overlap"},
 		Output:      `{"type":"object","properties":{"chunks":{"type":"array","items":{"type":"string"}},"count":{"type":"integer"}}}`,
 		Annotations: readOnlyClosed,
 	})
@@ -55,7 +57,7 @@ func init() {
 		  "method":{"type":"string","enum":["GET","POST"],"default":"GET"},
 		  "headers":{"type":"object","additionalProperties":{"type":"string"}},
 		  "body":{},
-		  "timeout":{"type":"string","pattern":"^[0-9]+(ms|s|m)$","default":"30s"},
+		  "timeout":{"type":["string","number"],"pattern":"^[0-9]+(ms|s|m)$","minimum":1,"default":"30s","description":"30s, 500ms; or a number of milliseconds"},
 		  "maxBytes":{"type":"integer","minimum":1,"maximum":10485760,"default":1048576}}}`,
 		Output:      `{"type":"object","properties":{"status":{"type":"integer"},"headers":{"type":"object"},"body":{},"text":{"type":"string"}}}`,
 		Annotations: Annotations{OpenWorld: true},

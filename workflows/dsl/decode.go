@@ -1,5 +1,7 @@
 package dsl
 
+import "strconv"
+
 // definitionFrom builds the typed Definition from the decoded JSON tree, so a file is decoded
 // once. The schema has already reported wrong types; here a value of the wrong type is left at
 // its zero value, as encoding/json does, and the semantic checks skip what the schema flagged.
@@ -30,7 +32,7 @@ func definitionFrom(root map[string]any) *Definition {
 		st := &d.Steps[i]
 		st.ID, st.Name, st.Tool = str(m, "id"), str(m, "name"), str(m, "tool")
 		st.Inputs, _ = m["inputs"].(map[string]any)
-		st.Condition, st.ForEach, st.Timeout = str(m, "condition"), str(m, "forEach"), str(m, "timeout")
+		st.Condition, st.ForEach, st.Timeout = str(m, "condition"), str(m, "forEach"), duration(m, "timeout")
 		st.Concurrency = integer(m, "concurrency")
 		st.ContinueOnError = boolean(m, "continueOnError")
 		if deps, ok := m["dependsOn"].([]any); ok {
@@ -41,8 +43,8 @@ func definitionFrom(root map[string]any) *Definition {
 			}
 		}
 		if r, ok := m["retry"].(map[string]any); ok {
-			st.Retry = &Retry{MaxAttempts: integer(r, "maxAttempts"), InitialInterval: str(r, "initialInterval"),
-				MaxInterval: str(r, "maxInterval")}
+			st.Retry = &Retry{MaxAttempts: integer(r, "maxAttempts"), InitialInterval: duration(r, "initialInterval"),
+				MaxInterval: duration(r, "maxInterval")}
 			st.Retry.Backoff, _ = r["backoff"].(float64)
 		}
 	}
@@ -65,4 +67,18 @@ func integer(m map[string]any, k string) int {
 		return 0
 	}
 	return int(f)
+}
+
+// duration reads a duration written as text ("30s") or, as vai files do, as a number of
+// milliseconds (5000), and returns the text form the rest of weft uses.
+func duration(m map[string]any, k string) string {
+	switch v := m[k].(type) {
+	case string:
+		return v
+	case float64:
+		if v > 0 {
+			return strconv.FormatFloat(v, 'f', -1, 64) + "ms"
+		}
+	}
+	return ""
 }

@@ -289,6 +289,12 @@ func (c *compiler) compileStep(cs *CompiledStep) {
 	if st.Inputs == nil {
 		st.Inputs = map[string]any{}
 	}
+	// vai's names for inputs become the tool's own.
+	canon, conflicts := cs.Spec.Canonical(st.Inputs)
+	for _, a := range conflicts {
+		c.warnAt(ptr+"/inputs/"+escapePointer(a), fmt.Sprintf("%s is another name for %s, which is set too: %s is ignored", a, cs.Spec.Aliases[a], a), "remove one of them")
+	}
+	st.Inputs = canon
 	if needsCollection[st.Tool] && st.Inputs["collection"] == nil && c.def.Defaults["collection"] == nil && !c.isBad(ptr+"/inputs") {
 		d := c.src.At(ptr+"/inputs", fmt.Sprintf("%s has no collection: the step fails when it runs unless the run sets one", st.Tool),
 			`set inputs.collection, or "defaults": {"collection": ...} in the file (weft run --collection also sets it)`)
@@ -447,11 +453,17 @@ func (c *compiler) compileExpr(ptr, s string, sc scope) *expr.Program {
 			c.errIn(ptr, lead+e.Offset, e.Msg, e.Hint)
 			return nil
 		}
-		if !t.IsSingle() {
-			c.errAt(ptr, "must be a single expression, not text with templates", "write it as {{ a && b }} or without braces: a && b")
-			return nil
+		if t.IsSingle() {
+			p = t.Programs()[0]
+		} else {
+			// vai's dialect: templates inside an expression stand for their values.
+			combined, _ := t.AsExpression()
+			var err error
+			if p, err = expr.Compile(combined); err != nil {
+				c.errAt(ptr, "must be a single expression, not text with templates", "write it as {{ a && b }} or without braces: a && b")
+				return nil
+			}
 		}
-		p = t.Programs()[0]
 	} else {
 		var err error
 		p, err = expr.Compile(trimmed)

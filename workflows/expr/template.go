@@ -330,3 +330,29 @@ func (v *Value) literal(path string, holes *[]string) any {
 		return out
 	}
 }
+
+// AsExpression turns an expression written with templates inside it, as vai files do
+// ("item.score >= {{ inputs.min_score }}"), into one expression: each {{ x }} becomes the value
+// (x), so a number stays a number and a string stays one string value — a value can never inject
+// expression syntax. A template alone inside quotes ('{{ x }}') becomes string(x). ok is false
+// when the text has no template.
+func (t *Template) AsExpression() (string, bool) {
+	if len(t.progs) == 0 {
+		return "", false
+	}
+	var b strings.Builder
+	lits := append([]string(nil), t.lits...)
+	for i, p := range t.progs {
+		before, after := lits[i], lits[i+1]
+		if n := len(before); n > 0 && (before[n-1] == '\'' || before[n-1] == '"') && strings.HasPrefix(after, before[n-1:]) {
+			b.WriteString(before[:n-1])
+			b.WriteString("string(" + p.src + ")")
+			lits[i+1] = after[1:]
+			continue
+		}
+		b.WriteString(before)
+		b.WriteString("(" + p.src + ")")
+	}
+	b.WriteString(lits[len(lits)-1])
+	return b.String(), true
+}
