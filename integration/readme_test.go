@@ -130,4 +130,3 @@ func contains(ss []string, s string) bool {
 	}
 	return false
 }
-

@@ -31,7 +31,7 @@ func init() {
 		  "strategy":{"type":"string","enum":["fixed","sentence","paragraph","recursive","markdown"],"default":"recursive"},
 		  "chunkSize":{"type":"integer","minimum":100,"maximum":8000,"default":512},
 		  "overlap":{"type":"integer","minimum":0,"maximum":4000,"default":50}}}`,
-		Aliases: map[string]string{"size": "chunkSize", "chunk_size": "chunkSize", "chunkOverlap": "overlap", "chunk_overlap": "overlap"},
+		Aliases:     map[string]string{"size": "chunkSize", "chunk_size": "chunkSize", "chunkOverlap": "overlap", "chunk_overlap": "overlap"},
 		Output:      `{"type":"object","properties":{"chunks":{"type":"array","items":{"type":"string"}},"count":{"type":"integer"}}}`,
 		Annotations: readOnlyClosed,
 	})
