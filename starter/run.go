@@ -113,7 +113,7 @@ func (o *runOptions) run(cmd *cobra.Command, arg string) error {
 		fmt.Fprintf(errOut, "\nweft: stopped following; %s is still running. Follow it with: weft status %s\n", id, id)
 		return &ExitError{Code: ExitRunning, Silent: true}
 	}
-	return o.finish(out, errOut, id, res, runErr)
+	return o.finish(out, errOut, id, res, runErr, w.Def.Formatters)
 }
 
 // progress prints a run's events as they come.
@@ -136,7 +136,7 @@ func (p *progress) event(e weftclient.Event) {
 	if o.asJSON {
 		if o.verbose {
 			b, _ := json.Marshal(e)
-			fmt.Fprintln(p.out, string(b))
+			fmt.Fprintln(p.out, string(int64sAsNumbers(b)))
 		}
 		return
 	}
@@ -176,7 +176,7 @@ func (p *progress) event(e weftclient.Event) {
 	}
 }
 
-func (o *runOptions) finish(out, errOut io.Writer, id string, res *weftv1.RunResult, runErr error) error {
+func (o *runOptions) finish(out, errOut io.Writer, id string, res *weftv1.RunResult, runErr error, formatters map[string]any) error {
 	if runErr != nil {
 		if o.asJSON {
 			if !o.verbose {
@@ -205,7 +205,7 @@ func (o *runOptions) finish(out, errOut io.Writer, id string, res *weftv1.RunRes
 		fmt.Fprintln(out, ".")
 		fmt.Fprintln(out, "\nOutput:")
 	}
-	return writeProto(out, res.Output)
+	return renderOutput(out, formatters, res.Output)
 }
 
 func truncate(s string, n int) string {

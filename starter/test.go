@@ -230,30 +230,37 @@ func executeFixture(w *dsl.Workflow, src string, inputs map[string]any, fx fixtu
 	env := suite.NewTestWorkflowEnvironment()
 	env.SetTestTimeout(30 * time.Second)
 	env.RegisterWorkflowWithOptions(workflows.Run, workflow.RegisterOptions{Name: workflows.WorkflowType})
+	var mu sync.Mutex
+	calls := map[string]int{}
 	for _, s := range toolspec.All() {
 		if s.Kind != toolspec.KindActivity {
 			continue
 		}
 		tool := s.Name
-		calls := 0
-		var mu sync.Mutex
 		env.RegisterActivityWithOptions(func(ctx context.Context, in map[string]any) (toolspec.Result, error) {
 			mu.Lock()
 			defer mu.Unlock()
-			out, ok := fx.Mocks[tool]
+			// A mock is keyed by the step's id (activity ids name their step) or by the tool.
+			key := workflows.StepOfActivity(activity.GetInfo(ctx).ActivityID)
+			out, ok := fx.Mocks[key]
+			if !ok {
+				key = tool
+				out, ok = fx.Mocks[tool]
+			}
 			if !ok {
 				return toolspec.Result{}, temporal.NewNonRetryableApplicationError(
-					fmt.Sprintf("no mock for tool %q: add \"mocks\": {\"%s\": <output>} to the fixture", tool, tool), toolspec.ErrMissingConfig, nil)
+					fmt.Sprintf("no mock for tool %q: add \"mocks\": {\"%s\": <output>} (or keyed by the step's id) to the fixture", tool, tool), toolspec.ErrMissingConfig, nil)
 			}
 			if m, ok := out.(map[string]any); ok {
 				if seq, ok := m["$calls"].([]any); ok {
 					// One output per call, in order (an agent's model answers, for example).
-					if calls >= len(seq) {
+					n := calls[key]
+					if n >= len(seq) {
 						return toolspec.Result{}, temporal.NewNonRetryableApplicationError(
-							fmt.Sprintf("mock %s.$calls has %d outputs and the run made call %d: add outputs", tool, len(seq), calls+1), toolspec.ErrMissingConfig, nil)
+							fmt.Sprintf("mock %s.$calls has %d outputs and the run made call %d: add outputs", key, len(seq), n+1), toolspec.ErrMissingConfig, nil)
 					}
-					out = seq[calls]
-					calls++
+					out = seq[n]
+					calls[key] = n + 1
 				}
 			}
 			if m, ok := out.(map[string]any); ok {
@@ -343,6 +350,9 @@ func checkFixtureDecision(d map[string]any) string {
 // match compares an expectation with a value: objects match when every expected key matches,
 // arrays element by element, numbers by value.
 func match(path string, want, got any) string {
+	if c, ok := shapeConstraint(want); ok {
+		return c.check(path, got)
+	}
 	switch w := want.(type) {
 	case map[string]any:
 		g, ok := got.(map[string]any)
@@ -384,4 +394,81 @@ func compact(v any) string {
 		return fmt.Sprint(v)
 	}
 	return string(b)
+}
+
+// constraint is a vai-style expectation of a value's shape: {"type": "array", "minLength": 3}.
+type constraint struct {
+	typ       string
+	minLength int
+	hasMin    bool
+}
+
+// shapeConstraint reads an expectation that is exactly a shape constraint: an object with "type"
+// (array, string, number, boolean, object) and optionally "minLength", nothing else. Any other
+// object is compared as a value.
+func shapeConstraint(want any) (constraint, bool) {
+	m, ok := want.(map[string]any)
+	if !ok {
+		return constraint{}, false
+	}
+	typ, ok := m["type"].(string)
+	switch typ {
+	case "array", "string", "number", "boolean", "object":
+	default:
+		return constraint{}, false
+	}
+	c := constraint{typ: typ}
+	for k, v := range m {
+		switch k {
+		case "type":
+		case "minLength":
+			n, ok := v.(float64)
+			if !ok {
+				return constraint{}, false
+			}
+			c.minLength, c.hasMin = int(n), true
+		default:
+			return constraint{}, false
+		}
+	}
+	return c, true
+}
+
+func (c constraint) check(path string, got any) string {
+	var n int
+	var actual string
+	switch g := got.(type) {
+	case []any:
+		actual, n = "array", len(g)
+	case string:
+		actual, n = "string", len([]rune(g))
+	case float64:
+		actual = "number"
+	case bool:
+		actual = "boolean"
+	case map[string]any:
+		actual, n = "object", len(g)
+	case nil:
+		actual = "null"
+	default:
+		actual = fmt.Sprintf("%T", got)
+	}
+	if actual != c.typ {
+		return fmt.Sprintf("%s: want a %s, got %s %s", path, c.typ, actual, shorten(compact(got)))
+	}
+	if c.hasMin && n < c.minLength {
+		unit := "items"
+		if c.typ == "string" {
+			unit = "characters"
+		}
+		return fmt.Sprintf("%s: want at least %d %s, got %d: %s", path, c.minLength, unit, n, shorten(compact(got)))
+	}
+	return ""
+}
+
+func shorten(s string) string {
+	if len(s) > 120 {
+		return s[:120] + "…"
+	}
+	return s
 }

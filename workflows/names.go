@@ -19,6 +19,13 @@ const (
 	MemoParent = "parent"
 )
 
+// Change ids for workflow.GetVersion: each marks an interpreter change that alters commands, so
+// that runs started before it replay as they ran.
+const (
+	// ChangeActivityIDs: tool activities get ids naming their step ("step#1").
+	ChangeActivityIDs = "activity-ids-by-step"
+)
+
 // StatusAttribute is the custom search attribute WeftStatus: running, awaiting_review,
 // completed or failed. `weft dev` registers it; find paused runs with
 // WeftStatus = "awaiting_review".

@@ -25,6 +25,9 @@ type run struct {
 	gates     map[string]*gate // pending review gates by request id
 	gateSeq   int
 	workflows map[string]*structpb.Struct // definitions of called workflows, by name
+	// namedActivities: tool activities get ids naming their step (runs started since
+	// VersionActivityIDs; older histories replay without them).
+	namedActivities bool
 	usage     weftv1.TokenUsage
 	started   time.Time
 	status    string
@@ -63,6 +66,7 @@ func Run(ctx workflow.Context, req *weftv1.RunRequest) (*weftv1.RunResult, error
 	if err := r.registerHandlers(ctx); err != nil {
 		return nil, err
 	}
+	r.namedActivities = workflow.GetVersion(ctx, ChangeActivityIDs, workflow.DefaultVersion, 1) >= 1
 	r.setStatus(ctx, StatusRunning)
 	err = r.execute(ctx)
 	if err != nil {

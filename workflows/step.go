@@ -115,7 +115,9 @@ func (r *run) activity(ctx workflow.Context, sr *stepRun, tool string, spec *too
 			return nil, err
 		}
 		opts = llmOptions(opts)
-		opts.ActivityID = r.llmActivityID(sr, env)
+	}
+	if tool == "llm" || r.namedActivities {
+		opts.ActivityID = r.activityID(sr, stepKey(sr, env))
 	}
 	return r.runActivity(ctx, sr, tool, opts, inputs)
 }

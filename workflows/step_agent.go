@@ -90,11 +90,24 @@ func llmOptions(o workflow.ActivityOptions) workflow.ActivityOptions {
 	return o
 }
 
-// llmActivityID names an llm activity after its step ("step#1", "step[2]#3" in forEach) so
-// that clients can show its streamed text under the step.
-func (r *run) llmActivityID(sr *stepRun, env map[string]any) string {
+// activityID names an activity after its step: "step#1", "step[2]#3" inside forEach,
+// "step/CALL#1" for an agent's tool call. Clients show an llm activity's streamed text under its
+// step, and `weft test` finds a step's mock by it. Ids must be unique within a run: seq counts
+// the step's activities.
+func (r *run) activityID(sr *stepRun, key string) string {
 	sr.seq++
-	return fmt.Sprintf("%s#%d", stepKey(sr, env), sr.seq)
+	return fmt.Sprintf("%s#%d", key, sr.seq)
+}
+
+// StepOfActivity returns the step id an activity id names ("" for ids weft did not choose).
+func StepOfActivity(id string) string {
+	head, _, ok := strings.Cut(id, "#")
+	if !ok {
+		return ""
+	}
+	head, _, _ = strings.Cut(head, "/")
+	head, _, _ = strings.Cut(head, "[")
+	return head
 }
 
 // stepKey is the step id, with the item index inside forEach.
@@ -198,7 +211,7 @@ func (r *run) agent(ctx workflow.Context, sr *stepRun, inputs map[string]any, en
 		}
 		sr.iterations = int32(iter)
 		opts := llmOptions(activityOptions(sr.cs.Step, spec, fmt.Sprintf("%s · model call %d", sr.cs.Title(), iter)))
-		opts.ActivityID = r.llmActivityID(sr, env)
+		opts.ActivityID = r.activityID(sr, stepKey(sr, env))
 		out, err := r.runActivity(ctx, sr, "llm", opts, llm)
 		if err != nil {
 			return nil, err

@@ -14,6 +14,8 @@ func definitionFrom(root map[string]any) *Definition {
 		Output:      root["output"],
 	}
 	d.Defaults, _ = root["defaults"].(map[string]any)
+	d.Branding, _ = root["branding"].(map[string]any)
+	d.Formatters, _ = root["formatters"].(map[string]any)
 	if ins, ok := root["inputs"].(map[string]any); ok {
 		d.Inputs = make(map[string]Input, len(ins))
 		//workflowcheck:ignore the result does not depend on map order (copied, or sorted after)

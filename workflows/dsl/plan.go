@@ -13,13 +13,14 @@ import (
 
 // Plan is what a run would do, computed without running anything.
 type Plan struct {
-	Name    string            `json:"name"`
-	Inputs  map[string]any    `json:"inputs"`
-	Steps   []PlanStep        `json:"steps"`
-	Stages  [][]string        `json:"stages"`
-	Output  map[string]string `json:"output,omitempty"`
-	Calls   toolspec.Calls    `json:"estimatedCalls"`
-	PerItem bool              `json:"perItem,omitempty"` // some calls repeat per forEach item: Calls counts one item
+	Name     string            `json:"name"`
+	Branding map[string]any    `json:"branding,omitempty"`
+	Inputs   map[string]any    `json:"inputs"`
+	Steps    []PlanStep        `json:"steps"`
+	Stages   [][]string        `json:"stages"`
+	Output   map[string]string `json:"output,omitempty"`
+	Calls    toolspec.Calls    `json:"estimatedCalls"`
+	PerItem  bool              `json:"perItem,omitempty"` // some calls repeat per forEach item: Calls counts one item
 }
 
 // PlanStep is one step of a plan.
@@ -41,7 +42,7 @@ type PlanStep struct {
 // NewPlan computes the plan for resolved inputs; defaults overrides (db, collection) apply.
 func NewPlan(w *Workflow, inputs map[string]any, defaults map[string]any) *Plan {
 	env := map[string]any{"inputs": inputs, "defaults": mergeDefaults(w.Def.Defaults, defaults)}
-	p := &Plan{Name: w.Def.Name, Inputs: inputs}
+	p := &Plan{Name: w.Def.Name, Inputs: inputs, Branding: w.Def.Branding}
 	stage := map[string]int{}
 	for _, id := range w.Order {
 		cs := w.byID[id]
@@ -203,7 +204,13 @@ func describeType(cs *CompiledStep, path []string) string {
 func (p *Plan) Text() string {
 	var b strings.Builder
 	title := "weft plan: " + p.Name
+	if icon, _ := p.Branding["icon"].(string); icon != "" {
+		title = icon + " " + title
+	}
 	fmt.Fprintf(&b, "%s\n%s\n\n", title, strings.Repeat("═", len([]rune(title))))
+	if color, _ := p.Branding["color"].(string); color != "" {
+		fmt.Fprintf(&b, "Colour: %s\n\n", color)
+	}
 	if len(p.Inputs) > 0 {
 		b.WriteString("Inputs:\n")
 		for _, k := range sortedKeys(p.Inputs) {

@@ -12,6 +12,10 @@ type Definition struct {
 	Steps       []Step           `json:"steps"`
 	Output      any              `json:"output,omitempty"`
 	MCP         *MCPOptions      `json:"mcp,omitempty"`
+	// Branding ({icon, color}) and Formatters ({default, title, arrayField, fields, ...}) are
+	// presentation fields of vai files: kept as written, used by weft run and plan.
+	Branding   map[string]any `json:"branding,omitempty"`
+	Formatters map[string]any `json:"formatters,omitempty"`
 }
 
 // Input declares one workflow parameter.
