@@ -19,6 +19,9 @@ import (
 // payloads Temporal limits to 2 MB.
 const MaxAnswerBytes = 512 << 10
 
+// deltaEvery is how often the streamed text is published at most.
+const deltaEvery = 250 * time.Millisecond
+
 // keepaliveEvery is how often a running llm call heartbeats when no text arrives.
 const keepaliveEvery = 5 * time.Second
 
@@ -169,11 +172,20 @@ func (t *Tools) llm(ctx context.Context, in map[string]any) (any, *toolspec.Usag
 		// heartbeat timeout notices a dead worker in seconds, not after the call's 5 minutes.
 		var mu sync.Mutex
 		text := ""
+		var sent time.Time
 		req.OnDelta = func(t string) {
 			mu.Lock()
 			text = t
+			due := time.Since(sent) >= deltaEvery
+			if due {
+				sent = time.Now()
+			}
 			mu.Unlock()
-			activity.RecordHeartbeat(ctx, t)
+			// Encoding the details costs the text's length: publish a few times a second, not
+			// per token (a long answer streamed token by token would cost its length squared).
+			if due {
+				activity.RecordHeartbeat(ctx, t)
+			}
 		}
 		done := make(chan struct{})
 		defer close(done)
