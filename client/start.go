@@ -13,6 +13,7 @@ import (
 
 	"go.temporal.io/api/serviceerror"
 	tclient "go.temporal.io/sdk/client"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
@@ -109,6 +110,9 @@ func slug(s string) string {
 	return out
 }
 
+// MaxRequestBytes is the largest start request weft sends (Temporal's payload limit is 2 MB).
+const MaxRequestBytes = 3 << 19
+
 // Request builds the RunRequest of a run of w: resolved inputs, default overrides, and the
 // definitions of every workflow it calls (transitively). Nothing is started.
 func Request(w *dsl.Workflow, o StartOptions) (*weftv1.RunRequest, error) {
@@ -133,6 +137,9 @@ func Request(w *dsl.Workflow, o StartOptions) (*weftv1.RunRequest, error) {
 	called, err := calledDefinitions(w.Def, resolve)
 	if err != nil {
 		return nil, &InvalidError{Err: err}
+	}
+	if n := proto.Size(req); n > MaxRequestBytes {
+		return nil, &InvalidError{Err: fmt.Errorf("the run's definition and inputs are %.1f MB; Temporal accepts at most 2 MB per payload, so weft starts runs up to %.1f MB: ingest large data into a collection and pass its name instead", float64(n)/(1<<20), float64(MaxRequestBytes)/(1<<20))}
 	}
 	if len(called) > 0 {
 		req.Workflows = map[string]*structpb.Struct{}

@@ -3,6 +3,7 @@ package starter_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -191,4 +192,54 @@ func TestWeftTest(t *testing.T) {
 	} {
 		require.Contains(t, out, want)
 	}
+}
+
+func TestInputsFromFiles(t *testing.T) {
+	dir := t.TempDir()
+	ids := make([]string, 20000)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("doc-%05d", i)
+	}
+	b, _ := json.Marshal(ids)
+	idsFile := filepath.Join(dir, "ids.json")
+	require.NoError(t, os.WriteFile(idsFile, b, 0o644))
+	wf := filepath.Join(dir, "wf.json")
+	require.NoError(t, os.WriteFile(wf, []byte(`{"name":"ids","inputs":{"ids":{"type":"array","required":true},"label":{"type":"string","required":true}},
+	  "steps":[{"id":"n","tool":"template","inputs":{"text":"{{ inputs.label }}: {{ inputs.ids.length }}"}}],"output":"{{ n.output.text }}"}`), 0o644))
+	inputs := filepath.Join(dir, "inputs.json")
+	require.NoError(t, os.WriteFile(inputs, []byte(`{"label":"from file","ids":["a"]}`), 0o644))
+
+	code, out, errOut := weft(t, "", "plan", wf, "--json", "--input", "ids=@"+idsFile, "--input-file", inputs, "--input", "label=flag wins")
+	require.Equal(t, 0, code, errOut)
+	var p struct{ Inputs map[string]any }
+	require.NoError(t, json.Unmarshal([]byte(out), &p))
+	require.Len(t, p.Inputs["ids"], 20000, "an array too long for a command line, from a file")
+	require.Equal(t, "flag wins", p.Inputs["label"])
+
+	// A plan without the required inputs shows placeholders; a run refuses.
+	code, out, errOut = weft(t, "", "plan", wf)
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, `label: "<label>"`)
+	code, _, errOut = weft(t, "", "run", wf, "--input", "ids=[]")
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, `missing required input "label"`)
+
+	// A wrong type is one problem, not also "missing".
+	code, _, errOut = weft(t, "", "plan", wf, "--input", "ids=notjson", "--input", "label=x")
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, `input "ids"`)
+	require.NotContains(t, errOut, "missing required")
+
+	// Too big: refused before reading, naming the limit.
+	big := filepath.Join(dir, "big.json")
+	f, err := os.Create(big)
+	require.NoError(t, err)
+	require.NoError(t, f.Truncate(50<<20))
+	require.NoError(t, f.Close())
+	code, _, errOut = weft(t, "", "plan", wf, "--input", "ids=@"+big, "--input", "label=x")
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, "50.0 MB, over the 4 MB")
+	code, _, errOut = weft(t, "", "plan", wf, "--input-file", filepath.Join(dir, "nope.json"))
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, "--input-file")
 }

@@ -11,13 +11,15 @@ import (
 // runFlags are the options shared by plan and (later) run.
 type runFlags struct {
 	inputs     []string
+	inputFile  string
 	db         string
 	collection string
 	asJSON     bool
 }
 
 func (f *runFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringArrayVarP(&f.inputs, "input", "i", nil, "workflow input as name=value (repeatable); arrays and objects as JSON")
+	cmd.Flags().StringArrayVarP(&f.inputs, "input", "i", nil, "workflow input as name=value (repeatable); arrays and objects as JSON; name=@file reads the value from a file")
+	cmd.Flags().StringVar(&f.inputFile, "input-file", "", "a JSON object of inputs ({\"name\": value}); --input flags win")
 	cmd.Flags().StringVar(&f.db, "db", "", "override defaults.db")
 	cmd.Flags().StringVar(&f.collection, "collection", "", "override defaults.collection")
 	cmd.Flags().BoolVar(&f.asJSON, "json", false, "print JSON")
@@ -37,11 +39,24 @@ func (f *runFlags) overrides() map[string]any {
 
 // resolveInputs coerces --input values against the workflow's declared inputs.
 func (f *runFlags) resolveInputs(w *dsl.Workflow) (map[string]any, error) {
-	raw, err := dsl.ParseAssignments(f.inputs)
+	raw, typed, err := f.inputsFromFlags()
 	if err != nil {
 		return nil, invalid(err)
 	}
-	in, err := dsl.ResolveInputs(w.Def, raw, nil)
+	in, err := dsl.ResolveInputs(w.Def, raw, typed)
+	if err != nil {
+		return nil, invalid(err)
+	}
+	return in, nil
+}
+
+// planInputs is resolveInputs with placeholders for required inputs not given.
+func (f *runFlags) planInputs(w *dsl.Workflow) (map[string]any, error) {
+	raw, typed, err := f.inputsFromFlags()
+	if err != nil {
+		return nil, invalid(err)
+	}
+	in, err := dsl.PlanInputs(w.Def, raw, typed)
 	if err != nil {
 		return nil, invalid(err)
 	}
@@ -59,7 +74,7 @@ func newPlanCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			in, err := f.resolveInputs(w)
+			in, err := f.planInputs(w)
 			if err != nil {
 				return err
 			}

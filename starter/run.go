@@ -66,7 +66,11 @@ func (o *runOptions) run(cmd *cobra.Command, arg string) error {
 			return invalid(err)
 		}
 	}
-	inputs, err := o.resolveInputs(w)
+	resolve := o.resolveInputs
+	if o.dryRun {
+		resolve = o.planInputs // a plan shows placeholders for what is not given yet
+	}
+	inputs, err := resolve(w)
 	if err != nil {
 		return err
 	}

@@ -101,8 +101,20 @@ func (e *InputError) Error() string {
 // ResolveInputs combines --input style raw strings and already-typed values with the declared
 // defaults. Unknown names, wrong types and missing required inputs are all reported at once.
 func ResolveInputs(def *Definition, raw map[string]string, typed map[string]any) (map[string]any, error) {
+	return resolveInputs(def, raw, typed, false)
+}
+
+// PlanInputs is ResolveInputs for showing a plan before a run: a required input that is not
+// given becomes the placeholder "<name>" instead of an error, so a person can see what a
+// workflow does before deciding to run it.
+func PlanInputs(def *Definition, raw map[string]string, typed map[string]any) (map[string]any, error) {
+	return resolveInputs(def, raw, typed, true)
+}
+
+func resolveInputs(def *Definition, raw map[string]string, typed map[string]any, placeholders bool) (map[string]any, error) {
 	out := map[string]any{}
 	var problems []string
+	bad := map[string]bool{} // given, but wrong: not also "missing"
 	for _, name := range sortedKeys(raw) {
 		in, ok := def.Inputs[name]
 		if !ok {
@@ -112,11 +124,15 @@ func ResolveInputs(def *Definition, raw map[string]string, typed map[string]any)
 		v, err := ParseInputFlag(in.Type, raw[name])
 		if err != nil {
 			problems = append(problems, fmt.Sprintf("input %q: %v", name, err))
+			bad[name] = true
 			continue
 		}
 		out[name] = v
 	}
 	for _, name := range sortedKeys(typed) {
+		if _, given := raw[name]; given {
+			continue // --input flags win over --input-file
+		}
 		in, ok := def.Inputs[name]
 		if !ok {
 			problems = append(problems, unknownInput(def, name))
@@ -125,18 +141,21 @@ func ResolveInputs(def *Definition, raw map[string]string, typed map[string]any)
 		v, err := CoerceValue(in.Type, typed[name])
 		if err != nil {
 			problems = append(problems, fmt.Sprintf("input %q: %v", name, err))
+			bad[name] = true
 			continue
 		}
 		out[name] = v
 	}
 	for _, name := range sortedKeys(def.Inputs) {
-		if _, ok := out[name]; ok {
+		if _, ok := out[name]; ok || bad[name] {
 			continue
 		}
 		in := def.Inputs[name]
 		switch {
 		case in.Default != nil:
 			out[name] = in.Default
+		case in.Required && placeholders:
+			out[name] = "<" + name + ">"
 		case in.Required:
 			desc := ""
 			if in.Description != "" {
