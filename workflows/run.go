@@ -28,12 +28,12 @@ type run struct {
 	// namedActivities: tool activities get ids naming their step (runs started since
 	// VersionActivityIDs; older histories replay without them).
 	namedActivities bool
-	usage     weftv1.TokenUsage
-	started   time.Time
-	status    string
-	failure   error // the first step failure that ends the run
-	cancel    workflow.CancelFunc
-	output    any
+	usage           weftv1.TokenUsage
+	started         time.Time
+	status          string
+	failure         error // the first step failure that ends the run
+	cancel          workflow.CancelFunc
+	output          any
 }
 
 // stepRun is one step's progress.
