@@ -243,3 +243,22 @@ func TestInputsFromFiles(t *testing.T) {
 	require.Equal(t, 2, code)
 	require.Contains(t, errOut, "--input-file")
 }
+
+// TestVaiCorpus runs the vai-style files and fixtures in testdata/vai and checks that the files
+// in testdata/vai/bad are still refused.
+func TestVaiCorpus(t *testing.T) {
+	code, out, errOut := weft(t, "", "test", "../testdata/vai")
+	require.Equal(t, 0, code, out+errOut)
+	require.Contains(t, out, "9 passed, 0 failed")
+	bad := map[string]string{
+		"mixed-text-condition.json": "must be a single expression, not text with templates",
+		"timeout-words.json":        `"ten seconds" is not a duration`,
+		"unknown-tool.json":         `unknown tool "summarize"`,
+		"negative-timeout.json":     "must be at least 1",
+	}
+	for file, msg := range bad {
+		code, out, errOut := weft(t, "", "validate", filepath.Join("../testdata/vai/bad", file))
+		require.Equal(t, 2, code, file)
+		require.Contains(t, out+errOut, msg, file)
+	}
+}
