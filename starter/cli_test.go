@@ -73,7 +73,10 @@ func TestPlan(t *testing.T) {
 	require.Equal(t, 2, code)
 	require.Contains(t, errOut, `input "limit": "ten" is not a number`)
 	require.Contains(t, errOut, `unknown input "qury" (did you mean "query"?)`)
-	require.Contains(t, errOut, `missing required input "query"`)
+	require.NotContains(t, errOut, `missing required input`, "a plan shows a placeholder for inputs not given")
+	code, _, errOut = weft(t, "", "run", "multi-collection-search", "--input", "qury=x")
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, `missing required input "query"`, "a run needs them")
 }
 
 func TestListSchemaToolsConvert(t *testing.T) {
@@ -168,16 +171,28 @@ func TestWeftTest(t *testing.T) {
 	code, out, errOut := weft(t, "", "test", "../templates/tests", "../testdata/examples", "../testdata/fixtures/review-before-publish.edited.test.json")
 	require.Equal(t, 0, code, out+errOut)
 	require.Contains(t, out, "✔ an edited draft is what gets published")
-	require.Contains(t, out, "21 passed, 0 failed")
+	require.Contains(t, out, "23 passed, 0 failed")
 
 	code, out, _ = weft(t, "", "test", "../testdata/fixtures/review-before-publish.wrong.test.json")
 	require.Equal(t, 1, code)
 	for _, want := range []string{
-		`review step "approval" is waiting and the fixture has no reviews.approval decision`,
+		`review "approval" is waiting and the fixture has no reviews.approval decision`,
 		"0 passed, 1 failed",
 	} {
 		require.Contains(t, out, want)
 	}
+
+	// An invalid decision in a fixture fails that case with a message; it neither hangs nor
+	// stops the other cases.
+	hostile := t.TempDir()
+	for name, d := range map[string]string{"yolo": `{"decision":"yolo"}`, "edit-without-data": `{"decision":"edit"}`} {
+		require.NoError(t, os.WriteFile(filepath.Join(hostile, "approval-demo."+name+".test.json"), []byte(`{"reviews":{"approval":`+d+`},"expect":{"noErrors":true}}`), 0o644))
+	}
+	code, out, _ = weft(t, "", "test", hostile)
+	require.Equal(t, 1, code)
+	require.Contains(t, out, `reviews.approval: decision "yolo": use approve, edit or reject`)
+	require.Contains(t, out, "reviews.approval: an edit decision needs data")
+	require.Contains(t, out, "0 passed, 2 failed")
 
 	dir := t.TempDir()
 	wrong := filepath.Join(dir, "multi-collection-search.wrong.test.json")
