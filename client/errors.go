@@ -78,7 +78,8 @@ func IsInvalid(err error) bool {
 	var ie *InvalidError
 	var re *RefusedError
 	var nf *NotFoundError
-	return errors.As(err, &ie) || errors.As(err, &re) || errors.As(err, &nf)
+	var ar *AlreadyRunningError
+	return errors.As(err, &ie) || errors.As(err, &re) || errors.As(err, &nf) || errors.As(err, &ar)
 }
 
 // Cause is the message people need from a run or step error: the innermost application error

@@ -163,11 +163,15 @@ func (t *tracker) emit(e Event) {
 
 func (t *tracker) state(st *weftv1.ExecutionState) {
 	open := map[string]bool{}
+	byID := map[string]*weftv1.StepState{}
+	for _, s := range st.Steps {
+		byID[s.Id] = s
+	}
 	for _, r := range st.PendingReviews {
 		open[r.Id] = true
 		if _, seen := t.reviews[r.Id]; !seen {
 			t.reviews[r.Id] = r
-			t.emit(Event{Type: EventReviewRequested, Step: r.Step, Review: r})
+			t.emit(Event{Type: EventReviewRequested, Step: r.Step, Review: r, StepState: byID[r.Step]})
 		}
 	}
 	for id, r := range t.reviews {

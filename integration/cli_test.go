@@ -60,11 +60,11 @@ func TestRunPausesForReviewAndResumesAfterCLIApproval(t *testing.T) {
 
 	code, _, errOut := weft(t, "", "review", "cli-review-1", "approve", "--step", "published")
 	require.Equal(t, 2, code)
-	require.Contains(t, errOut, `step "published" is a template step, not a review`)
+	require.Contains(t, errOut, `step "published" of run cli-review-1 is not awaiting review (pending: approval)`)
 
 	code, out, errOut := weft(t, "", "review", "cli-review-1", "approve", "--reviewer", "ana")
 	require.Equal(t, 0, code, errOut)
-	require.Contains(t, out, "approve recorded for step approval")
+	require.Contains(t, out, "approve recorded for approval")
 
 	r := <-done
 	require.Equal(t, 0, r.code, r.out+r.err)
@@ -166,4 +166,45 @@ func writeHistory(t *testing.T, name string, data []byte) {
 	path := filepath.Join("..", "workflows", "testdata", "histories", name+".json")
 	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
 	require.NoError(t, os.WriteFile(path, data, 0o644))
+}
+
+// TestCLIMessagesAPersonCanActOn: a run that does not exist, a cancel of a finished run, an id
+// that is taken or malformed, nothing to review: each says what is wrong and what to do.
+func TestCLIMessagesAPersonCanActOn(t *testing.T) {
+	c := dial(t)
+	queue := "cli-messages"
+	startWorker(t, c, queue, nil)
+	code, _, errOut := weft(t, queue, "run", "approval-demo", "--id", "msg-release-1", "--detach")
+	require.Equal(t, 3, code, errOut)
+	waitForReview(t, c, "msg-release-1")
+
+	code, _, errOut = weft(t, queue, "status", "no-such-run")
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, `no run "no-such-run"`)
+	require.Eventually(t, func() bool {
+		_, _, errOut = weft(t, queue, "status", "msg-release-2")
+		return strings.Contains(errOut, "did you mean msg-release-1?")
+	}, 10*time.Second, 100*time.Millisecond, "near matches come from the run list (visibility is eventually consistent)")
+
+	code, _, errOut = weft(t, queue, "run", "approval-demo", "--id", "msg-release-1", "--detach")
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, `a run with id "msg-release-1" is already running (workflow approval-demo)`)
+	for _, bad := range []string{"has spaces", "emoji-🙂", strings.Repeat("x", 5000)} {
+		code, _, errOut = weft(t, queue, "run", "approval-demo", "--id", bad, "--detach")
+		require.Equal(t, 2, code, bad)
+		require.Contains(t, errOut, "use 1 to 200 letters, digits", bad)
+	}
+
+	code, out, errOut := weft(t, queue, "review", "msg-release-1", "approve", "--reviewer", "ana")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "approve recorded for approval")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	require.NoError(t, c.GetWorkflow(ctx, "msg-release-1", "").Get(ctx, nil))
+	code, _, errOut = weft(t, queue, "cancel", "msg-release-1")
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "cannot cancel msg-release-1: it already completed")
+	code, _, errOut = weft(t, queue, "review", "msg-release-1", "approve", "--reviewer", "ana")
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, "run msg-release-1 has no pending review")
 }

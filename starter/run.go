@@ -171,7 +171,11 @@ func (p *progress) event(e weftclient.Event) {
 	case weftclient.EventReviewRequested:
 		p.endStream()
 		r := e.Review
-		fmt.Fprintf(p.out, "  ⏸ %-32s awaiting review %s: %s\n", r.Step, r.Id, r.Title)
+		name := r.Step
+		if e.StepState != nil && e.StepState.Name != "" {
+			name = e.StepState.Name
+		}
+		fmt.Fprintf(p.out, "  ⏸ %-32s awaiting review %s: %s\n", name, r.Id, r.Title)
 		if r.Data != nil {
 			b, _ := r.Data.MarshalJSON()
 			fmt.Fprintf(p.out, "      data: %s\n", truncate(string(b), 300))
