@@ -73,9 +73,10 @@ func TestAgentOnTheEmbeddedStack(t *testing.T) {
 	require.Equal(t, "ingest", gate.Tool)
 	require.Equal(t, "notes/rate-limits.md", gate.Data.GetStructValue().AsMap()["source"])
 
-	code, out, errOut = weft(t, queue, "reviews", "--json")
-	require.Equal(t, 0, code, errOut)
-	require.Contains(t, out, `"agent/c2"`)
+	require.Eventually(t, func() bool { // visibility (WeftStatus) is eventually consistent
+		code, out, _ := weft(t, queue, "reviews", "--json")
+		return code == 0 && strings.Contains(out, `"agent/c2"`)
+	}, 15*time.Second, 100*time.Millisecond)
 	code, out, errOut = weft(t, queue, "review", "agent-e2e", "approve", "--id", "agent/c2", "--reviewer", "ana")
 	require.Equal(t, 0, code, out+errOut)
 	require.Contains(t, out, "approve recorded for agent/c2")

@@ -126,7 +126,7 @@ func TestCancelAndRuns(t *testing.T) {
 	require.ErrorContains(t, err, "canceled")
 	require.Eventually(t, func() bool {
 		_, out, _ := weft(t, "", "runs", "--json")
-		return strings.Contains(out, `"id": "cancel-1"`) && strings.Contains(out, `"status": "canceled"`)
+		return strings.Contains(out, `"id": "cancel-1"`) && strings.Contains(out, `"status": "cancelled"`)
 	}, 15*time.Second, 200*time.Millisecond)
 }
 
