@@ -72,6 +72,7 @@ func NewRootCommand() *cobra.Command {
 		newDevCommand(),
 		newIndexCommand(),
 		newMCPCommand(),
+		newChatCommand(),
 	)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return invalid(err) })
 	markUsageErrors(root)

@@ -35,6 +35,7 @@ func New(c client.Client, o Options) sdkworker.Worker {
 		MaxHeartbeatThrottleInterval: time.Second,
 	})
 	w.RegisterWorkflowWithOptions(workflows.Run, workflow.RegisterOptions{Name: workflows.WorkflowType})
+	w.RegisterWorkflowWithOptions(workflows.Chat, workflow.RegisterOptions{Name: workflows.ChatWorkflowType})
 	impl := activities.NewTools(o.Config).Handlers()
 	for name, h := range o.Handlers {
 		impl[name] = h

@@ -1,0 +1,136 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/api/workflowservice/v1"
+	tclient "go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
+
+	"github.com/weftworks/weft/workflows"
+)
+
+// ChatOptions configure a new chat session.
+type ChatOptions = workflows.ChatSession
+
+// NewChatID is the default id of a chat session.
+func NewChatID() string { return NewRunID("chat") }
+
+// StartChat starts a chat session with id (NewChatID when empty), or attaches to the running
+// session with that id. It returns the session's id and whether it already existed.
+func (c *Client) StartChat(ctx context.Context, id string, o ChatOptions) (string, bool, error) {
+	if id == "" {
+		id = NewChatID()
+	} else if err := CheckID(id); err != nil {
+		return "", false, err
+	}
+	if d, err := c.Describe(ctx, id); err == nil {
+		if d.Status == "running" {
+			return id, true, nil
+		}
+		return "", false, &InvalidError{Err: fmt.Errorf("chat session %s has ended (%s); start a new one without --session", id, d.Status)}
+	}
+	_, err := c.t.ExecuteWorkflow(ctx, tclient.StartWorkflowOptions{
+		ID: id, TaskQueue: c.taskQueue, Memo: map[string]any{workflows.MemoWorkflow: "chat"},
+		WorkflowExecutionErrorWhenAlreadyStarted: true,
+	}, workflows.ChatWorkflowType, &o)
+	if err != nil {
+		var started *serviceerror.WorkflowExecutionAlreadyStarted
+		if errors.As(err, &started) {
+			return id, true, nil
+		}
+		return "", false, fmt.Errorf("starting chat session %s: %w", id, err)
+	}
+	return id, false, nil
+}
+
+// Send sends one message and waits for the turn's answer (reviews of tool calls included:
+// decide them with Review while Send waits).
+func (c *Client) Send(ctx context.Context, id, text string) (*workflows.ChatTurn, error) {
+	for attempt := 0; ; attempt++ {
+		h, err := c.t.UpdateWorkflow(ctx, tclient.UpdateWorkflowOptions{
+			WorkflowID: id, UpdateName: workflows.UpdateChatMessage,
+			Args: []any{workflows.ChatMessage{Text: text}}, WaitForStage: tclient.WorkflowUpdateStageCompleted,
+		})
+		if err == nil {
+			var reply workflows.ChatReply
+			if err = h.Get(ctx, &reply); err == nil {
+				return &reply.Turn, nil
+			}
+		}
+		if isNotFound(err) {
+			return nil, c.notFound(ctx, id)
+		}
+		// A session refuses messages while it continues as new: the next run takes them.
+		if attempt < 20 && strings.Contains(Cause(err), "continuing as new") {
+			select {
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-time.After(100 * time.Millisecond):
+			}
+			continue
+		}
+		return nil, &RefusedError{Msg: Cause(err)}
+	}
+}
+
+// ChatSession reads a session's conversation, turns and usage.
+func (c *Client) ChatSession(ctx context.Context, id string) (*workflows.ChatSession, error) {
+	qctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	v, err := c.t.QueryWorkflow(qctx, id, "", workflows.QueryChat)
+	if err != nil {
+		if isNotFound(err) {
+			return nil, c.notFound(ctx, id)
+		}
+		return nil, fmt.Errorf("chat session %s: %w", id, err)
+	}
+	var s workflows.ChatSession
+	if err := v.Get(&s); err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+// ClearChat forgets a session's conversation; it returns how many messages were dropped.
+func (c *Client) ClearChat(ctx context.Context, id string) (int, error) {
+	h, err := c.t.UpdateWorkflow(ctx, tclient.UpdateWorkflowOptions{WorkflowID: id, UpdateName: workflows.UpdateChatClear, WaitForStage: tclient.WorkflowUpdateStageCompleted})
+	if err != nil {
+		return 0, err
+	}
+	var n int
+	err = h.Get(ctx, &n)
+	return n, err
+}
+
+// ListChats lists chat sessions, newest first.
+func (c *Client) ListChats(ctx context.Context, limit int) ([]RunSummary, error) {
+	if limit <= 0 {
+		limit = 20
+	}
+	q := fmt.Sprintf("WorkflowType = %q", workflows.ChatWorkflowType)
+	resp, err := c.t.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: q, PageSize: int32(limit)})
+	if err != nil {
+		return nil, fmt.Errorf("listing chat sessions: %w", err)
+	}
+	out := []RunSummary{}
+	seen := map[string]bool{}
+	for _, e := range resp.GetExecutions() {
+		id := e.GetExecution().GetWorkflowId()
+		if seen[id] { // continued runs of one session
+			continue
+		}
+		seen[id] = true
+		r := RunSummary{ID: id, Workflow: "chat", Status: StatusName(e.GetStatus()), Started: e.GetStartTime().AsTime()}
+		if p, ok := e.GetMemo().GetFields()[workflows.MemoWorkflow]; ok {
+			_ = converter.GetDefaultDataConverter().FromPayload(p, &r.Workflow)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}

@@ -1,0 +1,298 @@
+package starter
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	weftclient "github.com/weftworks/weft/client"
+	"github.com/weftworks/weft/workflows"
+)
+
+type chatOptions struct {
+	conn                    connFlags
+	model, collection, db   string
+	tools, approve          []string
+	session, memory, system string
+	list, asJSON            bool
+}
+
+const chatHelp = `Commands:
+  /tools              the last turn's tool calls (tool, arguments, result, time)
+  /usage              tokens and cost of this session
+  /export-workflow [FILE] [--all]
+                      write a workflow file that replays the last turn's tool calls (--all: every turn)
+  /clear              forget the conversation (the session and its usage stay)
+  /help               this help
+  /exit               leave; the session stays: come back with weft chat --session ID`
+
+func newChatCommand() *cobra.Command {
+	var o chatOptions
+	cmd := &cobra.Command{
+		Use:   "chat [--model M] [--collection C] [--db D] [--tools a,b] [--session ID]",
+		Short: "Agentic chat: a model that uses weft's tools, as a durable session",
+		Long: "Each message is one agent turn in a long-running Temporal workflow: every model call and tool call\n" +
+			"is a durable activity, so quitting or a crash loses nothing; come back with --session ID.\n" +
+			"Without a terminal it reads one message or /command per line and prints plain answers;\n" +
+			"--json prints one JSON object per turn instead.\n\n" + chatHelp,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(cmd) },
+	}
+	o.conn.register(cmd)
+	f := cmd.Flags()
+	f.StringVar(&o.model, "model", "", "model or alias (default: the worker's WEFT_CHAT_MODEL)")
+	f.StringVar(&o.collection, "collection", "", "default collection for search and query")
+	f.StringVar(&o.db, "db", "", "default database")
+	f.StringSliceVar(&o.tools, "tools", []string{"search", "query", "collections"}, "tools the model may call (weft tools, workflow:NAME)")
+	f.StringSliceVar(&o.approve, "approve", nil, "tools whose calls wait for your approval")
+	f.StringVar(&o.session, "session", "", "resume this session (or start one with this id)")
+	f.StringVar(&o.memory, "memory", "", "long-term memory scope: adds the remember and recall tools")
+	f.StringVar(&o.system, "system", "", "system prompt (default: weft's)")
+	f.BoolVar(&o.list, "list", false, "list chat sessions and exit")
+	f.BoolVar(&o.asJSON, "json", false, "print one JSON object per turn")
+	return cmd
+}
+
+func (o *chatOptions) run(cmd *cobra.Command) error {
+	ctx := cmd.Context()
+	out := cmd.OutOrStdout()
+	c, err := o.conn.dial(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if o.list {
+		chats, err := c.ListChats(ctx, 50)
+		if err != nil {
+			return err
+		}
+		if o.asJSON {
+			return writeJSON(out, chats)
+		}
+		if len(chats) == 0 {
+			fmt.Fprintln(out, "No chat sessions yet: start one with weft chat.")
+			return nil
+		}
+		tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "SESSION\tSTATUS\tSTARTED")
+		for _, s := range chats {
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", s.ID, s.Status, s.Started.Local().Format(time.DateTime))
+		}
+		return tw.Flush()
+	}
+	tools := o.tools
+	if o.memory != "" {
+		tools = append(tools, "remember", "recall")
+	}
+	id, resumed, err := c.StartChat(ctx, o.session, weftclient.ChatOptions{Model: o.model, System: o.system, Tools: tools,
+		Approve: o.approve, DB: o.db, Collection: o.collection, MemoryScope: o.memory})
+	if err != nil {
+		return clientError(err)
+	}
+	in := cmd.InOrStdin()
+	interactive := false
+	if f, ok := in.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		interactive = true
+	}
+	if !o.asJSON {
+		if resumed {
+			fmt.Fprintf(out, "Resumed chat session %s.\n", id)
+		} else {
+			fmt.Fprintf(out, "Chat session %s (resume it with weft chat --session %s). /help for commands.\n", id, id)
+		}
+	}
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for {
+		if interactive {
+			fmt.Fprint(out, "› ")
+		}
+		if !sc.Scan() {
+			return sc.Err()
+		}
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		if strings.HasPrefix(line, "/") {
+			stop, err := o.command(ctx, c, id, line, out)
+			if err != nil {
+				fmt.Fprintf(cmd.ErrOrStderr(), "weft chat: %v\n", err)
+			}
+			if stop {
+				return nil
+			}
+			continue
+		}
+		turn, err := o.send(ctx, c, id, line, out, interactive)
+		if err != nil {
+			fmt.Fprintf(cmd.ErrOrStderr(), "weft chat: %s\n", weftclient.Cause(err))
+			continue
+		}
+		if o.asJSON {
+			b, _ := json.Marshal(map[string]any{"session": id, "turn": turn})
+			fmt.Fprintln(out, string(b))
+		}
+	}
+}
+
+// send runs one turn. While it runs, the model's text streams (in a terminal) and pending
+// approvals are announced with the command that decides them.
+func (o *chatOptions) send(ctx context.Context, c *weftclient.Client, id, text string, out io.Writer, stream bool) (*workflows.ChatTurn, error) {
+	type result struct {
+		turn *workflows.ChatTurn
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		t, err := c.Send(ctx, id, text)
+		done <- result{t, err}
+	}()
+	shownText := ""
+	announced := map[string]bool{}
+	tick := time.NewTicker(250 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case r := <-done:
+			if r.err != nil {
+				return nil, r.err
+			}
+			if !o.asJSON {
+				answer := r.turn.Answer
+				if stream && shownText != "" && strings.HasPrefix(answer, shownText) {
+					fmt.Fprintln(out, answer[len(shownText):])
+				} else {
+					if shownText != "" {
+						fmt.Fprintln(out)
+					}
+					fmt.Fprintln(out, answer)
+				}
+			}
+			return r.turn, nil
+		case <-tick.C:
+			if st, err := c.State(ctx, id); err == nil {
+				for _, rv := range st.PendingReviews {
+					if !announced[rv.Id] && !o.asJSON {
+						announced[rv.Id] = true
+						b, _ := rv.Data.MarshalJSON()
+						fmt.Fprintf(out, "⏸ %s wants to call %s with %s\n  decide: weft review %s approve|edit|reject --id '%s'\n", rv.Step, rv.Tool, truncate(string(b), 300), id, rv.Id)
+					}
+				}
+			}
+			if stream && !o.asJSON {
+				if d, err := c.Describe(ctx, id); err == nil {
+					for _, a := range d.Pending {
+						if a.Type == "llm" && len(a.Details) > len(shownText) && strings.HasPrefix(a.Details, shownText) {
+							fmt.Fprint(out, a.Details[len(shownText):])
+							shownText = a.Details
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// command runs a slash command; stop is true for /exit.
+func (o *chatOptions) command(ctx context.Context, c *weftclient.Client, id, line string, out io.Writer) (bool, error) {
+	fields := strings.Fields(line)
+	switch fields[0] {
+	case "/exit", "/quit":
+		if !o.asJSON {
+			fmt.Fprintf(out, "Bye. Resume with: weft chat --session %s\n", id)
+		}
+		return true, nil
+	case "/help":
+		fmt.Fprintln(out, chatHelp)
+	case "/clear":
+		n, err := c.ClearChat(ctx, id)
+		if err != nil {
+			return false, err
+		}
+		fmt.Fprintf(out, "Forgot %d messages.\n", n)
+	case "/usage":
+		s, err := c.ChatSession(ctx, id)
+		if err != nil {
+			return false, err
+		}
+		if o.asJSON {
+			return false, writeJSON(out, s.Usage)
+		}
+		fmt.Fprintf(out, "%d turns: %d tokens (%d in, %d out), $%.4f, %d calls\n", len(s.Turns), s.Usage.TotalTokens, s.Usage.PromptTokens, s.Usage.CompletionTokens, s.Usage.CostUSD, s.Usage.Calls)
+	case "/tools":
+		s, err := c.ChatSession(ctx, id)
+		if err != nil {
+			return false, err
+		}
+		if len(s.Turns) == 0 {
+			fmt.Fprintln(out, "No turn yet.")
+			return false, nil
+		}
+		last := s.Turns[len(s.Turns)-1]
+		if o.asJSON {
+			return false, writeJSON(out, last.ToolCalls)
+		}
+		if len(last.ToolCalls) == 0 {
+			fmt.Fprintln(out, "The last turn called no tools.")
+		}
+		for _, raw := range last.ToolCalls {
+			tc, _ := raw.(map[string]any)
+			args, _ := json.Marshal(tc["arguments"])
+			res := fmt.Sprint(tc["result"])
+			if e, ok := tc["error"].(string); ok && e != "" {
+				res = "error: " + e
+			}
+			fmt.Fprintf(out, "#%v %v %s → %s [%v, %vms]\n", tc["iteration"], tc["tool"], truncate(string(args), 120), truncate(res, 120), tc["status"], tc["durationMs"])
+		}
+	case "/export-workflow":
+		all := false
+		file := ""
+		for _, f := range fields[1:] {
+			if f == "--all" {
+				all = true
+			} else {
+				file = f
+			}
+		}
+		s, err := c.ChatSession(ctx, id)
+		if err != nil {
+			return false, err
+		}
+		name := strings.TrimSuffix(strings.TrimSuffix(baseName(file), ".json"), ".weft")
+		def, err := weftclient.ExportWorkflow(s, all, name)
+		if err != nil {
+			return false, err
+		}
+		if file == "" {
+			file = def.Name + ".weft.json"
+		}
+		b, err := json.MarshalIndent(def, "", "  ")
+		if err != nil {
+			return false, err
+		}
+		if err := os.WriteFile(file, append(b, '\n'), 0o644); err != nil {
+			return false, err
+		}
+		fmt.Fprintf(out, "Wrote %s (%d steps). Check it: weft validate %s; run it: weft run %s\n", file, len(def.Steps), file, file)
+	default:
+		return false, fmt.Errorf("unknown command %s (/help lists them)", fields[0])
+	}
+	return false, nil
+}
+
+func baseName(p string) string {
+	if i := strings.LastIndex(p, "/"); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}

@@ -1,0 +1,269 @@
+package workflows
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"go.temporal.io/sdk/workflow"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	weftv1 "github.com/weftworks/weft/proto/weft/v1"
+)
+
+// A chat session is one long-running workflow: each user message is an Update that runs one
+// agent turn (the same loop as the agent step: one llm activity per iteration, one activity per
+// tool call, review gates for approvals) and returns the answer. The conversation is the
+// workflow's state, so quitting, crashing or moving to another machine loses nothing. Long
+// sessions continue as new, carrying the conversation.
+const (
+	// ChatWorkflowType is the registered name of Chat.
+	ChatWorkflowType = "weft-chat"
+	// UpdateChatMessage runs one turn: ChatMessage in, ChatReply out.
+	UpdateChatMessage = "message"
+	// UpdateChatClear forgets the conversation (the session and its usage stay).
+	UpdateChatClear = "clear"
+	// QueryChat returns the ChatSession.
+	QueryChat = "chat"
+	// DefaultChatTurnsPerRun is how many turns a run holds before it continues as new.
+	DefaultChatTurnsPerRun = 50
+	// chatKeepMessages is how many messages a continued session carries (cut at a user message).
+	chatKeepMessages = 200
+)
+
+// ChatSession is a chat's configuration and conversation; it is also the input of each run.
+type ChatSession struct {
+	Model      string   `json:"model,omitempty"`
+	System     string   `json:"system,omitempty"`
+	Tools      []string `json:"tools"`
+	Approve    []string `json:"approve,omitempty"`
+	DB         string   `json:"db,omitempty"`
+	Collection string   `json:"collection,omitempty"`
+	// MemoryScope, when set, is the scope remember/recall use by default.
+	MemoryScope string `json:"memoryScope,omitempty"`
+	// Messages is the conversation so far, as the model sees it.
+	Messages []any `json:"messages,omitempty"`
+	// Turns summarise the turns (the newest last; continued runs keep the last 20).
+	Turns []ChatTurn `json:"turns,omitempty"`
+	// Usage totals every turn of the session, across continued runs.
+	Usage ChatUsage `json:"usage"`
+	// TurnsPerRun overrides DefaultChatTurnsPerRun (tests).
+	TurnsPerRun int `json:"turnsPerRun,omitempty"`
+	// Continued counts the runs before this one.
+	Continued int `json:"continued,omitempty"`
+}
+
+// ChatUsage totals tokens and cost.
+type ChatUsage struct {
+	PromptTokens     int64   `json:"promptTokens"`
+	CompletionTokens int64   `json:"completionTokens"`
+	TotalTokens      int64   `json:"totalTokens"`
+	CostUSD          float64 `json:"costUsd"`
+	Calls            int64   `json:"calls"`
+}
+
+// ChatTurn is one question and its answer with the tool calls made for it.
+type ChatTurn struct {
+	N         int       `json:"n"`
+	Question  string    `json:"question"`
+	Answer    string    `json:"answer"`
+	ToolCalls []any     `json:"toolCalls"`
+	Usage     ChatUsage `json:"usage"`
+	StartedAt string    `json:"startedAt"`
+	Ms        int64     `json:"durationMs"`
+}
+
+// ChatMessage is what the user sends.
+type ChatMessage struct {
+	Text string `json:"text"`
+}
+
+// ChatReply is a turn's answer.
+type ChatReply struct {
+	Turn ChatTurn `json:"turn"`
+}
+
+// Chat runs a chat session.
+func Chat(ctx workflow.Context, s *ChatSession) error {
+	if s == nil {
+		s = &ChatSession{}
+	}
+	if s.TurnsPerRun <= 0 {
+		s.TurnsPerRun = DefaultChatTurnsPerRun
+	}
+	r, err := newChatRun(ctx, s)
+	if err != nil {
+		return err
+	}
+	if err := r.registerHandlers(ctx); err != nil {
+		return err
+	}
+	if err := workflow.SetQueryHandler(ctx, QueryChat, func() (*ChatSession, error) { return s, nil }); err != nil {
+		return err
+	}
+	busy, turnsHere := false, 0
+	validate := func(m ChatMessage) error {
+		if strings.TrimSpace(m.Text) == "" {
+			return errors.New("the message is empty: send {\"text\": \"...\"}")
+		}
+		if turnsHere >= s.TurnsPerRun {
+			return errors.New("this run is continuing as new: send the message again in a moment")
+		}
+		return nil
+	}
+	err = workflow.SetUpdateHandlerWithOptions(ctx, UpdateChatMessage, func(ctx workflow.Context, m ChatMessage) (*ChatReply, error) {
+		if err := workflow.Await(ctx, func() bool { return !busy }); err != nil {
+			return nil, err
+		}
+		busy = true
+		defer func() { busy = false }()
+		turnsHere++
+		turn, err := r.chatTurn(ctx, s, m.Text)
+		if err != nil {
+			return nil, err
+		}
+		return &ChatReply{Turn: *turn}, nil
+	}, workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, m ChatMessage) error { return validate(m) }})
+	if err != nil {
+		return err
+	}
+	err = workflow.SetUpdateHandler(ctx, UpdateChatClear, func(ctx workflow.Context) (int, error) {
+		if err := workflow.Await(ctx, func() bool { return !busy }); err != nil {
+			return 0, err
+		}
+		n := len(s.Messages)
+		s.Messages = nil
+		return n, nil
+	})
+	if err != nil {
+		return err
+	}
+	r.setStatus(ctx, StatusRunning)
+	if err := workflow.Await(ctx, func() bool { return turnsHere >= s.TurnsPerRun && !busy }); err != nil {
+		return err
+	}
+	// Let accepted updates finish, then continue with the conversation in a fresh history.
+	if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
+		return err
+	}
+	s.Messages = trimConversation(s.Messages, chatKeepMessages)
+	if len(s.Turns) > 20 {
+		s.Turns = s.Turns[len(s.Turns)-20:]
+	}
+	s.Continued++
+	return workflow.NewContinueAsNewError(ctx, ChatWorkflowType, s)
+}
+
+// newChatRun builds the interpreter state of a session: one agent step, run once per turn.
+func newChatRun(ctx workflow.Context, s *ChatSession) (*run, error) {
+	tools := make([]any, len(s.Tools))
+	for i, t := range s.Tools {
+		tools[i] = t
+	}
+	in := map[string]any{"tools": tools, "maxIterations": 10}
+	if len(s.Approve) > 0 {
+		approve := make([]any, len(s.Approve))
+		for i, a := range s.Approve {
+			approve[i] = a
+		}
+		in["approve"] = approve
+	}
+	if s.Model != "" {
+		in["model"] = s.Model
+	}
+	defaults := map[string]any{}
+	if s.DB != "" {
+		defaults["db"] = s.DB
+	}
+	if s.Collection != "" {
+		defaults["collection"] = s.Collection
+	}
+	def := map[string]any{"name": "chat", "steps": []any{map[string]any{"id": "chat", "name": "Chat turn", "tool": "agent", "inputs": in}}}
+	if len(defaults) > 0 {
+		def["defaults"] = defaults
+	}
+	d, err := structpb.NewStruct(def)
+	if err != nil {
+		return nil, invalidDefinition("chat session: %v", err)
+	}
+	return newRun(ctx, &weftv1.RunRequest{Definition: d, Source: "chat"})
+}
+
+// chatTurn runs one agent turn on the conversation plus the new message.
+func (r *run) chatTurn(ctx workflow.Context, s *ChatSession, text string) (*ChatTurn, error) {
+	sr := r.order[0]
+	// A fresh step state per turn: its tool calls and usage are this turn's.
+	*sr = stepRun{cs: sr.cs, status: StatusRunning, started: workflow.Now(ctx)}
+	r.publish(sr)
+	msgs := append([]any(nil), s.Messages...)
+	if len(msgs) == 0 {
+		system := s.System
+		if system == "" {
+			system = defaultChatSystem(s)
+		}
+		msgs = append(msgs, map[string]any{"role": "system", "content": system})
+	}
+	msgs = append(msgs, map[string]any{"role": "user", "content": text})
+	inputs := map[string]any{}
+	//workflowcheck:ignore the result does not depend on map order (copied, or sorted after)
+	for k, v := range sr.cs.Step.Inputs {
+		inputs[k] = v
+	}
+	inputs["messages"] = msgs
+	out, err := r.agent(ctx, sr, inputs, r.env)
+	sr.finished = workflow.Now(ctx)
+	if err != nil {
+		sr.status, sr.err = StatusFailed, errorText(err)
+		return nil, fmt.Errorf("the turn failed (the conversation is unchanged): %s", errorText(err))
+	}
+	sr.status, sr.output = StatusCompleted, out
+	res, _ := out.(map[string]any)
+	s.Messages, _ = res["messages"].([]any)
+	answer, _ := res["text"].(string)
+	calls, _ := res["toolCalls"].([]any)
+	u := ChatUsage{PromptTokens: sr.usage.PromptTokens, CompletionTokens: sr.usage.CompletionTokens, TotalTokens: sr.usage.TotalTokens, CostUSD: sr.usage.CostUsd, Calls: sr.usage.Calls}
+	turn := ChatTurn{N: len(s.Turns) + 1, Question: text, Answer: answer, ToolCalls: calls, Usage: u,
+		StartedAt: sr.started.UTC().Format("2006-01-02T15:04:05Z"), Ms: sr.finished.Sub(sr.started).Milliseconds()}
+	if len(s.Turns) > 0 {
+		turn.N = s.Turns[len(s.Turns)-1].N + 1
+	}
+	s.Turns = append(s.Turns, turn)
+	s.Usage.PromptTokens += u.PromptTokens
+	s.Usage.CompletionTokens += u.CompletionTokens
+	s.Usage.TotalTokens += u.TotalTokens
+	s.Usage.CostUSD += u.CostUSD
+	s.Usage.Calls += u.Calls
+	return &turn, nil
+}
+
+func defaultChatSystem(s *ChatSession) string {
+	var b strings.Builder
+	b.WriteString("You are weft's assistant. Use the tools to look things up before you answer, and say which sources you used.")
+	if s.Collection != "" {
+		fmt.Fprintf(&b, " The default collection is %s.", s.Collection)
+	}
+	if s.MemoryScope != "" {
+		fmt.Fprintf(&b, " Long-term memory scope: %s (use remember only when the user asks you to remember something; use recall to look up what was remembered).", s.MemoryScope)
+	}
+	return b.String()
+}
+
+// trimConversation keeps the system message and the last messages, starting at a user message
+// so that no tool result loses the call it answers.
+func trimConversation(msgs []any, keep int) []any {
+	if len(msgs) <= keep {
+		return msgs
+	}
+	var out []any
+	if m, ok := msgs[0].(map[string]any); ok && m["role"] == "system" {
+		out = append(out, m)
+	}
+	start := len(msgs) - keep
+	for start < len(msgs) {
+		if m, ok := msgs[start].(map[string]any); ok && m["role"] == "user" {
+			break
+		}
+		start++
+	}
+	return append(out, msgs[start:]...)
+}
