@@ -87,6 +87,8 @@ func (t *Tools) Handlers() map[string]Handler {
 		"similarity":  t.similarity,
 		"generate":    t.generate,
 		"llm":         t.llm,
+		"remember":    t.remember,
+		"recall":      t.recall,
 		"chunk":       t.chunk,
 		"models":      t.models,
 		"estimate":    t.estimate,

@@ -175,3 +175,43 @@ func toStrings(v any) []string {
 	}
 	return out
 }
+
+// TestMemory: remember stores a fact once per scope, recall finds it by meaning within its scope
+// only, and facts can be listed and forgotten.
+func TestMemory(t *testing.T) {
+	cfg := activities.Config{MongoDBURI: storeURI, Database: "memtest"}
+	remember := func(scope, text string) map[string]any {
+		res, err := run(t, cfg, "remember", map[string]any{"scope": scope, "text": text})
+		require.NoError(t, err)
+		return res.Output.(map[string]any)
+	}
+	first := remember("support:ana", "Ana prefers answers in French.")
+	require.Equal(t, true, first["stored"])
+	again := remember("support:ana", "Ana prefers answers in French.")
+	require.Equal(t, true, again["duplicate"], "the same fact in the same scope is stored once")
+	require.Equal(t, first["id"], again["id"])
+	remember("support:ana", "Ana's invoices go to the finance team.")
+	remember("support:bo", "Bo prefers answers in German.")
+
+	res, err := run(t, cfg, "recall", map[string]any{"scope": "support:ana", "query": "which language does she want?", "limit": 5})
+	require.NoError(t, err)
+	hits := res.Output.(map[string]any)["results"].([]any)
+	require.Len(t, hits, 2, "only Ana's scope")
+	require.Equal(t, "Ana prefers answers in French.", hits[0].(map[string]any)["text"])
+
+	_, err = run(t, cfg, "recall", map[string]any{"scope": "ana smith!", "query": "x"})
+	require.ErrorContains(t, err, "scope")
+
+	tools := activities.NewTools(cfg)
+	list, err := tools.Memories(context.Background(), "memtest", "support:ana")
+	require.NoError(t, err)
+	require.Len(t, list, 2)
+	n, err := tools.Forget(context.Background(), "memtest", "support:ana", list[0].ID)
+	require.NoError(t, err)
+	require.EqualValues(t, 1, n)
+	res, err = run(t, cfg, "recall", map[string]any{"scope": "support:ana", "query": "invoices"})
+	require.NoError(t, err)
+	require.Len(t, res.Output.(map[string]any)["results"], 1, "a forgotten fact is not recalled (the search cache follows)")
+	_, err = tools.Forget(context.Background(), "memtest", "support:ana", "nope")
+	require.ErrorContains(t, err, "no memory nope")
+}

@@ -73,6 +73,7 @@ func NewRootCommand() *cobra.Command {
 		newIndexCommand(),
 		newMCPCommand(),
 		newChatCommand(),
+		newMemoryCommand(),
 	)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return invalid(err) })
 	markUsageErrors(root)

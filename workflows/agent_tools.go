@@ -135,7 +135,7 @@ func (r *run) agentTools(v any) ([]agentTool, error) {
 // them and the arguments leave them out.
 func (r *run) fillDefaults(spec *toolspec.Spec, args map[string]any) {
 	defaults, _ := r.env["defaults"].(map[string]any)
-	for _, k := range []string{"db", "collection", "model"} {
+	for _, k := range []string{"db", "collection", "model", "scope"} {
 		if _, set := args[k]; set || defaults[k] == nil || !spec.HasInput(k) {
 			continue
 		}

@@ -178,6 +178,9 @@ func newChatRun(ctx workflow.Context, s *ChatSession) (*run, error) {
 	if s.Collection != "" {
 		defaults["collection"] = s.Collection
 	}
+	if s.MemoryScope != "" {
+		defaults["scope"] = s.MemoryScope
+	}
 	def := map[string]any{"name": "chat", "steps": []any{map[string]any{"id": "chat", "name": "Chat turn", "tool": "agent", "inputs": in}}}
 	if len(defaults) > 0 {
 		def["defaults"] = defaults

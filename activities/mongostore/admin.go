@@ -189,3 +189,65 @@ func (s *Store) NonEmpty(ctx context.Context, limit int) ([]string, error) {
 	}
 	return out, nil
 }
+
+// Has reports whether a document with the id exists.
+func (s *Store) Has(ctx context.Context, db, coll, id string) (bool, error) {
+	n, err := s.client.Database(db).Collection(coll).CountDocuments(ctx, bson.D{{Key: "_id", Value: id}})
+	if err != nil {
+		return false, fmt.Errorf("looking up %s in %s.%s: %w", id, db, coll, err)
+	}
+	return n > 0, nil
+}
+
+// Metadata returns a document's metadata.
+func (s *Store) Metadata(ctx context.Context, db, coll, id string) (map[string]any, error) {
+	var d struct {
+		Metadata map[string]any `bson:"metadata"`
+	}
+	err := s.client.Database(db).Collection(coll).FindOne(ctx, bson.D{{Key: "_id", Value: id}}).Decode(&d)
+	return d.Metadata, err
+}
+
+// Doc is a stored chunk without its vector.
+type Doc struct {
+	ID       string         `bson:"_id"`
+	Text     string         `bson:"text"`
+	Source   string         `bson:"source"`
+	Metadata map[string]any `bson:"metadata"`
+}
+
+// Find returns up to limit documents matching an equality filter (dotted paths allowed).
+func (s *Store) Find(ctx context.Context, db, coll string, filter map[string]any, limit int) ([]Doc, error) {
+	f := bson.D{}
+	for k, v := range filter {
+		f = append(f, bson.E{Key: k, Value: v})
+	}
+	cur, err := s.client.Database(db).Collection(coll).Find(ctx, f, options.Find().SetLimit(int64(limit)).SetProjection(bson.D{{Key: "embedding", Value: 0}}))
+	if err != nil {
+		return nil, fmt.Errorf("reading %s.%s: %w", db, coll, err)
+	}
+	var out []Doc
+	if err := cur.All(ctx, &out); err != nil {
+		return nil, fmt.Errorf("reading %s.%s: %w", db, coll, err)
+	}
+	return out, nil
+}
+
+// Delete removes the documents matching an equality filter and bumps the collection's version
+// (so search caches in every process drop them).
+func (s *Store) Delete(ctx context.Context, db, coll string, filter map[string]any) (int64, error) {
+	f := bson.D{}
+	for k, v := range filter {
+		f = append(f, bson.E{Key: k, Value: v})
+	}
+	res, err := s.client.Database(db).Collection(coll).DeleteMany(ctx, f)
+	if err != nil {
+		return 0, fmt.Errorf("deleting from %s.%s: %w", db, coll, err)
+	}
+	_, err = s.client.Database(db).Collection(MetaCollection).UpdateOne(ctx, bson.D{{Key: "_id", Value: coll}},
+		bson.D{{Key: "$inc", Value: bson.D{{Key: "version", Value: 1}}}}, options.UpdateOne().SetUpsert(true))
+	if err != nil {
+		return 0, fmt.Errorf("bumping the version of %s.%s: %w", db, coll, err)
+	}
+	return res.DeletedCount, nil
+}

@@ -11,7 +11,7 @@ import (
 
 func TestRegistryHasEveryTool(t *testing.T) {
 	want := []string{"agent", "aggregate", "chunk", "collections", "conditional", "embed", "estimate", "explain", "filter", "generate", "http",
-		"ingest", "llm", "loop", "merge", "models", "query", "rerank", "review", "search", "similarity", "template", "transform", "workflow"}
+		"ingest", "llm", "loop", "merge", "models", "query", "recall", "remember", "rerank", "review", "search", "similarity", "template", "transform", "workflow"}
 	require.Equal(t, want, toolspec.Names())
 	for _, s := range toolspec.All() {
 		t.Run(s.Name, func(t *testing.T) {
