@@ -88,6 +88,29 @@ func weft(t testing.TB, queue string, args ...string) (int, string, string) {
 	return code, out.String(), errb.String()
 }
 
+// weftIn is weft with standard input.
+func weftIn(t testing.TB, queue, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	full := append(append([]string{}, args...), "--address", server.Address, "--namespace", server.Namespace)
+	if queue != "" {
+		full = append(full, "--task-queue", queue)
+	}
+	code := starter.Execute(full, strings.NewReader(stdin), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// weftEnv runs a command that takes no connection flags, with environment variables set.
+func weftEnv(t *testing.T, env map[string]string, args ...string) (int, string, string) {
+	t.Helper()
+	for k, v := range env {
+		t.Setenv(k, v)
+	}
+	var out, errb bytes.Buffer
+	code := starter.Execute(args, strings.NewReader(""), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
 // sideEffects counts tool executions in a file, so that several worker processes can share it.
 type sideEffects struct {
 	mu   sync.Mutex

@@ -1,0 +1,116 @@
+package integration
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/weftworks/weft/activities"
+	weftclient "github.com/weftworks/weft/client"
+	"github.com/weftworks/weft/internal/fakellm"
+	"github.com/weftworks/weft/worker"
+	"github.com/weftworks/weft/workflows/dsl"
+)
+
+// TestChatEndToEnd scripts `weft chat` the way a person pipes it: a turn that searches and
+// compares, an exported workflow that validates and makes the same calls when run, a fact
+// remembered, the worker replaced between turns, and the fact recalled in a new session.
+func TestChatEndToEnd(t *testing.T) {
+	c := dial(t)
+	queue := "chat-e2e"
+	db := "chat_e2e"
+	question := "what do the docs say about retries?"
+	tools := activities.NewTools(activities.Config{MongoDBURI: store.URI})
+	for i, text := range []string{"Failed calls are retried with exponential backoff, five attempts at most.", "Invoices are sent monthly by email."} {
+		_, _, err := tools.Handlers()["ingest"](context.Background(), map[string]any{"text": text, "source": fmt.Sprintf("doc%d.md", i), "db": db, "collection": "docs"})
+		require.NoError(t, err)
+	}
+	firstHit, _, err := tools.Handlers()["search"](context.Background(), map[string]any{"query": question, "db": db, "collection": "docs", "limit": 2})
+	require.NoError(t, err)
+	content := firstHit.(map[string]any)["results"].([]any)[0].(map[string]any)["content"].(string)
+
+	fake := fakellm.New(
+		fakellm.ToolCall("c1", "search", fmt.Sprintf(`{"query":%q,"limit":2}`, question)),
+		fakellm.ToolCall("c2", "similarity", fmt.Sprintf(`{"text1":%q,"text2":"retry with backoff"}`, content)),
+		fakellm.Text("They are retried with exponential backoff."),
+		fakellm.ToolCall("c3", "remember", `{"scope":"user:ana","text":"Ana prefers short answers."}`),
+		fakellm.Text("Noted."),
+		fakellm.ToolCall("c4", "recall", `{"scope":"user:ana","query":"what does Ana prefer?"}`),
+		fakellm.Text("You prefer short answers."),
+	)
+	defer fake.Close()
+	cfg := activities.Config{MongoDBURI: store.URI, OpenAIBaseURL: fake.BaseURL, ChatModel: "gpt-4o-mini", Database: db}
+	w := worker.New(c, worker.Options{TaskQueue: queue, Config: cfg})
+	require.NoError(t, w.Start())
+
+	dir := t.TempDir()
+	export := filepath.Join(dir, "retries.weft.json")
+	in := strings.Join([]string{question, "/tools", "/export-workflow " + export, "/usage", "/exit"}, "\n")
+	code, out, errOut := weftIn(t, queue, in, "chat", "--session", "chat-e2e-1", "--db", db, "--collection", "docs", "--tools", "search,similarity", "--memory", "user:ana")
+	require.Equal(t, 0, code, out+errOut)
+	require.Contains(t, out, "They are retried with exponential backoff.")
+	require.Contains(t, out, "#1 search")
+	require.Contains(t, out, "#2 similarity")
+	require.Contains(t, out, "Wrote "+export+" (2 steps)")
+	require.Contains(t, out, "1 turns: 45 tokens")
+
+	// The exported file validates, reads the question as an input and chains the calls.
+	wf, err := dsl.LoadFile(export)
+	require.NoError(t, err, "the exported workflow validates")
+	require.Equal(t, question, wf.Def.Inputs["question"].Default)
+	require.Equal(t, "{{ inputs.question }}", wf.Steps[0].Inputs["query"])
+	require.Equal(t, "{{ search_1.output.results[0].content }}", wf.Steps[1].Inputs["text1"])
+	code, out, errOut = weft(t, queue, "run", export, "--json")
+	require.Equal(t, 0, code, out+errOut)
+	var res map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &res))
+	session, err := weftclient.New(c, queue).ChatSession(context.Background(), "chat-e2e-1")
+	require.NoError(t, err)
+	chatSimilarity := session.Turns[0].ToolCalls[1].(map[string]any)["result"].(string)
+	replayed, _ := json.Marshal(res["output"].(map[string]any)["similarity_1"])
+	require.JSONEq(t, chatSimilarity, string(replayed), "the exported run made the same calls with the same results")
+
+	// A second turn after the worker was replaced: the conversation is intact, no model call
+	// is made again.
+	w.Stop()
+	w = worker.New(c, worker.Options{TaskQueue: queue, Config: cfg})
+	require.NoError(t, w.Start())
+	defer w.Stop()
+	code, out, errOut = weftIn(t, queue, "remember that I prefer short answers\n", "chat", "--session", "chat-e2e-1")
+	require.Equal(t, 0, code, out+errOut)
+	require.Contains(t, out, "Resumed chat session chat-e2e-1")
+	require.Contains(t, out, "Noted.")
+	require.Equal(t, 5, fake.Count())
+	reqs := fake.Requests()
+	require.Len(t, reqs[3].Messages, 8, "the new turn carried the first: system, question, two calls and their results, the answer, the new message")
+
+	// A new session with the same memory scope recalls the fact.
+	code, out, errOut = weftIn(t, queue, "what do I prefer?\n", "chat", "--session", "chat-e2e-2", "--db", db, "--memory", "user:ana", "--tools", "search")
+	require.Equal(t, 0, code, out+errOut)
+	require.Contains(t, out, "You prefer short answers.")
+	recalled := fake.Requests()[6].Messages
+	require.Contains(t, recalled[len(recalled)-1]["content"], "Ana prefers short answers.")
+
+	code, out, _ = weft(t, queue, "chat", "--list")
+	require.Equal(t, 0, code)
+	require.Contains(t, out, "chat-e2e-1")
+	require.Contains(t, out, "chat-e2e-2")
+	code, out, errOut = weftEnv(t, map[string]string{"MONGODB_URI": store.URI}, "memory", "list", "user:ana", "--db", db)
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "Ana prefers short answers.")
+
+	// Bad input: export before any turn, an odd scope.
+	code, out, errOut = weftIn(t, queue, "/export-workflow\n", "chat", "--session", "chat-e2e-3")
+	require.Equal(t, 0, code, out+errOut)
+	require.Contains(t, errOut, "nothing to export yet")
+	code, _, errOut = weftEnv(t, nil, "memory", "list", "ana smith!")
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, `scope "ana smith!"`)
+	_ = os.Remove(export)
+}
