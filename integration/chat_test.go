@@ -114,3 +114,32 @@ func TestChatEndToEnd(t *testing.T) {
 	require.Contains(t, errOut, `scope "ana smith!"`)
 	_ = os.Remove(export)
 }
+
+// TestChatContinuesAsNew: a session of 500 turns continues as new every 50 turns and keeps its
+// conversation, turn numbers and usage.
+func TestChatContinuesAsNew(t *testing.T) {
+	if testing.Short() {
+		t.Skip("500 turns")
+	}
+	c := dial(t)
+	queue := "chat-long"
+	startWorker(t, c, queue, map[string]activities.Handler{"llm": chatLLM, "search": fakeSearch})
+	wc := weftclient.New(c, queue)
+	id := "chat-long-1"
+	_, _, err := wc.StartChat(context.Background(), id, weftclient.ChatOptions{Tools: []string{"search"}, Collection: "docs"})
+	require.NoError(t, err)
+	var last string
+	for i := 1; i <= 500; i++ {
+		turn, err := wc.Send(context.Background(), id, fmt.Sprintf("question %d", i))
+		require.NoError(t, err, "turn %d", i)
+		require.Equal(t, i, turn.N)
+		last = turn.Answer
+	}
+	s, err := wc.ChatSession(context.Background(), id)
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, s.Continued, 9, "continued as new every 50 turns")
+	require.EqualValues(t, 500*2*12, s.Usage.TotalTokens, "usage of every turn, across runs")
+	require.LessOrEqual(t, len(s.Messages), 204, "the carried conversation is bounded")
+	require.NotEqual(t, "answer 1", last, "the model still sees earlier turns after continuing")
+	t.Logf("500 turns: %d runs, %d messages carried, last answer %q", s.Continued+1, len(s.Messages), last)
+}

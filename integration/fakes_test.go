@@ -79,3 +79,24 @@ func fakeIngest(se *sideEffects) func(ctx context.Context, in map[string]any) (a
 		return map[string]any{"ingested": 1, "source": in["source"]}, nil, nil
 	}
 }
+
+// chatLLM is a deterministic model for recorded chat histories: in each turn it searches once,
+// then answers naming the turn.
+func chatLLM(ctx context.Context, in map[string]any) (any, *toolspec.Usage, error) {
+	msgs, _ := in["messages"].([]any)
+	users, sinceUser := 0, 0
+	for _, m := range msgs {
+		switch m.(map[string]any)["role"] {
+		case "user":
+			users++
+			sinceUser = 0
+		case "tool":
+			sinceUser++
+		}
+	}
+	usage := &toolspec.Usage{PromptTokens: 10, CompletionTokens: 2, TotalTokens: 12}
+	if sinceUser == 0 {
+		return map[string]any{"text": "", "toolCalls": []any{map[string]any{"id": fmt.Sprintf("t%d", users), "name": "search", "arguments": `{"query":"q"}`}}}, usage, nil
+	}
+	return map[string]any{"text": fmt.Sprintf("answer %d", users), "toolCalls": []any{}}, usage, nil
+}

@@ -15,6 +15,8 @@ import (
 	"go.temporal.io/sdk/workflow"
 	"google.golang.org/protobuf/encoding/protojson"
 
+	"github.com/weftworks/weft/activities"
+	weftclient "github.com/weftworks/weft/client"
 	"github.com/weftworks/weft/workflows"
 )
 
@@ -60,6 +62,53 @@ func TestRecordAndReplayHistories(t *testing.T) {
 				writeHistory(t, s.name, data)
 			}
 		})
+	}
+}
+
+// TestRecordAndReplayChatHistory records a chat session of two turns (each an Update running an
+// agent turn with a tool call) and replays it; with -update-histories it is stored for the
+// workflows package's replay test.
+func TestRecordAndReplayChatHistory(t *testing.T) {
+	c := dial(t)
+	queue := "histories-chat"
+	startWorker(t, c, queue, map[string]activities.Handler{"llm": chatLLM, "search": fakeSearch})
+	wc := weftclient.New(c, queue)
+	id := "history-chat-session"
+	_, _, err := wc.StartChat(context.Background(), id, weftclient.ChatOptions{Tools: []string{"search"}, Collection: "docs", TurnsPerRun: 2})
+	require.NoError(t, err)
+	for _, q := range []string{"first question", "second question"} {
+		turn, err := wc.Send(context.Background(), id, q)
+		require.NoError(t, err)
+		require.Len(t, turn.ToolCalls, 1)
+	}
+	// Two turns per run: the first run has continued as new; replay that one.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	require.Eventually(t, func() bool {
+		d, err := c.DescribeWorkflowExecution(ctx, id, "")
+		return err == nil && d.GetWorkflowExecutionInfo().GetFirstRunId() != d.GetWorkflowExecutionInfo().GetExecution().GetRunId()
+	}, 10*time.Second, 50*time.Millisecond, "the session continued as new")
+	d, err := c.DescribeWorkflowExecution(ctx, id, "")
+	require.NoError(t, err)
+	first := d.GetWorkflowExecutionInfo().GetFirstRunId()
+	var events []*historypb.HistoryEvent
+	it := c.GetWorkflowHistory(ctx, id, first, false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for it.HasNext() {
+		ev, err := it.Next()
+		require.NoError(t, err)
+		events = append(events, ev)
+	}
+	data, err := protojson.MarshalOptions{Indent: " "}.Marshal(&historypb.History{Events: events})
+	require.NoError(t, err)
+	replayer := sdkworker.NewWorkflowReplayer()
+	replayer.RegisterWorkflowWithOptions(workflows.Run, workflow.RegisterOptions{Name: workflows.WorkflowType})
+	replayer.RegisterWorkflowWithOptions(workflows.Chat, workflow.RegisterOptions{Name: workflows.ChatWorkflowType})
+	hist, err := client.HistoryFromJSON(bytesReader(data), client.HistoryJSONOptions{})
+	require.NoError(t, err)
+	require.NoError(t, replayer.ReplayWorkflowHistoryWithOptions(quiet(), hist,
+		sdkworker.ReplayWorkflowHistoryOptions{OriginalExecution: workflow.Execution{ID: id}}))
+	if *updateHistories {
+		writeHistory(t, "chat-session", data)
 	}
 }
 

@@ -28,6 +28,7 @@ func TestReplayRecordedHistories(t *testing.T) {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			r := worker.NewWorkflowReplayer()
 			r.RegisterWorkflowWithOptions(workflows.Run, workflow.RegisterOptions{Name: workflows.WorkflowType})
+			r.RegisterWorkflowWithOptions(workflows.Chat, workflow.RegisterOptions{Name: workflows.ChatWorkflowType})
 			data, err := os.ReadFile(f)
 			require.NoError(t, err)
 			hist, err := client.HistoryFromJSON(bytes.NewReader(data), client.HistoryJSONOptions{})
