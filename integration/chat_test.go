@@ -9,11 +9,14 @@ import (
 	"strings"
 	"testing"
 
+	mcpclient "github.com/mark3labs/mcp-go/client"
+	mcplib "github.com/mark3labs/mcp-go/mcp"
 	"github.com/stretchr/testify/require"
 
 	"github.com/weftworks/weft/activities"
 	weftclient "github.com/weftworks/weft/client"
 	"github.com/weftworks/weft/internal/fakellm"
+	"github.com/weftworks/weft/mcp"
 	"github.com/weftworks/weft/worker"
 	"github.com/weftworks/weft/workflows/dsl"
 )
@@ -142,4 +145,38 @@ func TestChatContinuesAsNew(t *testing.T) {
 	require.LessOrEqual(t, len(s.Messages), 204, "the carried conversation is bounded")
 	require.NotEqual(t, "answer 1", last, "the model still sees earlier turns after continuing")
 	t.Logf("500 turns: %d runs, %d messages carried, last answer %q", s.Continued+1, len(s.Messages), last)
+}
+
+// TestChatOverMCP: the same session workflow through the gateway: start, send, read.
+func TestChatOverMCP(t *testing.T) {
+	c := dial(t)
+	queue := "chat-mcp"
+	startWorker(t, c, queue, map[string]activities.Handler{"llm": chatLLM, "search": fakeSearch})
+	g := mcp.New(mcp.Options{Version: "test", Address: server.Address, Namespace: server.Namespace, TaskQueue: queue, NoBuiltins: true})
+	mc, err := mcpclient.NewInProcessClient(g.Server())
+	require.NoError(t, err)
+	ctx := context.Background()
+	require.NoError(t, mc.Start(ctx))
+	defer mc.Close()
+	_, err = mc.Initialize(ctx, mcplib.InitializeRequest{})
+	require.NoError(t, err)
+	call := func(name string, args map[string]any) map[string]any {
+		req := mcplib.CallToolRequest{}
+		req.Params.Name, req.Params.Arguments = name, args
+		res, err := mc.CallTool(ctx, req)
+		require.NoError(t, err)
+		require.False(t, res.IsError, "%s: %v", name, res.Content)
+		out, _ := res.StructuredContent.(map[string]any)
+		if out == nil {
+			b, _ := json.Marshal(res.StructuredContent)
+			require.NoError(t, json.Unmarshal(b, &out))
+		}
+		return out
+	}
+	started := call("weft_chat_start", map[string]any{"session": "chat-mcp-1", "tools": []any{"search"}, "collection": "docs"})
+	require.Equal(t, "chat-mcp-1", started["session"])
+	turn := call("weft_chat_send", map[string]any{"session": "chat-mcp-1", "text": "hello"})
+	require.Equal(t, "answer 1", turn["answer"])
+	read := call("weft_chat_read", map[string]any{"session": "chat-mcp-1"})
+	require.Len(t, read["turns"], 1)
 }

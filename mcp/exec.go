@@ -47,6 +47,14 @@ func (g *Gateway) addExecutionTools() {
 		toolspec.Annotations{}), g.review)
 	g.srv.AddTool(tool("weft_cancel", "Cancel an execution", "Cancel a running execution; steps in flight are cancelled, finished steps keep their results.",
 		`{"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"type":"string"}}}`, toolspec.Annotations{Destructive: true, Idempotent: true}), g.cancel)
+	g.srv.AddTool(tool("weft_chat_start", "Start a chat session", "Start a durable chat session (or resume one by id): an agent with weft's tools whose conversation survives anything. Returns the session id.",
+		`{"type":"object","additionalProperties":false,"properties":{"session":{"type":"string"},"tools":{"type":"array","items":{"type":"string"}},"collection":{"type":"string"},"db":{"type":"string"},"model":{"type":"string"},"memory":{"type":"string","description":"long-term memory scope (adds remember and recall)"}}}`,
+		toolspec.Annotations{OpenWorld: true}), g.chatStart)
+	g.srv.AddTool(tool("weft_chat_send", "Send a chat message", "Send one message to a chat session and get the answer with the tool calls made for it.",
+		`{"type":"object","required":["session","text"],"additionalProperties":false,"properties":{"session":{"type":"string"},"text":{"type":"string","minLength":1}}}`,
+		toolspec.Annotations{OpenWorld: true}), g.chatSend)
+	g.srv.AddTool(tool("weft_chat_read", "Read a chat session", "The turns (questions, answers, tool calls) and usage of a chat session.",
+		`{"type":"object","required":["session"],"additionalProperties":false,"properties":{"session":{"type":"string"}}}`, ro), g.chatRead)
 	g.srv.AddTool(tool("weft_executions", "Recent executions", "Recent executions with their status; awaitingReview lists only those waiting for a decision.",
 		`{"type":"object","additionalProperties":false,"properties":{"awaitingReview":{"type":"boolean"},"limit":{"type":"integer","minimum":1,"maximum":100}}}`, ro), g.executions)
 }
@@ -201,4 +209,58 @@ func (g *Gateway) executions(ctx context.Context, req mcplib.CallToolRequest) (*
 		return mcplib.NewToolResultError(err.Error()), nil
 	}
 	return result(map[string]any{"executions": runs}), nil
+}
+
+func (g *Gateway) chatStart(ctx context.Context, req mcplib.CallToolRequest) (*mcplib.CallToolResult, error) {
+	args := req.GetArguments()
+	str := func(k string) string { s, _ := args[k].(string); return s }
+	o := weftclient.ChatOptions{Tools: []string{"search", "query", "collections"}, Collection: str("collection"), DB: str("db"), Model: str("model"), MemoryScope: str("memory")}
+	if list, ok := args["tools"].([]any); ok {
+		o.Tools = nil
+		for _, t := range list {
+			if s, ok := t.(string); ok {
+				o.Tools = append(o.Tools, s)
+			}
+		}
+	}
+	if o.MemoryScope != "" {
+		o.Tools = append(o.Tools, "remember", "recall")
+	}
+	c, err := g.temporal(ctx)
+	if err != nil {
+		return mcplib.NewToolResultError(err.Error()), nil
+	}
+	id, resumed, err := c.StartChat(ctx, str("session"), o)
+	if err != nil {
+		return mcplib.NewToolResultError(err.Error()), nil
+	}
+	return result(map[string]any{"session": id, "resumed": resumed}), nil
+}
+
+func (g *Gateway) chatSend(ctx context.Context, req mcplib.CallToolRequest) (*mcplib.CallToolResult, error) {
+	args := req.GetArguments()
+	id, _ := args["session"].(string)
+	text, _ := args["text"].(string)
+	c, err := g.temporal(ctx)
+	if err != nil {
+		return mcplib.NewToolResultError(err.Error()), nil
+	}
+	turn, err := c.Send(ctx, id, text)
+	if err != nil {
+		return mcplib.NewToolResultError(err.Error()), nil
+	}
+	return result(turn), nil
+}
+
+func (g *Gateway) chatRead(ctx context.Context, req mcplib.CallToolRequest) (*mcplib.CallToolResult, error) {
+	id, _ := req.GetArguments()["session"].(string)
+	c, err := g.temporal(ctx)
+	if err != nil {
+		return mcplib.NewToolResultError(err.Error()), nil
+	}
+	s, err := c.ChatSession(ctx, id)
+	if err != nil {
+		return mcplib.NewToolResultError(err.Error()), nil
+	}
+	return result(map[string]any{"session": id, "turns": s.Turns, "usage": s.Usage, "continued": s.Continued}), nil
 }
