@@ -30,6 +30,8 @@ type Config struct {
 	ModelAliases map[string]string
 	// PricesFile overrides the built-in price table (WEFT_PRICES_FILE).
 	PricesFile string
+	// Getenv reads the keys external MCP servers name in keyEnv (os.Getenv in the worker).
+	Getenv func(string) string
 	// MongoDBURI is the knowledge store (MONGODB_URI); `weft dev` points it at its embedded FerretDB.
 	MongoDBURI string
 	// Database is used when neither the step nor the workflow's defaults name one (WEFT_DB, default "weft").
@@ -49,6 +51,7 @@ func ConfigFromEnv(getenv func(string) string) Config {
 		HTTPAllow:    splitList(getenv("WEFT_HTTP_ALLOW")),
 		ModelAliases: parseAliases(getenv("WEFT_MODEL_ALIASES")),
 		PricesFile:   getenv("WEFT_PRICES_FILE"),
+		Getenv:       getenv,
 	}
 }
 
@@ -101,6 +104,14 @@ func (t *Tools) Handlers() map[string]Handler {
 		"aggregate":   t.aggregate,
 		"http":        t.http,
 	}
+}
+
+// getenv reads worker environment variables for external MCP servers' keys.
+func (t *Tools) getenv(k string) string {
+	if t.cfg.Getenv == nil {
+		return ""
+	}
+	return t.cfg.Getenv(k)
 }
 
 // defaultEmbeddingModel is the model a step without "model" uses.

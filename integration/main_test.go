@@ -35,6 +35,10 @@ func TestMain(m *testing.M) {
 	if os.Getenv("WEFT_CRASH_WORKER") != "" {
 		os.Exit(crashWorkerMain())
 	}
+	if os.Getenv("WEFT_AS_MCP_SERVER") != "" {
+		// weft's own gateway over stdio, as an MCP server for an agent under test.
+		os.Exit(starter.Execute([]string{"mcp", "--no-builtins"}, os.Stdin, os.Stdout, os.Stderr))
+	}
 	flag.Parse()
 	// A weft dev running on this machine must not steer the tests' commands.
 	_ = os.Setenv("WEFT_DEV_STATE", filepath.Join(os.TempDir(), fmt.Sprintf("weft-test-dev-%d.json", os.Getpid())))

@@ -36,7 +36,10 @@ func New(c client.Client, o Options) sdkworker.Worker {
 	})
 	w.RegisterWorkflowWithOptions(workflows.Run, workflow.RegisterOptions{Name: workflows.WorkflowType})
 	w.RegisterWorkflowWithOptions(workflows.Chat, workflow.RegisterOptions{Name: workflows.ChatWorkflowType})
-	impl := activities.NewTools(o.Config).Handlers()
+	tools := activities.NewTools(o.Config)
+	w.RegisterActivityWithOptions(tools.MCPList, activity.RegisterOptions{Name: activities.ActivityMCPList})
+	w.RegisterActivityWithOptions(tools.MCPCall, activity.RegisterOptions{Name: activities.ActivityMCPCall})
+	impl := tools.Handlers()
 	for name, h := range o.Handlers {
 		impl[name] = h
 	}

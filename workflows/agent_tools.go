@@ -100,8 +100,9 @@ func decodeSchema(s string) any {
 	return v
 }
 
-// agentTools builds the tools named in an agent's tools input.
-func (r *run) agentTools(v any) ([]agentTool, error) {
+// agentTools builds the tools named in an agent's tools input. MCP server tools are listed with
+// one activity per server (ctx nil: none allowed).
+func (r *run) agentTools(ctx workflow.Context, sr *stepRun, v any) ([]agentTool, error) {
 	list, _ := v.([]any)
 	var out []agentTool
 	seen := map[string]bool{}
@@ -114,6 +115,17 @@ func (r *run) agentTools(v any) ([]agentTool, error) {
 			continue
 		}
 		seen[name] = true
+		if srv, ok := strings.CutPrefix(name, toolspec.MCPToolPrefix); ok {
+			if ctx == nil {
+				return nil, fmt.Errorf("tools: %s: only agent steps can call MCP server tools", name)
+			}
+			tools, err := r.mcpTools(ctx, sr, srv)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, tools...)
+			continue
+		}
 		if wf, ok := strings.CutPrefix(name, toolspec.WorkflowToolPrefix); ok {
 			def, err := r.calledDefinition(wf)
 			if err != nil {

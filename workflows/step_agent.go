@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -45,7 +46,7 @@ func (r *run) prepareChat(sr *stepRun, inputs map[string]any) error {
 			defs = append(defs, e) // a function definition written in the file
 			continue
 		}
-		tools, err := r.agentTools([]any{name})
+		tools, err := r.agentTools(nil, sr, []any{name})
 		if err != nil {
 			return temporal.NewNonRetryableApplicationError(err.Error(), toolspec.ErrInvalidInput, nil)
 		}
@@ -160,8 +161,12 @@ func parseAgentConfig(in map[string]any) agentConfig {
 // the model as the tool's result, so it can correct itself.
 func (r *run) agent(ctx workflow.Context, sr *stepRun, inputs map[string]any, env map[string]any) (any, error) {
 	cfg := parseAgentConfig(inputs)
-	tools, err := r.agentTools(inputs["tools"])
+	tools, err := r.agentTools(ctx, sr, inputs["tools"])
 	if err != nil {
+		var ae *temporal.ApplicationError
+		if errors.As(err, &ae) { // listing an MCP server failed: keep its type (retryable or not)
+			return nil, err
+		}
 		return nil, temporal.NewNonRetryableApplicationError(err.Error(), toolspec.ErrInvalidInput, nil)
 	}
 	byFunction := map[string]agentTool{}
@@ -381,7 +386,7 @@ func (r *run) toolCall(ctx workflow.Context, sr *stepRun, key string, iter, n in
 		errMsg = "the arguments do not fit the tool's schema: " + err.Error()
 		return finish()
 	}
-	if cfg.approve["*"] || cfg.approve[tool.Name()] {
+	if cfg.approve["*"] || cfg.approve[tool.Name()] || needsApproval(tool) {
 		decision, err := r.approveCall(ctx, sr, key+"/"+callID, tool, args)
 		if err != nil {
 			errMsg = errorText(err)

@@ -72,3 +72,17 @@ func init() {
 
 // WorkflowToolPrefix marks an agent tool that runs another workflow: "workflow:NAME".
 const WorkflowToolPrefix = "workflow:"
+
+// MCPToolPrefix marks agent tools from an external MCP server the file declares in mcpServers:
+// "mcp:NAME" (every tool of the server) or "mcp:NAME/TOOL" (one).
+const MCPToolPrefix = "mcp:"
+
+// Activities agents use to reach external MCP servers. They are not step tools: an agent lists a
+// server's tools with the first and calls one with the second.
+const (
+	ActivityMCPList = "weft.mcp.list"
+	ActivityMCPCall = "weft.mcp.call"
+)
+
+// MCPTimeout bounds one list or call of an external MCP server.
+const MCPTimeout = 2 * time.Minute

@@ -31,6 +31,16 @@ func (c *compiler) checkAgentTools(cs *CompiledStep, inPtr string) {
 		}
 		known[name] = true
 		ptr := inPtr + "/tools/" + strconv.Itoa(i)
+		if srv, ok := strings.CutPrefix(name, toolspec.MCPToolPrefix); ok {
+			server, _, _ := strings.Cut(srv, "/")
+			if _, declared := c.def.MCPServers[server]; !declared {
+				c.errAt(ptr, fmt.Sprintf("MCP server %q is not declared", server), `declare it in "mcpServers": {"`+server+`": {"command": ...} or {"url": ...}}`)
+			}
+			if cs.Tool == "llm" {
+				c.errAt(ptr, "an llm step cannot offer MCP server tools", "use an agent step: it lists the server's tools and runs the calls")
+			}
+			continue
+		}
 		if wf, ok := strings.CutPrefix(name, toolspec.WorkflowToolPrefix); ok {
 			if wf == "" {
 				c.errAt(ptr, "workflow tool without a name", `write "workflow:NAME" with a template name or a file path`)
@@ -53,7 +63,7 @@ func (c *compiler) checkAgentTools(cs *CompiledStep, inPtr string) {
 	approve, _ := cs.Step.Inputs["approve"].([]any)
 	for i, a := range approve {
 		name, ok := a.(string)
-		if !ok || name == "*" || known[name] || strings.Contains(name, "{{") {
+		if !ok || name == "*" || known[name] || strings.Contains(name, "{{") || strings.HasPrefix(name, toolspec.MCPToolPrefix) {
 			continue
 		}
 		c.errAt(inPtr+"/approve/"+strconv.Itoa(i), fmt.Sprintf("approve names %q, which is not in tools", name),

@@ -16,6 +16,29 @@ func definitionFrom(root map[string]any) *Definition {
 	d.Defaults, _ = root["defaults"].(map[string]any)
 	d.Branding, _ = root["branding"].(map[string]any)
 	d.Formatters, _ = root["formatters"].(map[string]any)
+	if servers, ok := root["mcpServers"].(map[string]any); ok {
+		d.MCPServers = map[string]MCPServer{}
+		for name, v := range servers {
+			m, _ := v.(map[string]any)
+			s := MCPServer{Command: str(m, "command"), URL: str(m, "url"), KeyEnv: str(m, "keyEnv"), Trust: boolean(m, "trust")}
+			if args, ok := m["args"].([]any); ok {
+				for _, a := range args {
+					if as, ok := a.(string); ok {
+						s.Args = append(s.Args, as)
+					}
+				}
+			}
+			if env, ok := m["env"].(map[string]any); ok {
+				s.Env = map[string]string{}
+				for k, ev := range env {
+					if es, ok := ev.(string); ok {
+						s.Env[k] = es
+					}
+				}
+			}
+			d.MCPServers[name] = s
+		}
+	}
 	if ins, ok := root["inputs"].(map[string]any); ok {
 		d.Inputs = make(map[string]Input, len(ins))
 		//workflowcheck:ignore the result does not depend on map order (copied, or sorted after)

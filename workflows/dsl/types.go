@@ -16,6 +16,21 @@ type Definition struct {
 	// presentation fields of vai files: kept as written, used by weft run and plan.
 	Branding   map[string]any `json:"branding,omitempty"`
 	Formatters map[string]any `json:"formatters,omitempty"`
+	// MCPServers are external MCP servers whose tools agents may call ("mcp:NAME").
+	MCPServers map[string]MCPServer `json:"mcpServers,omitempty"`
+}
+
+// MCPServer is how the worker reaches an external MCP server: a command (stdio) or a URL with a
+// bearer key read from the worker's environment variable KeyEnv.
+type MCPServer struct {
+	Command string            `json:"command,omitempty"`
+	Args    []string          `json:"args,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
+	URL     string            `json:"url,omitempty"`
+	KeyEnv  string            `json:"keyEnv,omitempty"`
+	// Trust lets the agent call the server's tools that may change or destroy things without an
+	// approval; by default such calls wait for a person.
+	Trust bool `json:"trust,omitempty"`
 }
 
 // Input declares one workflow parameter.
