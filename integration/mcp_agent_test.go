@@ -104,3 +104,17 @@ func TestAgentWithExternalMCPServers(t *testing.T) {
 	require.Contains(t, errOut, `command "/nonexistent/notes-mcp" not found on the worker`)
 	require.False(t, strings.Contains(errOut, "attempt"), errOut)
 }
+
+// TestChatWithMCPServer: weft chat --mcp NAME=COMMAND offers the server's tools to the chat.
+func TestChatWithMCPServer(t *testing.T) {
+	queue := "chat-mcp-server"
+	notes := buildNotesServer(t)
+	fake := fakellm.New(fakellm.ToolCall("c1", "notes__lookup", `{"key":"b"}`), fakellm.Text("The note says beta."))
+	defer fake.Close()
+	startWorkerWithConfig(t, queue, activities.Config{OpenAIBaseURL: fake.BaseURL, ChatModel: "m"}, nil)
+	code, out, errOut := weftIn(t, queue, "what does note b say?\n/tools\n", "chat", "--session", "chat-mcp-server-1", "--tools", "search", "--mcp", "notes="+notes)
+	require.Equal(t, 0, code, out+errOut)
+	require.Contains(t, out, "The note says beta.")
+	require.Contains(t, out, "mcp:notes/lookup")
+	require.Contains(t, out, "beta note")
+}

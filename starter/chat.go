@@ -16,12 +16,13 @@ import (
 
 	weftclient "github.com/weftworks/weft/client"
 	"github.com/weftworks/weft/workflows"
+	"github.com/weftworks/weft/workflows/dsl"
 )
 
 type chatOptions struct {
 	conn                    connFlags
 	model, collection, db   string
-	tools, approve          []string
+	tools, approve, mcp     []string
 	session, memory, system string
 	list, asJSON            bool
 }
@@ -56,6 +57,7 @@ func newChatCommand() *cobra.Command {
 	f.StringSliceVar(&o.approve, "approve", nil, "tools whose calls wait for your approval")
 	f.StringVar(&o.session, "session", "", "resume this session (or start one with this id)")
 	f.StringVar(&o.memory, "memory", "", "long-term memory scope: adds the remember and recall tools")
+	f.StringArrayVar(&o.mcp, "mcp", nil, "an external MCP server whose tools the chat may call: NAME=COMMAND [ARGS...] or NAME=https://URL (repeatable)")
 	f.StringVar(&o.system, "system", "", "system prompt (default: weft's)")
 	f.BoolVar(&o.list, "list", false, "list chat sessions and exit")
 	f.BoolVar(&o.asJSON, "json", false, "print one JSON object per turn")
@@ -93,8 +95,25 @@ func (o *chatOptions) run(cmd *cobra.Command) error {
 	if o.memory != "" {
 		tools = append(tools, "remember", "recall")
 	}
+	servers := map[string]dsl.MCPServer{}
+	for _, spec := range o.mcp {
+		name, target, ok := strings.Cut(spec, "=")
+		if !ok || name == "" || strings.TrimSpace(target) == "" {
+			return invalid(fmt.Errorf("--mcp %q: write NAME=COMMAND [ARGS...] or NAME=https://URL", spec))
+		}
+		if strings.HasPrefix(target, "http://") || strings.HasPrefix(target, "https://") {
+			servers[name] = dsl.MCPServer{URL: target, KeyEnv: strings.ToUpper(strings.ReplaceAll(name, "-", "_")) + "_MCP_KEY"}
+		} else {
+			parts := strings.Fields(target)
+			servers[name] = dsl.MCPServer{Command: parts[0], Args: parts[1:]}
+		}
+		tools = append(tools, "mcp:"+name)
+	}
+	if len(servers) == 0 {
+		servers = nil
+	}
 	id, resumed, err := c.StartChat(ctx, o.session, weftclient.ChatOptions{Model: o.model, System: o.system, Tools: tools,
-		Approve: o.approve, DB: o.db, Collection: o.collection, MemoryScope: o.memory})
+		Approve: o.approve, DB: o.db, Collection: o.collection, MemoryScope: o.memory, MCPServers: servers})
 	if err != nil {
 		return clientError(err)
 	}

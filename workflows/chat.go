@@ -3,12 +3,14 @@ package workflows
 import (
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 
 	"go.temporal.io/sdk/workflow"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
+	"github.com/weftworks/weft/workflows/dsl"
 )
 
 // A chat session is one long-running workflow: each user message is an Update that runs one
@@ -41,6 +43,8 @@ type ChatSession struct {
 	Collection string   `json:"collection,omitempty"`
 	// MemoryScope, when set, is the scope remember/recall use by default.
 	MemoryScope string `json:"memoryScope,omitempty"`
+	// MCPServers are external MCP servers whose tools the chat may call (Tools lists "mcp:NAME").
+	MCPServers map[string]dsl.MCPServer `json:"mcpServers,omitempty"`
 	// Messages is the conversation so far, as the model sees it.
 	Messages []any `json:"messages,omitempty"`
 	// Turns summarise the turns (the newest last; continued runs keep the last 20).
@@ -185,6 +189,13 @@ func newChatRun(ctx workflow.Context, s *ChatSession) (*run, error) {
 	if len(defaults) > 0 {
 		def["defaults"] = defaults
 	}
+	if len(s.MCPServers) > 0 {
+		servers := map[string]any{}
+		for _, name := range sortedServerNames(s.MCPServers) {
+			servers[name] = mcpServerValue(s.MCPServers[name])
+		}
+		def["mcpServers"] = servers
+	}
 	d, err := structpb.NewStruct(def)
 	if err != nil {
 		return nil, invalidDefinition("chat session: %v", err)
@@ -269,4 +280,24 @@ func trimConversation(msgs []any, keep int) []any {
 		start++
 	}
 	return append(out, msgs[start:]...)
+}
+
+func sortedServerNames(m map[string]dsl.MCPServer) []string {
+	out := make([]string, 0, len(m))
+	//workflowcheck:ignore the result does not depend on map order (copied, or sorted after)
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// mcpServerValue is a server declaration as the file format writes it.
+func mcpServerValue(s dsl.MCPServer) map[string]any {
+	v := mcpConfig("", s)
+	delete(v, "name")
+	if s.Trust {
+		v["trust"] = true
+	}
+	return v
 }
