@@ -277,3 +277,14 @@ func TestVaiCorpus(t *testing.T) {
 		require.Contains(t, out+errOut, msg, file)
 	}
 }
+
+func TestValidateWarnsWithoutLLMEndpoint(t *testing.T) {
+	t.Setenv("OPENAI_BASE_URL", "")
+	t.Setenv("OPENAI_API_KEY", "")
+	code, out, _ := weft(t, "", "validate", "research-agent")
+	require.Equal(t, 0, code)
+	require.Contains(t, out, "agent steps need an OpenAI-compatible endpoint")
+	t.Setenv("OPENAI_BASE_URL", "http://127.0.0.1:11434/v1")
+	_, out, _ = weft(t, "", "validate", "research-agent")
+	require.NotContains(t, out, "endpoint")
+}

@@ -3,6 +3,7 @@ package starter
 import (
 	"errors"
 	"fmt"
+	"os"
 
 	"github.com/spf13/cobra"
 
@@ -90,6 +91,27 @@ func validateOne(arg string) validateResult {
 	if w.Warnings != nil {
 		res.Diagnostics = w.Warnings
 	}
-	res.Warnings = len(w.Warnings)
+	if d, ok := llmEndpointWarning(w); ok {
+		res.Diagnostics = append(res.Diagnostics, d)
+	}
+	res.Warnings = len(res.Diagnostics.Warnings())
 	return res
+}
+
+// llmEndpointWarning: a file with model steps, checked where no OpenAI-compatible endpoint is
+// configured, would fail at its first model call if the worker has none either.
+func llmEndpointWarning(w *dsl.Workflow) (dsl.Diagnostic, bool) {
+	if os.Getenv("OPENAI_BASE_URL") != "" || os.Getenv("OPENAI_API_KEY") != "" {
+		return dsl.Diagnostic{}, false
+	}
+	for _, cs := range w.Steps {
+		switch cs.Tool {
+		case "llm", "agent", "generate":
+			d := w.Source.At(cs.Pointer+"/tool", cs.Tool+" steps need an OpenAI-compatible endpoint, and none is configured here",
+				"set OPENAI_BASE_URL (and OPENAI_API_KEY, WEFT_CHAT_MODEL) where the worker runs; the step fails at once without them")
+			d.Severity = dsl.SeverityWarning
+			return d, true
+		}
+	}
+	return dsl.Diagnostic{}, false
 }
