@@ -154,3 +154,11 @@ func TestSchemaJSONListsTools(t *testing.T) {
 	step := s["$defs"].(map[string]any)["step"].(map[string]any)["properties"].(map[string]any)["tool"].(map[string]any)
 	require.Contains(t, fmt.Sprint(step["enum"]), "rerank")
 }
+
+func TestByteOrderMarkIsIgnored(t *testing.T) {
+	w, err := dsl.Load("bom.json", []byte("\xEF\xBB\xBF{\"name\":\"bom\",\"steps\":[{\"id\":\"a\",\"tool\":\"template\",\"inputs\":{\"text\":\"x\"}}]}"))
+	require.NoError(t, err)
+	require.Equal(t, "bom", w.Def.Name)
+	_, err = dsl.Load("bom.json", []byte("\xEF\xBB\xBF{\"name\":\"bom\",\"steps\":[{\"id\":\"a\",\"tool\":\"nope\"}]}"))
+	require.ErrorContains(t, err, "bom.json:1:41:", "columns count from the first visible character")
+}

@@ -33,6 +33,8 @@ type Source struct {
 
 // ParseSource decodes data, recording positions. The error, when not nil, is a Diagnostics list.
 func ParseSource(file string, data []byte) (*Source, error) {
+	// Editors on Windows start UTF-8 files with a byte order mark; it carries no meaning.
+	data = bytes.TrimPrefix(data, []byte("\xEF\xBB\xBF"))
 	s := &Source{File: file, Data: data}
 	s.indexLines()
 	if len(data) > MaxFileSize {
@@ -81,6 +83,12 @@ func (s *Source) syntaxDiag(err error) Diagnostic {
 	}
 	if errors.Is(err, io.ErrUnexpectedEOF) {
 		return s.diag(len(s.Data), "", "invalid JSON: the file ends before the JSON value is complete", "close every { [ and \" you opened")
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		// The only value a decode into any can refuse: a number out of float64's range.
+		off := max(int(te.Offset)-len(strings.TrimPrefix(te.Value, "number ")), 0)
+		return s.diag(off, "", fmt.Sprintf("%s is out of range: numbers must stay within ±1.8e308", te.Value), "write a smaller number, or a string")
 	}
 	return s.diag(0, "", "invalid JSON: "+err.Error(), "")
 }
