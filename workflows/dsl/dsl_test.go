@@ -162,3 +162,15 @@ func TestByteOrderMarkIsIgnored(t *testing.T) {
 	_, err = dsl.Load("bom.json", []byte("\xEF\xBB\xBF{\"name\":\"bom\",\"steps\":[{\"id\":\"a\",\"tool\":\"nope\"}]}"))
 	require.ErrorContains(t, err, "bom.json:1:41:", "columns count from the first visible character")
 }
+
+func TestReviewInBranchWarns(t *testing.T) {
+	src := `{"name":"br","inputs":{"big":{"type":"boolean","default":true}},"steps":[
+ {"id":"gate","tool":"conditional","inputs":{"condition":"inputs.big","then":["approval"]}},
+ {"id":"approval","tool":"review","inputs":{"title":"ok?","data":"x"}},
+ {"id":"publish","tool":"template","inputs":{"text":"{{ approval.output.data }}"}},
+ {"id":"guarded","tool":"template","condition":"{{ approval.output.decision == 'approve' }}","inputs":{"text":"{{ approval.output.data }}"}}]}`
+	w, err := dsl.Load("br.json", []byte(src))
+	require.NoError(t, err)
+	require.Len(t, w.Warnings, 1, "only the unguarded step")
+	require.Contains(t, w.Warnings[0].String(), `step "publish" depends on review "approval", which runs only in the then branch of "gate"`)
+}

@@ -700,6 +700,40 @@ func (c *compiler) checkGraph() {
 		return
 	}
 	w.Order = topoOrder(w)
+	c.checkBranchReviews()
+}
+
+// checkBranchReviews warns about a step that depends on a review inside a conditional branch
+// but is not in that branch itself: when the branch is not taken the review is skipped, and (as
+// in vai, skips do not propagate) the step runs with nobody having approved anything.
+func (c *compiler) checkBranchReviews() {
+	w := c.w
+	for _, cond := range w.Steps {
+		if cond.Tool != "conditional" {
+			continue
+		}
+		for _, branch := range []string{"then", "else"} {
+			ids, _ := cond.Step.Inputs[branch].([]any)
+			inBranch := map[string]bool{}
+			for _, id := range ids {
+				inBranch[fmt.Sprint(id)] = true
+			}
+			for _, id := range ids {
+				r, ok := w.byID[fmt.Sprint(id)]
+				if !ok || r.Tool != "review" {
+					continue
+				}
+				for _, s := range w.Steps {
+					if inBranch[s.ID] || s.ID == r.ID || !contains(s.Deps, r.ID) || s.Condition != nil {
+						continue
+					}
+					c.warnAt(s.Pointer, fmt.Sprintf("step %q depends on review %q, which runs only in the %s branch of %q: when that branch is not taken, %q runs without anyone approving",
+						s.ID, r.ID, branch, cond.ID, s.ID),
+						fmt.Sprintf("list %q in the same branch, or give it a condition such as \"{{ %s.output.decision == 'approve' }}\"", s.ID, r.ID))
+				}
+			}
+		}
+	}
 }
 
 func findCycle(w *Workflow) []string {
