@@ -18,6 +18,7 @@ func definitionFrom(root map[string]any) *Definition {
 	d.Formatters, _ = root["formatters"].(map[string]any)
 	if servers, ok := root["mcpServers"].(map[string]any); ok {
 		d.MCPServers = map[string]MCPServer{}
+		//workflowcheck:ignore the result does not depend on map order (copied, or sorted after)
 		for name, v := range servers {
 			m, _ := v.(map[string]any)
 			s := MCPServer{Command: str(m, "command"), URL: str(m, "url"), KeyEnv: str(m, "keyEnv"), Trust: boolean(m, "trust")}
@@ -30,6 +31,7 @@ func definitionFrom(root map[string]any) *Definition {
 			}
 			if env, ok := m["env"].(map[string]any); ok {
 				s.Env = map[string]string{}
+				//workflowcheck:ignore the result does not depend on map order (copied, or sorted after)
 				for k, ev := range env {
 					if es, ok := ev.(string); ok {
 						s.Env[k] = es
