@@ -3,6 +3,7 @@ package mcp_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -274,4 +275,34 @@ func TestListChangedOnlyOnRealChanges(t *testing.T) {
 	mu.Lock()
 	defer mu.Unlock()
 	require.Equal(t, 1, notes, "one notification for the one real change (the built-ins and wf_first were already registered)")
+}
+
+// TestWrongKeysAreThrottled: a client guessing keys gets 429 with Retry-After after a burst;
+// the right key keeps working from the same address.
+func TestWrongKeysAreThrottled(t *testing.T) {
+	srv, key := gateway(t)
+	status := func(k string) (int, string) {
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+		req.Header.Set("Authorization", "Bearer "+k)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		resp.Body.Close()
+		return resp.StatusCode, resp.Header.Get("Retry-After")
+	}
+	codes := map[int]int{}
+	retryAfter := ""
+	for i := 0; i < 200; i++ {
+		code, ra := status(fmt.Sprintf("wrong-%d", i))
+		codes[code]++
+		if code == http.StatusTooManyRequests {
+			retryAfter = ra
+		}
+	}
+	require.LessOrEqual(t, codes[http.StatusUnauthorized], 30, "a burst of wrong keys, then throttled: %v", codes)
+	require.Greater(t, codes[http.StatusTooManyRequests], 150, "%v", codes)
+	require.NotEmpty(t, retryAfter)
+	code, _ := status(key)
+	require.Equal(t, http.StatusOK, code, "the right key still works")
 }

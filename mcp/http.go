@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -227,6 +228,7 @@ func (g *Gateway) HTTPHandler(keys *Keys, allowedHosts []string, log *slog.Logge
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(g.health(r.Context()))
 	})
+	limiter := newFailureLimiter(authFailureBurst, authFailureRate)
 	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		rec := &statusRecorder{ResponseWriter: w, status: 200}
@@ -235,6 +237,15 @@ func (g *Gateway) HTTPHandler(keys *Keys, allowedHosts []string, log *slog.Logge
 		}()
 		auth := r.Header.Get("Authorization")
 		if !strings.HasPrefix(auth, "Bearer ") || !keys.Valid(strings.TrimPrefix(auth, "Bearer ")) {
+			client, _, _ := net.SplitHostPort(r.RemoteAddr)
+			if wait, ok := limiter.fail(client, time.Now()); !ok {
+				// Guessing keys gets slow: the right key still works at once.
+				rec.Header().Set("Content-Type", "application/json")
+				rec.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds()+0.999)))
+				rec.WriteHeader(http.StatusTooManyRequests)
+				_, _ = rec.Write([]byte(`{"error":"too many failed attempts","message":"too many requests with a wrong key from this address; wait for Retry-After"}`))
+				return
+			}
 			rec.Header().Set("Content-Type", "application/json")
 			rec.Header().Set("WWW-Authenticate", "Bearer")
 			rec.WriteHeader(http.StatusUnauthorized)
@@ -245,6 +256,54 @@ func (g *Gateway) HTTPHandler(keys *Keys, allowedHosts []string, log *slog.Logge
 		mcpHandler.ServeHTTP(rec, r)
 	})
 	return hostGuard(allowedHosts, mux)
+}
+
+// Failed authentications allowed per client address: a burst, then this many per second.
+const (
+	authFailureBurst = 20
+	authFailureRate  = 2.0
+)
+
+// failureLimiter is a token bucket per client address, spent by failed authentications only.
+type failureLimiter struct {
+	mu      sync.Mutex
+	burst   float64
+	rate    float64
+	buckets map[string]*bucket
+}
+
+type bucket struct {
+	tokens float64
+	last   time.Time
+}
+
+func newFailureLimiter(burst int, rate float64) *failureLimiter {
+	return &failureLimiter{burst: float64(burst), rate: rate, buckets: map[string]*bucket{}}
+}
+
+// fail records a failed attempt; ok is false (with the wait) when the client is over its limit.
+func (l *failureLimiter) fail(client string, now time.Time) (time.Duration, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.buckets) > 10000 { // forget clients that have been quiet for a while
+		for k, b := range l.buckets {
+			if now.Sub(b.last) > time.Minute {
+				delete(l.buckets, k)
+			}
+		}
+	}
+	b, ok := l.buckets[client]
+	if !ok {
+		b = &bucket{tokens: l.burst, last: now}
+		l.buckets[client] = b
+	}
+	b.tokens = min(l.burst, b.tokens+now.Sub(b.last).Seconds()*l.rate)
+	b.last = now
+	if b.tokens < 1 {
+		return time.Duration((1 - b.tokens) / l.rate * float64(time.Second)), false
+	}
+	b.tokens--
+	return 0, true
 }
 
 func hostGuard(allowed []string, next http.Handler) http.Handler {
