@@ -8,6 +8,7 @@ import (
 	"time"
 
 	tclient "go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
 	tlog "go.temporal.io/sdk/log"
 
 	"github.com/weftworks/weft/workflows"
@@ -23,6 +24,9 @@ type Options struct {
 	TaskQueue string
 	// DialTimeout bounds the first connection (default 5s).
 	DialTimeout time.Duration
+	// DataConverter encodes payloads (codec.DataConverter: compression, encryption); nil is
+	// Temporal's default.
+	DataConverter converter.DataConverter
 }
 
 func (o *Options) fill() {
@@ -57,7 +61,7 @@ func Dial(ctx context.Context, o Options) (*Client, error) {
 	o.fill()
 	dctx, cancel := context.WithTimeout(ctx, o.DialTimeout)
 	defer cancel()
-	c, err := tclient.DialContext(dctx, tclient.Options{HostPort: o.Address, Namespace: o.Namespace, Logger: QuietLogger()})
+	c, err := tclient.DialContext(dctx, tclient.Options{HostPort: o.Address, Namespace: o.Namespace, Logger: QuietLogger(), DataConverter: o.DataConverter})
 	if err != nil {
 		return nil, fmt.Errorf("cannot reach Temporal at %s (namespace %s): %w; start one with `weft dev`, or set TEMPORAL_ADDRESS / --address", o.Address, o.Namespace, err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	mcplib "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+	"go.temporal.io/sdk/converter"
 	weftclient "github.com/weftworks/weft/client"
 
 	"github.com/weftworks/weft/activities"
@@ -45,6 +46,8 @@ type Options struct {
 	Wait time.Duration
 	// Log receives one line per tool call: tool, duration, outcome (never payloads). Nil: discard.
 	Log *slog.Logger
+	// DataConverter carries the payload codecs (compression, encryption); nil: Temporal's default.
+	DataConverter converter.DataConverter
 }
 
 // Gateway is an MCP server over weft.
@@ -165,7 +168,7 @@ func (g *Gateway) temporal(ctx context.Context) (*weftclient.Client, error) {
 	if g.client != nil {
 		return g.client, nil
 	}
-	c, err := weftclient.Dial(ctx, weftclient.Options{Address: g.o.Address, Namespace: g.o.Namespace, TaskQueue: g.o.TaskQueue, DialTimeout: 3 * time.Second})
+	c, err := weftclient.Dial(ctx, weftclient.Options{Address: g.o.Address, Namespace: g.o.Namespace, TaskQueue: g.o.TaskQueue, DialTimeout: 3 * time.Second, DataConverter: g.o.DataConverter})
 	if err != nil {
 		return nil, fmt.Errorf("Temporal at %s is unreachable (%v): start it (weft dev) or set TEMPORAL_ADDRESS", g.o.Address, err)
 	}

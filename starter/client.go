@@ -6,7 +6,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"go.temporal.io/sdk/converter"
+
 	weftclient "github.com/weftworks/weft/client"
+	"github.com/weftworks/weft/codec"
 	"github.com/weftworks/weft/workflows"
 )
 
@@ -30,9 +33,23 @@ func (f *connFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.taskQueue, "task-queue", envOr("WEFT_TASK_QUEUE", workflows.TaskQueue), "task queue of the weft workers (env WEFT_TASK_QUEUE)")
 }
 
-// dial connects to Temporal through the one client package; the error says which setting to check.
+// dial connects to Temporal through the one client package, with the payload codecs the
+// environment configures; the error says which setting to check.
 func (f *connFlags) dial(ctx context.Context) (*weftclient.Client, error) {
-	return weftclient.Dial(ctx, weftclient.Options{Address: f.address, Namespace: f.namespace, TaskQueue: f.taskQueue})
+	dc, err := dataConverter()
+	if err != nil {
+		return nil, err
+	}
+	return weftclient.Dial(ctx, weftclient.Options{Address: f.address, Namespace: f.namespace, TaskQueue: f.taskQueue, DataConverter: dc})
+}
+
+// dataConverter is Temporal's converter with weft's codecs (WEFT_CODEC_KEYS, ...).
+func dataConverter() (converter.DataConverter, error) {
+	o, err := codec.FromEnv(os.Getenv)
+	if err != nil {
+		return nil, invalid(err)
+	}
+	return codec.DataConverter(o)
 }
 
 // clientError gives a client error its exit code: the caller's mistakes exit 2.

@@ -74,6 +74,7 @@ func NewRootCommand() *cobra.Command {
 		newMCPCommand(),
 		newChatCommand(),
 		newMemoryCommand(),
+		newCodecServerCommand(),
 	)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return invalid(err) })
 	markUsageErrors(root)
