@@ -12,7 +12,9 @@ import (
 	"github.com/weftworks/weft/codec"
 )
 
-func key(b byte) string { return base64.StdEncoding.EncodeToString([]byte(strings.Repeat(string(rune('a'+b)), 32))) }
+func key(b byte) string {
+	return base64.StdEncoding.EncodeToString([]byte(strings.Repeat(string(rune('a'+b)), 32)))
+}
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
 

@@ -14,8 +14,8 @@ import (
 
 	mcplib "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
-	"go.temporal.io/sdk/converter"
 	weftclient "github.com/weftworks/weft/client"
+	"go.temporal.io/sdk/converter"
 
 	"github.com/weftworks/weft/activities"
 	"github.com/weftworks/weft/activities/toolspec"
