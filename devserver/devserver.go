@@ -48,6 +48,8 @@ type Options struct {
 	Namespace string // default "default"
 	// LogFile receives the server's logs (default: DataDir/temporal.log, or discarded in memory).
 	LogFile string
+	// CodecEndpoint is a remote codec the Web UI decodes payloads with (weft's codec server).
+	CodecEndpoint string
 }
 
 // Server is a running embedded stack.
@@ -186,6 +188,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 			Host: o.Host, Port: o.UIPort, TemporalGRPCAddress: addr, EnableUI: true,
 			CORS: uiconfig.CORS{CookieInsecure: true}, HideLogs: true, DisableNewsFetch: true,
 			DefaultNamespace: o.Namespace,
+			Codec:            uiconfig.Codec{Endpoint: o.CodecEndpoint},
 		}))
 		uiErr := make(chan error, 1)
 		go func() { uiErr <- s.ui.Start() }()

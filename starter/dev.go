@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -15,6 +18,7 @@ import (
 	weftclient "github.com/weftworks/weft/client"
 
 	"github.com/weftworks/weft/activities"
+	"github.com/weftworks/weft/codec"
 	"github.com/weftworks/weft/devdb"
 	"github.com/weftworks/weft/devserver"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
@@ -29,7 +33,7 @@ const DemoTemplate = "approval-demo"
 
 func newDevCommand() *cobra.Command {
 	var dataDir, host string
-	var port, uiPort, dbPort int
+	var port, uiPort, dbPort, codecPort int
 	var demo, env bool
 	cmd := &cobra.Command{
 		Use:   "dev",
@@ -52,7 +56,11 @@ func newDevCommand() *cobra.Command {
 			defer stop()
 			out := cmd.OutOrStdout()
 			started := time.Now()
-			srv, err := devserver.Start(ctx, devserver.Options{DataDir: dataDir, Host: host, Port: port, UIPort: uiPort})
+			codecEndpoint, err := startDevCodec(ctx, host, codecPort, uiPort)
+			if err != nil {
+				return err
+			}
+			srv, err := devserver.Start(ctx, devserver.Options{DataDir: dataDir, Host: host, Port: port, UIPort: uiPort, CodecEndpoint: codecEndpoint})
 			if err != nil {
 				return err
 			}
@@ -85,6 +93,9 @@ func newDevCommand() *cobra.Command {
 				fmt.Fprintf(out, "  Web UI     %s\n", srv.UIAddress)
 			}
 			fmt.Fprintf(out, "  Database   %s\n", dbNote)
+			if codecEndpoint != "" {
+				fmt.Fprintf(out, "  Codec      %s  (payloads are encrypted; the Web UI decodes them here)\n", codecEndpoint)
+			}
 			fmt.Fprintf(out, "  Data       %s\n", dataDir)
 			state := devState{PID: os.Getpid(), Temporal: srv.Address, Namespace: srv.Namespace, MongoDB: cfg.MongoDBURI, UI: srv.UIAddress}
 			if err := writeDevState(state); err != nil {
@@ -110,6 +121,7 @@ func newDevCommand() *cobra.Command {
 	cmd.Flags().IntVar(&port, "port", 7233, "Temporal frontend port")
 	cmd.Flags().IntVar(&uiPort, "ui-port", 8233, "Web UI port (0 disables the UI)")
 	cmd.Flags().IntVar(&dbPort, "db-port", 27017, "embedded database port (ignored when MONGODB_URI is set)")
+	cmd.Flags().IntVar(&codecPort, "codec-port", 8081, "codec server port for the Web UI, when WEFT_CODEC_KEYS encrypts payloads")
 	cmd.Flags().BoolVar(&demo, "demo", false, "start the approval-demo workflow and show how to approve it")
 	cmd.Flags().BoolVar(&env, "env", false, "print the export lines of the running weft dev (eval \"$(weft dev --env)\") and exit")
 	return cmd
@@ -216,4 +228,30 @@ func startDemo(ctx context.Context, c *weftclient.Client, srv *devserver.Server,
 		fmt.Fprintf(out, "Demo run %s completed in %dms: %s\n", id, res.DurationMs, b)
 	}()
 	return nil
+}
+
+// startDevCodec serves the payload codecs to the Web UI when payloads are encrypted; it returns
+// the endpoint ("" when there are no keys).
+func startDevCodec(ctx context.Context, host string, port, uiPort int) (string, error) {
+	o, err := codec.FromEnv(os.Getenv)
+	if err != nil {
+		return "", invalid(err)
+	}
+	if len(o.Keys) == 0 {
+		return "", nil
+	}
+	codecs, err := codec.Codecs(o)
+	if err != nil {
+		return "", invalid(err)
+	}
+	addr := net.JoinHostPort(host, strconv.Itoa(port))
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return "", fmt.Errorf("codec server on %s: %w (choose another --codec-port)", addr, err)
+	}
+	origin := "http://" + net.JoinHostPort(host, strconv.Itoa(uiPort))
+	srv := &http.Server{Handler: CodecHandler(codecs, origin, nil), ReadHeaderTimeout: 10 * time.Second}
+	go func() { <-ctx.Done(); _ = srv.Close() }()
+	go func() { _ = srv.Serve(l) }()
+	return "http://" + l.Addr().String(), nil
 }
