@@ -49,6 +49,15 @@ type Client struct {
 	t         tclient.Client
 	taskQueue string
 	owned     bool
+	dc        converter.DataConverter
+}
+
+// converter decodes payloads the way the connection does.
+func (c *Client) converter() converter.DataConverter {
+	if c.dc != nil {
+		return c.dc
+	}
+	return converter.GetDefaultDataConverter()
 }
 
 // QuietLogger discards the Temporal SDK's own log lines (people read weft's messages instead).
@@ -65,7 +74,7 @@ func Dial(ctx context.Context, o Options) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot reach Temporal at %s (namespace %s): %w; start one with `weft dev`, or set TEMPORAL_ADDRESS / --address", o.Address, o.Namespace, err)
 	}
-	return &Client{t: c, taskQueue: o.TaskQueue, owned: true}, nil
+	return &Client{t: c, taskQueue: o.TaskQueue, owned: true, dc: o.DataConverter}, nil
 }
 
 // New wraps a Temporal client someone else owns (weft dev, tests). Close does not close it.

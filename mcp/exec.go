@@ -47,6 +47,9 @@ func (g *Gateway) addExecutionTools() {
 		toolspec.Annotations{}), g.review)
 	g.srv.AddTool(tool("weft_cancel", "Cancel an execution", "Cancel a running execution; steps in flight are cancelled, finished steps keep their results.",
 		`{"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"type":"string"}}}`, toolspec.Annotations{Destructive: true, Idempotent: true}), g.cancel)
+	g.srv.AddTool(tool("weft_retry", "Resume a failed run", "Start a new run that reuses the outputs of the steps a failed or cancelled execution completed and runs the rest; from runs that step and what follows again.",
+		`{"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"type":"string"},"from":{"type":"string"},"definition":{"type":"object","description":"a corrected definition"}}}`,
+		toolspec.Annotations{OpenWorld: true}), g.retry)
 	g.srv.AddTool(tool("weft_chat_start", "Start a chat session", "Start a durable chat session (or resume one by id): an agent with weft's tools whose conversation survives anything. Returns the session id.",
 		`{"type":"object","additionalProperties":false,"properties":{"session":{"type":"string"},"tools":{"type":"array","items":{"type":"string"}},"collection":{"type":"string"},"db":{"type":"string"},"model":{"type":"string"},"memory":{"type":"string","description":"long-term memory scope (adds remember and recall)"}}}`,
 		toolspec.Annotations{OpenWorld: true}), g.chatStart)
@@ -263,4 +266,28 @@ func (g *Gateway) chatRead(ctx context.Context, req mcplib.CallToolRequest) (*mc
 		return mcplib.NewToolResultError(err.Error()), nil
 	}
 	return result(map[string]any{"session": id, "turns": s.Turns, "usage": s.Usage, "continued": s.Continued}), nil
+}
+
+func (g *Gateway) retry(ctx context.Context, req mcplib.CallToolRequest) (*mcplib.CallToolResult, error) {
+	args := req.GetArguments()
+	id, _ := args["id"].(string)
+	from, _ := args["from"].(string)
+	o := weftclient.RetryOptions{From: from}
+	if d, ok := args["definition"].(map[string]any); ok {
+		data, _ := json.Marshal(d)
+		w, err := dsl.Load("definition.json", data)
+		if err != nil {
+			return mcplib.NewToolResultError("invalid definition:\n" + err.Error()), nil
+		}
+		o.Workflow = w
+	}
+	c, err := g.temporal(ctx)
+	if err != nil {
+		return mcplib.NewToolResultError(err.Error()), nil
+	}
+	run, plan, err := c.Retry(ctx, id, o)
+	if err != nil {
+		return mcplib.NewToolResultError(err.Error()), nil
+	}
+	return result(map[string]any{"executionId": run.ID, "resumedFrom": id, "reused": plan.Reused, "rerun": plan.Rerun}), nil
 }

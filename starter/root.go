@@ -75,6 +75,7 @@ func NewRootCommand() *cobra.Command {
 		newChatCommand(),
 		newMemoryCommand(),
 		newCodecServerCommand(),
+		newRetryCommand(),
 	)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return invalid(err) })
 	markUsageErrors(root)

@@ -25,6 +25,9 @@ type run struct {
 	gates     map[string]*gate // pending review gates by request id
 	gateSeq   int
 	workflows map[string]*structpb.Struct // definitions of called workflows, by name
+	// reuse holds outputs taken over from the run this one resumes (weft retry).
+	reuse       map[string]*structpb.Value
+	resumedFrom string
 	// namedActivities: tool activities get ids naming their step (runs started since
 	// VersionActivityIDs; older histories replay without them).
 	namedActivities bool
@@ -112,12 +115,14 @@ func newRun(ctx workflow.Context, req *weftv1.RunRequest) (*run, error) {
 	}
 	r := &run{
 		wf: wf, name: wf.Def.Name,
-		env:       map[string]any{"inputs": inputs, "defaults": defaults},
-		steps:     map[string]*stepRun{},
-		gates:     map[string]*gate{},
-		workflows: req.GetWorkflows(),
-		started:   workflow.Now(ctx),
-		status:    StatusRunning,
+		env:         map[string]any{"inputs": inputs, "defaults": defaults},
+		steps:       map[string]*stepRun{},
+		gates:       map[string]*gate{},
+		workflows:   req.GetWorkflows(),
+		reuse:       req.GetReuse(),
+		resumedFrom: req.GetResumedFrom(),
+		started:     workflow.Now(ctx),
+		status:      StatusRunning,
 	}
 	for _, cs := range wf.Steps {
 		sr := &stepRun{cs: cs, status: StatusPending}
@@ -194,6 +199,13 @@ func (r *run) runStep(ctx workflow.Context, sr *stepRun) {
 	})
 	if err != nil || ctx.Err() != nil {
 		sr.status, sr.reason = StatusCancelled, "run stopped before the step started"
+		return
+	}
+	if v, ok := r.reuse[sr.cs.ID]; ok {
+		// weft retry: the step completed in the run this one resumes.
+		sr.output = v.AsInterface()
+		sr.status, sr.reason = StatusCompleted, "reused from run "+r.resumedFrom
+		sr.summary = summarize(sr.output)
 		return
 	}
 	if reason := r.skipReason(sr); reason != "" {

@@ -1,0 +1,177 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"sort"
+
+	"go.temporal.io/api/enums/v1"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	weftv1 "github.com/weftworks/weft/proto/weft/v1"
+	"github.com/weftworks/weft/workflows"
+	"github.com/weftworks/weft/workflows/dsl"
+)
+
+// RetryOptions say how to resume a run.
+type RetryOptions struct {
+	// From runs this step and everything after it again, even when it had completed.
+	From string
+	// Workflow is a corrected definition (nil: the run's own). Steps whose definition changed run
+	// again, with everything downstream of them.
+	Workflow *dsl.Workflow
+	// ID of the new run (default: the old id + "-retry-" + random).
+	ID string
+}
+
+// RetryPlan says what a retry reuses and what it runs again.
+type RetryPlan struct {
+	Reused []string `json:"reused"`
+	Rerun  []string `json:"rerun"`
+}
+
+// Retry starts a new run that takes over the outputs of the steps a failed or cancelled run
+// completed and runs the rest: the failed step, the steps after it, and those a corrected
+// definition changes. The new run records which run it resumes. Temporal's own reset remains
+// available for those who prefer replaying the same execution.
+func (c *Client) Retry(ctx context.Context, runID string, o RetryOptions) (*Run, *RetryPlan, error) {
+	d, err := c.Describe(ctx, runID)
+	if err != nil {
+		return nil, nil, err
+	}
+	switch d.Status {
+	case "failed", "cancelled", "terminated", "timed_out":
+	case "running":
+		return nil, nil, &InvalidError{Err: fmt.Errorf("run %s is still running: cancel it first (weft cancel %s), or wait for it to fail", runID, runID)}
+	default:
+		return nil, nil, &InvalidError{Err: fmt.Errorf("run %s %s: there is nothing to resume; start a new one with weft run", runID, pastTense(d.Status))}
+	}
+	old, err := c.startRequest(ctx, runID)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := c.ownState(ctx, runID)
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading the outputs of %s (a worker must be running to answer for a closed run): %w", runID, err)
+	}
+	oldDef, err := definitionOf(old.Definition)
+	if err != nil {
+		return nil, nil, err
+	}
+	w := o.Workflow
+	if w == nil {
+		if w, err = dsl.FromDefinition(oldDef); err != nil {
+			return nil, nil, &InvalidError{Err: err}
+		}
+	}
+	if o.From != "" {
+		if _, ok := w.Step(o.From); !ok {
+			return nil, nil, &InvalidError{Err: fmt.Errorf("--from %q: the workflow has no such step", o.From)}
+		}
+	}
+	completed := map[string]*weftv1.StepState{}
+	for _, s := range st.Steps {
+		if s.Status == workflows.StatusCompleted && !s.OutputTruncated && s.Output != nil {
+			completed[s.Id] = s
+		}
+	}
+	oldSteps := map[string]dsl.Step{}
+	for _, s := range oldDef.Steps {
+		oldSteps[s.ID] = s
+	}
+	// Steps that must run again: not completed, changed, --from; then everything downstream.
+	again := map[string]bool{}
+	for _, cs := range w.Steps {
+		prev, existed := oldSteps[cs.ID]
+		if completed[cs.ID] == nil || !existed || !reflect.DeepEqual(canonicalStep(prev), canonicalStep(*cs.Step)) || cs.ID == o.From {
+			again[cs.ID] = true
+		}
+	}
+	for changed := true; changed; {
+		changed = false
+		for _, cs := range w.Steps {
+			if again[cs.ID] {
+				continue
+			}
+			for _, dep := range cs.Deps {
+				if again[dep] {
+					again[cs.ID], changed = true, true
+					break
+				}
+			}
+		}
+	}
+	plan := &RetryPlan{Reused: []string{}, Rerun: []string{}}
+	reuse := map[string]*structpb.Value{}
+	for _, cs := range w.Steps {
+		if again[cs.ID] {
+			plan.Rerun = append(plan.Rerun, cs.ID)
+			continue
+		}
+		plan.Reused = append(plan.Reused, cs.ID)
+		reuse[cs.ID] = completed[cs.ID].Output
+	}
+	sort.Strings(plan.Reused)
+	req, err := workflows.NewRequest(w.Def, old.Source, old.GetInputs().AsMap(), old.GetDefaults().AsMap())
+	if err != nil {
+		return nil, nil, &InvalidError{Err: err}
+	}
+	req.Workflows, req.Reuse, req.ResumedFrom = old.Workflows, reuse, runID
+	id := o.ID
+	if id == "" {
+		id = fmt.Sprintf("%s-retry-%s", runID, NewRunID("x")[len("weft-x-"):])
+	} else if err := CheckID(id); err != nil {
+		return nil, nil, err
+	}
+	run, err := c.StartRequest(ctx, w.Def.Name, id, req)
+	if err != nil {
+		return nil, nil, err
+	}
+	return run, plan, nil
+}
+
+// startRequest reads the RunRequest a run was started with, from its first history event.
+func (c *Client) startRequest(ctx context.Context, runID string) (*weftv1.RunRequest, error) {
+	it := c.t.GetWorkflowHistory(ctx, runID, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	if !it.HasNext() {
+		return nil, fmt.Errorf("run %s has no history", runID)
+	}
+	ev, err := it.Next()
+	if err != nil {
+		return nil, fmt.Errorf("reading the history of %s: %w", runID, err)
+	}
+	a := ev.GetWorkflowExecutionStartedEventAttributes()
+	if a == nil || len(a.GetInput().GetPayloads()) == 0 {
+		return nil, fmt.Errorf("run %s: no start request in its history", runID)
+	}
+	if a.GetWorkflowType().GetName() != workflows.WorkflowType {
+		return nil, &InvalidError{Err: fmt.Errorf("run %s is a %s, not a weft workflow run", runID, a.GetWorkflowType().GetName())}
+	}
+	var req weftv1.RunRequest
+	if err := c.converter().FromPayload(a.GetInput().GetPayloads()[0], &req); err != nil {
+		return nil, fmt.Errorf("run %s: reading its start request: %w", runID, err)
+	}
+	return &req, nil
+}
+
+func definitionOf(s *structpb.Struct) (*dsl.Definition, error) {
+	b, err := json.Marshal(s.AsMap())
+	if err != nil {
+		return nil, err
+	}
+	w, err := dsl.Load("definition", b)
+	if err != nil {
+		return nil, fmt.Errorf("the run's own definition: %w", err)
+	}
+	return w.Def, nil
+}
+
+// canonicalStep is a step as JSON values, for comparing definitions.
+func canonicalStep(s dsl.Step) any {
+	b, _ := json.Marshal(s)
+	var v any
+	_ = json.Unmarshal(b, &v)
+	return v
+}

@@ -1,0 +1,67 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/weftworks/weft/activities"
+	"github.com/weftworks/weft/activities/toolspec"
+	weftclient "github.com/weftworks/weft/client"
+)
+
+// TestRetryResumesAFailedRun: weft retry reuses the steps that completed, runs the corrected one
+// and what follows; --from runs a completed step again; a completed run is not retried.
+func TestRetryResumesAFailedRun(t *testing.T) {
+	c := dial(t)
+	queue := "retry"
+	se := &sideEffects{path: filepath.Join(t.TempDir(), "effects.log")}
+	startWorker(t, c, queue, map[string]activities.Handler{"embed": func(ctx context.Context, in map[string]any) (any, *toolspec.Usage, error) {
+		text := fmt.Sprint(in["text"])
+		se.record("embed " + text)
+		if text == "boom" {
+			return nil, nil, &activities.InputError{Msg: "cannot embed boom"}
+		}
+		return map[string]any{"text": strings.ToUpper(text)}, nil, nil
+	}})
+	dir := t.TempDir()
+	flow := func(b string) string {
+		return `{"name":"retry-flow","steps":[
+		  {"id":"a","tool":"embed","inputs":{"text":"a"}},
+		  {"id":"b","tool":"embed","inputs":{"text":"` + b + `"},"dependsOn":["a"]},
+		  {"id":"c","tool":"embed","inputs":{"text":"{{ a.output.text }}-{{ b.output.text }}"}}],
+		  "output":"{{ c.output.text }}"}`
+	}
+	broken, fixed := filepath.Join(dir, "broken.json"), filepath.Join(dir, "fixed.json")
+	require.NoError(t, os.WriteFile(broken, []byte(flow("boom")), 0o644))
+	require.NoError(t, os.WriteFile(fixed, []byte(flow("fixed")), 0o644))
+
+	code, _, errOut := weft(t, queue, "run", broken, "--id", "retry-1")
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "cannot embed boom")
+
+	code, out, errOut := weft(t, queue, "retry", "retry-1", "--file", fixed, "--id", "retry-1b")
+	require.Equal(t, 0, code, out+errOut)
+	require.Contains(t, out, "reused: a")
+	require.Contains(t, out, "runs:   b, c")
+	require.Contains(t, out, `"A-FIXED"`)
+	require.Equal(t, 1, se.count("embed a"), "a completed before and was not run again")
+	require.Equal(t, 1, se.count("embed fixed"))
+	st, err := weftclient.New(c, queue).State(context.Background(), "retry-1b")
+	require.NoError(t, err)
+	require.Equal(t, "reused from run retry-1", st.Steps[0].Reason)
+
+	code, out, errOut = weft(t, queue, "retry", "retry-1", "--file", fixed, "--from", "a", "--id", "retry-1c", "--json")
+	require.Equal(t, 0, code, out+errOut)
+	require.Contains(t, out, `"rerun": [`)
+	require.Equal(t, 2, se.count("embed a"), "--from a runs a again")
+
+	code, _, errOut = weft(t, queue, "retry", "retry-1b")
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, "retry-1b completed: there is nothing to resume")
+}

@@ -1,0 +1,73 @@
+package starter
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	weftclient "github.com/weftworks/weft/client"
+	"github.com/weftworks/weft/workflows/dsl"
+)
+
+func newRetryCommand() *cobra.Command {
+	var conn connFlags
+	var from, file, id string
+	var detach, asJSON bool
+	cmd := &cobra.Command{
+		Use:   "retry RUN_ID [--from STEP] [--file FIXED.json]",
+		Short: "Resume a failed or cancelled run: reuse what completed, run the rest",
+		Long: "Starts a new run with the same inputs that takes over the outputs of the steps the old run\n" +
+			"completed and runs the failed step and everything after it. --file gives a corrected\n" +
+			"definition (validated first): steps whose definition changed run again, with everything\n" +
+			"downstream of them. --from STEP runs that step and what follows again as well. The new run\n" +
+			"records which run it resumed. (Temporal's reset also works: temporal workflow reset.)",
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var w *dsl.Workflow
+			if file != "" {
+				var err error
+				if w, err = loadWorkflow(file); err != nil {
+					return err
+				}
+			}
+			c, err := conn.dial(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			run, plan, err := c.Retry(cmd.Context(), args[0], weftclient.RetryOptions{From: from, Workflow: w, ID: id})
+			if err != nil {
+				return clientError(err)
+			}
+			out := cmd.OutOrStdout()
+			if asJSON {
+				_ = writeJSON(out, map[string]any{"id": run.ID, "resumedFrom": args[0], "reused": plan.Reused, "rerun": plan.Rerun})
+			} else {
+				fmt.Fprintf(out, "Started %s, resuming %s\n  reused: %s\n  runs:   %s\n", run.ID, args[0], list(plan.Reused), list(plan.Rerun))
+			}
+			if detach {
+				return &ExitError{Code: ExitRunning, Silent: true}
+			}
+			p := &progress{o: &runOptions{runFlags: runFlags{asJSON: asJSON}}, out: out, id: run.ID}
+			res, runErr := c.Stream(cmd.Context(), run.ID, weftclient.StreamOptions{}, p.event)
+			p.endStream()
+			o := &runOptions{runFlags: runFlags{asJSON: asJSON}}
+			return o.finish(out, cmd.ErrOrStderr(), run.ID, res, runErr, nil)
+		},
+	}
+	conn.register(cmd)
+	cmd.Flags().StringVar(&from, "from", "", "run this step and everything after it again")
+	cmd.Flags().StringVar(&file, "file", "", "a corrected workflow file (or template name)")
+	cmd.Flags().StringVar(&id, "id", "", "id of the new run (default: RUN_ID-retry-<random>)")
+	cmd.Flags().BoolVar(&detach, "detach", false, "start it and return (exit 3)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func list(ids []string) string {
+	if len(ids) == 0 {
+		return "(none)"
+	}
+	return strings.Join(ids, ", ")
+}
