@@ -99,9 +99,10 @@ func TestAgentWithExternalMCPServers(t *testing.T) {
 	def["steps"] = []any{map[string]any{"id": "agent", "tool": "agent", "inputs": map[string]any{"prompt": "x", "tools": []any{"mcp:notes"}}}}
 	b, _ = json.Marshal(def)
 	require.NoError(t, os.WriteFile(file, b, 0o644))
-	code, _, errOut = weft(t, queue, "run", file)
+	code, stdout, errOut := weft(t, queue, "run", file)
 	require.Equal(t, 1, code)
-	require.Contains(t, errOut, `command "/nonexistent/notes-mcp" not found on the worker`)
+	require.Contains(t, stdout+errOut, `command "/nonexistent/notes-mcp" not found on the worker`)
+	require.Equal(t, 1, strings.Count(stdout+errOut, "not found on the worker"), "the cause is shown once: %s", stdout+errOut)
 	require.False(t, strings.Contains(errOut, "attempt"), errOut)
 }
 

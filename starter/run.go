@@ -27,6 +27,8 @@ type runOptions struct {
 	verbose  bool
 	dryRun   bool
 	interval time.Duration
+	// failedShown is the failed step whose error the progress lines already showed.
+	failedShown string
 }
 
 func newRunCommand() *cobra.Command {
@@ -117,6 +119,7 @@ func (o *runOptions) run(cmd *cobra.Command, arg string) error {
 		fmt.Fprintf(errOut, "\nweft: stopped following; %s is still running. Follow it with: weft status %s\n", id, id)
 		return &ExitError{Code: ExitRunning, Silent: true}
 	}
+	o.failedShown = p.failed
 	return o.finish(out, errOut, id, res, runErr, w.Def.Formatters)
 }
 
@@ -126,6 +129,7 @@ type progress struct {
 	out       io.Writer
 	id        string
 	streaming string // the step whose model text is being printed
+	failed    string // a failed step whose line (with its error) was printed
 }
 
 func (p *progress) endStream() {
@@ -165,6 +169,9 @@ func (p *progress) event(e weftclient.Event) {
 		for _, w := range e.StepState.Warnings {
 			fmt.Fprintf(p.out, "      warning: %s\n", w)
 		}
+		if e.Type == weftclient.EventStepFailed && p.failed == "" {
+			p.failed = e.Step
+		}
 	case weftclient.EventToolCallFinished:
 		p.endStream()
 		fmt.Fprintln(p.out, toolCallLine(e.Call))
@@ -191,7 +198,11 @@ func (o *runOptions) finish(out, errOut io.Writer, id string, res *weftv1.RunRes
 				_ = writeJSON(out, map[string]any{"id": id, "status": "failed", "error": weftclient.Cause(runErr)})
 			}
 		} else {
-			fmt.Fprintf(errOut, "\nFailed: %s\n", weftclient.Cause(runErr))
+			if o.failedShown != "" && !o.verbose && strings.HasPrefix(weftclient.Cause(runErr), fmt.Sprintf("step %q: ", o.failedShown)) {
+				fmt.Fprintf(errOut, "\nFailed at step %s (its error is above).\n", o.failedShown)
+			} else {
+				fmt.Fprintf(errOut, "\nFailed: %s\n", weftclient.Cause(runErr))
+			}
 			if o.verbose {
 				fmt.Fprintf(errOut, "  (full error: %v)\n", runErr)
 			}

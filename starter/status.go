@@ -47,7 +47,17 @@ func newStatusCommand() *cobra.Command {
 				fmt.Fprintf(out, "\nUsage: %s\n", usageText(u))
 			}
 			if st.Error != "" {
-				fmt.Fprintf(out, "\nFailed: %s\n", st.Error)
+				shown := false
+				for _, s := range st.Steps {
+					if s.Status == "failed" && st.Error == fmt.Sprintf("step %q: %s", s.Id, s.Error) {
+						fmt.Fprintf(out, "\nFailed at step %s (its error is above).\n", s.Id)
+						shown = true
+						break
+					}
+				}
+				if !shown {
+					fmt.Fprintf(out, "\nFailed: %s\n", st.Error)
+				}
 			}
 			if st.Output != nil {
 				fmt.Fprintln(out, "\nOutput:")

@@ -107,7 +107,7 @@ func (r *run) state() *weftv1.ExecutionState {
 		Usage:     copyUsage(&r.usage),
 	}
 	if r.failure != nil {
-		st.Error = r.failure.Error()
+		st.Error = errorText(r.failure) // `step "x": cause`, without the wrapped chain
 	}
 	for _, stage := range stages(r) {
 		st.Plan = append(st.Plan, &weftv1.Stage{Steps: stage})
