@@ -7,6 +7,8 @@ import (
 
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/temporal"
+
+	"github.com/weftworks/weft/workflows"
 )
 
 // NotFoundError: no run has the id. Near lists recent runs with a similar id.
@@ -89,23 +91,11 @@ func Cause(err error) string {
 	if err == nil {
 		return ""
 	}
-	var ae *temporal.ApplicationError
-	if errors.As(err, &ae) {
-		return ae.Message()
-	}
-	var ce *temporal.CanceledError
-	if errors.As(err, &ce) {
-		return "cancelled"
-	}
 	var te *temporal.TerminatedError
 	if errors.As(err, &te) {
 		return "terminated (by an operator, or by Temporal when the run exceeded a limit such as its history size: see `temporal workflow describe`)"
 	}
-	var to *temporal.TimeoutError
-	if errors.As(err, &to) {
-		return "timed out (" + strings.ToLower(strings.TrimPrefix(to.TimeoutType().String(), "TIMEOUT_TYPE_")) + ")"
-	}
-	return err.Error()
+	return workflows.ErrorText(err)
 }
 
 func isNotFound(err error) bool {

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"strings"
 
 	"go.temporal.io/api/serviceerror"
 	tclient "go.temporal.io/sdk/client"
@@ -85,29 +84,7 @@ func shorten(s string, n int) string {
 func NewRunID(name string) string {
 	b := make([]byte, 4)
 	_, _ = rand.Read(b)
-	return "weft-" + slug(name) + "-" + hex.EncodeToString(b)
-}
-
-func slug(s string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(s) {
-		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
-			b.WriteRune(r)
-		default:
-			if b.Len() > 0 && !strings.HasSuffix(b.String(), "-") {
-				b.WriteByte('-')
-			}
-		}
-	}
-	out := strings.Trim(b.String(), "-")
-	if out == "" {
-		return "run"
-	}
-	if len(out) > 40 {
-		out = strings.Trim(out[:40], "-")
-	}
-	return out
+	return "weft-" + dsl.Slug(name, "run") + "-" + hex.EncodeToString(b)
 }
 
 // MaxRequestBytes is the largest start request weft sends (Temporal's payload limit is 2 MB).

@@ -44,7 +44,9 @@ type Options struct {
 	// Current is the id new payloads are encrypted with (default: the only key, or the
 	// first in WEFT_CODEC_KEYS).
 	Current string
-	// CompressAbove is the smallest payload compressed (0: DefaultCompressAbove; <0: never).
+	// CompressAbove is the smallest payload compressed: 0 means DefaultCompressAbove when
+	// encrypting and never otherwise (a plain payload stays readable by every Temporal tool);
+	// <0 never.
 	CompressAbove int
 }
 
@@ -139,7 +141,7 @@ func Codecs(o Options) ([]converter.PayloadCodec, error) {
 		out = append(out, enc)
 	}
 	threshold := o.CompressAbove
-	if threshold == 0 {
+	if threshold == 0 && len(o.Keys) > 0 {
 		threshold = DefaultCompressAbove
 	}
 	if threshold > 0 {

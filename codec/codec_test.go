@@ -81,3 +81,16 @@ func TestBadKeys(t *testing.T) {
 	_, err := codec.FromEnv(env(map[string]string{"WEFT_CODEC_COMPRESS_ABOVE": "lots"}))
 	require.ErrorContains(t, err, "WEFT_CODEC_COMPRESS_ABOVE")
 }
+
+func TestNoCodecsByDefault(t *testing.T) {
+	o, err := codec.FromEnv(env(nil))
+	require.NoError(t, err)
+	cs, err := codec.Codecs(o)
+	require.NoError(t, err)
+	require.Empty(t, cs, "without keys or a compression setting, payloads stay plain for every Temporal tool")
+	o, err = codec.FromEnv(env(map[string]string{"WEFT_CODEC_COMPRESS_ABOVE": "1024"}))
+	require.NoError(t, err)
+	cs, err = codec.Codecs(o)
+	require.NoError(t, err)
+	require.Len(t, cs, 1)
+}

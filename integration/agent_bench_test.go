@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/weftworks/weft/activities"
@@ -87,15 +86,7 @@ func TestAgentHistoryPerIteration(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("run %s: %s %s", id, out, errOut)
 		}
-		n := 0
-		it := c.GetWorkflowHistory(context.Background(), id, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-		for it.HasNext() {
-			if _, err := it.Next(); err != nil {
-				t.Fatal(err)
-			}
-			n++
-		}
-		return n
+		return historyLength(t, c, id)
 	}
 	one := count(1, "agent-hist-1")
 	// Ten iterations: the model asks for ten searches (a second worker queue runs that model).

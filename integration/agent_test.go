@@ -5,10 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -164,20 +162,7 @@ func TestAgentCrashResume(t *testing.T) {
 	)
 	defer fake.Close()
 	se := &sideEffects{path: filepath.Join(t.TempDir(), "effects.log")}
-	self, err := os.Executable()
-	require.NoError(t, err)
-	proc := exec.Command(self, "-test.run=^$")
-	proc.Env = append(os.Environ(), "WEFT_CRASH_WORKER="+queue, "WEFT_ADDRESS="+server.Address, "WEFT_SIDE_EFFECTS="+se.path,
-		"OPENAI_BASE_URL="+fake.BaseURL, "WEFT_CHAT_MODEL=m")
-	proc.Stderr = os.Stderr
-	require.NoError(t, proc.Start())
-	killed := false
-	t.Cleanup(func() {
-		if !killed {
-			_ = proc.Process.Kill()
-			_, _ = proc.Process.Wait()
-		}
-	})
+	proc := startCrashWorker(t, queue, se, "OPENAI_BASE_URL="+fake.BaseURL, "WEFT_CHAT_MODEL=m")
 	file := filepath.Join(t.TempDir(), "agent.json")
 	require.NoError(t, os.WriteFile(file, []byte(`{"name":"crash-agent","defaults":{"collection":"docs"},"steps":[
 	  {"id":"agent","tool":"agent","inputs":{"prompt":"go","tools":["search","ingest"],"approve":["ingest"]}}],"output":"{{ agent.output.text }}"}`), 0o644))
@@ -187,12 +172,10 @@ func TestAgentCrashResume(t *testing.T) {
 	waitForGate(t, wc, "agent-crash-1", "agent/c2")
 	require.Equal(t, 2, fake.Count())
 	require.Equal(t, 1, se.count("search limits"))
-	require.NoError(t, proc.Process.Signal(syscall.SIGKILL))
-	_, _ = proc.Process.Wait()
-	killed = true
+	proc.kill(t)
 
 	startWorkerWithConfig(t, queue, activities.Config{OpenAIBaseURL: fake.BaseURL, ChatModel: "m"}, crashHandlers(se))
-	_, err = wc.Review(context.Background(), "agent-crash-1", weftclient.Decision{ID: "agent/c2", Decision: "approve", Reviewer: "ana"})
+	_, err := wc.Review(context.Background(), "agent-crash-1", weftclient.Decision{ID: "agent/c2", Decision: "approve", Reviewer: "ana"})
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/workflow"
 
@@ -204,15 +203,7 @@ func TestControlStepsAddNoHistoryEvents(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("run %s: %s %s", id, out, errOut)
 		}
-		n := 0
-		it := c.GetWorkflowHistory(context.Background(), id, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-		for it.HasNext() {
-			if _, err := it.Next(); err != nil {
-				t.Fatal(err)
-			}
-			n++
-		}
-		return n
+		return historyLength(t, c, id)
 	}
 	one := count(chainFile(1, "template"), "control-1")
 	twenty := count(chainFile(20, "template"), "control-20")

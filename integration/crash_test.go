@@ -2,10 +2,7 @@ package integration
 
 import (
 	"context"
-	"os"
-	"os/exec"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
@@ -25,27 +22,13 @@ func TestCrashResume(t *testing.T) {
 	c := dial(t)
 	queue := "crash"
 	se := &sideEffects{path: filepath.Join(t.TempDir(), "effects.log")}
-	self, err := os.Executable()
-	require.NoError(t, err)
-	proc := exec.Command(self, "-test.run=^$")
-	proc.Env = append(os.Environ(), "WEFT_CRASH_WORKER="+queue, "WEFT_ADDRESS="+server.Address, "WEFT_SIDE_EFFECTS="+se.path)
-	proc.Stderr = os.Stderr
-	require.NoError(t, proc.Start())
-	killed := false
-	t.Cleanup(func() {
-		if !killed {
-			_ = proc.Process.Kill()
-			_, _ = proc.Process.Wait()
-		}
-	})
+	proc := startCrashWorker(t, queue, se)
 
 	code, _, errOut := weft(t, queue, "run", "../testdata/fixtures/crash-chain.json", "--id", "crash-1", "--detach")
 	require.Equal(t, 3, code, errOut)
 	require.Eventually(t, func() bool { return se.count("start slow-b") == 1 }, 30*time.Second, 20*time.Millisecond)
 	require.Equal(t, 1, se.count("done a"), "step a finished before the crash")
-	require.NoError(t, proc.Process.Signal(syscall.SIGKILL))
-	_, _ = proc.Process.Wait()
-	killed = true
+	proc.kill(t)
 
 	startWorker(t, c, queue, map[string]activities.Handler{"embed": countingEmbed(se)})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

@@ -7,12 +7,15 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
+	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 	sdkworker "go.temporal.io/sdk/worker"
 
@@ -170,6 +173,59 @@ func countingEmbed(se *sideEffects) activities.Handler {
 		se.record("done " + text)
 		return map[string]any{"text": text, "dimensions": 3}, &toolspec.Usage{EmbeddingTokens: int64(len(text))}, nil
 	}
+}
+
+// crashWorker is a worker process the crash tests kill with SIGKILL.
+type crashWorker struct {
+	proc   *exec.Cmd
+	killed bool
+}
+
+// startCrashWorker starts a worker process on queue that records its tool calls in se.
+func startCrashWorker(t *testing.T, queue string, se *sideEffects, env ...string) *crashWorker {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	proc := exec.Command(self, "-test.run=^$")
+	proc.Env = append(append(os.Environ(), "WEFT_CRASH_WORKER="+queue, "WEFT_ADDRESS="+server.Address, "WEFT_SIDE_EFFECTS="+se.path), env...)
+	proc.Stderr = os.Stderr
+	if err := proc.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w := &crashWorker{proc: proc}
+	t.Cleanup(func() {
+		if !w.killed {
+			_ = proc.Process.Kill()
+			_, _ = proc.Process.Wait()
+		}
+	})
+	return w
+}
+
+// kill ends the worker process with SIGKILL: no cleanup, as when a machine dies.
+func (w *crashWorker) kill(t *testing.T) {
+	t.Helper()
+	if err := w.proc.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_, _ = w.proc.Process.Wait()
+	w.killed = true
+}
+
+// historyLength counts a run's history events.
+func historyLength(t *testing.T, c client.Client, id string) int {
+	t.Helper()
+	n := 0
+	it := c.GetWorkflowHistory(context.Background(), id, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for it.HasNext() {
+		if _, err := it.Next(); err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+	return n
 }
 
 // crashHandlers are the tools of the crash tests' workers: counted in the side-effects file.

@@ -91,15 +91,7 @@ func TestRecordAndReplayChatHistory(t *testing.T) {
 	d, err := c.DescribeWorkflowExecution(ctx, id, "")
 	require.NoError(t, err)
 	first := d.GetWorkflowExecutionInfo().GetFirstRunId()
-	var events []*historypb.HistoryEvent
-	it := c.GetWorkflowHistory(ctx, id, first, false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-	for it.HasNext() {
-		ev, err := it.Next()
-		require.NoError(t, err)
-		events = append(events, ev)
-	}
-	data, err := protojson.MarshalOptions{Indent: " "}.Marshal(&historypb.History{Events: events})
-	require.NoError(t, err)
+	data := runHistoryJSON(t, c, id, first)
 	replayer := sdkworker.NewWorkflowReplayer()
 	replayer.RegisterWorkflowWithOptions(workflows.Run, workflow.RegisterOptions{Name: workflows.WorkflowType})
 	replayer.RegisterWorkflowWithOptions(workflows.Chat, workflow.RegisterOptions{Name: workflows.ChatWorkflowType})
@@ -113,8 +105,13 @@ func TestRecordAndReplayChatHistory(t *testing.T) {
 }
 
 func historyJSON(t *testing.T, c client.Client, id string) []byte {
+	return runHistoryJSON(t, c, id, "")
+}
+
+// runHistoryJSON is the history of one run of a workflow ("" for the latest) as JSON.
+func runHistoryJSON(t *testing.T, c client.Client, id, runID string) []byte {
 	var events []*historypb.HistoryEvent
-	it := c.GetWorkflowHistory(context.Background(), id, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	it := c.GetWorkflowHistory(context.Background(), id, runID, false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	for it.HasNext() {
 		ev, err := it.Next()
 		require.NoError(t, err)

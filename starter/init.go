@@ -238,7 +238,7 @@ func writeInit(out io.Writer, o initOptions) error {
 	}
 	path := o.output
 	if path == "" {
-		path = slug(o.name) + ".weft.json"
+		path = dsl.Slug(o.name, "workflow") + ".weft.json"
 	}
 	flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
 	if !o.force {
@@ -260,23 +260,4 @@ func writeInit(out io.Writer, o initOptions) error {
 	}
 	fmt.Fprintf(out, "Created: %s\nCheck it: weft plan %s --input query=\"your question\"\n", path, path)
 	return nil
-}
-
-func slug(s string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(s) {
-		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
-			b.WriteRune(r)
-		default:
-			if b.Len() > 0 && !strings.HasSuffix(b.String(), "-") {
-				b.WriteByte('-')
-			}
-		}
-	}
-	out := strings.Trim(b.String(), "-")
-	if out == "" {
-		return "workflow"
-	}
-	return out
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -297,7 +298,11 @@ func (r *run) fail(ctx workflow.Context, sr *stepRun, err error) {
 
 // errorText is the message of the innermost cause people need: an activity's application error
 // rather than the "activity error (type: ..., scheduledEventID: ...)" wrapper.
-func errorText(err error) string {
+func errorText(err error) string { return ErrorText(err) }
+
+// ErrorText is the message people need from a Temporal error: the application error's message
+// without the wrappers (activity error, workflow execution error) and their type suffixes.
+func ErrorText(err error) string {
 	var ae *temporal.ApplicationError
 	if errors.As(err, &ae) {
 		return ae.Message()
@@ -308,7 +313,7 @@ func errorText(err error) string {
 	}
 	var te *temporal.TimeoutError
 	if errors.As(err, &te) {
-		return "timed out (" + te.TimeoutType().String() + ")"
+		return "timed out (" + strings.ReplaceAll(strings.ToLower(strings.TrimPrefix(te.TimeoutType().String(), "TIMEOUT_TYPE_")), "_", " ") + ")"
 	}
 	return err.Error()
 }

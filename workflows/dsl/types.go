@@ -1,5 +1,7 @@
 package dsl
 
+import "strings"
+
 // Definition is a workflow file in the step format. Field order and JSON names are the file
 // format; ToJSON/FromJSON in builder.go round-trip it exactly.
 type Definition struct {
@@ -80,3 +82,27 @@ func (s *Step) Title() string {
 
 // InputTypes are the declared types a workflow input may have.
 var InputTypes = []string{"string", "number", "boolean", "array", "object"}
+
+// Slug turns a workflow name into lower-case letters, digits and dashes (at most 40), for file
+// names and run ids; fallback when nothing is left.
+func Slug(name, fallback string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(name) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			b.WriteRune(r)
+		default:
+			if b.Len() > 0 && !strings.HasSuffix(b.String(), "-") {
+				b.WriteByte('-')
+			}
+		}
+	}
+	out := strings.Trim(b.String(), "-")
+	if len(out) > 40 {
+		out = strings.Trim(out[:40], "-")
+	}
+	if out == "" {
+		return fallback
+	}
+	return out
+}
