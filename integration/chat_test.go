@@ -79,12 +79,11 @@ func TestChatEndToEnd(t *testing.T) {
 	replayed, _ := json.Marshal(res["output"].(map[string]any)["similarity_1"])
 	require.JSONEq(t, chatSimilarity, string(replayed), "the exported run made the same calls with the same results")
 
-	// A second turn after the worker was replaced: the conversation is intact, no model call
-	// is made again.
+	// The second turn is served by a worker process, which is then killed with SIGKILL; the
+	// session goes on with a new worker, its conversation intact, no model call made again.
 	w.Stop()
-	w = worker.New(c, worker.Options{TaskQueue: queue, Config: cfg})
-	require.NoError(t, w.Start())
-	defer w.Stop()
+	se := &sideEffects{path: filepath.Join(t.TempDir(), "effects.log")}
+	proc := startCrashWorker(t, queue, se, "MONGODB_URI="+store.URI, "OPENAI_BASE_URL="+fake.BaseURL, "WEFT_CHAT_MODEL=gpt-4o-mini", "WEFT_DB="+db)
 	code, out, errOut = weftIn(t, queue, "remember that I prefer short answers\n", "chat", "--session", "chat-e2e-1")
 	require.Equal(t, 0, code, out+errOut)
 	require.Contains(t, out, "Resumed chat session chat-e2e-1")
@@ -92,6 +91,14 @@ func TestChatEndToEnd(t *testing.T) {
 	require.Equal(t, 5, fake.Count())
 	reqs := fake.Requests()
 	require.Len(t, reqs[3].Messages, 8, "the new turn carried the first: system, question, two calls and their results, the answer, the new message")
+	proc.kill(t)
+	w = worker.New(c, worker.Options{TaskQueue: queue, Config: cfg})
+	require.NoError(t, w.Start())
+	defer w.Stop()
+	code, out, errOut = weftIn(t, queue, "/usage\n", "chat", "--session", "chat-e2e-1")
+	require.Equal(t, 0, code, out+errOut)
+	require.Contains(t, out, "2 turns:", "the session survived the kill")
+	require.Equal(t, 5, fake.Count(), "no model call was made again")
 
 	// A new session with the same memory scope recalls the fact.
 	code, out, errOut = weftIn(t, queue, "what do I prefer?\n", "chat", "--session", "chat-e2e-2", "--db", db, "--memory", "user:ana", "--tools", "search")

@@ -174,3 +174,27 @@ func TestReviewInBranchWarns(t *testing.T) {
 	require.Len(t, w.Warnings, 1, "only the unguarded step")
 	require.Contains(t, w.Warnings[0].String(), `step "publish" depends on review "approval", which runs only in the then branch of "gate"`)
 }
+
+// TestBadAgentFiles: what an agent file can get wrong is refused at validate time with a message
+// that says what to change.
+func TestBadAgentFiles(t *testing.T) {
+	agent := func(inputs string) string {
+		return `{"name":"a","steps":[{"id":"ag","tool":"agent","inputs":` + inputs + `}]}`
+	}
+	tests := []struct{ name, file, msg string }{
+		{"unknown tool", agent(`{"prompt":"x","tools":["search","teleport"]}`), `unknown tool "teleport"`},
+		{"a step kind as a tool", agent(`{"prompt":"x","tools":["review"]}`), "review is a review step, not a tool an agent can call"},
+		{"tools not an array", agent(`{"prompt":"x","tools":"search"}`), "tools"},
+		{"maxIterations 0", agent(`{"prompt":"x","tools":["search"],"maxIterations":0}`), "must be at least 1"},
+		{"maxIterations 10,000", agent(`{"prompt":"x","tools":["search"],"maxIterations":10000}`), "must be at most 100"},
+		{"approve names a tool not offered", agent(`{"prompt":"x","tools":["search"],"approve":["ingest"]}`), `approve names "ingest", which is not in tools`},
+		{"undeclared MCP server", agent(`{"prompt":"x","tools":["mcp:notes"]}`), `MCP server "notes" is not declared`},
+		{"workflow tool without a name", agent(`{"prompt":"x","tools":["workflow:"]}`), "workflow tool without a name"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := dsl.Load("agent.json", []byte(tt.file))
+			require.ErrorContains(t, err, tt.msg)
+		})
+	}
+}
