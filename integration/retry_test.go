@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -70,4 +71,31 @@ func TestRetryResumesAFailedRun(t *testing.T) {
 	code, _, errOut = weft(t, queue, "retry", "retry-1b")
 	require.Equal(t, 2, code)
 	require.Contains(t, errOut, "retry-1b completed: there is nothing to resume")
+}
+
+// TestChildReviewsUnderTheParent: a review inside a workflow step's child run is listed by the
+// parent's status and decided with the parent's id.
+func TestChildReviewsUnderTheParent(t *testing.T) {
+	c := dial(t)
+	queue := "child-review"
+	startWorker(t, c, queue, nil)
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "parent.json"), []byte(`{"name":"parent","steps":[
+	  {"id":"release","tool":"workflow","inputs":{"workflow":"approval-demo","inputs":{"version":"3.0"}}},
+	  {"id":"after","tool":"template","inputs":{"text":"child said {{ release.output.decision }}"}}],"output":"{{ after.output.text }}"}`), 0o644))
+	code, _, errOut := weft(t, queue, "run", filepath.Join(dir, "parent.json"), "--id", "parent-1", "--detach")
+	require.Equal(t, 3, code, errOut)
+	wc := weftclient.New(c, queue)
+	gate := waitForGate(t, wc, "parent-1", "approval")
+	require.Equal(t, "parent-1/release", gate.ExecutionId, "the gate lives in the child run")
+	code, out, errOut := weft(t, queue, "status", "parent-1")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "in child run parent-1/release")
+	code, out, errOut = weft(t, queue, "review", "parent-1", "approve", "--reviewer", "ana")
+	require.Equal(t, 0, code, out+errOut)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := wc.Result(ctx, "parent-1")
+	require.NoError(t, err)
+	require.Equal(t, `"child said approve"`, protoJSON(t, res.Output))
 }

@@ -306,3 +306,22 @@ func TestWrongKeysAreThrottled(t *testing.T) {
 	code, _ := status(key)
 	require.Equal(t, http.StatusOK, code, "the right key still works")
 }
+
+// TestValidateNamesItsArgument: a call with the wrong argument name says which one it takes.
+func TestValidateNamesItsArgument(t *testing.T) {
+	g := mcp.New(mcp.Options{Version: "test", Address: "127.0.0.1:1", NoBuiltins: true})
+	c, err := client.NewInProcessClient(g.Server())
+	require.NoError(t, err)
+	defer c.Close()
+	ctx := context.Background()
+	require.NoError(t, c.Start(ctx))
+	_, err = c.Initialize(ctx, mcplib.InitializeRequest{})
+	require.NoError(t, err)
+	req := mcplib.CallToolRequest{}
+	req.Params.Name, req.Params.Arguments = "weft_validate_workflow", map[string]any{"workflow": map[string]any{"name": "x"}}
+	res, err := c.CallTool(ctx, req)
+	require.NoError(t, err)
+	require.True(t, res.IsError)
+	require.Contains(t, res.Content[0].(mcplib.TextContent).Text, `takes the argument "definition"`)
+	require.Contains(t, res.Content[0].(mcplib.TextContent).Text, "got [workflow]")
+}

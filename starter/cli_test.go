@@ -288,3 +288,13 @@ func TestValidateWarnsWithoutLLMEndpoint(t *testing.T) {
 	_, out, _ = weft(t, "", "validate", "research-agent")
 	require.NotContains(t, out, "endpoint")
 }
+
+func TestToolsShowsOutputFields(t *testing.T) {
+	code, out, _ := weft(t, "", "tools", "search")
+	require.Equal(t, 0, code)
+	var spec map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &spec))
+	require.NotNil(t, spec["inputSchema"])
+	props := spec["outputSchema"].(map[string]any)["properties"].(map[string]any)
+	require.Contains(t, props, "results")
+}

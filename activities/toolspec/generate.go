@@ -17,6 +17,7 @@ func init() {
 		Output: `{"type":"object","properties":{"text":{"type":"string"},"model":{"type":"string"},
 		  "usage":{"type":"object","properties":{"promptTokens":{"type":"integer"},"completionTokens":{"type":"integer"},"totalTokens":{"type":"integer"}}}}}`,
 		Timeout:     5 * time.Minute,
+		Aliases:     map[string]string{"system": "systemPrompt", "max_tokens": "maxTokens"},
 		Annotations: Annotations{OpenWorld: true},
 		Calls:       func(map[string]any) Calls { return Calls{LLM: 1} },
 	})
