@@ -32,7 +32,7 @@ workflowcheck: $(WORKFLOWCHECK) ## determinism check of the interpreter
 SERVER_PKGS := ./starter/... ./integration/... ./devserver/... ./cmd/...
 RACE_PKGS   := $(shell $(GO) list ./... | grep -v -e /starter -e /integration -e /devserver -e /cmd/)
 
-test: lint workflowcheck ## the test suite CI runs
+test: lint workflowcheck $(TEMPORAL_CLI) ## the test suite CI runs (the integration tests drive the temporal CLI too)
 	$(GO) test -race -count=1 $(RACE_PKGS)
 	$(GO) test -count=1 $(SERVER_PKGS)
 	$(MAKE) mcp-smoke
@@ -54,8 +54,12 @@ fuzz: ## run every fuzz target for FUZZTIME each
 fmt: ## gofmt -w
 	gofmt -w $$(git ls-files '*.go')
 
-temporal: ## install the temporal CLI (v1.5.1) into bin/ for reviews and queries from the shell
+TEMPORAL_CLI := bin/temporal
+
+$(TEMPORAL_CLI):
 	GOBIN=$(CURDIR)/bin $(GO) install github.com/temporalio/cli/cmd/temporal@v1.5.1
+
+temporal: $(TEMPORAL_CLI) ## install the temporal CLI (v1.5.1) into bin/ for reviews and queries from the shell
 
 clean:
 	rm -rf bin
