@@ -28,11 +28,23 @@ type ConfigError struct{ Msg string }
 
 func (e *ConfigError) Error() string { return e.Msg }
 
-// Activity adapts a handler to the activity registered under spec.Name.
-func Activity(spec *toolspec.Spec, h Handler) func(ctx context.Context, inputs map[string]any) (toolspec.Result, error) {
+// ClaimCheck keeps outputs over Above bytes in Blobs (nil: outputs stay in history as they are).
+type ClaimCheck struct {
+	Blobs Blobs
+	Above int
+}
+
+// Activity adapts a handler to the activity registered under spec.Name. With a claim check,
+// large outputs are stored and referenced, and references in inputs are resolved first.
+func Activity(spec *toolspec.Spec, h Handler, cc ...ClaimCheck) func(ctx context.Context, inputs map[string]any) (toolspec.Result, error) {
 	return func(ctx context.Context, inputs map[string]any) (toolspec.Result, error) {
 		if inputs == nil {
 			inputs = map[string]any{}
+		}
+		if len(cc) > 0 && cc[0].Blobs != nil && hasBlobRef(inputs) {
+			if _, err := resolveBlobs(ctx, cc[0].Blobs, inputs); err != nil {
+				return toolspec.Result{}, err // retryable: the store may be back soon
+			}
 		}
 		inputs, _ = spec.Canonical(inputs)
 		if err := spec.ValidateInputs(inputs); err != nil {
@@ -64,7 +76,13 @@ func Activity(spec *toolspec.Spec, h Handler) func(ctx context.Context, inputs m
 			}
 			return toolspec.Result{}, err
 		}
-		return toolspec.Result{Output: out, Attempt: activity.GetInfo(ctx).Attempt, Usage: usage, Warnings: warningsOf(out)}, nil
+		warnings := warningsOf(out)
+		if len(cc) > 0 && cc[0].Blobs != nil {
+			if out, err = claimCheck(ctx, cc[0].Blobs, cc[0].Above, out); err != nil {
+				return toolspec.Result{}, temporal.NewApplicationErrorWithOptions(spec.Name+": "+err.Error(), ErrProviderUnavailable, temporal.ApplicationErrorOptions{Cause: err})
+			}
+		}
+		return toolspec.Result{Output: out, Attempt: activity.GetInfo(ctx).Attempt, Usage: usage, Warnings: warnings}, nil
 	}
 }
 

@@ -3,6 +3,7 @@ package activities
 import (
 	"context"
 	"log/slog"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -32,6 +33,9 @@ type Config struct {
 	PricesFile string
 	// Getenv reads the keys external MCP servers name in keyEnv (os.Getenv in the worker).
 	Getenv func(string) string
+	// ClaimCheckAbove is the output size from which outputs are kept in the knowledge store
+	// instead of workflow history (WEFT_CLAIM_CHECK_ABOVE; default 256 KiB).
+	ClaimCheckAbove int
 	// MongoDBURI is the knowledge store (MONGODB_URI); `weft dev` points it at its embedded FerretDB.
 	MongoDBURI string
 	// Database is used when neither the step nor the workflow's defaults name one (WEFT_DB, default "weft").
@@ -43,7 +47,7 @@ type Config struct {
 
 // ConfigFromEnv reads the settings with getenv (os.Getenv in the worker).
 func ConfigFromEnv(getenv func(string) string) Config {
-	return Config{
+	c := Config{
 		VoyageAPIKey: getenv("VOYAGE_API_KEY"), VoyageBaseURL: getenv("VOYAGE_BASE_URL"),
 		OpenAIAPIKey: getenv("OPENAI_API_KEY"), OpenAIBaseURL: getenv("OPENAI_BASE_URL"),
 		EmbeddingModel: getenv("WEFT_EMBEDDING_MODEL"), ChatModel: getenv("WEFT_CHAT_MODEL"),
@@ -53,6 +57,10 @@ func ConfigFromEnv(getenv func(string) string) Config {
 		PricesFile:   getenv("WEFT_PRICES_FILE"),
 		Getenv:       getenv,
 	}
+	if n, err := strconv.Atoi(getenv("WEFT_CLAIM_CHECK_ABOVE")); err == nil && n > 0 {
+		c.ClaimCheckAbove = n
+	}
+	return c
 }
 
 // Tools implements the tool handlers over the configured providers.

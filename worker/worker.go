@@ -40,13 +40,17 @@ func New(c client.Client, o Options) sdkworker.Worker {
 	w.RegisterActivityWithOptions(tools.MCPList, activity.RegisterOptions{Name: activities.ActivityMCPList})
 	w.RegisterActivityWithOptions(tools.MCPCall, activity.RegisterOptions{Name: activities.ActivityMCPCall})
 	impl := tools.Handlers()
+	var claim activities.ClaimCheck
+	if o.Config.MongoDBURI != "" {
+		claim = activities.ClaimCheck{Blobs: tools, Above: tools.ClaimCheckAbove()}
+	}
 	for name, h := range o.Handlers {
 		impl[name] = h
 	}
 	handlers := activities.Handlers(impl)
 	for _, s := range toolspec.All() {
 		if h, ok := handlers[s.Name]; ok {
-			w.RegisterActivityWithOptions(activities.Activity(s, h), activity.RegisterOptions{Name: s.Name})
+			w.RegisterActivityWithOptions(activities.Activity(s, h, claim), activity.RegisterOptions{Name: s.Name})
 		}
 	}
 	return w

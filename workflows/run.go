@@ -331,7 +331,10 @@ func (r *run) result(ctx workflow.Context) (*weftv1.RunResult, error) {
 		Usage:      copyUsage(&r.usage),
 	}
 	for _, sr := range r.order {
-		res.Steps = append(res.Steps, r.stepState(sr, false))
+		// Step outputs over the cap are left out of the result (as from the state query), so a
+		// run with large step outputs still fits Temporal's payload limit; the run's own output
+		// stays whole.
+		res.Steps = append(res.Steps, r.stepState(sr, true))
 	}
 	return res, nil
 }

@@ -2,6 +2,8 @@ package mongostore
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"sort"
@@ -250,4 +252,59 @@ func (s *Store) Delete(ctx context.Context, db, coll string, filter map[string]a
 		return 0, fmt.Errorf("bumping the version of %s.%s: %w", db, coll, err)
 	}
 	return res.DeletedCount, nil
+}
+
+// BlobCollection holds large step outputs kept out of workflow history (claim checks).
+const BlobCollection = "weft_blobs"
+
+const blobPart = 4 << 20 // stays far below MongoDB's 16 MB document limit
+
+// PutBlob stores data under its content hash (idempotent: the same data is stored once) and
+// returns the id.
+func (s *Store) PutBlob(ctx context.Context, db string, data []byte) (string, error) {
+	sum := sha256.Sum256(data)
+	id := hex.EncodeToString(sum[:16])
+	c := s.client.Database(db).Collection(BlobCollection)
+	parts := (len(data) + blobPart - 1) / blobPart
+	for i := 0; i < parts; i++ {
+		end := min(len(data), (i+1)*blobPart)
+		_, err := c.UpdateOne(ctx, bson.D{{Key: "_id", Value: fmt.Sprintf("%s#%d", id, i)}},
+			bson.D{{Key: "$set", Value: bson.D{{Key: "blob", Value: id}, {Key: "part", Value: i}, {Key: "data", Value: bson.Binary{Data: data[i*blobPart : end]}}}}},
+			options.UpdateOne().SetUpsert(true))
+		if err != nil {
+			return "", fmt.Errorf("storing a large output: %w", err)
+		}
+	}
+	_, err := c.UpdateOne(ctx, bson.D{{Key: "_id", Value: id}},
+		bson.D{{Key: "$set", Value: bson.D{{Key: "parts", Value: parts}, {Key: "size", Value: len(data)}}}}, options.UpdateOne().SetUpsert(true))
+	if err != nil {
+		return "", fmt.Errorf("storing a large output: %w", err)
+	}
+	return id, nil
+}
+
+// GetBlob reads a blob PutBlob stored.
+func (s *Store) GetBlob(ctx context.Context, db, id string) ([]byte, error) {
+	c := s.client.Database(db).Collection(BlobCollection)
+	var head struct {
+		Parts int `bson:"parts"`
+		Size  int `bson:"size"`
+	}
+	if err := c.FindOne(ctx, bson.D{{Key: "_id", Value: id}}).Decode(&head); err != nil {
+		return nil, fmt.Errorf("large output %s: %w", id, err)
+	}
+	out := make([]byte, 0, head.Size)
+	for i := 0; i < head.Parts; i++ {
+		var part struct {
+			Data bson.Binary `bson:"data"`
+		}
+		if err := c.FindOne(ctx, bson.D{{Key: "_id", Value: fmt.Sprintf("%s#%d", id, i)}}).Decode(&part); err != nil {
+			return nil, fmt.Errorf("large output %s, part %d: %w", id, i, err)
+		}
+		out = append(out, part.Data.Data...)
+	}
+	if len(out) != head.Size {
+		return nil, fmt.Errorf("large output %s: %d of %d bytes", id, len(out), head.Size)
+	}
+	return out, nil
 }

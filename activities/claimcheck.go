@@ -1,0 +1,158 @@
+package activities
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+)
+
+// Large outputs never go into workflow history, whose payloads Temporal limits to 2 MB: the
+// worker keeps them in the knowledge store and the step's output holds a reference,
+// {"$weftBlob": id, "size": bytes, "preview": "..."}. Tool activities resolve references in their
+// inputs before they run, so a value passed from step to step ({{ page.output.body }}) arrives
+// whole; templates that look inside a stored value (its length, a field) see the reference.
+
+// DefaultClaimCheckAbove is the output size from which values are stored (WEFT_CLAIM_CHECK_ABOVE).
+const DefaultClaimCheckAbove = 256 << 10
+
+// BlobKey marks a reference to a stored value.
+const BlobKey = "$weftBlob"
+
+// Blobs stores and reads large values.
+type Blobs interface {
+	PutBlob(ctx context.Context, data []byte) (string, error)
+	GetBlob(ctx context.Context, id string) ([]byte, error)
+}
+
+// PutBlob implements Blobs on the knowledge store (database WEFT_DB).
+func (t *Tools) PutBlob(ctx context.Context, data []byte) (string, error) {
+	store, err := t.Store(ctx)
+	if err != nil {
+		return "", err
+	}
+	return store.PutBlob(ctx, t.database(nil), data)
+}
+
+// GetBlob implements Blobs.
+func (t *Tools) GetBlob(ctx context.Context, id string) ([]byte, error) {
+	store, err := t.Store(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return store.GetBlob(ctx, t.database(nil), id)
+}
+
+// ClaimCheckAbove is the configured threshold.
+func (t *Tools) ClaimCheckAbove() int {
+	if t.cfg.ClaimCheckAbove > 0 {
+		return t.cfg.ClaimCheckAbove
+	}
+	return DefaultClaimCheckAbove
+}
+
+func blobRef(id string, data []byte) map[string]any {
+	preview := string(data)
+	if r := []rune(preview); len(r) > 300 {
+		preview = string(r[:300]) + "…"
+	}
+	return map[string]any{BlobKey: id, "size": len(data), "preview": preview}
+}
+
+// claimCheck replaces the parts of an output over the threshold by references: the large fields
+// of an object, or the whole value.
+func claimCheck(ctx context.Context, blobs Blobs, above int, out any) (any, error) {
+	data, err := json.Marshal(out)
+	if err != nil || len(data) <= above {
+		return out, err
+	}
+	store := func(v any, b []byte) (any, error) {
+		id, err := blobs.PutBlob(ctx, b)
+		if err != nil {
+			return nil, fmt.Errorf("the output is %d KiB, more than weft keeps in workflow history, and it cannot be stored: %w (set MONGODB_URI)", len(data)>>10, err)
+		}
+		return blobRef(id, b), nil
+	}
+	if m, ok := out.(map[string]any); ok {
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		copied := make(map[string]any, len(m))
+		total := 0
+		for _, k := range keys {
+			b, _ := json.Marshal(m[k])
+			if len(b) > above/4 {
+				ref, err := store(m[k], b)
+				if err != nil {
+					return nil, err
+				}
+				copied[k] = ref
+				continue
+			}
+			copied[k] = m[k]
+			total += len(b)
+		}
+		if total <= above {
+			return copied, nil
+		}
+	}
+	return store(out, data)
+}
+
+// resolveBlobs replaces references in a tool's inputs by the stored values.
+func resolveBlobs(ctx context.Context, blobs Blobs, v any) (any, error) {
+	switch x := v.(type) {
+	case map[string]any:
+		if id, ok := x[BlobKey].(string); ok {
+			data, err := blobs.GetBlob(ctx, id)
+			if err != nil {
+				return nil, err
+			}
+			var out any
+			if err := json.Unmarshal(data, &out); err != nil {
+				return nil, fmt.Errorf("large output %s: %w", id, err)
+			}
+			return out, nil
+		}
+		for k, e := range x {
+			r, err := resolveBlobs(ctx, blobs, e)
+			if err != nil {
+				return nil, err
+			}
+			x[k] = r
+		}
+	case []any:
+		for i, e := range x {
+			r, err := resolveBlobs(ctx, blobs, e)
+			if err != nil {
+				return nil, err
+			}
+			x[i] = r
+		}
+	}
+	return v, nil
+}
+
+// hasBlobRef reports whether a value holds a reference (cheap check before resolving).
+func hasBlobRef(v any) bool {
+	switch x := v.(type) {
+	case map[string]any:
+		if _, ok := x[BlobKey]; ok {
+			return true
+		}
+		for _, e := range x {
+			if hasBlobRef(e) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if hasBlobRef(e) {
+				return true
+			}
+		}
+	}
+	return false
+}
