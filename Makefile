@@ -4,6 +4,7 @@ BIN       := bin/weft
 PKGS      := ./...
 FUZZTIME  ?= 30s
 BENCHTIME ?= 1s
+TEMPORAL_CLI := bin/temporal
 
 .PHONY: help build test run bench fuzz lint fmt clean proto workflowcheck mcp-smoke temporal
 
@@ -53,8 +54,6 @@ fuzz: ## run every fuzz target for FUZZTIME each
 
 fmt: ## gofmt -w
 	gofmt -w $$(git ls-files '*.go')
-
-TEMPORAL_CLI := bin/temporal
 
 $(TEMPORAL_CLI):
 	GOBIN=$(CURDIR)/bin $(GO) install github.com/temporalio/cli/cmd/temporal@v1.5.1
