@@ -100,6 +100,8 @@ func (t *Tools) ingest(ctx context.Context, in map[string]any) (any, *toolspec.U
 			return nil, nil, err
 		}
 	}
+	stop := keepalive(ctx, 3*time.Second)
+	defer stop()
 	var tokens int64
 	meta, _ := in["metadata"].(map[string]any)
 	now := time.Now().UTC()
@@ -125,6 +127,28 @@ func (t *Tools) ingest(ctx context.Context, in map[string]any) (any, *toolspec.U
 	}
 	return map[string]any{"source": source, "chunksCreated": len(chunks), "collection": coll, "db": db, "model": model, "metadata": meta},
 		&toolspec.Usage{EmbeddingTokens: tokens}, nil
+}
+
+// keepalive heartbeats every interval until stop is called, so a dead worker is noticed within
+// the tool's heartbeat timeout even while one batch takes long.
+func keepalive(ctx context.Context, every time.Duration) (stop func()) {
+	if !activity.IsActivity(ctx) {
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				activity.RecordHeartbeat(ctx)
+			}
+		}
+	}()
+	return func() { close(done) }
 }
 
 // heartbeat reports progress when running as an activity, so a dead worker is noticed quickly.

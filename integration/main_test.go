@@ -248,7 +248,11 @@ func crashWorkerMain() int {
 		return 1
 	}
 	se := &sideEffects{path: os.Getenv("WEFT_SIDE_EFFECTS")}
-	w := worker.New(c, worker.Options{TaskQueue: os.Getenv("WEFT_CRASH_WORKER"), Config: activities.ConfigFromEnv(os.Getenv), Handlers: crashHandlers(se)})
+	handlers := crashHandlers(se)
+	if os.Getenv("WEFT_CRASH_REAL_TOOLS") != "" {
+		handlers = nil // the real tools, on the store MONGODB_URI names
+	}
+	w := worker.New(c, worker.Options{TaskQueue: os.Getenv("WEFT_CRASH_WORKER"), Config: activities.ConfigFromEnv(os.Getenv), Handlers: handlers})
 	if err := w.Run(sdkworker.InterruptCh()); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

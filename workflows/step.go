@@ -90,9 +90,13 @@ func activityOptions(step *dsl.Step, spec *toolspec.Spec, summary string) workfl
 			rp.MaximumInterval = d
 		}
 	}
+	hb := heartbeatTimeout(timeout)
+	if spec.Heartbeat > 0 {
+		hb = spec.Heartbeat
+	}
 	return workflow.ActivityOptions{
 		StartToCloseTimeout: timeout,
-		HeartbeatTimeout:    heartbeatTimeout(timeout),
+		HeartbeatTimeout:    hb,
 		RetryPolicy:         rp,
 		Summary:             summary,
 	}

@@ -43,6 +43,7 @@ func init() {
 		Output: `{"type":"object","properties":{"source":{"type":"string"},"chunksCreated":{"type":"integer"},
 		  "collection":{"type":"string"},"model":{"type":"string"},"metadata":{"type":"object"}}}`,
 		Timeout:     10 * time.Minute,
+		Heartbeat:   15 * time.Second,
 		Annotations: Annotations{OpenWorld: true},
 		Calls:       func(map[string]any) Calls { return Calls{Embed: 1, DatabaseWrite: 1} },
 	})

@@ -89,6 +89,10 @@ type Spec struct {
 	Timeout time.Duration
 	// MaxAttempts is the default retry limit (0: DefaultMaxAttempts); a step's retry overrides it.
 	MaxAttempts int
+	// Heartbeat, when set, is the heartbeat timeout of the tool's activity: the tool heartbeats
+	// more often than that, so a worker that dies is noticed after this long instead of after the
+	// whole timeout.
+	Heartbeat time.Duration
 	// Aliases are other names files may use for inputs (vai's names), alias -> input. Steps are
 	// rewritten to the input's own name when compiled, so everything after sees one name.
 	Aliases map[string]string
