@@ -76,6 +76,7 @@ func NewRootCommand() *cobra.Command {
 		newMemoryCommand(),
 		newCodecServerCommand(),
 		newRetryCommand(),
+		newScheduleCommand(),
 	)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return invalid(err) })
 	markUsageErrors(root)

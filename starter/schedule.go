@@ -1,0 +1,139 @@
+package starter
+
+import (
+	"fmt"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	weftclient "github.com/weftworks/weft/client"
+)
+
+func newScheduleCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "schedule create|list|describe|pause|unpause|trigger|delete",
+		Short: "Run workflows on a cron expression or an interval (Temporal Schedules)",
+	}
+	var conn connFlags
+	var f runFlags
+	var cron, overlap, note string
+	var every time.Duration
+	var paused bool
+	create := &cobra.Command{
+		Use:   "create ID FILE|TEMPLATE (--cron EXPR | --every DURATION) [--input name=value]...",
+		Short: "Create a schedule that starts the workflow with these inputs",
+		Args:  cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			w, err := loadWorkflow(args[1])
+			if err != nil {
+				return err
+			}
+			inputs, err := f.resolveInputs(w)
+			if err != nil {
+				return err
+			}
+			c, err := conn.dial(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			err = c.CreateSchedule(cmd.Context(), w, weftclient.ScheduleOptions{ID: args[0], Cron: cron, Every: every, Overlap: overlap, Paused: paused, Note: note,
+				Start: weftclient.StartOptions{Source: args[1], Inputs: inputs, Defaults: f.overrides()}})
+			if err != nil {
+				return clientError(err)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "Schedule %s created: %s runs %s.\n  see it: weft schedule describe %s\n", args[0], w.Def.Name, when(cron, every), args[0])
+			return nil
+		},
+	}
+	f.register(create)
+	conn.register(create)
+	create.Flags().StringVar(&cron, "cron", "", `cron expression, e.g. "0 6 * * MON-FRI"`)
+	create.Flags().DurationVar(&every, "every", 0, "interval, e.g. 1h")
+	create.Flags().StringVar(&overlap, "overlap", "skip", "when a run is still going: skip, buffer_one, buffer_all, cancel_other, terminate_other, allow_all")
+	create.Flags().BoolVar(&paused, "paused", false, "create it paused")
+	create.Flags().StringVar(&note, "note", "", "why")
+
+	var lconn connFlags
+	var asJSON bool
+	list := &cobra.Command{
+		Use: "list", Short: "List the schedules of weft workflows", Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := lconn.dial(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			list, err := c.ListSchedules(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(cmd.OutOrStdout(), list)
+			}
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "SCHEDULE\tWORKFLOW\tPAUSED\tNEXT")
+			for _, s := range list {
+				next := "-"
+				if len(s.Next) > 0 {
+					next = s.Next[0].Local().Format(time.DateTime)
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%v\t%s\n", s.ID, s.Workflow, s.Paused, next)
+			}
+			return tw.Flush()
+		},
+	}
+	lconn.register(list)
+	list.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+
+	var dconn connFlags
+	describe := &cobra.Command{
+		Use: "describe ID", Short: "Show a schedule: next times and recent runs", Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := dconn.dial(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			s, err := c.DescribeSchedule(cmd.Context(), args[0])
+			if err != nil {
+				return clientError(err)
+			}
+			return writeJSON(cmd.OutOrStdout(), s)
+		},
+	}
+	dconn.register(describe)
+	cmd.AddCommand(create, list, describe)
+	for _, action := range []weftclient.ScheduleAction{weftclient.SchedulePause, weftclient.ScheduleUnpause, weftclient.ScheduleTrigger, weftclient.ScheduleDelete} {
+		var aconn connFlags
+		var anote string
+		a := &cobra.Command{
+			Use: string(action) + " ID", Short: strings.ToUpper(string(action[:1])) + string(action[1:]) + " a schedule", Args: cobra.ExactArgs(1),
+			RunE: func(cmd *cobra.Command, args []string) error {
+				c, err := aconn.dial(cmd.Context())
+				if err != nil {
+					return err
+				}
+				defer c.Close()
+				if err := c.DoSchedule(cmd.Context(), args[0], action, anote); err != nil {
+					return clientError(err)
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "Schedule %s: %s done.\n", args[0], action)
+				return nil
+			},
+		}
+		aconn.register(a)
+		a.Flags().StringVar(&anote, "note", "", "why")
+		cmd.AddCommand(a)
+	}
+	return cmd
+}
+
+func when(cron string, every time.Duration) string {
+	if cron != "" {
+		return "on " + cron
+	}
+	return "every " + every.String()
+}
