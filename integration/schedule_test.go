@@ -53,6 +53,15 @@ func TestSchedules(t *testing.T) {
 	s, err := wc.DescribeSchedule(context.Background(), "nightly-costs")
 	require.NoError(t, err)
 	require.True(t, s.Paused)
+	// A file may declare its own schedule and inputs.
+	file := writeTemp(t, `{"name":"declared","inputs":{"n":{"type":"number","required":true}},"schedule":{"every":3600000,"inputs":{"n":3}},
+	  "steps":[{"id":"t","tool":"template","inputs":{"text":"n={{ inputs.n }}"}}],"output":"{{ t.output.text }}"}`)
+	code, out, errOut = weft(t, queue, "schedule", "create", "declared-1", file)
+	require.Equal(t, 0, code, out+errOut)
+	require.Contains(t, out, "runs every 1h0m0s")
+	code, _, errOut = weft(t, queue, "schedule", "delete", "declared-1")
+	require.Equal(t, 0, code, errOut)
+
 	code, _, errOut = weft(t, queue, "schedule", "delete", "nightly-costs")
 	require.Equal(t, 0, code, errOut)
 	code, _, errOut = weft(t, queue, "schedule", "describe", "nightly-costs")

@@ -50,6 +50,11 @@ func (g *Gateway) addExecutionTools() {
 	g.srv.AddTool(tool("weft_retry", "Resume a failed run", "Start a new run that reuses the outputs of the steps a failed or cancelled execution completed and runs the rest; from runs that step and what follows again.",
 		`{"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"type":"string"},"from":{"type":"string"},"definition":{"type":"object","description":"a corrected definition"}}}`,
 		toolspec.Annotations{OpenWorld: true}), g.retry)
+	g.srv.AddTool(tool("weft_schedules", "Schedules", "The schedules of weft workflows: next times, recent runs, paused or not.",
+		`{"type":"object","additionalProperties":false,"properties":{}}`, ro), g.schedules)
+	g.srv.AddTool(tool("weft_schedule", "Change a schedule", "Pause, unpause, trigger (run now) or delete a schedule.",
+		`{"type":"object","required":["id","action"],"additionalProperties":false,"properties":{"id":{"type":"string"},"action":{"enum":["pause","unpause","trigger","delete"]},"note":{"type":"string"}}}`,
+		toolspec.Annotations{Destructive: true}), g.schedule)
 	g.srv.AddTool(tool("weft_chat_start", "Start a chat session", "Start a durable chat session (or resume one by id): an agent with weft's tools whose conversation survives anything. Returns the session id.",
 		`{"type":"object","additionalProperties":false,"properties":{"session":{"type":"string"},"tools":{"type":"array","items":{"type":"string"}},"collection":{"type":"string"},"db":{"type":"string"},"model":{"type":"string"},"memory":{"type":"string","description":"long-term memory scope (adds remember and recall)"}}}`,
 		toolspec.Annotations{OpenWorld: true}), g.chatStart)
@@ -290,4 +295,31 @@ func (g *Gateway) retry(ctx context.Context, req mcplib.CallToolRequest) (*mcpli
 		return mcplib.NewToolResultError(err.Error()), nil
 	}
 	return result(map[string]any{"executionId": run.ID, "resumedFrom": id, "reused": plan.Reused, "rerun": plan.Rerun}), nil
+}
+
+func (g *Gateway) schedules(ctx context.Context, req mcplib.CallToolRequest) (*mcplib.CallToolResult, error) {
+	c, err := g.temporal(ctx)
+	if err != nil {
+		return mcplib.NewToolResultError(err.Error()), nil
+	}
+	list, err := c.ListSchedules(ctx)
+	if err != nil {
+		return mcplib.NewToolResultError(err.Error()), nil
+	}
+	return result(map[string]any{"schedules": list}), nil
+}
+
+func (g *Gateway) schedule(ctx context.Context, req mcplib.CallToolRequest) (*mcplib.CallToolResult, error) {
+	args := req.GetArguments()
+	id, _ := args["id"].(string)
+	action, _ := args["action"].(string)
+	note, _ := args["note"].(string)
+	c, err := g.temporal(ctx)
+	if err != nil {
+		return mcplib.NewToolResultError(err.Error()), nil
+	}
+	if err := c.DoSchedule(ctx, id, weftclient.ScheduleAction(action), note); err != nil {
+		return mcplib.NewToolResultError(err.Error()), nil
+	}
+	return result(map[string]any{"schedule": id, "done": action}), nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	weftclient "github.com/weftworks/weft/client"
+	"github.com/weftworks/weft/workflows/dsl"
 )
 
 func newScheduleCommand() *cobra.Command {
@@ -30,9 +31,35 @@ func newScheduleCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			inputs, err := f.resolveInputs(w)
+			// The file's own schedule, unless flags say otherwise.
+			var fileInputs map[string]any
+			if sch := w.Def.Schedule; sch != nil && cron == "" && every == 0 {
+				cron = sch.Cron
+				if sch.Every != "" {
+					if every, err = time.ParseDuration(sch.Every); err != nil {
+						return invalid(fmt.Errorf("schedule.every %q: %w", sch.Every, err))
+					}
+				}
+				if sch.Overlap != "" && !cmd.Flags().Changed("overlap") {
+					overlap = sch.Overlap
+				}
+				fileInputs = sch.Inputs
+			}
+			raw, typed, err := f.inputsFromFlags()
 			if err != nil {
-				return err
+				return invalid(err)
+			}
+			for k, v := range fileInputs {
+				if _, set := typed[k]; !set {
+					if typed == nil {
+						typed = map[string]any{}
+					}
+					typed[k] = v
+				}
+			}
+			inputs, err := dsl.ResolveInputs(w.Def, raw, typed)
+			if err != nil {
+				return invalid(err)
 			}
 			c, err := conn.dial(cmd.Context())
 			if err != nil {

@@ -16,6 +16,10 @@ func definitionFrom(root map[string]any) *Definition {
 	d.Defaults, _ = root["defaults"].(map[string]any)
 	d.Branding, _ = root["branding"].(map[string]any)
 	d.Formatters, _ = root["formatters"].(map[string]any)
+	if sch, ok := root["schedule"].(map[string]any); ok {
+		d.Schedule = &Schedule{Cron: str(sch, "cron"), Every: duration(sch, "every"), Overlap: str(sch, "overlap")}
+		d.Schedule.Inputs, _ = sch["inputs"].(map[string]any)
+	}
 	if servers, ok := root["mcpServers"].(map[string]any); ok {
 		d.MCPServers = map[string]MCPServer{}
 		//workflowcheck:ignore the result does not depend on map order (copied, or sorted after)

@@ -20,6 +20,16 @@ type Definition struct {
 	Formatters map[string]any `json:"formatters,omitempty"`
 	// MCPServers are external MCP servers whose tools agents may call ("mcp:NAME").
 	MCPServers map[string]MCPServer `json:"mcpServers,omitempty"`
+	// Schedule is when `weft schedule create ID FILE` runs the workflow unless flags say otherwise.
+	Schedule *Schedule `json:"schedule,omitempty"`
+}
+
+// Schedule declares when a workflow runs: a cron expression or an interval, with its inputs.
+type Schedule struct {
+	Cron    string         `json:"cron,omitempty"`
+	Every   string         `json:"every,omitempty"`
+	Overlap string         `json:"overlap,omitempty"`
+	Inputs  map[string]any `json:"inputs,omitempty"`
 }
 
 // MCPServer is how the worker reaches an external MCP server: a command (stdio) or a URL with a
