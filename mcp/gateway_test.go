@@ -218,14 +218,8 @@ func TestRevokedKeyRefusedByRunningGateway(t *testing.T) {
 	srv := httptest.NewServer(g.HTTPHandler(keys, []string{"127.0.0.1"}, slog.New(slog.NewTextHandler(io.Discard, nil))))
 	defer srv.Close()
 	status := func(key string) int {
-		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
-		req.Header.Set("Authorization", "Bearer "+key)
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		resp, err := http.DefaultClient.Do(req)
-		require.NoError(t, err)
-		resp.Body.Close()
-		return resp.StatusCode
+		code, _ := ping(t, srv.URL, key)
+		return code
 	}
 	require.Equal(t, http.StatusOK, status(k1))
 	require.NoError(t, mcp.RevokeKey(f, id1))
@@ -281,16 +275,7 @@ func TestListChangedOnlyOnRealChanges(t *testing.T) {
 // the right key keeps working from the same address.
 func TestWrongKeysAreThrottled(t *testing.T) {
 	srv, key := gateway(t)
-	status := func(k string) (int, string) {
-		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
-		req.Header.Set("Authorization", "Bearer "+k)
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		resp, err := http.DefaultClient.Do(req)
-		require.NoError(t, err)
-		resp.Body.Close()
-		return resp.StatusCode, resp.Header.Get("Retry-After")
-	}
+	status := func(k string) (int, string) { return ping(t, srv.URL, k) }
 	codes := map[int]int{}
 	retryAfter := ""
 	for i := 0; i < 200; i++ {
@@ -324,4 +309,17 @@ func TestValidateNamesItsArgument(t *testing.T) {
 	require.True(t, res.IsError)
 	require.Contains(t, res.Content[0].(mcplib.TextContent).Text, `takes the argument "definition"`)
 	require.Contains(t, res.Content[0].(mcplib.TextContent).Text, "got [workflow]")
+}
+
+// ping sends an MCP ping with a bearer key and returns the status and Retry-After.
+func ping(t *testing.T, base, key string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, base+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	return resp.StatusCode, resp.Header.Get("Retry-After")
 }
