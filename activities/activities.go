@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"go.temporal.io/sdk/activity"
@@ -28,15 +29,35 @@ type ConfigError struct{ Msg string }
 
 func (e *ConfigError) Error() string { return e.Msg }
 
-// ClaimCheck keeps outputs over Above bytes in Blobs (nil: outputs stay in history as they are).
+// ClaimCheck keeps outputs over Above bytes in Blobs (nil: outputs stay in history as they are),
+// and Observe, when set, is told of every execution (metrics).
 type ClaimCheck struct {
-	Blobs Blobs
-	Above int
+	Blobs   Blobs
+	Above   int
+	Observe func(tool, status string, d time.Duration, u *toolspec.Usage)
 }
 
 // Activity adapts a handler to the activity registered under spec.Name. With a claim check,
 // large outputs are stored and referenced, and references in inputs are resolved first.
 func Activity(spec *toolspec.Spec, h Handler, cc ...ClaimCheck) func(ctx context.Context, inputs map[string]any) (toolspec.Result, error) {
+	adapted := adapt(spec, h, cc...)
+	if len(cc) == 0 || cc[0].Observe == nil {
+		return adapted
+	}
+	observe := cc[0].Observe
+	return func(ctx context.Context, inputs map[string]any) (toolspec.Result, error) {
+		start := time.Now()
+		res, err := adapted(ctx, inputs)
+		status := "completed"
+		if err != nil {
+			status = "failed"
+		}
+		observe(spec.Name, status, time.Since(start), res.Usage)
+		return res, err
+	}
+}
+
+func adapt(spec *toolspec.Spec, h Handler, cc ...ClaimCheck) func(ctx context.Context, inputs map[string]any) (toolspec.Result, error) {
 	return func(ctx context.Context, inputs map[string]any) (toolspec.Result, error) {
 		if inputs == nil {
 			inputs = map[string]any{}

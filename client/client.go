@@ -27,6 +27,8 @@ type Options struct {
 	// DataConverter encodes payloads (codec.DataConverter: compression, encryption); nil is
 	// Temporal's default.
 	DataConverter converter.DataConverter
+	// MetricsHandler receives the SDK's metrics (metrics.Metrics.SDK); nil: none.
+	MetricsHandler tclient.MetricsHandler
 }
 
 func (o *Options) fill() {
@@ -70,7 +72,7 @@ func Dial(ctx context.Context, o Options) (*Client, error) {
 	o.fill()
 	dctx, cancel := context.WithTimeout(ctx, o.DialTimeout)
 	defer cancel()
-	c, err := tclient.DialContext(dctx, tclient.Options{HostPort: o.Address, Namespace: o.Namespace, Logger: QuietLogger(), DataConverter: o.DataConverter})
+	c, err := tclient.DialContext(dctx, tclient.Options{HostPort: o.Address, Namespace: o.Namespace, Logger: QuietLogger(), DataConverter: o.DataConverter, MetricsHandler: o.MetricsHandler})
 	if err != nil {
 		return nil, fmt.Errorf("cannot reach Temporal at %s (namespace %s): %w; start one with `weft dev`, or set TEMPORAL_ADDRESS / --address", o.Address, o.Namespace, err)
 	}

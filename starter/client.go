@@ -2,6 +2,8 @@ package starter
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -10,6 +12,7 @@ import (
 
 	weftclient "github.com/weftworks/weft/client"
 	"github.com/weftworks/weft/codec"
+	"github.com/weftworks/weft/metrics"
 	"github.com/weftworks/weft/workflows"
 )
 
@@ -36,11 +39,34 @@ func (f *connFlags) register(cmd *cobra.Command) {
 // dial connects to Temporal through the one client package, with the payload codecs the
 // environment configures; the error says which setting to check.
 func (f *connFlags) dial(ctx context.Context) (*weftclient.Client, error) {
+	return f.dialWith(ctx, nil)
+}
+
+// dialWith is dial reporting the SDK's metrics to m (nil: none).
+func (f *connFlags) dialWith(ctx context.Context, m *metrics.Metrics) (*weftclient.Client, error) {
 	dc, err := dataConverter()
 	if err != nil {
 		return nil, err
 	}
-	return weftclient.Dial(ctx, weftclient.Options{Address: f.address, Namespace: f.namespace, TaskQueue: f.taskQueue, DataConverter: dc})
+	o := weftclient.Options{Address: f.address, Namespace: f.namespace, TaskQueue: f.taskQueue, DataConverter: dc}
+	if m != nil {
+		o.MetricsHandler = m.SDK()
+	}
+	return weftclient.Dial(ctx, o)
+}
+
+// serveMetrics starts /metrics on addr ("" disables it) and returns the registry.
+func serveMetrics(addr string, errOut io.Writer) *metrics.Metrics {
+	if addr == "" {
+		return nil
+	}
+	m := metrics.New()
+	go func() {
+		if err := m.Serve(addr); err != nil {
+			fmt.Fprintf(errOut, "weft: metrics on %s: %v\n", addr, err)
+		}
+	}()
+	return m
 }
 
 // dataConverter is Temporal's converter with weft's codecs (WEFT_CODEC_KEYS, ...).

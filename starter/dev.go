@@ -35,6 +35,7 @@ func newDevCommand() *cobra.Command {
 	var dataDir, host string
 	var port, uiPort, dbPort, codecPort int
 	var demo, env bool
+	var metricsAddr string
 	cmd := &cobra.Command{
 		Use:   "dev",
 		Short: "Run the embedded stack: Temporal, its Web UI and a weft worker, in one process",
@@ -77,12 +78,13 @@ func newDevCommand() *cobra.Command {
 				dbNote = db.URI + " (embedded FerretDB)"
 			}
 			conn := connFlags{address: srv.Address, namespace: srv.Namespace, taskQueue: workflows.TaskQueue}
-			c, err := conn.dial(ctx)
+			m := serveMetrics(metricsAddr, cmd.ErrOrStderr())
+			c, err := conn.dialWith(ctx, m)
 			if err != nil {
 				return err
 			}
 			defer c.Close()
-			w := worker.New(c.Temporal(), worker.Options{TaskQueue: conn.taskQueue, Config: cfg})
+			w := worker.New(c.Temporal(), worker.Options{TaskQueue: conn.taskQueue, Config: cfg, Metrics: m})
 			if err := w.Start(); err != nil {
 				return fmt.Errorf("starting the worker: %w", err)
 			}
@@ -123,6 +125,7 @@ func newDevCommand() *cobra.Command {
 	cmd.Flags().IntVar(&dbPort, "db-port", 27017, "embedded database port (ignored when MONGODB_URI is set)")
 	cmd.Flags().IntVar(&codecPort, "codec-port", 8081, "codec server port for the Web UI, when WEFT_CODEC_KEYS encrypts payloads")
 	cmd.Flags().BoolVar(&demo, "demo", false, "start the approval-demo workflow and show how to approve it")
+	cmd.Flags().StringVar(&metricsAddr, "metrics", "", "serve Prometheus metrics of the worker on this address (/metrics)")
 	cmd.Flags().BoolVar(&env, "env", false, "print the export lines of the running weft dev (eval \"$(weft dev --env)\") and exit")
 	return cmd
 }

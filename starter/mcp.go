@@ -21,7 +21,7 @@ import (
 
 func newMCPCommand() *cobra.Command {
 	var conn connFlags
-	var transport, host, workflowsDir, keyFile string
+	var transport, host, workflowsDir, keyFile, metricsAddr string
 	var port int
 	var noBuiltins bool
 	var wait time.Duration
@@ -42,6 +42,7 @@ func newMCPCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			serveMetrics(metricsAddr, cmd.ErrOrStderr()) // the gateway's process metrics; tool calls run on workers
 			g := mcp.New(mcp.Options{Version: Version, Address: conn.address, Namespace: conn.namespace, TaskQueue: conn.taskQueue,
 				Config: activities.ConfigFromEnv(envFromDev), WorkflowsDir: workflowsDir, NoBuiltins: noBuiltins, Wait: wait, Log: log, DataConverter: dc})
 			go g.WatchWorkflows(ctx, 2*time.Second)
@@ -81,6 +82,7 @@ func newMCPCommand() *cobra.Command {
 	}
 	conn.register(cmd)
 	cmd.Flags().StringVar(&transport, "transport", "stdio", "stdio or http")
+	cmd.Flags().StringVar(&metricsAddr, "metrics", "", "serve Prometheus metrics on this address (/metrics)")
 	cmd.Flags().StringVar(&host, "host", "127.0.0.1", "HTTP address to bind (another host must be asked for explicitly)")
 	cmd.Flags().IntVar(&port, "port", 3100, "HTTP port")
 	cmd.Flags().StringArrayVar(&allowedHosts, "allowed-host", nil, "Host header values to accept besides localhost (DNS-rebinding protection)")

@@ -10,6 +10,7 @@ import (
 
 	"github.com/weftworks/weft/activities"
 	"github.com/weftworks/weft/activities/toolspec"
+	"github.com/weftworks/weft/metrics"
 	"github.com/weftworks/weft/workflows"
 )
 
@@ -20,6 +21,8 @@ type Options struct {
 	Config activities.Config
 	// Handlers overrides tool implementations (tests); keys are tool names.
 	Handlers map[string]activities.Handler
+	// Metrics, when set, counts tool calls, their duration, tokens and cost.
+	Metrics *metrics.Metrics
 }
 
 // New returns a worker with the interpreter and every tool activity registered.
@@ -43,6 +46,9 @@ func New(c client.Client, o Options) sdkworker.Worker {
 	var claim activities.ClaimCheck
 	if o.Config.MongoDBURI != "" {
 		claim = activities.ClaimCheck{Blobs: tools, Above: tools.ClaimCheckAbove()}
+	}
+	if o.Metrics != nil {
+		claim.Observe = o.Metrics.ToolCall
 	}
 	for name, h := range o.Handlers {
 		impl[name] = h
