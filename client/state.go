@@ -192,10 +192,19 @@ type RunSummary struct {
 type ListOptions struct {
 	// AwaitingReview keeps running runs waiting for a decision.
 	AwaitingReview bool
+	// Status keeps runs in this state: running, completed, failed, cancelled, terminated,
+	// timed_out, or awaiting_review (the same as AwaitingReview).
+	Status string
 	// Workflow keeps runs of the named workflow.
 	Workflow string
 	// Limit (default 20, at most 1000).
 	Limit int
+}
+
+// temporalStatus maps weft's status names to the ExecutionStatus values of visibility queries.
+var temporalStatus = map[string]string{
+	"running": "Running", "completed": "Completed", "failed": "Failed", "cancelled": "Canceled",
+	"terminated": "Terminated", "timed_out": "TimedOut", "continued_as_new": "ContinuedAsNew",
 }
 
 // List lists weft runs, newest first.
@@ -205,6 +214,15 @@ func (c *Client) List(ctx context.Context, o ListOptions) ([]RunSummary, error) 
 	}
 	o.Limit = min(o.Limit, 1000)
 	q := fmt.Sprintf("WorkflowType = %q", workflows.WorkflowType)
+	if o.Status == workflows.StatusAwaitingReview {
+		o.AwaitingReview = true
+	} else if o.Status != "" {
+		ts, ok := temporalStatus[o.Status]
+		if !ok {
+			return nil, &InvalidError{Err: fmt.Errorf("status %q: use one of running, awaiting_review, completed, failed, cancelled, terminated, timed_out", o.Status)}
+		}
+		q += fmt.Sprintf(" AND ExecutionStatus = %q", ts)
+	}
 	if o.AwaitingReview {
 		q += fmt.Sprintf(` AND ExecutionStatus = "Running" AND %s = %q`, workflows.StatusAttribute.GetName(), workflows.StatusAwaitingReview)
 	}

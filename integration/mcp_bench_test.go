@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/weftworks/weft/auth"
+
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	mcplib "github.com/mark3labs/mcp-go/mcp"
@@ -36,11 +38,11 @@ func BenchmarkGatewayLoad(b *testing.B) {
 		}
 	}
 	keyFile := filepath.Join(b.TempDir(), "keys.json")
-	key, _, err := mcp.GenerateKey(keyFile)
+	key, _, err := auth.GenerateKey(keyFile)
 	if err != nil {
 		b.Fatal(err)
 	}
-	keys, _ := mcp.LoadKeys(keyFile)
+	keys, _ := auth.LoadKeys(keyFile)
 	g := mcp.New(mcp.Options{Version: "bench", Address: server.Address, Namespace: server.Namespace, Config: cfg})
 	weftSrv := httptest.NewServer(g.HTTPHandler(keys, []string{"127.0.0.1"}, slog.New(slog.NewTextHandler(io.Discard, nil))))
 	defer weftSrv.Close()
@@ -134,8 +136,8 @@ func TestTimeToFirstState(t *testing.T) {
 	}
 	t.Cleanup(w.Stop)
 	keyFile := filepath.Join(t.TempDir(), "keys.json")
-	key, _, _ := mcp.GenerateKey(keyFile)
-	keys, _ := mcp.LoadKeys(keyFile)
+	key, _, _ := auth.GenerateKey(keyFile)
+	keys, _ := auth.LoadKeys(keyFile)
 	g := mcp.New(mcp.Options{Version: "t", Address: server.Address, Namespace: server.Namespace, TaskQueue: queue})
 	srv := httptest.NewServer(g.HTTPHandler(keys, []string{"127.0.0.1"}, slog.New(slog.NewTextHandler(io.Discard, nil))))
 	defer srv.Close()

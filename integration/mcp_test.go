@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/weftworks/weft/auth"
+
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	mcplib "github.com/mark3labs/mcp-go/mcp"
@@ -31,9 +33,9 @@ func TestAgentRunsReviewsAndReads(t *testing.T) {
 	t.Cleanup(w.Stop)
 
 	keyFile := filepath.Join(t.TempDir(), "keys.json")
-	key, _, err := mcp.GenerateKey(keyFile)
+	key, _, err := auth.GenerateKey(keyFile)
 	require.NoError(t, err)
-	keys, err := mcp.LoadKeys(keyFile)
+	keys, err := auth.LoadKeys(keyFile)
 	require.NoError(t, err)
 	g := mcp.New(mcp.Options{Version: "test", Address: server.Address, Namespace: server.Namespace, TaskQueue: queue, Config: cfg, Wait: 30 * time.Second})
 	srv := httptest.NewServer(g.HTTPHandler(keys, []string{"127.0.0.1"}, slog.New(slog.NewTextHandler(io.Discard, nil))))

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/weftworks/weft/auth"
+
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
@@ -73,9 +75,9 @@ func checkSession(t *testing.T, s *sdk.ClientSession) {
 
 func TestOfficialSDKOverHTTP(t *testing.T) {
 	keyFile := filepath.Join(t.TempDir(), "keys.json")
-	key, _, err := mcp.GenerateKey(keyFile)
+	key, _, err := auth.GenerateKey(keyFile)
 	require.NoError(t, err)
-	keys, err := mcp.LoadKeys(keyFile)
+	keys, err := auth.LoadKeys(keyFile)
 	require.NoError(t, err)
 	tc := dial(t)
 	queue := "sdk-http"

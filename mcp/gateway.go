@@ -6,9 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"path/filepath"
-	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -20,7 +17,6 @@ import (
 	"github.com/weftworks/weft/activities"
 	"github.com/weftworks/weft/activities/toolspec"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
-	"github.com/weftworks/weft/templates"
 	"github.com/weftworks/weft/workflows"
 	"github.com/weftworks/weft/workflows/dsl"
 )
@@ -218,29 +214,15 @@ func (g *Gateway) workflowSources() (map[string]*dsl.Workflow, map[string]bool, 
 	out := map[string]*dsl.Workflow{}
 	fromDir := map[string]bool{}
 	var problems []string
-	if !g.o.NoBuiltins {
-		for _, t := range templates.All() {
-			if w, err := dsl.Load(t.Name, t.Data); err == nil {
-				out[t.Name] = w
+	for _, e := range weftclient.Catalog(g.o.WorkflowsDir, !g.o.NoBuiltins) {
+		if e.Err != nil {
+			if e.Path != "" {
+				problems = append(problems, e.Err.Error())
 			}
+			continue
 		}
-	}
-	if g.o.WorkflowsDir != "" {
-		files, _ := filepath.Glob(filepath.Join(g.o.WorkflowsDir, "*.json"))
-		sort.Strings(files)
-		for _, f := range files {
-			if strings.HasSuffix(f, ".test.json") {
-				continue
-			}
-			w, err := dsl.LoadFile(f)
-			if err != nil {
-				problems = append(problems, err.Error())
-				continue
-			}
-			name := strings.TrimSuffix(strings.TrimSuffix(filepath.Base(f), ".json"), ".weft")
-			out[name] = w
-			fromDir[name] = true
-		}
+		out[e.Name] = e.Workflow
+		fromDir[e.Name] = e.Path != ""
 	}
 	return out, fromDir, problems
 }

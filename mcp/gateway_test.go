@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/weftworks/weft/auth"
+
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	mcplib "github.com/mark3labs/mcp-go/mcp"
@@ -26,9 +28,9 @@ import (
 // gateway serves a gateway whose Temporal is unreachable, over real HTTP.
 func gateway(t *testing.T) (*httptest.Server, string) {
 	keyFile := filepath.Join(t.TempDir(), "keys.json")
-	key, _, err := mcp.GenerateKey(keyFile)
+	key, _, err := auth.GenerateKey(keyFile)
 	require.NoError(t, err)
-	keys, err := mcp.LoadKeys(keyFile)
+	keys, err := auth.LoadKeys(keyFile)
 	require.NoError(t, err)
 	g := mcp.New(mcp.Options{Version: "test", Address: "127.0.0.1:1", Namespace: "default"})
 	srv := httptest.NewServer(g.HTTPHandler(keys, []string{"127.0.0.1"}, slog.New(slog.NewTextHandler(io.Discard, nil))))
@@ -167,26 +169,6 @@ func TestAuthHealthAndHosts(t *testing.T) {
 	require.Equal(t, http.StatusForbidden, resp.StatusCode, "DNS rebinding protection")
 }
 
-func TestKeys(t *testing.T) {
-	f := filepath.Join(t.TempDir(), "k.json")
-	k1, id1, err := mcp.GenerateKey(f)
-	require.NoError(t, err)
-	k2, _, err := mcp.GenerateKey(f)
-	require.NoError(t, err)
-	keys, err := mcp.LoadKeys(f, "env-key")
-	require.NoError(t, err)
-	require.True(t, keys.Valid(k1))
-	require.True(t, keys.Valid(k2))
-	require.True(t, keys.Valid("env-key"))
-	require.False(t, keys.Valid("nope"))
-	require.NoError(t, mcp.RevokeKey(f, id1))
-	keys, err = mcp.LoadKeys(f)
-	require.NoError(t, err)
-	require.False(t, keys.Valid(k1))
-	require.True(t, keys.Valid(k2))
-	require.Error(t, mcp.RevokeKey(f, "unknown"))
-}
-
 func TestWorkflowsDirChangesUpdateTheTools(t *testing.T) {
 	dir := t.TempDir()
 	g := mcp.New(mcp.Options{Version: "test", Address: "127.0.0.1:1", WorkflowsDir: dir, NoBuiltins: true})
@@ -208,11 +190,11 @@ func TestWorkflowsDirChangesUpdateTheTools(t *testing.T) {
 // next request, without a restart.
 func TestRevokedKeyRefusedByRunningGateway(t *testing.T) {
 	f := filepath.Join(t.TempDir(), "k.json")
-	k1, id1, err := mcp.GenerateKey(f)
+	k1, id1, err := auth.GenerateKey(f)
 	require.NoError(t, err)
-	k2, _, err := mcp.GenerateKey(f)
+	k2, _, err := auth.GenerateKey(f)
 	require.NoError(t, err)
-	keys, err := mcp.LoadKeys(f)
+	keys, err := auth.LoadKeys(f)
 	require.NoError(t, err)
 	g := mcp.New(mcp.Options{Version: "test", Address: "127.0.0.1:1", NoBuiltins: true})
 	srv := httptest.NewServer(g.HTTPHandler(keys, []string{"127.0.0.1"}, slog.New(slog.NewTextHandler(io.Discard, nil))))
@@ -222,10 +204,10 @@ func TestRevokedKeyRefusedByRunningGateway(t *testing.T) {
 		return code
 	}
 	require.Equal(t, http.StatusOK, status(k1))
-	require.NoError(t, mcp.RevokeKey(f, id1))
+	require.NoError(t, auth.RevokeKey(f, id1))
 	require.Equal(t, http.StatusUnauthorized, status(k1), "the revoked key is refused at once")
 	require.Equal(t, http.StatusOK, status(k2), "the other key still works")
-	k3, _, err := mcp.GenerateKey(f)
+	k3, _, err := auth.GenerateKey(f)
 	require.NoError(t, err)
 	require.Equal(t, http.StatusOK, status(k3), "a new key works without a restart")
 }

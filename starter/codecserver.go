@@ -12,11 +12,12 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/weftworks/weft/auth"
+
 	"github.com/spf13/cobra"
 	"go.temporal.io/sdk/converter"
 
 	"github.com/weftworks/weft/codec"
-	"github.com/weftworks/weft/mcp"
 )
 
 func newCodecServerCommand() *cobra.Command {
@@ -43,9 +44,9 @@ func newCodecServerCommand() *cobra.Command {
 			if len(o.Keys) == 0 {
 				fmt.Fprintln(cmd.ErrOrStderr(), "weft codec-server: no keys (WEFT_CODEC_KEYS): payloads are only decompressed")
 			}
-			var keys *mcp.Keys
+			var keys *auth.Keys
 			if !isLoopback(host) {
-				if keys, err = mcp.LoadKeys(keyFile, os.Getenv("WEFT_MCP_KEY")); err != nil {
+				if keys, err = auth.LoadKeys(keyFile, os.Getenv("WEFT_MCP_KEY")); err != nil {
 					return err
 				}
 				if keys.Empty() {
@@ -72,7 +73,7 @@ func newCodecServerCommand() *cobra.Command {
 	cmd.Flags().StringVar(&host, "host", "127.0.0.1", "address to bind")
 	cmd.Flags().IntVar(&port, "port", 8081, "port")
 	cmd.Flags().StringVar(&uiOrigin, "ui-origin", "http://127.0.0.1:8233", "the Temporal UI's origin, the only one CORS allows")
-	cmd.Flags().StringVar(&keyFile, "key-file", mcp.KeyFile(), "bearer keys (off-host only)")
+	cmd.Flags().StringVar(&keyFile, "key-file", auth.KeyFile(), "bearer keys (off-host only)")
 	return cmd
 }
 
@@ -83,7 +84,7 @@ func isLoopback(host string) bool {
 
 // CodecHandler is Temporal's payload codec HTTP handler with CORS limited to one origin and,
 // when keys is not nil, a bearer key required.
-func CodecHandler(codecs []converter.PayloadCodec, origin string, keys *mcp.Keys) http.Handler {
+func CodecHandler(codecs []converter.PayloadCodec, origin string, keys *auth.Keys) http.Handler {
 	inner := converter.NewPayloadCodecHTTPHandler(codecs...)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if o := r.Header.Get("Origin"); o != "" {

@@ -36,6 +36,7 @@ func newDevCommand() *cobra.Command {
 	var port, uiPort, dbPort, codecPort int
 	var demo, env bool
 	var metricsAddr string
+	var cf consoleFlags
 	cmd := &cobra.Command{
 		Use:   "dev",
 		Short: "Run the embedded stack: Temporal, its Web UI and a weft worker, in one process",
@@ -94,6 +95,14 @@ func newDevCommand() *cobra.Command {
 			if srv.UIAddress != "" {
 				fmt.Fprintf(out, "  Web UI     %s\n", srv.UIAddress)
 			}
+			if cf.listen != "" && cf.listen != "off" {
+				cf.temporalUI = srv.UIAddress
+				consoleURL, err := cf.serveConsole(ctx, c, srv.Namespace, cmd.ErrOrStderr())
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(out, "  Console    %s  (runs drawn live, reviews, workflow playground)\n", consoleURL)
+			}
 			fmt.Fprintf(out, "  Database   %s\n", dbNote)
 			if codecEndpoint != "" {
 				fmt.Fprintf(out, "  Codec      %s  (payloads are encrypted; the Web UI decodes them here)\n", codecEndpoint)
@@ -126,6 +135,7 @@ func newDevCommand() *cobra.Command {
 	cmd.Flags().IntVar(&codecPort, "codec-port", 8081, "codec server port for the Web UI, when WEFT_CODEC_KEYS encrypts payloads")
 	cmd.Flags().BoolVar(&demo, "demo", false, "start the approval-demo workflow and show how to approve it")
 	cmd.Flags().StringVar(&metricsAddr, "metrics", "", "serve Prometheus metrics of the worker on this address (/metrics)")
+	cf.register(cmd, "console")
 	cmd.Flags().BoolVar(&env, "env", false, "print the export lines of the running weft dev (eval \"$(weft dev --env)\") and exit")
 	return cmd
 }

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/weftworks/weft/auth"
+
 	"github.com/spf13/cobra"
 
 	"github.com/weftworks/weft/activities"
@@ -53,7 +55,7 @@ func newMCPCommand() *cobra.Command {
 			default:
 				return invalid(fmt.Errorf("--transport %q: use stdio or http", transport))
 			}
-			keys, err := mcp.LoadKeys(keyFile, os.Getenv("WEFT_MCP_KEY"))
+			keys, err := auth.LoadKeys(keyFile, os.Getenv("WEFT_MCP_KEY"))
 			if err != nil {
 				return err
 			}
@@ -89,13 +91,13 @@ func newMCPCommand() *cobra.Command {
 	cmd.Flags().StringVar(&workflowsDir, "workflows-dir", "", "workflow files to offer (those with \"mcp\": {\"expose\": true} become wf_ tools)")
 	cmd.Flags().BoolVar(&noBuiltins, "no-builtins", false, "do not offer the built-in templates")
 	cmd.Flags().DurationVar(&wait, "wait", 60*time.Second, "how long wf_ tools wait for a result")
-	cmd.PersistentFlags().StringVar(&keyFile, "key-file", mcp.KeyFile(), "where generated keys are stored, hashed")
+	cmd.PersistentFlags().StringVar(&keyFile, "key-file", auth.KeyFile(), "where generated keys are stored, hashed")
 	cmd.AddCommand(&cobra.Command{
 		Use:   "generate-key",
 		Short: "Create an API key for the HTTP transport (printed once; only its hash is stored)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			key, id, err := mcp.GenerateKey(keyFile)
+			key, id, err := auth.GenerateKey(keyFile)
 			if err != nil {
 				return err
 			}
@@ -107,7 +109,7 @@ func newMCPCommand() *cobra.Command {
 		Short: "Revoke an API key",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := mcp.RevokeKey(keyFile, args[0]); err != nil {
+			if err := auth.RevokeKey(keyFile, args[0]); err != nil {
 				return invalid(err)
 			}
 			fmt.Fprintln(cmd.OutOrStdout(), "revoked")

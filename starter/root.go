@@ -77,6 +77,7 @@ func NewRootCommand() *cobra.Command {
 		newCodecServerCommand(),
 		newRetryCommand(),
 		newScheduleCommand(),
+		newConsoleCommand(),
 	)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return invalid(err) })
 	markUsageErrors(root)

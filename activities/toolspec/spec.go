@@ -296,3 +296,27 @@ func Names() []string {
 	}
 	return out
 }
+
+// Categories of tools, as consoles colour them.
+const (
+	CategoryRetrieval  = "retrieval"
+	CategoryEmbedding  = "embedding"
+	CategoryManagement = "management"
+	CategoryUtility    = "utility"
+	CategoryControl    = "control"
+	CategoryGeneration = "generation"
+	CategoryReview     = "review"
+	CategoryMemory     = "memory"
+)
+
+// Category is the group a tool is shown in: its domain, with review steps apart from the other
+// control steps and the generate domain named generation.
+func (s *Spec) Category() string {
+	switch {
+	case s.Kind == KindReview:
+		return CategoryReview
+	case s.Domain == "generate":
+		return CategoryGeneration
+	}
+	return s.Domain
+}

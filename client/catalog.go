@@ -1,0 +1,61 @@
+package client
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/weftworks/weft/templates"
+	"github.com/weftworks/weft/workflows/dsl"
+)
+
+// CatalogEntry is one workflow offered by name: a built-in template or a file of a workflows
+// directory.
+type CatalogEntry struct {
+	Name string
+	// Path is the file it was read from ("" for a built-in).
+	Path string
+	// Data is the file as written.
+	Data []byte
+	// Workflow is the compiled workflow; nil when Err is set.
+	Workflow *dsl.Workflow
+	// Err says why the file does not load (with FILE:LINE:COL diagnostics).
+	Err error
+}
+
+// Catalog lists the built-in templates (when builtins is set) and the workflow files in dir
+// (*.json, not *.test.json fixtures), sorted by name; a file overrides a built-in of the same name.
+// The MCP gateway offers these as tools and the console draws them.
+func Catalog(dir string, builtins bool) []CatalogEntry {
+	byName := map[string]CatalogEntry{}
+	if builtins {
+		for _, t := range templates.All() {
+			w, err := dsl.Load(t.Name, t.Data)
+			byName[t.Name] = CatalogEntry{Name: t.Name, Data: t.Data, Workflow: w, Err: err}
+		}
+	}
+	if dir != "" {
+		files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+		for _, f := range files {
+			if strings.HasSuffix(f, ".test.json") {
+				continue
+			}
+			name := strings.TrimSuffix(strings.TrimSuffix(filepath.Base(f), ".json"), ".weft")
+			e := CatalogEntry{Name: name, Path: f}
+			if e.Data, e.Err = os.ReadFile(f); e.Err == nil {
+				e.Workflow, e.Err = dsl.Load(f, e.Data)
+			}
+			if e.Err != nil {
+				e.Workflow = nil
+			}
+			byName[name] = e
+		}
+	}
+	out := make([]CatalogEntry, 0, len(byName))
+	for _, e := range byName {
+		out = append(out, e)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}

@@ -1,0 +1,159 @@
+// Package console serves the weft console: the runs, each run drawn as the workflow its author
+// wrote (live), the pending reviews with their decisions, and a playground of the workflows.
+//
+// Everything it reads and does goes through the client package, the one the CLI and the MCP
+// gateway use. Pages are html/template (every value escaped) and one hand-written script that
+// builds the DOM with textContent only, so no workflow data is ever executed as HTML. There is no
+// Node toolchain: the assets are embedded in the binary.
+package console
+
+import (
+	"crypto/rand"
+	"embed"
+	"encoding/hex"
+	"html/template"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/weftworks/weft/auth"
+	weftclient "github.com/weftworks/weft/client"
+)
+
+//go:embed templates/*.html
+var templateFiles embed.FS
+
+//go:embed static
+var staticFiles embed.FS
+
+// DefaultAddress is where `weft dev` and `weft console` serve the console.
+const DefaultAddress = "127.0.0.1:8234"
+
+// Options configure a console.
+type Options struct {
+	Client *weftclient.Client
+	// WorkflowsDir holds workflow files shown in the playground, beside the built-in templates.
+	WorkflowsDir string
+	// TemporalUI is the Temporal Web UI's base URL, for links to the same execution ("" no links).
+	TemporalUI string
+	// Namespace is the Temporal namespace (for Web UI links).
+	Namespace string
+	// Keys are the bearer keys people log in with. RequireLogin makes every page ask for one;
+	// it is set when the console is served beyond this machine.
+	Keys         *auth.Keys
+	RequireLogin bool
+	// AllowedHosts are the Host headers served (DNS rebinding guard); empty: 127.0.0.1, localhost.
+	AllowedHosts []string
+	// Reviewer is the name decisions carry when nobody logged in (default: the OS account).
+	Reviewer string
+	// PollInterval is how often a live page's state is read (default 250 ms).
+	PollInterval time.Duration
+	Log          *slog.Logger
+}
+
+// Server is the console.
+type Server struct {
+	o       Options
+	pages   map[string]*template.Template
+	limiter *auth.FailureLimiter
+
+	mu       sync.Mutex
+	sessions map[string]*session
+	// local is the one session of a console that asks nobody to log in: its CSRF token guards
+	// the state-changing requests all the same.
+	local *session
+	costs map[string]runUsage // closed runs' usage, which never changes
+}
+
+type runUsage struct {
+	cost   float64
+	tokens int64
+}
+
+type session struct {
+	id      string
+	csrf    string
+	name    string
+	expires time.Time
+}
+
+// SessionLifetime is how long a login lasts.
+const SessionLifetime = 12 * time.Hour
+
+// New builds a console.
+func New(o Options) (*Server, error) {
+	if o.PollInterval <= 0 {
+		o.PollInterval = 250 * time.Millisecond
+	}
+	if len(o.AllowedHosts) == 0 {
+		o.AllowedHosts = []string{"127.0.0.1", "localhost", "::1"}
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{o: o, pages: map[string]*template.Template{}, sessions: map[string]*session{}, costs: map[string]runUsage{},
+		limiter: auth.NewFailureLimiter(auth.FailureBurst, auth.FailureRate)}
+	s.local = &session{id: "local", csrf: randomHex(24), name: o.Reviewer}
+	for _, page := range []string{"runs", "run", "reviews", "workflows", "workflow", "login"} {
+		t, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFiles, "templates/layout.html", "templates/"+page+".html")
+		if err != nil {
+			return nil, err
+		}
+		s.pages[page] = t
+	}
+	return s, nil
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b) // never fails (crypto/rand)
+	return hex.EncodeToString(b)
+}
+
+// Handler serves the console.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	static, _ := fs.Sub(staticFiles, "static")
+	mux.Handle("GET /static/", http.StripPrefix("/static/", cacheStatic(http.FileServerFS(static))))
+	mux.HandleFunc("GET /login", s.loginPage)
+	mux.HandleFunc("POST /login", s.login)
+	mux.HandleFunc("POST /logout", s.guard(s.logout))
+
+	mux.HandleFunc("GET /{$}", s.page(s.runsPage))
+	mux.HandleFunc("GET /runs/{id}", s.page(s.runPage))
+	mux.HandleFunc("GET /reviews", s.page(s.reviewsPage))
+	mux.HandleFunc("GET /workflows", s.page(s.workflowsPage))
+	mux.HandleFunc("GET /workflows/{name}", s.page(s.workflowPage))
+
+	mux.HandleFunc("GET /api/runs", s.api(s.apiRuns))
+	mux.HandleFunc("GET /api/runs/{id}", s.api(s.apiRun))
+	mux.HandleFunc("GET /api/runs/{id}/events", s.api(s.apiEvents))
+	mux.HandleFunc("GET /api/runs/{id}/steps/{step}/inputs", s.api(s.apiInputs))
+	mux.HandleFunc("GET /api/reviews", s.api(s.apiReviews))
+	mux.HandleFunc("POST /api/runs/{id}/reviews", s.guard(s.apiDecide))
+	mux.HandleFunc("POST /api/runs/{id}/cancel", s.guard(s.apiCancel))
+	mux.HandleFunc("POST /api/validate", s.guard(s.apiValidate))
+	mux.HandleFunc("POST /api/workflows/{name}/runs", s.guard(s.apiStart))
+	return auth.HostGuard(s.o.AllowedHosts, "--allowed-host", securityHeaders(mux))
+}
+
+// securityHeaders: no framing, no sniffing, and a policy that runs only the console's own script.
+func securityHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("Referrer-Policy", "same-origin")
+		next.ServeHTTP(w, r)
+	})
+}
+
+func cacheStatic(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "public, max-age=300")
+		next.ServeHTTP(w, r)
+	})
+}

@@ -1,0 +1,586 @@
+package console
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"io"
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"google.golang.org/protobuf/encoding/protojson"
+
+	weftclient "github.com/weftworks/weft/client"
+	weftv1 "github.com/weftworks/weft/proto/weft/v1"
+	"github.com/weftworks/weft/workflows"
+	"github.com/weftworks/weft/workflows/dsl"
+)
+
+// pageData is what every page template gets.
+type pageData struct {
+	Title  string
+	Active string
+	CSRF   string
+	User   string
+	Login  bool // a login is required (shows the log-out button)
+	Next   string
+	Error  string
+
+	Runs     []RunRow
+	Status   string
+	Workflow string
+	Statuses []string
+
+	RunID      string
+	Run        *RunView
+	TemporalUI string
+
+	Reviews []PendingReview
+
+	Catalog []CatalogRow
+	Entry   *CatalogRow
+	Source  string
+	Data    string // JSON handed to the page script, in a data attribute
+}
+
+var funcs = template.FuncMap{
+	"ago": func(t time.Time) string {
+		if t.IsZero() {
+			return ""
+		}
+		return t.Local().Format("2006-01-02 15:04:05")
+	},
+	"cost": func(v float64) string {
+		if v == 0 {
+			return "—"
+		}
+		return fmt.Sprintf("$%.4f", v)
+	},
+}
+
+func (s *Server) render(w http.ResponseWriter, page string, d pageData, code int) {
+	var buf bytes.Buffer
+	if err := s.pages[page].ExecuteTemplate(&buf, "layout.html", d); err != nil {
+		s.o.Log.Error("console: rendering a page", "page", page, "error", err)
+		http.Error(w, "rendering the page failed: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(code)
+	_, _ = w.Write(buf.Bytes())
+}
+
+func (s *Server) base(sess *session, title, active string) pageData {
+	return pageData{Title: title, Active: active, CSRF: sess.csrf, User: sess.name, Login: s.o.RequireLogin,
+		Statuses: []string{"running", "awaiting_review", "completed", "failed", "cancelled", "terminated", "timed_out"}}
+}
+
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "null"
+	}
+	return string(b)
+}
+
+// clientError turns the client package's errors into HTTP statuses.
+func clientError(w http.ResponseWriter, err error) {
+	code := http.StatusBadGateway
+	var nf *weftclient.NotFoundError
+	var fin *weftclient.FinishedError
+	var inv *weftclient.InvalidError
+	var ref *weftclient.RefusedError
+	var diags dsl.Diagnostics
+	switch {
+	case errors.As(err, &nf):
+		code = http.StatusNotFound
+	case errors.As(err, &fin):
+		code = http.StatusConflict
+	case errors.As(err, &inv), errors.As(err, &ref), errors.As(err, &diags):
+		code = http.StatusBadRequest
+	}
+	writeError(w, code, err.Error())
+}
+
+// ---- runs ----
+
+// RunRow is one line of the runs page.
+type RunRow struct {
+	weftclient.RunSummary
+	Duration string  `json:"duration"`
+	Awaiting bool    `json:"awaitingReview"`
+	Cost     float64 `json:"costUsd"`
+	Tokens   int64   `json:"tokens"`
+}
+
+func (s *Server) runRows(ctx context.Context, q url.Values) ([]RunRow, error) {
+	runs, err := s.o.Client.List(ctx, weftclient.ListOptions{Status: q.Get("status"), Workflow: q.Get("workflow"), Limit: 50})
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]RunRow, len(runs))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 8)
+	for i, r := range runs {
+		rows[i] = RunRow{RunSummary: r, Awaiting: r.Status == "running" && r.Weft == "awaiting_review"}
+		end := r.Closed
+		if end.IsZero() {
+			end = time.Now()
+		}
+		rows[i].Duration = end.Sub(r.Started).Round(time.Millisecond).String()
+		wg.Add(1)
+		go func(row *RunRow) {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			row.Cost, row.Tokens = s.usage(ctx, row.RunSummary)
+		}(&rows[i])
+	}
+	wg.Wait()
+	return rows, nil
+}
+
+// usage reads a run's token cost from its state; a closed run's never changes, so it is kept.
+func (s *Server) usage(ctx context.Context, r weftclient.RunSummary) (float64, int64) {
+	closed := !r.Closed.IsZero()
+	key := r.ID + "@" + r.Started.String()
+	if closed {
+		s.mu.Lock()
+		u, ok := s.costs[key]
+		s.mu.Unlock()
+		if ok {
+			return u.cost, u.tokens
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	st, err := s.o.Client.State(ctx, r.ID)
+	if err != nil {
+		return 0, 0
+	}
+	u := runUsage{st.GetUsage().GetCostUsd(), st.GetUsage().GetTotalTokens() + st.GetUsage().GetEmbeddingTokens()}
+	if closed {
+		s.mu.Lock()
+		if len(s.costs) > 10000 {
+			clear(s.costs)
+		}
+		s.costs[key] = u
+		s.mu.Unlock()
+	}
+	return u.cost, u.tokens
+}
+
+func (s *Server) runsPage(w http.ResponseWriter, r *http.Request, sess *session) {
+	d := s.base(sess, "Runs", "runs")
+	d.Status, d.Workflow = r.URL.Query().Get("status"), r.URL.Query().Get("workflow")
+	rows, err := s.runRows(r.Context(), r.URL.Query())
+	if err != nil {
+		d.Error = err.Error()
+	}
+	d.Runs = rows
+	s.render(w, "runs", d, http.StatusOK)
+}
+
+func (s *Server) apiRuns(w http.ResponseWriter, r *http.Request, _ *session) {
+	rows, err := s.runRows(r.Context(), r.URL.Query())
+	if err != nil {
+		clientError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"runs": rows})
+}
+
+// ---- one run ----
+
+// RunView is what the run page starts from; its live updates come as Snapshots.
+type RunView struct {
+	ID       string    `json:"id"`
+	Workflow string    `json:"workflow"`
+	Graph    *Graph    `json:"graph,omitempty"`
+	GraphErr string    `json:"graphError,omitempty"`
+	Snapshot *Snapshot `json:"snapshot"`
+	UI       string    `json:"temporalUI,omitempty"`
+}
+
+// Snapshot is a run's state as the page shows it: the state query's answer (steps, reviews,
+// usage), the Temporal status, and the text streamed so far by running model calls, by step.
+type Snapshot struct {
+	Status    string            `json:"status"`
+	Closed    bool              `json:"closed"`
+	Started   time.Time         `json:"started"`
+	Ended     time.Time         `json:"ended,omitzero"`
+	State     json.RawMessage   `json:"state,omitempty"`
+	StateErr  string            `json:"stateError,omitempty"`
+	Streaming map[string]string `json:"streaming,omitempty"`
+}
+
+var stateJSON = protojson.MarshalOptions{EmitUnpopulated: false}
+
+func (s *Server) snapshot(ctx context.Context, id string) (*Snapshot, error) {
+	d, err := s.o.Client.Describe(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	snap := &Snapshot{Status: d.Status, Closed: d.Status != "running", Started: d.Started, Ended: d.Closed}
+	qctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	st, err := s.o.Client.State(qctx, id)
+	if err != nil {
+		snap.StateErr = err.Error()
+		return snap, nil
+	}
+	if b, err := stateJSON.Marshal(st); err == nil {
+		snap.State = b
+	}
+	for _, p := range d.Pending {
+		if p.Details == "" {
+			continue
+		}
+		step := workflows.StepOfActivity(p.ActivityID)
+		if step == "" {
+			continue
+		}
+		if snap.Streaming == nil {
+			snap.Streaming = map[string]string{}
+		}
+		snap.Streaming[step] = p.Details
+	}
+	return snap, nil
+}
+
+func (s *Server) runView(ctx context.Context, id string) (*RunView, error) {
+	snap, err := s.snapshot(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	v := &RunView{ID: id, Snapshot: snap}
+	if w, err := s.o.Client.Workflow(ctx, id); err != nil {
+		v.GraphErr = err.Error()
+	} else {
+		v.Graph, v.Workflow = NewGraph(w), w.Def.Name
+	}
+	if s.o.TemporalUI != "" {
+		v.UI = fmt.Sprintf("%s/namespaces/%s/workflows/%s", strings.TrimRight(s.o.TemporalUI, "/"), url.PathEscape(s.o.Namespace), url.PathEscape(id))
+	}
+	return v, nil
+}
+
+func (s *Server) runPage(w http.ResponseWriter, r *http.Request, sess *session) {
+	id := r.PathValue("id")
+	d := s.base(sess, "Run "+id, "runs")
+	d.RunID = id
+	v, err := s.runView(r.Context(), id)
+	if err != nil {
+		d.Error = err.Error()
+		s.render(w, "run", d, http.StatusNotFound)
+		return
+	}
+	d.Run, d.Data = v, mustJSON(v)
+	s.render(w, "run", d, http.StatusOK)
+}
+
+func (s *Server) apiRun(w http.ResponseWriter, r *http.Request, _ *session) {
+	v, err := s.runView(r.Context(), r.PathValue("id"))
+	if err != nil {
+		clientError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, v)
+}
+
+// apiEvents streams a run's snapshots as server-sent events, one whenever something changed
+// (read every PollInterval), until the run ends or the page goes away.
+func (s *Server) apiEvents(w http.ResponseWriter, r *http.Request, _ *session) {
+	fl, ok := w.(http.Flusher)
+	if !ok {
+		writeError(w, http.StatusInternalServerError, "streaming is not supported by this connection")
+		return
+	}
+	id := r.PathValue("id")
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	fl.Flush()
+	ctx := r.Context()
+	t := time.NewTicker(s.o.PollInterval)
+	defer t.Stop()
+	var last []byte
+	for {
+		snap, err := s.snapshot(ctx, id)
+		if ctx.Err() != nil {
+			return
+		}
+		if err != nil {
+			_, _ = fmt.Fprintf(w, "event: problem\ndata: %s\n\n", mustJSON(map[string]string{"error": err.Error()}))
+			fl.Flush()
+		} else if b, _ := json.Marshal(snap); !bytes.Equal(b, last) {
+			last = b
+			_, _ = fmt.Fprintf(w, "event: snapshot\ndata: %s\n\n", b)
+			fl.Flush()
+			if snap.Closed && snap.StateErr == "" {
+				_, _ = io.WriteString(w, "event: end\ndata: {}\n\n")
+				fl.Flush()
+				return
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+func (s *Server) apiCancel(w http.ResponseWriter, r *http.Request, _ *session) {
+	if err := s.o.Client.Cancel(r.Context(), r.PathValue("id")); err != nil {
+		clientError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "cancel requested"})
+}
+
+// ---- reviews ----
+
+// PendingReview is a gate waiting for a decision, with the run it belongs to.
+type PendingReview struct {
+	Run      string                `json:"run"`
+	Workflow string                `json:"workflow"`
+	Review   *weftv1.ReviewRequest `json:"-"`
+	JSON     json.RawMessage       `json:"review"`
+}
+
+func (s *Server) pendingReviews(ctx context.Context) ([]PendingReview, error) {
+	runs, err := s.o.Client.List(ctx, weftclient.ListOptions{AwaitingReview: true, Limit: 100})
+	if err != nil {
+		return nil, err
+	}
+	out := []PendingReview{}
+	for _, r := range runs {
+		pending, err := s.o.Client.Pending(ctx, r.ID)
+		if err != nil {
+			continue // decided or ended since the listing
+		}
+		for _, p := range pending {
+			b, _ := stateJSON.Marshal(p)
+			out = append(out, PendingReview{Run: r.ID, Workflow: r.Workflow, Review: p, JSON: b})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		return out[i].Review.GetRequestedAt().AsTime().Before(out[j].Review.GetRequestedAt().AsTime())
+	})
+	return out, nil
+}
+
+func (s *Server) reviewsPage(w http.ResponseWriter, r *http.Request, sess *session) {
+	d := s.base(sess, "Reviews", "reviews")
+	reviews, err := s.pendingReviews(r.Context())
+	if err != nil {
+		d.Error = err.Error()
+	}
+	d.Reviews, d.Data = reviews, mustJSON(reviews)
+	s.render(w, "reviews", d, http.StatusOK)
+}
+
+func (s *Server) apiReviews(w http.ResponseWriter, r *http.Request, _ *session) {
+	reviews, err := s.pendingReviews(r.Context())
+	if err != nil {
+		clientError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"reviews": reviews})
+}
+
+// decisionBody is what the review controls send.
+type decisionBody struct {
+	ID       string          `json:"id"`
+	Decision string          `json:"decision"`
+	Data     json.RawMessage `json:"data"`
+	Comment  string          `json:"comment"`
+	Reviewer string          `json:"reviewer"`
+}
+
+// apiDecide sends a decision through the same Update as `weft review`. A logged-in person decides
+// under the name they logged in with; on this machine, under the name they give (default: the
+// console's reviewer).
+func (s *Server) apiDecide(w http.ResponseWriter, r *http.Request, sess *session) {
+	var b decisionBody
+	if err := json.NewDecoder(r.Body).Decode(&b); err != nil {
+		writeError(w, http.StatusBadRequest, "the decision is not valid JSON: "+err.Error())
+		return
+	}
+	d := weftclient.Decision{ID: b.ID, Decision: b.Decision, Comment: b.Comment, Reviewer: sess.name}
+	if !s.o.RequireLogin && strings.TrimSpace(b.Reviewer) != "" {
+		d.Reviewer = strings.TrimSpace(b.Reviewer)
+	}
+	if len(b.Data) > 0 && string(b.Data) != "null" {
+		if err := json.Unmarshal(b.Data, &d.Data); err != nil {
+			writeError(w, http.StatusBadRequest, "edited data is not valid JSON: "+err.Error())
+			return
+		}
+	}
+	if err := d.Check(); err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	out, err := s.o.Client.Review(r.Context(), r.PathValue("id"), d)
+	if err != nil {
+		clientError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"id": out.GetId(), "decision": out.GetDecision(), "reviewer": out.GetReviewer(),
+		"comment": out.GetComment(), "decidedAt": time.Now().UTC()})
+}
+
+// ---- workflows ----
+
+// CatalogRow is one workflow of the playground.
+type CatalogRow struct {
+	Name        string         `json:"name"`
+	Description string         `json:"description,omitempty"`
+	Path        string         `json:"path,omitempty"`
+	Steps       int            `json:"steps"`
+	Categories  map[string]int `json:"categories,omitempty"`
+	Error       string         `json:"error,omitempty"`
+}
+
+func catalogRow(e weftclient.CatalogEntry) CatalogRow {
+	row := CatalogRow{Name: e.Name, Path: e.Path}
+	if e.Err != nil {
+		row.Error = e.Err.Error()
+		return row
+	}
+	row.Description, row.Steps, row.Categories = e.Workflow.Def.Description, len(e.Workflow.Steps), map[string]int{}
+	for _, cs := range e.Workflow.Steps {
+		row.Categories[cs.Spec.Category()]++
+	}
+	return row
+}
+
+func (s *Server) entry(name string) (weftclient.CatalogEntry, bool) {
+	for _, e := range weftclient.Catalog(s.o.WorkflowsDir, true) {
+		if e.Name == name {
+			return e, true
+		}
+	}
+	return weftclient.CatalogEntry{}, false
+}
+
+func (s *Server) workflowsPage(w http.ResponseWriter, _ *http.Request, sess *session) {
+	d := s.base(sess, "Workflows", "workflows")
+	for _, e := range weftclient.Catalog(s.o.WorkflowsDir, true) {
+		d.Catalog = append(d.Catalog, catalogRow(e))
+	}
+	s.render(w, "workflows", d, http.StatusOK)
+}
+
+// Playground is what the workflow page starts from.
+type Playground struct {
+	Name   string   `json:"name"`
+	Graph  *Graph   `json:"graph,omitempty"`
+	Errors []string `json:"errors,omitempty"`
+}
+
+func (s *Server) workflowPage(w http.ResponseWriter, r *http.Request, sess *session) {
+	name := r.PathValue("name")
+	e, ok := s.entry(name)
+	d := s.base(sess, name, "workflows")
+	if !ok {
+		d.Error = fmt.Sprintf("no workflow %q: the workflows page lists the built-in templates and the files of --workflows-dir", name)
+		s.render(w, "workflow", d, http.StatusNotFound)
+		return
+	}
+	row := catalogRow(e)
+	d.Entry, d.Source = &row, string(e.Data)
+	pg := Playground{Name: name}
+	if e.Workflow != nil {
+		pg.Graph = NewGraph(e.Workflow)
+	}
+	d.Data = mustJSON(pg)
+	s.render(w, "workflow", d, http.StatusOK)
+}
+
+// ValidateResult answers the editor: the diagnostics (line:col in the text sent) and, when the
+// text compiles, its graph.
+type ValidateResult struct {
+	Valid       bool            `json:"valid"`
+	Diagnostics dsl.Diagnostics `json:"diagnostics"`
+	Graph       *Graph          `json:"graph,omitempty"`
+}
+
+func (s *Server) apiValidate(w http.ResponseWriter, r *http.Request, _ *session) {
+	var b struct {
+		Name   string `json:"name"`
+		Source string `json:"source"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&b); err != nil {
+		writeError(w, http.StatusBadRequest, "send {\"source\": \"...workflow JSON...\"}: "+err.Error())
+		return
+	}
+	file := b.Name
+	if file == "" {
+		file = "editor"
+	}
+	res := ValidateResult{Diagnostics: dsl.Diagnostics{}}
+	wf, err := dsl.Load(file, []byte(b.Source))
+	if err != nil {
+		var ds dsl.Diagnostics
+		if !errors.As(err, &ds) {
+			ds = dsl.Diagnostics{{File: file, Line: 1, Col: 1, Message: err.Error(), Severity: dsl.SeverityError}}
+		}
+		res.Diagnostics = ds
+		writeJSON(w, http.StatusOK, res)
+		return
+	}
+	res.Valid, res.Graph = true, NewGraph(wf)
+	if wf.Warnings != nil {
+		res.Diagnostics = wf.Warnings
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+// apiStart starts a run of a catalog workflow with the inputs of the page's form.
+func (s *Server) apiStart(w http.ResponseWriter, r *http.Request, _ *session) {
+	e, ok := s.entry(r.PathValue("name"))
+	if !ok || e.Workflow == nil {
+		writeError(w, http.StatusNotFound, fmt.Sprintf("no runnable workflow %q", r.PathValue("name")))
+		return
+	}
+	var b struct {
+		Inputs map[string]any `json:"inputs"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&b); err != nil {
+		writeError(w, http.StatusBadRequest, "send {\"inputs\": {...}}: "+err.Error())
+		return
+	}
+	source := e.Path
+	if source == "" {
+		source = e.Name
+	}
+	run, err := s.o.Client.Start(r.Context(), e.Workflow, weftclient.StartOptions{Source: source, Inputs: b.Inputs,
+		Resolver: weftclient.FileResolver(s.o.WorkflowsDir)})
+	if err != nil {
+		clientError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"id": run.ID, "url": "/runs/" + url.PathEscape(run.ID)})
+}
+
+// apiInputs answers a click on a step: the inputs its activities were called with, resolved,
+// read from the run's history.
+func (s *Server) apiInputs(w http.ResponseWriter, r *http.Request, _ *session) {
+	calls, err := s.o.Client.StepInputs(r.Context(), r.PathValue("id"), r.PathValue("step"), 20)
+	if err != nil {
+		clientError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, calls)
+}

@@ -1,0 +1,495 @@
+// weft console. Hand-written, no dependencies. Every value from a run is put into the page with
+// textContent or setAttribute, never as HTML.
+(() => {
+  'use strict';
+  const csrf = (document.querySelector('meta[name="csrf-token"]') || {}).content || '';
+  const SVG = 'http://www.w3.org/2000/svg';
+
+  function el(tag, attrs, ...kids) {
+    const e = document.createElement(tag);
+    setAttrs(e, attrs);
+    for (const k of kids.flat()) {
+      if (k === null || k === undefined || k === false) continue;
+      e.append(k instanceof Node ? k : document.createTextNode(String(k)));
+    }
+    return e;
+  }
+  function svg(tag, attrs, ...kids) {
+    const e = document.createElementNS(SVG, tag);
+    setAttrs(e, attrs);
+    for (const k of kids) e.append(k instanceof Node ? k : document.createTextNode(String(k)));
+    return e;
+  }
+  function setAttrs(e, attrs) {
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v === null || v === undefined || v === false) continue;
+      if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
+      else e.setAttribute(k, v === true ? '' : String(v));
+    }
+  }
+  function pretty(v) { return JSON.stringify(v, null, 2); }
+  function jsonBlock(v, open) {
+    const text = pretty(v === undefined ? null : v);
+    const pre = el('pre', { class: 'json' }, text);
+    if (text.length < 400) return pre;
+    return el('details', { open: open || null }, el('summary', {}, `${text.length.toLocaleString()} characters of JSON`), pre);
+  }
+  async function post(url, body) {
+    const r = await fetch(url, {
+      method: 'POST', credentials: 'same-origin',
+      headers: { 'Content-Type': 'application/json', 'X-CSRF-Token': csrf },
+      body: JSON.stringify(body || {}),
+    });
+    const j = await r.json().catch(() => ({ error: r.statusText }));
+    if (!r.ok) throw new Error(j.error || r.statusText);
+    return j;
+  }
+  async function get(url) {
+    const r = await fetch(url, { credentials: 'same-origin' });
+    const j = await r.json().catch(() => ({ error: r.statusText }));
+    if (!r.ok) throw new Error(j.error || r.statusText);
+    return j;
+  }
+  function fmtMs(ms) {
+    if (ms === undefined || ms === null || ms === '') return '';
+    ms = Number(ms);
+    return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(ms < 10000 ? 2 : 1)} s`;
+  }
+  function fmtCost(u) {
+    if (!u) return '';
+    const parts = [];
+    const tokens = Number(u.totalTokens || 0) + Number(u.embeddingTokens || 0);
+    if (tokens) parts.push(`${tokens.toLocaleString()} tokens`);
+    if (u.costUsd) parts.push(`$${Number(u.costUsd).toFixed(4)}`);
+    return parts.join(' · ');
+  }
+  const when = (t) => (t ? new Date(t).toLocaleString() : '');
+
+  // ---- the graph ----
+  const NODE_W = 168, NODE_H = 48, GAP_X = 28, GAP_Y = 46, PAD = 16;
+  const MARK = { then: 'then', else: 'else', dependsOn: 'after' };
+
+  // drawGraph lays out the steps in the plan's layers, top to bottom, and returns the node
+  // elements by step id.
+  function drawGraph(svgEl, graph, onSelect) {
+    svgEl.replaceChildren();
+    const nodes = new Map();
+    if (!graph || !graph.nodes) return nodes;
+    const widest = Math.max(1, ...graph.layers.map((l) => l.length));
+    const width = widest * (NODE_W + GAP_X) - GAP_X + 2 * PAD;
+    const height = graph.layers.length * (NODE_H + GAP_Y) - GAP_Y + 2 * PAD;
+    svgEl.setAttribute('viewBox', `0 0 ${width} ${Math.max(height, NODE_H + 2 * PAD)}`);
+    svgEl.setAttribute('width', width);
+    svgEl.setAttribute('height', Math.max(height, NODE_H + 2 * PAD));
+    const pos = new Map();
+    graph.layers.forEach((layer, li) => {
+      const offset = (width - (layer.length * (NODE_W + GAP_X) - GAP_X)) / 2;
+      layer.forEach((id, i) => pos.set(id, { x: offset + i * (NODE_W + GAP_X), y: PAD + li * (NODE_H + GAP_Y) }));
+    });
+    const edges = svg('g', { class: 'edges' });
+    for (const e of graph.edges) {
+      const a = pos.get(e.from), b = pos.get(e.to);
+      if (!a || !b) continue;
+      const x1 = a.x + NODE_W / 2, y1 = a.y + NODE_H, x2 = b.x + NODE_W / 2, y2 = b.y;
+      const my = (y1 + y2) / 2;
+      edges.append(svg('path', { class: `edge k-${e.kind}`, d: `M${x1},${y1} C${x1},${my} ${x2},${my} ${x2},${y2}`, 'data-from': e.from, 'data-to': e.to }));
+      if (MARK[e.kind]) edges.append(svg('text', { class: 'edge-label', x: (x1 + x2) / 2 + 4, y: my - 3 }, MARK[e.kind]));
+    }
+    svgEl.append(edges);
+    for (const n of graph.nodes) {
+      const p = pos.get(n.id);
+      if (!p) continue;
+      const g = svg('g', { class: `node c-${n.category} st-pending`, transform: `translate(${p.x},${p.y})`, 'data-step': n.id, tabindex: 0, role: 'button' });
+      if (n.forEach || n.loop) g.append(svg('rect', { class: 'stack', x: 5, y: -5, width: NODE_W, height: NODE_H, rx: 7 }));
+      g.append(svg('rect', { class: 'box', width: NODE_W, height: NODE_H, rx: 7 }));
+      g.append(svg('rect', { class: 'band', width: 6, height: NODE_H, rx: 3 }));
+      const title = n.name || n.id;
+      g.append(svg('text', { class: 'label', x: 14, y: 20 }, title.length > 20 ? title.slice(0, 19) + '…' : title));
+      const marks = [n.tool];
+      if (n.forEach) marks.push('forEach');
+      if (n.loop) marks.push('loop');
+      if (n.condition) marks.push('if');
+      if (n.branch) marks.push(n.branch.split(': ')[1]);
+      g.append(svg('text', { class: 'sub', x: 14, y: 38 }, marks.join(' · ')));
+      g.append(svg('text', { class: 'progress', x: NODE_W - 8, y: 38, 'text-anchor': 'end' }, ''));
+      g.append(svg('title', {}, `${n.id} (${n.tool}, ${n.category})${n.condition ? '\nif ' + n.condition : ''}${n.forEach ? '\nforEach ' + n.forEach : ''}${n.branch ? '\nbranch ' + n.branch : ''}`));
+      const select = () => onSelect && onSelect(n.id);
+      g.addEventListener('click', select);
+      g.addEventListener('keydown', (ev) => { if (ev.key === 'Enter' || ev.key === ' ') select(); });
+      svgEl.append(g);
+      nodes.set(n.id, g);
+    }
+    return nodes;
+  }
+
+  function legend(target, graph) {
+    if (!target || !graph) return;
+    const cats = [...new Set(graph.nodes.map((n) => n.category))].sort();
+    target.replaceChildren(...cats.map((c) => el('span', { class: `chip c-${c}` }, c)));
+  }
+
+  // ---- reviews ----
+  function reviewer() {
+    const f = document.getElementById('reviewer');
+    if (f && f.value.trim()) { localStorage.setItem('weft-reviewer', f.value.trim()); return f.value.trim(); }
+    return localStorage.getItem('weft-reviewer') || '';
+  }
+
+  // A minimal JSON Schema check so an edit that cannot be accepted is caught before it is sent;
+  // the workflow checks the full schema again.
+  function schemaProblems(v, schema, path) {
+    if (!schema || typeof schema !== 'object') return [];
+    const out = [];
+    const type = Array.isArray(v) ? 'array' : v === null ? 'null' : Number.isInteger(v) ? 'integer' : typeof v;
+    const want = schema.type ? [].concat(schema.type) : null;
+    if (want && !want.includes(type) && !(type === 'integer' && want.includes('number'))) {
+      out.push(`${path || 'the data'}: want ${want.join(' or ')}, got ${type}`);
+      return out;
+    }
+    if (type === 'object') {
+      for (const r of schema.required || []) if (!(r in v)) out.push(`${path || 'the data'}: "${r}" is required`);
+      for (const [k, s] of Object.entries(schema.properties || {})) if (k in v) out.push(...schemaProblems(v[k], s, `${path}/${k}`));
+    }
+    if (type === 'array' && schema.items) v.forEach((x, i) => out.push(...schemaProblems(x, schema.items, `${path}/${i}`)));
+    return out;
+  }
+
+  function reviewCard(runId, r, onDecided) {
+    const status = el('p', { class: 'card-status', role: 'status' });
+    const comment = el('input', { class: 'comment', placeholder: 'comment (optional; required to reject)', 'aria-label': 'comment' });
+    const editor = el('textarea', { class: 'edit-data', hidden: true, spellcheck: 'false', 'aria-label': 'edited data' });
+    const sendEdit = el('button', { type: 'button', class: 'send-edit', hidden: true }, 'Send edit');
+    const buttons = [];
+    const card = el('article', { class: 'card', 'data-review': r.id, 'data-run': runId });
+    async function decide(decision, data) {
+      buttons.forEach((b) => { b.disabled = true; });
+      status.textContent = 'sending…';
+      try {
+        const body = { id: r.id, decision, comment: comment.value, reviewer: reviewer() };
+        if (data !== undefined) body.data = data;
+        const d = await post(`/api/runs/${encodeURIComponent(runId)}/reviews`, body);
+        card.classList.add('decided', `d-${d.decision}`);
+        status.textContent = `${d.decision === 'edit' ? 'edited and approved' : d.decision + 'd'} by ${d.reviewer || 'unknown'} at ${when(d.decidedAt)}${d.comment ? ' — “' + d.comment + '”' : ''}`;
+        card.querySelectorAll('.actions, .edit-data, .send-edit, .comment').forEach((x) => x.remove());
+        if (onDecided) onDecided(r.id);
+      } catch (err) {
+        status.textContent = err.message;
+        status.classList.add('error');
+        buttons.forEach((b) => { b.disabled = false; });
+      }
+    }
+    const approve = el('button', { type: 'button', class: 'approve', onclick: () => decide('approve') }, 'Approve');
+    const edit = el('button', { type: 'button', class: 'edit', onclick: () => {
+      editor.hidden = !editor.hidden; sendEdit.hidden = editor.hidden;
+      if (!editor.hidden && !editor.value) editor.value = pretty(r.data === undefined ? null : r.data);
+    } }, 'Edit');
+    const reject = el('button', { type: 'button', class: 'reject', onclick: () => {
+      if (!comment.value.trim()) { status.textContent = 'say why in the comment, then press Reject again'; comment.focus(); return; }
+      decide('reject');
+    } }, 'Reject');
+    sendEdit.addEventListener('click', () => {
+      let data;
+      try { data = JSON.parse(editor.value); } catch (err) { status.textContent = `not valid JSON: ${err.message}`; status.classList.add('error'); return; }
+      const problems = schemaProblems(data, r.schema, '');
+      if (problems.length) { status.textContent = problems.join('; '); status.classList.add('error'); return; }
+      status.classList.remove('error');
+      decide('edit', data);
+    });
+    buttons.push(approve, edit, reject, sendEdit);
+    card.append(
+      el('h3', {}, r.title || r.id),
+      el('p', { class: 'meta' },
+        el('a', { href: `/runs/${encodeURIComponent(runId)}` }, runId), ` · gate ${r.id}`,
+        r.kind === 'tool_call' ? ` · tool call ${r.tool}` : '',
+        r.requestedAt ? ` · asked ${when(r.requestedAt)}` : '',
+        r.deadline ? ` · ${r.onTimeout || 'fail'} at ${when(r.deadline)}` : ''),
+      r.instructions ? el('p', { class: 'instructions' }, r.instructions) : null,
+      jsonBlock(r.data, true),
+      comment,
+      el('div', { class: 'actions' }, approve, edit, reject),
+      editor, sendEdit, status);
+    return card;
+  }
+
+  // ---- run page ----
+  function runPage(root) {
+    const view = JSON.parse(root.dataset.run);
+    const runId = view.id;
+    const svgEl = document.getElementById('graph');
+    const detail = document.getElementById('detail');
+    let selected = null;
+    let snap = view.snapshot;
+    let steps = new Map();
+    const seen = (window.__weftSeen = window.__weftSeen || {});
+    const nodes = drawGraph(svgEl, view.graph, (id) => { selected = id; showDetail(); });
+    const nodeInfo = new Map(((view.graph && view.graph.nodes) || []).map((n) => [n.id, n]));
+    const cards = new Map();
+    const pending = document.getElementById('pending');
+
+    function showDetail() {
+      if (!selected) return;
+      nodes.forEach((g, id) => g.classList.toggle('selected', id === selected));
+      const s = steps.get(selected) || { id: selected, status: 'pending' };
+      const n = nodeInfo.get(selected) || {};
+      const rows = [
+        ['status', s.status + (s.reason ? ` (${s.reason})` : '')],
+        ['tool', `${n.tool || s.tool || ''}${n.category ? ' · ' + n.category : ''}`],
+        ['attempts', s.attempts || ''],
+        ['duration', fmtMs(s.durationMs)],
+        ['items', s.itemsTotal ? `${s.itemsDone || 0}/${s.itemsTotal}` : ''],
+        ['iterations', s.iterations || ''],
+        ['usage', fmtCost(s.usage)],
+        ['summary', s.summary || ''],
+      ].filter(([, v]) => v !== '' && v !== undefined);
+      const parts = [el('h2', {}, n.name || selected), el('dl', {}, rows.map(([k, v]) => [el('dt', {}, k), el('dd', {}, String(v))]))];
+      if (s.error) parts.push(el('h3', {}, 'Error'), el('pre', { class: 'error' }, s.error));
+      for (const w of s.warnings || []) parts.push(el('p', { class: 'warning' }, w));
+      const text = snap && snap.streaming && snap.streaming[selected];
+      if (text) parts.push(el('h3', {}, 'Streaming'), el('pre', { class: 'stream' }, text));
+      if (s.toolCalls && s.toolCalls.length) {
+        parts.push(el('h3', {}, `Tool calls (${s.toolCalls.length})`),
+          el('ol', { class: 'calls' }, s.toolCalls.map((c) => el('li', {}, `${c.tool} — ${c.status}${c.durationMs ? ' · ' + fmtMs(c.durationMs) : ''}${c.error ? ' · ' + c.error : ''}`))));
+      }
+      parts.push(el('h3', {}, 'Output'));
+      parts.push(s.outputTruncated ? el('p', { class: 'note' }, 'too large for the state query: see weft status or the Temporal UI') : jsonBlock(s.output));
+      const inputs = el('div', { class: 'inputs' }, el('p', { class: 'note' }, 'loading the resolved inputs…'));
+      parts.push(el('h3', {}, 'Inputs'), inputs);
+      if (n.inputs) parts.push(el('h3', {}, 'As written'), jsonBlock(n.inputs));
+      detail.replaceChildren(...parts);
+      const want = selected;
+      get(`/api/runs/${encodeURIComponent(runId)}/steps/${encodeURIComponent(want)}/inputs`).then((c) => {
+        if (selected !== want) return;
+        if (!c.total) inputs.replaceChildren(el('p', { class: 'note' }, c.note || 'no calls'));
+        else inputs.replaceChildren(el('p', { class: 'note' }, c.total > 1 ? `${c.total} calls; the first ${c.inputs.length} shown` : '1 call'), ...c.inputs.map((i) => jsonBlock(i)));
+      }).catch((err) => inputs.replaceChildren(el('p', { class: 'error' }, err.message)));
+    }
+
+    function apply(s) {
+      snap = s;
+      const st = s.state || {};
+      const status = st.status && !s.closed ? st.status : s.status;
+      const badge = document.getElementById('run-status');
+      badge.textContent = status;
+      badge.className = `status s-${status}`;
+      document.getElementById('run-usage').textContent = fmtCost(st.usage) || 'no model or embedding calls yet';
+      const errEl = document.getElementById('run-error');
+      errEl.hidden = !(st.error || s.stateError);
+      errEl.textContent = st.error || (s.stateError ? `state unavailable: ${s.stateError}` : '');
+      document.getElementById('cancel').hidden = s.closed;
+      if (st.output !== undefined) document.getElementById('run-output').replaceChildren(jsonBlock(st.output, true));
+      steps = new Map((st.steps || []).map((x) => [x.id, x]));
+      const now = Date.now();
+      nodes.forEach((g, id) => {
+        const x = steps.get(id);
+        const stepStatus = (x && x.status) || 'pending';
+        const cls = `st-${stepStatus}`;
+        if (!g.classList.contains(cls)) {
+          [...g.classList].filter((c) => c.startsWith('st-')).forEach((c) => g.classList.remove(c));
+          g.classList.add(cls);
+          seen[id] = seen[id] || {};
+          seen[id][stepStatus] = now;
+        }
+        const prog = g.querySelector('.progress');
+        const p = x && x.itemsTotal ? `${x.itemsDone || 0}/${x.itemsTotal}` : x && x.durationMs ? fmtMs(x.durationMs) : '';
+        if (prog.textContent !== p) prog.textContent = p;
+      });
+      // pending reviews: keep the cards already shown (an edit in progress survives updates)
+      const live = new Set();
+      for (const r of st.pendingReviews || []) {
+        live.add(r.id);
+        if (!cards.has(r.id)) {
+          const c = reviewCard(r.executionId && r.executionId !== runId ? r.executionId : runId, r);
+          cards.set(r.id, c);
+          pending.append(c);
+        }
+      }
+      cards.forEach((c, id) => { if (!live.has(id) && !c.classList.contains('decided')) { c.remove(); cards.delete(id); } });
+      nodes.forEach((g, id) => g.classList.toggle('has-review', [...live].some((r) => r === id || r.startsWith(id + '[') || r.startsWith(id + '/'))));
+      if (selected) showDetail();
+    }
+
+    document.getElementById('cancel').addEventListener('click', async (ev) => {
+      if (!confirm(`Cancel ${runId}? Steps in flight are cancelled; finished steps keep their results.`)) return;
+      ev.target.disabled = true;
+      try { await post(`/api/runs/${encodeURIComponent(runId)}/cancel`); } catch (err) { alert(err.message); ev.target.disabled = false; }
+    });
+    apply(snap);
+    window.__weftReady = true;
+    if (snap.closed && !snap.stateError) return;
+    const es = new EventSource(`/api/runs/${encodeURIComponent(runId)}/events`);
+    es.addEventListener('snapshot', (ev) => apply(JSON.parse(ev.data)));
+    es.addEventListener('end', () => es.close());
+  }
+
+  // ---- runs page ----
+  function runsPage() {
+    const body = document.getElementById('runs-body');
+    const form = document.getElementById('run-filters');
+    if (!body || !form) return;
+    async function refresh() {
+      const q = new URLSearchParams(new FormData(form));
+      try {
+        const { runs } = await get(`/api/runs?${q}`);
+        if (!runs.length) {
+          body.replaceChildren(el('tr', { class: 'empty' }, el('td', { colspan: 7 }, 'No runs match.')));
+          return;
+        }
+        body.replaceChildren(...runs.map((r) => el('tr', { 'data-run': r.id },
+          el('td', {}, el('a', { href: `/runs/${encodeURIComponent(r.id)}` }, r.id)),
+          el('td', {}, r.workflow || ''),
+          el('td', {}, el('span', { class: `status s-${r.status}` }, r.status), r.awaitingReview ? [' ', el('span', { class: 'badge review' }, 'awaiting review')] : null),
+          el('td', {}, when(r.started)),
+          el('td', {}, r.duration),
+          el('td', {}, r.tokens > 0 ? r.tokens.toLocaleString() : '—'),
+          el('td', {}, r.costUsd ? `$${r.costUsd.toFixed(4)}` : '—'))));
+        document.getElementById('live').classList.remove('stale');
+      } catch (err) {
+        document.getElementById('live').classList.add('stale');
+      }
+    }
+    setInterval(refresh, 1000);
+  }
+
+  // ---- reviews page ----
+  function reviewsPage() {
+    const list = document.getElementById('review-list');
+    if (!list) return;
+    const cards = new Map();
+    function show(reviews) {
+      const live = new Set();
+      for (const p of reviews) {
+        const key = `${p.run}\u0000${p.review.id}`;
+        live.add(key);
+        if (!cards.has(key)) {
+          const c = reviewCard(p.review.executionId || p.run, p.review);
+          cards.set(key, c);
+          list.append(c);
+        }
+      }
+      cards.forEach((c, key) => { if (!live.has(key) && !c.classList.contains('decided')) { c.remove(); cards.delete(key); } });
+      document.getElementById('no-reviews').hidden = cards.size > 0;
+    }
+    show(JSON.parse(list.dataset.reviews || '[]'));
+    const f = document.getElementById('reviewer');
+    if (f && localStorage.getItem('weft-reviewer')) f.value = localStorage.getItem('weft-reviewer');
+    setInterval(() => get('/api/reviews').then((r) => show(r.reviews)).catch(() => {}), 2000);
+  }
+
+  // ---- workflows (playground) ----
+  function inputField(name, schema, required) {
+    const type = [].concat(schema.type || 'string')[0];
+    const id = `in-${name}`;
+    const label = el('label', { for: id }, name, required ? ' *' : '', schema.description ? el('small', {}, ` ${schema.description}`) : null);
+    let input;
+    if (type === 'boolean') input = el('input', { id, name, type: 'checkbox', checked: schema.default === true });
+    else if (type === 'array' || type === 'object') input = el('textarea', { id, name, rows: 3, placeholder: type === 'array' ? '[ ... ] (JSON)' : '{ ... } (JSON)' }, schema.default !== undefined ? pretty(schema.default) : '');
+    else input = el('input', { id, name, type: type === 'number' || type === 'integer' ? 'number' : 'text', step: type === 'number' ? 'any' : null, value: schema.default !== undefined ? schema.default : '', required: required || null });
+    input.dataset.type = type;
+    return el('div', { class: 'field' }, label, input);
+  }
+
+  function runForm(form, name, graph) {
+    const schema = (graph && graph.inputs) || {};
+    const props = schema.properties || {};
+    const required = new Set(schema.required || []);
+    const status = el('p', { class: 'card-status', role: 'status' });
+    form.replaceChildren(...Object.keys(props).sort().map((k) => inputField(k, props[k], required.has(k))),
+      el('button', { type: 'submit' }, 'Start run'), status);
+    form.onsubmit = async (ev) => {
+      ev.preventDefault();
+      const inputs = {};
+      try {
+        for (const f of form.querySelectorAll('[data-type]')) {
+          const t = f.dataset.type;
+          if (t === 'boolean') { inputs[f.name] = f.checked; continue; }
+          if (f.value === '') continue;
+          if (t === 'array' || t === 'object') inputs[f.name] = JSON.parse(f.value);
+          else if (t === 'number' || t === 'integer') inputs[f.name] = Number(f.value);
+          else inputs[f.name] = f.value;
+        }
+      } catch (err) { status.textContent = `an input is not valid JSON: ${err.message}`; return; }
+      status.textContent = 'starting…';
+      try {
+        const r = await post(`/api/workflows/${encodeURIComponent(name)}/runs`, { inputs });
+        window.location.assign(r.url);
+      } catch (err) { status.textContent = err.message; status.classList.add('error'); }
+    };
+  }
+
+  function plan(target, graph) {
+    if (!target) return;
+    if (!graph) { target.replaceChildren(el('p', { class: 'error' }, 'The file does not compile: see the messages below.')); return; }
+    const calls = Object.entries(graph.estimatedCalls || {}).filter(([, v]) => v);
+    target.replaceChildren(
+      el('p', {}, `${graph.nodes.length} steps in ${graph.layers.length} stages`),
+      el('p', {}, calls.length ? `external calls: ${calls.map(([k, v]) => `${v} ${k}`).join(', ')}${graph.perItem ? ' (per forEach item)' : ''}` : 'no external calls'),
+      graph.output ? el('dl', {}, Object.entries(graph.output).map(([k, v]) => [el('dt', {}, k), el('dd', {}, v)])) : null);
+  }
+
+  function playground(root) {
+    const pg = JSON.parse(root.dataset.playground);
+    const name = root.dataset.name;
+    const svgEl = document.getElementById('graph');
+    const detail = document.getElementById('detail');
+    const source = document.getElementById('source');
+    const diags = document.getElementById('diagnostics');
+    let graph = pg.graph;
+    function draw() {
+      const info = new Map(((graph && graph.nodes) || []).map((n) => [n.id, n]));
+      drawGraph(svgEl, graph, (id) => {
+        const n = info.get(id);
+        detail.replaceChildren(el('h2', {}, n.name || n.id), el('p', {}, `${n.tool} · ${n.category}`),
+          n.condition ? el('p', {}, `if ${n.condition}`) : null, n.forEach ? el('p', {}, `forEach ${n.forEach}`) : null,
+          n.branch ? el('p', {}, `branch ${n.branch}`) : null, jsonBlock(n.inputs || {}, true));
+      });
+      legend(document.getElementById('legend'), graph);
+      plan(document.getElementById('plan'), graph);
+    }
+    draw();
+    runForm(document.getElementById('run-form'), name, pg.graph);
+    let timer = null, seq = 0;
+    source.addEventListener('input', () => {
+      clearTimeout(timer);
+      timer = setTimeout(async () => {
+        const mine = ++seq;
+        try {
+          const r = await post('/api/validate', { name: `${name}.json`, source: source.value });
+          if (mine !== seq) return;
+          diags.replaceChildren(...r.diagnostics.map((d) => el('li', { class: d.severity, onclick: () => goTo(d.line, d.col) },
+            `${d.line}:${d.col} ${d.severity}: ${d.where ? d.where + ': ' : ''}${d.message}${d.hint ? ' (' + d.hint + ')' : ''}`)));
+          if (r.valid) { graph = r.graph; draw(); diags.prepend(el('li', { class: 'ok' }, 'valid')); }
+        } catch (err) {
+          diags.replaceChildren(el('li', { class: 'error' }, err.message));
+        }
+      }, 250);
+    });
+    function goTo(line, col) {
+      const lines = source.value.split('\n');
+      let at = 0;
+      for (let i = 0; i < line - 1 && i < lines.length; i++) at += lines[i].length + 1;
+      at += Math.max(0, col - 1);
+      source.focus();
+      source.setSelectionRange(at, at + 1);
+    }
+    document.getElementById('download').addEventListener('click', () => {
+      const a = el('a', { href: URL.createObjectURL(new Blob([source.value], { type: 'application/json' })), download: `${name}.json` });
+      document.body.append(a);
+      a.click();
+      a.remove();
+    });
+  }
+
+  function start() {
+    const logout = document.getElementById('logout');
+    if (logout) logout.addEventListener('click', () => post('/logout').then(() => window.location.assign('/login')));
+    const run = document.getElementById('run');
+    if (run) runPage(run);
+    const pg = document.getElementById('playground');
+    if (pg) playground(pg);
+    if (document.body.dataset.page === 'runs' && !run) runsPage();
+    if (document.body.dataset.page === 'reviews') reviewsPage();
+    window.__weftReady = true;
+  }
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);
+  else start();
+})();
