@@ -154,6 +154,8 @@
     return out;
   }
 
+  const PAST = { approve: 'approved', edit: 'edited and approved', reject: 'rejected' };
+
   function reviewCard(runId, r, onDecided) {
     const status = el('p', { class: 'card-status', role: 'status' });
     const comment = el('input', { class: 'comment', placeholder: 'comment (optional; required to reject)', 'aria-label': 'comment' });
@@ -169,7 +171,7 @@
         if (data !== undefined) body.data = data;
         const d = await post(`/api/runs/${encodeURIComponent(runId)}/reviews`, body);
         card.classList.add('decided', `d-${d.decision}`);
-        status.textContent = `${d.decision === 'edit' ? 'edited and approved' : d.decision + 'd'} by ${d.reviewer || 'unknown'} at ${when(d.decidedAt)}${d.comment ? ' — “' + d.comment + '”' : ''}`;
+        status.textContent = `${PAST[d.decision] || d.decision} by ${d.reviewer || 'unknown'} at ${when(d.decidedAt)}${d.comment ? ' — “' + d.comment + '”' : ''}`;
         card.querySelectorAll('.actions, .edit-data, .send-edit, .comment').forEach((x) => x.remove());
         if (onDecided) onDecided(r.id);
       } catch (err) {

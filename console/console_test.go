@@ -1,0 +1,296 @@
+package console_test
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/weftworks/weft/auth"
+	"github.com/weftworks/weft/console"
+	"github.com/weftworks/weft/templates"
+	"github.com/weftworks/weft/workflows/dsl"
+)
+
+// The handlers that need no Temporal: the playground, validation, login, CSRF, escaping. The
+// ones that read runs are tested on the embedded stack in integration/ (console_test.go).
+
+func newConsole(t *testing.T, o console.Options) *httptest.Server {
+	t.Helper()
+	s, err := console.New(o)
+	require.NoError(t, err)
+	srv := httptest.NewServer(s.Handler())
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func body(t *testing.T, resp *http.Response) string {
+	t.Helper()
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return string(b)
+}
+
+var csrfMeta = regexp.MustCompile(`<meta name="csrf-token" content="([0-9a-f]+)">`)
+
+func csrfOf(t *testing.T, c *http.Client, base string) string {
+	t.Helper()
+	resp, err := c.Get(base + "/workflows")
+	require.NoError(t, err)
+	m := csrfMeta.FindStringSubmatch(body(t, resp))
+	require.Len(t, m, 2, "the page carries its CSRF token")
+	return m[1]
+}
+
+func post(t *testing.T, c *http.Client, u, csrf, origin, payload string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, u, strings.NewReader(payload))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	if csrf != "" {
+		req.Header.Set("X-CSRF-Token", csrf)
+	}
+	if origin != "" {
+		req.Header.Set("Origin", origin)
+	}
+	resp, err := c.Do(req)
+	require.NoError(t, err)
+	return resp.StatusCode, body(t, resp)
+}
+
+func TestGraphOfTemplates(t *testing.T) {
+	for _, tc := range []struct {
+		template string
+		check    func(t *testing.T, g *console.Graph)
+	}{
+		{"multi-collection-search", func(t *testing.T, g *console.Graph) {
+			require.GreaterOrEqual(t, len(g.Layers), 2)
+			require.Len(t, g.Layers[0], 2, "the two searches run side by side")
+			cats := map[string]string{}
+			for _, n := range g.Nodes {
+				cats[n.Tool] = n.Category
+			}
+			require.Equal(t, "retrieval", cats["query"])
+			require.Equal(t, "control", cats["merge"])
+		}},
+		{"approval-demo", func(t *testing.T, g *console.Graph) {
+			found := false
+			for _, n := range g.Nodes {
+				if n.Tool == "review" {
+					found = true
+					require.Equal(t, "review", n.Category, "review steps have a category of their own")
+				}
+			}
+			require.True(t, found)
+			require.NotEmpty(t, g.Edges)
+		}},
+	} {
+		t.Run(tc.template, func(t *testing.T) {
+			tpl, err := templates.Get(tc.template)
+			require.NoError(t, err)
+			w, err := dsl.Load(tpl.Name, tpl.Data)
+			require.NoError(t, err)
+			g := console.NewGraph(w)
+			require.Len(t, g.Nodes, len(w.Steps))
+			layer := map[string]int{}
+			for i, l := range g.Layers {
+				for _, id := range l {
+					layer[id] = i
+				}
+			}
+			for _, e := range g.Edges {
+				require.Less(t, layer[e.From], layer[e.To], "edge %s -> %s goes down the layers", e.From, e.To)
+			}
+			tc.check(t, g)
+		})
+	}
+}
+
+func TestGraphMarksBranchesAndForEach(t *testing.T) {
+	w, err := dsl.Load("b.json", []byte(`{"name":"b","inputs":{"items":{"type":"array","default":["x"]}},"steps":[
+	  {"id":"check","tool":"conditional","inputs":{"condition":"{{ inputs.items.length > 0 }}","then":["yes"],"else":["no"]}},
+	  {"id":"yes","tool":"template","inputs":{"text":"y"}},
+	  {"id":"no","tool":"template","inputs":{"text":"n"}},
+	  {"id":"each","tool":"template","forEach":"{{ inputs.items }}","inputs":{"text":"{{ item }}"},"dependsOn":["yes"]}]}`))
+	require.NoError(t, err)
+	g := console.NewGraph(w)
+	kinds := map[string]string{}
+	for _, e := range g.Edges {
+		kinds[e.From+">"+e.To] = e.Kind
+	}
+	require.Equal(t, "then", kinds["check>yes"])
+	require.Equal(t, "else", kinds["check>no"])
+	require.Equal(t, "dependsOn", kinds["yes>each"])
+	for _, n := range g.Nodes {
+		switch n.ID {
+		case "yes":
+			require.Equal(t, "check: then", n.Branch)
+		case "each":
+			require.Equal(t, "{{ inputs.items }}", n.ForEach)
+		}
+	}
+}
+
+func TestValidateEndpoint(t *testing.T) {
+	srv := newConsole(t, console.Options{Reviewer: "ana"})
+	c := srv.Client()
+	token := csrfOf(t, c, srv.URL)
+	for _, tc := range []struct {
+		name, source string
+		valid        bool
+		want         string // in a diagnostic
+		line         int
+	}{
+		{"valid", `{"name":"ok","steps":[{"id":"t","tool":"template","inputs":{"text":"hi"}}]}`, true, "", 0},
+		{"unknown tool", "{\"name\":\"x\",\n \"steps\":[{\"id\":\"t\",\"tool\":\"serch\",\"inputs\":{}}]}", false, "search", 2},
+		{"not json", `{"name":`, false, "", 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b, _ := json.Marshal(map[string]string{"source": tc.source})
+			code, out := post(t, c, srv.URL+"/api/validate", token, srv.URL, string(b))
+			require.Equal(t, http.StatusOK, code, out)
+			var res console.ValidateResult
+			require.NoError(t, json.Unmarshal([]byte(out), &res))
+			require.Equal(t, tc.valid, res.Valid, out)
+			if tc.valid {
+				require.NotNil(t, res.Graph)
+				return
+			}
+			require.NotEmpty(t, res.Diagnostics)
+			require.Equal(t, tc.line, res.Diagnostics[0].Line, out)
+			require.Contains(t, res.Diagnostics[0].String(), tc.want)
+		})
+	}
+}
+
+// TestStateChangesNeedTheTokenAndTheOrigin: a request another site makes the browser send is
+// refused, as is one without the page's token.
+func TestStateChangesNeedTheTokenAndTheOrigin(t *testing.T) {
+	srv := newConsole(t, console.Options{})
+	c := srv.Client()
+	token := csrfOf(t, c, srv.URL)
+	src := `{"source":"{}"}`
+	for _, tc := range []struct {
+		name, token, origin string
+		want                int
+	}{
+		{"no token", "", srv.URL, http.StatusForbidden},
+		{"wrong token", "00", srv.URL, http.StatusForbidden},
+		{"other origin", token, "http://evil.example", http.StatusForbidden},
+		{"right token, same origin", token, srv.URL, http.StatusOK},
+		{"right token, no origin (not a browser)", token, "", http.StatusOK},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out := post(t, c, srv.URL+"/api/validate", tc.token, tc.origin, src)
+			require.Equal(t, tc.want, code, out)
+		})
+	}
+	req, _ := http.NewRequest(http.MethodGet, srv.URL+"/workflows", nil)
+	req.Host = "evil.example"
+	resp, err := c.Do(req)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusForbidden, resp.StatusCode, "DNS rebinding guard")
+	resp.Body.Close()
+}
+
+func TestLoginOffHost(t *testing.T) {
+	keyFile := filepath.Join(t.TempDir(), "keys.json")
+	key, _, err := auth.GenerateKey(keyFile)
+	require.NoError(t, err)
+	keys, err := auth.LoadKeys(keyFile)
+	require.NoError(t, err)
+	srv := newConsole(t, console.Options{Keys: keys, RequireLogin: true})
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+
+	resp, err := c.Get(srv.URL + "/workflows")
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
+	require.Equal(t, "/login?next=%2Fworkflows", resp.Header.Get("Location"))
+
+	resp, err = c.Get(srv.URL + "/api/runs")
+	require.NoError(t, err)
+	require.Equal(t, http.StatusUnauthorized, resp.StatusCode)
+	resp.Body.Close()
+
+	resp, err = c.PostForm(srv.URL+"/login", url.Values{"key": {"wrong"}, "name": {"ana"}})
+	require.NoError(t, err)
+	require.Equal(t, http.StatusUnauthorized, resp.StatusCode)
+	require.Contains(t, body(t, resp), "not valid")
+
+	resp, err = c.PostForm(srv.URL+"/login", url.Values{"key": {key}, "name": {"ana"}, "next": {"//evil.example/"}})
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
+	require.Equal(t, "/", resp.Header.Get("Location"), "redirects stay on this site")
+	var cookie *http.Cookie
+	for _, ck := range resp.Cookies() {
+		if ck.Name == "weft_session" {
+			cookie = ck
+		}
+	}
+	require.NotNil(t, cookie)
+	require.True(t, cookie.HttpOnly)
+	require.Equal(t, http.SameSiteStrictMode, cookie.SameSite)
+
+	resp, err = c.Get(srv.URL + "/workflows")
+	require.NoError(t, err)
+	page := body(t, resp)
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.Contains(t, page, "ana")
+	token := csrfMeta.FindStringSubmatch(page)[1]
+	code, _ := post(t, c, srv.URL+"/api/validate", token, "", `{"source":"{}"}`)
+	require.Equal(t, http.StatusOK, code)
+
+	// guessing keys gets slow; the right key keeps working
+	limited := false
+	for range 40 {
+		resp, err := c.PostForm(srv.URL+"/login", url.Values{"key": {"guess"}, "name": {"x"}})
+		require.NoError(t, err)
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusTooManyRequests {
+			limited = true
+			require.NotEmpty(t, resp.Header.Get("Retry-After"))
+			break
+		}
+	}
+	require.True(t, limited, "failed logins are limited")
+	resp, err = c.PostForm(srv.URL+"/login", url.Values{"key": {key}, "name": {"ana"}})
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
+}
+
+// TestPlaygroundEscapesWorkflowText: a workflow file's text is data, never markup.
+func TestPlaygroundEscapesWorkflowText(t *testing.T) {
+	dir := t.TempDir()
+	evil := `{"name":"evil","inputs":{"x":{"type":"string","default":"<i>x</i>"}},"description":"<script>alert(1)</script><img src=x onerror=alert(2)>","steps":[
+	  {"id":"t","name":"</script><script>alert(3)</script>","tool":"template","inputs":{"text":"<b>{{ inputs.x }}</b>"}}]}`
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "evil.json"), []byte(evil), 0o644))
+	srv := newConsole(t, console.Options{WorkflowsDir: dir})
+	for _, path := range []string{"/workflows", "/workflows/evil"} {
+		resp, err := srv.Client().Get(srv.URL + path)
+		require.NoError(t, err)
+		page := body(t, resp)
+		require.Equal(t, http.StatusOK, resp.StatusCode, path)
+		require.NotContains(t, page, "<script>alert", path)
+		require.NotContains(t, page, "<img src=x", path)
+		require.Contains(t, page, "&lt;script&gt;alert(1)", path)
+		require.Contains(t, resp.Header.Get("Content-Security-Policy"), "script-src 'self'", path)
+	}
+	resp, err := srv.Client().Get(srv.URL + "/workflows/nothing-here")
+	require.NoError(t, err)
+	require.Equal(t, http.StatusNotFound, resp.StatusCode)
+	require.Contains(t, body(t, resp), "no workflow")
+}
