@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -197,24 +198,29 @@ func TestConsoleHandlers(t *testing.T) {
 	require.Equal(t, http.StatusNotFound, e.get(t, "/api/runs/no-such-run", nil))
 }
 
+func chromiumPath() (string, error) {
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p, nil
+		}
+	}
+	return "", errors.New("the console's browser tests need chromium: apt-get install chromium (or set WEFT_NO_BROWSER=1 to skip them)")
+}
+
 // browser starts Debian's chromium headless (.ci/run installs it).
 func browser(t *testing.T) context.Context {
 	t.Helper()
-	path := ""
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			path = p
-			break
-		}
+	path, err := chromiumPath()
+	if err != nil && os.Getenv("WEFT_NO_BROWSER") != "" {
+		t.Skip("WEFT_NO_BROWSER is set and no chromium is installed")
 	}
-	if path == "" {
-		if os.Getenv("WEFT_NO_BROWSER") != "" {
-			t.Skip("WEFT_NO_BROWSER is set and no chromium is installed")
-		}
-		t.Fatal("the console's browser tests need chromium: apt-get install chromium (or set WEFT_NO_BROWSER=1 to skip them)")
-	}
+	require.NoError(t, err)
+	return newBrowser(t, path, t.TempDir())
+}
+
+func newBrowser(t testing.TB, path, profile string) context.Context {
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1400, 1000), chromedp.Flag("disable-quic", true), chromedp.Flag("disable-component-update", true))
+		chromedp.UserDataDir(profile), chromedp.WindowSize(1400, 1000), chromedp.Flag("disable-quic", true), chromedp.Flag("disable-component-update", true))
 	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelC := chromedp.NewContext(actx)
 	ctx, cancelT := context.WithTimeout(ctx, 2*time.Minute)
@@ -270,12 +276,16 @@ func TestConsoleInBrowser(t *testing.T) {
 	res, err := e.client.Result(context.Background(), id)
 	require.NoError(t, err)
 	require.Contains(t, res.GetOutput().GetStringValue(), "<script>window.__pwned=2</script>")
-	var decided string
+	var facts, output string
 	require.NoError(t, chromedp.Run(ctx,
 		chromedp.Click(`svg#graph g.node[data-step="approve"]`),
-		chromedp.WaitVisible(`#detail h2`),
-		chromedp.Text(`#detail`, &decided)))
-	require.Contains(t, decided, "console-test", "the step shows who decided")
+		chromedp.WaitVisible(`#detail dl`),
+		chromedp.Text(`#detail dl`, &facts),
+		chromedp.Text(`#detail pre.json`, &output)))
+	require.Contains(t, facts, "completed")
+	require.Contains(t, facts, "review · review", "tool and category")
+	require.NotContains(t, facts, "HTMLElement")
+	require.Contains(t, output, `"reviewer": "console-test"`, "the step shows who decided")
 	screenshot(t, ctx, "run-step-detail")
 
 	// the reviews page decides too (reject with a comment)

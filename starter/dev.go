@@ -95,10 +95,10 @@ func newDevCommand() *cobra.Command {
 			if srv.UIAddress != "" {
 				fmt.Fprintf(out, "  Web UI     %s\n", srv.UIAddress)
 			}
+			consoleURL := ""
 			if cf.listen != "" && cf.listen != "off" {
 				cf.temporalUI = srv.UIAddress
-				consoleURL, err := cf.serveConsole(ctx, c, srv.Namespace, cmd.ErrOrStderr())
-				if err != nil {
+				if consoleURL, err = cf.serveConsole(ctx, c, srv.Namespace, cmd.ErrOrStderr()); err != nil {
 					return err
 				}
 				fmt.Fprintf(out, "  Console    %s  (runs drawn live, reviews, workflow playground)\n", consoleURL)
@@ -118,7 +118,7 @@ func newDevCommand() *cobra.Command {
 			fmt.Fprintln(out, "  Try: weft run cost-analysis --input docs=100000     weft run approval-demo")
 			fmt.Fprintln(out, "       weft runs          weft reviews          weft status ID")
 			if demo {
-				if err := startDemo(ctx, c, srv, out); err != nil {
+				if err := startDemo(ctx, c, srv, consoleURL, out); err != nil {
 					return err
 				}
 			}
@@ -193,7 +193,7 @@ func seedDemo(ctx context.Context, c *weftclient.Client, out interface{ Write([]
 
 // startDemo seeds the sample corpus, runs the retrieval demos, then starts the review demo and
 // reports, in the background, when it pauses and finishes.
-func startDemo(ctx context.Context, c *weftclient.Client, srv *devserver.Server, out interface{ Write([]byte) (int, error) }) error {
+func startDemo(ctx context.Context, c *weftclient.Client, srv *devserver.Server, consoleURL string, out interface{ Write([]byte) (int, error) }) error {
 	fmt.Fprintln(out, "\nDemo: the sample corpus, offline (local embedder, embedded database):")
 	if err := seedDemo(ctx, c, out); err != nil {
 		return fmt.Errorf("demo: %w", err)
@@ -222,6 +222,9 @@ func startDemo(ctx context.Context, c *weftclient.Client, srv *devserver.Server,
 			if err == nil && len(st.PendingReviews) > 0 {
 				fmt.Fprintf(out, "It is paused for review: %q\n", st.PendingReviews[0].Title)
 				fmt.Fprintf(out, "  approve:  weft review %s approve%s\n", id, addr)
+				if consoleURL != "" {
+					fmt.Fprintf(out, "  or click: %s/runs/%s\n", consoleURL, id)
+				}
 				fmt.Fprintf(out, "  or:       temporal workflow signal --workflow-id %s --name review --input '{\"decision\":\"approve\",\"reviewer\":\"you\"}'%s\n", id, addr)
 				if srv.UIAddress != "" {
 					fmt.Fprintf(out, "  see it:   %s/namespaces/%s/workflows/%s  (or search WeftStatus=\"awaiting_review\")\n", srv.UIAddress, srv.Namespace, id)

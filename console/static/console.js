@@ -8,7 +8,7 @@
   function el(tag, attrs, ...kids) {
     const e = document.createElement(tag);
     setAttrs(e, attrs);
-    for (const k of kids.flat()) {
+    for (const k of kids.flat(Infinity)) {
       if (k === null || k === undefined || k === false) continue;
       e.append(k instanceof Node ? k : document.createTextNode(String(k)));
     }
@@ -316,7 +316,6 @@
       try { await post(`/api/runs/${encodeURIComponent(runId)}/cancel`); } catch (err) { alert(err.message); ev.target.disabled = false; }
     });
     apply(snap);
-    window.__weftReady = true;
     if (snap.closed && !snap.stateError) return;
     const es = new EventSource(`/api/runs/${encodeURIComponent(runId)}/events`);
     es.addEventListener('snapshot', (ev) => apply(JSON.parse(ev.data)));
@@ -491,6 +490,7 @@
     if (document.body.dataset.page === 'runs' && !run) runsPage();
     if (document.body.dataset.page === 'reviews') reviewsPage();
     window.__weftReady = true;
+    window.__weftReadyAt = performance.now();
   }
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);
   else start();
