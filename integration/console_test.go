@@ -20,8 +20,11 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
 
+	"github.com/weftworks/weft/activities"
 	weftclient "github.com/weftworks/weft/client"
 	"github.com/weftworks/weft/console"
+	"github.com/weftworks/weft/internal/fakellm"
+	"github.com/weftworks/weft/workflows/dsl"
 )
 
 // A review whose title, data and upstream output carry markup: the console must show it as text.
@@ -340,4 +343,54 @@ func TestConsoleInBrowser(t *testing.T) {
 	require.Contains(t, url, "/runs/weft-console-flow-")
 	started := url[strings.LastIndex(url, "/")+1:]
 	require.NoError(t, e.client.Cancel(context.Background(), started))
+}
+
+// TestConsoleStreamsModelText: while an agent's model call streams, the run's events carry the
+// text so far under the step's id, and the step's tool calls.
+func TestConsoleStreamsModelText(t *testing.T) {
+	queue := "console-stream"
+	answer := "Retries back off exponentially, start after one second, and stop after five attempts."
+	fake := fakellm.New(
+		fakellm.ToolCall("c1", "search", `{"query":"retries"}`),
+		fakellm.Reply{Text: answer, ChunkDelay: 150 * time.Millisecond},
+	)
+	defer fake.Close()
+	startWorkerWithConfig(t, queue, activities.Config{OpenAIBaseURL: fake.BaseURL, ChatModel: "local-model"}, map[string]activities.Handler{"search": fakeSearch})
+	wc := weftclient.New(dial(t), queue)
+	s, err := console.New(console.Options{Client: wc, PollInterval: 100 * time.Millisecond})
+	require.NoError(t, err)
+	srv := httptest.NewServer(s.Handler())
+	defer srv.Close()
+	w, err := dsl.Load("stream.json", []byte(`{"name":"stream","defaults":{"collection":"docs"},"steps":[
+	  {"id":"helper","tool":"agent","inputs":{"prompt":"how do retries work?","tools":["search"]}}],"output":"{{ helper.output.text }}"}`))
+	require.NoError(t, err)
+	run, err := wc.Start(context.Background(), w, weftclient.StartOptions{Source: "stream"})
+	require.NoError(t, err)
+
+	resp, err := http.Get(srv.URL + "/api/runs/" + run.ID + "/events")
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	streamed, calls, ended := "", false, false
+	for sc.Scan() {
+		if sc.Text() == "event: end" {
+			ended = true
+			break
+		}
+		data, ok := strings.CutPrefix(sc.Text(), "data: ")
+		if !ok {
+			continue
+		}
+		var snap console.Snapshot
+		require.NoError(t, json.Unmarshal([]byte(data), &snap))
+		if text := snap.Streaming["helper"]; text != "" {
+			require.True(t, strings.HasPrefix(answer, text), "the text so far is a prefix of the answer: %q", text)
+			streamed = text
+		}
+		calls = calls || strings.Contains(string(snap.State), `"toolCalls"`)
+	}
+	require.True(t, ended, "the stream ends with the run")
+	require.NotEmpty(t, streamed, "the answer streamed into the page before the step completed")
+	require.True(t, calls, "the agent's tool calls are in the state")
 }
