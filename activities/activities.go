@@ -62,6 +62,10 @@ func adapt(spec *toolspec.Spec, h Handler, cc ...ClaimCheck) func(ctx context.Co
 		if inputs == nil {
 			inputs = map[string]any{}
 		}
+		if !spec.HeartbeatsItself {
+			// a worker that dies mid-call is noticed within the heartbeat timeout
+			defer keepalive(ctx, spec.EffectiveHeartbeat()/3)()
+		}
 		if len(cc) > 0 && cc[0].Blobs != nil && hasBlobRef(inputs) {
 			if _, err := resolveBlobs(ctx, cc[0].Blobs, inputs); err != nil {
 				return toolspec.Result{}, err // retryable: the store may be back soon

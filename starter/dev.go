@@ -35,6 +35,7 @@ func newDevCommand() *cobra.Command {
 	var dataDir, host string
 	var port, uiPort, dbPort, codecPort int
 	var demo, env bool
+	noWorker := false
 	var metricsAddr string
 	var cf consoleFlags
 	cmd := &cobra.Command{
@@ -53,6 +54,9 @@ func newDevCommand() *cobra.Command {
 				}
 				printDevEnv(cmd.OutOrStdout(), s)
 				return nil
+			}
+			if noWorker && demo {
+				return invalid(errors.New("--demo needs the in-process worker: drop --no-worker"))
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
@@ -85,11 +89,13 @@ func newDevCommand() *cobra.Command {
 				return err
 			}
 			defer c.Close()
-			w := worker.New(c.Temporal(), worker.Options{TaskQueue: conn.taskQueue, Config: cfg, Metrics: m})
-			if err := w.Start(); err != nil {
-				return fmt.Errorf("starting the worker: %w", err)
+			if !noWorker {
+				w := worker.New(c.Temporal(), worker.Options{TaskQueue: conn.taskQueue, Config: cfg, Metrics: m})
+				if err := w.Start(); err != nil {
+					return fmt.Errorf("starting the worker: %w", err)
+				}
+				defer w.Stop()
 			}
-			defer w.Stop()
 			fmt.Fprintf(out, "weft dev is up in %s\n", time.Since(started).Round(time.Millisecond))
 			fmt.Fprintf(out, "  Temporal   %s  (namespace %s, task queue %s)\n", srv.Address, srv.Namespace, conn.taskQueue)
 			if srv.UIAddress != "" {
@@ -136,6 +142,7 @@ func newDevCommand() *cobra.Command {
 	cmd.Flags().BoolVar(&demo, "demo", false, "start the approval-demo workflow and show how to approve it")
 	cmd.Flags().StringVar(&metricsAddr, "metrics", "", "serve Prometheus metrics of the worker on this address (/metrics)")
 	cf.register(cmd, "console")
+	cmd.Flags().BoolVar(&noWorker, "no-worker", false, "start no worker in this process (run `weft worker` processes instead)")
 	cmd.Flags().BoolVar(&env, "env", false, "print the export lines of the running weft dev (eval \"$(weft dev --env)\") and exit")
 	return cmd
 }

@@ -90,25 +90,12 @@ func activityOptions(step *dsl.Step, spec *toolspec.Spec, summary string) workfl
 			rp.MaximumInterval = d
 		}
 	}
-	hb := heartbeatTimeout(timeout)
-	if spec.Heartbeat > 0 {
-		hb = spec.Heartbeat
-	}
 	return workflow.ActivityOptions{
 		StartToCloseTimeout: timeout,
-		HeartbeatTimeout:    hb,
+		HeartbeatTimeout:    spec.EffectiveHeartbeat(),
 		RetryPolicy:         rp,
 		Summary:             summary,
 	}
-}
-
-// heartbeatTimeout lets long activities be noticed dead quickly once they heartbeat; activities
-// that never heartbeat are unaffected (the timeout applies only after a first heartbeat).
-func heartbeatTimeout(timeout time.Duration) time.Duration {
-	if timeout > 2*time.Minute {
-		return time.Minute
-	}
-	return 0
 }
 
 // activity runs a tool step as the activity named after the tool.

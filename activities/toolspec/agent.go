@@ -33,8 +33,10 @@ func init() {
 		    {"type":"object","required":["name"],"properties":{"name":{"type":"string","pattern":"^[a-zA-Z0-9_-]{1,64}$"},"description":{"type":"string"},"parameters":{"type":"object"}}}]}},
 		  "toolChoice":{"enum":["auto","none","required"]},
 		  "parallelToolCalls":{"type":"boolean"}}}`,
-		Output:      LLMOutput,
-		Timeout:     5 * time.Minute,
+		Output:  LLMOutput,
+		Timeout: 5 * time.Minute,
+		// llm heartbeats the text streamed so far; the workflow gives it LLMHeartbeatTimeout.
+		Heartbeat: 30 * time.Second, HeartbeatsItself: true,
 		Annotations: Annotations{OpenWorld: true},
 		Calls:       func(map[string]any) Calls { return Calls{LLM: 1} },
 	})

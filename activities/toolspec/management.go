@@ -42,8 +42,8 @@ func init() {
 		Aliases: map[string]string{"chunk_strategy": "chunkStrategy", "strategy": "chunkStrategy", "chunk_size": "chunkSize", "size": "chunkSize", "chunk_overlap": "chunkOverlap", "overlap": "chunkOverlap"},
 		Output: `{"type":"object","properties":{"source":{"type":"string"},"chunksCreated":{"type":"integer"},
 		  "collection":{"type":"string"},"model":{"type":"string"},"metadata":{"type":"object"}}}`,
-		Timeout:     10 * time.Minute,
-		Heartbeat:   15 * time.Second,
+		Timeout:   10 * time.Minute,
+		Heartbeat: 15 * time.Second, HeartbeatsItself: true,
 		Annotations: Annotations{OpenWorld: true},
 		Calls:       func(map[string]any) Calls { return Calls{Embed: 1, DatabaseWrite: 1} },
 	})

@@ -89,10 +89,13 @@ type Spec struct {
 	Timeout time.Duration
 	// MaxAttempts is the default retry limit (0: DefaultMaxAttempts); a step's retry overrides it.
 	MaxAttempts int
-	// Heartbeat, when set, is the heartbeat timeout of the tool's activity: the tool heartbeats
-	// more often than that, so a worker that dies is noticed after this long instead of after the
-	// whole timeout.
+	// Heartbeat is the heartbeat timeout of the tool's activity (0: DefaultHeartbeat): a worker
+	// that dies is noticed after this long instead of after the whole timeout. The activity
+	// adapter heartbeats for tools that do not (HeartbeatsItself false).
 	Heartbeat time.Duration
+	// HeartbeatsItself: the tool records heartbeats with details of its own (progress, streamed
+	// text), which the adapter's keep-alive heartbeats would overwrite.
+	HeartbeatsItself bool
 	// Aliases are other names files may use for inputs (vai's names), alias -> input. Steps are
 	// rewritten to the input's own name when compiled, so everything after sees one name.
 	Aliases map[string]string
@@ -107,7 +110,16 @@ type Spec struct {
 const (
 	DefaultTimeout     = time.Minute
 	DefaultMaxAttempts = 5
+	DefaultHeartbeat   = 10 * time.Second
 )
+
+// EffectiveHeartbeat is the heartbeat timeout of the tool's activities.
+func (s *Spec) EffectiveHeartbeat() time.Duration {
+	if s.Heartbeat > 0 {
+		return s.Heartbeat
+	}
+	return DefaultHeartbeat
+}
 
 // Result is what every tool activity returns: the tool's output plus what the interpreter
 // records about the call. Activities are registered through one adapter that fills it.
