@@ -69,7 +69,7 @@ func (f *consoleFlags) serveConsole(ctx context.Context, c *weftclient.Client, n
 	if err != nil {
 		return "", fmt.Errorf("the console cannot listen on %s (another weft dev or console running? choose one with --console): %w", f.listen, err)
 	}
-	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	go func() { <-ctx.Done(); _ = srv.Close() }()
 	go func() {
 		if err := srv.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {

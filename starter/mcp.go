@@ -64,7 +64,7 @@ func newMCPCommand() *cobra.Command {
 			}
 			hosts := append([]string{"127.0.0.1", "localhost", "::1", host}, allowedHosts...)
 			addr := net.JoinHostPort(host, strconv.Itoa(port))
-			srv := &http.Server{Addr: addr, Handler: g.HTTPHandler(keys, hosts, log), ReadHeaderTimeout: 10 * time.Second}
+			srv := &http.Server{Addr: addr, Handler: g.HTTPHandler(keys, hosts, log), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 			l, err := net.Listen("tcp", addr)
 			if err != nil {
 				return fmt.Errorf("listening on %s: %w", addr, err)
