@@ -60,3 +60,36 @@ func TestLargeOutputsStayOutOfHistory(t *testing.T) {
 	require.EqualValues(t, len(page)+2, body["size"], "the JSON string's size")
 	require.Less(t, len(historyJSON(t, c, "large-1")), 1<<20, "history stayed small")
 }
+
+// TestForEachOf50MB: a forEach whose items produce 50 MB in total runs; each item's output is
+// kept in the store, history holds references only, and the next step reads an item whole.
+func TestForEachOf50MB(t *testing.T) {
+	c := dial(t)
+	queue := "claim-check-foreach"
+	cfg := activities.Config{MongoDBURI: store.URI, Database: "claimcheck"}
+	startWorkerWithConfig(t, queue, cfg, map[string]activities.Handler{
+		"embed": func(ctx context.Context, in map[string]any) (any, *toolspec.Usage, error) {
+			return map[string]any{"text": strings.Repeat(in["text"].(string)[:1], 1<<20), "dimensions": 1}, nil, nil
+		},
+		"chunk": func(ctx context.Context, in map[string]any) (any, *toolspec.Usage, error) {
+			return map[string]any{"count": len(in["text"].(string))}, nil, nil
+		},
+	})
+	items := make([]string, 50)
+	for i := range items {
+		items[i] = string(rune('a' + i%26))
+	}
+	b, _ := json.Marshal(items)
+	def := `{"name":"big-foreach","inputs":{"items":{"type":"array","default":` + string(b) + `}},"steps":[
+	  {"id":"each","tool":"embed","forEach":"{{ inputs.items }}","concurrency":8,"inputs":{"text":"{{ item }}"}},
+	  {"id":"last","tool":"chunk","inputs":{"text":"{{ each.output.results[49].text }}"}}],
+	  "output":{"items":"{{ each.output.count }}","lastSize":"{{ last.output.count }}"}}`
+	code, out, errOut := weft(t, queue, "run", writeTemp(t, def), "--id", "big-foreach-1", "--json")
+	require.Equal(t, 0, code, out+errOut)
+	var res map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &res))
+	output := res["output"].(map[string]any)
+	require.EqualValues(t, 50, output["items"])
+	require.EqualValues(t, 1<<20, output["lastSize"], "the next step read the 50th item's 1 MB whole")
+	require.Less(t, len(historyJSON(t, c, "big-foreach-1")), 2<<20, "50 MB of outputs, references in history")
+}
