@@ -2,7 +2,7 @@
 GO        ?= go
 BIN       := bin/weft
 PKGS      := ./...
-FUZZTIME  ?= 30s
+FUZZTIME  ?= 10m
 BENCHTIME ?= 1s
 TEMPORAL_CLI := bin/temporal
 
@@ -50,8 +50,9 @@ soak: build ## the fault campaign (about 6 minutes): kills, restarts, outages, p
 bench: ## benchmarks (figures for issue notes)
 	$(GO) test -run '^$$' -bench . -benchtime $(BENCHTIME) -count 6 ./workflows/...
 
-fuzz: ## run every fuzz target for FUZZTIME each
+fuzz: ## run every fuzz target for FUZZTIME each (10m; FUZZTIME=30s for a quick look)
 	$(GO) test -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime $(FUZZTIME) ./workflows/dsl
+	$(GO) test -run '^$$' -fuzz '^FuzzFixture$$' -fuzztime $(FUZZTIME) ./starter
 	$(GO) test -run '^$$' -fuzz '^FuzzTemplate$$' -fuzztime $(FUZZTIME) ./workflows/expr
 	$(GO) test -run '^$$' -fuzz '^FuzzExpression$$' -fuzztime $(FUZZTIME) ./workflows/expr
 

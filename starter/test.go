@@ -115,6 +115,11 @@ func runFixture(path string) (string, []string) {
 	if err != nil {
 		return path, []string{err.Error()}
 	}
+	return runFixtureData(path, data)
+}
+
+// runFixtureData runs a fixture read from path.
+func runFixtureData(path string, data []byte) (string, []string) {
 	var fx fixture
 	dec := json.NewDecoder(strings.NewReader(string(data)))
 	dec.DisallowUnknownFields()
