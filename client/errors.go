@@ -91,6 +91,10 @@ func Cause(err error) string {
 	if err == nil {
 		return ""
 	}
+	var ee *EndedError
+	if errors.As(err, &ee) {
+		return ee.Error()
+	}
 	var te *temporal.TerminatedError
 	if errors.As(err, &te) {
 		return "terminated (by an operator, or by Temporal when the run exceeded a limit such as its history size: see `temporal workflow describe`)"

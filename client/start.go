@@ -213,6 +213,9 @@ func (c *Client) StartRequest(ctx context.Context, name, id string, req *weftv1.
 func (r *Run) Get(ctx context.Context) (*weftv1.RunResult, error) {
 	var res weftv1.RunResult
 	if err := r.handle.Get(ctx, &res); err != nil {
+		if r.c != nil {
+			return nil, r.c.explain(ctx, r.ID, err)
+		}
 		return nil, err
 	}
 	return &res, nil
@@ -240,7 +243,7 @@ func (c *Client) Result(ctx context.Context, id string) (*weftv1.RunResult, erro
 		if isNotFound(err) {
 			return nil, c.notFound(ctx, id)
 		}
-		return nil, err
+		return nil, c.explain(ctx, id, err)
 	}
 	return &res, nil
 }

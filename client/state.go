@@ -77,6 +77,8 @@ type Description struct {
 	Weft     string // WeftStatus
 	Started  time.Time
 	Closed   time.Time
+	// Ended says why a terminated or timed-out run ended (nil otherwise).
+	Ended *EndedError
 	// PendingText is the partial text of running llm activities (their heartbeat details), by
 	// activity id.
 	Pending []PendingActivity
@@ -111,6 +113,9 @@ func (c *Client) Describe(ctx context.Context, id string) (*Description, error) 
 	}
 	if p, ok := info.GetSearchAttributes().GetIndexedFields()[workflows.StatusAttribute.GetName()]; ok {
 		_ = converter.GetDefaultDataConverter().FromPayload(p, &out.Weft)
+	}
+	if out.Status == "terminated" || out.Status == "timed_out" {
+		out.Ended = c.ended(ctx, id)
 	}
 	for _, pa := range d.GetPendingActivities() {
 		a := PendingActivity{ActivityID: pa.GetActivityId(), Type: pa.GetActivityType().GetName(), Attempt: pa.GetAttempt()}

@@ -99,3 +99,35 @@ func TestChildReviewsUnderTheParent(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, `"child said approve"`, protoJSON(t, res.Output))
 }
+
+// TestTerminatedRunSaysWhy: a run Temporal ends for its history limit (simulated here: the test
+// terminates it with the reason and identity the history service uses) says which limit and what
+// to change, in `weft run`'s error and in `weft status`.
+func TestTerminatedRunSaysWhy(t *testing.T) {
+	c := dial(t)
+	queue := "terminated"
+	startWorker(t, c, queue, nil)
+	file := writeTemp(t, `{"name":"waits","steps":[{"id":"gate","tool":"review","inputs":{"title":"wait","data":{"n":1}}}]}`)
+	code, out, errOut := weft(t, queue, "run", file, "--id", "term-1", "--detach")
+	require.Equal(t, 3, code, out+errOut)
+	wc := weftclient.New(c, queue)
+	require.Eventually(t, func() bool { p, err := wc.Pending(context.Background(), "term-1"); return err == nil && len(p) == 1 }, 20*time.Second, 50*time.Millisecond)
+	require.NoError(t, c.TerminateWorkflow(context.Background(), "term-1", "", "Workflow history count exceeds limit."))
+	_, err := wc.Result(context.Background(), "term-1")
+	require.Error(t, err)
+	msg := weftclient.Cause(err)
+	require.Contains(t, msg, "terminated by Temporal")
+	require.Contains(t, msg, "51,200 events")
+	require.Contains(t, msg, "workflow` step")
+	code, out, _ = weft(t, queue, "status", "term-1")
+	require.Equal(t, 0, code, out)
+	require.Contains(t, out, "Ended: the run was terminated by Temporal: Workflow history count exceeds limit.")
+
+	code, out, errOut = weft(t, queue, "run", file, "--id", "term-2", "--detach")
+	require.Equal(t, 3, code, out+errOut)
+	require.Eventually(t, func() bool { p, err := wc.Pending(context.Background(), "term-2"); return err == nil && len(p) == 1 }, 20*time.Second, 50*time.Millisecond)
+	require.NoError(t, c.TerminateWorkflow(context.Background(), "term-2", "", "maintenance"))
+	_, err = wc.Result(context.Background(), "term-2")
+	require.Contains(t, weftclient.Cause(err), "terminated by ")
+	require.Contains(t, weftclient.Cause(err), ": maintenance")
+}

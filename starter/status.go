@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+
+	weftclient "github.com/weftworks/weft/client"
 )
 
 func newStatusCommand() *cobra.Command {
@@ -29,8 +31,9 @@ func newStatusCommand() *cobra.Command {
 				return writeProto(out, st)
 			}
 			closed := ""
+			var ended *weftclient.EndedError
 			if d, err := c.Describe(cmd.Context(), id); err == nil {
-				closed = d.Status
+				closed, ended = d.Status, d.Ended
 			}
 			header(out, fmt.Sprintf("weft: %s  (%s)  %s", st.Workflow, id, closed))
 			for _, s := range st.Steps {
@@ -58,6 +61,9 @@ func newStatusCommand() *cobra.Command {
 				if !shown {
 					fmt.Fprintf(out, "\nFailed: %s\n", st.Error)
 				}
+			}
+			if ended != nil {
+				fmt.Fprintf(out, "\nEnded: %s\n", ended.Error())
 			}
 			if st.Output != nil {
 				fmt.Fprintln(out, "\nOutput:")
