@@ -36,23 +36,30 @@ func Start(ctx context.Context, dir string, port int) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
+	return start(ctx, "127.0.0.1", port, &ferretdb.Config{Handler: "sqlite", SQLiteURL: "file:" + abs + "/"}, dir)
+}
+
+// StartPostgres serves the MongoDB wire protocol on host:port with FerretDB keeping the data in
+// PostgreSQL (postgres://USER:PASSWORD@HOST:PORT/DATABASE): the production shape without MongoDB.
+func StartPostgres(ctx context.Context, postgresURL, host string, port int) (*DB, error) {
+	return start(ctx, host, port, &ferretdb.Config{Handler: "postgresql", PostgreSQLURL: postgresURL}, "PostgreSQL")
+}
+
+func start(ctx context.Context, host string, port int, cfg *ferretdb.Config, where string) (*DB, error) {
 	if port == 0 {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+		l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
 		if err != nil {
 			return nil, err
 		}
 		port = l.Addr().(*net.TCPAddr).Port
 		l.Close()
 	}
-	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	f, err := ferretdb.New(&ferretdb.Config{
-		Listener:  ferretdb.ListenerConfig{TCP: addr},
-		Handler:   "sqlite",
-		SQLiteURL: "file:" + abs + "/",
-		Logger:    slog.New(slog.NewTextHandler(io.Discard, nil)),
-	})
+	addr := net.JoinHostPort(host, strconv.Itoa(port))
+	cfg.Listener = ferretdb.ListenerConfig{TCP: addr}
+	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	f, err := ferretdb.New(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("starting FerretDB in %s: %w", dir, err)
+		return nil, fmt.Errorf("starting FerretDB on %s: %w", where, err)
 	}
 	rctx, cancel := context.WithCancel(context.Background())
 	db := &DB{URI: "mongodb://" + addr + "/", cancel: cancel, done: make(chan error, 1)}

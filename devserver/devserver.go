@@ -20,6 +20,7 @@ import (
 	uioptions "github.com/temporalio/ui-server/v2/server/server_options"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/operatorservice/v1"
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/server/common/authorization"
 	"go.temporal.io/server/common/cluster"
@@ -50,6 +51,12 @@ type Options struct {
 	LogFile string
 	// CodecEndpoint is a remote codec the Web UI decodes payloads with (weft's codec server).
 	CodecEndpoint string
+	// Postgres, when set (postgres://USER:PASSWORD@HOST:PORT/), keeps Temporal's data in
+	// PostgreSQL instead of SQLite: the databases temporal and temporal_visibility are created
+	// and their schemas set up or updated at start. DataDir then holds only the log.
+	Postgres string
+	// HistoryShards is fixed when a PostgreSQL database is first set up (default 4; SQLite: 1).
+	HistoryShards int32
 }
 
 // Server is a running embedded stack.
@@ -90,18 +97,37 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 			return nil, err
 		}
 	}
-	sqlConf, err := sqlConfig(o)
-	if err != nil {
-		return nil, err
-	}
 	addr := net.JoinHostPort(o.Host, strconv.Itoa(o.Port))
+	if l, err := net.Listen("tcp", addr); err != nil {
+		return nil, fmt.Errorf("Temporal cannot listen on %s (another weft dev or server running? choose another --port): %w", addr, err)
+	} else {
+		l.Close()
+	}
 	conf := &config.Config{}
 	conf.Global.Membership.MaxJoinDuration = 30 * time.Second
 	conf.Global.Membership.BroadcastAddress = o.Host
-	conf.Persistence.DefaultStore = "sqlite"
-	conf.Persistence.VisibilityStore = "sqlite"
-	conf.Persistence.NumHistoryShards = 1
-	conf.Persistence.DataStores = map[string]config.DataStore{"sqlite": {SQL: sqlConf}}
+	if o.Postgres == "" {
+		sqlConf, err := sqlConfig(o)
+		if err != nil {
+			return nil, err
+		}
+		conf.Persistence.DefaultStore = "sqlite"
+		conf.Persistence.VisibilityStore = "sqlite"
+		conf.Persistence.NumHistoryShards = 1
+		conf.Persistence.DataStores = map[string]config.DataStore{"sqlite": {SQL: sqlConf}}
+	} else {
+		main, vis, adminDB, err := postgresConfigs(o.Postgres)
+		if err != nil {
+			return nil, err
+		}
+		if err := setupPostgres(map[string]*config.SQL{"postgresql/v12/temporal": main, "postgresql/v12/visibility": vis}, adminDB, quietServerLogger()); err != nil {
+			return nil, err
+		}
+		conf.Persistence.DefaultStore = "postgres"
+		conf.Persistence.VisibilityStore = "postgres-visibility"
+		conf.Persistence.NumHistoryShards = max(o.HistoryShards, 4)
+		conf.Persistence.DataStores = map[string]config.DataStore{"postgres": {SQL: main}, "postgres-visibility": {SQL: vis}}
+	}
 	conf.ClusterMetadata = &cluster.Config{
 		FailoverVersionIncrement: 10,
 		MasterClusterName:        "active",
@@ -179,6 +205,12 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		return nil, fmt.Errorf("starting Temporal on %s: %w", addr, err)
 	}
 	s := &Server{Address: addr, Namespace: o.Namespace, server: srv}
+	if o.Postgres != "" {
+		if err := s.ensureNamespace(ctx); err != nil {
+			s.Stop()
+			return nil, err
+		}
+	}
 	if err := s.ensureSearchAttributes(ctx); err != nil {
 		s.Stop()
 		return nil, err
@@ -255,7 +287,16 @@ func (s *Server) ensureSearchAttributes(ctx context.Context) error {
 		}
 	}
 	defer c.Close()
-	resp, err := c.OperatorService().ListSearchAttributes(ctx, &operatorservice.ListSearchAttributesRequest{Namespace: s.Namespace})
+	// A namespace registered a moment ago is known to every service after their caches refresh.
+	var resp *operatorservice.ListSearchAttributesResponse
+	for {
+		resp, err = c.OperatorService().ListSearchAttributes(ctx, &operatorservice.ListSearchAttributesRequest{Namespace: s.Namespace})
+		var nf *serviceerror.NamespaceNotFound
+		if err == nil || !errors.As(err, &nf) || ctx.Err() != nil {
+			break
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
 	if err != nil {
 		return fmt.Errorf("listing search attributes: %w", err)
 	}
@@ -268,7 +309,14 @@ func (s *Server) ensureSearchAttributes(ctx context.Context) error {
 	if len(missing) == 0 {
 		return nil
 	}
-	_, err = c.OperatorService().AddSearchAttributes(ctx, &operatorservice.AddSearchAttributesRequest{Namespace: s.Namespace, SearchAttributes: missing})
+	for {
+		_, err = c.OperatorService().AddSearchAttributes(ctx, &operatorservice.AddSearchAttributesRequest{Namespace: s.Namespace, SearchAttributes: missing})
+		var nf *serviceerror.NamespaceNotFound
+		if err == nil || !errors.As(err, &nf) || ctx.Err() != nil {
+			break
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
 	if err != nil {
 		return fmt.Errorf("registering search attributes %v: %w", missing, err)
 	}

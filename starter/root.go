@@ -78,6 +78,9 @@ func NewRootCommand() *cobra.Command {
 		newRetryCommand(),
 		newScheduleCommand(),
 		newConsoleCommand(),
+		newServerCommand(),
+		newStoreCommand(),
+		newPingCommand(),
 	)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return invalid(err) })
 	markUsageErrors(root)
