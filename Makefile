@@ -6,7 +6,7 @@ FUZZTIME  ?= 10m
 BENCHTIME ?= 1s
 TEMPORAL_CLI := bin/temporal
 
-.PHONY: help build test run bench fuzz lint fmt clean proto workflowcheck mcp-smoke temporal soak
+.PHONY: help build test run bench fuzz lint fmt clean proto workflowcheck mcp-smoke temporal soak cluster
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
@@ -43,6 +43,9 @@ mcp-smoke: build ## the TypeScript MCP SDK and the MCP Inspector CLI against wef
 
 run: build ## the embedded stack (Temporal + Web UI + worker) with a demo run that waits for your approval; Ctrl-C stops
 	./$(BIN) dev --demo
+
+cluster: build ## docker-compose.yml without Docker: PostgreSQL, Temporal and FerretDB on it, 2 workers, gateway, console; runs the demo (Ctrl-C stops)
+	$(GO) run ./cmd/cluster -weft $(BIN)
 
 soak: build ## the fault campaign (about 6 minutes): kills, restarts, outages, provider faults, gateway load; prints the table
 	$(GO) run ./cmd/soak -weft $(BIN)

@@ -80,6 +80,9 @@ func startPostgres(ctx context.Context, dir string, port int, env []string) (*po
 			return nil, err
 		}
 		p.asUser = "postgres"
+		if exec.CommandContext(ctx, "runuser", "-u", "postgres", "--", "test", "-w", dir).Run() != nil {
+			return nil, fmt.Errorf("the postgres account cannot reach %s (a parent folder is private): choose a data folder under one it can traverse, such as /tmp or the project", dir)
+		}
 	}
 	pgUser := envValue(env, "POSTGRES_USER")
 	if pgUser == "" {
