@@ -6,7 +6,7 @@ FUZZTIME  ?= 10m
 BENCHTIME ?= 1s
 TEMPORAL_CLI := bin/temporal
 
-.PHONY: help build test run bench fuzz lint fmt clean proto workflowcheck mcp-smoke temporal soak cluster
+.PHONY: help build test run bench fuzz lint fmt clean proto workflowcheck mcp-smoke temporal soak cluster scaleout
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
@@ -46,6 +46,9 @@ run: build ## the embedded stack (Temporal + Web UI + worker) with a demo run th
 
 cluster: build ## docker-compose.yml without Docker: PostgreSQL, Temporal and FerretDB on it, 2 workers, gateway, console; runs the demo (Ctrl-C stops)
 	$(GO) run ./cmd/cluster -weft $(BIN)
+
+scaleout: build ## the same 500 runs on the cluster with 1, 2 and 4 workers, tuned pollers, and on SQLite (docs/performance.md)
+	$(GO) run ./cmd/scaleout -weft $(BIN)
 
 soak: build ## the fault campaign (about 6 minutes): kills, restarts, outages, provider faults, gateway load; prints the table
 	$(GO) run ./cmd/soak -weft $(BIN)

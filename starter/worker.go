@@ -13,6 +13,7 @@ import (
 func newWorkerCommand() *cobra.Command {
 	var conn connFlags
 	var metricsAddr string
+	var tune worker.Options
 	cmd := &cobra.Command{
 		Use:   "worker",
 		Short: "Run a weft worker: the interpreter and the tool activities",
@@ -25,12 +26,18 @@ func newWorkerCommand() *cobra.Command {
 				return err
 			}
 			defer c.Close()
-			w := worker.New(c.Temporal(), worker.Options{TaskQueue: conn.taskQueue, Config: activities.ConfigFromEnv(envFromDev), Metrics: m})
+			w := worker.New(c.Temporal(), worker.Options{TaskQueue: conn.taskQueue, Config: activities.ConfigFromEnv(envFromDev), Metrics: m,
+				WorkflowPollers: tune.WorkflowPollers, ActivityPollers: tune.ActivityPollers,
+				MaxConcurrentActivities: tune.MaxConcurrentActivities, MaxConcurrentWorkflowTasks: tune.MaxConcurrentWorkflowTasks})
 			fmt.Fprintf(cmd.ErrOrStderr(), "weft worker: %s, namespace %s, task queue %s\n", conn.address, conn.namespace, conn.taskQueue)
 			return w.Run(sdkworker.InterruptCh())
 		},
 	}
 	conn.register(cmd)
+	cmd.Flags().IntVar(&tune.WorkflowPollers, "workflow-pollers", 0, "concurrent workflow task polls (0: the SDK's default, 2)")
+	cmd.Flags().IntVar(&tune.ActivityPollers, "activity-pollers", 0, "concurrent activity task polls (0: the SDK's default, 2)")
+	cmd.Flags().IntVar(&tune.MaxConcurrentActivities, "max-concurrent-activities", 0, "activities run at once (0: the SDK's default, 1000)")
+	cmd.Flags().IntVar(&tune.MaxConcurrentWorkflowTasks, "max-concurrent-workflow-tasks", 0, "workflow tasks run at once (0: the SDK's default, 1000)")
 	cmd.Flags().StringVar(&metricsAddr, "metrics", "", "serve Prometheus metrics on this address, e.g. 127.0.0.1:9464 (/metrics)")
 	return cmd
 }

@@ -23,6 +23,9 @@ type Options struct {
 	Handlers map[string]activities.Handler
 	// Metrics, when set, counts tool calls, their duration, tokens and cost.
 	Metrics *metrics.Metrics
+	// Tuning (0: the SDK's defaults): pollers per task type and concurrent executions.
+	WorkflowPollers, ActivityPollers                    int
+	MaxConcurrentActivities, MaxConcurrentWorkflowTasks int
 }
 
 // New returns a worker with the interpreter and every tool activity registered.
@@ -36,6 +39,11 @@ func New(c client.Client, o Options) sdkworker.Worker {
 		// Heartbeat details carry the text an llm call has streamed so far: send them at least
 		// once a second so people watching see it come.
 		MaxHeartbeatThrottleInterval: time.Second,
+
+		MaxConcurrentWorkflowTaskPollers:       o.WorkflowPollers,
+		MaxConcurrentActivityTaskPollers:       o.ActivityPollers,
+		MaxConcurrentActivityExecutionSize:     o.MaxConcurrentActivities,
+		MaxConcurrentWorkflowTaskExecutionSize: o.MaxConcurrentWorkflowTasks,
 	})
 	w.RegisterWorkflowWithOptions(workflows.Run, workflow.RegisterOptions{Name: workflows.WorkflowType})
 	w.RegisterWorkflowWithOptions(workflows.Chat, workflow.RegisterOptions{Name: workflows.ChatWorkflowType})

@@ -26,7 +26,11 @@ type Options struct {
 	// Env answers ${VAR} references of the file (before the process environment).
 	Env map[string]string
 	// Workers overrides the worker service's replicas (0: the file's).
-	Workers  int
+	Workers int
+	// WorkerArgs are added to the worker service's command (tuning flags).
+	WorkerArgs []string
+	// ExtraEnv is added to every weft service's environment.
+	ExtraEnv map[string]string
 	Progress io.Writer
 }
 
@@ -121,6 +125,9 @@ func (c *Cluster) startService(ctx context.Context, name string) error {
 			continue
 		}
 		args := c.rewriteArgs(s.Command, ports)
+		if name == "worker" {
+			args = append(args, c.o.WorkerArgs...)
+		}
 		logf, err := os.Create(filepath.Join(c.o.Dir, label+".log"))
 		if err != nil {
 			return err
@@ -166,6 +173,14 @@ func (c *Cluster) environment(s Service, ports map[int]int) ([]string, error) {
 			return nil, fmt.Errorf("%s: %w", k, err)
 		}
 		env = append(env, k+"="+c.rewrite(v, ports))
+	}
+	if s.IsWeft() {
+		extra := make([]string, 0, len(c.o.ExtraEnv))
+		for k, v := range c.o.ExtraEnv {
+			extra = append(extra, k+"="+v)
+		}
+		sort.Strings(extra)
+		env = append(env, extra...)
 	}
 	return env, nil
 }
