@@ -29,6 +29,8 @@ type Options struct {
 	DataConverter converter.DataConverter
 	// MetricsHandler receives the SDK's metrics (metrics.Metrics.SDK); nil: none.
 	MetricsHandler tclient.MetricsHandler
+	// Security: TLS, mTLS and API keys (Temporal Cloud); zero is a plain connection.
+	Security Security
 }
 
 func (o *Options) fill() {
@@ -72,7 +74,11 @@ func Dial(ctx context.Context, o Options) (*Client, error) {
 	o.fill()
 	dctx, cancel := context.WithTimeout(ctx, o.DialTimeout)
 	defer cancel()
-	c, err := tclient.DialContext(dctx, tclient.Options{HostPort: o.Address, Namespace: o.Namespace, Logger: QuietLogger(), DataConverter: o.DataConverter, MetricsHandler: o.MetricsHandler})
+	to := tclient.Options{HostPort: o.Address, Namespace: o.Namespace, Logger: QuietLogger(), DataConverter: o.DataConverter, MetricsHandler: o.MetricsHandler}
+	if err := o.Security.apply(&to); err != nil {
+		return nil, &InvalidError{Err: err}
+	}
+	c, err := tclient.DialContext(dctx, to)
 	if err != nil {
 		return nil, fmt.Errorf("cannot reach Temporal at %s (namespace %s): %w; start one with `weft dev`, or set TEMPORAL_ADDRESS / --address", o.Address, o.Namespace, err)
 	}

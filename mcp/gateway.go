@@ -44,6 +44,8 @@ type Options struct {
 	Log *slog.Logger
 	// DataConverter carries the payload codecs (compression, encryption); nil: Temporal's default.
 	DataConverter converter.DataConverter
+	// Security protects the connection to Temporal (TLS, mTLS, API key).
+	Security weftclient.Security
 }
 
 // Gateway is an MCP server over weft.
@@ -164,7 +166,7 @@ func (g *Gateway) temporal(ctx context.Context) (*weftclient.Client, error) {
 	if g.client != nil {
 		return g.client, nil
 	}
-	c, err := weftclient.Dial(ctx, weftclient.Options{Address: g.o.Address, Namespace: g.o.Namespace, TaskQueue: g.o.TaskQueue, DialTimeout: 3 * time.Second, DataConverter: g.o.DataConverter})
+	c, err := weftclient.Dial(ctx, weftclient.Options{Address: g.o.Address, Namespace: g.o.Namespace, TaskQueue: g.o.TaskQueue, DialTimeout: 3 * time.Second, DataConverter: g.o.DataConverter, Security: g.o.Security})
 	if err != nil {
 		return nil, fmt.Errorf("Temporal at %s is unreachable (%v): start it (weft dev) or set TEMPORAL_ADDRESS", g.o.Address, err)
 	}

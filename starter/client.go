@@ -21,6 +21,7 @@ type connFlags struct {
 	address   string
 	namespace string
 	taskQueue string
+	security  weftclient.Security
 }
 
 func envOr(key, def string) string {
@@ -34,6 +35,13 @@ func (f *connFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.address, "address", settingOr("TEMPORAL_ADDRESS", "127.0.0.1:7233"), "Temporal frontend host:port (env TEMPORAL_ADDRESS; else a running weft dev's)")
 	cmd.Flags().StringVar(&f.namespace, "namespace", settingOr("TEMPORAL_NAMESPACE", "default"), "Temporal namespace (env TEMPORAL_NAMESPACE)")
 	cmd.Flags().StringVar(&f.taskQueue, "task-queue", envOr("WEFT_TASK_QUEUE", workflows.TaskQueue), "task queue of the weft workers (env WEFT_TASK_QUEUE)")
+	// the temporal CLI's names, so one environment serves both
+	cmd.Flags().BoolVar(&f.security.TLS, "tls", os.Getenv("TEMPORAL_TLS") == "true", "connect to Temporal with TLS (env TEMPORAL_TLS=true; implied by the other TLS flags and --api-key)")
+	cmd.Flags().StringVar(&f.security.CertFile, "tls-cert-path", os.Getenv("TEMPORAL_TLS_CERT"), "client certificate for mTLS, PEM (env TEMPORAL_TLS_CERT)")
+	cmd.Flags().StringVar(&f.security.KeyFile, "tls-key-path", os.Getenv("TEMPORAL_TLS_KEY"), "its private key, PEM (env TEMPORAL_TLS_KEY)")
+	cmd.Flags().StringVar(&f.security.CAFile, "tls-ca-path", os.Getenv("TEMPORAL_TLS_CA"), "CA of the server's certificate, PEM (env TEMPORAL_TLS_CA; default: the system's)")
+	cmd.Flags().StringVar(&f.security.ServerName, "tls-server-name", os.Getenv("TEMPORAL_TLS_SERVER_NAME"), "server name to verify (env TEMPORAL_TLS_SERVER_NAME)")
+	cmd.Flags().StringVar(&f.security.APIKey, "api-key", os.Getenv("TEMPORAL_API_KEY"), "Temporal Cloud API key (env TEMPORAL_API_KEY)")
 }
 
 // dial connects to Temporal through the one client package, with the payload codecs the
@@ -48,7 +56,7 @@ func (f *connFlags) dialWith(ctx context.Context, m *metrics.Metrics) (*weftclie
 	if err != nil {
 		return nil, err
 	}
-	o := weftclient.Options{Address: f.address, Namespace: f.namespace, TaskQueue: f.taskQueue, DataConverter: dc}
+	o := weftclient.Options{Address: f.address, Namespace: f.namespace, TaskQueue: f.taskQueue, DataConverter: dc, Security: f.security}
 	if m != nil {
 		o.MetricsHandler = m.SDK()
 	}

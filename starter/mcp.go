@@ -45,7 +45,7 @@ func newMCPCommand() *cobra.Command {
 				return err
 			}
 			serveMetrics(metricsAddr, cmd.ErrOrStderr()) // the gateway's process metrics; tool calls run on workers
-			g := mcp.New(mcp.Options{Version: Version, Address: conn.address, Namespace: conn.namespace, TaskQueue: conn.taskQueue,
+			g := mcp.New(mcp.Options{Version: Version, Address: conn.address, Namespace: conn.namespace, TaskQueue: conn.taskQueue, Security: conn.security,
 				Config: activities.ConfigFromEnv(envFromDev), WorkflowsDir: workflowsDir, NoBuiltins: noBuiltins, Wait: wait, Log: log, DataConverter: dc})
 			go g.WatchWorkflows(ctx, 2*time.Second)
 			switch transport {
