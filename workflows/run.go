@@ -97,7 +97,7 @@ func newRun(ctx workflow.Context, req *weftv1.RunRequest) (*run, error) {
 	if name == "" {
 		name = "definition"
 	}
-	wf, err := dsl.Load(name, data)
+	wf, err := dsl.LoadCached(name, data)
 	if err != nil {
 		return nil, invalidDefinition("%v", err)
 	}
