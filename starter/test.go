@@ -235,6 +235,7 @@ func executeFixture(w *dsl.Workflow, src string, inputs map[string]any, fx fixtu
 	env := suite.NewTestWorkflowEnvironment()
 	env.SetTestTimeout(30 * time.Second)
 	env.RegisterWorkflowWithOptions(workflows.Run, workflow.RegisterOptions{Name: workflows.WorkflowType})
+	env.RegisterWorkflowWithOptions(workflows.Batch, workflow.RegisterOptions{Name: workflows.BatchWorkflowType})
 	var mu sync.Mutex
 	calls := map[string]int{}
 	for _, s := range toolspec.All() {

@@ -47,6 +47,7 @@ func New(c client.Client, o Options) sdkworker.Worker {
 	})
 	w.RegisterWorkflowWithOptions(workflows.Run, workflow.RegisterOptions{Name: workflows.WorkflowType})
 	w.RegisterWorkflowWithOptions(workflows.Chat, workflow.RegisterOptions{Name: workflows.ChatWorkflowType})
+	w.RegisterWorkflowWithOptions(workflows.Batch, workflow.RegisterOptions{Name: workflows.BatchWorkflowType})
 	tools := activities.NewTools(o.Config)
 	w.RegisterActivityWithOptions(tools.MCPList, activity.RegisterOptions{Name: activities.ActivityMCPList})
 	w.RegisterActivityWithOptions(tools.MCPCall, activity.RegisterOptions{Name: activities.ActivityMCPCall})

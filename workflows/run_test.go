@@ -104,6 +104,7 @@ func newHarness(t *testing.T) *harness {
 	h.env = h.NewTestWorkflowEnvironment()
 	h.env.RegisterWorkflowWithOptions(workflows.Run, workflow.RegisterOptions{Name: workflows.WorkflowType})
 	h.env.RegisterWorkflowWithOptions(workflows.Chat, workflow.RegisterOptions{Name: workflows.ChatWorkflowType})
+	h.env.RegisterWorkflowWithOptions(workflows.Batch, workflow.RegisterOptions{Name: workflows.BatchWorkflowType})
 	for _, s := range toolspec.All() {
 		if s.Kind == toolspec.KindActivity {
 			h.env.RegisterActivityWithOptions(h.tools.handler(s.Name), activity.RegisterOptions{Name: s.Name})

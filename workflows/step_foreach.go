@@ -44,6 +44,9 @@ func (r *run) forEach(ctx workflow.Context, sr *stepRun) (any, error) {
 	if limit <= 0 {
 		limit = DefaultConcurrency
 	}
+	if r.batchable(ctx, sr, len(items)) {
+		return r.forEachBatches(ctx, sr, items, limit)
+	}
 	results := make([]any, len(items))
 	sr.itemsTotal = int32(len(items))
 	var firstErr error

@@ -1,0 +1,242 @@
+package workflows
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/weftworks/weft/activities/toolspec"
+	weftv1 "github.com/weftworks/weft/proto/weft/v1"
+	"github.com/weftworks/weft/workflows/dsl"
+)
+
+// A forEach's items all live in its run's history, about 3 events an item, and Temporal ends a
+// run whose history passes 51,200 events. A forEach over more than BatchThreshold items of an
+// activity tool therefore runs its items in batch child workflows (BatchWorkflowType), each with
+// a history of its own: the same outputs in the same order, the same first-failure semantics.
+const (
+	BatchThreshold     = 2000
+	BatchItems         = 1000
+	batchInputBytes    = 1 << 20    // resolved inputs carried to one batch
+	batchResultBytes   = 1800 << 10 // results one batch can hand back (Temporal's limit is 2 MB)
+	maxParallelBatches = 4
+	// ChangeForEachBatches marks runs that batch large forEach steps (older histories replay
+	// without).
+	ChangeForEachBatches = "foreach-batches"
+)
+
+// BatchWorkflowType is the registered name of Batch.
+const BatchWorkflowType = "weft-foreach-batch"
+
+// BatchRequest is one batch of a large forEach: the tool, the step (for its timeout and retry
+// policy) and the items' resolved inputs.
+type BatchRequest struct {
+	Tool        string           `json:"tool"`
+	Step        dsl.Step         `json:"step"`
+	Title       string           `json:"title"`
+	First       int              `json:"first"` // index of the batch's first item in the forEach
+	Inputs      []map[string]any `json:"inputs"`
+	Concurrency int              `json:"concurrency"`
+	NamedIDs    bool             `json:"namedIds"`
+}
+
+// BatchResult is what a batch hands back.
+type BatchResult struct {
+	Results  []any          `json:"results"`
+	Attempts int32          `json:"attempts"`
+	Usage    toolspec.Usage `json:"usage"`
+	Calls    int64          `json:"calls"`
+	Warnings []string       `json:"warnings,omitempty"`
+}
+
+// batchable reports whether a forEach over n items runs in batches.
+func (r *run) batchable(ctx workflow.Context, sr *stepRun, n int) bool {
+	cs := sr.cs
+	if n <= BatchThreshold || cs.Spec.Kind != toolspec.KindActivity || cs.Tool == "llm" || cs.Nested != nil {
+		return false
+	}
+	return workflow.GetVersion(ctx, ChangeForEachBatches, workflow.DefaultVersion, 1) >= 1
+}
+
+// forEachBatches resolves every item's inputs here, sends them in batches to child workflows, at
+// most maxParallelBatches at a time with the step's concurrency shared among them, and puts the
+// results back in item order.
+func (r *run) forEachBatches(ctx workflow.Context, sr *stepRun, items []any, limit int) (any, error) {
+	var batches []BatchRequest
+	cur := BatchRequest{Tool: sr.cs.Tool, Step: *sr.cs.Step, Title: sr.cs.Title(), NamedIDs: r.namedActivities}
+	size := 0
+	for i, item := range items {
+		env := itemEnv(r.env, map[string]any{"item": item, "index": i})
+		in, err := r.resolveInputs(sr.cs, sr.cs.InputValue, sr.cs.Spec, env)
+		if err != nil {
+			return nil, fmt.Errorf("item %d: %w", i, err)
+		}
+		b, _ := json.Marshal(in)
+		if len(cur.Inputs) > 0 && (len(cur.Inputs) >= BatchItems || size+len(b) > batchInputBytes) {
+			batches = append(batches, cur)
+			cur = BatchRequest{Tool: cur.Tool, Step: cur.Step, Title: cur.Title, NamedIDs: cur.NamedIDs, First: i}
+			size = 0
+		}
+		cur.Inputs = append(cur.Inputs, in)
+		size += len(b)
+	}
+	batches = append(batches, cur)
+	parallel := min(maxParallelBatches, len(batches), max(1, limit/8))
+	for i := range batches {
+		batches[i].Concurrency = max(1, (limit+parallel-1)/parallel)
+	}
+
+	results := make([]any, len(items))
+	sr.itemsTotal = int32(len(items))
+	var firstErr error
+	running, finished := 0, 0
+	bctx, cancel := workflow.WithCancel(ctx)
+	defer cancel()
+	parent := workflow.GetInfo(ctx).WorkflowExecution.ID
+	for bi := range batches {
+		if err := workflow.Await(ctx, func() bool { return running < parallel || firstErr != nil }); err != nil || firstErr != nil {
+			break
+		}
+		running++
+		req := batches[bi]
+		workflow.Go(bctx, func(ctx workflow.Context) {
+			defer func() { running-- }()
+			cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
+				WorkflowID:          fmt.Sprintf("%s/%s-batch-%d", parent, sr.cs.ID, bi),
+				ParentClosePolicy:   enumspb.PARENT_CLOSE_POLICY_REQUEST_CANCEL,
+				WaitForCancellation: true,
+				StaticSummary:       fmt.Sprintf("%s: items %d–%d", sr.cs.Title(), req.First, req.First+len(req.Inputs)-1),
+			})
+			var res BatchResult
+			err := workflow.ExecuteChildWorkflow(cctx, BatchWorkflowType, req).Get(ctx, &res)
+			if err != nil {
+				if firstErr == nil {
+					firstErr = batchError(err)
+					cancel()
+				}
+				return
+			}
+			copy(results[req.First:], res.Results)
+			sr.attempts += res.Attempts
+			r.addBatchUsage(sr, res.Calls, res.Usage)
+			for _, w := range res.Warnings {
+				if !containsString(sr.warnings, w) {
+					sr.warnings = append(sr.warnings, w)
+				}
+			}
+			finished += len(req.Inputs)
+			sr.itemsDone = int32(finished)
+		})
+	}
+	_ = awaitDetached(ctx, func() bool { return running == 0 })
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	return map[string]any{"results": results, "count": len(results)}, nil
+}
+
+// addBatchUsage adds what a batch's calls consumed to the step and the run.
+func (r *run) addBatchUsage(sr *stepRun, calls int64, u toolspec.Usage) {
+	for _, t := range []*weftv1.TokenUsage{&r.usage, &sr.usage} {
+		t.Calls += calls
+		t.PromptTokens += u.PromptTokens
+		t.CompletionTokens += u.CompletionTokens
+		t.TotalTokens += u.TotalTokens
+		t.EmbeddingTokens += u.EmbeddingTokens
+		t.CostUsd += u.CostUSD
+	}
+}
+
+func containsString(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// batchError unwraps a failed batch to the item's own error ("item 1234: ...").
+func batchError(err error) error {
+	var app *temporal.ApplicationError
+	if errors.As(err, &app) && strings.HasPrefix(app.Error(), "item ") {
+		if app.NonRetryable() {
+			return temporal.NewNonRetryableApplicationError(app.Error(), app.Type(), nil)
+		}
+		return temporal.NewApplicationError(app.Error(), app.Type())
+	}
+	return err
+}
+
+// Batch runs one batch of a large forEach: each item's activity, at most Concurrency at a time.
+// The first failure fails the batch with "item N: the error".
+func Batch(ctx workflow.Context, req BatchRequest) (*BatchResult, error) {
+	spec, ok := toolspec.Lookup(req.Tool)
+	if !ok {
+		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("batch: unknown tool %q", req.Tool), toolspec.ErrInvalidInput, nil)
+	}
+	res := &BatchResult{Results: make([]any, len(req.Inputs))}
+	var firstErr error
+	running := 0
+	ictx, cancel := workflow.WithCancel(ctx)
+	defer cancel()
+	for i, in := range req.Inputs {
+		if err := workflow.Await(ctx, func() bool { return running < req.Concurrency || firstErr != nil }); err != nil || firstErr != nil {
+			break
+		}
+		running++
+		opts := activityOptions(&req.Step, spec, req.Title)
+		if req.NamedIDs {
+			opts.ActivityID = fmt.Sprintf("%s[%d]#1", req.Step.ID, req.First+i)
+		}
+		workflow.Go(ictx, func(ctx workflow.Context) {
+			defer func() { running-- }()
+			var out toolspec.Result
+			err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), req.Tool, in).Get(ctx, &out)
+			if err != nil {
+				if firstErr == nil {
+					msg := fmt.Sprintf("item %d: %s", req.First+i, ErrorText(err))
+					firstErr = temporal.NewNonRetryableApplicationError(msg, ErrStepFailed, nil)
+					cancel()
+				}
+				return
+			}
+			res.Results[i] = out.Output
+			res.Attempts += max(out.Attempt, 1)
+			res.Calls++
+			if u := out.Usage; u != nil {
+				res.Usage.PromptTokens += u.PromptTokens
+				res.Usage.CompletionTokens += u.CompletionTokens
+				res.Usage.TotalTokens += u.TotalTokens
+				res.Usage.EmbeddingTokens += u.EmbeddingTokens
+				res.Usage.CostUSD += u.CostUSD
+			}
+			for _, w := range out.Warnings {
+				if !containsString(res.Warnings, w) {
+					res.Warnings = append(res.Warnings, w)
+				}
+			}
+		})
+	}
+	_ = awaitDetached(ctx, func() bool { return running == 0 })
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	if b, _ := json.Marshal(res); len(b) > batchResultBytes {
+		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf(
+			"items %d–%d: their outputs are %.1f MB, more than one batch of a large forEach can hand back (%.1f MB): have the tool keep what it makes (ingest stores its chunks) and return less, or split the list",
+			req.First, req.First+len(req.Inputs)-1, float64(len(b))/(1<<20), float64(batchResultBytes)/(1<<20)), toolspec.ErrInvalidInput, nil)
+	}
+	return res, nil
+}
