@@ -1,0 +1,162 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/weftworks/weft/activities"
+	"github.com/weftworks/weft/activities/toolspec"
+	weftclient "github.com/weftworks/weft/client"
+	"github.com/weftworks/weft/worker"
+	"github.com/weftworks/weft/workflows/dsl"
+)
+
+func fanoutHandlers() map[string]activities.Handler {
+	return map[string]activities.Handler{"chunk": func(ctx context.Context, in map[string]any) (any, *toolspec.Usage, error) {
+		return map[string]any{"chunks": []any{in["text"]}, "count": 1}, nil, nil
+	}}
+}
+
+func fanoutDef(n, concurrency int) *dsl.Workflow {
+	w, err := dsl.Load("fanout.json", []byte(fmt.Sprintf(`{"name":"fanout","inputs":{"items":{"type":"array","required":true}},"steps":[
+	  {"id":"each","tool":"chunk","forEach":"{{ inputs.items }}","concurrency":%d,"inputs":{"text":"{{ item }}"}}],
+	  "output":{"count":"{{ each.output.count }}","last":"{{ each.output.results[%d].chunks[0] }}"}}`, concurrency, n-1)))
+	if err != nil {
+		panic(err)
+	}
+	return w
+}
+
+func fanoutItems(n int) []any {
+	items := make([]any, n)
+	for i := range items {
+		items[i] = fmt.Sprintf("item %d", i)
+	}
+	return items
+}
+
+// historyEvents counts the events of a run and of the child runs it started.
+func historyEvents(t testing.TB, c client.Client, id string) int {
+	n := 0
+	it := c.GetWorkflowHistory(context.Background(), id, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for it.HasNext() {
+		ev, err := it.Next()
+		require.NoError(t, err)
+		n++
+		if a := ev.GetChildWorkflowExecutionStartedEventAttributes(); a != nil {
+			n += historyEvents(t, c, a.GetWorkflowExecution().GetWorkflowId())
+		}
+	}
+	return n
+}
+
+// TestForEachOf50000Items: a forEach over 50,000 items (25,000 beyond where one history would
+// end) completes with every output in order, and the run's state shows the progress meanwhile.
+func TestForEachOf50000Items(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: 50,000 activities")
+	}
+	c := dial(t)
+	queue := "fanout-50k"
+	startWorker(t, c, queue, fanoutHandlers())
+	wc := weftclient.New(c, queue)
+	const n = 50000
+	start := time.Now()
+	run, err := wc.Start(context.Background(), fanoutDef(n, 32), weftclient.StartOptions{Source: "fanout", Inputs: map[string]any{"items": fanoutItems(n)}})
+	require.NoError(t, err)
+	sawProgress := false
+	require.Eventually(t, func() bool {
+		st, err := wc.State(context.Background(), run.ID)
+		if err != nil || len(st.Steps) == 0 {
+			return false
+		}
+		s := st.Steps[0]
+		sawProgress = sawProgress || (s.ItemsTotal == n && s.ItemsDone > 0 && s.ItemsDone < n)
+		return s.Status == "completed"
+	}, 10*time.Minute, 500*time.Millisecond)
+	res, err := run.Get(context.Background())
+	require.NoError(t, err)
+	wall := time.Since(start)
+	out := res.Output.GetStructValue().AsMap()
+	require.EqualValues(t, n, out["count"])
+	require.Equal(t, fmt.Sprintf("item %d", n-1), out["last"], "outputs in item order")
+	require.True(t, sawProgress, "the state showed done/total while it ran")
+	events := historyEvents(t, c, run.ID)
+	t.Logf("50,000 items in %s: %.0f items/s, %.2f history events per item (%d in all, the parent's and its batches')",
+		wall.Round(100*time.Millisecond), float64(n)/wall.Seconds(), float64(events)/n, events)
+	require.Less(t, historyLength(t, c, run.ID), 1000, "the parent's own history stays small")
+}
+
+// handFanout is the hand-written counterpart of the weft forEach: one workflow that schedules an
+// activity per item, concurrency at a time.
+func handFanout(ctx workflow.Context, items []string, concurrency int) (int, error) {
+	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: time.Minute})
+	running, done := 0, 0
+	var firstErr error
+	for _, item := range items {
+		if err := workflow.Await(ctx, func() bool { return running < concurrency }); err != nil {
+			return 0, err
+		}
+		running++
+		workflow.Go(ctx, func(ctx workflow.Context) {
+			var r toolspec.Result
+			if err := workflow.ExecuteActivity(ctx, "chunk", map[string]any{"text": item}).Get(ctx, &r); err != nil && firstErr == nil {
+				firstErr = err
+			}
+			running--
+			done++
+		})
+	}
+	if err := workflow.Await(ctx, func() bool { return running == 0 }); err != nil {
+		return 0, err
+	}
+	return done, firstErr
+}
+
+// BenchmarkFanout10k: a forEach of 10,000 items with concurrency 32 (which weft runs in batch
+// child workflows) against a hand-written workflow scheduling the same 10,000 activities with
+// the same concurrency in one history, side by side on the same embedded server and worker.
+//
+//	go test ./integration -run '^$' -bench Fanout10k -benchtime 2x
+func BenchmarkFanout10k(b *testing.B) {
+	c := dial(b)
+	queue := "bench-fanout"
+	w := worker.New(c, worker.Options{TaskQueue: queue, Handlers: fanoutHandlers()})
+	w.RegisterWorkflowWithOptions(handFanout, workflow.RegisterOptions{Name: "handFanout"})
+	require.NoError(b, w.Start())
+	defer w.Stop()
+	wc := weftclient.New(c, queue)
+	const n = 10000
+	items := fanoutItems(n)
+	strs := make([]string, n)
+	for i, it := range items {
+		strs[i] = it.(string)
+	}
+	def := fanoutDef(n, 32)
+	var tw, th time.Duration
+	for i := 0; b.Loop(); i++ {
+		t0 := time.Now()
+		run, err := wc.Start(context.Background(), def, weftclient.StartOptions{Source: "fanout", Inputs: map[string]any{"items": items}})
+		require.NoError(b, err)
+		_, err = run.Get(context.Background())
+		require.NoError(b, err)
+		tw += time.Since(t0)
+		t0 = time.Now()
+		hr, err := c.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{ID: fmt.Sprintf("hand-fanout-%d-%d", i, time.Now().UnixNano()), TaskQueue: queue}, "handFanout", strs, 32)
+		require.NoError(b, err)
+		var done int
+		require.NoError(b, hr.Get(context.Background(), &done))
+		require.Equal(b, n, done)
+		th += time.Since(t0)
+	}
+	b.ReportMetric(float64(n*b.N)/tw.Seconds(), "weft-items/s")
+	b.ReportMetric(float64(n*b.N)/th.Seconds(), "hand-items/s")
+	b.ReportMetric(tw.Seconds()/th.Seconds(), "wall-ratio")
+}
