@@ -58,6 +58,26 @@ func Activity(spec *toolspec.Spec, h Handler, cc ...ClaimCheck) func(ctx context
 }
 
 func adapt(spec *toolspec.Spec, h Handler, cc ...ClaimCheck) func(ctx context.Context, inputs map[string]any) (toolspec.Result, error) {
+	call := adaptCall(spec, h, cc...)
+	return func(ctx context.Context, inputs map[string]any) (toolspec.Result, error) {
+		if !activity.IsActivity(ctx) {
+			return call(ctx, inputs)
+		}
+		// One line per call; the SDK's logger adds the workflow, run and activity ids (the
+		// activity id names the step: "step#1", "step[3]#1").
+		start := time.Now()
+		res, err := call(ctx, inputs)
+		log := activity.GetLogger(ctx)
+		if err != nil {
+			log.Warn("tool call failed", "tool", spec.Name, "attempt", activity.GetInfo(ctx).Attempt, "duration", time.Since(start), "error", err)
+		} else {
+			log.Info("tool call", "tool", spec.Name, "attempt", activity.GetInfo(ctx).Attempt, "duration", time.Since(start))
+		}
+		return res, err
+	}
+}
+
+func adaptCall(spec *toolspec.Spec, h Handler, cc ...ClaimCheck) func(ctx context.Context, inputs map[string]any) (toolspec.Result, error) {
 	return func(ctx context.Context, inputs map[string]any) (toolspec.Result, error) {
 		if inputs == nil {
 			inputs = map[string]any{}

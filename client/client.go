@@ -31,6 +31,9 @@ type Options struct {
 	MetricsHandler tclient.MetricsHandler
 	// Security: TLS, mTLS and API keys (Temporal Cloud); zero is a plain connection.
 	Security Security
+	// Logger receives the SDK's log lines (workers: task failures, retries, with workflow, run
+	// and activity ids); nil discards them.
+	Logger tlog.Logger
 }
 
 func (o *Options) fill() {
@@ -74,7 +77,11 @@ func Dial(ctx context.Context, o Options) (*Client, error) {
 	o.fill()
 	dctx, cancel := context.WithTimeout(ctx, o.DialTimeout)
 	defer cancel()
-	to := tclient.Options{HostPort: o.Address, Namespace: o.Namespace, Logger: QuietLogger(), DataConverter: o.DataConverter, MetricsHandler: o.MetricsHandler}
+	logger := o.Logger
+	if logger == nil {
+		logger = QuietLogger()
+	}
+	to := tclient.Options{HostPort: o.Address, Namespace: o.Namespace, Logger: logger, DataConverter: o.DataConverter, MetricsHandler: o.MetricsHandler}
 	if err := o.Security.apply(&to); err != nil {
 		return nil, &InvalidError{Err: err}
 	}

@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
+
+	tlog "go.temporal.io/sdk/log"
 
 	"github.com/spf13/cobra"
 
@@ -22,6 +25,7 @@ type connFlags struct {
 	namespace string
 	taskQueue string
 	security  weftclient.Security
+	logger    tlog.Logger // the SDK's log lines (nil: discarded)
 }
 
 func envOr(key, def string) string {
@@ -56,7 +60,7 @@ func (f *connFlags) dialWith(ctx context.Context, m *metrics.Metrics) (*weftclie
 	if err != nil {
 		return nil, err
 	}
-	o := weftclient.Options{Address: f.address, Namespace: f.namespace, TaskQueue: f.taskQueue, DataConverter: dc, Security: f.security}
+	o := weftclient.Options{Address: f.address, Namespace: f.namespace, TaskQueue: f.taskQueue, DataConverter: dc, Security: f.security, Logger: f.logger}
 	if m != nil {
 		o.MetricsHandler = m.SDK()
 	}
@@ -95,4 +99,23 @@ func clientError(err error) error {
 		return invalid(err)
 	}
 	return err
+}
+
+// sdkLogger is a log/slog logger for the SDK's log lines in the given format (text, json; off
+// discards them) at the given level (debug, info, warn, error).
+func sdkLogger(format, level string, w io.Writer) (tlog.Logger, error) {
+	var lv slog.Level
+	if err := lv.UnmarshalText([]byte(level)); err != nil {
+		return nil, fmt.Errorf("--log-level %q: use debug, info, warn or error", level)
+	}
+	o := &slog.HandlerOptions{Level: lv}
+	switch format {
+	case "off":
+		return weftclient.QuietLogger(), nil
+	case "text":
+		return tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(w, o))), nil
+	case "json":
+		return tlog.NewStructuredLogger(slog.New(slog.NewJSONHandler(w, o))), nil
+	}
+	return nil, fmt.Errorf("--log-format %q: use text, json or off", format)
 }

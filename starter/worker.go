@@ -14,12 +14,18 @@ func newWorkerCommand() *cobra.Command {
 	var conn connFlags
 	var metricsAddr string
 	var tune worker.Options
+	var logFormat, logLevel string
 	cmd := &cobra.Command{
 		Use:   "worker",
 		Short: "Run a weft worker: the interpreter and the tool activities",
 		Long:  "Connects to Temporal and polls the task queue until SIGINT or SIGTERM, then finishes the tasks in hand.",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			logger, err := sdkLogger(logFormat, logLevel, cmd.ErrOrStderr())
+			if err != nil {
+				return invalid(err)
+			}
+			conn.logger = logger
 			m := serveMetrics(metricsAddr, cmd.ErrOrStderr())
 			c, err := conn.dialWith(cmd.Context(), m)
 			if err != nil {
@@ -38,6 +44,8 @@ func newWorkerCommand() *cobra.Command {
 	cmd.Flags().IntVar(&tune.ActivityPollers, "activity-pollers", 0, "concurrent activity task polls (0: the SDK's default, 2)")
 	cmd.Flags().IntVar(&tune.MaxConcurrentActivities, "max-concurrent-activities", 0, "activities run at once (0: the SDK's default, 1000)")
 	cmd.Flags().IntVar(&tune.MaxConcurrentWorkflowTasks, "max-concurrent-workflow-tasks", 0, "workflow tasks run at once (0: the SDK's default, 1000)")
+	cmd.Flags().StringVar(&logFormat, "log-format", envOr("WEFT_LOG_FORMAT", "text"), "log lines on stderr: text, json or off (env WEFT_LOG_FORMAT); each tool call is one line with its workflow, run and activity (step) ids")
+	cmd.Flags().StringVar(&logLevel, "log-level", envOr("WEFT_LOG_LEVEL", "info"), "debug, info, warn or error (env WEFT_LOG_LEVEL)")
 	cmd.Flags().StringVar(&metricsAddr, "metrics", "", "serve Prometheus metrics on this address, e.g. 127.0.0.1:9464 (/metrics)")
 	return cmd
 }
