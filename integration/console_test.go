@@ -218,7 +218,11 @@ func browser(t *testing.T) context.Context {
 		t.Skip("WEFT_NO_BROWSER is set and no chromium is installed")
 	}
 	require.NoError(t, err)
-	return newBrowser(t, path, t.TempDir())
+	// not t.TempDir(): chromium may still be writing its profile while the test's cleanup runs
+	profile, err := os.MkdirTemp("", "weft-chromium-")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = os.RemoveAll(profile) })
+	return newBrowser(t, path, profile)
 }
 
 func newBrowser(t testing.TB, path, profile string) context.Context {
@@ -227,7 +231,12 @@ func newBrowser(t testing.TB, path, profile string) context.Context {
 	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelC := chromedp.NewContext(actx)
 	ctx, cancelT := context.WithTimeout(ctx, 2*time.Minute)
-	t.Cleanup(func() { cancelT(); cancelC(); cancelA() })
+	t.Cleanup(func() {
+		_ = chromedp.Cancel(ctx) // closes the browser and waits for it
+		cancelT()
+		cancelC()
+		cancelA()
+	})
 	require.NoError(t, chromedp.Run(ctx), "starting %s", path)
 	return ctx
 }
