@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"time"
 
+	"go.temporal.io/sdk/interceptor"
+
 	tclient "go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 	tlog "go.temporal.io/sdk/log"
@@ -31,6 +33,8 @@ type Options struct {
 	MetricsHandler tclient.MetricsHandler
 	// Security: TLS, mTLS and API keys (Temporal Cloud); zero is a plain connection.
 	Security Security
+	// Interceptors wrap every call (tracing.Interceptor); workers built on this client inherit them.
+	Interceptors []interceptor.ClientInterceptor
 	// Logger receives the SDK's log lines (workers: task failures, retries, with workflow, run
 	// and activity ids); nil discards them.
 	Logger tlog.Logger
@@ -81,7 +85,8 @@ func Dial(ctx context.Context, o Options) (*Client, error) {
 	if logger == nil {
 		logger = QuietLogger()
 	}
-	to := tclient.Options{HostPort: o.Address, Namespace: o.Namespace, Logger: logger, DataConverter: o.DataConverter, MetricsHandler: o.MetricsHandler}
+	to := tclient.Options{HostPort: o.Address, Namespace: o.Namespace, Logger: logger, DataConverter: o.DataConverter, MetricsHandler: o.MetricsHandler,
+		Interceptors: o.Interceptors}
 	if err := o.Security.apply(&to); err != nil {
 		return nil, &InvalidError{Err: err}
 	}

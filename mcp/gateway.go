@@ -13,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 	weftclient "github.com/weftworks/weft/client"
 	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/interceptor"
 
 	"github.com/weftworks/weft/activities"
 	"github.com/weftworks/weft/activities/toolspec"
@@ -46,6 +47,8 @@ type Options struct {
 	DataConverter converter.DataConverter
 	// Security protects the connection to Temporal (TLS, mTLS, API key).
 	Security weftclient.Security
+	// Interceptors wrap its Temporal calls (tracing).
+	Interceptors []interceptor.ClientInterceptor
 }
 
 // Gateway is an MCP server over weft.
@@ -166,7 +169,7 @@ func (g *Gateway) temporal(ctx context.Context) (*weftclient.Client, error) {
 	if g.client != nil {
 		return g.client, nil
 	}
-	c, err := weftclient.Dial(ctx, weftclient.Options{Address: g.o.Address, Namespace: g.o.Namespace, TaskQueue: g.o.TaskQueue, DialTimeout: 3 * time.Second, DataConverter: g.o.DataConverter, Security: g.o.Security})
+	c, err := weftclient.Dial(ctx, weftclient.Options{Address: g.o.Address, Namespace: g.o.Namespace, TaskQueue: g.o.TaskQueue, DialTimeout: 3 * time.Second, DataConverter: g.o.DataConverter, Security: g.o.Security, Interceptors: g.o.Interceptors})
 	if err != nil {
 		return nil, fmt.Errorf("Temporal at %s is unreachable (%v): start it (weft dev) or set TEMPORAL_ADDRESS", g.o.Address, err)
 	}

@@ -6,7 +6,10 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"sync"
+	"time"
 
+	"go.temporal.io/sdk/interceptor"
 	tlog "go.temporal.io/sdk/log"
 
 	"github.com/spf13/cobra"
@@ -16,6 +19,7 @@ import (
 	weftclient "github.com/weftworks/weft/client"
 	"github.com/weftworks/weft/codec"
 	"github.com/weftworks/weft/metrics"
+	"github.com/weftworks/weft/tracing"
 	"github.com/weftworks/weft/workflows"
 )
 
@@ -61,6 +65,11 @@ func (f *connFlags) dialWith(ctx context.Context, m *metrics.Metrics) (*weftclie
 		return nil, err
 	}
 	o := weftclient.Options{Address: f.address, Namespace: f.namespace, TaskQueue: f.taskQueue, DataConverter: dc, Security: f.security, Logger: f.logger}
+	if i, err := startTracing(ctx); err != nil {
+		return nil, err
+	} else if i != nil {
+		o.Interceptors = []interceptor.ClientInterceptor{i}
+	}
 	if m != nil {
 		o.MetricsHandler = m.SDK()
 	}
@@ -118,4 +127,28 @@ func sdkLogger(format, level string, w io.Writer) (tlog.Logger, error) {
 		return tlog.NewStructuredLogger(slog.New(slog.NewJSONHandler(w, o))), nil
 	}
 	return nil, fmt.Errorf("--log-format %q: use text, json or off", format)
+}
+
+// Tracing is set up once per process and flushed when the command ends (Execute).
+var (
+	tracingOnce  sync.Once
+	tracingIcpt  interceptor.Interceptor
+	tracingErr   error
+	tracingFlush func(context.Context) error
+)
+
+func startTracing(ctx context.Context) (interceptor.Interceptor, error) {
+	tracingOnce.Do(func() {
+		tracingIcpt, tracingFlush, tracingErr = tracing.FromEnv(ctx, "weft", os.Getenv)
+	})
+	return tracingIcpt, tracingErr
+}
+
+// flushTracing sends the spans still buffered (a no-op without tracing).
+func flushTracing() {
+	if tracingFlush != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = tracingFlush(ctx)
+	}
 }

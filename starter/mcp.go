@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/weftworks/weft/auth"
+	"go.temporal.io/sdk/interceptor"
 
 	"github.com/spf13/cobra"
 
@@ -45,7 +46,15 @@ func newMCPCommand() *cobra.Command {
 				return err
 			}
 			serveMetrics(metricsAddr, cmd.ErrOrStderr()) // the gateway's process metrics; tool calls run on workers
-			g := mcp.New(mcp.Options{Version: Version, Address: conn.address, Namespace: conn.namespace, TaskQueue: conn.taskQueue, Security: conn.security,
+			icpt, err := startTracing(cmd.Context())
+			if err != nil {
+				return err
+			}
+			var icpts []interceptor.ClientInterceptor
+			if icpt != nil {
+				icpts = append(icpts, icpt)
+			}
+			g := mcp.New(mcp.Options{Interceptors: icpts, Version: Version, Address: conn.address, Namespace: conn.namespace, TaskQueue: conn.taskQueue, Security: conn.security,
 				Config: activities.ConfigFromEnv(envFromDev), WorkflowsDir: workflowsDir, NoBuiltins: noBuiltins, Wait: wait, Log: log, DataConverter: dc})
 			go g.WatchWorkflows(ctx, 2*time.Second)
 			switch transport {

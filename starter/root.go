@@ -110,6 +110,7 @@ func Execute(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err := root.Execute()
+	flushTracing()
 	if err == nil {
 		return ExitOK
 	}
