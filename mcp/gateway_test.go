@@ -305,3 +305,35 @@ func ping(t *testing.T, base, key string) (int, string) {
 	resp.Body.Close()
 	return resp.StatusCode, resp.Header.Get("Retry-After")
 }
+
+// TestOversizedRequestsRefusedWithTheLimit: a 50 MB request is refused from its Content-Length,
+// before it is read, with the limit named; one that hides its length is cut at the limit.
+func TestOversizedRequestsRefusedWithTheLimit(t *testing.T) {
+	srv, key := gateway(t)
+	big := strings.Repeat("a", 50<<20)
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"weft_validate_workflow","arguments":{"source":"` + big + `"}}}`
+	for _, chunked := range []bool{false, true} {
+		var r io.Reader = strings.NewReader(body)
+		if chunked {
+			r = io.MultiReader(strings.NewReader(body)) // no length known: sent chunked
+		}
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/mcp", r)
+		req.Header.Set("Authorization", "Bearer "+key)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		start := time.Now()
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		out, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		require.Less(t, time.Since(start), 10*time.Second)
+		if chunked {
+			require.Equal(t, http.StatusBadRequest, resp.StatusCode, string(out))
+			require.Contains(t, string(out), "too large")
+			continue
+		}
+		require.Equal(t, http.StatusRequestEntityTooLarge, resp.StatusCode, string(out))
+		require.Contains(t, string(out), "at most 4 MB")
+		require.Contains(t, string(out), "50.0 MB")
+	}
+}

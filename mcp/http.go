@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"os"
@@ -77,6 +78,14 @@ func (g *Gateway) HTTPHandler(keys *auth.Keys, allowedHosts []string, log *slog.
 			rec.Header().Set("WWW-Authenticate", "Bearer")
 			rec.WriteHeader(http.StatusUnauthorized)
 			_, _ = rec.Write([]byte(`{"error":"unauthorized","message":"send Authorization: Bearer <key> (weft mcp generate-key, or WEFT_MCP_KEY)"}`))
+			return
+		}
+		if r.ContentLength > MaxBodyBytes {
+			// refused before reading a byte of it
+			rec.Header().Set("Content-Type", "application/json")
+			rec.WriteHeader(http.StatusRequestEntityTooLarge)
+			_, _ = fmt.Fprintf(rec, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"the request is %.1f MB; the gateway accepts at most %d MB per request: ingest large documents in parts, or pass a collection name instead of the data"}}`,
+				float64(r.ContentLength)/(1<<20), MaxBodyBytes>>20)
 			return
 		}
 		r.Body = http.MaxBytesReader(rec, r.Body, MaxBodyBytes)
