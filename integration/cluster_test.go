@@ -5,7 +5,6 @@ import (
 	"context"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -91,11 +90,7 @@ func TestCluster(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the cluster starts PostgreSQL and seven weft processes")
 	}
-	bin := filepath.Join(t.TempDir(), "weft")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/weft")
-	build.Dir = ".."
-	out, err := build.CombinedOutput()
-	require.NoError(t, err, "%s", out)
+	bin := buildWeft(t)
 	// PostgreSQL runs as its own account, which cannot enter t.TempDir()'s private folders.
 	dir, err := os.MkdirTemp("", "weft-cluster-")
 	require.NoError(t, err)

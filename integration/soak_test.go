@@ -20,11 +20,7 @@ func TestSoakShort(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the fault campaign starts real processes")
 	}
-	bin := filepath.Join(t.TempDir(), "weft")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/weft")
-	build.Dir = ".."
-	out, err := build.CombinedOutput()
-	require.NoError(t, err, "%s", out)
+	bin := buildWeft(t)
 	o := soak.Short
 	o.Weft, o.Dir = bin, t.TempDir()
 	rows, err := soak.Run(context.Background(), o)
@@ -46,4 +42,15 @@ func TestSoakShort(t *testing.T) {
 			t.Fatalf("scenario %q failed:\n%s", r.Scenario, table.String())
 		}
 	}
+}
+
+// buildWeft builds the weft binary for tests that start it as processes.
+func buildWeft(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "weft")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/weft")
+	build.Dir = ".."
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	return bin
 }

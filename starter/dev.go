@@ -163,12 +163,8 @@ func runTemplate(ctx context.Context, c *weftclient.Client, name string, inputs 
 // seedDemo ingests the sample corpus (idempotent: chunk ids are deterministic) and runs the
 // retrieval templates on it, all offline.
 func seedDemo(ctx context.Context, c *weftclient.Client, out interface{ Write([]byte) (int, error) }) error {
-	corpus := templates.Corpus()
 	for _, coll := range []string{"api_docs", "architecture"} {
-		docs := make([]any, len(corpus[coll]))
-		for i, d := range corpus[coll] {
-			docs[i] = map[string]any{"text": d.Text, "source": d.Source}
-		}
+		docs := templates.CorpusInputs(coll)
 		res, err := runTemplate(ctx, c, "batch-ingest", map[string]any{"docs": docs, "collection": coll})
 		if err != nil {
 			return err

@@ -30,6 +30,16 @@ func Corpus() map[string][]CorpusDoc {
 	return out
 }
 
+// CorpusInputs is a collection of the sample corpus as batch-ingest's docs input.
+func CorpusInputs(collection string) []any {
+	docs := Corpus()[collection]
+	out := make([]any, len(docs))
+	for i, d := range docs {
+		out[i] = map[string]any{"text": d.Text, "source": d.Source}
+	}
+	return out
+}
+
 // LabelledQuery is a query and the source of the document that answers it.
 type LabelledQuery struct {
 	Query  string `json:"query"`

@@ -45,12 +45,8 @@ func Demo(ctx context.Context, temporal string, out io.Writer) (*DemoResult, err
 		}
 		return r, err
 	}
-	corpus := templates.Corpus()
 	for _, coll := range []string{"api_docs", "architecture"} {
-		docs := make([]any, len(corpus[coll]))
-		for i, d := range corpus[coll] {
-			docs[i] = map[string]any{"text": d.Text, "source": d.Source}
-		}
+		docs := templates.CorpusInputs(coll)
 		r, err := run("batch-ingest", map[string]any{"docs": docs, "collection": coll})
 		if err != nil {
 			return nil, err
