@@ -67,6 +67,10 @@ func (r *run) batchable(ctx workflow.Context, sr *stepRun, n int) bool {
 // most maxParallelBatches at a time with the step's concurrency shared among them, and puts the
 // results back in item order.
 func (r *run) forEachBatches(ctx workflow.Context, sr *stepRun, items []any, limit int) (any, error) {
+	// Items are spread over the batches that run at once, so the whole forEach ends in as few
+	// waves as the batch size allows (each wave ends with a tail of fewer items in flight).
+	parallel := min(maxParallelBatches, max(1, limit/8))
+	per := min(BatchItems, (len(items)+parallel-1)/parallel)
 	var batches []BatchRequest
 	cur := BatchRequest{Tool: sr.cs.Tool, Step: *sr.cs.Step, Title: sr.cs.Title(), NamedIDs: r.namedActivities}
 	size := 0
@@ -77,7 +81,7 @@ func (r *run) forEachBatches(ctx workflow.Context, sr *stepRun, items []any, lim
 			return nil, fmt.Errorf("item %d: %w", i, err)
 		}
 		b, _ := json.Marshal(in)
-		if len(cur.Inputs) > 0 && (len(cur.Inputs) >= BatchItems || size+len(b) > batchInputBytes) {
+		if len(cur.Inputs) > 0 && (len(cur.Inputs) >= per || size+len(b) > batchInputBytes) {
 			batches = append(batches, cur)
 			cur = BatchRequest{Tool: cur.Tool, Step: cur.Step, Title: cur.Title, NamedIDs: cur.NamedIDs, First: i}
 			size = 0
@@ -86,7 +90,7 @@ func (r *run) forEachBatches(ctx workflow.Context, sr *stepRun, items []any, lim
 		size += len(b)
 	}
 	batches = append(batches, cur)
-	parallel := min(maxParallelBatches, len(batches), max(1, limit/8))
+	parallel = min(parallel, len(batches))
 	for i := range batches {
 		batches[i].Concurrency = max(1, (limit+parallel-1)/parallel)
 	}
