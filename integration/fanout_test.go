@@ -3,6 +3,8 @@ package integration
 import (
 	"context"
 	"fmt"
+	"os"
+	"strconv"
 	"testing"
 	"time"
 
@@ -15,8 +17,12 @@ import (
 	"github.com/weftworks/weft/activities/toolspec"
 	weftclient "github.com/weftworks/weft/client"
 	"github.com/weftworks/weft/worker"
+	"github.com/weftworks/weft/workflows"
 	"github.com/weftworks/weft/workflows/dsl"
 )
+
+// BatchThresholdForTests is where a forEach starts to run in batches.
+const BatchThresholdForTests = workflows.BatchThreshold
 
 func fanoutHandlers() map[string]activities.Handler {
 	return map[string]activities.Handler{"chunk": func(ctx context.Context, in map[string]any) (any, *toolspec.Usage, error) {
@@ -57,8 +63,9 @@ func historyEvents(t testing.TB, c client.Client, id string) int {
 	return n
 }
 
-// TestForEachOf50000Items: a forEach over 50,000 items (25,000 beyond where one history would
+// TestForEachOf50000Items: a forEach over 50,000 items (35,000 beyond where one history would
 // end) completes with every output in order, and the run's state shows the progress meanwhile.
+// WEFT_FANOUT_ITEMS=100000 runs it at 100,000.
 func TestForEachOf50000Items(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: 50,000 activities")
@@ -67,7 +74,10 @@ func TestForEachOf50000Items(t *testing.T) {
 	queue := "fanout-50k"
 	startWorker(t, c, queue, fanoutHandlers())
 	wc := weftclient.New(c, queue)
-	const n = 50000
+	n := 50000
+	if v, err := strconv.Atoi(os.Getenv("WEFT_FANOUT_ITEMS")); err == nil && v > BatchThresholdForTests {
+		n = v
+	}
 	start := time.Now()
 	run, err := wc.Start(context.Background(), fanoutDef(n, 32), weftclient.StartOptions{Source: "fanout", Inputs: map[string]any{"items": fanoutItems(n)}})
 	require.NoError(t, err)
@@ -78,7 +88,7 @@ func TestForEachOf50000Items(t *testing.T) {
 			return false
 		}
 		s := st.Steps[0]
-		sawProgress = sawProgress || (s.ItemsTotal == n && s.ItemsDone > 0 && s.ItemsDone < n)
+		sawProgress = sawProgress || (int(s.ItemsTotal) == n && s.ItemsDone > 0 && int(s.ItemsDone) < n)
 		return s.Status == "completed"
 	}, 10*time.Minute, 500*time.Millisecond)
 	res, err := run.Get(context.Background())
@@ -89,8 +99,8 @@ func TestForEachOf50000Items(t *testing.T) {
 	require.Equal(t, fmt.Sprintf("item %d", n-1), out["last"], "outputs in item order")
 	require.True(t, sawProgress, "the state showed done/total while it ran")
 	events := historyEvents(t, c, run.ID)
-	t.Logf("50,000 items in %s: %.0f items/s, %.2f history events per item (%d in all, the parent's and its batches')",
-		wall.Round(100*time.Millisecond), float64(n)/wall.Seconds(), float64(events)/n, events)
+	t.Logf("%d items in %s: %.0f items/s, %.2f history events per item (%d in all, the parent's and its batches')",
+		n, wall.Round(100*time.Millisecond), float64(n)/wall.Seconds(), float64(events)/float64(n), events)
 	require.Less(t, historyLength(t, c, run.ID), 1000, "the parent's own history stays small")
 }
 
