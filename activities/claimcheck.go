@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+
+	"github.com/weftworks/weft/activities/toolspec"
+	"go.temporal.io/sdk/temporal"
 )
 
 // Large outputs never go into workflow history, whose payloads Temporal limits to 2 MB: the
@@ -155,4 +158,36 @@ func hasBlobRef(v any) bool {
 		}
 	}
 	return false
+}
+
+// StoreValues implements ActivityBlobsPut: each value is stored and replaced by a reference with
+// a short preview (these references travel by the thousand).
+func (t *Tools) StoreValues(ctx context.Context, in map[string]any) (map[string]any, error) {
+	values, _ := in["values"].([]any)
+	datas := make([][]byte, len(values))
+	for i, v := range values {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, err
+		}
+		datas[i] = b
+	}
+	store, err := t.Store(ctx)
+	if err != nil {
+		return nil, temporal.NewNonRetryableApplicationError(
+			fmt.Sprintf("storing forEach outputs too large to hand back: %v (set MONGODB_URI on the worker)", err), toolspec.ErrMissingConfig, err)
+	}
+	ids, err := store.PutBlobs(ctx, t.database(nil), datas)
+	if err != nil {
+		return nil, err // retryable: the store may be back soon
+	}
+	refs := make([]any, len(values))
+	for i, b := range datas {
+		ref := blobRef(ids[i], b)
+		if p, _ := ref["preview"].(string); len([]rune(p)) > 40 {
+			ref["preview"] = string([]rune(p)[:40]) + "…"
+		}
+		refs[i] = ref
+	}
+	return map[string]any{"refs": refs}, nil
 }

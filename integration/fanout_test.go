@@ -2,9 +2,11 @@ package integration
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -169,4 +171,35 @@ func BenchmarkFanout10k(b *testing.B) {
 	b.ReportMetric(float64(n*b.N)/tw.Seconds(), "weft-items/s")
 	b.ReportMetric(float64(n*b.N)/th.Seconds(), "hand-items/s")
 	b.ReportMetric(tw.Seconds()/th.Seconds(), "wall-ratio")
+}
+
+// TestLargeForEachOutputsSpillToTheStore: when a batch's outputs together are more than a workflow
+// result can carry, they are stored and the forEach's results hold references, as the claim
+// check does for one large output; the references read back the outputs whole.
+func TestLargeForEachOutputsSpillToTheStore(t *testing.T) {
+	c := dial(t)
+	queue := "fanout-spill"
+	cfg := activities.Config{MongoDBURI: store.URI, Database: "spill"}
+	startWorkerWithConfig(t, queue, cfg, map[string]activities.Handler{"chunk": func(ctx context.Context, in map[string]any) (any, *toolspec.Usage, error) {
+		return map[string]any{"chunks": []any{strings.Repeat(in["text"].(string)+" ", 400)}, "count": 1}, nil, nil
+	}})
+	wc := weftclient.New(c, queue)
+	const n = 2100 // 4 batches of 525 items, 2.1 MB of outputs each
+	w, err := dsl.Load("spill.json", []byte(`{"name":"spill","inputs":{"items":{"type":"array","required":true}},"steps":[
+	  {"id":"each","tool":"chunk","forEach":"{{ inputs.items }}","concurrency":32,"inputs":{"text":"{{ item }}"}}],
+	  "output":{"count":"{{ each.output.count }}","last":"{{ each.output.results[2099] }}"}}`))
+	require.NoError(t, err)
+	res, err := wc.Run(context.Background(), w, weftclient.StartOptions{Source: "spill", ID: "spill-1", Inputs: map[string]any{"items": fanoutItems(n)}})
+	require.NoError(t, err)
+	out := res.Output.GetStructValue().AsMap()
+	require.EqualValues(t, n, out["count"])
+	ref := out["last"].(map[string]any)
+	id, ok := ref[activities.BlobKey].(string)
+	require.True(t, ok, "the item's output is a reference: %v", ref)
+	data, err := activities.NewTools(cfg).GetBlob(context.Background(), id)
+	require.NoError(t, err)
+	var item map[string]any
+	require.NoError(t, json.Unmarshal(data, &item))
+	require.Equal(t, strings.Repeat("item 2099 ", 400), item["chunks"].([]any)[0], "the stored output is the item's, whole")
+	require.Less(t, len(historyJSON(t, c, "spill-1")), 2<<20, "the parent's history holds references")
 }

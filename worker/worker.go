@@ -51,6 +51,7 @@ func New(c client.Client, o Options) sdkworker.Worker {
 	tools := activities.NewTools(o.Config)
 	w.RegisterActivityWithOptions(tools.MCPList, activity.RegisterOptions{Name: activities.ActivityMCPList})
 	w.RegisterActivityWithOptions(tools.MCPCall, activity.RegisterOptions{Name: activities.ActivityMCPCall})
+	w.RegisterActivityWithOptions(tools.StoreValues, activity.RegisterOptions{Name: toolspec.ActivityBlobsPut})
 	impl := tools.Handlers()
 	var claim activities.ClaimCheck
 	if o.Config.MongoDBURI != "" {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/temporal"
@@ -238,9 +239,46 @@ func Batch(ctx workflow.Context, req BatchRequest) (*BatchResult, error) {
 		return nil, ctx.Err()
 	}
 	if b, _ := json.Marshal(res); len(b) > batchResultBytes {
-		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf(
-			"items %d–%d: their outputs are %.1f MB, more than one batch of a large forEach can hand back (%.1f MB): have the tool keep what it makes (ingest stores its chunks) and return less, or split the list",
-			req.First, req.First+len(req.Inputs)-1, float64(len(b))/(1<<20), float64(batchResultBytes)/(1<<20)), toolspec.ErrInvalidInput, nil)
+		// More than a workflow result carries: the outputs go to the knowledge store and the
+		// batch hands back references, as the claim check does for one large output.
+		if err := spill(ctx, req, res); err != nil {
+			return nil, err
+		}
+		if b, _ := json.Marshal(res); len(b) > batchResultBytes {
+			return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf(
+				"items %d–%d: even as references their outputs are %.1f MB, more than one batch can hand back: split the list",
+				req.First, req.First+len(req.Inputs)-1, float64(len(b))/(1<<20)), toolspec.ErrInvalidInput, nil)
+		}
 	}
 	return res, nil
+}
+
+// spillGroupBytes is how much output one store call carries.
+const spillGroupBytes = 1 << 20
+
+// spill replaces the batch's outputs by references to stored copies, a group of outputs of at
+// most spillGroupBytes per store call.
+func spill(ctx workflow.Context, req BatchRequest, res *BatchResult) error {
+	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: time.Minute,
+		RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 5, NonRetryableErrorTypes: []string{toolspec.ErrMissingConfig}}})
+	for start := 0; start < len(res.Results); {
+		end, size := start, 0
+		for end < len(res.Results) {
+			b, _ := json.Marshal(res.Results[end])
+			if end > start && size+len(b) > spillGroupBytes {
+				break
+			}
+			size += len(b)
+			end++
+		}
+		var out struct {
+			Refs []any `json:"refs"`
+		}
+		if err := workflow.ExecuteActivity(actx, toolspec.ActivityBlobsPut, map[string]any{"values": res.Results[start:end]}).Get(ctx, &out); err != nil {
+			return fmt.Errorf("items %d–%d: storing their outputs: %w", req.First+start, req.First+end-1, err)
+		}
+		copy(res.Results[start:end], out.Refs)
+		start = end
+	}
+	return nil
 }

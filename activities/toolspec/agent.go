@@ -86,5 +86,10 @@ const (
 	ActivityMCPCall = "weft.mcp.call"
 )
 
+// ActivityBlobsPut stores values in the knowledge store and returns a reference for each
+// ({"values": [...]} -> {"refs": [...]}): a large forEach's batch hands back references when its
+// items' outputs together are more than a workflow result can carry.
+const ActivityBlobsPut = "weft.blobs.put"
+
 // MCPTimeout bounds one list or call of an external MCP server.
 const MCPTimeout = 2 * time.Minute
