@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -98,52 +99,34 @@ func (r *run) forEachBatches(ctx workflow.Context, sr *stepRun, items []any, lim
 
 	results := make([]any, len(items))
 	sr.itemsTotal = int32(len(items))
-	var firstErr error
-	running, finished := 0, 0
-	bctx, cancel := workflow.WithCancel(ctx)
-	defer cancel()
+	finished := 0
 	parent := workflow.GetInfo(ctx).WorkflowExecution.ID
-	for bi := range batches {
-		if err := workflow.Await(ctx, func() bool { return running < parallel || firstErr != nil }); err != nil || firstErr != nil {
-			break
-		}
-		running++
+	err := eachBounded(ctx, len(batches), parallel, func(ctx workflow.Context, bi int) error {
 		req := batches[bi]
-		workflow.Go(bctx, func(ctx workflow.Context) {
-			defer func() { running-- }()
-			cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
-				WorkflowID:          fmt.Sprintf("%s/%s-batch-%d", parent, sr.cs.ID, bi),
-				ParentClosePolicy:   enumspb.PARENT_CLOSE_POLICY_REQUEST_CANCEL,
-				WaitForCancellation: true,
-				StaticSummary:       fmt.Sprintf("%s: items %d–%d", sr.cs.Title(), req.First, req.First+len(req.Inputs)-1),
-			})
-			var res BatchResult
-			err := workflow.ExecuteChildWorkflow(cctx, BatchWorkflowType, req).Get(ctx, &res)
-			if err != nil {
-				if firstErr == nil {
-					firstErr = batchError(err)
-					cancel()
-				}
-				return
-			}
-			copy(results[req.First:], res.Results)
-			sr.attempts += res.Attempts
-			r.addBatchUsage(sr, res.Calls, res.Usage)
-			for _, w := range res.Warnings {
-				if !containsString(sr.warnings, w) {
-					sr.warnings = append(sr.warnings, w)
-				}
-			}
-			finished += len(req.Inputs)
-			sr.itemsDone = int32(finished)
+		cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
+			WorkflowID:          fmt.Sprintf("%s/%s-batch-%d", parent, sr.cs.ID, bi),
+			ParentClosePolicy:   enumspb.PARENT_CLOSE_POLICY_REQUEST_CANCEL,
+			WaitForCancellation: true,
+			StaticSummary:       fmt.Sprintf("%s: items %d–%d", sr.cs.Title(), req.First, req.First+len(req.Inputs)-1),
 		})
-	}
-	_ = awaitDetached(ctx, func() bool { return running == 0 })
-	if firstErr != nil {
-		return nil, firstErr
-	}
-	if ctx.Err() != nil {
-		return nil, ctx.Err()
+		var res BatchResult
+		if err := workflow.ExecuteChildWorkflow(cctx, BatchWorkflowType, req).Get(ctx, &res); err != nil {
+			return batchError(err)
+		}
+		copy(results[req.First:], res.Results)
+		sr.attempts += res.Attempts
+		r.addBatchUsage(sr, res.Calls, res.Usage)
+		for _, w := range res.Warnings {
+			if !slices.Contains(sr.warnings, w) {
+				sr.warnings = append(sr.warnings, w)
+			}
+		}
+		finished += len(req.Inputs)
+		sr.itemsDone = int32(finished)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return map[string]any{"results": results, "count": len(results)}, nil
 }
@@ -158,15 +141,6 @@ func (r *run) addBatchUsage(sr *stepRun, calls int64, u toolspec.Usage) {
 		t.EmbeddingTokens += u.EmbeddingTokens
 		t.CostUsd += u.CostUSD
 	}
-}
-
-func containsString(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // batchError unwraps a failed batch to the item's own error ("item 1234: ...").
@@ -189,54 +163,34 @@ func Batch(ctx workflow.Context, req BatchRequest) (*BatchResult, error) {
 		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("batch: unknown tool %q", req.Tool), toolspec.ErrInvalidInput, nil)
 	}
 	res := &BatchResult{Results: make([]any, len(req.Inputs))}
-	var firstErr error
-	running := 0
-	ictx, cancel := workflow.WithCancel(ctx)
-	defer cancel()
-	for i, in := range req.Inputs {
-		if err := workflow.Await(ctx, func() bool { return running < req.Concurrency || firstErr != nil }); err != nil || firstErr != nil {
-			break
-		}
-		running++
+	err := eachBounded(ctx, len(req.Inputs), req.Concurrency, func(ctx workflow.Context, i int) error {
 		opts := activityOptions(&req.Step, spec, req.Title)
 		if req.NamedIDs {
 			opts.ActivityID = fmt.Sprintf("%s[%d]#1", req.Step.ID, req.First+i)
 		}
-		workflow.Go(ictx, func(ctx workflow.Context) {
-			defer func() { running-- }()
-			var out toolspec.Result
-			err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), req.Tool, in).Get(ctx, &out)
-			if err != nil {
-				if firstErr == nil {
-					msg := fmt.Sprintf("item %d: %s", req.First+i, ErrorText(err))
-					firstErr = temporal.NewNonRetryableApplicationError(msg, ErrStepFailed, nil)
-					cancel()
-				}
-				return
+		var out toolspec.Result
+		if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), req.Tool, req.Inputs[i]).Get(ctx, &out); err != nil {
+			return temporal.NewNonRetryableApplicationError(fmt.Sprintf("item %d: %s", req.First+i, ErrorText(err)), ErrStepFailed, nil)
+		}
+		res.Results[i] = out.Output
+		res.Attempts += max(out.Attempt, 1)
+		res.Calls++
+		if u := out.Usage; u != nil {
+			res.Usage.PromptTokens += u.PromptTokens
+			res.Usage.CompletionTokens += u.CompletionTokens
+			res.Usage.TotalTokens += u.TotalTokens
+			res.Usage.EmbeddingTokens += u.EmbeddingTokens
+			res.Usage.CostUSD += u.CostUSD
+		}
+		for _, w := range out.Warnings {
+			if !slices.Contains(res.Warnings, w) {
+				res.Warnings = append(res.Warnings, w)
 			}
-			res.Results[i] = out.Output
-			res.Attempts += max(out.Attempt, 1)
-			res.Calls++
-			if u := out.Usage; u != nil {
-				res.Usage.PromptTokens += u.PromptTokens
-				res.Usage.CompletionTokens += u.CompletionTokens
-				res.Usage.TotalTokens += u.TotalTokens
-				res.Usage.EmbeddingTokens += u.EmbeddingTokens
-				res.Usage.CostUSD += u.CostUSD
-			}
-			for _, w := range out.Warnings {
-				if !containsString(res.Warnings, w) {
-					res.Warnings = append(res.Warnings, w)
-				}
-			}
-		})
-	}
-	_ = awaitDetached(ctx, func() bool { return running == 0 })
-	if firstErr != nil {
-		return nil, firstErr
-	}
-	if ctx.Err() != nil {
-		return nil, ctx.Err()
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if b, _ := json.Marshal(res); len(b) > batchResultBytes {
 		// More than a workflow result carries: the outputs go to the knowledge store and the

@@ -49,38 +49,47 @@ func (r *run) forEach(ctx workflow.Context, sr *stepRun) (any, error) {
 	}
 	results := make([]any, len(items))
 	sr.itemsTotal = int32(len(items))
+	finished := 0
+	err = eachBounded(ctx, len(items), limit, func(ctx workflow.Context, i int) error {
+		defer func() { finished++; sr.itemsDone = int32(finished) }()
+		env := itemEnv(r.env, map[string]any{"item": items[i], "index": i})
+		out, err := r.execOnce(ctx, sr, env)
+		if err != nil {
+			return fmt.Errorf("item %d: %w", i, err)
+		}
+		results[i] = out
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"results": results, "count": len(results)}, nil
+}
+
+// eachBounded runs fn for 0..n-1, at most limit at a time, in index order. The first error
+// cancels the calls in flight and starts no more; eachBounded returns it (or ctx's error) once
+// every call has returned.
+func eachBounded(ctx workflow.Context, n, limit int, fn func(ctx workflow.Context, i int) error) error {
 	var firstErr error
-	running, finished := 0, 0
+	running := 0
 	ictx, cancel := workflow.WithCancel(ctx)
 	defer cancel()
-	for i, item := range items {
-		if err := workflow.Await(ctx, func() bool { return running < limit || firstErr != nil }); err != nil {
-			break
-		}
-		if firstErr != nil {
+	for i := 0; i < n; i++ {
+		if err := workflow.Await(ctx, func() bool { return running < limit || firstErr != nil }); err != nil || firstErr != nil {
 			break
 		}
 		running++
-		env := itemEnv(r.env, map[string]any{"item": item, "index": i})
 		workflow.Go(ictx, func(ctx workflow.Context) {
-			defer func() { running--; finished++; sr.itemsDone = int32(finished) }()
-			out, err := r.execOnce(ctx, sr, env)
-			if err != nil {
-				if firstErr == nil {
-					firstErr = fmt.Errorf("item %d: %w", i, err)
-					cancel()
-				}
-				return
+			defer func() { running-- }()
+			if err := fn(ctx, i); err != nil && firstErr == nil {
+				firstErr = err
+				cancel()
 			}
-			results[i] = out
 		})
 	}
 	_ = awaitDetached(ctx, func() bool { return running == 0 })
 	if firstErr != nil {
-		return nil, firstErr
+		return firstErr
 	}
-	if ctx.Err() != nil {
-		return nil, ctx.Err()
-	}
-	return map[string]any{"results": results, "count": len(results)}, nil
+	return ctx.Err()
 }
