@@ -115,7 +115,8 @@ func (r *run) forEachBatches(ctx workflow.Context, sr *stepRun, items []any, lim
 		}
 		copy(results[req.First:], res.Results)
 		sr.attempts += res.Attempts
-		r.addBatchUsage(sr, res.Calls, res.Usage)
+		r.addChildUsage(sr, &weftv1.TokenUsage{Calls: res.Calls, PromptTokens: res.Usage.PromptTokens, CompletionTokens: res.Usage.CompletionTokens,
+			TotalTokens: res.Usage.TotalTokens, EmbeddingTokens: res.Usage.EmbeddingTokens, CostUsd: res.Usage.CostUSD})
 		for _, w := range res.Warnings {
 			if !slices.Contains(sr.warnings, w) {
 				sr.warnings = append(sr.warnings, w)
@@ -129,18 +130,6 @@ func (r *run) forEachBatches(ctx workflow.Context, sr *stepRun, items []any, lim
 		return nil, err
 	}
 	return map[string]any{"results": results, "count": len(results)}, nil
-}
-
-// addBatchUsage adds what a batch's calls consumed to the step and the run.
-func (r *run) addBatchUsage(sr *stepRun, calls int64, u toolspec.Usage) {
-	for _, t := range []*weftv1.TokenUsage{&r.usage, &sr.usage} {
-		t.Calls += calls
-		t.PromptTokens += u.PromptTokens
-		t.CompletionTokens += u.CompletionTokens
-		t.TotalTokens += u.TotalTokens
-		t.EmbeddingTokens += u.EmbeddingTokens
-		t.CostUsd += u.CostUSD
-	}
 }
 
 // batchError unwraps a failed batch to the item's own error ("item 1234: ...").
