@@ -14,6 +14,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/weftworks/weft/internal/proc"
 )
 
 // Options say where and how to run the compose file.
@@ -38,7 +40,7 @@ type Options struct {
 type Cluster struct {
 	o     Options
 	file  *Compose
-	procs []*exec.Cmd
+	procs []*proc.Proc
 	pg    *postgres
 	// Ports: service name -> its container ports moved (first replica).
 	Ports map[string]map[int]int
@@ -128,20 +130,13 @@ func (c *Cluster) startService(ctx context.Context, name string) error {
 		if name == "worker" {
 			args = append(args, c.o.WorkerArgs...)
 		}
-		logf, err := os.Create(filepath.Join(c.o.Dir, label+".log"))
+		p, err := proc.Start(label, c.o.Weft, filepath.Join(c.o.Dir, label+".log"), env, args...)
 		if err != nil {
 			return err
 		}
-		cmd := exec.Command(c.o.Weft, args...)
-		cmd.Env, cmd.Stdout, cmd.Stderr = env, logf, logf
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		if err := cmd.Start(); err != nil {
-			logf.Close()
-			return err
-		}
-		c.procs = append(c.procs, cmd)
+		c.procs = append(c.procs, p)
 		c.logf("%s: weft %s", label, strings.Join(args, " "))
-		if err := c.healthy(ctx, label, s, ports, env, cmd); err != nil {
+		if err := c.healthy(ctx, label, s, ports, env, p); err != nil {
 			return err
 		}
 	}
@@ -264,7 +259,7 @@ func (c *Cluster) rewriteArgs(args []string, ports map[int]int) []string {
 }
 
 // healthy runs the service's health check until it passes (2 minutes at most).
-func (c *Cluster) healthy(ctx context.Context, label string, s Service, ports map[int]int, env []string, proc *exec.Cmd) error {
+func (c *Cluster) healthy(ctx context.Context, label string, s Service, ports map[int]int, env []string, p *proc.Proc) error {
 	test := s.Healthcheck.Test
 	if len(test) < 2 || test[0] != "CMD" || test[1] != "weft" {
 		return fmt.Errorf("healthcheck %q: the cluster runs [\"CMD\", \"weft\", ...] checks only", test)
@@ -277,7 +272,7 @@ func (c *Cluster) healthy(ctx context.Context, label string, s Service, ports ma
 		if err := cmd.Run(); err == nil {
 			return nil
 		}
-		if proc.ProcessState != nil || syscall.Kill(proc.Process.Pid, 0) != nil {
+		if !p.Alive() {
 			return fmt.Errorf("%s exited: see %s", label, filepath.Join(c.o.Dir, label+".log"))
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
@@ -290,16 +285,7 @@ func (c *Cluster) healthy(ctx context.Context, label string, s Service, ports ma
 // Down stops the weft processes (SIGTERM, then SIGKILL) in reverse order, then PostgreSQL.
 func (c *Cluster) Down() {
 	for i := len(c.procs) - 1; i >= 0; i-- {
-		p := c.procs[i]
-		_ = p.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { _ = p.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(15 * time.Second):
-			_ = p.Process.Kill()
-			<-done
-		}
+		c.procs[i].Stop(syscall.SIGTERM, 15*time.Second)
 	}
 	c.procs = nil
 	if c.pg != nil {
@@ -307,8 +293,5 @@ func (c *Cluster) Down() {
 		c.pg = nil
 	}
 }
-
-// Workers are the running worker processes (to kill one in a test).
-func (c *Cluster) Processes() []*exec.Cmd { return c.procs }
 
 var errNoPostgres = errors.New("PostgreSQL's server programs are not installed: apt-get install postgresql")

@@ -17,6 +17,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/weftworks/weft/internal/proc"
+
 	weftclient "github.com/weftworks/weft/client"
 	"github.com/weftworks/weft/templates"
 	"github.com/weftworks/weft/workflows/dsl"
@@ -133,25 +135,17 @@ func startStack(ctx context.Context, o ScaleOptions, cfg ScaleConfig, dir string
 	port, dbPort := 7233+o.Offset+50, 27017+o.Offset+50
 	addr := "127.0.0.1:" + strconv.Itoa(port)
 	base := append(os.Environ(), "WEFT_DEV_STATE="+filepath.Join(dir, "state.json"), "WEFT_HTTP_ALLOW=127.0.0.1")
-	var procs []*exec.Cmd
+	var procs []*proc.Proc
 	start := func(name string, env []string, args ...string) error {
-		f, err := os.Create(filepath.Join(dir, name+".log"))
-		if err != nil {
-			return err
+		p, err := proc.Start(name, o.Weft, filepath.Join(dir, name+".log"), env, args...)
+		if err == nil {
+			procs = append(procs, p)
 		}
-		cmd := exec.Command(o.Weft, args...)
-		cmd.Env, cmd.Stdout, cmd.Stderr = env, f, f
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		if err := cmd.Start(); err != nil {
-			return err
-		}
-		procs = append(procs, cmd)
-		return nil
+		return err
 	}
 	stop := func() {
 		for i := len(procs) - 1; i >= 0; i-- {
-			_ = procs[i].Process.Signal(syscall.SIGTERM)
-			_ = procs[i].Wait()
+			procs[i].Stop(syscall.SIGTERM, 15*time.Second)
 		}
 	}
 	if err := start("dev", base, "dev", "--data-dir", filepath.Join(dir, "dev"), "--port", strconv.Itoa(port), "--db-port", strconv.Itoa(dbPort),

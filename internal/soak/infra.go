@@ -11,14 +11,14 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
+
+	"github.com/weftworks/weft/internal/proc"
 )
 
 // freePort asks the kernel for a free loopback port.
@@ -31,52 +31,10 @@ func freePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-// proc is one weft process of the campaign.
-type proc struct {
-	name string
-	cmd  *exec.Cmd
-	done chan struct{}
-}
-
-func (e *env) start(name string, extraEnv []string, args ...string) (*proc, error) {
-	logf, err := os.OpenFile(filepath.Join(e.dir, name+".log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return nil, err
-	}
-	cmd := exec.Command(e.o.Weft, args...)
-	cmd.Env = append(append(os.Environ(), e.baseEnv()...), extraEnv...)
-	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		logf.Close()
-		return nil, fmt.Errorf("starting %s: %w", name, err)
-	}
-	p := &proc{name: name, cmd: cmd, done: make(chan struct{})}
-	go func() { _ = cmd.Wait(); logf.Close(); close(p.done) }()
-	return p, nil
-}
-
-// signal sends sig and waits for the process to end (SIGKILL after 20 s).
-func (p *proc) signal(sig syscall.Signal) {
-	if p == nil {
-		return
-	}
-	_ = p.cmd.Process.Signal(sig)
-	select {
-	case <-p.done:
-	case <-time.After(20 * time.Second):
-		_ = p.cmd.Process.Kill()
-		<-p.done
-	}
-}
-
-func (p *proc) alive() bool {
-	select {
-	case <-p.done:
-		return false
-	default:
-		return true
-	}
+// start runs a weft process of the campaign, its output in DIR/NAME.log.
+func (e *env) start(name string, extraEnv []string, args ...string) (*proc.Proc, error) {
+	env := append(append(os.Environ(), e.baseEnv()...), extraEnv...)
+	return proc.Start(name, e.o.Weft, filepath.Join(e.dir, name+".log"), env, args...)
 }
 
 // storeProxy sits between the workers and the database, so the campaign can make the store

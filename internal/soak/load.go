@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/weftworks/weft/internal/proc"
+
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	mcplib "github.com/mark3labs/mcp-go/mcp"
@@ -33,11 +35,11 @@ func (e *env) gatewayLoad(ctx context.Context) Row {
 	if err == nil {
 		var mport int
 		if mport, err = freePort(); err == nil {
-			var g *proc
+			var g *proc.Proc
 			g, err = e.start("gateway", []string{"MONGODB_URI=mongodb://" + e.proxy.addr() + "/", "WEFT_MCP_KEY=" + gatewayKey},
 				"mcp", "--transport", "http", "--port", strconv.Itoa(port), "--metrics", "127.0.0.1:"+strconv.Itoa(mport), "--wait", "60s")
 			if err == nil {
-				defer g.signal(syscall.SIGTERM)
+				defer g.Stop(syscall.SIGTERM, 20*time.Second)
 				e.loadOn(ctx, &row, "http://127.0.0.1:"+strconv.Itoa(port)+"/mcp", "http://127.0.0.1:"+strconv.Itoa(mport)+"/metrics")
 			}
 		}

@@ -21,6 +21,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/weftworks/weft/internal/proc"
+
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
@@ -119,9 +121,9 @@ type env struct {
 	dir          string
 	temporalPort int
 	dbPort       int
-	stack        *proc
+	stack        *proc.Proc
 	mu           sync.Mutex
-	worker       *proc
+	worker       *proc.Proc
 	workerN      int
 	proxy        *storeProxy
 	prov         *provider
@@ -173,7 +175,7 @@ func Run(ctx context.Context, o Options) ([]Row, error) {
 	if err := e.startStack(ctx); err != nil {
 		return nil, err
 	}
-	defer func() { e.stack.signal(syscall.SIGTERM) }()
+	defer func() { e.stack.Stop(syscall.SIGTERM, 20*time.Second) }()
 	if e.client, err = weftclient.Dial(ctx, weftclient.Options{Address: "127.0.0.1:" + strconv.Itoa(e.temporalPort), DialTimeout: 30 * time.Second}); err != nil {
 		return nil, err
 	}
@@ -185,7 +187,7 @@ func Run(ctx context.Context, o Options) ([]Row, error) {
 	if err := e.startWorker(); err != nil {
 		return nil, err
 	}
-	defer func() { e.currentWorker().signal(syscall.SIGTERM) }()
+	defer func() { e.currentWorker().Stop(syscall.SIGTERM, 20*time.Second) }()
 
 	var rows []Row
 	for _, sc := range []func(context.Context) Row{e.workerKills, e.serverRestarts, e.storeOutage, e.providerFaults, e.gatewayLoad} {
@@ -206,7 +208,7 @@ func (e *env) startStack(ctx context.Context) error {
 	e.stack = p
 	deadline := time.Now().Add(90 * time.Second)
 	for time.Now().Before(deadline) {
-		if !p.alive() {
+		if !p.Alive() {
 			return fmt.Errorf("weft dev exited at start: see %s", filepath.Join(e.dir, "stack.log"))
 		}
 		c, err := weftclient.Dial(ctx, weftclient.Options{Address: "127.0.0.1:" + strconv.Itoa(e.temporalPort), DialTimeout: time.Second})
@@ -234,7 +236,7 @@ func (e *env) startWorker() error {
 	return nil
 }
 
-func (e *env) currentWorker() *proc {
+func (e *env) currentWorker() *proc.Proc {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.worker
@@ -244,7 +246,7 @@ func (e *env) currentWorker() *proc {
 func (e *env) killWorker() (time.Time, error) {
 	w := e.currentWorker()
 	at := time.Now()
-	w.signal(syscall.SIGKILL)
+	w.Stop(syscall.SIGKILL, 20*time.Second)
 	return at, e.startWorker()
 }
 
@@ -536,7 +538,7 @@ func (e *env) serverRestarts(ctx context.Context) Row {
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
 		time.Sleep(1500 * time.Millisecond)
 		t0 := time.Now()
-		e.stack.signal(sig)
+		e.stack.Stop(sig, 20*time.Second)
 		if err := e.startStack(ctx); err != nil {
 			row.check("restart "+sig.String(), false, "%v", err)
 			return row
