@@ -98,8 +98,11 @@ func (s *Server) ensureNamespace(ctx context.Context) error {
 				WorkflowExecutionRetentionPeriod: durationpb.New(72 * time.Hour)})
 			nc.Close()
 			var exists *serviceerror.NamespaceAlreadyExists
-			if err == nil || errors.As(err, &exists) {
+			if errors.As(err, &exists) {
 				return nil
+			}
+			if err == nil {
+				return s.awaitNamespace(ctx)
 			}
 		}
 		select {
@@ -108,4 +111,33 @@ func (s *Server) ensureNamespace(ctx context.Context) error {
 		case <-time.After(250 * time.Millisecond):
 		}
 	}
+}
+
+// awaitNamespace waits until a namespace registered a moment ago takes runs: every service of
+// the server learns of it when its namespace cache refreshes, and until then starting a run fails
+// with "namespace not found". It starts and terminates one probe run (a workflow type no worker
+// has, so nothing executes; weft's listings show only weft runs).
+func (s *Server) awaitNamespace(ctx context.Context) error {
+	c, err := client.DialContext(ctx, client.Options{HostPort: s.Address, Namespace: s.Namespace, Logger: quietLogger()})
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	id := fmt.Sprintf("weft-namespace-probe-%d", time.Now().UnixNano())
+	for {
+		_, err = c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: "weft-namespace-probe"}, "weft-namespace-probe")
+		var nf *serviceerror.NamespaceNotFound
+		if err == nil || !errors.As(err, &nf) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("namespace %s registered but not usable on %s: %w", s.Namespace, s.Address, err)
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("namespace %s: a probe run failed: %w", s.Namespace, err)
+	}
+	return c.TerminateWorkflow(ctx, id, "", "namespace probe of weft server")
 }
