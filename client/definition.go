@@ -2,7 +2,9 @@ package client
 
 import (
 	"context"
+	"fmt"
 
+	"github.com/weftworks/weft/workflows"
 	"github.com/weftworks/weft/workflows/dsl"
 )
 
@@ -13,9 +15,9 @@ func (c *Client) Workflow(ctx context.Context, runID string) (*dsl.Workflow, err
 	if err != nil {
 		return nil, err
 	}
-	def, err := definitionOf(req.Definition)
+	w, err := workflows.RequestWorkflow(req)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("the run's own definition: %w", err)
 	}
-	return dsl.FromDefinition(def)
+	return w, nil
 }

@@ -56,15 +56,14 @@ func (c *Client) Retry(ctx context.Context, runID string, o RetryOptions) (*Run,
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading the outputs of %s (a worker must be running to answer for a closed run): %w", runID, err)
 	}
-	oldDef, err := definitionOf(old.Definition)
+	oldW, err := workflows.RequestWorkflow(old)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("the run's own definition: %w", err)
 	}
+	oldDef := oldW.Def
 	w := o.Workflow
 	if w == nil {
-		if w, err = dsl.FromDefinition(oldDef); err != nil {
-			return nil, nil, &InvalidError{Err: err}
-		}
+		w = oldW
 	}
 	if o.From != "" {
 		if _, ok := w.Step(o.From); !ok {
@@ -114,11 +113,11 @@ func (c *Client) Retry(ctx context.Context, runID string, o RetryOptions) (*Run,
 		reuse[cs.ID] = completed[cs.ID].Output
 	}
 	sort.Strings(plan.Reused)
-	req, err := workflows.NewRequest(w.Def, old.Source, old.GetInputs().AsMap(), old.GetDefaults().AsMap())
+	req, err := workflows.NewRequest(w, old.Source, old.GetInputs().AsMap(), old.GetDefaults().AsMap())
 	if err != nil {
 		return nil, nil, &InvalidError{Err: err}
 	}
-	req.Workflows, req.Reuse, req.ResumedFrom = old.Workflows, reuse, runID
+	req.Workflows, req.WorkflowFiles, req.Reuse, req.ResumedFrom = old.Workflows, old.WorkflowFiles, reuse, runID
 	id := o.ID
 	if id == "" {
 		id = fmt.Sprintf("%s-retry-%s", runID, NewRunID("x")[len("weft-x-"):])
@@ -154,18 +153,6 @@ func (c *Client) startRequest(ctx context.Context, runID string) (*weftv1.RunReq
 		return nil, fmt.Errorf("run %s: reading its start request: %w", runID, err)
 	}
 	return &req, nil
-}
-
-func definitionOf(s *structpb.Struct) (*dsl.Definition, error) {
-	b, err := json.Marshal(s.AsMap())
-	if err != nil {
-		return nil, err
-	}
-	w, err := dsl.Load("definition", b)
-	if err != nil {
-		return nil, fmt.Errorf("the run's own definition: %w", err)
-	}
-	return w.Def, nil
 }
 
 // canonicalStep is a step as JSON values, for comparing definitions.

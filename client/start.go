@@ -13,7 +13,6 @@ import (
 	"go.temporal.io/api/serviceerror"
 	tclient "go.temporal.io/sdk/client"
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/types/known/structpb"
 
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 	"github.com/weftworks/weft/templates"
@@ -97,7 +96,7 @@ func Request(w *dsl.Workflow, o StartOptions) (*weftv1.RunRequest, error) {
 	if err != nil {
 		return nil, &InvalidError{Err: err}
 	}
-	req, err := workflows.NewRequest(w.Def, o.Source, inputs, o.Defaults)
+	req, err := workflows.NewRequest(w, o.Source, inputs, o.Defaults)
 	if err != nil {
 		return nil, &InvalidError{Err: err}
 	}
@@ -115,25 +114,20 @@ func Request(w *dsl.Workflow, o StartOptions) (*weftv1.RunRequest, error) {
 	if err != nil {
 		return nil, &InvalidError{Err: err}
 	}
+	if len(called) > 0 {
+		if req.WorkflowFiles, err = workflows.WorkflowFiles(called); err != nil {
+			return nil, &InvalidError{Err: err}
+		}
+	}
 	if n := proto.Size(req); n > MaxRequestBytes {
 		return nil, &InvalidError{Err: fmt.Errorf("the run's definition and inputs are %.1f MB; Temporal accepts at most 2 MB per payload, so weft starts runs up to %.1f MB: ingest large data into a collection and pass its name instead", float64(n)/(1<<20), float64(MaxRequestBytes)/(1<<20))}
-	}
-	if len(called) > 0 {
-		req.Workflows = map[string]*structpb.Struct{}
-		for name, def := range called {
-			s, err := definitionStruct(def)
-			if err != nil {
-				return nil, &InvalidError{Err: fmt.Errorf("workflow %q: %w", name, err)}
-			}
-			req.Workflows[name] = s
-		}
 	}
 	return req, nil
 }
 
 // calledDefinitions resolves every workflow def calls, and what those call, by name.
-func calledDefinitions(def *dsl.Definition, resolve Resolver) (map[string]*dsl.Definition, error) {
-	out := map[string]*dsl.Definition{}
+func calledDefinitions(def *dsl.Definition, resolve Resolver) (map[string]*dsl.Workflow, error) {
+	out := map[string]*dsl.Workflow{}
 	queue := dsl.CalledWorkflows(def)
 	for len(queue) > 0 {
 		name := queue[0]
@@ -148,18 +142,10 @@ func calledDefinitions(def *dsl.Definition, resolve Resolver) (map[string]*dsl.D
 		if err != nil {
 			return nil, fmt.Errorf("%s calls workflow %q: %w", def.Name, name, err)
 		}
-		out[name] = w.Def
+		out[name] = w
 		queue = append(queue, dsl.CalledWorkflows(w.Def)...)
 	}
 	return out, nil
-}
-
-func definitionStruct(def *dsl.Definition) (*structpb.Struct, error) {
-	req, err := workflows.NewRequest(def, "", nil, nil)
-	if err != nil {
-		return nil, err
-	}
-	return req.Definition, nil
 }
 
 // Run is a started execution.

@@ -147,7 +147,7 @@ func (e *benchEnv) weft(b *testing.B, name, def string, inputs map[string]any) f
 	if err != nil {
 		b.Fatal(err)
 	}
-	req, err := workflows.NewRequest(w.Def, name, inputs, nil)
+	req, err := workflows.NewRequest(w, name, inputs, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

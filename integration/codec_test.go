@@ -42,7 +42,7 @@ func TestEncryptedPayloads(t *testing.T) {
 
 	// A run started by a process without the codec, before encryption "was turned on".
 	plain := dial(t)
-	req, err := workflows.NewRequest(mustTemplate(t, "cost-analysis").Def, "cost-analysis", map[string]any{"docs": 1000.0}, nil)
+	req, err := workflows.NewRequest(mustTemplate(t, "cost-analysis"), "cost-analysis", map[string]any{"docs": 1000.0}, nil)
 	require.NoError(t, err)
 	old, err := plain.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{ID: "codec-old", TaskQueue: queue}, workflows.WorkflowType, req)
 	require.NoError(t, err)

@@ -3,6 +3,7 @@ package integration
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -11,12 +12,14 @@ import (
 	"go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
 	sdkworker "go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/weftworks/weft/activities"
 	weftclient "github.com/weftworks/weft/client"
+	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 	"github.com/weftworks/weft/workflows"
 )
 
@@ -52,6 +55,12 @@ func TestRecordAndReplayHistories(t *testing.T) {
 			defer cancel()
 			require.NoError(t, c.GetWorkflow(ctx, id, "").Get(ctx, nil))
 			data := historyJSON(t, c, id)
+			// Runs carry the file's text (workflow_files too when they call workflows), not
+			// the definition as a struct.
+			req := startRequest(t, c, id)
+			require.NotEmpty(t, req.GetDefinitionJson())
+			require.Nil(t, req.GetDefinition())
+			require.Empty(t, req.GetWorkflows())
 			replayer := sdkworker.NewWorkflowReplayer()
 			replayer.RegisterWorkflowWithOptions(workflows.Run, workflow.RegisterOptions{Name: workflows.WorkflowType})
 			hist, err := client.HistoryFromJSON(bytesReader(data), client.HistoryJSONOptions{})
@@ -120,4 +129,48 @@ func runHistoryJSON(t *testing.T, c client.Client, id, runID string) []byte {
 	data, err := protojson.MarshalOptions{Indent: " "}.Marshal(&historypb.History{Events: events})
 	require.NoError(t, err)
 	return data
+}
+
+// startRequest is the RunRequest a run was started with, from its first history event.
+func startRequest(t *testing.T, c client.Client, id string) *weftv1.RunRequest {
+	t.Helper()
+	it := c.GetWorkflowHistory(context.Background(), id, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	require.True(t, it.HasNext())
+	ev, err := it.Next()
+	require.NoError(t, err)
+	var req weftv1.RunRequest
+	require.NoError(t, converter.GetDefaultDataConverter().FromPayloads(ev.GetWorkflowExecutionStartedEventAttributes().GetInput(), &req))
+	return &req
+}
+
+// TestRecordAndReplayBatchHistory records a forEach large enough to run in batch child
+// workflows (3,000 items, concurrency 32) and replays the parent's history; with
+// -update-histories it is stored under the name the layout version gives it
+// (foreach-batches-vN), so each layout weft ever ran stays in the replay test.
+func TestRecordAndReplayBatchHistory(t *testing.T) {
+	c := dial(t)
+	queue := "histories-batches"
+	startWorker(t, c, queue, fanoutHandlers())
+	wc := weftclient.New(c, queue)
+	const n = 3000
+	name := fmt.Sprintf("foreach-batches-v%d", workflows.ForEachBatchLayout)
+	id := "history-" + name
+	run, err := wc.Start(context.Background(), fanoutDef(n, 32), weftclient.StartOptions{ID: id, Source: "fanout", Inputs: map[string]any{"items": fanoutItems(n)}})
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := run.Get(ctx)
+	require.NoError(t, err)
+	require.EqualValues(t, n, res.Output.GetStructValue().AsMap()["count"])
+	data := historyJSON(t, c, id)
+	require.Contains(t, string(data), workflows.BatchWorkflowType, "the items ran in batches")
+	replayer := sdkworker.NewWorkflowReplayer()
+	replayer.RegisterWorkflowWithOptions(workflows.Run, workflow.RegisterOptions{Name: workflows.WorkflowType})
+	hist, err := client.HistoryFromJSON(bytesReader(data), client.HistoryJSONOptions{})
+	require.NoError(t, err)
+	require.NoError(t, replayer.ReplayWorkflowHistoryWithOptions(quiet(), hist,
+		sdkworker.ReplayWorkflowHistoryOptions{OriginalExecution: workflow.Execution{ID: id}}))
+	if *updateHistories {
+		writeHistory(t, name, data)
+	}
 }

@@ -323,7 +323,7 @@ func executeFixture(w *dsl.Workflow, src string, inputs map[string]any, fx fixtu
 		}
 	}
 	env.RegisterDelayedCallback(tick, time.Second)
-	req, err := workflows.NewRequest(w.Def, src, inputs, nil)
+	req, err := workflows.NewRequest(w, src, inputs, nil)
 	if err != nil {
 		return nil, err, nil
 	}

@@ -1,7 +1,6 @@
 package workflows_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -246,19 +245,31 @@ func TestWorkflowStepRunsChild(t *testing.T) {
 	  {"id":"up","tool":"template","inputs":{"text":"{{ upper(inputs.text) }}!"}}],"output":"{{ up.output.text }}"}`
 	parent := `{"name":"p","steps":[{"id":"call","tool":"workflow","inputs":{"workflow":"shout","inputs":{"text":"hi"}}},
 	  {"id":"after","tool":"template","inputs":{"text":"got {{ call.output }}"}}],"output":"{{ after.output.text }}"}`
-	h := newHarness(t)
-	req := request(t, parent, nil)
-	var cm map[string]any
-	require.NoError(t, json.Unmarshal([]byte(child), &cm))
-	cs, err := structpb.NewStruct(cm)
-	require.NoError(t, err)
-	req.Workflows = map[string]*structpb.Struct{"shout": cs}
-	h.env.ExecuteWorkflow(workflows.WorkflowType, req)
-	require.NoError(t, h.env.GetWorkflowError())
-	var res weftv1.RunResult
-	require.NoError(t, h.env.GetWorkflowResult(&res))
-	require.Equal(t, `"got HI!"`, outputJSON(t, res.Output))
-	require.True(t, strings.HasSuffix(res.Steps[0].ChildId, "/call"), res.Steps[0].ChildId)
+	for _, tc := range []struct {
+		name string
+		req  func() *weftv1.RunRequest
+	}{
+		{"workflow_files", func() *weftv1.RunRequest {
+			req := request(t, parent, nil)
+			req.WorkflowFiles = map[string]string{"shout": child}
+			return req
+		}},
+		{"structs, as runs started before workflow_files carry them", func() *weftv1.RunRequest {
+			req := legacyRequest(t, parent, nil)
+			req.Workflows = map[string]*structpb.Struct{"shout": structOf(t, child)}
+			return req
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t)
+			h.env.ExecuteWorkflow(workflows.WorkflowType, tc.req())
+			require.NoError(t, h.env.GetWorkflowError())
+			var res weftv1.RunResult
+			require.NoError(t, h.env.GetWorkflowResult(&res))
+			require.Equal(t, `"got HI!"`, outputJSON(t, res.Output))
+			require.True(t, strings.HasSuffix(res.Steps[0].ChildId, "/call"), res.Steps[0].ChildId)
+		})
+	}
 
 	t.Run("unresolved workflow fails clearly", func(t *testing.T) {
 		h := newHarness(t)
@@ -287,10 +298,7 @@ func TestAgentWorkflowTool(t *testing.T) {
 	}}
 	withModel(h, m)
 	req := request(t, def, nil)
-	var cm map[string]any
-	require.NoError(t, json.Unmarshal([]byte(child), &cm))
-	cs, _ := structpb.NewStruct(cm)
-	req.Workflows = map[string]*structpb.Struct{"shout": cs}
+	req.WorkflowFiles = map[string]string{"shout": child}
 	h.env.ExecuteWorkflow(workflows.WorkflowType, req)
 	require.NoError(t, h.env.GetWorkflowError())
 	var res weftv1.RunResult

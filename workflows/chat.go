@@ -1,13 +1,13 @@
 package workflows
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
 	"strings"
 
 	"go.temporal.io/sdk/workflow"
-	"google.golang.org/protobuf/types/known/structpb"
 
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 	"github.com/weftworks/weft/workflows/dsl"
@@ -196,11 +196,11 @@ func newChatRun(ctx workflow.Context, s *ChatSession) (*run, error) {
 		}
 		def["mcpServers"] = servers
 	}
-	d, err := structpb.NewStruct(def)
+	text, err := json.Marshal(def) // object keys sorted: the same session is the same text
 	if err != nil {
 		return nil, invalidDefinition("chat session: %v", err)
 	}
-	return newRun(ctx, &weftv1.RunRequest{Definition: d, Source: "chat"})
+	return newRun(ctx, &weftv1.RunRequest{DefinitionJson: string(text), Source: "chat"})
 }
 
 // chatTurn runs one agent turn on the conversation plus the new message.

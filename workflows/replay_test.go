@@ -19,13 +19,19 @@ import (
 // TestReplayRecordedHistories replays histories recorded on a real server
 // (go test ./integration -run TestRecordAndReplayHistories -args -update-histories). A change to
 // the interpreter that would break running executions fails here; guard intended changes with
-// workflow.GetVersion.
+// workflow.GetVersion. histories/struct-definition holds runs recorded before run requests
+// carried the file's text (definition_json): they carry the definition as a struct, and are
+// kept as they are, since such runs may still be open when a worker is upgraded.
 func TestReplayRecordedHistories(t *testing.T) {
 	files, err := filepath.Glob("testdata/histories/*.json")
 	require.NoError(t, err)
 	require.GreaterOrEqual(t, len(files), 3)
-	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) {
+	legacy, err := filepath.Glob("testdata/histories/struct-definition/*.json")
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, len(legacy), 3)
+	for _, f := range append(files, legacy...) {
+		name := strings.TrimPrefix(f, "testdata/histories/")
+		t.Run(name, func(t *testing.T) {
 			r := worker.NewWorkflowReplayer()
 			r.RegisterWorkflowWithOptions(workflows.Run, workflow.RegisterOptions{Name: workflows.WorkflowType})
 			r.RegisterWorkflowWithOptions(workflows.Chat, workflow.RegisterOptions{Name: workflows.ChatWorkflowType})

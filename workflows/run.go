@@ -1,7 +1,6 @@
 package workflows
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -18,14 +17,17 @@ import (
 
 // run is the state of one execution.
 type run struct {
-	wf        *dsl.Workflow
-	name      string
-	env       map[string]any // template roots: inputs, defaults, and one {output, error, status} per step
-	steps     map[string]*stepRun
-	order     []*stepRun       // file order
-	gates     map[string]*gate // pending review gates by request id
-	gateSeq   int
-	workflows map[string]*structpb.Struct // definitions of called workflows, by name
+	wf      *dsl.Workflow
+	name    string
+	env     map[string]any // template roots: inputs, defaults, and one {output, error, status} per step
+	steps   map[string]*stepRun
+	order   []*stepRun       // file order
+	gates   map[string]*gate // pending review gates by request id
+	gateSeq int
+	// files are the texts of the workflows this run calls, by name (workflow_files); workflows
+	// the same as structs, in requests made before workflow_files existed.
+	files     map[string]string
+	workflows map[string]*structpb.Struct
 	// reuse holds outputs taken over from the run this one resumes (weft retry).
 	reuse       map[string]*structpb.Value
 	resumedFrom string
@@ -86,16 +88,12 @@ func invalidDefinition(format string, args ...any) error {
 }
 
 func newRun(ctx workflow.Context, req *weftv1.RunRequest) (*run, error) {
-	if req == nil || req.GetDefinition() == nil {
+	if req == nil {
 		return nil, invalidDefinition("the run request has no definition")
 	}
-	data, err := json.Marshal(req.GetDefinition().AsMap())
+	name, data, err := DefinitionText(req)
 	if err != nil {
-		return nil, invalidDefinition("definition: %v", err)
-	}
-	name := req.GetSource()
-	if name == "" {
-		name = "definition"
+		return nil, invalidDefinition("%v", err)
 	}
 	wf, err := dsl.LoadCached(name, data)
 	if err != nil {
@@ -120,6 +118,7 @@ func newRun(ctx workflow.Context, req *weftv1.RunRequest) (*run, error) {
 		steps:       map[string]*stepRun{},
 		gates:       map[string]*gate{},
 		workflows:   req.GetWorkflows(),
+		files:       req.GetWorkflowFiles(),
 		reuse:       req.GetReuse(),
 		resumedFrom: req.GetResumedFrom(),
 		started:     workflow.Now(ctx),

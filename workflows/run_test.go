@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -113,15 +114,30 @@ func newHarness(t *testing.T) *harness {
 	return h
 }
 
+// request is a run request as the client makes it: the file's text in definition_json.
 func request(t *testing.T, def string, inputs map[string]any) *weftv1.RunRequest {
+	t.Helper()
+	in, err := structpb.NewStruct(inputs)
+	require.NoError(t, err)
+	return &weftv1.RunRequest{DefinitionJson: def, Inputs: in, Source: "test.json"}
+}
+
+// legacyRequest is a run request as weft made them before definition_json: the definition as
+// a struct. Runs started that way must still run (and replay).
+func legacyRequest(t *testing.T, def string, inputs map[string]any) *weftv1.RunRequest {
+	t.Helper()
+	req := request(t, def, inputs)
+	req.Definition, req.DefinitionJson = structOf(t, def), ""
+	return req
+}
+
+func structOf(t *testing.T, def string) *structpb.Struct {
 	t.Helper()
 	var m map[string]any
 	require.NoError(t, json.Unmarshal([]byte(def), &m))
 	d, err := structpb.NewStruct(m)
 	require.NoError(t, err)
-	in, err := structpb.NewStruct(inputs)
-	require.NoError(t, err)
-	return &weftv1.RunRequest{Definition: d, Inputs: in, Source: "test.json"}
+	return d
 }
 
 func (h *harness) run(t *testing.T, def string, inputs map[string]any) (*weftv1.RunResult, error) {
@@ -433,3 +449,28 @@ var (
 	anyCtx = mockAnything
 	anyArg = mockAnything
 )
+
+// TestWorkflowSideMessagesPointAtTheUsersFile: a definition the worker refuses (here a tool the
+// worker does not know, as when a client is newer than the worker) is reported at the line and
+// column of the file as the user wrote it, which the request carries; the Flow format too, which
+// the worker converts itself. Requests that carry a struct cannot say more than the field.
+func TestWorkflowSideMessagesPointAtTheUsersFile(t *testing.T) {
+	steps := "{\n  \"name\": \"bad\",\n  \"steps\": [\n    {\"id\": \"a\", \"tool\": \"serch\", \"inputs\": {}}\n  ]\n}\n"
+	flow, err := os.ReadFile("../testdata/bad/flow-missing-fields.json")
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name string
+		req  *weftv1.RunRequest
+		want string
+	}{
+		{"step format", request(t, steps, nil), `test.json:4:25: steps[0].tool: unknown tool "serch"`},
+		{"flow format", request(t, string(flow), nil), `test.json:6:15: nodes[0].data: missing required field "instruction"`},
+		{"struct", legacyRequest(t, steps, nil), `test.json:1:53: steps[0].tool: unknown tool "serch"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t)
+			h.env.ExecuteWorkflow(workflows.WorkflowType, tc.req)
+			require.ErrorContains(t, h.env.GetWorkflowError(), tc.want)
+		})
+	}
+}

@@ -30,6 +30,9 @@ const (
 	// ChangeForEachBatches marks runs that batch large forEach steps (older histories replay
 	// without).
 	ChangeForEachBatches = "foreach-batches"
+	// ForEachBatchLayout is the version of ChangeForEachBatches new runs get: 1 batches of up
+	// to BatchItems items, maxParallelBatches at a time.
+	ForEachBatchLayout = 1
 )
 
 // BatchWorkflowType is the registered name of Batch.
@@ -62,7 +65,7 @@ func (r *run) batchable(ctx workflow.Context, sr *stepRun, n int) bool {
 	if n <= BatchThreshold || cs.Spec.Kind != toolspec.KindActivity || cs.Tool == "llm" || cs.Nested != nil {
 		return false
 	}
-	return workflow.GetVersion(ctx, ChangeForEachBatches, workflow.DefaultVersion, 1) >= 1
+	return workflow.GetVersion(ctx, ChangeForEachBatches, workflow.DefaultVersion, ForEachBatchLayout) >= 1
 }
 
 // forEachBatches resolves every item's inputs here, sends them in batches to child workflows, at

@@ -42,19 +42,31 @@ func (r *run) childWorkflowID(ctx workflow.Context, key string) string {
 // calledDefinition returns the definition of a workflow this run calls, as the client resolved
 // it when the run started.
 func (r *run) calledDefinition(name string) (*dsl.Definition, error) {
+	text, err := r.calledText(name)
+	if err != nil {
+		return nil, err
+	}
+	w, err := dsl.LoadCached(toolspec.WorkflowToolPrefix+name, text)
+	if err != nil {
+		return nil, fmt.Errorf("workflow %q: %w", name, err)
+	}
+	return w.Def, nil
+}
+
+// calledText is the text of a called workflow as the client resolved it.
+func (r *run) calledText(name string) ([]byte, error) {
+	if t, ok := r.files[name]; ok {
+		return []byte(t), nil
+	}
 	s, ok := r.workflows[name]
 	if !ok {
 		return nil, fmt.Errorf("workflow %q was not resolved when the run started: name a built-in template or a file next to the calling workflow, literally (not through a template)", name)
 	}
 	b, err := json.Marshal(s.AsMap())
 	if err != nil {
-		return nil, err
-	}
-	w, err := dsl.Load("workflow:"+name, b)
-	if err != nil {
 		return nil, fmt.Errorf("workflow %q: %w", name, err)
 	}
-	return w.Def, nil
+	return b, nil
 }
 
 // runChild runs the named workflow as a child with args as its inputs and returns its output.
@@ -64,16 +76,20 @@ func (r *run) runChild(ctx workflow.Context, sr *stepRun, name string, args map[
 	if strings.Count(id, "/") > MaxNesting {
 		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("workflows nested deeper than %d (%s): a workflow that calls itself needs a condition that stops it", MaxNesting, id), toolspec.ErrInvalidInput, nil)
 	}
-	def, ok := r.workflows[name]
-	if !ok {
-		_, err := r.calledDefinition(name)
+	req := &weftv1.RunRequest{Source: toolspec.WorkflowToolPrefix + name, Workflows: r.workflows, WorkflowFiles: r.files}
+	if text, ok := r.files[name]; ok {
+		req.DefinitionJson = text
+	} else if def, ok := r.workflows[name]; ok {
+		req.Definition = def // a run started before workflow_files existed
+	} else {
+		_, err := r.calledText(name)
 		return nil, temporal.NewNonRetryableApplicationError(err.Error(), toolspec.ErrInvalidInput, nil)
 	}
 	in, err := structpb.NewStruct(toJSONValue(args).(map[string]any))
 	if err != nil {
 		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("inputs of workflow %q: %v", name, err), toolspec.ErrInvalidInput, nil)
 	}
-	req := &weftv1.RunRequest{Definition: def, Inputs: in, Source: toolspec.WorkflowToolPrefix + name, Workflows: r.workflows}
+	req.Inputs = in
 	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
 		WorkflowID:          id,
 		ParentClosePolicy:   enumspb.PARENT_CLOSE_POLICY_REQUEST_CANCEL,

@@ -15,7 +15,10 @@ import (
 // Workflow is a validated definition with every template and expression compiled and the
 // dependency graph built: what validate, plan and the interpreter work from.
 type Workflow struct {
-	Def      *Definition
+	Def *Definition
+	// Text is what Load was given: the user's file (a Flow file before its conversion). A run
+	// request carries it, so the worker compiles the same text and points at the same lines.
+	Text     []byte
 	Source   *Source
 	Steps    []*CompiledStep // in file order
 	Output   *expr.Value
@@ -105,6 +108,7 @@ func Load(file string, data []byte) (*Workflow, error) {
 		w, err := Load(file+" (converted to steps)", out)
 		if w != nil {
 			w.Warnings = append(diags, w.Warnings...)
+			w.Text = data
 		}
 		return w, err
 	}
@@ -118,6 +122,7 @@ func Load(file string, data []byte) (*Workflow, error) {
 		return nil, all
 	}
 	w.Warnings = all
+	w.Text = data
 	return w, nil
 }
 

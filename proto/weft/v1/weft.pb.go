@@ -50,7 +50,15 @@ type RunRequest struct {
 	// (weft retry), by step id.
 	Reuse map[string]*structpb.Value `protobuf:"bytes,6,rep,name=reuse,proto3" json:"reuse,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	// The run this one resumes (weft retry).
-	ResumedFrom   string `protobuf:"bytes,7,opt,name=resumed_from,json=resumedFrom,proto3" json:"resumed_from,omitempty"`
+	ResumedFrom string `protobuf:"bytes,7,opt,name=resumed_from,json=resumedFrom,proto3" json:"resumed_from,omitempty"`
+	// The workflow file as the user wrote it (step or Flow format), or the step-format JSON of a
+	// definition built in code. Runs started by this version of weft carry this instead of
+	// `definition`: the worker compiles each distinct text once (keyed by its content), and
+	// messages about the file point at the user's own lines. `definition` is still read for runs
+	// started before, and for requests typed by hand.
+	DefinitionJson string `protobuf:"bytes,8,opt,name=definition_json,json=definitionJson,proto3" json:"definition_json,omitempty"`
+	// The called workflows' files, by name, in the same form (instead of `workflows`).
+	WorkflowFiles map[string]string `protobuf:"bytes,9,rep,name=workflow_files,json=workflowFiles,proto3" json:"workflow_files,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -132,6 +140,20 @@ func (x *RunRequest) GetResumedFrom() string {
 		return x.ResumedFrom
 	}
 	return ""
+}
+
+func (x *RunRequest) GetDefinitionJson() string {
+	if x != nil {
+		return x.DefinitionJson
+	}
+	return ""
+}
+
+func (x *RunRequest) GetWorkflowFiles() map[string]string {
+	if x != nil {
+		return x.WorkflowFiles
+	}
+	return nil
 }
 
 // TokenUsage totals what provider calls consumed.
@@ -1014,7 +1036,7 @@ var File_proto_weft_v1_weft_proto protoreflect.FileDescriptor
 
 const file_proto_weft_v1_weft_proto_rawDesc = "" +
 	"\n" +
-	"\x18proto/weft/v1/weft.proto\x12\aweft.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x87\x04\n" +
+	"\x18proto/weft/v1/weft.proto\x12\aweft.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xc1\x05\n" +
 	"\n" +
 	"RunRequest\x127\n" +
 	"\n" +
@@ -1025,14 +1047,19 @@ const file_proto_weft_v1_weft_proto_rawDesc = "" +
 	"\x06source\x18\x04 \x01(\tR\x06source\x12@\n" +
 	"\tworkflows\x18\x05 \x03(\v2\".weft.v1.RunRequest.WorkflowsEntryR\tworkflows\x124\n" +
 	"\x05reuse\x18\x06 \x03(\v2\x1e.weft.v1.RunRequest.ReuseEntryR\x05reuse\x12!\n" +
-	"\fresumed_from\x18\a \x01(\tR\vresumedFrom\x1aU\n" +
+	"\fresumed_from\x18\a \x01(\tR\vresumedFrom\x12'\n" +
+	"\x0fdefinition_json\x18\b \x01(\tR\x0edefinitionJson\x12M\n" +
+	"\x0eworkflow_files\x18\t \x03(\v2&.weft.v1.RunRequest.WorkflowFilesEntryR\rworkflowFiles\x1aU\n" +
 	"\x0eWorkflowsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12-\n" +
 	"\x05value\x18\x02 \x01(\v2\x17.google.protobuf.StructR\x05value:\x028\x01\x1aP\n" +
 	"\n" +
 	"ReuseEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12,\n" +
-	"\x05value\x18\x02 \x01(\v2\x16.google.protobuf.ValueR\x05value:\x028\x01\"\xdd\x01\n" +
+	"\x05value\x18\x02 \x01(\v2\x16.google.protobuf.ValueR\x05value:\x028\x01\x1a@\n" +
+	"\x12WorkflowFilesEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xdd\x01\n" +
 	"\n" +
 	"TokenUsage\x12#\n" +
 	"\rprompt_tokens\x18\x01 \x01(\x03R\fpromptTokens\x12+\n" +
@@ -1140,7 +1167,7 @@ func file_proto_weft_v1_weft_proto_rawDescGZIP() []byte {
 	return file_proto_weft_v1_weft_proto_rawDescData
 }
 
-var file_proto_weft_v1_weft_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
+var file_proto_weft_v1_weft_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
 var file_proto_weft_v1_weft_proto_goTypes = []any{
 	(*RunRequest)(nil),            // 0: weft.v1.RunRequest
 	(*TokenUsage)(nil),            // 1: weft.v1.TokenUsage
@@ -1153,44 +1180,46 @@ var file_proto_weft_v1_weft_proto_goTypes = []any{
 	(*RunResult)(nil),             // 8: weft.v1.RunResult
 	nil,                           // 9: weft.v1.RunRequest.WorkflowsEntry
 	nil,                           // 10: weft.v1.RunRequest.ReuseEntry
-	(*structpb.Struct)(nil),       // 11: google.protobuf.Struct
-	(*structpb.Value)(nil),        // 12: google.protobuf.Value
-	(*timestamppb.Timestamp)(nil), // 13: google.protobuf.Timestamp
+	nil,                           // 11: weft.v1.RunRequest.WorkflowFilesEntry
+	(*structpb.Struct)(nil),       // 12: google.protobuf.Struct
+	(*structpb.Value)(nil),        // 13: google.protobuf.Value
+	(*timestamppb.Timestamp)(nil), // 14: google.protobuf.Timestamp
 }
 var file_proto_weft_v1_weft_proto_depIdxs = []int32{
-	11, // 0: weft.v1.RunRequest.definition:type_name -> google.protobuf.Struct
-	11, // 1: weft.v1.RunRequest.inputs:type_name -> google.protobuf.Struct
-	11, // 2: weft.v1.RunRequest.defaults:type_name -> google.protobuf.Struct
+	12, // 0: weft.v1.RunRequest.definition:type_name -> google.protobuf.Struct
+	12, // 1: weft.v1.RunRequest.inputs:type_name -> google.protobuf.Struct
+	12, // 2: weft.v1.RunRequest.defaults:type_name -> google.protobuf.Struct
 	9,  // 3: weft.v1.RunRequest.workflows:type_name -> weft.v1.RunRequest.WorkflowsEntry
 	10, // 4: weft.v1.RunRequest.reuse:type_name -> weft.v1.RunRequest.ReuseEntry
-	12, // 5: weft.v1.ToolCall.arguments:type_name -> google.protobuf.Value
-	12, // 6: weft.v1.ToolCall.result:type_name -> google.protobuf.Value
-	13, // 7: weft.v1.StepState.started_at:type_name -> google.protobuf.Timestamp
-	13, // 8: weft.v1.StepState.finished_at:type_name -> google.protobuf.Timestamp
-	12, // 9: weft.v1.StepState.output:type_name -> google.protobuf.Value
-	2,  // 10: weft.v1.StepState.tool_calls:type_name -> weft.v1.ToolCall
-	1,  // 11: weft.v1.StepState.usage:type_name -> weft.v1.TokenUsage
-	12, // 12: weft.v1.ReviewRequest.data:type_name -> google.protobuf.Value
-	13, // 13: weft.v1.ReviewRequest.requested_at:type_name -> google.protobuf.Timestamp
-	13, // 14: weft.v1.ReviewRequest.deadline:type_name -> google.protobuf.Timestamp
-	12, // 15: weft.v1.ReviewRequest.schema:type_name -> google.protobuf.Value
-	12, // 16: weft.v1.ReviewDecision.data:type_name -> google.protobuf.Value
-	6,  // 17: weft.v1.ExecutionState.plan:type_name -> weft.v1.Stage
-	3,  // 18: weft.v1.ExecutionState.steps:type_name -> weft.v1.StepState
-	4,  // 19: weft.v1.ExecutionState.pending_reviews:type_name -> weft.v1.ReviewRequest
-	1,  // 20: weft.v1.ExecutionState.usage:type_name -> weft.v1.TokenUsage
-	13, // 21: weft.v1.ExecutionState.started_at:type_name -> google.protobuf.Timestamp
-	12, // 22: weft.v1.ExecutionState.output:type_name -> google.protobuf.Value
-	12, // 23: weft.v1.RunResult.output:type_name -> google.protobuf.Value
-	3,  // 24: weft.v1.RunResult.steps:type_name -> weft.v1.StepState
-	1,  // 25: weft.v1.RunResult.usage:type_name -> weft.v1.TokenUsage
-	11, // 26: weft.v1.RunRequest.WorkflowsEntry.value:type_name -> google.protobuf.Struct
-	12, // 27: weft.v1.RunRequest.ReuseEntry.value:type_name -> google.protobuf.Value
-	28, // [28:28] is the sub-list for method output_type
-	28, // [28:28] is the sub-list for method input_type
-	28, // [28:28] is the sub-list for extension type_name
-	28, // [28:28] is the sub-list for extension extendee
-	0,  // [0:28] is the sub-list for field type_name
+	11, // 5: weft.v1.RunRequest.workflow_files:type_name -> weft.v1.RunRequest.WorkflowFilesEntry
+	13, // 6: weft.v1.ToolCall.arguments:type_name -> google.protobuf.Value
+	13, // 7: weft.v1.ToolCall.result:type_name -> google.protobuf.Value
+	14, // 8: weft.v1.StepState.started_at:type_name -> google.protobuf.Timestamp
+	14, // 9: weft.v1.StepState.finished_at:type_name -> google.protobuf.Timestamp
+	13, // 10: weft.v1.StepState.output:type_name -> google.protobuf.Value
+	2,  // 11: weft.v1.StepState.tool_calls:type_name -> weft.v1.ToolCall
+	1,  // 12: weft.v1.StepState.usage:type_name -> weft.v1.TokenUsage
+	13, // 13: weft.v1.ReviewRequest.data:type_name -> google.protobuf.Value
+	14, // 14: weft.v1.ReviewRequest.requested_at:type_name -> google.protobuf.Timestamp
+	14, // 15: weft.v1.ReviewRequest.deadline:type_name -> google.protobuf.Timestamp
+	13, // 16: weft.v1.ReviewRequest.schema:type_name -> google.protobuf.Value
+	13, // 17: weft.v1.ReviewDecision.data:type_name -> google.protobuf.Value
+	6,  // 18: weft.v1.ExecutionState.plan:type_name -> weft.v1.Stage
+	3,  // 19: weft.v1.ExecutionState.steps:type_name -> weft.v1.StepState
+	4,  // 20: weft.v1.ExecutionState.pending_reviews:type_name -> weft.v1.ReviewRequest
+	1,  // 21: weft.v1.ExecutionState.usage:type_name -> weft.v1.TokenUsage
+	14, // 22: weft.v1.ExecutionState.started_at:type_name -> google.protobuf.Timestamp
+	13, // 23: weft.v1.ExecutionState.output:type_name -> google.protobuf.Value
+	13, // 24: weft.v1.RunResult.output:type_name -> google.protobuf.Value
+	3,  // 25: weft.v1.RunResult.steps:type_name -> weft.v1.StepState
+	1,  // 26: weft.v1.RunResult.usage:type_name -> weft.v1.TokenUsage
+	12, // 27: weft.v1.RunRequest.WorkflowsEntry.value:type_name -> google.protobuf.Struct
+	13, // 28: weft.v1.RunRequest.ReuseEntry.value:type_name -> google.protobuf.Value
+	29, // [29:29] is the sub-list for method output_type
+	29, // [29:29] is the sub-list for method input_type
+	29, // [29:29] is the sub-list for extension type_name
+	29, // [29:29] is the sub-list for extension extendee
+	0,  // [0:29] is the sub-list for field type_name
 }
 
 func init() { file_proto_weft_v1_weft_proto_init() }
@@ -1204,7 +1233,7 @@ func file_proto_weft_v1_weft_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_proto_weft_v1_weft_proto_rawDesc), len(file_proto_weft_v1_weft_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   11,
+			NumMessages:   12,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
