@@ -11,8 +11,9 @@ TEMPORAL_CLI := bin/temporal
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
 
-build: ## build bin/weft
+build: ## build bin/weft and bin/weft-stack (the CLI with the embedded Temporal server and FerretDB, for dev/server/store)
 	$(GO) build -o $(BIN) ./cmd/weft
+	$(GO) build -o $(BIN)-stack ./cmd/weft-stack
 
 lint: ## gofmt and go vet
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

@@ -44,13 +44,16 @@ func TestSoakShort(t *testing.T) {
 	}
 }
 
-// buildWeft builds the weft binary for tests that start it as processes.
+// buildWeft builds the weft binary, and weft-stack next to it, for tests that start them as
+// processes; it returns weft's path.
 func buildWeft(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "weft")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/weft")
-	build.Dir = ".."
-	out, err := build.CombinedOutput()
-	require.NoError(t, err, "%s", out)
-	return bin
+	dir := t.TempDir()
+	for _, name := range []string{"weft", "weft-stack"} {
+		build := exec.Command("go", "build", "-o", filepath.Join(dir, name), "./cmd/"+name)
+		build.Dir = ".."
+		out, err := build.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+	}
+	return filepath.Join(dir, "weft")
 }

@@ -19,8 +19,6 @@ import (
 
 	"github.com/weftworks/weft/activities"
 	"github.com/weftworks/weft/codec"
-	"github.com/weftworks/weft/devdb"
-	"github.com/weftworks/weft/devserver"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 	"github.com/weftworks/weft/templates"
 	"github.com/weftworks/weft/worker"
@@ -58,6 +56,9 @@ func newDevCommand() *cobra.Command {
 			if noWorker && demo {
 				return invalid(errors.New("--demo needs the in-process worker: drop --no-worker"))
 			}
+			if stack == nil {
+				return handOverToStack(cmd)
+			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			out := cmd.OutOrStdout()
@@ -66,7 +67,7 @@ func newDevCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			srv, err := devserver.Start(ctx, devserver.Options{DataDir: dataDir, Host: host, Port: port, UIPort: uiPort, CodecEndpoint: codecEndpoint})
+			srv, err := stack.Temporal(ctx, TemporalOptions{DataDir: dataDir, Host: host, Port: port, UIPort: uiPort, CodecEndpoint: codecEndpoint})
 			if err != nil {
 				return err
 			}
@@ -74,7 +75,7 @@ func newDevCommand() *cobra.Command {
 			cfg := activities.ConfigFromEnv(os.Getenv)
 			dbNote := cfg.MongoDBURI + " (MONGODB_URI)"
 			if cfg.MongoDBURI == "" {
-				db, err := devdb.Start(ctx, filepath.Join(dataDir, "db"), dbPort)
+				db, err := stack.Store(ctx, filepath.Join(dataDir, "db"), dbPort)
 				if err != nil {
 					return err
 				}
@@ -196,7 +197,7 @@ func seedDemo(ctx context.Context, c *weftclient.Client, out interface{ Write([]
 
 // startDemo seeds the sample corpus, runs the retrieval demos, then starts the review demo and
 // reports, in the background, when it pauses and finishes.
-func startDemo(ctx context.Context, c *weftclient.Client, srv *devserver.Server, consoleURL string, out interface{ Write([]byte) (int, error) }) error {
+func startDemo(ctx context.Context, c *weftclient.Client, srv *RunningTemporal, consoleURL string, out interface{ Write([]byte) (int, error) }) error {
 	fmt.Fprintln(out, "\nDemo: the sample corpus, offline (local embedder, embedded database):")
 	if err := seedDemo(ctx, c, out); err != nil {
 		return fmt.Errorf("demo: %w", err)

@@ -8,9 +8,6 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
-
-	"github.com/weftworks/weft/devdb"
-	"github.com/weftworks/weft/devserver"
 )
 
 // newServerCommand: the Temporal server weft embeds, on PostgreSQL, as a process of its own (the
@@ -31,9 +28,12 @@ func newServerCommand() *cobra.Command {
 			if db == "" {
 				return invalid(errors.New("--db is required: postgres://USER:PASSWORD@HOST:5432/ (or set WEFT_TEMPORAL_DB)"))
 			}
+			if stack == nil {
+				return handOverToStack(cmd)
+			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			srv, err := devserver.Start(ctx, devserver.Options{Postgres: db, Host: host, Port: port, UIPort: uiPort, Namespace: namespace,
+			srv, err := stack.Temporal(ctx, TemporalOptions{Postgres: db, Host: host, Port: port, UIPort: uiPort, Namespace: namespace,
 				HistoryShards: shards, LogFile: logFile})
 			if err != nil {
 				return err
@@ -72,9 +72,12 @@ func newStoreCommand() *cobra.Command {
 			if pg == "" {
 				return invalid(errors.New("--postgres is required: postgres://USER:PASSWORD@HOST:5432/DATABASE (or set WEFT_STORE_POSTGRES)"))
 			}
+			if stack == nil {
+				return handOverToStack(cmd)
+			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			db, err := devdb.StartPostgres(ctx, pg, host, port)
+			db, err := stack.StorePostgres(ctx, pg, host, port)
 			if err != nil {
 				return err
 			}
