@@ -30,9 +30,14 @@ const (
 	// ChangeForEachBatches marks runs that batch large forEach steps (older histories replay
 	// without).
 	ChangeForEachBatches = "foreach-batches"
-	// ForEachBatchLayout is the version of ChangeForEachBatches new runs get: 1 batches of up
-	// to BatchItems items, maxParallelBatches at a time.
-	ForEachBatchLayout = 1
+	// ForEachBatchLayout is the version of ChangeForEachBatches new runs get. 1: batches of up
+	// to BatchItems items, one per 8 of concurrency at a time (at most maxParallelBatches), so
+	// the last wave could run fewer batches, and fewer items at once, than the others. 2: one
+	// batch at a time per 16 of concurrency (fewer workflows at once, each with more items in
+	// flight, costs the server less per item), and as many batches as needed rounded up to a
+	// multiple of that, all of the same size, so every wave is full and the step's whole
+	// concurrency is used to the end (docs/performance.md has the measurements).
+	ForEachBatchLayout = 2
 )
 
 // BatchWorkflowType is the registered name of Batch.
@@ -59,26 +64,35 @@ type BatchResult struct {
 	Warnings []string       `json:"warnings,omitempty"`
 }
 
-// batchable reports whether a forEach over n items runs in batches.
-func (r *run) batchable(ctx workflow.Context, sr *stepRun, n int) bool {
+// batchLayout returns the batch layout version a forEach over n items runs with (0: no batches).
+func (r *run) batchLayout(ctx workflow.Context, sr *stepRun, n int) int {
 	cs := sr.cs
 	if n <= BatchThreshold || cs.Spec.Kind != toolspec.KindActivity || cs.Tool == "llm" || cs.Nested != nil {
-		return false
+		return 0
 	}
-	return workflow.GetVersion(ctx, ChangeForEachBatches, workflow.DefaultVersion, ForEachBatchLayout) >= 1
+	return int(workflow.GetVersion(ctx, ChangeForEachBatches, workflow.DefaultVersion, ForEachBatchLayout))
+}
+
+// batchSizes says how many batches run at once and how many items a batch holds, for n items
+// whose resolved inputs take total bytes, with the step's concurrency limit.
+func batchSizes(layout, n, total, limit int) (parallel, per int) {
+	if layout < 2 {
+		parallel = min(maxParallelBatches, max(1, limit/8))
+		return parallel, min(BatchItems, (n+parallel-1)/parallel)
+	}
+	parallel = min(maxParallelBatches, max(1, limit/16))
+	batches := max((n+BatchItems-1)/BatchItems, (total+batchInputBytes-1)/batchInputBytes)
+	batches = (batches + parallel - 1) / parallel * parallel
+	return parallel, (n + batches - 1) / batches
 }
 
 // forEachBatches resolves every item's inputs here, sends them in batches to child workflows, at
 // most maxParallelBatches at a time with the step's concurrency shared among them, and puts the
 // results back in item order.
-func (r *run) forEachBatches(ctx workflow.Context, sr *stepRun, items []any, limit int) (any, error) {
-	// Items are spread over the batches that run at once, so the whole forEach ends in as few
-	// waves as the batch size allows (each wave ends with a tail of fewer items in flight).
-	parallel := min(maxParallelBatches, max(1, limit/8))
-	per := min(BatchItems, (len(items)+parallel-1)/parallel)
-	var batches []BatchRequest
-	cur := BatchRequest{Tool: sr.cs.Tool, Step: *sr.cs.Step, Title: sr.cs.Title(), NamedIDs: r.namedActivities}
-	size := 0
+func (r *run) forEachBatches(ctx workflow.Context, sr *stepRun, items []any, limit, layout int) (any, error) {
+	inputs := make([]map[string]any, len(items))
+	sizes := make([]int, len(items))
+	total := 0
 	for i, item := range items {
 		env := itemEnv(r.env, map[string]any{"item": item, "index": i})
 		in, err := r.resolveInputs(sr.cs, sr.cs.InputValue, sr.cs.Spec, env)
@@ -86,13 +100,21 @@ func (r *run) forEachBatches(ctx workflow.Context, sr *stepRun, items []any, lim
 			return nil, fmt.Errorf("item %d: %w", i, err)
 		}
 		b, _ := json.Marshal(in)
-		if len(cur.Inputs) > 0 && (len(cur.Inputs) >= per || size+len(b) > batchInputBytes) {
+		inputs[i], sizes[i] = in, len(b)
+		total += len(b)
+	}
+	parallel, per := batchSizes(layout, len(items), total, limit)
+	var batches []BatchRequest
+	cur := BatchRequest{Tool: sr.cs.Tool, Step: *sr.cs.Step, Title: sr.cs.Title(), NamedIDs: r.namedActivities}
+	size := 0
+	for i, in := range inputs {
+		if len(cur.Inputs) > 0 && (len(cur.Inputs) >= per || size+sizes[i] > batchInputBytes) {
 			batches = append(batches, cur)
 			cur = BatchRequest{Tool: cur.Tool, Step: cur.Step, Title: cur.Title, NamedIDs: cur.NamedIDs, First: i}
 			size = 0
 		}
 		cur.Inputs = append(cur.Inputs, in)
-		size += len(b)
+		size += sizes[i]
 	}
 	batches = append(batches, cur)
 	parallel = min(parallel, len(batches))

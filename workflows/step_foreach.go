@@ -44,8 +44,8 @@ func (r *run) forEach(ctx workflow.Context, sr *stepRun) (any, error) {
 	if limit <= 0 {
 		limit = DefaultConcurrency
 	}
-	if r.batchable(ctx, sr, len(items)) {
-		return r.forEachBatches(ctx, sr, items, limit)
+	if layout := r.batchLayout(ctx, sr, len(items)); layout > 0 {
+		return r.forEachBatches(ctx, sr, items, limit, layout)
 	}
 	results := make([]any, len(items))
 	sr.itemsTotal = int32(len(items))
