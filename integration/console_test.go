@@ -251,6 +251,22 @@ func artifacts(t *testing.T) string {
 	return dir
 }
 
+// inPage runs actions with a time limit; when they fail it says what the page showed (its text,
+// and a screenshot NAME-failed.png in the artifacts).
+func inPage(t *testing.T, ctx context.Context, name string, limit time.Duration, actions ...chromedp.Action) {
+	t.Helper()
+	sctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	err := chromedp.Run(sctx, actions...)
+	if err == nil {
+		return
+	}
+	var text, url string
+	_ = chromedp.Run(ctx, chromedp.Location(&url), chromedp.Evaluate(`document.body ? document.body.innerText.slice(0, 2000) : ''`, &text))
+	screenshot(t, ctx, name+"-failed")
+	t.Fatalf("%s: %v\npage %s showed:\n%s", name, err, url, text)
+}
+
 func screenshot(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
 	var png []byte
@@ -274,14 +290,18 @@ func TestConsoleInBrowser(t *testing.T) {
 	))
 	screenshot(t, ctx, "run-awaiting-review")
 	var title string
-	require.NoError(t, chromedp.Run(ctx,
+	inPage(t, ctx, "approve", 45*time.Second,
 		chromedp.Text(`article.card[data-review="approve"] h3`, &title),
+		// The answer to the decision arrives 1.5 s late, after state updates without the gate
+		// (the run goes on at once): the card must stay and say who approved, not vanish.
+		chromedp.Evaluate(`(() => { const f = window.fetch; window.fetch = (u, o) => f(u, o).then((r) =>
+			o && o.method === 'POST' && String(u).includes('/reviews') ? new Promise((ok) => setTimeout(() => ok(r), 1500)) : r); })()`, nil),
 		chromedp.Click(`article.card[data-review="approve"] button.approve`),
 		chromedp.WaitVisible(`article.card.decided`),
 		chromedp.Poll(`document.getElementById('run-status').textContent === 'completed'`, nil, chromedp.WithPollingTimeout(30*time.Second)),
 		chromedp.WaitVisible(`svg#graph g.node.st-completed[data-step="publish"]`),
 		chromedp.Evaluate(`window.__pwned === undefined ? null : window.__pwned`, &pwned),
-	))
+	)
 	require.Equal(t, "Publish <b>this</b>?", title, "markup is shown as text")
 	require.Nil(t, pwned, "no workflow data ran as script")
 	screenshot(t, ctx, "run-completed")

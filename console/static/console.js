@@ -156,6 +156,9 @@
 
   const PAST = { approve: 'approved', edit: 'edited and approved', reject: 'rejected' };
 
+  // settling: a review card that is decided, or being decided, stays when its gate is gone.
+  function settling(card) { return card.classList.contains('decided') || card.classList.contains('sending'); }
+
   function reviewCard(runId, r, onDecided) {
     const status = el('p', { class: 'card-status', role: 'status' });
     const comment = el('input', { class: 'comment', placeholder: 'comment (optional; required to reject)', 'aria-label': 'comment' });
@@ -166,6 +169,9 @@
     async function decide(decision, data) {
       buttons.forEach((b) => { b.disabled = true; });
       status.textContent = 'sending…';
+      // The gate may be gone from the next state update before this answer arrives: a card
+      // being decided stays until it can say who decided what.
+      card.classList.add('sending');
       try {
         const body = { id: r.id, decision, comment: comment.value, reviewer: reviewer() };
         if (data !== undefined) body.data = data;
@@ -178,6 +184,8 @@
         status.textContent = err.message;
         status.classList.add('error');
         buttons.forEach((b) => { b.disabled = false; });
+      } finally {
+        card.classList.remove('sending');
       }
     }
     const approve = el('button', { type: 'button', class: 'approve', onclick: () => decide('approve') }, 'Approve');
@@ -305,7 +313,7 @@
           pending.append(c);
         }
       }
-      cards.forEach((c, id) => { if (!live.has(id) && !c.classList.contains('decided')) { c.remove(); cards.delete(id); } });
+      cards.forEach((c, id) => { if (!live.has(id) && !settling(c)) { c.remove(); cards.delete(id); } });
       nodes.forEach((g, id) => g.classList.toggle('has-review', [...live].some((r) => r === id || r.startsWith(id + '[') || r.startsWith(id + '/'))));
       if (selected) showDetail();
     }
@@ -367,7 +375,7 @@
           list.append(c);
         }
       }
-      cards.forEach((c, key) => { if (!live.has(key) && !c.classList.contains('decided')) { c.remove(); cards.delete(key); } });
+      cards.forEach((c, key) => { if (!live.has(key) && !settling(c)) { c.remove(); cards.delete(key); } });
       document.getElementById('no-reviews').hidden = cards.size > 0;
     }
     show(JSON.parse(list.dataset.reviews || '[]'));
