@@ -61,15 +61,7 @@ func TestRecordAndReplayHistories(t *testing.T) {
 			require.NotEmpty(t, req.GetDefinitionJson())
 			require.Nil(t, req.GetDefinition())
 			require.Empty(t, req.GetWorkflows())
-			replayer := sdkworker.NewWorkflowReplayer()
-			replayer.RegisterWorkflowWithOptions(workflows.Run, workflow.RegisterOptions{Name: workflows.WorkflowType})
-			hist, err := client.HistoryFromJSON(bytesReader(data), client.HistoryJSONOptions{})
-			require.NoError(t, err)
-			require.NoError(t, replayer.ReplayWorkflowHistoryWithOptions(quiet(), hist,
-				sdkworker.ReplayWorkflowHistoryOptions{OriginalExecution: workflow.Execution{ID: id}}))
-			if *updateHistories {
-				writeHistory(t, s.name, data)
-			}
+			replayAndStore(t, id, s.name, data)
 		})
 	}
 }
@@ -101,16 +93,7 @@ func TestRecordAndReplayChatHistory(t *testing.T) {
 	require.NoError(t, err)
 	first := d.GetWorkflowExecutionInfo().GetFirstRunId()
 	data := runHistoryJSON(t, c, id, first)
-	replayer := sdkworker.NewWorkflowReplayer()
-	replayer.RegisterWorkflowWithOptions(workflows.Run, workflow.RegisterOptions{Name: workflows.WorkflowType})
-	replayer.RegisterWorkflowWithOptions(workflows.Chat, workflow.RegisterOptions{Name: workflows.ChatWorkflowType})
-	hist, err := client.HistoryFromJSON(bytesReader(data), client.HistoryJSONOptions{})
-	require.NoError(t, err)
-	require.NoError(t, replayer.ReplayWorkflowHistoryWithOptions(quiet(), hist,
-		sdkworker.ReplayWorkflowHistoryOptions{OriginalExecution: workflow.Execution{ID: id}}))
-	if *updateHistories {
-		writeHistory(t, "chat-session", data)
-	}
+	replayAndStore(t, id, "chat-session", data)
 }
 
 func historyJSON(t *testing.T, c client.Client, id string) []byte {
@@ -164,8 +147,16 @@ func TestRecordAndReplayBatchHistory(t *testing.T) {
 	require.EqualValues(t, n, res.Output.GetStructValue().AsMap()["count"])
 	data := historyJSON(t, c, id)
 	require.Contains(t, string(data), workflows.BatchWorkflowType, "the items ran in batches")
+	replayAndStore(t, id, name, data)
+}
+
+// replayAndStore replays a recorded history against the current interpreter and, with
+// -update-histories, stores it for the workflows package's replay test under name.
+func replayAndStore(t *testing.T, id, name string, data []byte) {
+	t.Helper()
 	replayer := sdkworker.NewWorkflowReplayer()
 	replayer.RegisterWorkflowWithOptions(workflows.Run, workflow.RegisterOptions{Name: workflows.WorkflowType})
+	replayer.RegisterWorkflowWithOptions(workflows.Chat, workflow.RegisterOptions{Name: workflows.ChatWorkflowType})
 	hist, err := client.HistoryFromJSON(bytesReader(data), client.HistoryJSONOptions{})
 	require.NoError(t, err)
 	require.NoError(t, replayer.ReplayWorkflowHistoryWithOptions(quiet(), hist,
