@@ -39,12 +39,21 @@ func FileResolver(dir string) Resolver {
 				}
 			}
 		}
-		t, err := templates.Get(name)
+		w, err := Template(name)
 		if err != nil {
 			return nil, fmt.Errorf("workflow %q: no file of that name next to the calling workflow and %w", name, err)
 		}
-		return dsl.Load(t.Name, t.Data)
+		return w, nil
 	}
+}
+
+// Template compiles the named built-in template.
+func Template(name string) (*dsl.Workflow, error) {
+	t, err := templates.Get(name)
+	if err != nil {
+		return nil, err
+	}
+	return dsl.Load(t.Name, t.Data)
 }
 
 // StartOptions describe one run.

@@ -23,7 +23,6 @@ import (
 	"github.com/weftworks/weft/templates"
 	"github.com/weftworks/weft/worker"
 	"github.com/weftworks/weft/workflows"
-	"github.com/weftworks/weft/workflows/dsl"
 )
 
 // DemoTemplate is the workflow `weft dev --demo` starts.
@@ -150,15 +149,11 @@ func newDevCommand() *cobra.Command {
 
 // runTemplate runs a built-in template to completion.
 func runTemplate(ctx context.Context, c *weftclient.Client, name string, inputs map[string]any) (*weftv1.RunResult, error) {
-	t, err := templates.Get(name)
+	w, err := weftclient.Template(name)
 	if err != nil {
 		return nil, err
 	}
-	w, err := dsl.Load(t.Name, t.Data)
-	if err != nil {
-		return nil, err
-	}
-	return c.Run(ctx, w, weftclient.StartOptions{Source: t.Name, Inputs: inputs})
+	return c.Run(ctx, w, weftclient.StartOptions{Source: name, Inputs: inputs})
 }
 
 // seedDemo ingests the sample corpus (idempotent: chunk ids are deterministic) and runs the
@@ -202,15 +197,11 @@ func startDemo(ctx context.Context, c *weftclient.Client, srv *RunningTemporal, 
 	if err := seedDemo(ctx, c, out); err != nil {
 		return fmt.Errorf("demo: %w", err)
 	}
-	t, err := templates.Get(DemoTemplate)
+	w, err := weftclient.Template(DemoTemplate)
 	if err != nil {
 		return err
 	}
-	w, err := dsl.Load(t.Name, t.Data)
-	if err != nil {
-		return err
-	}
-	run, err := c.Start(ctx, w, weftclient.StartOptions{Source: t.Name})
+	run, err := c.Start(ctx, w, weftclient.StartOptions{Source: DemoTemplate})
 	if err != nil {
 		return fmt.Errorf("starting the demo: %w", err)
 	}

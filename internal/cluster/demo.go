@@ -11,7 +11,6 @@ import (
 
 	weftclient "github.com/weftworks/weft/client"
 	"github.com/weftworks/weft/templates"
-	"github.com/weftworks/weft/workflows/dsl"
 )
 
 // DemoResult is what the demo saw.
@@ -31,15 +30,11 @@ func Demo(ctx context.Context, temporal string, out io.Writer) (*DemoResult, err
 	defer c.Close()
 	res := &DemoResult{}
 	run := func(name string, inputs map[string]any) (*weftclient.Run, error) {
-		t, err := templates.Get(name)
+		w, err := weftclient.Template(name)
 		if err != nil {
 			return nil, err
 		}
-		w, err := dsl.Load(t.Name, t.Data)
-		if err != nil {
-			return nil, err
-		}
-		r, err := c.Start(ctx, w, weftclient.StartOptions{Source: t.Name, Inputs: inputs})
+		r, err := c.Start(ctx, w, weftclient.StartOptions{Source: name, Inputs: inputs})
 		if err == nil {
 			res.Runs = append(res.Runs, r.ID)
 		}

@@ -212,11 +212,7 @@ func runBatch(ctx context.Context, addr string, def *dsl.Workflow, n int) (*Scal
 	res.P50, res.P99 = lat[n/2], lat[min(n-1, n*99/100)]
 
 	// the ingest template on the sample corpus (48 documents, 4 at a time)
-	t, err := templates.Get("batch-ingest")
-	if err != nil {
-		return nil, err
-	}
-	w, err := dsl.Load(t.Name, t.Data)
+	w, err := weftclient.Template("batch-ingest")
 	if err != nil {
 		return nil, err
 	}
@@ -227,7 +223,7 @@ func runBatch(ctx context.Context, addr string, def *dsl.Workflow, n int) (*Scal
 		}
 	}
 	t0 := time.Now()
-	if _, err := c.Run(ctx, w, weftclient.StartOptions{Source: t.Name, Inputs: map[string]any{"docs": docs, "collection": "scaleout"}}); err != nil {
+	if _, err := c.Run(ctx, w, weftclient.StartOptions{Source: "batch-ingest", Inputs: map[string]any{"docs": docs, "collection": "scaleout"}}); err != nil {
 		return nil, fmt.Errorf("ingest: %s", weftclient.Cause(err))
 	}
 	res.IngestWall = time.Since(t0)

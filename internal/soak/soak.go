@@ -30,7 +30,6 @@ import (
 	"go.temporal.io/sdk/converter"
 
 	weftclient "github.com/weftworks/weft/client"
-	"github.com/weftworks/weft/templates"
 	"github.com/weftworks/weft/workflows/dsl"
 )
 
@@ -268,12 +267,7 @@ func (e *env) launch(ctx context.Context, kind string, tag string) (started, err
 		err    error
 		inputs map[string]any
 	)
-	load := func(name string) {
-		var t templates.Template
-		if t, err = templates.Get(name); err == nil {
-			w, err = dsl.Load(t.Name, t.Data)
-		}
-	}
+	load := func(name string) { w, err = weftclient.Template(name) }
 	switch kind {
 	case "batch-ingest":
 		load(kind)
