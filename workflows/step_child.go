@@ -76,20 +76,16 @@ func (r *run) runChild(ctx workflow.Context, sr *stepRun, name string, args map[
 	if strings.Count(id, "/") > MaxNesting {
 		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("workflows nested deeper than %d (%s): a workflow that calls itself needs a condition that stops it", MaxNesting, id), toolspec.ErrInvalidInput, nil)
 	}
-	req := &weftv1.RunRequest{Source: toolspec.WorkflowToolPrefix + name, Workflows: r.workflows, WorkflowFiles: r.files}
-	if text, ok := r.files[name]; ok {
-		req.DefinitionJson = text
-	} else if def, ok := r.workflows[name]; ok {
-		req.Definition = def // a run started before workflow_files existed
-	} else {
-		_, err := r.calledText(name)
+	text, err := r.calledText(name)
+	if err != nil {
 		return nil, temporal.NewNonRetryableApplicationError(err.Error(), toolspec.ErrInvalidInput, nil)
 	}
 	in, err := structpb.NewStruct(toJSONValue(args).(map[string]any))
 	if err != nil {
 		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("inputs of workflow %q: %v", name, err), toolspec.ErrInvalidInput, nil)
 	}
-	req.Inputs = in
+	req := &weftv1.RunRequest{DefinitionJson: string(text), Inputs: in, Source: toolspec.WorkflowToolPrefix + name,
+		Workflows: r.workflows, WorkflowFiles: r.files}
 	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
 		WorkflowID:          id,
 		ParentClosePolicy:   enumspb.PARENT_CLOSE_POLICY_REQUEST_CANCEL,
