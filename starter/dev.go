@@ -8,10 +8,8 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -55,10 +53,10 @@ func newDevCommand() *cobra.Command {
 			if noWorker && demo {
 				return invalid(errors.New("--demo needs the in-process worker: drop --no-worker"))
 			}
-			if stack == nil {
-				return handOverToStack(cmd)
+			ctx, stop, err := stackContext(cmd)
+			if err != nil {
+				return err
 			}
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			out := cmd.OutOrStdout()
 			started := time.Now()

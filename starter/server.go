@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/spf13/cobra"
 )
@@ -28,10 +26,10 @@ func newServerCommand() *cobra.Command {
 			if db == "" {
 				return invalid(errors.New("--db is required: postgres://USER:PASSWORD@HOST:5432/ (or set WEFT_TEMPORAL_DB)"))
 			}
-			if stack == nil {
-				return handOverToStack(cmd)
+			ctx, stop, err := stackContext(cmd)
+			if err != nil {
+				return err
 			}
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			srv, err := stack.Temporal(ctx, TemporalOptions{Postgres: db, Host: host, Port: port, UIPort: uiPort, Namespace: namespace,
 				HistoryShards: shards, LogFile: logFile})
@@ -72,10 +70,10 @@ func newStoreCommand() *cobra.Command {
 			if pg == "" {
 				return invalid(errors.New("--postgres is required: postgres://USER:PASSWORD@HOST:5432/DATABASE (or set WEFT_STORE_POSTGRES)"))
 			}
-			if stack == nil {
-				return handOverToStack(cmd)
+			ctx, stop, err := stackContext(cmd)
+			if err != nil {
+				return err
 			}
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			db, err := stack.StorePostgres(ctx, pg, host, port)
 			if err != nil {

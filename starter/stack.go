@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"syscall"
 
@@ -55,6 +56,17 @@ func ProvideStack(p StackProvider) { stack = &p }
 
 // StackBinary is the name of the binary that holds the embedded stack.
 const StackBinary = "weft-stack"
+
+// stackContext is where dev, server and store start: in weft it hands the command line over to
+// weft-stack and does not return unless that fails; in weft-stack it returns the context the
+// stack runs in, done on Ctrl-C or SIGTERM.
+func stackContext(cmd *cobra.Command) (context.Context, context.CancelFunc, error) {
+	if stack == nil {
+		return nil, nil, handOverToStack(cmd)
+	}
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	return ctx, stop, nil
+}
 
 // handOverToStack replaces this process with weft-stack running the same command line. It
 // returns only when that is not possible.
