@@ -6,9 +6,10 @@ package cluster
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -86,12 +87,7 @@ func (c *Compose) Order() ([]string, error) {
 		if !ok {
 			return fmt.Errorf("depends_on names %q, which is not a service", n)
 		}
-		deps := make([]string, 0, len(s.DependsOn))
-		for d := range s.DependsOn {
-			deps = append(deps, d)
-		}
-		sort.Strings(deps)
-		for _, d := range deps {
+		for _, d := range slices.Sorted(maps.Keys(s.DependsOn)) {
 			if err := visit(d); err != nil {
 				return err
 			}
@@ -100,12 +96,7 @@ func (c *Compose) Order() ([]string, error) {
 		out = append(out, n)
 		return nil
 	}
-	names := make([]string, 0, len(c.Services))
-	for n := range c.Services {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(c.Services)) {
 		if err := visit(n); err != nil {
 			return nil, err
 		}
@@ -121,13 +112,8 @@ func (c *Compose) Problems() []string {
 	if _, err := c.Order(); err != nil {
 		out = append(out, err.Error())
 	}
-	names := make([]string, 0, len(c.Services))
-	for n := range c.Services {
-		names = append(names, n)
-	}
-	sort.Strings(names)
 	unset := regexp.MustCompile(`\$\{([A-Z0-9_]+)\}`)
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(c.Services)) {
 		s := c.Services[n]
 		switch {
 		case s.IsWeft() && len(s.Command) == 0:
