@@ -69,7 +69,20 @@ type StartOptions struct {
 	Defaults map[string]any
 	// Resolver finds called workflows (default: FileResolver of Source's directory).
 	Resolver Resolver
+	// Origin says who the definition came from (OriginOperator or OriginClient): a client's
+	// definition may not declare MCP server commands, URLs or environment names (docs/security.md).
+	Origin string
+	// StartedBy is the authenticated identity that starts the run ("" when nobody authenticated).
+	StartedBy string
 }
+
+// Origins of a definition (RunRequest.origin).
+const (
+	// OriginOperator: the operator's own files (the workflows directory, built-ins, the CLI).
+	OriginOperator = ""
+	// OriginClient: a definition an authenticated client sent (an MCP key, a console login).
+	OriginClient = "client"
+)
 
 var validID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:/@=+-]{0,199}$`)
 
@@ -109,6 +122,7 @@ func Request(w *dsl.Workflow, o StartOptions) (*weftv1.RunRequest, error) {
 	if err != nil {
 		return nil, &InvalidError{Err: err}
 	}
+	req.Origin, req.StartedBy = o.Origin, o.StartedBy
 	resolve := o.Resolver
 	if resolve == nil {
 		dir := ""

@@ -59,6 +59,14 @@ type RunRequest struct {
 	DefinitionJson string `protobuf:"bytes,8,opt,name=definition_json,json=definitionJson,proto3" json:"definition_json,omitempty"`
 	// The called workflows' files, by name, in the same form (instead of `workflows`).
 	WorkflowFiles map[string]string `protobuf:"bytes,9,rep,name=workflow_files,json=workflowFiles,proto3" json:"workflow_files,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// Who the definition came from, which decides what it may do (docs/security.md): "" or
+	// "operator" for the operator's own files (the workflows directory, built-ins, the CLI on a
+	// machine with access to Temporal); "client" for a definition an authenticated client sent (an
+	// MCP key, a console login). A client definition may name only the MCP servers the operator
+	// declared on the worker. Child runs inherit it.
+	Origin string `protobuf:"bytes,10,opt,name=origin,proto3" json:"origin,omitempty"`
+	// The authenticated identity that started the run ("" when nobody authenticated).
+	StartedBy     string `protobuf:"bytes,11,opt,name=started_by,json=startedBy,proto3" json:"started_by,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -154,6 +162,20 @@ func (x *RunRequest) GetWorkflowFiles() map[string]string {
 		return x.WorkflowFiles
 	}
 	return nil
+}
+
+func (x *RunRequest) GetOrigin() string {
+	if x != nil {
+		return x.Origin
+	}
+	return ""
+}
+
+func (x *RunRequest) GetStartedBy() string {
+	if x != nil {
+		return x.StartedBy
+	}
+	return ""
 }
 
 // TokenUsage totals what provider calls consumed.
@@ -585,7 +607,13 @@ type ReviewRequest struct {
 	// The execution the gate lives in (a child's id when the gate is inside a workflow step).
 	ExecutionId string `protobuf:"bytes,11,opt,name=execution_id,json=executionId,proto3" json:"execution_id,omitempty"`
 	// JSON Schema that edited data must satisfy (declared by the review, or the shape of data).
-	Schema        *structpb.Value `protobuf:"bytes,12,opt,name=schema,proto3" json:"schema,omitempty"`
+	Schema *structpb.Value `protobuf:"bytes,12,opt,name=schema,proto3" json:"schema,omitempty"`
+	// Who may decide the gate: identity names and "role:NAME" entries. Empty: anyone who can reach
+	// the run.
+	Reviewers []string `protobuf:"bytes,13,rep,name=reviewers,proto3" json:"reviewers,omitempty"`
+	// sha256 of the canonical JSON of data (hex): a decision that names a digest is refused when it
+	// differs, so an approval is bound to what the approver was shown.
+	Digest        string `protobuf:"bytes,14,opt,name=digest,proto3" json:"digest,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -704,6 +732,20 @@ func (x *ReviewRequest) GetSchema() *structpb.Value {
 	return nil
 }
 
+func (x *ReviewRequest) GetReviewers() []string {
+	if x != nil {
+		return x.Reviewers
+	}
+	return nil
+}
+
+func (x *ReviewRequest) GetDigest() string {
+	if x != nil {
+		return x.Digest
+	}
+	return ""
+}
+
 // ReviewDecision answers a ReviewRequest. decision: approve | edit | reject. data replaces the
 // proposal when decision is edit.
 type ReviewDecision struct {
@@ -714,7 +756,14 @@ type ReviewDecision struct {
 	Reviewer string                 `protobuf:"bytes,4,opt,name=reviewer,proto3" json:"reviewer,omitempty"`
 	Comment  string                 `protobuf:"bytes,5,opt,name=comment,proto3" json:"comment,omitempty"`
 	// The gate decided (ReviewRequest.id). Optional when the step has one pending gate.
-	Id            string `protobuf:"bytes,6,opt,name=id,proto3" json:"id,omitempty"`
+	Id string `protobuf:"bytes,6,opt,name=id,proto3" json:"id,omitempty"`
+	// The ReviewRequest.digest of what the reviewer was shown; refused when the gate's data changed.
+	Digest string `protobuf:"bytes,7,opt,name=digest,proto3" json:"digest,omitempty"`
+	// The roles of an authenticated reviewer (set by the gateway and the console from the key, never
+	// typed): checked against the gate's reviewers.
+	ReviewerRoles []string `protobuf:"bytes,8,rep,name=reviewer_roles,json=reviewerRoles,proto3" json:"reviewer_roles,omitempty"`
+	// Whether reviewer is an authenticated identity (a key or login) rather than a typed label.
+	Authenticated bool `protobuf:"varint,9,opt,name=authenticated,proto3" json:"authenticated,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -789,6 +838,27 @@ func (x *ReviewDecision) GetId() string {
 		return x.Id
 	}
 	return ""
+}
+
+func (x *ReviewDecision) GetDigest() string {
+	if x != nil {
+		return x.Digest
+	}
+	return ""
+}
+
+func (x *ReviewDecision) GetReviewerRoles() []string {
+	if x != nil {
+		return x.ReviewerRoles
+	}
+	return nil
+}
+
+func (x *ReviewDecision) GetAuthenticated() bool {
+	if x != nil {
+		return x.Authenticated
+	}
+	return false
 }
 
 // Stage lists steps that can run at the same time.
@@ -1036,7 +1106,7 @@ var File_proto_weft_v1_weft_proto protoreflect.FileDescriptor
 
 const file_proto_weft_v1_weft_proto_rawDesc = "" +
 	"\n" +
-	"\x18proto/weft/v1/weft.proto\x12\aweft.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xc1\x05\n" +
+	"\x18proto/weft/v1/weft.proto\x12\aweft.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xf8\x05\n" +
 	"\n" +
 	"RunRequest\x127\n" +
 	"\n" +
@@ -1049,7 +1119,11 @@ const file_proto_weft_v1_weft_proto_rawDesc = "" +
 	"\x05reuse\x18\x06 \x03(\v2\x1e.weft.v1.RunRequest.ReuseEntryR\x05reuse\x12!\n" +
 	"\fresumed_from\x18\a \x01(\tR\vresumedFrom\x12'\n" +
 	"\x0fdefinition_json\x18\b \x01(\tR\x0edefinitionJson\x12M\n" +
-	"\x0eworkflow_files\x18\t \x03(\v2&.weft.v1.RunRequest.WorkflowFilesEntryR\rworkflowFiles\x1aU\n" +
+	"\x0eworkflow_files\x18\t \x03(\v2&.weft.v1.RunRequest.WorkflowFilesEntryR\rworkflowFiles\x12\x16\n" +
+	"\x06origin\x18\n" +
+	" \x01(\tR\x06origin\x12\x1d\n" +
+	"\n" +
+	"started_by\x18\v \x01(\tR\tstartedBy\x1aU\n" +
 	"\x0eWorkflowsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12-\n" +
 	"\x05value\x18\x02 \x01(\v2\x17.google.protobuf.StructR\x05value:\x028\x01\x1aP\n" +
@@ -1109,7 +1183,7 @@ const file_proto_weft_v1_weft_proto_rawDesc = "" +
 	"\x05usage\x18\x14 \x01(\v2\x13.weft.v1.TokenUsageR\x05usage\x12\x1e\n" +
 	"\n" +
 	"iterations\x18\x15 \x01(\x05R\n" +
-	"iterations\"\xaa\x03\n" +
+	"iterations\"\xe0\x03\n" +
 	"\rReviewRequest\x12\x12\n" +
 	"\x04step\x18\x01 \x01(\tR\x04step\x12\x14\n" +
 	"\x05title\x18\x02 \x01(\tR\x05title\x12\"\n" +
@@ -1124,14 +1198,19 @@ const file_proto_weft_v1_weft_proto_rawDesc = "" +
 	"\x04tool\x18\n" +
 	" \x01(\tR\x04tool\x12!\n" +
 	"\fexecution_id\x18\v \x01(\tR\vexecutionId\x12.\n" +
-	"\x06schema\x18\f \x01(\v2\x16.google.protobuf.ValueR\x06schema\"\xb2\x01\n" +
+	"\x06schema\x18\f \x01(\v2\x16.google.protobuf.ValueR\x06schema\x12\x1c\n" +
+	"\treviewers\x18\r \x03(\tR\treviewers\x12\x16\n" +
+	"\x06digest\x18\x0e \x01(\tR\x06digest\"\x97\x02\n" +
 	"\x0eReviewDecision\x12\x12\n" +
 	"\x04step\x18\x01 \x01(\tR\x04step\x12\x1a\n" +
 	"\bdecision\x18\x02 \x01(\tR\bdecision\x12*\n" +
 	"\x04data\x18\x03 \x01(\v2\x16.google.protobuf.ValueR\x04data\x12\x1a\n" +
 	"\breviewer\x18\x04 \x01(\tR\breviewer\x12\x18\n" +
 	"\acomment\x18\x05 \x01(\tR\acomment\x12\x0e\n" +
-	"\x02id\x18\x06 \x01(\tR\x02id\"\x1d\n" +
+	"\x02id\x18\x06 \x01(\tR\x02id\x12\x16\n" +
+	"\x06digest\x18\a \x01(\tR\x06digest\x12%\n" +
+	"\x0ereviewer_roles\x18\b \x03(\tR\rreviewerRoles\x12$\n" +
+	"\rauthenticated\x18\t \x01(\bR\rauthenticated\"\x1d\n" +
 	"\x05Stage\x12\x14\n" +
 	"\x05steps\x18\x01 \x03(\tR\x05steps\"\x9b\x03\n" +
 	"\x0eExecutionState\x12\x1a\n" +
