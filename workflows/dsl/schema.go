@@ -63,7 +63,7 @@ var printer = message.NewPrinter(language.English)
 
 // schemaDiags turns a jsonschema validation error into diagnostics. prefix is the JSON pointer
 // of the validated value inside the file; skip reports pointers whose findings are ignored
-// (templated values); unknown says how an unknown field is reported.
+// (templated values; never an unknown field, whatever its value); unknown says how an unknown field is reported.
 func schemaDiags(src *Source, err error, prefix string, skip func(string) bool, unknown Severity, known func(ptr string) []string) Diagnostics {
 	ve, ok := err.(*jsonschema.ValidationError)
 	if !ok {
@@ -99,10 +99,8 @@ func schemaDiags(src *Source, err error, prefix string, skip func(string) bool, 
 			props := append([]string(nil), k.Properties...)
 			sort.Strings(props)
 			for _, p := range props {
+				// An unknown key is wrong whatever its value: a templated value is no reason to skip it.
 				child := ptr + "/" + escapePointer(p)
-				if skip != nil && skip(child) {
-					continue
-				}
 				var cands []string
 				if known != nil {
 					cands = known(ptr)

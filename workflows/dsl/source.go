@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // MaxFileSize is the largest workflow file weft reads (1 MiB). Larger pipelines belong in several
@@ -46,6 +47,11 @@ func ParseSource(file string, data []byte) (*Source, error) {
 	if err := checkDepth(data); err != nil {
 		return nil, Diagnostics{s.diag(err.off, "", err.msg, fmt.Sprintf("nest at most %d levels", MaxDepth))}
 	}
+	if off := invalidUTF8(data); off >= 0 {
+		// encoding/json would turn the byte into U+FFFD silently; the run would then fail on it later
+		// (protobuf strings are UTF-8), so refuse the file here, where the byte can be pointed at.
+		return nil, Diagnostics{s.diag(off, "", fmt.Sprintf("invalid UTF-8: byte 0x%02X does not start a UTF-8 character", data[off]), utf8Hint(data))}
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	var root any
 	if err := dec.Decode(&root); err != nil {
@@ -58,6 +64,28 @@ func ParseSource(file string, data []byte) (*Source, error) {
 	s.Root = root
 	(&scanner{data: data, src: s}).value("") // duplicate keys only; positions are indexed on first use
 	return s, nil
+}
+
+// invalidUTF8 returns the offset of the first byte of data that is not valid UTF-8, or -1.
+func invalidUTF8(data []byte) int {
+	if utf8.Valid(data) {
+		return -1
+	}
+	for i := 0; i < len(data); {
+		r, n := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return i
+		}
+		i += n
+	}
+	return -1
+}
+
+func utf8Hint(data []byte) string {
+	if bytes.HasPrefix(data, []byte{0xFF, 0xFE}) || bytes.HasPrefix(data, []byte{0xFE, 0xFF}) {
+		return "the file is UTF-16: save it as UTF-8"
+	}
+	return "save the file as UTF-8 (it was probably written as Latin-1 or Windows-1252), or write the character as a \\uXXXX escape"
 }
 
 func sizeDiag(file string, size int64) Diagnostic {
