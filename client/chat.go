@@ -10,7 +10,6 @@ import (
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/api/workflowservice/v1"
 	tclient "go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/converter"
 
 	"github.com/weftworks/weft/workflows"
 )
@@ -31,6 +30,15 @@ func (c *Client) StartChat(ctx context.Context, id string, o ChatOptions) (strin
 	}
 	if d, err := c.Describe(ctx, id); err == nil {
 		if d.Status == "running" {
+			if o.StartedBy != "" {
+				s, err := c.ChatSession(ctx, id)
+				if err != nil {
+					return "", false, err
+				}
+				if s.StartedBy != o.StartedBy {
+					return "", false, &RefusedError{Msg: fmt.Sprintf("chat session %s was started by someone else: %s may attach only to sessions of their own; start a new one without a session id", id, o.StartedBy)}
+				}
+			}
 			return id, true, nil
 		}
 		return "", false, &InvalidError{Err: fmt.Errorf("chat session %s has ended (%s); start a new one without --session", id, d.Status)}
@@ -51,11 +59,14 @@ func (c *Client) StartChat(ctx context.Context, id string, o ChatOptions) (strin
 
 // Send sends one message and waits for the turn's answer (reviews of tool calls included:
 // decide them with Review while Send waits).
-func (c *Client) Send(ctx context.Context, id, text string) (*workflows.ChatTurn, error) {
+//
+// from is the authenticated identity sending it ("" : nobody authenticated, the operator); a
+// session started by one identity refuses messages from another.
+func (c *Client) Send(ctx context.Context, id, text, from string) (*workflows.ChatTurn, error) {
 	for attempt := 0; ; attempt++ {
 		h, err := c.t.UpdateWorkflow(ctx, tclient.UpdateWorkflowOptions{
 			WorkflowID: id, UpdateName: workflows.UpdateChatMessage,
-			Args: []any{workflows.ChatMessage{Text: text}}, WaitForStage: tclient.WorkflowUpdateStageCompleted,
+			Args: []any{workflows.ChatMessage{Text: text, From: from}}, WaitForStage: tclient.WorkflowUpdateStageCompleted,
 		})
 		if err == nil {
 			var reply workflows.ChatReply
@@ -128,7 +139,7 @@ func (c *Client) ListChats(ctx context.Context, limit int) ([]RunSummary, error)
 		seen[id] = true
 		r := RunSummary{ID: id, Workflow: "chat", Status: StatusName(e.GetStatus()), Started: e.GetStartTime().AsTime()}
 		if p, ok := e.GetMemo().GetFields()[workflows.MemoWorkflow]; ok {
-			_ = converter.GetDefaultDataConverter().FromPayload(p, &r.Workflow)
+			_ = c.converter().FromPayload(p, &r.Workflow)
 		}
 		out = append(out, r)
 	}

@@ -109,8 +109,10 @@ func (c *Client) Describe(ctx context.Context, id string) (*Description, error) 
 		out.Closed = info.GetCloseTime().AsTime()
 	}
 	if p, ok := info.GetMemo().GetFields()[workflows.MemoWorkflow]; ok {
-		_ = converter.GetDefaultDataConverter().FromPayload(p, &out.Workflow)
+		_ = c.converter().FromPayload(p, &out.Workflow)
 	}
+	// Memos and heartbeat details go through the connection's codec; search attributes never do
+	// (the server indexes them), so they are read with the default converter.
 	if p, ok := info.GetSearchAttributes().GetIndexedFields()[workflows.StatusAttribute.GetName()]; ok {
 		_ = converter.GetDefaultDataConverter().FromPayload(p, &out.Weft)
 	}
@@ -120,7 +122,7 @@ func (c *Client) Describe(ctx context.Context, id string) (*Description, error) 
 	for _, pa := range d.GetPendingActivities() {
 		a := PendingActivity{ActivityID: pa.GetActivityId(), Type: pa.GetActivityType().GetName(), Attempt: pa.GetAttempt()}
 		if hd := pa.GetHeartbeatDetails(); hd != nil && len(hd.GetPayloads()) > 0 {
-			_ = converter.GetDefaultDataConverter().FromPayload(hd.GetPayloads()[0], &a.Details)
+			_ = c.converter().FromPayload(hd.GetPayloads()[0], &a.Details)
 		}
 		out.Pending = append(out.Pending, a)
 	}
@@ -212,7 +214,12 @@ var temporalStatus = map[string]string{
 	"terminated": "Terminated", "timed_out": "TimedOut", "continued_as_new": "ContinuedAsNew",
 }
 
-// List lists weft runs, newest first.
+// List lists weft runs, newest start time first, whatever their status.
+//
+// Visibility lists running runs first and closed runs by close time, so the newest runs are not
+// simply the first page: List reads the running runs and the closed runs separately and merges
+// them. Closed runs come newest close first; a run closes after it starts, so once a closed run
+// closed before the Limit-th newest start seen so far, no later one can make the cut.
 func (c *Client) List(ctx context.Context, o ListOptions) ([]RunSummary, error) {
 	if o.Limit <= 0 {
 		o.Limit = 20
@@ -233,10 +240,70 @@ func (c *Client) List(ctx context.Context, o ListOptions) ([]RunSummary, error) 
 	}
 	lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	out := []RunSummary{}
+	var out []RunSummary
+	switch {
+	case o.Status == "running" || o.AwaitingReview:
+		// Running runs are listed newest start first.
+		runs, err := c.listQuery(lctx, q, o, false, nil)
+		if err != nil {
+			return nil, err
+		}
+		out = runs
+	case o.Status != "":
+		runs, err := c.listQuery(lctx, q, o, true, nil)
+		if err != nil {
+			return nil, err
+		}
+		out = runs
+	default:
+		running, err := c.listQuery(lctx, q+` AND ExecutionStatus = "Running"`, o, false, nil)
+		if err != nil {
+			return nil, err
+		}
+		closed, err := c.listQuery(lctx, q+` AND ExecutionStatus != "Running"`, o, true, running)
+		if err != nil {
+			return nil, err
+		}
+		out = append(running, closed...)
+	}
+	sortNewestFirst(out)
+	if len(out) > o.Limit {
+		out = out[:o.Limit]
+	}
+	if out == nil {
+		out = []RunSummary{}
+	}
+	return out, nil
+}
+
+// sortNewestFirst orders runs by start time, newest first (ties: by id, for a stable listing).
+func sortNewestFirst(runs []RunSummary) {
+	sort.SliceStable(runs, func(i, j int) bool {
+		if !runs[i].Started.Equal(runs[j].Started) {
+			return runs[i].Started.After(runs[j].Started)
+		}
+		return runs[i].ID < runs[j].ID
+	})
+}
+
+// listQuery reads the runs q matches. Without closed, it reads at most o.Limit of them. With
+// closed, q lists closed runs (newest close first) and reading stops as soon as no further run can
+// be among the o.Limit newest starts of others and the runs read so far.
+func (c *Client) listQuery(ctx context.Context, q string, o ListOptions, closed bool, others []RunSummary) ([]RunSummary, error) {
+	var out []RunSummary
 	var token []byte
-	for len(out) < o.Limit {
-		resp, err := c.t.ListWorkflow(lctx, &workflowservice.ListWorkflowExecutionsRequest{Query: q, PageSize: int32(min(o.Limit, 100)), NextPageToken: token})
+	merging := closed
+	// cutoff is the Limit-th newest start among others and out (zero while there are fewer).
+	cutoff := func() time.Time {
+		all := append(append([]RunSummary(nil), others...), out...)
+		if len(all) < o.Limit {
+			return time.Time{}
+		}
+		sortNewestFirst(all)
+		return all[o.Limit-1].Started
+	}
+	for {
+		resp, err := c.t.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: q, PageSize: int32(min(o.Limit, 100)), NextPageToken: token})
 		if err != nil {
 			return nil, fmt.Errorf("listing runs (%s): %w", q, err)
 		}
@@ -245,9 +312,15 @@ func (c *Client) List(ctx context.Context, o ListOptions) ([]RunSummary, error) 
 			if e.GetCloseTime() != nil {
 				r.Closed = e.GetCloseTime().AsTime()
 			}
-			if p, ok := e.GetMemo().GetFields()[workflows.MemoWorkflow]; ok {
-				_ = converter.GetDefaultDataConverter().FromPayload(p, &r.Workflow)
+			if merging {
+				if cut := cutoff(); !cut.IsZero() && !r.Closed.IsZero() && r.Closed.Before(cut) {
+					return out, nil
+				}
 			}
+			if p, ok := e.GetMemo().GetFields()[workflows.MemoWorkflow]; ok {
+				_ = c.converter().FromPayload(p, &r.Workflow)
+			}
+			// Search attributes are never encoded by the codec (the server indexes them).
 			if p, ok := e.GetSearchAttributes().GetIndexedFields()[workflows.StatusAttribute.GetName()]; ok {
 				_ = converter.GetDefaultDataConverter().FromPayload(p, &r.Weft)
 			}
@@ -255,16 +328,15 @@ func (c *Client) List(ctx context.Context, o ListOptions) ([]RunSummary, error) 
 				continue
 			}
 			out = append(out, r)
-			if len(out) >= o.Limit {
-				break
+			if !merging && len(out) >= o.Limit {
+				return out, nil
 			}
 		}
 		token = resp.GetNextPageToken()
 		if len(token) == 0 {
-			break
+			return out, nil
 		}
 	}
-	return out, nil
 }
 
 // Cancel asks a running run to stop: steps in flight are cancelled, finished steps keep their
