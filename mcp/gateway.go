@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -12,8 +13,12 @@ import (
 	mcplib "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 	weftclient "github.com/weftworks/weft/client"
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/interceptor"
+	"go.temporal.io/sdk/temporal"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/weftworks/weft/activities"
 	"github.com/weftworks/weft/activities/toolspec"
@@ -199,12 +204,29 @@ func (g *Gateway) start(ctx context.Context, def *dsl.Definition, source string,
 	defer cancel()
 	res, err := run.Get(wctx)
 	if err != nil {
-		if wctx.Err() != nil && ctx.Err() == nil {
+		if waitRanOut(ctx, err) {
 			return nil, run.ID, nil // still running
 		}
 		return nil, run.ID, fmt.Errorf("execution %s failed: %s", run.ID, weftclient.Cause(err))
 	}
 	return res, run.ID, nil
+}
+
+// waitRanOut tells whether err only says that waiting for a run's result took longer than the
+// wait (the run goes on), rather than that the run ended badly or the caller went away. The
+// deadline can surface as the context's error or as the server's DEADLINE_EXCEEDED answer to the
+// long poll, which may arrive before the wait's own context says it expired: so the error itself
+// decides, not a second look at the context.
+func waitRanOut(ctx context.Context, err error) bool {
+	if ctx.Err() != nil {
+		return false // the caller left: not a result
+	}
+	var ended *temporal.WorkflowExecutionError
+	if errors.As(err, &ended) {
+		return false // the run ended (a run's own timeout included)
+	}
+	var de *serviceerror.DeadlineExceeded
+	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &de) || status.Code(err) == codes.DeadlineExceeded
 }
 
 // workflowFiles returns the workflows the gateway offers: built-ins (unless disabled) and the
