@@ -7,12 +7,16 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
 	weftclient "github.com/weftworks/weft/client"
 
 	"github.com/weftworks/weft/activities"
@@ -60,6 +64,13 @@ func newDevCommand() *cobra.Command {
 			defer stop()
 			out := cmd.OutOrStdout()
 			started := time.Now()
+			cfg := activities.ConfigFromEnv(os.Getenv)
+			if cfg.MongoDBURI != "" {
+				// Say up only when the store answers, not when the first tool needs it.
+				if err := checkStore(ctx, cfg.MongoDBURI, storePingTimeout); err != nil {
+					return err
+				}
+			}
 			codecEndpoint, err := startDevCodec(ctx, host, codecPort, uiPort)
 			if err != nil {
 				return err
@@ -69,7 +80,6 @@ func newDevCommand() *cobra.Command {
 				return err
 			}
 			defer srv.Stop()
-			cfg := activities.ConfigFromEnv(os.Getenv)
 			dbNote := cfg.MongoDBURI + " (MONGODB_URI)"
 			if cfg.MongoDBURI == "" {
 				db, err := stack.Store(ctx, filepath.Join(dataDir, "db"), dbPort)
@@ -237,6 +247,37 @@ func startDemo(ctx context.Context, c *weftclient.Client, srv *RunningTemporal, 
 		fmt.Fprintf(out, "Demo run %s completed in %dms: %s\n", id, res.DurationMs, b)
 	}()
 	return nil
+}
+
+// storePingTimeout bounds weft dev's check that the database at MONGODB_URI answers.
+var storePingTimeout = 3 * time.Second
+
+// checkStore pings the MongoDB-wire database at uri (MONGODB_URI), waiting at most timeout.
+func checkStore(ctx context.Context, uri string, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	c, err := mongo.Connect(options.Client().ApplyURI(uri).SetServerSelectionTimeout(timeout).SetConnectTimeout(timeout))
+	if err == nil {
+		err = c.Ping(ctx, nil)
+		_ = c.Disconnect(context.Background())
+	}
+	if err != nil {
+		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("the database at MONGODB_URI=%s does not answer (ping, %s): %w; start it, correct MONGODB_URI, or unset MONGODB_URI to use the embedded database",
+			hidePassword(uri), timeout, err)}
+	}
+	return nil
+}
+
+// hidePassword masks the password of a connection string for messages.
+func hidePassword(uri string) string {
+	u, err := url.Parse(uri)
+	if err != nil || u.User == nil {
+		return uri
+	}
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	return u.String()
 }
 
 // startDevCodec serves the payload codecs to the Web UI when payloads are encrypted; it returns
