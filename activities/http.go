@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"strings"
 	"syscall"
 	"time"
@@ -110,19 +112,25 @@ func (t *Tools) http(ctx context.Context, in map[string]any) (any, *toolspec.Usa
 		if asInput(err, &ie) {
 			return nil, nil, ie
 		}
-		return nil, nil, provider.Network("http", err)
+		// The tool's name already leads the message ("http: "): name the request instead, and
+		// drop *url.Error's own `Get "URL": ` prefix, which would say it again.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return nil, nil, provider.Network(httpTarget(req), err)
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, maxBytes+1))
 	if err != nil {
-		return nil, nil, provider.Network("http", err)
+		return nil, nil, provider.Network(httpTarget(req), fmt.Errorf("reading the response: %w", err))
 	}
 	truncated := int64(len(data)) > maxBytes
 	if truncated {
 		data = data[:maxBytes]
 	}
 	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500 {
-		return nil, nil, provider.FromStatus("http", resp.StatusCode, resp.Header, strings.TrimSpace(string(data[:min(len(data), 200)])), "")
+		return nil, nil, provider.FromStatus(httpTarget(req), resp.StatusCode, resp.Header, strings.TrimSpace(string(data[:min(len(data), 200)])), "")
 	}
 	out := map[string]any{"status": resp.StatusCode, "headers": map[string]any{"content-type": resp.Header.Get("Content-Type")}, "truncated": truncated}
 	var parsed any
@@ -132,4 +140,12 @@ func (t *Tools) http(ctx context.Context, in map[string]any) (any, *toolspec.Usa
 		out["text"] = string(data)
 	}
 	return out, nil, nil
+}
+
+// httpTarget names a request in errors: method and URL, without user info or query (they may hold
+// credentials).
+func httpTarget(req *http.Request) string {
+	u := *req.URL
+	u.User, u.RawQuery, u.ForceQuery, u.Fragment = nil, "", false, ""
+	return req.Method + " " + u.String()
 }

@@ -64,3 +64,25 @@ func TestHTTPTool(t *testing.T) {
 	_, err = run(t, allowed, "http", map[string]any{"url": "ftp://example.com/x"})
 	require.ErrorContains(t, err, "invalid inputs")
 }
+
+// TestHTTPToolErrorsSayItOnce: the http tool's errors name the tool once, then the request
+// (issue 21, item 9: they said `http: http: Get …`).
+func TestHTTPToolErrorsSayItOnce(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusBadGateway)
+		fmt.Fprint(w, "upstream down")
+	}))
+	allowed := activities.Config{HTTPAllow: []string{"127.0.0.0/8"}}
+	_, err := run(t, allowed, "http", map[string]any{"url": srv.URL + "/busy?token=secret"})
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "http: GET "+srv.URL+"/busy: HTTP 502: upstream down")
+	require.NotContains(t, err.Error(), "secret", "the query may hold credentials")
+
+	srv.Close() // nothing listens there now
+	_, err = run(t, allowed, "http", map[string]any{"url": srv.URL + "/gone"})
+	require.Error(t, err)
+	msg := err.Error()
+	require.Contains(t, msg, "http: GET "+srv.URL+"/gone: dial tcp")
+	require.NotContains(t, msg, "http: http:")
+	require.NotContains(t, msg, `Get "`)
+}
