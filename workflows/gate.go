@@ -1,6 +1,8 @@
 package workflows
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +13,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
@@ -53,6 +56,7 @@ func (r *run) openGate(ctx workflow.Context, sr *stepRun, req *weftv1.ReviewRequ
 		}
 	}
 	req.RequestedAt = timestamppb.New(workflow.Now(ctx))
+	req.Digest = DataDigest(req.Data)
 	r.gates[req.Id] = g
 	sr.openGates++
 	sr.status = StatusAwaitingReview
@@ -164,13 +168,57 @@ func (r *run) findGate(d *weftv1.ReviewDecision) (*gate, error) {
 	return open[0], nil
 }
 
-// checkGateDecision validates a decision for its gate.
+// MaxEditBytes is the largest edited data (JSON bytes) a review decision may carry. The decision
+// is written to the run's history (Temporal refuses a payload over 2 MB, and then fails the
+// workflow task instead of answering), and the edited data becomes the step's output, which
+// later steps, the run's result and the state carry again.
+const MaxEditBytes = 1 << 20
+
+// MaxDecisionBytes is the largest decision (protobuf bytes) the validator accepts.
+const MaxDecisionBytes = MaxEditBytes + 64<<10
+
+// RoleAdmin may decide any review, whoever its reviewers are.
+const RoleAdmin = "admin"
+
+// DataDigest is a gate's ReviewRequest.digest: the hex sha256 of the canonical JSON of data
+// (encoding/json of its value, which sorts object keys; null when there is no data).
+func DataDigest(data *structpb.Value) string {
+	var v any
+	if data != nil {
+		v = data.AsInterface()
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		b = []byte("null")
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// check validates a decision for its gate: the decision itself, what the reviewer was shown (the
+// digest), who decides (the gate's reviewers, for an authenticated caller) and the edit's size
+// and shape. Errors say what to send instead.
 func (g *gate) check(d *weftv1.ReviewDecision) error {
 	switch d.Decision {
-	case DecisionApprove, DecisionReject:
-	case DecisionEdit:
+	case DecisionApprove, DecisionReject, DecisionEdit:
+	default:
+		return fmt.Errorf("decision %q is not approve, edit or reject", d.Decision)
+	}
+	if d.Digest != "" && d.Digest != g.req.Digest {
+		return fmt.Errorf("the data of review %q changed since it was shown (digest %s, now %s): read the review again and decide on what it shows now",
+			g.req.Id, d.Digest, g.req.Digest)
+	}
+	if err := g.mayDecide(d); err != nil {
+		return err
+	}
+	if d.Decision == DecisionEdit {
 		if d.Data == nil {
 			return errors.New("an edit decision needs data: the corrected proposal")
+		}
+		if n := jsonSize(d.Data.AsInterface()); n > MaxEditBytes {
+			return fmt.Errorf("edited data for %q is too large: %s of JSON, more than a review edit may carry (%s): "+
+				"send a shorter edit, or approve and let a later step change the data (put large content in a file or ingest it, and edit a reference to it)",
+				g.req.Id, byteSize(n), byteSize(MaxEditBytes))
 		}
 		if g.schema != nil {
 			if err := g.schema.Validate(toJSONValue(d.Data.AsInterface())); err != nil {
@@ -178,10 +226,64 @@ func (g *gate) check(d *weftv1.ReviewDecision) error {
 				return fmt.Errorf("edited data for %q does not fit what this review expects (%s): %s", g.req.Id, string(want), schemaMessage(err))
 			}
 		}
-	default:
-		return fmt.Errorf("decision %q is not approve, edit or reject", d.Decision)
+	}
+	if n := proto.Size(d); n > MaxDecisionBytes {
+		return fmt.Errorf("the decision for %q is too large: %s, more than %s: shorten the comment", g.req.Id, byteSize(n), byteSize(MaxDecisionBytes))
 	}
 	return nil
+}
+
+// mayDecide enforces the gate's reviewers on an authenticated decision: the reviewer's name is
+// listed, or one of its roles is listed as "role:NAME", or it has the admin role. A decision
+// nobody authenticated (the operator's loopback CLI, the temporal CLI) passes: its reviewer is
+// a label.
+func (g *gate) mayDecide(d *weftv1.ReviewDecision) error {
+	if len(g.req.Reviewers) == 0 || !d.Authenticated {
+		return nil
+	}
+	roles := map[string]bool{}
+	for _, r := range d.ReviewerRoles {
+		roles[r] = true
+	}
+	if roles[RoleAdmin] {
+		return nil
+	}
+	var names, wanted []string
+	for _, rv := range g.req.Reviewers {
+		if role, ok := strings.CutPrefix(rv, "role:"); ok {
+			if roles[role] {
+				return nil
+			}
+			wanted = append(wanted, "anyone with the role "+role)
+			continue
+		}
+		if rv == d.Reviewer && rv != "" {
+			return nil
+		}
+		names = append(names, rv)
+	}
+	if len(names) > 0 {
+		wanted = append([]string{strings.Join(names, ", ")}, wanted...)
+	}
+	who := fmt.Sprintf("%q", d.Reviewer)
+	if len(d.ReviewerRoles) > 0 {
+		who += " (roles: " + strings.Join(d.ReviewerRoles, ", ") + ")"
+	} else {
+		who += " (no roles)"
+	}
+	return fmt.Errorf("review %q may be decided only by %s (or an admin); %s may not: ask one of them to decide, or have the key given a listed role",
+		g.req.Id, strings.Join(wanted, " or "), who)
+}
+
+// byteSize writes n bytes for people: 2.3 MB, 512 KB, 80 bytes.
+func byteSize(n int) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%d KB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 func schemaMessage(err error) string {

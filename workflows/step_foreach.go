@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"errors"
 	"fmt"
 
 	"go.temporal.io/sdk/temporal"
@@ -29,7 +30,9 @@ func itemEnv(env map[string]any, names map[string]any) map[string]any {
 }
 
 // forEach runs the step once per item of its forEach array, at most concurrency at a time, and
-// returns {results, count} in item order. The first item failure fails the step.
+// returns {results, count} in item order. The first item failure fails the step. A review step
+// (under ChangeForEachReview) completes when every item is decided, each item's decision its
+// result; when it fails, its output still holds the decisions made.
 func (r *run) forEach(ctx workflow.Context, sr *stepRun) (any, error) {
 	v, err := sr.cs.ForEach.Eval(r.env)
 	if err != nil {
@@ -47,6 +50,11 @@ func (r *run) forEach(ctx workflow.Context, sr *stepRun) (any, error) {
 	if layout := r.batchLayout(ctx, sr, len(items)); layout > 0 {
 		return r.forEachBatches(ctx, sr, items, limit, layout)
 	}
+	eachDecided := sr.cs.Spec.Kind == toolspec.KindReview &&
+		workflow.GetVersion(ctx, ChangeForEachReview, workflow.DefaultVersion, 1) >= 1
+	if eachDecided {
+		ctx = workflow.WithValue(ctx, eachDecidedKey{}, true)
+	}
 	results := make([]any, len(items))
 	sr.itemsTotal = int32(len(items))
 	finished := 0
@@ -55,12 +63,26 @@ func (r *run) forEach(ctx workflow.Context, sr *stepRun) (any, error) {
 		env := itemEnv(r.env, map[string]any{"item": items[i], "index": i})
 		out, err := r.execOnce(ctx, sr, env)
 		if err != nil {
+			var rej *reviewRejected
+			if errors.As(err, &rej) {
+				results[i] = rej.output
+			}
 			return fmt.Errorf("item %d: %w", i, err)
 		}
 		results[i] = out
 		return nil
 	})
 	if err != nil {
+		if eachDecided {
+			// The step failed (a reject with rejectFails, a timeout with onTimeout fail): its
+			// output still lists every item, the decisions made and the items left undecided.
+			for i, res := range results {
+				if res == nil {
+					results[i] = map[string]any{"decision": DecisionUndecided, "data": nil}
+				}
+			}
+			return nil, &reviewRejected{output: map[string]any{"results": results, "count": len(results)}, err: err}
+		}
 		return nil, err
 	}
 	return map[string]any{"results": results, "count": len(results)}, nil

@@ -10,6 +10,7 @@ import (
 
 	"github.com/weftworks/weft/activities/toolspec"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
+	"github.com/weftworks/weft/workflows/expr"
 )
 
 // reviewRejected is a reject decision: the step fails, but its output still carries the
@@ -22,8 +23,24 @@ type reviewRejected struct {
 func (e *reviewRejected) Error() string { return e.err.Error() }
 func (e *reviewRejected) Unwrap() error { return e.err }
 
+// ChangeForEachReview: a forEach review step waits until every item is decided, each item's
+// decision (a reject too) is that item's output, and only rejectFails makes a reject fail the
+// step. Before it, the first reject failed the step and cancelled the other items' reviews.
+const ChangeForEachReview = "foreach-review-each-item-decided"
+
+// DecisionUndecided is the decision of a forEach review item that was not decided when the step
+// failed (another item rejected with rejectFails, or timed out).
+const DecisionUndecided = "undecided"
+
+// eachDecidedKey marks the context of a forEach review's items under ChangeForEachReview.
+type eachDecidedKey struct{}
+
 // review pauses until a decision for this step arrives (Update or Signal `review`) or the
 // optional timeout fires. Inside forEach each item is its own gate ("step[i]").
+//
+// A reject fails the step when rejectFails says so; by default a single review's reject does
+// (files branch on it with continueOnError), a forEach item's reject does not: it is that item's
+// output, like an approval.
 func (r *run) review(ctx workflow.Context, sr *stepRun, inputs map[string]any, env map[string]any) (any, error) {
 	id := sr.cs.ID
 	gateID := id
@@ -54,7 +71,17 @@ func (r *run) review(ctx workflow.Context, sr *stepRun, inputs map[string]any, e
 	if err != nil {
 		return nil, temporal.NewNonRetryableApplicationError("review data: "+err.Error(), toolspec.ErrInvalidInput, nil)
 	}
-	req := &weftv1.ReviewRequest{Id: gateID, Kind: GateReview, Step: id, Title: title, Instructions: instructions, Data: data, OnTimeout: onTimeout}
+	reviewers, err := reviewerList(inputs["reviewers"])
+	if err != nil {
+		return nil, temporal.NewNonRetryableApplicationError(err.Error(), toolspec.ErrInvalidInput, nil)
+	}
+	rejectFails, set := inputs["rejectFails"].(bool)
+	if !set {
+		eachDecided, _ := ctx.Value(eachDecidedKey{}).(bool)
+		rejectFails = !eachDecided
+	}
+	req := &weftv1.ReviewRequest{Id: gateID, Kind: GateReview, Step: id, Title: title, Instructions: instructions, Data: data,
+		OnTimeout: onTimeout, Reviewers: reviewers}
 	if timeout > 0 {
 		req.Deadline = timestamppb.New(workflow.Now(ctx).Add(timeout))
 	}
@@ -74,10 +101,15 @@ func (r *run) review(ctx workflow.Context, sr *stepRun, inputs map[string]any, e
 	if d.Decision == DecisionEdit {
 		outData = d.GetData().AsInterface()
 	}
-	out := map[string]any{"decision": d.Decision, "data": outData, "reviewer": d.Reviewer, "comment": d.Comment,
-		"decidedAt": workflow.Now(ctx).UTC().Format(time.RFC3339)}
-	if d.Decision == DecisionReject {
+	// Who decided (an authenticated identity, or a typed label when authenticated is false) and
+	// on what (the digest of the data shown).
+	out := map[string]any{"decision": d.Decision, "data": outData, "reviewer": d.Reviewer, "authenticated": d.Authenticated,
+		"comment": d.Comment, "digest": req.Digest, "decidedAt": workflow.Now(ctx).UTC().Format(time.RFC3339)}
+	if d.Decision == DecisionReject && rejectFails {
 		msg := "rejected"
+		if i, ok := env["index"].(int); ok && sr.cs.ForEach != nil {
+			msg = fmt.Sprintf("item %d rejected", i)
+		}
 		if d.Reviewer != "" {
 			msg += " by " + d.Reviewer
 		}
@@ -85,6 +117,26 @@ func (r *run) review(ctx workflow.Context, sr *stepRun, inputs map[string]any, e
 			msg += ": " + d.Comment
 		}
 		return nil, &reviewRejected{output: out, err: temporal.NewNonRetryableApplicationError(msg, ErrReviewRejected, nil)}
+	}
+	return out, nil
+}
+
+// reviewerList reads a review's reviewers input: names and "role:NAME" entries.
+func reviewerList(v any) ([]string, error) {
+	if v == nil {
+		return nil, nil
+	}
+	list, ok := v.([]any)
+	if !ok {
+		return nil, fmt.Errorf("review reviewers must be a list of names and \"role:NAME\" entries, not %s", expr.TypeName(v))
+	}
+	var out []string
+	for _, e := range list {
+		s, _ := e.(string)
+		if s == "" || s == "role:" {
+			return nil, fmt.Errorf("review reviewers: %v is not a name or \"role:NAME\"", e)
+		}
+		out = append(out, s)
 	}
 	return out, nil
 }

@@ -85,9 +85,12 @@ func init() {
 		  "data":{},
 		  "schema":{"type":"object","description":"JSON Schema an edit's data must satisfy (default: the shape of data)"},
 		  "timeout":{"type":["string","number"],"pattern":"^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$","minimum":1,"description":"1h, 30m; or a number of milliseconds"},
-		  "onTimeout":{"type":"string","enum":["approve","reject","fail"],"default":"fail"}}}`,
+		  "onTimeout":{"type":"string","enum":["approve","reject","fail"],"default":"fail"},
+		  "reviewers":{"type":"array","minItems":1,"items":{"type":"string","pattern":"^(role:)?[^\\s:]+$"},
+		    "description":"who may decide: identity names and \"role:NAME\" entries (an admin always may); decisions nobody authenticated, from the operator's own CLI, pass"},
+		  "rejectFails":{"type":"boolean","description":"whether a reject fails the step (default: true for one review; false for a forEach review, where each item's decision, a reject too, is its output)"}}}`,
 		Output: `{"type":"object","properties":{"decision":{"type":"string"},"data":{},"reviewer":{"type":"string"},
-		  "comment":{"type":"string"},"decidedAt":{"type":"string"}}}`,
+		  "authenticated":{"type":"boolean"},"comment":{"type":"string"},"digest":{"type":"string"},"decidedAt":{"type":"string"}}}`,
 		Annotations: Annotations{},
 	})
 }
