@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -27,11 +28,17 @@ import (
 // revoked with `weft mcp revoke-key` is refused by every running gateway at its next request.
 type Keys struct {
 	path  string
-	plain [][]byte
+	plain []entry
 
-	mu     sync.Mutex
-	stamp  string // size and modification time of the key file when last read
-	hashes [][]byte
+	mu      sync.Mutex
+	stamp   string // size and modification time of the key file when last read
+	entries []entry
+}
+
+// entry is one accepted key: its hash and who it stands for.
+type entry struct {
+	hash []byte
+	id   Identity
 }
 
 // KeyFile is where generated keys are stored (hashed).
@@ -43,20 +50,56 @@ func KeyFile() string {
 	return filepath.Join(dir, "weft", "mcp-keys.json")
 }
 
-type keyStore struct {
-	Keys []struct {
-		ID      string    `json:"id"`
-		SHA256  string    `json:"sha256"`
-		Created time.Time `json:"created"`
-	} `json:"keys"`
+// StoredKey is one key of the key file. Name and Roles are absent from files written before keys
+// had them: such a key is an admin (everything), named after its id.
+type StoredKey struct {
+	ID      string    `json:"id"`
+	SHA256  string    `json:"sha256"`
+	Created time.Time `json:"created"`
+	Name    string    `json:"name,omitempty"`
+	Roles   []string  `json:"roles,omitempty"`
 }
+
+// Identity is who a key stands for.
+func (e StoredKey) Identity() Identity {
+	id := Identity{Name: e.Name, Roles: e.Roles}
+	if id.Name == "" {
+		id.Name = "key-" + e.ID
+	}
+	if len(id.Roles) == 0 {
+		id.Roles = []string{RoleAdmin}
+	}
+	return id
+}
+
+type keyStore struct {
+	Keys []StoredKey `json:"keys"`
+}
+
+// MaxKeyFileBytes bounds the key file: it is checked before it is read.
+const MaxKeyFileBytes = 1 << 20
 
 func readKeyStore(path string) (*keyStore, error) {
 	ks := &keyStore{}
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return ks, nil
 	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file: point --key-file at the JSON file `weft mcp generate-key` writes", path)
+	}
+	if st.Size() > MaxKeyFileBytes {
+		return nil, fmt.Errorf("%s is %d bytes, more than a key file's %d: point --key-file at the JSON file `weft mcp generate-key` writes", path, st.Size(), MaxKeyFileBytes)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxKeyFileBytes+1))
 	if err != nil {
 		return nil, err
 	}
@@ -66,13 +109,26 @@ func readKeyStore(path string) (*keyStore, error) {
 	return ks, nil
 }
 
-// LoadKeys reads the key file and the extra plain keys (WEFT_MCP_KEY).
+// ListKeys returns the keys of the key file (hashes, ids, names and roles; never a key).
+func ListKeys(path string) ([]StoredKey, error) {
+	ks, err := readKeyStore(path)
+	if err != nil {
+		return nil, err
+	}
+	return ks.Keys, nil
+}
+
+// EnvKeyName is the identity of WEFT_MCP_KEY (an admin).
+const EnvKeyName = "env-key"
+
+// LoadKeys reads the key file and the extra plain keys (WEFT_MCP_KEY), which are admins named
+// EnvKeyName.
 func LoadKeys(path string, plain ...string) (*Keys, error) {
 	k := &Keys{path: path}
 	for _, p := range plain {
 		if p != "" {
 			h := sha256.Sum256([]byte(p))
-			k.plain = append(k.plain, h[:])
+			k.plain = append(k.plain, entry{hash: h[:], id: Identity{Name: EnvKeyName, Roles: []string{RoleAdmin}}})
 		}
 	}
 	if err := k.reload(); err != nil {
@@ -101,40 +157,66 @@ func (k *Keys) reload() error {
 	if err != nil {
 		return err
 	}
-	var hashes [][]byte
+	var entries []entry
 	for _, e := range ks.Keys {
 		if h, err := hex.DecodeString(e.SHA256); err == nil {
-			hashes = append(hashes, h)
+			entries = append(entries, entry{hash: h, id: e.Identity()})
 		}
 	}
-	k.hashes, k.stamp = hashes, stamp
+	k.entries, k.stamp = entries, stamp
 	return nil
 }
 
-func (k *Keys) current() [][]byte {
+func (k *Keys) current() []entry {
 	if err := k.reload(); err != nil {
 		slog.Warn("keeping the previous keys: the key file cannot be read", "file", k.path, "error", err)
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	return append(append([][]byte(nil), k.hashes...), k.plain...)
+	return append(append([]entry(nil), k.entries...), k.plain...)
 }
 
 // Empty reports whether no key is configured.
 func (k *Keys) Empty() bool { return len(k.current()) == 0 }
 
-// Valid compares the presented key with every current hash in constant time.
-func (k *Keys) Valid(key string) bool {
+// Identify returns who the presented key stands for. The key's hash is compared with every
+// current hash in constant time (the loop never stops early).
+func (k *Keys) Identify(key string) (Identity, bool) {
 	h := sha256.Sum256([]byte(key))
-	ok := 0
-	for _, s := range k.current() {
-		ok |= subtle.ConstantTimeCompare(h[:], s)
+	entries := k.current()
+	found := -1
+	for i, e := range entries {
+		if subtle.ConstantTimeCompare(h[:], e.hash) == 1 && found < 0 {
+			found = i
+		}
 	}
-	return ok == 1
+	if found < 0 {
+		return Identity{}, false
+	}
+	return entries[found].id, true
 }
 
-// GenerateKey creates a key, stores its hash and returns the key (shown once) and its id.
+// GenerateKey creates an admin key without a name; see GenerateNamedKey.
 func GenerateKey(path string) (key, id string, err error) {
+	return GenerateNamedKey(path, "", nil)
+}
+
+// GenerateNamedKey creates a key for name with roles, stores its hash and returns the key (shown
+// once) and its id. No roles means admin.
+func GenerateNamedKey(path, name string, roles []string) (key, id string, err error) {
+	if name != "" {
+		if err := CheckName(name); err != nil {
+			return "", "", err
+		}
+	}
+	for _, r := range roles {
+		if err := CheckRole(r); err != nil {
+			return "", "", err
+		}
+	}
+	if len(roles) == 0 {
+		roles = []string{RoleAdmin}
+	}
 	ks, err := readKeyStore(path)
 	if err != nil {
 		return "", "", err
@@ -146,34 +228,32 @@ func GenerateKey(path string) (key, id string, err error) {
 	key = "weft-mcp-" + hex.EncodeToString(b)
 	h := sha256.Sum256([]byte(key))
 	id = hex.EncodeToString(h[:4])
-	ks.Keys = append(ks.Keys, struct {
-		ID      string    `json:"id"`
-		SHA256  string    `json:"sha256"`
-		Created time.Time `json:"created"`
-	}{id, hex.EncodeToString(h[:]), time.Now().UTC()})
+	ks.Keys = append(ks.Keys, StoredKey{ID: id, SHA256: hex.EncodeToString(h[:]), Created: time.Now().UTC(), Name: name, Roles: dedupe(roles)})
 	return key, id, writeKeyStore(path, ks)
 }
 
-// RevokeKey removes the key with the given id (or the key itself).
-func RevokeKey(path, idOrKey string) error {
+// RevokeKey removes the key with the given id (or the key itself) and returns what it was.
+func RevokeKey(path, idOrKey string) (StoredKey, error) {
 	ks, err := readKeyStore(path)
 	if err != nil {
-		return err
+		return StoredKey{}, err
 	}
 	h := sha256.Sum256([]byte(idOrKey))
 	full := hex.EncodeToString(h[:])
-	n := len(ks.Keys)
+	var gone []StoredKey
 	kept := ks.Keys[:0]
 	for _, e := range ks.Keys {
 		if e.ID != idOrKey && e.SHA256 != full {
 			kept = append(kept, e)
+		} else {
+			gone = append(gone, e)
 		}
 	}
-	if len(kept) == n {
-		return fmt.Errorf("no key %q in %s", idOrKey, path)
+	if len(gone) == 0 {
+		return StoredKey{}, fmt.Errorf("no key %q in %s: list the keys with `weft mcp list-keys`", idOrKey, path)
 	}
 	ks.Keys = kept
-	return writeKeyStore(path, ks)
+	return gone[0], writeKeyStore(path, ks)
 }
 
 func writeKeyStore(path string, ks *keyStore) error {

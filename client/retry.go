@@ -24,6 +24,11 @@ type RetryOptions struct {
 	Workflow *dsl.Workflow
 	// ID of the new run (default: the old id + "-retry-" + random).
 	ID string
+	// Origin of the corrected Workflow (OriginClient when a client sent it) and the authenticated
+	// identity retrying. The new run keeps the old run's origin when that was a client's: a retry
+	// never makes a client's definition the operator's.
+	Origin    string
+	StartedBy string
 }
 
 // RetryPlan says what a retry reuses and what it runs again.
@@ -118,6 +123,10 @@ func (c *Client) Retry(ctx context.Context, runID string, o RetryOptions) (*Run,
 		return nil, nil, &InvalidError{Err: err}
 	}
 	req.Workflows, req.WorkflowFiles, req.Reuse, req.ResumedFrom = old.Workflows, old.WorkflowFiles, reuse, runID
+	req.Origin, req.StartedBy = old.GetOrigin(), o.StartedBy
+	if o.Origin != OriginOperator {
+		req.Origin = o.Origin
+	}
 	id := o.ID
 	if id == "" {
 		id = fmt.Sprintf("%s-retry-%s", runID, NewRunID("x")[len("weft-x-"):])

@@ -10,6 +10,7 @@ import (
 
 	tclient "go.temporal.io/sdk/client"
 
+	"github.com/weftworks/weft/auth"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 	"github.com/weftworks/weft/workflows"
 )
@@ -22,9 +23,18 @@ type Decision struct {
 	Step     string
 	Decision string // approve | edit | reject
 	// Data replaces the proposal on edit (any JSON value).
-	Data     any
+	Data any
+	// Reviewer is a label when nobody authenticated (the CLI on the operator's machine); it is
+	// ignored when By is set.
 	Reviewer string
 	Comment  string
+	// Digest is the ReviewRequest.digest of what the reviewer was shown: the run refuses the
+	// decision when the gate's data changed since. Empty: not bound.
+	Digest string
+	// By is the authenticated reviewer (an MCP key, a console login): the decision records its
+	// name and roles as authenticated, and the gate checks them against its reviewers. Nil:
+	// nobody authenticated.
+	By *auth.Identity
 }
 
 // Check says what is wrong with a decision before anything is sent.
@@ -138,14 +148,29 @@ func (c *Client) ReviewAll(ctx context.Context, runID, step string, d Decision) 
 	return out, nil
 }
 
-func (c *Client) decide(ctx context.Context, gate *weftv1.ReviewRequest, d Decision) (*weftv1.ReviewDecision, error) {
+// decisionJSON is the review Update's argument (proto JSON of weftv1.ReviewDecision).
+func decisionJSON(gate *weftv1.ReviewRequest, d Decision) ([]byte, error) {
 	payload := map[string]any{"id": gate.Id, "decision": d.Decision, "reviewer": d.Reviewer, "comment": d.Comment}
+	if d.By != nil {
+		payload["reviewer"], payload["reviewerRoles"], payload["authenticated"] = d.By.Name, d.By.Roles, true
+	}
+	if d.Digest != "" {
+		payload["digest"] = d.Digest
+	}
 	if d.Data != nil {
 		payload["data"] = d.Data
 	}
 	b, err := json.Marshal(payload)
 	if err != nil {
 		return nil, &InvalidError{Err: fmt.Errorf("review data: %w", err)}
+	}
+	return b, nil
+}
+
+func (c *Client) decide(ctx context.Context, gate *weftv1.ReviewRequest, d Decision) (*weftv1.ReviewDecision, error) {
+	b, err := decisionJSON(gate, d)
+	if err != nil {
+		return nil, err
 	}
 	uctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()

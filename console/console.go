@@ -76,10 +76,13 @@ type runUsage struct {
 }
 
 type session struct {
-	id      string
-	csrf    string
-	name    string
-	expires time.Time
+	id   string
+	csrf string
+	name string
+	// who is the key the person logged in with (authenticated); the local session has none.
+	who           auth.Identity
+	authenticated bool
+	expires       time.Time
 }
 
 // SessionLifetime is how long a login lasts.

@@ -17,6 +17,7 @@ import (
 
 	"google.golang.org/protobuf/encoding/protojson"
 
+	"github.com/weftworks/weft/auth"
 	weftclient "github.com/weftworks/weft/client"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 	"github.com/weftworks/weft/workflows"
@@ -340,11 +341,15 @@ func (s *Server) apiEvents(w http.ResponseWriter, r *http.Request, _ *session) {
 	}
 }
 
-func (s *Server) apiCancel(w http.ResponseWriter, r *http.Request, _ *session) {
+func (s *Server) apiCancel(w http.ResponseWriter, r *http.Request, sess *session) {
+	if !s.may(w, sess, "cancelling a run", auth.RoleRunner) {
+		return
+	}
 	if err := s.o.Client.Cancel(r.Context(), r.PathValue("id")); err != nil {
 		clientError(w, err)
 		return
 	}
+	s.o.Log.Info("console: cancel requested", "run", r.PathValue("id"), "by", sess.name, "authenticated", sess.authenticated)
 	writeJSON(w, http.StatusOK, map[string]string{"status": "cancel requested"})
 }
 
@@ -406,19 +411,27 @@ type decisionBody struct {
 	Data     json.RawMessage `json:"data"`
 	Comment  string          `json:"comment"`
 	Reviewer string          `json:"reviewer"`
+	// Digest is the digest of the review card shown (ReviewRequest.digest): the run refuses the
+	// decision when the data changed since.
+	Digest string `json:"digest"`
 }
 
 // apiDecide sends a decision through the same Update as `weft review`. A logged-in person decides
-// under the name they logged in with; on this machine, under the name they give (default: the
-// console's reviewer).
+// as their key's identity (name and roles, authenticated) and needs the reviewer role; on this
+// machine, under the name they give (default: the console's reviewer), a label only.
 func (s *Server) apiDecide(w http.ResponseWriter, r *http.Request, sess *session) {
+	if !s.may(w, sess, "deciding a review", auth.RoleReviewer) {
+		return
+	}
 	var b decisionBody
 	if err := json.NewDecoder(r.Body).Decode(&b); err != nil {
 		writeError(w, http.StatusBadRequest, "the decision is not valid JSON: "+err.Error())
 		return
 	}
-	d := weftclient.Decision{ID: b.ID, Decision: b.Decision, Comment: b.Comment, Reviewer: sess.name}
-	if !s.o.RequireLogin && strings.TrimSpace(b.Reviewer) != "" {
+	d := weftclient.Decision{ID: b.ID, Decision: b.Decision, Comment: b.Comment, Reviewer: sess.name, Digest: b.Digest}
+	if id, ok := sess.identity(); ok {
+		d.By = &id
+	} else if strings.TrimSpace(b.Reviewer) != "" {
 		d.Reviewer = strings.TrimSpace(b.Reviewer)
 	}
 	if len(b.Data) > 0 && string(b.Data) != "null" {
@@ -547,8 +560,13 @@ func (s *Server) apiValidate(w http.ResponseWriter, r *http.Request, _ *session)
 	writeJSON(w, http.StatusOK, res)
 }
 
-// apiStart starts a run of a catalog workflow with the inputs of the page's form.
-func (s *Server) apiStart(w http.ResponseWriter, r *http.Request, _ *session) {
+// apiStart starts a run of a catalog workflow with the inputs of the page's form. The catalog is
+// the operator's, so the run's definition is too (origin operator); a logged-in person is recorded
+// as who started it.
+func (s *Server) apiStart(w http.ResponseWriter, r *http.Request, sess *session) {
+	if !s.may(w, sess, "starting a run", auth.RoleRunner) {
+		return
+	}
 	e, ok := s.entry(r.PathValue("name"))
 	if !ok || e.Workflow == nil {
 		writeError(w, http.StatusNotFound, fmt.Sprintf("no runnable workflow %q", r.PathValue("name")))
@@ -565,8 +583,11 @@ func (s *Server) apiStart(w http.ResponseWriter, r *http.Request, _ *session) {
 	if source == "" {
 		source = e.Name
 	}
-	run, err := s.o.Client.Start(r.Context(), e.Workflow, weftclient.StartOptions{Source: source, Inputs: b.Inputs,
-		Resolver: weftclient.FileResolver(s.o.WorkflowsDir)})
+	o := weftclient.StartOptions{Source: source, Inputs: b.Inputs, Resolver: weftclient.FileResolver(s.o.WorkflowsDir), Origin: weftclient.OriginOperator}
+	if id, ok := sess.identity(); ok {
+		o.StartedBy = id.Name
+	}
+	run, err := s.o.Client.Start(r.Context(), e.Workflow, o)
 	if err != nil {
 		clientError(w, err)
 		return

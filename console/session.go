@@ -40,6 +40,23 @@ func (s *Server) sessionOf(r *http.Request) *session {
 
 type handler func(w http.ResponseWriter, r *http.Request, sess *session)
 
+// may reports whether the session may do what, which needs role; when not, it writes the refusal
+// (403, naming the role and how the operator grants it). The operator on this machine (no
+// login) may do everything.
+func (s *Server) may(w http.ResponseWriter, sess *session, what, role string) bool {
+	if !sess.authenticated || sess.who.Has(role) {
+		return true
+	}
+	s.o.Log.Warn("console: refused", "what", what, "identity", sess.who.Name, "roles", sess.who.Roles, "needs", role)
+	writeError(w, http.StatusForbidden, sess.who.Refusal(what, role))
+	return false
+}
+
+// identity is the session's authenticated identity; ok is false for the operator on this machine.
+func (sess *session) identity() (auth.Identity, bool) {
+	return sess.who, sess.authenticated
+}
+
 // page serves an HTML page to a session, sending others to the login page.
 func (s *Server) page(h handler) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
@@ -110,7 +127,8 @@ func (s *Server) loginPage(w http.ResponseWriter, r *http.Request) {
 }
 
 // login exchanges a key (from `weft mcp generate-key`, or WEFT_MCP_KEY) for a session cookie:
-// HttpOnly, SameSite=Strict. Failed attempts are limited per client address.
+// HttpOnly, SameSite=Strict. The session is the key's identity: its name is what decisions and
+// starts record, its roles what the person may do. Failed attempts are limited per client address.
 func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 	if !s.o.RequireLogin {
 		http.Redirect(w, r, "/", http.StatusSeeOther)
@@ -122,12 +140,13 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
 	next := safeNext(r.FormValue("next"))
-	name := strings.TrimSpace(r.FormValue("name"))
-	if s.o.Keys == nil || !s.o.Keys.Valid(r.FormValue("key")) || name == "" {
-		msg := "that key is not valid here: use a key from `weft mcp generate-key`"
-		if name == "" {
-			msg = "give your name: decisions you make are recorded under it"
-		}
+	var id auth.Identity
+	known := false
+	if s.o.Keys != nil {
+		id, known = s.o.Keys.Identify(r.FormValue("key"))
+	}
+	if !known {
+		msg := "that key is not valid here: use a key from `weft mcp generate-key --name NAME --role ROLE`"
 		if wait, ok := s.limiter.Fail(auth.ClientAddress(r), time.Now()); !ok {
 			w.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds()+0.999)))
 			s.render(w, "login", pageData{Title: "Log in", Next: next, Error: "too many failed attempts from this address: wait a moment"}, http.StatusTooManyRequests)
@@ -136,7 +155,12 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 		s.render(w, "login", pageData{Title: "Log in", Next: next, Error: msg}, http.StatusUnauthorized)
 		return
 	}
-	sess := &session{id: randomHex(32), csrf: randomHex(24), name: name, expires: time.Now().Add(SessionLifetime)}
+	if !id.Has(auth.RoleReader) {
+		s.render(w, "login", pageData{Title: "Log in", Next: next, Error: id.Refusal("the console", auth.RoleReader) +
+			" (routing roles such as finance only say which reviews a reviewer may decide)"}, http.StatusForbidden)
+		return
+	}
+	sess := &session{id: randomHex(32), csrf: randomHex(24), name: id.Name, who: id, authenticated: true, expires: time.Now().Add(SessionLifetime)}
 	s.mu.Lock()
 	for id, old := range s.sessions {
 		if time.Now().After(old.expires) {

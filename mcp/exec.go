@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/weftworks/weft/activities/toolspec"
+	"github.com/weftworks/weft/auth"
 	weftclient "github.com/weftworks/weft/client"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 
@@ -43,7 +44,7 @@ func (g *Gateway) addExecutionTools() {
 	g.srv.AddTool(tool("weft_execution", "Execution state", "The state of an execution: per-step status, pending reviews and, once done, the output.",
 		`{"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"type":"string"}}}`, ro), g.execution)
 	g.srv.AddTool(tool("weft_review", "Decide a review", "Approve, edit (with data) or reject a review an execution is waiting on: a review step, one forEach item, or an agent's tool call.",
-		`{"type":"object","required":["id","decision"],"additionalProperties":false,"properties":{"id":{"type":"string","description":"the execution id"},"review":{"type":"string","description":"the review's id from weft_execution's pendingReviews (optional when one is pending)"},"step":{"type":"string"},"decision":{"enum":["approve","edit","reject"]},"data":{},"reviewer":{"type":"string"},"comment":{"type":"string"}}}`,
+		`{"type":"object","required":["id","decision"],"additionalProperties":false,"properties":{"id":{"type":"string","description":"the execution id"},"review":{"type":"string","description":"the review's id from weft_execution's pendingReviews (optional when one is pending)"},"step":{"type":"string"},"decision":{"enum":["approve","edit","reject"]},"data":{},"reviewer":{"type":"string","description":"a label, used only when nobody authenticated (stdio); over HTTP the key's name is recorded"},"comment":{"type":"string"},"digest":{"type":"string","description":"the digest of the pending review from weft_execution (pendingReviews[].digest): pass it so the decision is refused if the data changed since you read it"}}}`,
 		toolspec.Annotations{}), g.review)
 	g.srv.AddTool(tool("weft_cancel", "Cancel an execution", "Cancel a running execution; steps in flight are cancelled, finished steps keep their results.",
 		`{"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"type":"string"}}}`, toolspec.Annotations{Destructive: true, Idempotent: true}), g.cancel)
@@ -131,6 +132,7 @@ func (g *Gateway) run(ctx context.Context, req mcplib.CallToolRequest) (*mcplib.
 			return mcplib.NewToolResultError("invalid definition:\n" + err.Error()), nil
 		}
 		def, source = w.Def, "mcp:inline"
+		ctx = clientDefinition(ctx) // the caller's own definition: origin client
 	} else if name, _ := args["name"].(string); name != "" {
 		wfs, _ := g.workflowFiles()
 		w, ok := wfs[name]
@@ -177,7 +179,10 @@ func (g *Gateway) review(ctx context.Context, req mcplib.CallToolRequest) (*mcpl
 	args := req.GetArguments()
 	id, _ := args["id"].(string)
 	str := func(k string) string { s, _ := args[k].(string); return s }
-	d := weftclient.Decision{ID: str("review"), Step: str("step"), Decision: str("decision"), Data: args["data"], Reviewer: str("reviewer"), Comment: str("comment")}
+	d := weftclient.Decision{ID: str("review"), Step: str("step"), Decision: str("decision"), Data: args["data"], Reviewer: str("reviewer"), Comment: str("comment"), Digest: str("digest")}
+	if who, ok := auth.IdentityFrom(ctx); ok {
+		d.By = &who // the key decides: its name and roles are recorded, the typed reviewer is ignored
+	}
 	c, err := g.temporal(ctx)
 	if err != nil {
 		return mcplib.NewToolResultError(err.Error()), nil
@@ -186,7 +191,7 @@ func (g *Gateway) review(ctx context.Context, req mcplib.CallToolRequest) (*mcpl
 	if err != nil {
 		return mcplib.NewToolResultError(err.Error()), nil
 	}
-	return result(map[string]any{"executionId": id, "review": res.Id, "step": res.Step, "decision": res.Decision, "recorded": true}), nil
+	return result(map[string]any{"executionId": id, "review": res.Id, "step": res.Step, "decision": res.Decision, "reviewer": res.Reviewer, "recorded": true}), nil
 }
 
 func (g *Gateway) cancel(ctx context.Context, req mcplib.CallToolRequest) (*mcplib.CallToolResult, error) {
@@ -198,6 +203,8 @@ func (g *Gateway) cancel(ctx context.Context, req mcplib.CallToolRequest) (*mcpl
 	if err := c.Cancel(ctx, id); err != nil {
 		return mcplib.NewToolResultError(err.Error()), nil
 	}
+	_, by := startedBy(ctx)
+	g.o.Log.Info("cancel requested", "execution", id, "by", by)
 	return result(map[string]any{"executionId": id, "cancelRequested": true}), nil
 }
 
@@ -234,6 +241,9 @@ func (g *Gateway) chatStart(ctx context.Context, req mcplib.CallToolRequest) (*m
 	if o.MemoryScope != "" {
 		o.Tools = append(o.Tools, "remember", "recall")
 	}
+	if who, ok := auth.IdentityFrom(ctx); ok {
+		o.Origin, o.StartedBy = weftclient.OriginClient, who.Name
+	}
 	c, err := g.temporal(ctx)
 	if err != nil {
 		return mcplib.NewToolResultError(err.Error()), nil
@@ -253,7 +263,8 @@ func (g *Gateway) chatSend(ctx context.Context, req mcplib.CallToolRequest) (*mc
 	if err != nil {
 		return mcplib.NewToolResultError(err.Error()), nil
 	}
-	turn, err := c.Send(ctx, id, text)
+	_, by := startedBy(ctx)
+	turn, err := c.Send(ctx, id, text, by)
 	if err != nil {
 		return mcplib.NewToolResultError(err.Error()), nil
 	}
@@ -285,7 +296,9 @@ func (g *Gateway) retry(ctx context.Context, req mcplib.CallToolRequest) (*mcpli
 			return mcplib.NewToolResultError("invalid definition:\n" + err.Error()), nil
 		}
 		o.Workflow = w
+		ctx = clientDefinition(ctx) // a corrected definition from the caller: origin client
 	}
+	o.Origin, o.StartedBy = startedBy(ctx)
 	c, err := g.temporal(ctx)
 	if err != nil {
 		return mcplib.NewToolResultError(err.Error()), nil

@@ -79,6 +79,7 @@ func New(o Options) *Gateway {
 	g := &Gateway{o: o, tools: activities.NewTools(o.Config).Handlers(), started: time.Now(), wfTools: map[string]string{}}
 	if o.Log == nil {
 		o.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+		g.o.Log = o.Log
 	}
 	logCalls := func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		return func(ctx context.Context, req mcplib.CallToolRequest) (*mcplib.CallToolResult, error) {
@@ -95,8 +96,10 @@ func New(o Options) *Gateway {
 			return res, err
 		}
 	}
+	hooks := &server.Hooks{}
+	hooks.AddAfterListTools(visibleTools) // a key sees the tools its roles allow
 	g.srv = server.NewMCPServer("weft", o.Version, server.WithToolCapabilities(true), server.WithResourceCapabilities(false, false),
-		server.WithToolHandlerMiddleware(logCalls),
+		server.WithToolHandlerMiddleware(logCalls), server.WithToolHandlerMiddleware(g.authorize), server.WithHooks(hooks),
 		server.WithRecovery(), server.WithInstructions("weft runs durable AI/RAG workflows. Use weft_query to answer from the knowledge base, weft_workflows and weft_run_workflow to run pipelines, weft_execution to follow them and weft_review to approve paused steps."))
 	for _, name := range KnowledgeTools {
 		spec, _ := toolspec.Lookup(name)
@@ -193,7 +196,8 @@ func (g *Gateway) start(ctx context.Context, def *dsl.Definition, source string,
 		return nil, "", err
 	}
 	resolver := weftclient.FileResolver(g.o.WorkflowsDir)
-	run, err := c.Start(ctx, w, weftclient.StartOptions{Source: source, Inputs: inputs, Resolver: resolver})
+	origin, by := startedBy(ctx)
+	run, err := c.Start(ctx, w, weftclient.StartOptions{Source: source, Inputs: inputs, Resolver: resolver, Origin: origin, StartedBy: by})
 	if err != nil {
 		return nil, "", err
 	}

@@ -61,11 +61,13 @@ func (g *Gateway) HTTPHandler(keys *auth.Keys, allowedHosts []string, log *slog.
 	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		rec := &statusRecorder{ResponseWriter: w, status: 200}
+		who := ""
 		defer func() {
-			log.Info("mcp request", "method", r.Method, "status", rec.status, "duration", time.Since(start).Round(time.Microsecond), "client", r.RemoteAddr)
+			log.Info("mcp request", "method", r.Method, "status", rec.status, "duration", time.Since(start).Round(time.Microsecond), "client", r.RemoteAddr, "key", who)
 		}()
 		bearer := r.Header.Get("Authorization")
-		if !strings.HasPrefix(bearer, "Bearer ") || !keys.Valid(strings.TrimPrefix(bearer, "Bearer ")) {
+		id, known := keys.Identify(strings.TrimPrefix(bearer, "Bearer "))
+		if !strings.HasPrefix(bearer, "Bearer ") || !known {
 			if wait, ok := limiter.Fail(auth.ClientAddress(r), time.Now()); !ok {
 				// Guessing keys gets slow: the right key still works at once.
 				rec.Header().Set("Content-Type", "application/json")
@@ -89,7 +91,10 @@ func (g *Gateway) HTTPHandler(keys *auth.Keys, allowedHosts []string, log *slog.
 			return
 		}
 		r.Body = http.MaxBytesReader(rec, r.Body, MaxBodyBytes)
-		mcpHandler.ServeHTTP(rec, r)
+		who = id.Name
+		// The key's identity rides in the context to the tool filter, the role check and the
+		// records of starts, cancels and decisions.
+		mcpHandler.ServeHTTP(rec, r.WithContext(auth.WithIdentity(r.Context(), id)))
 	})
 	return auth.HostGuard(allowedHosts, "--allowed-host", mux)
 }

@@ -15,12 +15,16 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/weftworks/weft/activities/toolspec"
+	"github.com/weftworks/weft/auth"
 	"github.com/weftworks/weft/workflows/dsl"
 )
 
 func (g *Gateway) addResources() {
 	g.srv.AddResourceTemplate(mcplib.NewResourceTemplate("weft://workflows/{name}", "workflow definition", mcplib.WithTemplateMIMEType("application/json")),
 		func(ctx context.Context, req mcplib.ReadResourceRequest) ([]mcplib.ResourceContents, error) {
+			if err := needRole(ctx, "reading "+req.Params.URI, auth.RoleReader); err != nil {
+				return nil, err
+			}
 			name := strings.TrimPrefix(req.Params.URI, "weft://workflows/")
 			wfs, _ := g.workflowFiles()
 			w, ok := wfs[name]
@@ -32,6 +36,9 @@ func (g *Gateway) addResources() {
 		})
 	g.srv.AddResourceTemplate(mcplib.NewResourceTemplate("weft://executions/{id}", "execution state", mcplib.WithTemplateMIMEType("application/json")),
 		func(ctx context.Context, req mcplib.ReadResourceRequest) ([]mcplib.ResourceContents, error) {
+			if err := needRole(ctx, "reading "+req.Params.URI, auth.RoleReader); err != nil {
+				return nil, err
+			}
 			id := strings.TrimPrefix(req.Params.URI, "weft://executions/")
 			st, err := g.state(ctx, id)
 			if err != nil {

@@ -103,7 +103,7 @@ func CodecHandler(codecs []converter.PayloadCodec, origin string, keys *auth.Key
 		}
 		if keys != nil {
 			auth := r.Header.Get("Authorization")
-			if !strings.HasPrefix(auth, "Bearer ") || !keys.Valid(strings.TrimPrefix(auth, "Bearer ")) {
+			if _, ok := keys.Identify(strings.TrimPrefix(auth, "Bearer ")); !strings.HasPrefix(auth, "Bearer ") || !ok {
 				http.Error(w, "send Authorization: Bearer <key>", http.StatusUnauthorized)
 				return
 			}

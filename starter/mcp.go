@@ -9,8 +9,11 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
+	"strings"
 	"syscall"
+	"text/tabwriter"
 	"time"
 
 	"github.com/weftworks/weft/auth"
@@ -101,29 +104,78 @@ func newMCPCommand() *cobra.Command {
 	cmd.Flags().BoolVar(&noBuiltins, "no-builtins", false, "do not offer the built-in templates")
 	cmd.Flags().DurationVar(&wait, "wait", 60*time.Second, "how long wf_ tools wait for a result")
 	cmd.PersistentFlags().StringVar(&keyFile, "key-file", auth.KeyFile(), "where generated keys are stored, hashed")
-	cmd.AddCommand(&cobra.Command{
-		Use:   "generate-key",
-		Short: "Create an API key for the HTTP transport (printed once; only its hash is stored)",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			key, id, err := auth.GenerateKey(keyFile)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%s\n(id %s; stored hashed in %s; revoke with: weft mcp revoke-key %s)\n", key, id, keyFile, id)
-			return nil
-		},
-	}, &cobra.Command{
+	cmd.AddCommand(newGenerateKeyCommand(&keyFile), &cobra.Command{
 		Use:   "revoke-key ID|KEY",
 		Short: "Revoke an API key",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := auth.RevokeKey(keyFile, args[0]); err != nil {
+			gone, err := auth.RevokeKey(keyFile, args[0])
+			if err != nil {
 				return invalid(err)
 			}
-			fmt.Fprintln(cmd.OutOrStdout(), "revoked")
+			fmt.Fprintf(cmd.OutOrStdout(), "revoked %s: %s\n", gone.ID, gone.Identity())
 			return nil
 		},
+	}, &cobra.Command{
+		Use:   "list-keys",
+		Short: "List the API keys: id, name, roles, created (never the keys)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			list, err := auth.ListKeys(keyFile)
+			if err != nil {
+				return err
+			}
+			if len(list) == 0 {
+				fmt.Fprintf(cmd.OutOrStdout(), "no keys in %s: create one with weft mcp generate-key --name NAME --role ROLE\n", keyFile)
+				return nil
+			}
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tNAME\tROLES\tCREATED")
+			for _, k := range list {
+				id := k.Identity()
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", k.ID, id.Name, strings.Join(id.Roles, ","), k.Created.Format(time.DateTime))
+			}
+			return tw.Flush()
+		},
 	})
+	return cmd
+}
+
+// newGenerateKeyCommand: `weft mcp generate-key --name ana --role reviewer [--role finance]`.
+func newGenerateKeyCommand(keyFile *string) *cobra.Command {
+	var name string
+	var roles []string
+	cmd := &cobra.Command{
+		Use:   "generate-key",
+		Short: "Create an API key for a person or program, with its roles (printed once; only its hash is stored)",
+		Long: "A key stands for --name: the runs it starts, the runs it cancels and the reviews it decides are\n" +
+			"recorded under that name. --role limits what it may do (repeat for several):\n" +
+			"  reader    the read-only tools: state, listings, validation, resources\n" +
+			"  runner    reader + start, cancel and retry runs, chat, the tools that write\n" +
+			"  reviewer  reader + decide reviews\n" +
+			"  admin     everything (the default; also keys made before keys had roles, and WEFT_MCP_KEY)\n" +
+			"Any other role (e.g. finance) grants nothing by itself: review steps name it in their\n" +
+			"reviewers (\"reviewers\": [\"role:finance\"]) to say who may decide them.",
+		Example: "  weft mcp generate-key --name ana --role reviewer --role finance\n  weft mcp generate-key --name ci --role runner",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			key, id, err := auth.GenerateNamedKey(*keyFile, name, roles)
+			if err != nil {
+				return invalid(err)
+			}
+			who := auth.StoredKey{ID: id, Name: name, Roles: roles}.Identity()
+			fmt.Fprintf(cmd.OutOrStdout(), "%s\n(id %s, for %s; stored hashed in %s; revoke with: weft mcp revoke-key %s)\n", key, id, who, *keyFile, id)
+			builtin := false
+			for _, r := range who.Roles {
+				builtin = builtin || slices.Contains(auth.BuiltinRoles, r)
+			}
+			if !builtin {
+				fmt.Fprintf(cmd.ErrOrStderr(), "note: %s grants nothing by itself: add --role reader, runner or reviewer\n", strings.Join(who.Roles, ", "))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&name, "name", "", "who the key stands for (recorded on what it starts, cancels and decides); default key-ID")
+	cmd.Flags().StringArrayVar(&roles, "role", nil, "reader, runner, reviewer, admin (default) or a routing role such as finance; repeat for several")
 	return cmd
 }

@@ -173,7 +173,8 @@
       // being decided stays until it can say who decided what.
       card.classList.add('sending');
       try {
-        const body = { id: r.id, decision, comment: comment.value, reviewer: reviewer() };
+        // digest binds the decision to the data this card shows: refused if it changed since.
+        const body = { id: r.id, decision, comment: comment.value, reviewer: reviewer(), digest: r.digest || '' };
         if (data !== undefined) body.data = data;
         const d = await post(`/api/runs/${encodeURIComponent(runId)}/reviews`, body);
         card.classList.add('decided', `d-${d.decision}`);
