@@ -26,7 +26,7 @@ func (r *run) execOnce(ctx workflow.Context, sr *stepRun, env map[string]any) (a
 		sr.attempts++
 		out, err := datatools.Run(cs, inputs, env)
 		if err != nil {
-			return nil, temporal.NewNonRetryableApplicationError(err.Error(), toolspec.ErrInvalidInput, nil)
+			return nil, temporal.NewNonRetryableApplicationError(inlineErrorText(err), toolspec.ErrInvalidInput, nil)
 		}
 		return out, nil
 	case toolspec.KindReview:
@@ -115,10 +115,16 @@ func (r *run) activity(ctx workflow.Context, sr *stepRun, tool string, spec *too
 
 // runActivity executes one tool activity and records its attempts and usage on the step.
 func (r *run) runActivity(ctx workflow.Context, sr *stepRun, tool string, opts workflow.ActivityOptions, inputs map[string]any) (any, error) {
+	if err := r.checkScope(tool, inputs); err != nil {
+		return nil, err
+	}
 	actx := workflow.WithActivityOptions(ctx, opts)
 	var res toolspec.Result
 	err := workflow.ExecuteActivity(actx, tool, inputs).Get(actx, &res)
 	if err != nil {
+		if u := failedUsage(err); u != nil {
+			r.addUsage(sr, u) // the provider billed the calls of a failed attempt too
+		}
 		var ae *temporal.ActivityError
 		if asActivityError(err, &ae) && ae.RetryState().String() == "MaximumAttemptsReached" {
 			sr.attempts += opts.RetryPolicy.MaximumAttempts

@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"errors"
 	"fmt"
 
 	"go.temporal.io/sdk/temporal"
@@ -14,8 +15,16 @@ import (
 // DefaultMaxIterations caps a loop that does not set maxIterations.
 const DefaultMaxIterations = 100
 
+// MaxLoopIterations is the largest maxIterations a loop may set (the loop tool's input schema).
+const MaxLoopIterations = 10000
+
+// ChangeLoopOverflowFails (workflow.GetVersion): a loop given more items than maxIterations fails
+// instead of dropping the rest.
+const ChangeLoopOverflowFails = "loop-overflow-fails"
+
 // loop runs the loop tool's nested step per item (bound to the name in "as"), collecting per-item
-// errors instead of failing: {iterations, results, errors: [{index, error}]}.
+// errors instead of failing: {iterations, results, errors: [{index, error}]}. More items than
+// maxIterations fail the step before any runs.
 func (r *run) loop(ctx workflow.Context, sr *stepRun, inputs map[string]any, env map[string]any) (any, error) {
 	ns := sr.cs.Nested
 	if ns == nil || ns.Spec == nil {
@@ -30,6 +39,13 @@ func (r *run) loop(ctx workflow.Context, sr *stepRun, inputs map[string]any, env
 		maxIter = int(f)
 	}
 	if len(items) > maxIter {
+		// Dropping the items beyond the cap gave an output that looked complete and was not: the
+		// step fails instead, naming the count and the setting (run.fail adds the step id). Runs
+		// started before this change replay as they ran: they kept the first maxIter items.
+		if workflow.GetVersion(ctx, ChangeLoopOverflowFails, workflow.DefaultVersion, 1) >= 1 {
+			return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("loop: inputs.items has %d items, more than maxIterations (%d); nothing ran: raise inputs.maxIterations (at most %d), or pass fewer items",
+				len(items), maxIter, MaxLoopIterations), toolspec.ErrInvalidInput, nil)
+		}
 		items = items[:maxIter]
 	}
 	limit := 1
@@ -77,4 +93,14 @@ func (r *run) nested(ctx workflow.Context, sr *stepRun, env map[string]any) (any
 		return nil, err
 	}
 	return r.activity(ctx, sr, ns.Tool, ns.Spec, inputs, sr.cs.Title()+" ("+ns.Tool+")", env)
+}
+
+// inlineErrorText is the message of an inline data tool's error without its step id: the run's
+// failure names the step already (`step "m": ...`).
+func inlineErrorText(err error) string {
+	var ie *datatools.InputError
+	if errors.As(err, &ie) {
+		return ie.Msg
+	}
+	return err.Error()
 }
