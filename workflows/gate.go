@@ -168,6 +168,28 @@ func (r *run) findGate(d *weftv1.ReviewDecision) (*gate, error) {
 	return open[0], nil
 }
 
+// ReviewRecorded is the answer of the review Update: the decision as the run recorded it,
+// without the edited data (that is in the step's output). It is a plain struct, not a protobuf
+// message, so that it travels as json/plain: the temporal CLI decodes an Update's result into an
+// interface, which a json/protobuf payload refuses ("must be a concrete type"). Its JSON names
+// are those of weftv1.ReviewDecision's Go fields, so a client can decode it into one.
+type ReviewRecorded struct {
+	ID            string   `json:"id,omitempty"`
+	Step          string   `json:"step,omitempty"`
+	Decision      string   `json:"decision,omitempty"`
+	Reviewer      string   `json:"reviewer,omitempty"`
+	Comment       string   `json:"comment,omitempty"`
+	Digest        string   `json:"digest,omitempty"`
+	ReviewerRoles []string `json:"reviewer_roles,omitempty"`
+	Authenticated bool     `json:"authenticated,omitempty"`
+}
+
+// recorded is the Update's answer for decision d.
+func recorded(d *weftv1.ReviewDecision) *ReviewRecorded {
+	return &ReviewRecorded{ID: d.Id, Step: d.Step, Decision: d.Decision, Reviewer: d.Reviewer, Comment: d.Comment,
+		Digest: d.Digest, ReviewerRoles: d.ReviewerRoles, Authenticated: d.Authenticated}
+}
+
 // MaxEditBytes is the largest edited data (JSON bytes) a review decision may carry. The decision
 // is written to the run's history (Temporal refuses a payload over 2 MB, and then fails the
 // workflow task instead of answering), and the edited data becomes the step's output, which

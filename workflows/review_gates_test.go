@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/testsuite"
 	"google.golang.org/protobuf/types/known/structpb"
 
@@ -287,4 +288,36 @@ func TestForEachReviewKeepsEveryDecision(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestReviewUpdateAnswerIsPlainJSON: the review Update's answer is json/plain, so the temporal
+// CLI (which decodes an Update's result into an interface) can print it: a protobuf answer made
+// `temporal workflow update execute --name review` exit 1 with "must be a concrete type" although
+// the decision was applied. The weft client still decodes it into a ReviewDecision.
+func TestReviewUpdateAnswerIsPlainJSON(t *testing.T) {
+	h := newHarness(t)
+	var answer any
+	h.env.RegisterDelayedCallback(func() {
+		h.env.UpdateWorkflow(workflows.UpdateReview, "ok", &testsuite.TestUpdateCallback{
+			OnAccept: func() {}, OnReject: func(err error) { t.Errorf("refused: %v", err) },
+			OnComplete: func(v any, err error) {
+				require.NoError(t, err)
+				answer = v
+			},
+		}, decision(t, `{"step":"approve_it","decision":"reject","comment":"not yet","reviewer":"ana"}`))
+	}, time.Hour)
+	_, err := h.run(t, reviewFlow, nil)
+	require.ErrorContains(t, err, "rejected by ana: not yet")
+	require.NotNil(t, answer)
+	p, err := converter.GetDefaultDataConverter().ToPayload(answer)
+	require.NoError(t, err)
+	require.Equal(t, "json/plain", string(p.Metadata["encoding"]))
+	var asCLI any
+	require.NoError(t, converter.GetDefaultDataConverter().FromPayload(p, &asCLI), "the temporal CLI decodes into an interface")
+	require.Equal(t, map[string]any{"id": "approve_it", "step": "approve_it", "decision": "reject", "reviewer": "ana", "comment": "not yet"}, asCLI)
+	var asClient weftv1.ReviewDecision
+	require.NoError(t, converter.GetDefaultDataConverter().FromPayload(p, &asClient), "the weft client decodes into a ReviewDecision")
+	require.Equal(t, "approve_it", asClient.Id)
+	require.Equal(t, "reject", asClient.Decision)
+	require.Equal(t, "ana", asClient.Reviewer)
 }

@@ -22,13 +22,13 @@ func (r *run) registerHandlers(ctx workflow.Context) error {
 		return err
 	}
 	err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateReview,
-		func(ctx workflow.Context, raw converter.RawValue) (*weftv1.ReviewDecision, error) {
+		func(ctx workflow.Context, raw converter.RawValue) (*ReviewRecorded, error) {
 			g, d, err := r.checkDecision(raw)
 			if err != nil {
 				return nil, err
 			}
 			g.decision = d
-			return d, nil
+			return recorded(d), nil
 		},
 		workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, raw converter.RawValue) error {
 			_, _, err := r.checkDecision(raw)
