@@ -3,8 +3,9 @@ package activities
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
+
+	"github.com/weftworks/weft/internal/safefile"
 )
 
 // PricesAsOf dates the built-in chat price table. Prices change: check them with the provider
@@ -38,6 +39,9 @@ func DefaultPrices() Prices {
 	}
 }
 
+// MaxPricesFileBytes bounds WEFT_PRICES_FILE (a price per model: a few KB in practice).
+const MaxPricesFileBytes = 1 << 20
+
 // LoadPrices reads a JSON file {"model": {"inputPerMTok": 1.0, "outputPerMTok": 2.0}} over the
 // defaults.
 func LoadPrices(path string) (Prices, error) {
@@ -45,9 +49,9 @@ func LoadPrices(path string) (Prices, error) {
 	if path == "" {
 		return p, nil
 	}
-	data, err := os.ReadFile(path)
+	data, err := safefile.Read(path, MaxPricesFileBytes, "WEFT_PRICES_FILE")
 	if err != nil {
-		return nil, fmt.Errorf("WEFT_PRICES_FILE: %w", err)
+		return nil, err
 	}
 	var over Prices
 	if err := json.Unmarshal(data, &over); err != nil {

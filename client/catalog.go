@@ -1,7 +1,6 @@
 package client
 
 import (
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -43,7 +42,8 @@ func Catalog(dir string, builtins bool) []CatalogEntry {
 			}
 			name := strings.TrimSuffix(strings.TrimSuffix(filepath.Base(f), ".json"), ".weft")
 			e := CatalogEntry{Name: name, Path: f}
-			if e.Data, e.Err = os.ReadFile(f); e.Err == nil {
+			// bounded: a FIFO, a device or a huge *.json here is refused, not read
+			if e.Data, e.Err = dsl.ReadFile(f); e.Err == nil {
 				e.Workflow, e.Err = dsl.Load(f, e.Data)
 			}
 			if e.Err != nil {

@@ -5,9 +5,10 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
-	"os"
 
 	tclient "go.temporal.io/sdk/client"
+
+	"github.com/weftworks/weft/internal/safefile"
 )
 
 // Security is how a connection to Temporal is protected: TLS (with a client certificate for
@@ -25,6 +26,10 @@ func (s Security) enabled() bool {
 	return s.TLS || s.CertFile != "" || s.KeyFile != "" || s.CAFile != "" || s.ServerName != "" || s.APIKey != ""
 }
 
+// maxPEMBytes bounds each certificate, key and CA file (a CA bundle of every public root is
+// about 200 KB).
+const maxPEMBytes = 4 << 20
+
 // tlsConfig builds the TLS settings; errors name the file and the flag to fix.
 func (s Security) tlsConfig() (*tls.Config, error) {
 	if !s.enabled() {
@@ -35,16 +40,24 @@ func (s Security) tlsConfig() (*tls.Config, error) {
 		return nil, errors.New("mTLS needs both --tls-cert-path and --tls-key-path (TEMPORAL_TLS_CERT, TEMPORAL_TLS_KEY)")
 	}
 	if s.CertFile != "" {
-		cert, err := tls.LoadX509KeyPair(s.CertFile, s.KeyFile)
+		certPEM, err := safefile.Read(s.CertFile, maxPEMBytes, "--tls-cert-path")
+		if err != nil {
+			return nil, err
+		}
+		keyPEM, err := safefile.Read(s.KeyFile, maxPEMBytes, "--tls-key-path")
+		if err != nil {
+			return nil, err
+		}
+		cert, err := tls.X509KeyPair(certPEM, keyPEM)
 		if err != nil {
 			return nil, fmt.Errorf("--tls-cert-path %s / --tls-key-path %s: %w", s.CertFile, s.KeyFile, err)
 		}
 		cfg.Certificates = []tls.Certificate{cert}
 	}
 	if s.CAFile != "" {
-		pem, err := os.ReadFile(s.CAFile)
+		pem, err := safefile.Read(s.CAFile, maxPEMBytes, "--tls-ca-path")
 		if err != nil {
-			return nil, fmt.Errorf("--tls-ca-path: %w", err)
+			return nil, err
 		}
 		pool := x509.NewCertPool()
 		if !pool.AppendCertsFromPEM(pem) {

@@ -15,7 +15,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -24,6 +23,8 @@ import (
 	commonpb "go.temporal.io/api/common/v1"
 	"go.temporal.io/sdk/converter"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/weftworks/weft/internal/safefile"
 )
 
 // Metadata encodings of weft's codecs.
@@ -85,9 +86,9 @@ func FromEnv(getenv func(string) string) (Options, error) {
 		}
 	}
 	if p := getenv("WEFT_CODEC_KEY_FILE"); p != "" {
-		data, err := os.ReadFile(p)
+		data, err := safefile.Read(p, 1<<20, "WEFT_CODEC_KEY_FILE")
 		if err != nil {
-			return o, fmt.Errorf("WEFT_CODEC_KEY_FILE: %w", err)
+			return o, err
 		}
 		var f struct {
 			Current string            `json:"current"`

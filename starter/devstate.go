@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"github.com/weftworks/weft/internal/safefile"
 )
 
 // devState is what a running `weft dev` tells other weft processes on this machine, so that
@@ -52,7 +54,7 @@ func removeDevState(pid int) {
 // readDevState returns the running weft dev's settings, if one is running.
 func readDevState() (devState, bool) {
 	var s devState
-	b, err := os.ReadFile(devStateFile())
+	b, err := safefile.Read(devStateFile(), 64<<10, "dev state file") // weft's own, but WEFT_DEV_STATE may point anywhere
 	if err != nil || json.Unmarshal(b, &s) != nil || s.PID <= 0 {
 		return s, false
 	}

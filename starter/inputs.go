@@ -3,9 +3,9 @@ package starter
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 
+	"github.com/weftworks/weft/internal/safefile"
 	"github.com/weftworks/weft/workflows/dsl"
 )
 
@@ -13,20 +13,11 @@ import (
 // start request, which Temporal caps at 2 MB: keep large data in the knowledge store.
 const MaxInputFileBytes = 4 << 20
 
-// readInputFile reads a bounded file, refusing an oversized one before reading it.
+// readInputFile reads a bounded file, refusing an oversized one (or a directory, a device, a
+// named pipe) before reading it.
 func readInputFile(flag, path string) ([]byte, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", flag, err)
-	}
-	if st.IsDir() {
-		return nil, fmt.Errorf("%s: %s is a directory", flag, path)
-	}
-	if st.Size() > MaxInputFileBytes {
-		return nil, fmt.Errorf("%s: %s is %.1f MB, over the %d MB weft accepts as inputs (Temporal keeps a run's inputs in its history, 2 MB at most): ingest large data into a collection and pass its name",
-			flag, path, float64(st.Size())/(1<<20), MaxInputFileBytes>>20)
-	}
-	return os.ReadFile(path)
+	return safefile.ReadHint(path, MaxInputFileBytes, flag,
+		"Temporal keeps a run's inputs in its history, 2 MB at most: ingest large data into a collection and pass its name")
 }
 
 // inputsFromFlags reads --input-file (a JSON object) and --input name=value flags, where a value

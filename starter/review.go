@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	weftclient "github.com/weftworks/weft/client"
+	"github.com/weftworks/weft/internal/safefile"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 	"github.com/weftworks/weft/workflows"
 )
@@ -48,8 +49,9 @@ func newReviewCommand() *cobra.Command {
 				raw := []byte(data)
 				if strings.HasPrefix(data, "@") {
 					var err error
-					if raw, err = os.ReadFile(data[1:]); err != nil {
-						return invalid(fmt.Errorf("--data: %w", err))
+					if raw, err = safefile.ReadHint(data[1:], MaxInputFileBytes, "--data",
+						"a review's data travels in the run's history, 2 MB at most: keep the proposal small"); err != nil {
+						return invalid(err)
 					}
 				}
 				if err := json.Unmarshal(raw, &d.Data); err != nil {

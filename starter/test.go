@@ -22,6 +22,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/weftworks/weft/activities/toolspec"
+	"github.com/weftworks/weft/internal/safefile"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 	"github.com/weftworks/weft/templates"
 	"github.com/weftworks/weft/workflows"
@@ -109,9 +110,13 @@ func fixtureFiles(args []string) ([]string, error) {
 	return files, nil
 }
 
+// MaxFixtureBytes caps a fixture file (its inputs, mocked outputs and expectations).
+const MaxFixtureBytes = 8 << 20
+
 // runFixture runs one fixture file and returns its display name and every failed expectation.
 func runFixture(path string) (string, []string) {
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadHint(path, MaxFixtureBytes, "fixture",
+		"mock smaller outputs, or split the cases into several fixtures")
 	if err != nil {
 		return path, []string{err.Error()}
 	}

@@ -7,13 +7,14 @@ package cluster
 import (
 	"fmt"
 	"maps"
-	"os"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/weftworks/weft/internal/safefile"
 )
 
 // Compose is the part of a compose file the cluster reads.
@@ -41,7 +42,7 @@ type Service struct {
 
 // Load reads a compose file.
 func Load(path string) (*Compose, error) {
-	data, err := os.ReadFile(path)
+	data, err := safefile.Read(path, 4<<20, "compose file")
 	if err != nil {
 		return nil, err
 	}

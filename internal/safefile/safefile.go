@@ -36,7 +36,7 @@ type Error struct {
 
 func (e *Error) Error() string {
 	if errors.Is(e.Err, ErrNotRegular) {
-		hint := "weft reads only regular files: save the content to a file and give its path"
+		hint := "weft reads only regular files; save the content to a file and give its path"
 		if e.Kind == "directory" {
 			hint = "give the path of a file, not of a directory"
 		}
@@ -107,7 +107,7 @@ func ReadHint(path string, limit int64, what, hint string) ([]byte, error) {
 	if err := refuse(st); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
@@ -126,6 +126,12 @@ func ReadHint(path string, limit int64, what, hint string) ([]byte, error) {
 		return nil, &Error{What: what, Path: path, Kind: "regular file", Size: int64(len(data)), Grew: true, Limit: limit, Hint: hint, Err: ErrTooLarge}
 	}
 	return data, nil
+}
+
+// Open opens path for reading without blocking: a named pipe is opened at once (where os.Open
+// would wait for a writer), so a caller that checks f.Stat() before reading never hangs.
+func Open(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 }
 
 // Kind names a file mode for people: "regular file", "directory", "named pipe (FIFO)", ...

@@ -93,3 +93,28 @@ func TestSizes(t *testing.T) {
 	require.Equal(t, "64 KB", safefile.Limit(64<<10))
 	require.Equal(t, "1000 bytes", safefile.Limit(1000))
 }
+
+// TestOpenDoesNotBlockOnAFIFO: os.Open of a named pipe waits for a writer; Open returns at once
+// and the handle says what it is.
+func TestOpenDoesNotBlockOnAFIFO(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "keys.json")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	done := make(chan error, 1)
+	go func() {
+		f, err := safefile.Open(fifo)
+		if err == nil {
+			var st os.FileInfo
+			if st, err = f.Stat(); err == nil && st.Mode().IsRegular() {
+				err = errors.New("a FIFO reported as a regular file")
+			}
+			_ = f.Close()
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(5 * time.Second):
+		t.Fatal("Open blocked on a named pipe")
+	}
+}

@@ -2,13 +2,14 @@ package dsl
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/weftworks/weft/activities/toolspec"
+	"github.com/weftworks/weft/internal/safefile"
 	"github.com/weftworks/weft/workflows/expr"
 )
 
@@ -60,23 +61,19 @@ func (w *Workflow) Step(id string) (*CompiledStep, bool) {
 	return s, ok
 }
 
-// ReadFile reads a workflow file, refusing one over MaxFileSize (as Diagnostics) before reading it.
+// ReadFile reads a workflow file, refusing one over MaxFileSize (as Diagnostics) and anything
+// but a regular file (a directory, /dev/zero, a named pipe) before reading it.
 func ReadFile(path string) ([]byte, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, fmt.Errorf("workflow file %s: %w", path, err)
+	data, err := safefile.Read(path, MaxFileSize, "workflow file")
+	var fe *safefile.Error
+	if errors.As(err, &fe) && errors.Is(err, safefile.ErrTooLarge) {
+		d := sizeDiag(path, fe.Size)
+		if fe.Grew {
+			d.Message = fmt.Sprintf("file grew past the %d byte limit while being read", MaxFileSize)
+		}
+		return nil, Diagnostics{d}
 	}
-	if st.IsDir() {
-		return nil, fmt.Errorf("workflow file %s is a directory", path)
-	}
-	if st.Size() > MaxFileSize {
-		return nil, Diagnostics{sizeDiag(path, st.Size())}
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("workflow file %s: %w", path, err)
-	}
-	return data, nil
+	return data, err
 }
 
 // LoadFile reads and compiles a workflow file (step or Flow format).
@@ -394,6 +391,12 @@ func (c *compiler) compileLazy(cs *CompiledStep, inPtr string) {
 		c.compileNested(cs, inPtr)
 	case "agent", "llm":
 		c.checkAgentTools(cs, inPtr)
+	case "workflow":
+		if name, ok := cs.Step.Inputs["workflow"].(string); ok && !strings.Contains(name, "{{") {
+			if err := CheckWorkflowName(name); err != nil {
+				c.errAt(inPtr+"/workflow", err.Error(), workflowNameHint)
+			}
+		}
 	}
 }
 
