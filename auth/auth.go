@@ -81,7 +81,7 @@ const MaxKeyFileBytes = 1 << 20
 
 func readKeyStore(path string) (*keyStore, error) {
 	ks := &keyStore{}
-	f, err := os.Open(path)
+	f, err := openKeyFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return ks, nil
 	}
