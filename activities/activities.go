@@ -102,33 +102,41 @@ func adaptCall(spec *toolspec.Spec, h Handler, cc ...ClaimCheck) func(ctx contex
 				fmt.Sprintf("%s: invalid inputs: %s", spec.Name, msg), toolspec.ErrInvalidInput, nil)
 		}
 		out, usage, err := h(ctx, inputs)
+		usage = sumUsage(priorUsage(ctx), usage)
 		if err != nil {
-			var ie *InputError
-			var ce *ConfigError
-			var pe *provider.Error
-			switch {
-			case errors.As(err, &pe) && pe.Retryable:
-				return toolspec.Result{}, temporal.NewApplicationErrorWithOptions(spec.Name+": "+pe.Error(), ErrProviderUnavailable,
-					temporal.ApplicationErrorOptions{NextRetryDelay: pe.RetryAfter, Cause: err})
-			case errors.As(err, &pe) && pe.Setting != "":
-				return toolspec.Result{}, temporal.NewNonRetryableApplicationError(spec.Name+": "+pe.Error(), toolspec.ErrMissingConfig, err)
-			case errors.As(err, &pe):
-				return toolspec.Result{}, temporal.NewNonRetryableApplicationError(spec.Name+": "+pe.Error(), ErrProviderRejected, err)
-			case errors.As(err, &ie):
-				return toolspec.Result{}, temporal.NewNonRetryableApplicationError(spec.Name+": "+ie.Msg, toolspec.ErrInvalidInput, err)
-			case errors.As(err, &ce):
-				return toolspec.Result{}, temporal.NewNonRetryableApplicationError(spec.Name+": "+ce.Msg, toolspec.ErrMissingConfig, err)
-			}
-			return toolspec.Result{}, err
+			res := toolspec.Result{Usage: usage} // the calls it billed (metrics); the error carries them too
+			return res, withUsage(ctx, toolError(spec, err), usage)
 		}
 		warnings := warningsOf(out)
 		if len(cc) > 0 && cc[0].Blobs != nil {
 			if out, err = claimCheck(ctx, cc[0].Blobs, cc[0].Above, out); err != nil {
-				return toolspec.Result{}, temporal.NewApplicationErrorWithOptions(spec.Name+": "+err.Error(), ErrProviderUnavailable, temporal.ApplicationErrorOptions{Cause: err})
+				return toolspec.Result{Usage: usage}, withUsage(ctx, temporal.NewApplicationErrorWithOptions(spec.Name+": "+err.Error(), ErrProviderUnavailable, temporal.ApplicationErrorOptions{Cause: err}), usage)
 			}
 		}
 		return toolspec.Result{Output: out, Attempt: activity.GetInfo(ctx).Attempt, Usage: usage, Warnings: warnings}, nil
 	}
+}
+
+// toolError turns a handler's error into the activity error: input and configuration problems
+// and rejected requests are not retried; an unavailable provider is, after its Retry-After.
+func toolError(spec *toolspec.Spec, err error) error {
+	var ie *InputError
+	var ce *ConfigError
+	var pe *provider.Error
+	switch {
+	case errors.As(err, &pe) && pe.Retryable:
+		return temporal.NewApplicationErrorWithOptions(spec.Name+": "+pe.Error(), ErrProviderUnavailable,
+			temporal.ApplicationErrorOptions{NextRetryDelay: pe.RetryAfter, Cause: err})
+	case errors.As(err, &pe) && pe.Setting != "":
+		return temporal.NewNonRetryableApplicationError(spec.Name+": "+pe.Error(), toolspec.ErrMissingConfig, err)
+	case errors.As(err, &pe):
+		return temporal.NewNonRetryableApplicationError(spec.Name+": "+pe.Error(), ErrProviderRejected, err)
+	case errors.As(err, &ie):
+		return temporal.NewNonRetryableApplicationError(spec.Name+": "+ie.Msg, toolspec.ErrInvalidInput, err)
+	case errors.As(err, &ce):
+		return temporal.NewNonRetryableApplicationError(spec.Name+": "+ce.Msg, toolspec.ErrMissingConfig, err)
+	}
+	return err
 }
 
 // warningsOf reads the "warnings" a tool put in its output object.

@@ -78,7 +78,8 @@ func (t *Tools) generate(ctx context.Context, in map[string]any) (any, *toolspec
 	if err != nil {
 		return nil, nil, err
 	}
-	usage := &toolspec.Usage{PromptTokens: g.PromptTokens, CompletionTokens: g.CompletionTokens, TotalTokens: g.PromptTokens + g.CompletionTokens}
+	usage := &toolspec.Usage{PromptTokens: g.PromptTokens, CompletionTokens: g.CompletionTokens, TotalTokens: g.PromptTokens + g.CompletionTokens, Model: g.Model}
+	usage.CostUSD = t.prices.Cost(g.Model, model, g.PromptTokens, g.CompletionTokens)
 	return map[string]any{"text": g.Text, "model": g.Model,
-		"usage": map[string]any{"promptTokens": g.PromptTokens, "completionTokens": g.CompletionTokens, "totalTokens": usage.TotalTokens}}, usage, nil
+		"usage": map[string]any{"promptTokens": g.PromptTokens, "completionTokens": g.CompletionTokens, "totalTokens": usage.TotalTokens, "costUsd": usage.CostUSD}}, usage, nil
 }

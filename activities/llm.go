@@ -206,19 +206,30 @@ func (t *Tools) llm(ctx context.Context, in map[string]any) (any, *toolspec.Usag
 		}()
 	}
 	usage := &toolspec.Usage{}
+	// billed is what the calls made so far cost: a failure after billed calls (a repair that
+	// never gave valid JSON, an answer too long, a provider error on a repair) returns it with
+	// the error, so the step, the run and the chat still count every call the provider billed.
+	billed := func() *toolspec.Usage {
+		usage.TotalTokens = usage.PromptTokens + usage.CompletionTokens
+		usage.CostUSD = t.prices.Cost(usage.Model, model, usage.PromptTokens, usage.CompletionTokens)
+		if usage.TotalTokens == 0 && usage.CostUSD == 0 {
+			return nil
+		}
+		return usage
+	}
 	repairs := num(in, "maxRepairs", 2)
 	var resp *provider.ChatResponse
 	var parsed any
 	for attempt := 0; ; attempt++ {
 		resp, err = t.openai.Chat(ctx, req)
 		if err != nil {
-			return nil, nil, err
+			return nil, billed(), err
 		}
 		usage.PromptTokens += resp.PromptTokens
 		usage.CompletionTokens += resp.CompletionTokens
 		usage.Model = resp.Model
 		if len(resp.Text) > MaxAnswerBytes {
-			return nil, nil, &InputError{Msg: fmt.Sprintf("the model's answer is %d KiB, over the %d KiB weft keeps in history: lower maxTokens or ask for a shorter answer", len(resp.Text)>>10, MaxAnswerBytes>>10)}
+			return nil, billed(), &InputError{Msg: fmt.Sprintf("the model's answer is %d KiB, over the %d KiB weft keeps in history: lower maxTokens or ask for a shorter answer", len(resp.Text)>>10, MaxAnswerBytes>>10)}
 		}
 		if !wantJSON || len(resp.ToolCalls) > 0 {
 			break
@@ -228,13 +239,12 @@ func (t *Tools) llm(ctx context.Context, in map[string]any) (any, *toolspec.Usag
 			break
 		}
 		if attempt >= repairs {
-			return nil, nil, &InputError{Msg: fmt.Sprintf("no valid answer after %d repairs: %v", repairs, err)}
+			return nil, billed(), &InputError{Msg: fmt.Sprintf("no valid answer after %d repairs: %v", repairs, err)}
 		}
 		req.Messages = append(req.Messages, provider.Message{Role: "assistant", Content: resp.Text},
 			provider.Message{Role: "user", Content: fmt.Sprintf("Your answer was not usable: %v. Answer again with only the JSON.", err)})
 	}
-	usage.TotalTokens = usage.PromptTokens + usage.CompletionTokens
-	usage.CostUSD = t.prices.Cost(usage.Model, model, usage.PromptTokens, usage.CompletionTokens)
+	billed()
 	calls := make([]any, 0, len(resp.ToolCalls))
 	for _, tc := range resp.ToolCalls {
 		calls = append(calls, map[string]any{"id": tc.ID, "name": tc.Name, "arguments": tc.Arguments})

@@ -55,6 +55,11 @@ type ChatSession struct {
 	TurnsPerRun int `json:"turnsPerRun,omitempty"`
 	// Continued counts the runs before this one.
 	Continued int `json:"continued,omitempty"`
+	// Origin and StartedBy: who started the session (RunRequest.origin, started_by). A session a
+	// client started reaches only the MCP servers the operator declared and the memory of its
+	// own identity; only that identity may send it messages.
+	Origin    string `json:"origin,omitempty"`
+	StartedBy string `json:"startedBy,omitempty"`
 }
 
 // ChatUsage totals tokens and cost.
@@ -80,6 +85,9 @@ type ChatTurn struct {
 // ChatMessage is what the user sends.
 type ChatMessage struct {
 	Text string `json:"text"`
+	// From is the authenticated identity that sends it ("" : the operator). A session started by
+	// one identity takes messages from it and from the operator only.
+	From string `json:"from,omitempty"`
 }
 
 // ChatReply is a turn's answer.
@@ -109,6 +117,9 @@ func Chat(ctx workflow.Context, s *ChatSession) error {
 	validate := func(m ChatMessage) error {
 		if strings.TrimSpace(m.Text) == "" {
 			return errors.New("the message is empty: send {\"text\": \"...\"}")
+		}
+		if m.From != "" && m.From != s.StartedBy {
+			return fmt.Errorf("chat session belongs to %s: %s may not send it messages or read its memory; start a session of your own", ownerName(s.StartedBy), m.From)
 		}
 		if turnsHere >= s.TurnsPerRun {
 			return errors.New("this run is continuing as new: send the message again in a moment")
@@ -158,6 +169,14 @@ func Chat(ctx workflow.Context, s *ChatSession) error {
 	return workflow.NewContinueAsNewError(ctx, ChatWorkflowType, s)
 }
 
+// ownerName names who started a session, for refusals.
+func ownerName(startedBy string) string {
+	if startedBy == "" {
+		return "the operator"
+	}
+	return startedBy
+}
+
 // newChatRun builds the interpreter state of a session: one agent step, run once per turn.
 func newChatRun(ctx workflow.Context, s *ChatSession) (*run, error) {
 	tools := make([]any, len(s.Tools))
@@ -200,7 +219,7 @@ func newChatRun(ctx workflow.Context, s *ChatSession) (*run, error) {
 	if err != nil {
 		return nil, invalidDefinition("chat session: %v", err)
 	}
-	return newRun(ctx, &weftv1.RunRequest{DefinitionJson: string(text), Source: "chat"})
+	return newRun(ctx, &weftv1.RunRequest{DefinitionJson: string(text), Source: "chat", Origin: s.Origin, StartedBy: s.StartedBy})
 }
 
 // chatTurn runs one agent turn on the conversation plus the new message.
@@ -228,6 +247,12 @@ func (r *run) chatTurn(ctx workflow.Context, s *ChatSession, text string) (*Chat
 	sr.finished = workflow.Now(ctx)
 	if err != nil {
 		sr.status, sr.err = StatusFailed, errorText(err)
+		// The conversation is unchanged, but the calls the turn made were billed: count them.
+		s.Usage.PromptTokens += sr.usage.PromptTokens
+		s.Usage.CompletionTokens += sr.usage.CompletionTokens
+		s.Usage.TotalTokens += sr.usage.TotalTokens
+		s.Usage.CostUSD += sr.usage.CostUsd
+		s.Usage.Calls += sr.usage.Calls
 		return nil, fmt.Errorf("the turn failed (the conversation is unchanged): %s", errorText(err))
 	}
 	sr.status, sr.output = StatusCompleted, out
@@ -294,7 +319,7 @@ func sortedServerNames(m map[string]dsl.MCPServer) []string {
 
 // mcpServerValue is a server declaration as the file format writes it.
 func mcpServerValue(s dsl.MCPServer) map[string]any {
-	v := mcpConfig("", s)
+	v := mcpConfig("", s, "")
 	delete(v, "name")
 	if s.Trust {
 		v["trust"] = true

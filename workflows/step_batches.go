@@ -136,6 +136,10 @@ func (r *run) forEachBatches(ctx workflow.Context, sr *stepRun, items []any, lim
 		})
 		var res BatchResult
 		if err := workflow.ExecuteChildWorkflow(cctx, BatchWorkflowType, req).Get(ctx, &res); err != nil {
+			if bu := failedBatchUsage(err); bu != nil {
+				r.addChildUsage(sr, &weftv1.TokenUsage{Calls: bu.Calls, PromptTokens: bu.Usage.PromptTokens, CompletionTokens: bu.Usage.CompletionTokens,
+					TotalTokens: bu.Usage.TotalTokens, EmbeddingTokens: bu.Usage.EmbeddingTokens, CostUsd: bu.Usage.CostUSD})
+			}
 			return batchError(err)
 		}
 		copy(results[req.First:], res.Results)
@@ -184,6 +188,10 @@ func Batch(ctx workflow.Context, req BatchRequest) (*BatchResult, error) {
 		}
 		var out toolspec.Result
 		if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), req.Tool, req.Inputs[i]).Get(ctx, &out); err != nil {
+			if u := failedUsage(err); u != nil {
+				res.Calls++
+				addToolUsage(&res.Usage, u)
+			}
 			return temporal.NewNonRetryableApplicationError(fmt.Sprintf("item %d: %s", req.First+i, ErrorText(err)), ErrStepFailed, nil)
 		}
 		res.Results[i] = out.Output
@@ -204,6 +212,12 @@ func Batch(ctx workflow.Context, req BatchRequest) (*BatchResult, error) {
 		return nil
 	})
 	if err != nil {
+		// The items that ran were billed although the batch failed: the parent counts them.
+		var app *temporal.ApplicationError
+		if errors.As(err, &app) && (res.Calls > 0) {
+			return nil, temporal.NewApplicationErrorWithOptions(app.Message(), app.Type(), temporal.ApplicationErrorOptions{
+				NonRetryable: app.NonRetryable(), Details: []any{BatchUsage{Calls: res.Calls, Usage: res.Usage}}})
+		}
 		return nil, err
 	}
 	if b, _ := json.Marshal(res); len(b) > batchResultBytes {

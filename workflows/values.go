@@ -2,9 +2,13 @@ package workflows
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 
+	"go.temporal.io/sdk/temporal"
 	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/weftworks/weft/activities/toolspec"
 )
 
 // toValue converts a JSON-shaped Go value to a protobuf Value (via JSON, so any number type and
@@ -34,4 +38,49 @@ func jsonSize(v any) int {
 		return -1
 	}
 	return len(b)
+}
+
+// failedUsage is the usage a failed tool activity reported in its error's details (the calls
+// it, and the attempts retried before it, billed), or nil.
+func failedUsage(err error) *toolspec.Usage {
+	var ae *temporal.ApplicationError
+	if !errors.As(err, &ae) || !ae.HasDetails() {
+		return nil
+	}
+	var u toolspec.Usage
+	if ae.Details(&u) != nil {
+		return nil
+	}
+	if u.PromptTokens == 0 && u.CompletionTokens == 0 && u.TotalTokens == 0 && u.EmbeddingTokens == 0 && u.CostUSD == 0 {
+		return nil
+	}
+	return &u
+}
+
+// BatchUsage is what the items of a failed forEach batch billed (the failure's details).
+type BatchUsage struct {
+	Calls int64          `json:"calls"`
+	Usage toolspec.Usage `json:"usage"`
+}
+
+// failedBatchUsage reads the BatchUsage a failed batch reported, or nil.
+func failedBatchUsage(err error) *BatchUsage {
+	var ae *temporal.ApplicationError
+	if !errors.As(err, &ae) || !ae.HasDetails() {
+		return nil
+	}
+	var bu BatchUsage
+	if ae.Details(&bu) != nil || bu.Calls == 0 {
+		return nil
+	}
+	return &bu
+}
+
+// addToolUsage adds u to total.
+func addToolUsage(total *toolspec.Usage, u *toolspec.Usage) {
+	total.PromptTokens += u.PromptTokens
+	total.CompletionTokens += u.CompletionTokens
+	total.TotalTokens += u.TotalTokens
+	total.EmbeddingTokens += u.EmbeddingTokens
+	total.CostUSD += u.CostUSD
 }
