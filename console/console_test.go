@@ -14,8 +14,10 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	tclient "go.temporal.io/sdk/client"
 
 	"github.com/weftworks/weft/auth"
+	weftclient "github.com/weftworks/weft/client"
 	"github.com/weftworks/weft/console"
 	"github.com/weftworks/weft/templates"
 	"github.com/weftworks/weft/workflows/dsl"
@@ -205,7 +207,7 @@ func TestStateChangesNeedTheTokenAndTheOrigin(t *testing.T) {
 
 func TestLoginOffHost(t *testing.T) {
 	keyFile := filepath.Join(t.TempDir(), "keys.json")
-	key, _, err := auth.GenerateKey(keyFile)
+	key, _, err := auth.GenerateNamedKey(keyFile, "ana", []string{"reviewer"})
 	require.NoError(t, err)
 	keys, err := auth.LoadKeys(keyFile)
 	require.NoError(t, err)
@@ -229,7 +231,7 @@ func TestLoginOffHost(t *testing.T) {
 	require.Equal(t, http.StatusUnauthorized, resp.StatusCode)
 	require.Contains(t, body(t, resp), "not valid")
 
-	resp, err = c.PostForm(srv.URL+"/login", url.Values{"key": {key}, "name": {"ana"}, "next": {"//evil.example/"}})
+	resp, err = c.PostForm(srv.URL+"/login", url.Values{"key": {key}, "next": {"//evil.example/"}})
 	require.NoError(t, err)
 	resp.Body.Close()
 	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
@@ -248,7 +250,7 @@ func TestLoginOffHost(t *testing.T) {
 	require.NoError(t, err)
 	page := body(t, resp)
 	require.Equal(t, http.StatusOK, resp.StatusCode)
-	require.Contains(t, page, "ana")
+	require.Contains(t, page, `<span class="who">ana `, "the session is the key's identity")
 	token := csrfMeta.FindStringSubmatch(page)[1]
 	code, _ := post(t, c, srv.URL+"/api/validate", token, "", `{"source":"{}"}`)
 	require.Equal(t, http.StatusOK, code)
@@ -293,4 +295,101 @@ func TestPlaygroundEscapesWorkflowText(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, http.StatusNotFound, resp.StatusCode)
 	require.Contains(t, body(t, resp), "no workflow")
+}
+
+// consoleWithKeys serves a console that asks for a login, with one key per role, over a Temporal
+// that is never reached (a lazy client): a request that passes the role check fails with 502.
+func consoleWithKeys(t *testing.T) (*httptest.Server, map[string]string) {
+	t.Helper()
+	keyFile := filepath.Join(t.TempDir(), "keys.json")
+	keys := map[string]string{}
+	for name, roles := range map[string][]string{"rita": {"reader"}, "ana": {"reviewer"}, "carl": {"runner"}, "fin": {"finance"}} {
+		k, _, err := auth.GenerateNamedKey(keyFile, name, roles)
+		require.NoError(t, err)
+		keys[name] = k
+	}
+	loaded, err := auth.LoadKeys(keyFile, "env-admin-key")
+	require.NoError(t, err)
+	keys["env"] = "env-admin-key"
+	return newConsole(t, console.Options{Keys: loaded, RequireLogin: true, Client: lazyClient(t)}), keys
+}
+
+func lazyClient(t *testing.T) *weftclient.Client {
+	t.Helper()
+	tc, err := tclient.NewLazyClient(tclient.Options{HostPort: "127.0.0.1:1", Logger: weftclient.QuietLogger()})
+	require.NoError(t, err)
+	t.Cleanup(tc.Close)
+	return weftclient.New(tc, "console-test")
+}
+
+// loginAs logs in with key and returns the client (with its cookie) and the page's CSRF token.
+func loginAs(t *testing.T, srv *httptest.Server, key string) (*http.Client, string) {
+	t.Helper()
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := c.PostForm(srv.URL+"/login", url.Values{"key": {key}})
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
+	return c, csrfOf(t, c, srv.URL)
+}
+
+// TestConsoleRoles: a logged-in person may approve only as a reviewer and start or cancel only
+// as a runner; the refusal names the role and the command that grants it. Allowed requests go
+// on to Temporal (unreachable here: 502).
+func TestConsoleRoles(t *testing.T) {
+	srv, keys := consoleWithKeys(t)
+	approve := func(c *http.Client, token string) (int, string) {
+		return post(t, c, srv.URL+"/api/runs/weft-x/reviews", token, srv.URL, `{"id":"approve","decision":"approve","reviewer":"mallory","digest":"abc"}`)
+	}
+	cancel := func(c *http.Client, token string) (int, string) {
+		return post(t, c, srv.URL+"/api/runs/weft-x/cancel", token, srv.URL, `{}`)
+	}
+	start := func(c *http.Client, token string) (int, string) {
+		return post(t, c, srv.URL+"/api/workflows/approval-demo/runs", token, srv.URL, `{"inputs":{"version":"1"}}`)
+	}
+	for _, tc := range []struct {
+		who                    string
+		approve, cancel, start string // "" allowed, else the role named in the refusal
+	}{
+		{"rita", "reviewer", "runner", "runner"},
+		{"ana", "", "runner", "runner"},
+		{"carl", "reviewer", "", ""},
+		{"env", "", "", ""},
+	} {
+		t.Run(tc.who, func(t *testing.T) {
+			c, token := loginAs(t, srv, keys[tc.who])
+			for what, do := range map[string]func(*http.Client, string) (int, string){"approve": approve, "cancel": cancel, "start": start} {
+				want := map[string]string{"approve": tc.approve, "cancel": tc.cancel, "start": tc.start}[what]
+				code, out := do(c, token)
+				if want == "" {
+					require.Equal(t, http.StatusBadGateway, code, "%s may %s: the request reaches Temporal: %s", tc.who, what, out)
+					continue
+				}
+				require.Equal(t, http.StatusForbidden, code, "%s may not %s: %s", tc.who, what, out)
+				require.Contains(t, out, `needs the role \"`+want+`\"`, what)
+				require.Contains(t, out, "weft mcp generate-key --name "+tc.who, "the refusal says how to grant it")
+			}
+		})
+	}
+	t.Run("a routing role alone cannot log in", func(t *testing.T) {
+		resp, err := http.PostForm(srv.URL+"/login", url.Values{"key": {keys["fin"]}})
+		require.NoError(t, err)
+		page := body(t, resp)
+		require.Equal(t, http.StatusForbidden, resp.StatusCode)
+		require.Contains(t, page, "--role finance --role reader")
+		require.Empty(t, resp.Cookies(), "no session")
+	})
+}
+
+// TestConsoleOperatorOnLoopback: without a login the console is the operator's, who may decide
+// and start (the requests reach Temporal).
+func TestConsoleOperatorOnLoopback(t *testing.T) {
+	srv := newConsole(t, console.Options{Client: lazyClient(t), Reviewer: "op"})
+	c := srv.Client()
+	token := csrfOf(t, c, srv.URL)
+	code, out := post(t, c, srv.URL+"/api/runs/weft-x/reviews", token, srv.URL, `{"id":"approve","decision":"approve"}`)
+	require.Equal(t, http.StatusBadGateway, code, out)
+	code, out = post(t, c, srv.URL+"/api/workflows/approval-demo/runs", token, srv.URL, `{"inputs":{"version":"1"}}`)
+	require.Equal(t, http.StatusBadGateway, code, out)
 }

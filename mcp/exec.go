@@ -191,7 +191,7 @@ func (g *Gateway) review(ctx context.Context, req mcplib.CallToolRequest) (*mcpl
 	if err != nil {
 		return mcplib.NewToolResultError(err.Error()), nil
 	}
-	return result(map[string]any{"executionId": id, "review": res.Id, "step": res.Step, "decision": res.Decision, "reviewer": res.Reviewer, "recorded": true}), nil
+	return result(map[string]any{"executionId": id, "review": res.Id, "step": res.Step, "decision": res.Decision, "reviewer": res.Reviewer, "authenticated": res.Authenticated, "recorded": true}), nil
 }
 
 func (g *Gateway) cancel(ctx context.Context, req mcplib.CallToolRequest) (*mcplib.CallToolResult, error) {
