@@ -43,6 +43,9 @@ type Config struct {
 	// HTTPAllow lists addresses or CIDR prefixes the http tool may reach although they are
 	// private, loopback or link-local (WEFT_HTTP_ALLOW, comma-separated).
 	HTTPAllow []string
+	// MCPServersFile declares the external MCP servers agents may reach (WEFT_MCP_SERVERS): the
+	// only ones a definition sent by a client may name (LoadMCPPolicy).
+	MCPServersFile string
 }
 
 // ConfigFromEnv reads the settings with getenv (os.Getenv in the worker).
@@ -52,10 +55,11 @@ func ConfigFromEnv(getenv func(string) string) Config {
 		OpenAIAPIKey: getenv("OPENAI_API_KEY"), OpenAIBaseURL: getenv("OPENAI_BASE_URL"),
 		EmbeddingModel: getenv("WEFT_EMBEDDING_MODEL"), ChatModel: getenv("WEFT_CHAT_MODEL"),
 		MongoDBURI: getenv("MONGODB_URI"), Database: getenv("WEFT_DB"),
-		HTTPAllow:    splitList(getenv("WEFT_HTTP_ALLOW")),
-		ModelAliases: parseAliases(getenv("WEFT_MODEL_ALIASES")),
-		PricesFile:   getenv("WEFT_PRICES_FILE"),
-		Getenv:       getenv,
+		HTTPAllow:      splitList(getenv("WEFT_HTTP_ALLOW")),
+		ModelAliases:   parseAliases(getenv("WEFT_MODEL_ALIASES")),
+		PricesFile:     getenv("WEFT_PRICES_FILE"),
+		MCPServersFile: getenv("WEFT_MCP_SERVERS"),
+		Getenv:         getenv,
 	}
 	if n, err := strconv.Atoi(getenv("WEFT_CLAIM_CHECK_ABOVE")); err == nil && n > 0 {
 		c.ClaimCheckAbove = n
@@ -70,6 +74,9 @@ type Tools struct {
 	openai *openaicompat.Client
 	prices Prices
 
+	mcpPolicy    MCPPolicy
+	mcpPolicyErr error
+
 	storeMu sync.Mutex
 	store   *mongostore.Store
 }
@@ -77,6 +84,9 @@ type Tools struct {
 // NewTools builds the handlers for cfg.
 func NewTools(cfg Config) *Tools {
 	t := &Tools{cfg: cfg, prices: DefaultPrices()}
+	if t.mcpPolicy, t.mcpPolicyErr = LoadMCPPolicy(cfg.MCPServersFile); t.mcpPolicyErr != nil {
+		slog.Error("no external MCP server can be reached until this is fixed", "error", t.mcpPolicyErr)
+	}
 	if p, err := LoadPrices(cfg.PricesFile); err == nil {
 		t.prices = p
 	} else {

@@ -65,10 +65,13 @@ func (t *Tools) collections(ctx context.Context, in map[string]any) (any, *tools
 	if err != nil {
 		return nil, nil, err
 	}
-	list := make([]any, len(cols))
-	for i, c := range cols {
-		list[i] = map[string]any{"name": c.Name, "documentCount": c.DocumentCount, "hasVectorIndex": c.HasVectorIndex,
-			"embeddingField": c.EmbeddingField, "dimensions": c.Dimensions, "model": c.Model}
+	list := make([]any, 0, len(cols))
+	for _, c := range cols {
+		if Reserved(c.Name) {
+			continue
+		}
+		list = append(list, map[string]any{"name": c.Name, "documentCount": c.DocumentCount, "hasVectorIndex": c.HasVectorIndex,
+			"embeddingField": c.EmbeddingField, "dimensions": c.Dimensions, "model": c.Model})
 	}
 	return map[string]any{"database": db, "collections": list}, nil, nil
 }

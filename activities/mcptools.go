@@ -20,6 +20,7 @@ const (
 	ActivityMCPCall = toolspec.ActivityMCPCall
 )
 
+// mcpServer decodes the server declaration the workflow sends.
 func mcpServer(v any) (mcpclient.Server, error) {
 	var s mcpclient.Server
 	b, err := json.Marshal(v)
@@ -31,7 +32,11 @@ func mcpServer(v any) (mcpclient.Server, error) {
 
 func mcpError(err error) error {
 	var pe *provider.Error
+	var ie *InputError
 	switch {
+	case errors.As(err, &ie):
+		// The private-address guard refused the server's address: no retry helps.
+		return temporal.NewNonRetryableApplicationError(ie.Msg, toolspec.ErrMissingConfig, nil)
 	case errors.Is(err, mcpclient.ErrConfig):
 		return temporal.NewNonRetryableApplicationError(err.Error(), toolspec.ErrMissingConfig, nil)
 	case errors.Is(err, mcpclient.ErrTooLarge):
@@ -42,28 +47,42 @@ func mcpError(err error) error {
 	return err
 }
 
-// MCPList lists an external server's tools: {server} -> {tools: [...]}.
-func (t *Tools) MCPList(ctx context.Context, in map[string]any) (toolspec.Result, error) {
-	s, err := mcpServer(in["server"])
+// reach resolves the server (resolveMCPServer) and, for a URL the operator did not declare, sets
+// the guarded HTTP client.
+func (t *Tools) reach(in map[string]any) (mcpclient.Server, bool, error) {
+	s, trusted, operator, err := t.resolveMCPServer(in)
 	if err != nil {
-		return toolspec.Result{}, temporal.NewNonRetryableApplicationError("mcp server: "+err.Error(), toolspec.ErrInvalidInput, nil)
+		return s, false, err
+	}
+	if s.URL != "" && !operator {
+		s.HTTPClient = t.httpClient(toolspec.MCPTimeout)
+	}
+	return s, trusted, nil
+}
+
+// MCPList lists an external server's tools: {server, origin, trust} -> {tools: [...], trust}.
+// trust is what decides whether the server's tools that change things wait for an approval.
+func (t *Tools) MCPList(ctx context.Context, in map[string]any) (toolspec.Result, error) {
+	s, trusted, err := t.reach(in)
+	if err != nil {
+		return toolspec.Result{}, mcpError(err)
 	}
 	tools, err := mcpclient.ListTools(ctx, s, t.getenv)
 	if err != nil {
 		return toolspec.Result{}, mcpError(err)
 	}
 	var out any
-	b, _ := json.Marshal(map[string]any{"tools": tools})
+	b, _ := json.Marshal(map[string]any{"tools": tools, "trust": trusted})
 	_ = json.Unmarshal(b, &out)
 	return toolspec.Result{Output: out, Attempt: activity.GetInfo(ctx).Attempt}, nil
 }
 
-// MCPCall calls one tool of an external server: {server, tool, arguments} -> {text, structured,
-// isError}.
+// MCPCall calls one tool of an external server: {server, origin, tool, arguments} -> {text,
+// structured, isError}.
 func (t *Tools) MCPCall(ctx context.Context, in map[string]any) (toolspec.Result, error) {
-	s, err := mcpServer(in["server"])
+	s, _, err := t.reach(in)
 	if err != nil {
-		return toolspec.Result{}, temporal.NewNonRetryableApplicationError("mcp server: "+err.Error(), toolspec.ErrInvalidInput, nil)
+		return toolspec.Result{}, mcpError(err)
 	}
 	tool, _ := in["tool"].(string)
 	args, _ := in["arguments"].(map[string]any)

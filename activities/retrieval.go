@@ -15,8 +15,19 @@ import (
 	"github.com/weftworks/weft/activities/toolspec"
 )
 
+// reservedPrefix marks weft's own collections (weft_memory: what agents remembered, by scope;
+// weft_blobs: claim-checked outputs): search, query, ingest and aggregate do not reach them, so
+// a workflow or an agent reads memory only through recall, in its own scope (docs/security.md).
+const reservedPrefix = "weft_"
+
+// Reserved reports whether a collection is weft's own.
+func Reserved(collection string) bool { return strings.HasPrefix(collection, reservedPrefix) }
+
 func (t *Tools) collection(in map[string]any) (string, error) {
 	if c := str(in, "collection"); c != "" {
+		if Reserved(c) {
+			return "", &InputError{Msg: fmt.Sprintf("collection %q: collections named %s* are weft's own (long-term memory, stored outputs) and are not searched, queried, ingested into or aggregated by tools: use recall for memory, or pick another collection name", c, reservedPrefix)}
+		}
 		return c, nil
 	}
 	return "", &InputError{Msg: "no collection: set inputs.collection or defaults.collection in the workflow"}

@@ -24,15 +24,16 @@ import (
 // tools).
 type Resolver func(name string) (*dsl.Workflow, error)
 
-// FileResolver finds called workflows as files in dir (NAME, NAME.json, NAME.weft.json; paths
-// are relative to dir) and then among the built-in templates.
+// FileResolver finds called workflows by name as files in dir (NAME, NAME.json, NAME.weft.json)
+// and then among the built-in templates. Names are never paths (dsl.CheckWorkflowName): whoever
+// wrote the definition reads no file outside dir.
 func FileResolver(dir string) Resolver {
 	return func(name string) (*dsl.Workflow, error) {
+		if err := dsl.CheckWorkflowName(name); err != nil {
+			return nil, err
+		}
 		if dir != "" {
-			base := name
-			if !filepath.IsAbs(base) {
-				base = filepath.Join(dir, name)
-			}
+			base := filepath.Join(dir, name)
 			for _, p := range []string{base, base + ".json", base + ".weft.json"} {
 				if st, err := os.Stat(p); err == nil && !st.IsDir() {
 					return dsl.LoadFile(p)
@@ -121,6 +122,11 @@ func Request(w *dsl.Workflow, o StartOptions) (*weftv1.RunRequest, error) {
 	req, err := workflows.NewRequest(w, o.Source, inputs, o.Defaults)
 	if err != nil {
 		return nil, &InvalidError{Err: err}
+	}
+	if o.Origin == OriginClient {
+		if err := dsl.CheckClientDefinition(w.Def); err != nil {
+			return nil, &InvalidError{Err: err}
+		}
 	}
 	req.Origin, req.StartedBy = o.Origin, o.StartedBy
 	resolve := o.Resolver

@@ -140,7 +140,7 @@ func TestChatContinuesAsNew(t *testing.T) {
 	require.NoError(t, err)
 	var last string
 	for i := 1; i <= 500; i++ {
-		turn, err := wc.Send(context.Background(), id, fmt.Sprintf("question %d", i))
+		turn, err := wc.Send(context.Background(), id, fmt.Sprintf("question %d", i), "")
 		require.NoError(t, err, "turn %d", i)
 		require.Equal(t, i, turn.N)
 		last = turn.Answer

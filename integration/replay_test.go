@@ -78,7 +78,7 @@ func TestRecordAndReplayChatHistory(t *testing.T) {
 	_, _, err := wc.StartChat(context.Background(), id, weftclient.ChatOptions{Tools: []string{"search"}, Collection: "docs", TurnsPerRun: 2})
 	require.NoError(t, err)
 	for _, q := range []string{"first question", "second question"} {
-		turn, err := wc.Send(context.Background(), id, q)
+		turn, err := wc.Send(context.Background(), id, q, "")
 		require.NoError(t, err)
 		require.Len(t, turn.ToolCalls, 1)
 	}

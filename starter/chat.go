@@ -173,7 +173,7 @@ func (o *chatOptions) send(ctx context.Context, c *weftclient.Client, id, text s
 	}
 	done := make(chan result, 1)
 	go func() {
-		t, err := c.Send(ctx, id, text)
+		t, err := c.Send(ctx, id, text, "")
 		done <- result{t, err}
 	}()
 	shownText := ""

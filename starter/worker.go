@@ -26,13 +26,17 @@ func newWorkerCommand() *cobra.Command {
 				return invalid(err)
 			}
 			conn.logger = logger
+			cfg := activities.ConfigFromEnv(envFromDev)
+			if _, err := activities.LoadMCPPolicy(cfg.MCPServersFile); err != nil {
+				return invalid(err)
+			}
 			m := serveMetrics(metricsAddr, cmd.ErrOrStderr())
 			c, err := conn.dialWith(cmd.Context(), m)
 			if err != nil {
 				return err
 			}
 			defer c.Close()
-			w := worker.New(c.Temporal(), worker.Options{TaskQueue: conn.taskQueue, Config: activities.ConfigFromEnv(envFromDev), Metrics: m,
+			w := worker.New(c.Temporal(), worker.Options{TaskQueue: conn.taskQueue, Config: cfg, Metrics: m,
 				WorkflowPollers: tune.WorkflowPollers, ActivityPollers: tune.ActivityPollers,
 				MaxConcurrentActivities: tune.MaxConcurrentActivities, MaxConcurrentWorkflowTasks: tune.MaxConcurrentWorkflowTasks})
 			fmt.Fprintf(cmd.ErrOrStderr(), "weft worker: %s, namespace %s, task queue %s\n", conn.address, conn.namespace, conn.taskQueue)

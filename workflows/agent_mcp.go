@@ -19,6 +19,7 @@ import (
 type mcpTool struct {
 	server                string
 	config                map[string]any
+	origin                string
 	trust                 bool
 	name                  string
 	desc                  string
@@ -47,7 +48,9 @@ func (t *mcpTool) Call(ctx workflow.Context, r *run, sr *stepRun, args map[strin
 	if r.namedActivities {
 		opts.ActivityID = r.activityID(sr, callKey)
 	}
-	out, err := r.runActivity(ctx, sr, toolspec.ActivityMCPCall, opts, map[string]any{"server": t.config, "tool": t.name, "arguments": args})
+	in := mcpRequest(t.config, t.origin, t.trust)
+	in["tool"], in["arguments"] = t.name, args
+	out, err := r.runActivity(ctx, sr, toolspec.ActivityMCPCall, opts, in)
 	if err != nil {
 		return nil, err
 	}
@@ -84,18 +87,24 @@ func (r *run) mcpTools(ctx workflow.Context, sr *stepRun, ref string) ([]agentTo
 	if !ok {
 		return nil, fmt.Errorf("tools: MCP server %q is not declared in mcpServers", server)
 	}
-	config := mcpConfig(server, decl)
+	config := mcpConfig(server, decl, r.origin)
 	opts := mcpOptions(sr.cs.Title() + " · list " + server + " tools")
 	if r.namedActivities {
 		opts.ActivityID = r.activityID(sr, sr.cs.ID+"/mcp-"+server)
 	}
-	out, err := r.runActivity(ctx, sr, toolspec.ActivityMCPList, opts, map[string]any{"server": config})
+	out, err := r.runActivity(ctx, sr, toolspec.ActivityMCPList, opts, mcpRequest(config, r.origin, decl.Trust))
 	if err != nil {
 		return nil, temporal.NewApplicationErrorWithOptions(fmt.Sprintf("listing the tools of MCP server %s: %s", server, errorText(err)), ErrStepFailed,
 			temporal.ApplicationErrorOptions{NonRetryable: true, Cause: err})
 	}
 	res, _ := out.(map[string]any)
 	list, _ := res["tools"].([]any)
+	// The worker says whether the server is trusted (the operator's declaration, or the
+	// operator's own file); lists recorded before it said so keep the file's word.
+	trust := decl.Trust
+	if v, ok := res["trust"].(bool); ok {
+		trust = v
+	}
 	var tools []agentTool
 	for _, e := range list {
 		m, _ := e.(map[string]any)
@@ -104,7 +113,7 @@ func (r *run) mcpTools(ctx workflow.Context, sr *stepRun, ref string) ([]agentTo
 			continue
 		}
 		desc, _ := m["description"].(string)
-		t := &mcpTool{server: server, config: config, trust: decl.Trust, name: name, desc: desc, schema: m["inputSchema"]}
+		t := &mcpTool{server: server, config: config, origin: r.origin, trust: trust, name: name, desc: desc, schema: m["inputSchema"]}
 		t.readOnly, _ = m["readOnly"].(bool)
 		t.destructive, _ = m["destructive"].(bool)
 		if t.schema == nil {
@@ -121,8 +130,27 @@ func (r *run) mcpTools(ctx workflow.Context, sr *stepRun, ref string) ([]agentTo
 	return tools, nil
 }
 
-func mcpConfig(name string, s dsl.MCPServer) map[string]any {
+// mcpRequest is the input of the MCP activities: the server as the file declares it and who the
+// definition came from; the worker decides what is reached (activities.resolveMCPServer).
+// Requests of operator files look as they did before origins existed.
+func mcpRequest(config map[string]any, origin string, trust bool) map[string]any {
+	in := map[string]any{"server": config}
+	if origin != "" {
+		in["origin"] = origin
+	}
+	if trust {
+		in["trust"] = true
+	}
+	return in
+}
+
+// mcpConfig is the server as the file declares it. A client's definition sends only the name:
+// what it declares is never reached.
+func mcpConfig(name string, s dsl.MCPServer, origin string) map[string]any {
 	c := map[string]any{"name": name}
+	if origin != "" {
+		return c
+	}
 	if s.Command != "" {
 		c["command"] = s.Command
 		args := make([]any, len(s.Args))

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"go.temporal.io/sdk/workflow"
@@ -41,16 +42,59 @@ func functionName(s string) string {
 	return s
 }
 
-// registryTool is a weft tool from the registry, run as its activity.
-type registryTool struct{ spec *toolspec.Spec }
+// registryTool is a weft tool from the registry, run as its activity. scope, when set, is the
+// memory scope of the session: the model neither sees nor chooses it.
+type registryTool struct {
+	spec  *toolspec.Spec
+	scope string
+}
 
 func (t registryTool) Name() string         { return t.spec.Name }
 func (t registryTool) FunctionName() string { return functionName(t.spec.Name) }
-func (t registryTool) EditSchema() any      { return decodeSchema(t.spec.Input) }
+func (t registryTool) EditSchema() any      { return t.parameters() }
 func (t registryTool) Definition() map[string]any {
-	return map[string]any{"name": t.FunctionName(), "description": t.spec.Description, "parameters": decodeSchema(t.spec.Input)}
+	return map[string]any{"name": t.FunctionName(), "description": t.spec.Description, "parameters": t.parameters()}
 }
+
+// parameters is the tool's input schema as the model sees it: without scope when the session
+// sets it.
+func (t registryTool) parameters() any {
+	s := decodeSchema(t.spec.Input)
+	m, ok := s.(map[string]any)
+	if t.scope == "" || !ok {
+		return s
+	}
+	if props, ok := m["properties"].(map[string]any); ok {
+		delete(props, "scope")
+	}
+	if req, ok := m["required"].([]any); ok {
+		m["required"] = slices.DeleteFunc(req, func(v any) bool { return v == "scope" })
+	}
+	return m
+}
+
+// withScope sets the session's scope; a model that names another is told it cannot.
+func (t registryTool) withScope(args map[string]any) (map[string]any, error) {
+	if t.scope == "" {
+		return args, nil
+	}
+	if s, ok := args["scope"]; ok && s != t.scope {
+		return nil, fmt.Errorf("scope: the memory scope is the session's (%s) and cannot be chosen: leave scope out", t.scope)
+	}
+	out := make(map[string]any, len(args)+1)
+	//workflowcheck:ignore the result does not depend on map order (copied)
+	for k, v := range args {
+		out[k] = v
+	}
+	out["scope"] = t.scope
+	return out, nil
+}
+
 func (t registryTool) Check(args map[string]any) error {
+	args, err := t.withScope(args)
+	if err != nil {
+		return err
+	}
 	canon, _ := t.spec.Canonical(args)
 	if err := t.spec.ValidateInputs(toJSONValue(canon)); err != nil {
 		return errors.New(schemaMessage(err))
@@ -58,6 +102,10 @@ func (t registryTool) Check(args map[string]any) error {
 	return nil
 }
 func (t registryTool) Call(ctx workflow.Context, r *run, sr *stepRun, args map[string]any, callKey string) (any, error) {
+	args, err := t.withScope(args)
+	if err != nil {
+		return nil, err
+	}
 	args, _ = t.spec.Canonical(args)
 	r.fillDefaults(t.spec, args)
 	opts := activityOptions(&dsl.Step{}, t.spec, sr.cs.Title()+" · "+t.spec.Name)
@@ -138,7 +186,15 @@ func (r *run) agentTools(ctx workflow.Context, sr *stepRun, v any) ([]agentTool,
 		if !ok || spec.Kind != toolspec.KindActivity {
 			return nil, fmt.Errorf("tools: %q is not a tool an agent can call (activity tools: %s, or workflow:NAME)", name, strings.Join(dsl.AgentToolNames(), ", "))
 		}
-		out = append(out, registryTool{spec: spec})
+		tool := registryTool{spec: spec}
+		if memoryScoped(spec) && ctx != nil {
+			scope, err := r.sessionScope(ctx, name)
+			if err != nil {
+				return nil, err
+			}
+			tool.scope = scope
+		}
+		out = append(out, tool)
 	}
 	return out, nil
 }

@@ -31,6 +31,9 @@ type run struct {
 	// reuse holds outputs taken over from the run this one resumes (weft retry).
 	reuse       map[string]*structpb.Value
 	resumedFrom string
+	// origin and startedBy: who the definition came from (RunRequest.origin; "" the operator)
+	// and who started the run. A client's definition reaches only what the operator declared.
+	origin, startedBy string
 	// namedActivities: tool activities get ids naming their step (runs started since
 	// VersionActivityIDs; older histories replay without them).
 	namedActivities bool
@@ -121,6 +124,8 @@ func newRun(ctx workflow.Context, req *weftv1.RunRequest) (*run, error) {
 		files:       req.GetWorkflowFiles(),
 		reuse:       req.GetReuse(),
 		resumedFrom: req.GetResumedFrom(),
+		origin:      req.GetOrigin(),
+		startedBy:   req.GetStartedBy(),
 		started:     workflow.Now(ctx),
 		status:      StatusRunning,
 	}

@@ -85,7 +85,7 @@ func (r *run) runChild(ctx workflow.Context, sr *stepRun, name string, args map[
 		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("inputs of workflow %q: %v", name, err), toolspec.ErrInvalidInput, nil)
 	}
 	req := &weftv1.RunRequest{DefinitionJson: string(text), Inputs: in, Source: toolspec.WorkflowToolPrefix + name,
-		Workflows: r.workflows, WorkflowFiles: r.files}
+		Workflows: r.workflows, WorkflowFiles: r.files, Origin: r.origin, StartedBy: r.startedBy}
 	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
 		WorkflowID:          id,
 		ParentClosePolicy:   enumspb.PARENT_CLOSE_POLICY_REQUEST_CANCEL,

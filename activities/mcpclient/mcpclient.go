@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"os/exec"
 	"sort"
 	"strings"
@@ -29,6 +30,9 @@ type Server struct {
 	Env     map[string]string `json:"env,omitempty"`
 	URL     string            `json:"url,omitempty"`
 	KeyEnv  string            `json:"keyEnv,omitempty"`
+	// HTTPClient, when set, is the client URL servers are reached with (the worker's
+	// private-address guard); nil: http.DefaultClient's behaviour.
+	HTTPClient *http.Client `json:"-"`
 }
 
 // Tool is one tool a server offers.
@@ -74,6 +78,9 @@ func connect(ctx context.Context, s Server, getenv func(string) string) (*client
 				return nil, fmt.Errorf("%w: %s needs a key: set %s on the worker", ErrConfig, s.label(), s.KeyEnv)
 			}
 			opts = append(opts, transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + key}))
+		}
+		if s.HTTPClient != nil {
+			opts = append(opts, transport.WithHTTPBasicClient(s.HTTPClient))
 		}
 		c, err = client.NewStreamableHttpClient(s.URL, opts...)
 		if err == nil {

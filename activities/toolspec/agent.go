@@ -65,7 +65,7 @@ func init() {
 		Title:       "Run another workflow",
 		Description: "Run a workflow (a built-in template, or a file next to this one) as a child workflow; its output is this step's output. Reviews inside it are listed under this run.",
 		Input: `{"type":"object","required":["workflow"],"additionalProperties":false,"properties":{
-		  "workflow":{"type":"string","minLength":1,"description":"template name, or a file path relative to this file"},
+		  "workflow":{"type":"string","minLength":1,"description":"the name of a built-in template or of a file in the workflows directory (or next to this file): a name, not a path"},
 		  "inputs":{"type":"object"}}}`,
 		Output:      `{}`,
 		Annotations: Annotations{OpenWorld: true},

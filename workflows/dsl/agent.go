@@ -2,6 +2,7 @@ package dsl
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -34,7 +35,7 @@ func (c *compiler) checkAgentTools(cs *CompiledStep, inPtr string) {
 		if srv, ok := strings.CutPrefix(name, toolspec.MCPToolPrefix); ok {
 			server, _, _ := strings.Cut(srv, "/")
 			if _, declared := c.def.MCPServers[server]; !declared {
-				c.errAt(ptr, fmt.Sprintf("MCP server %q is not declared", server), `declare it in "mcpServers": {"`+server+`": {"command": ...} or {"url": ...}}`)
+				c.errAt(ptr, fmt.Sprintf("MCP server %q is not declared", server), `declare it in "mcpServers": {"`+server+`": {}} to use the server of that name the operator declared on the worker (WEFT_MCP_SERVERS), or with {"command": ...} or {"url": ...} in the operator's own files`)
 			}
 			if cs.Tool == "llm" {
 				c.errAt(ptr, "an llm step cannot offer MCP server tools", "use an agent step: it lists the server's tools and runs the calls")
@@ -43,7 +44,9 @@ func (c *compiler) checkAgentTools(cs *CompiledStep, inPtr string) {
 		}
 		if wf, ok := strings.CutPrefix(name, toolspec.WorkflowToolPrefix); ok {
 			if wf == "" {
-				c.errAt(ptr, "workflow tool without a name", `write "workflow:NAME" with a template name or a file path`)
+				c.errAt(ptr, "workflow tool without a name", `write "workflow:NAME" with the name of a built-in template or of a file in the workflows directory`)
+			} else if err := CheckWorkflowName(wf); err != nil {
+				c.errAt(ptr, err.Error(), workflowNameHint)
 			}
 			continue
 		}
@@ -69,6 +72,21 @@ func (c *compiler) checkAgentTools(cs *CompiledStep, inPtr string) {
 		c.errAt(inPtr+"/approve/"+strconv.Itoa(i), fmt.Sprintf("approve names %q, which is not in tools", name),
 			"list the tool in tools too, or remove it from approve")
 	}
+}
+
+// workflowName is what a called workflow's name may look like: a name, never a path.
+var workflowName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$`)
+
+const workflowNameHint = "name a built-in template or a file in the workflows directory (or next to this file) by its name, e.g. \"research\" for research.json: paths are not followed"
+
+// CheckWorkflowName refuses a called workflow's name that is not a plain name: a path (with / or
+// \\, absolute, or ..) would let a file's author read any file of the machine that resolves it
+// (docs/security.md).
+func CheckWorkflowName(name string) error {
+	if !workflowName.MatchString(name) || strings.Contains(name, "..") {
+		return fmt.Errorf("workflow %q is not a name: a called workflow is named by letters, digits, _ . - (up to 128), not by a path", name)
+	}
+	return nil
 }
 
 // CalledWorkflows lists the workflows def calls by literal name, sorted: workflow steps'
@@ -119,4 +137,36 @@ func InputSchema(def *Definition) map[string]any {
 		sch["required"] = required // never null: some clients reject a null list
 	}
 	return sch
+}
+
+// CheckClientDefinition refuses what a definition sent by an authenticated client (an MCP key, a
+// console login) may not do (docs/security.md): declare how an external MCP server is started
+// or reached, or which of the worker's environment variables its key comes from, or trust its
+// tools. Such a definition names servers the operator declared, as {} ("mcpServers": {"notes":
+// {}}). The operator's own files are not held to this.
+func CheckClientDefinition(def *Definition) error {
+	var problems []string
+	for _, name := range sortedKeys(def.MCPServers) {
+		s := def.MCPServers[name]
+		var what []string
+		if s.Command != "" || len(s.Args) > 0 {
+			what = append(what, "a command (a process on the worker)")
+		}
+		if len(s.Env) > 0 || s.KeyEnv != "" {
+			what = append(what, "environment variables")
+		}
+		if s.URL != "" {
+			what = append(what, "a url")
+		}
+		if s.Trust {
+			what = append(what, "trust")
+		}
+		if len(what) > 0 {
+			problems = append(problems, fmt.Sprintf("mcpServers.%s declares %s", name, strings.Join(what, ", ")))
+		}
+	}
+	if len(problems) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s: a definition sent by a client may name only the MCP servers the operator declared on the worker, as \"mcpServers\": {\"NAME\": {}}; an operator allows a server on purpose by adding it to the worker's WEFT_MCP_SERVERS file, or by putting this workflow in the workflows directory", strings.Join(problems, "; "))
 }
