@@ -1,0 +1,102 @@
+package workflows_test
+
+import (
+	"encoding/json"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/weftworks/weft/activities/toolspec"
+	"github.com/weftworks/weft/workflows"
+)
+
+// scopes records the scope each memory call reached the worker with.
+type scopes struct {
+	mu  sync.Mutex
+	got []string
+}
+
+func (s *scopes) record(in map[string]any) (any, *toolspec.Usage, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sc, _ := in["scope"].(string)
+	s.got = append(s.got, sc)
+	return map[string]any{"scope": sc, "results": []any{}}, nil, nil
+}
+
+const memoryAgent = `{"name":"m","defaults":{"scope":"support:ana"},"steps":[
+  {"id":"helper","tool":"agent","inputs":{"prompt":"what do you know about me?","tools":["recall","remember"],"maxIterations":4}}
+],"output":"{{ helper.output }}"}`
+
+// TestModelCannotChooseMemoryScope: the agent's memory tools take the session's scope; the
+// model does not see the parameter, and naming another scope is answered with a refusal, not
+// with another user's memory.
+func TestModelCannotChooseMemoryScope(t *testing.T) {
+	h := newHarness(t)
+	var sc scopes
+	h.tools.scripts["recall"] = sc.record
+	m := &scriptedModel{answers: []func(map[string]any) map[string]any{
+		callTools([3]string{"c1", "recall", `{"query":"plan","scope":"support:bob"}`}),
+		callTools([3]string{"c2", "recall", `{"query":"plan"}`}),
+		say("nothing remembered"),
+	}}
+	var offered []any
+	h.tools.scripts["llm"] = func(in map[string]any) (any, *toolspec.Usage, error) {
+		offered, _ = in["tools"].([]any)
+		return m.handler(in)
+	}
+	res, err := h.run(t, memoryAgent, nil)
+	require.NoError(t, err)
+	require.Equal(t, []string{"support:ana"}, sc.got, "bob's scope never reached the store")
+	calls := agentOutput(t, res)["toolCalls"].([]any)
+	require.Contains(t, calls[0].(map[string]any)["error"], "the memory scope is the session's (support:ana) and cannot be chosen")
+	// The parameters the model saw have no scope.
+	require.Len(t, offered, 2)
+	b, err := json.Marshal(offered)
+	require.NoError(t, err)
+	require.NotContains(t, string(b), `"scope"`)
+}
+
+// TestAgentMemoryNeedsAScope: without a scope from the file or the session, an agent may not
+// use memory at all.
+func TestAgentMemoryNeedsAScope(t *testing.T) {
+	h := newHarness(t)
+	withModel(h, &scriptedModel{})
+	_, err := h.run(t, `{"name":"m","steps":[{"id":"a","tool":"agent","inputs":{"prompt":"p","tools":["remember"]}}]}`, nil)
+	require.ErrorContains(t, err, `remember needs a memory scope, and the model may not choose one: set "defaults": {"scope"`)
+}
+
+// TestClientDefinitionMemoryBelongsToItsCaller: a run a client started from its own definition
+// reads and writes only the memory that names the caller.
+func TestClientDefinitionMemoryBelongsToItsCaller(t *testing.T) {
+	for _, tc := range []struct {
+		scope, startedBy, origin string
+		ok                       bool
+	}{
+		{"support:ana", "ana", "client", true},
+		{"ana", "ana", "client", true},
+		{"support:bob", "ana", "client", false},
+		{"support:anabel", "ana", "client", false},
+		{"support:bob", "", "", true}, // the operator's file
+	} {
+		h := newHarness(t)
+		var sc scopes
+		h.tools.scripts["recall"] = sc.record
+		req := request(t, `{"name":"r","steps":[{"id":"r","tool":"recall","inputs":{"scope":"`+tc.scope+`","query":"q"}}]}`, nil)
+		req.Origin, req.StartedBy = tc.origin, tc.startedBy
+		h.env.ExecuteWorkflow(workflows.WorkflowType, req)
+		err := h.env.GetWorkflowError()
+		if tc.ok {
+			require.NoError(t, err, tc)
+			require.Equal(t, []string{tc.scope}, sc.got)
+			continue
+		}
+		require.Error(t, err, tc)
+		var ae *temporal.ApplicationError
+		require.ErrorAs(t, err, &ae)
+		require.Contains(t, err.Error(), `memory scope "`+tc.scope+`" does not belong to ana`)
+		require.Empty(t, sc.got, "nothing reached the store")
+	}
+}
