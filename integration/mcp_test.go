@@ -33,7 +33,7 @@ func TestAgentRunsReviewsAndReads(t *testing.T) {
 	t.Cleanup(w.Stop)
 
 	keyFile := filepath.Join(t.TempDir(), "keys.json")
-	key, _, err := auth.GenerateKey(keyFile)
+	key, _, err := auth.GenerateNamedKey(keyFile, "agent", nil) // decisions record the key's name
 	require.NoError(t, err)
 	keys, err := auth.LoadKeys(keyFile)
 	require.NoError(t, err)
