@@ -329,8 +329,8 @@ func TestOversizedRequestsRefusedWithTheLimit(t *testing.T) {
 		resp.Body.Close()
 		require.Less(t, time.Since(start), 10*time.Second)
 		if chunked {
-			require.Equal(t, http.StatusBadRequest, resp.StatusCode, string(out))
-			require.Contains(t, string(out), "too large")
+			require.Equal(t, http.StatusRequestEntityTooLarge, resp.StatusCode, string(out))
+			require.Contains(t, string(out), "at most 4 MB")
 			continue
 		}
 		require.Equal(t, http.StatusRequestEntityTooLarge, resp.StatusCode, string(out))

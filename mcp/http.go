@@ -57,6 +57,7 @@ func (g *Gateway) HTTPHandler(keys *auth.Keys, allowedHosts []string, log *slog.
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(g.health(r.Context()))
 	})
+	hygienic := withHygiene(allowedHosts, mcpHandler)
 	limiter := auth.NewFailureLimiter(auth.FailureBurst, auth.FailureRate)
 	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -94,7 +95,7 @@ func (g *Gateway) HTTPHandler(keys *auth.Keys, allowedHosts []string, log *slog.
 		who = id.Name
 		// The key's identity rides in the context to the tool filter, the role check and the
 		// records of starts, cancels and decisions.
-		mcpHandler.ServeHTTP(rec, r.WithContext(auth.WithIdentity(r.Context(), id)))
+		hygienic.ServeHTTP(rec, r.WithContext(auth.WithIdentity(r.Context(), id)))
 	})
 	return auth.HostGuard(allowedHosts, "--allowed-host", mux)
 }

@@ -1,0 +1,146 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+)
+
+// BodyReadTimeout is the longest one request body may take to arrive once its handler starts
+// reading it: a body sent slowly (with a valid key) is cut then instead of holding a connection
+// and a goroutine for minutes. The server's ReadHeaderTimeout bounds the headers.
+const BodyReadTimeout = 30 * time.Second
+
+// bodyReadTimeout is BodyReadTimeout, shortened by tests.
+var bodyReadTimeout = BodyReadTimeout
+
+// withHygiene wraps the streamable HTTP transport (after the key check and the 413 Content-Length
+// check) with what the MCP transport asks of a server beyond the library:
+//   - Origin is validated (the spec's MUST, against DNS rebinding and cross-site pages): a request
+//     with an Origin whose host is not one of allowedHosts is refused 403; no Origin (a
+//     non-browser client) is fine.
+//   - GET /mcp answers 405 with Allow: POST: the gateway is stateless and offers no event stream
+//     (the library would open one that is never closed).
+//   - The body is read here, under a read deadline (bodyReadTimeout), then handed on; the
+//     deadline is lifted once it is read, so a long tool call is not cut.
+//   - A JSON-RPC batch (a JSON array) gets a clear error: the 2025-06-18 revision removed them.
+func withHygiene(allowedHosts []string, next http.Handler) http.Handler {
+	return &hygiene{hosts: allowedHosts, next: next, timeout: bodyReadTimeout}
+}
+
+type hygiene struct {
+	hosts   []string
+	next    http.Handler
+	timeout time.Duration
+}
+
+func (h *hygiene) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if origin := r.Header.Get("Origin"); origin != "" {
+		if host, ok := originAllowed(origin, h.hosts); !ok {
+			hint := "start weft mcp with --allowed-host " + host + " to let pages from that host call it"
+			if host == "" {
+				hint = "only pages from an allowed host (--allowed-host) may call it; non-browser clients send no Origin"
+			}
+			writeJSON(w, http.StatusForbidden, fmt.Sprintf(`{"error":"forbidden origin","message":%s}`,
+				jsonString(fmt.Sprintf("requests from pages at origin %q are refused (the gateway checks Origin against DNS rebinding and cross-site pages): %s", origin, hint))))
+			return
+		}
+	}
+	switch r.Method {
+	case http.MethodGet:
+		w.Header().Set("Allow", http.MethodPost)
+		writeJSON(w, http.StatusMethodNotAllowed, rpcError(-32000,
+			"GET /mcp: this gateway is stateless and opens no event stream; send each JSON-RPC request with POST /mcp"))
+		return
+	case http.MethodPost:
+	default:
+		h.next.ServeHTTP(w, r)
+		return
+	}
+	body, err := h.readBody(w, r)
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
+		writeJSON(w, http.StatusRequestEntityTooLarge, rpcError(-32600, fmt.Sprintf(
+			"the request (sent without a length) is larger than the gateway accepts: at most %d MB per request: ingest large documents in parts, or pass a collection name instead of the data",
+			tooLarge.Limit>>20)))
+		return
+	case isTimeout(err):
+		w.Header().Set("Connection", "close")
+		writeJSON(w, http.StatusRequestTimeout, rpcError(-32600, fmt.Sprintf(
+			"the request body did not arrive within %s: send the whole request at once (the gateway cuts slow bodies)", h.timeout)))
+		return
+	case err != nil:
+		writeJSON(w, http.StatusBadRequest, rpcError(-32700, fmt.Sprintf("reading the request body: %v", err)))
+		return
+	}
+	if trimmed := bytes.TrimLeft(body, " \t\r\n"); len(trimmed) > 0 && trimmed[0] == '[' {
+		writeJSON(w, http.StatusBadRequest, rpcError(-32600,
+			"JSON-RPC batches (a JSON array of messages) are not supported: MCP 2025-06-18 removed them; send each request as its own POST /mcp"))
+		return
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.ContentLength = int64(len(body))
+	h.next.ServeHTTP(w, r)
+}
+
+// readBody reads the whole body under a read deadline on the connection, and lifts the deadline
+// after: the server's background read would otherwise hit it during a long tool call and cancel
+// the request's context.
+func (h *hygiene) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	if r.Body == nil || r.Body == http.NoBody {
+		return nil, nil
+	}
+	rc := http.NewResponseController(w)
+	if err := rc.SetReadDeadline(time.Now().Add(h.timeout)); err == nil {
+		defer func() { _ = rc.SetReadDeadline(time.Time{}) }()
+	}
+	return io.ReadAll(r.Body)
+}
+
+// originAllowed reports whether origin's host is one of allowed ("*" allows any), as the Host
+// guard does for Host; host is origin's host ("" for "null" or one that does not parse).
+func originAllowed(origin string, allowed []string) (host string, ok bool) {
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" {
+		return "", false
+	}
+	host = u.Hostname()
+	for _, a := range allowed {
+		if a == "*" || strings.EqualFold(a, host) {
+			return host, true
+		}
+	}
+	return host, false
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.Is(err, os.ErrDeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
+}
+
+func rpcError(code int, message string) string {
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":null,"error":{"code":%d,"message":%s}}`, code, jsonString(message))
+}
+
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+func writeJSON(w http.ResponseWriter, status int, body string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = io.WriteString(w, body)
+}
+
+// Unwrap lets http.NewResponseController reach the connection (the body's read deadline).
+func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
