@@ -61,6 +61,8 @@ type Client struct {
 	taskQueue string
 	owned     bool
 	dc        converter.DataConverter
+	// namespace is the connection's namespace when Dial made it ("" for New: unknown).
+	namespace string
 }
 
 // converter decodes payloads the way the connection does.
@@ -94,7 +96,7 @@ func Dial(ctx context.Context, o Options) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot reach Temporal at %s (namespace %s): %w; start one with `weft dev`, or set TEMPORAL_ADDRESS / --address", o.Address, o.Namespace, err)
 	}
-	return &Client{t: c, taskQueue: o.TaskQueue, owned: true, dc: o.DataConverter}, nil
+	return &Client{t: c, taskQueue: o.TaskQueue, owned: true, dc: o.DataConverter, namespace: o.Namespace}, nil
 }
 
 // New wraps a Temporal client someone else owns (weft dev, tests). Close does not close it.

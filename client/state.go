@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
+	commonpb "go.temporal.io/api/common/v1"
 	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/converter"
@@ -79,6 +81,8 @@ type Description struct {
 	Closed   time.Time
 	// Ended says why a terminated or timed-out run ended (nil otherwise).
 	Ended *EndedError
+	// CancelledBy is the identity that asked a cancelled run to stop, when history records one.
+	CancelledBy string
 	// PendingText is the partial text of running llm activities (their heartbeat details), by
 	// activity id.
 	Pending []PendingActivity
@@ -119,6 +123,9 @@ func (c *Client) Describe(ctx context.Context, id string) (*Description, error) 
 	if out.Status == "terminated" || out.Status == "timed_out" {
 		out.Ended = c.ended(ctx, id)
 	}
+	if out.Status == "cancelled" {
+		out.CancelledBy = c.CancelledBy(ctx, id)
+	}
 	for _, pa := range d.GetPendingActivities() {
 		a := PendingActivity{ActivityID: pa.GetActivityId(), Type: pa.GetActivityType().GetName(), Attempt: pa.GetAttempt()}
 		if hd := pa.GetHeartbeatDetails(); hd != nil && len(hd.GetPayloads()) > 0 {
@@ -127,6 +134,30 @@ func (c *Client) Describe(ctx context.Context, id string) (*Description, error) 
 		out.Pending = append(out.Pending, a)
 	}
 	return out, nil
+}
+
+// CancelledBy returns who asked run id to stop (the client identity recorded with the
+// cancellation request, or the parent run's id when a parent cancelled it); "" when unknown.
+func (c *Client) CancelledBy(ctx context.Context, id string) string {
+	hctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	it := c.t.GetWorkflowHistory(hctx, id, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for it.HasNext() {
+		ev, err := it.Next()
+		if err != nil {
+			return ""
+		}
+		if a := ev.GetWorkflowExecutionCancelRequestedEventAttributes(); a != nil {
+			if a.GetIdentity() != "" {
+				return a.GetIdentity()
+			}
+			if p := a.GetExternalWorkflowExecution().GetWorkflowId(); p != "" {
+				return "run " + p
+			}
+			return ""
+		}
+	}
+	return ""
 }
 
 // StatusName turns WORKFLOW_EXECUTION_STATUS_COMPLETED into "completed".
@@ -340,8 +371,9 @@ func (c *Client) listQuery(ctx context.Context, q string, o ListOptions, closed 
 }
 
 // Cancel asks a running run to stop: steps in flight are cancelled, finished steps keep their
-// results. A run that has already ended gives *FinishedError.
-func (c *Client) Cancel(ctx context.Context, id string) error {
+// results. by names who asks (an MCP key's or console login's name, the CLI's user): history
+// records it and weft status shows it. A run that has already ended gives *FinishedError.
+func (c *Client) Cancel(ctx context.Context, id, by string) error {
 	d, err := c.Describe(ctx, id)
 	if err != nil {
 		return err
@@ -349,7 +381,21 @@ func (c *Client) Cancel(ctx context.Context, id string) error {
 	if d.Status != "running" {
 		return &FinishedError{ID: id, Status: d.Status, What: "cancel"}
 	}
-	if err := c.t.CancelWorkflow(ctx, id, ""); err != nil {
+	// With a known namespace the request goes to the service directly so that history records
+	// who asked (the SDK's CancelWorkflow sends the process's identity, pid@host): weft status
+	// and the Web UI show it.
+	if c.namespace == "" || by == "" {
+		err = c.t.CancelWorkflow(ctx, id, "")
+	} else {
+		_, err = c.t.WorkflowService().RequestCancelWorkflowExecution(ctx, &workflowservice.RequestCancelWorkflowExecutionRequest{
+			Namespace:         c.namespace,
+			WorkflowExecution: &commonpb.WorkflowExecution{WorkflowId: id},
+			Identity:          by,
+			RequestId:         uuid.NewString(),
+			Reason:            "cancel requested by " + by,
+		})
+	}
+	if err != nil {
 		return fmt.Errorf("cancelling %s: %w", id, err)
 	}
 	return nil

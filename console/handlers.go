@@ -345,7 +345,7 @@ func (s *Server) apiCancel(w http.ResponseWriter, r *http.Request, sess *session
 	if !s.may(w, sess, "cancelling a run", auth.RoleRunner) {
 		return
 	}
-	if err := s.o.Client.Cancel(r.Context(), r.PathValue("id")); err != nil {
+	if err := s.o.Client.Cancel(r.Context(), r.PathValue("id"), sess.name+" (console)"); err != nil {
 		clientError(w, err)
 		return
 	}

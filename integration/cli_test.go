@@ -90,7 +90,7 @@ func TestSignalLikeTemporalCLI(t *testing.T) {
 	queue := "signal"
 	startWorker(t, c, queue, nil)
 	code, out, errOut := weft(t, queue, "run", "approval-demo", "--id", "signal-1", "--detach")
-	require.Equal(t, 3, code, errOut)
+	require.Equal(t, 0, code, errOut)
 	require.Contains(t, out, "Started signal-1")
 	waitForReview(t, c, "signal-1")
 	require.NoError(t, c.SignalWorkflow(context.Background(), "signal-1", "", workflows.SignalReview,
@@ -100,7 +100,7 @@ func TestSignalLikeTemporalCLI(t *testing.T) {
 	require.ErrorContains(t, err, `step "approval": rejected by cy: too early`)
 
 	code, out, _ = weft(t, "", "status", "signal-1")
-	require.Equal(t, 0, code)
+	require.Equal(t, 1, code, "a failed run's status exits 1")
 	require.Contains(t, out, "✗ Approve the release notes")
 }
 
@@ -118,12 +118,37 @@ func TestCancelAndRuns(t *testing.T) {
 	queue := "cancel"
 	startWorker(t, c, queue, nil)
 	code, _, _ := weft(t, queue, "run", "approval-demo", "--id", "cancel-1", "--detach")
-	require.Equal(t, 3, code)
+	require.Equal(t, 0, code)
 	waitForReview(t, c, "cancel-1")
+	// weft status --follow shows the detached run until it ends, and says who stopped it.
+	type result struct {
+		code        int
+		out, errOut string
+	}
+	followed := make(chan result, 1)
+	go func() {
+		code, out, errOut := weft(t, "", "status", "--follow", "--poll", "100ms", "cancel-1")
+		followed <- result{code, out, errOut}
+	}()
+	require.Eventually(t, func() bool {
+		code, out, _ := weft(t, "", "status", "cancel-1")
+		return code == 0 && strings.Contains(out, "awaiting")
+	}, 15*time.Second, 100*time.Millisecond, "a waiting run's status exits 0")
 	code, out, _ := weft(t, "", "cancel", "cancel-1")
 	require.Equal(t, 0, code, out)
 	err := c.GetWorkflow(context.Background(), "cancel-1", "").Get(context.Background(), nil)
 	require.ErrorContains(t, err, "canceled")
+	select {
+	case f := <-followed:
+		require.Equal(t, 1, f.code, "a cancelled run ends status --follow with 1\n%s%s", f.out, f.errOut)
+		require.Contains(t, f.out, "cancel-1")
+		require.Regexp(t, `Cancelled by \S+ \(weft CLI\) at step approval: the run was stopped on request`, f.errOut)
+		require.NotContains(t, f.errOut, "Failed:", "a cancellation is not reported as a failure")
+	case <-time.After(30 * time.Second):
+		t.Fatal("weft status --follow did not end when the run was cancelled")
+	}
+	code, out, _ = weft(t, "", "status", "cancel-1")
+	require.Equal(t, 1, code, "a cancelled run's status exits 1\n%s", out)
 	require.Eventually(t, func() bool {
 		_, out, _ := weft(t, "", "runs", "--json")
 		return strings.Contains(out, `"id": "cancel-1"`) && strings.Contains(out, `"status": "cancelled"`)
@@ -175,7 +200,7 @@ func TestCLIMessagesAPersonCanActOn(t *testing.T) {
 	queue := "cli-messages"
 	startWorker(t, c, queue, nil)
 	code, _, errOut := weft(t, queue, "run", "approval-demo", "--id", "msg-release-1", "--detach")
-	require.Equal(t, 3, code, errOut)
+	require.Equal(t, 0, code, errOut)
 	waitForReview(t, c, "msg-release-1")
 
 	code, _, errOut = weft(t, queue, "status", "no-such-run")

@@ -371,7 +371,7 @@ func TestConsoleInBrowser(t *testing.T) {
 	))
 	require.Contains(t, url, "/runs/weft-console-flow-")
 	started := url[strings.LastIndex(url, "/")+1:]
-	require.NoError(t, e.client.Cancel(context.Background(), started))
+	require.NoError(t, e.client.Cancel(context.Background(), started, "test"))
 }
 
 // TestConsoleStreamsModelText: while an agent's model call streams, the run's events carry the

@@ -60,7 +60,7 @@ func TestAgentWithExternalMCPServers(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "mcp-agent.json")
 	require.NoError(t, os.WriteFile(file, b, 0o644))
 	code, _, errOut := weft(t, queue, "run", file, "--id", "mcp-agent-1", "--detach")
-	require.Equal(t, 3, code, errOut)
+	require.Equal(t, 0, code, errOut)
 	wc := weftclient.New(c, queue)
 	gate := waitForGate(t, wc, "mcp-agent-1", "agent/c2")
 	require.Equal(t, "mcp:notes/delete_note", gate.Tool, "a destructive tool of an untrusted server waits for approval")

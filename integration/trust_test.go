@@ -140,6 +140,7 @@ func TestClientDefinitionUsesOperatorServers(t *testing.T) {
 	def := agentOn(map[string]any{}, "mcp:x")
 	def["mcpServers"] = map[string]any{"notes": map[string]any{}}
 	def["steps"].([]any)[0].(map[string]any)["inputs"].(map[string]any)["tools"] = []any{"mcp:notes/lookup"}
+	def["output"] = "{{ a.output }}"
 	msg, isErr := g.call("weft_run_workflow", map[string]any{"definition": def, "wait": 60})
 	require.False(t, isErr, msg)
 	require.Contains(t, msg, "found it")

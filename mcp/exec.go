@@ -200,10 +200,10 @@ func (g *Gateway) cancel(ctx context.Context, req mcplib.CallToolRequest) (*mcpl
 	if err != nil {
 		return mcplib.NewToolResultError(err.Error()), nil
 	}
-	if err := c.Cancel(ctx, id); err != nil {
+	_, by := startedBy(ctx)
+	if err := c.Cancel(ctx, id, by+" (MCP key)"); err != nil {
 		return mcplib.NewToolResultError(err.Error()), nil
 	}
-	_, by := startedBy(ctx)
 	g.o.Log.Info("cancel requested", "execution", id, "by", by)
 	return result(map[string]any{"executionId": id, "cancelRequested": true}), nil
 }

@@ -47,7 +47,7 @@ func newRetryCommand() *cobra.Command {
 				fmt.Fprintf(out, "Started %s, resuming %s\n  reused: %s\n  runs:   %s\n", run.ID, args[0], list(plan.Reused), list(plan.Rerun))
 			}
 			if detach {
-				return &ExitError{Code: ExitRunning, Silent: true}
+				return nil // started: a script can go on with `&&`
 			}
 			p := &progress{o: &runOptions{runFlags: runFlags{asJSON: asJSON}}, out: out, id: run.ID}
 			res, runErr := c.Stream(cmd.Context(), run.ID, weftclient.StreamOptions{}, p.event)
@@ -60,7 +60,7 @@ func newRetryCommand() *cobra.Command {
 	cmd.Flags().StringVar(&from, "from", "", "run this step and everything after it again")
 	cmd.Flags().StringVar(&file, "file", "", "a corrected workflow file (or template name)")
 	cmd.Flags().StringVar(&id, "id", "", "id of the new run (default: RUN_ID-retry-<random>)")
-	cmd.Flags().BoolVar(&detach, "detach", false, "start it and return (exit 3)")
+	cmd.Flags().BoolVar(&detach, "detach", false, "start it and return (exit 0; follow it with weft status --follow ID)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
 }

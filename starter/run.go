@@ -1,17 +1,22 @@
 package starter
 
 import (
+	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"sort"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
+	"go.temporal.io/sdk/temporal"
+	"golang.org/x/term"
 
 	weftclient "github.com/weftworks/weft/client"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
@@ -29,6 +34,8 @@ type runOptions struct {
 	interval time.Duration
 	// failedShown is the failed step whose error the progress lines already showed.
 	failedShown string
+	// cancelledBy is who asked a cancelled run to stop ("" when unknown).
+	cancelledBy string
 }
 
 func newRunCommand() *cobra.Command {
@@ -37,15 +44,16 @@ func newRunCommand() *cobra.Command {
 		Use:   "run FILE|TEMPLATE [--input name=value]...",
 		Short: "Run a workflow durably on Temporal and follow its progress",
 		Long: "Validates the file first (a bad file never creates an execution), starts it, and shows each\n" +
-			"step as it finishes, model text as it streams and agents' tool calls. Exit status: 0 completed,\n" +
-			"1 failed, 2 invalid input, 3 still running (--detach, or interrupted: the run goes on; follow\n" +
-			"it with `weft status ID`). --json --verbose prints one JSON event per line (see the README).",
+			"step as it finishes, model text as it streams and agents' tool calls. Required inputs not given\n" +
+			"are asked for when stdin is a terminal. Exit status: 0 completed (or started, with --detach),\n" +
+			"1 failed or cancelled, 2 invalid input, 3 still running (interrupted: the run goes on; follow it\n" +
+			"again with `weft status --follow ID`). --json --verbose prints one JSON event per line (see the README).",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return o.run(cmd, args[0]) },
 	}
 	o.register(cmd)
 	o.conn.register(cmd)
-	cmd.Flags().BoolVar(&o.detach, "detach", false, "start the run and return its id")
+	cmd.Flags().BoolVar(&o.detach, "detach", false, "start the run and return its id (exit 0; follow it with weft status --follow ID)")
 	cmd.Flags().StringVar(&o.id, "id", "", "workflow id (default: weft-<name>-<random>); refused while a run with that id is running")
 	cmd.Flags().BoolVarP(&o.quiet, "quiet", "q", false, "print only the output")
 	cmd.Flags().BoolVarP(&o.verbose, "verbose", "v", false, "show step outputs and the full error chain; with --json, stream JSONL events")
@@ -71,6 +79,10 @@ func (o *runOptions) run(cmd *cobra.Command, arg string) error {
 	resolve := o.resolveInputs
 	if o.dryRun {
 		resolve = o.planInputs // a plan shows placeholders for what is not given yet
+	} else if stdinIsTerminal(cmd.InOrStdin()) {
+		if err := o.askMissing(cmd.InOrStdin(), cmd.ErrOrStderr(), w); err != nil {
+			return err
+		}
 	}
 	inputs, err := resolve(w)
 	if err != nil {
@@ -105,22 +117,76 @@ func (o *runOptions) run(cmd *cobra.Command, arg string) error {
 		if o.asJSON {
 			_ = writeJSON(out, map[string]string{"id": id, "runId": run.RunID})
 		} else {
-			fmt.Fprintf(out, "Started %s\n  follow: weft status %s\n  cancel: weft cancel %s\n", id, id, id)
+			fmt.Fprintf(out, "Started %s\n  follow: weft status --follow %s\n  cancel: weft cancel %s\n", id, id, id)
 		}
-		return &ExitError{Code: ExitRunning, Silent: true}
+		return nil // started: a script can go on with `&&`
 	}
 	if !o.quiet && !o.asJSON {
 		header(out, "weft: "+w.Def.Name+"  ("+id+")")
 	}
+	return o.follow(ctx, c, out, errOut, id, w.Def.Formatters)
+}
+
+// follow shows run id's progress until it ends (weft run, weft status --follow) and reports how it
+// ended: 0 completed, 1 failed or cancelled, 3 when ctx ends first (the run goes on).
+func (o *runOptions) follow(ctx context.Context, c *weftclient.Client, out, errOut io.Writer, id string, formatters map[string]any) error {
 	p := &progress{o: o, out: out, id: id}
 	res, runErr := c.Stream(ctx, id, weftclient.StreamOptions{Interval: o.interval, NoDeltas: o.quiet || (o.asJSON && !o.verbose)}, p.event)
 	p.endStream()
 	if runErr != nil && ctx.Err() != nil && errors.Is(runErr, ctx.Err()) {
-		fmt.Fprintf(errOut, "\nweft: stopped following; %s is still running. Follow it with: weft status %s\n", id, id)
+		fmt.Fprintf(errOut, "\nweft: stopped following; %s is still running. Follow it again with: weft status --follow %s\n", id, id)
 		return &ExitError{Code: ExitRunning, Silent: true}
 	}
 	o.failedShown = p.failed
-	return o.finish(out, errOut, id, res, runErr, w.Def.Formatters)
+	var ce *temporal.CanceledError
+	if errors.As(runErr, &ce) {
+		o.cancelledBy = c.CancelledBy(context.WithoutCancel(ctx), id)
+	}
+	return o.finish(out, errOut, id, res, runErr, formatters)
+}
+
+// stdinIsTerminal reports whether r is a terminal a person types into (tests replace it).
+var stdinIsTerminal = func(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// askMissing asks, on errOut, for each required input without a default that the flags do not
+// give, reading one line per input from in; the answers become --input flags. An empty answer or
+// the end of input leaves the input missing (the usual error names it).
+func (o *runOptions) askMissing(in io.Reader, errOut io.Writer, w *dsl.Workflow) error {
+	raw, typed, err := o.inputsFromFlags()
+	if err != nil {
+		return invalid(err)
+	}
+	var missing []string
+	for name, def := range w.Def.Inputs {
+		_, given := raw[name]
+		_, inFile := typed[name]
+		if def.Required && def.Default == nil && !given && !inFile {
+			missing = append(missing, name)
+		}
+	}
+	sort.Strings(missing)
+	r := bufio.NewReader(in)
+	for _, name := range missing {
+		def := w.Def.Inputs[name]
+		desc := def.Type
+		if def.Description != "" {
+			desc += ", " + def.Description
+		}
+		fmt.Fprintf(errOut, "%s (%s): ", name, desc)
+		line, err := r.ReadString('\n')
+		line = strings.TrimRight(line, "\r\n")
+		if line != "" {
+			o.inputs = append(o.inputs, name+"="+line)
+		}
+		if err != nil {
+			fmt.Fprintln(errOut)
+			break
+		}
+	}
+	return nil
 }
 
 // progress prints a run's events as they come.
@@ -195,10 +261,17 @@ func (o *runOptions) finish(out, errOut io.Writer, id string, res *weftv1.RunRes
 	if runErr != nil {
 		if o.asJSON {
 			if !o.verbose {
-				_ = writeJSON(out, map[string]any{"id": id, "status": "failed", "error": weftclient.Cause(runErr)})
+				status := "failed"
+				if ce := (*temporal.CanceledError)(nil); errors.As(runErr, &ce) {
+					status = "cancelled"
+				}
+				_ = writeJSON(out, map[string]any{"id": id, "status": status, "error": weftclient.Cause(runErr)})
 			}
 		} else {
-			if o.failedShown != "" && !o.verbose && strings.HasPrefix(weftclient.Cause(runErr), fmt.Sprintf("step %q: ", o.failedShown)) {
+			var ce *temporal.CanceledError
+			if errors.As(runErr, &ce) {
+				fmt.Fprintf(errOut, "\n%s\n", cancelledText(o.cancelledBy, o.failedShown))
+			} else if o.failedShown != "" && !o.verbose && strings.HasPrefix(weftclient.Cause(runErr), fmt.Sprintf("step %q: ", o.failedShown)) {
 				fmt.Fprintf(errOut, "\nFailed at step %s (its error is above).\n", o.failedShown)
 			} else {
 				fmt.Fprintf(errOut, "\nFailed: %s\n", weftclient.Cause(runErr))
@@ -232,4 +305,16 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return s[:n] + "…"
+}
+
+// cancelledText says that a run was cancelled, by whom when known, and at which step.
+func cancelledText(by, step string) string {
+	msg := "Cancelled"
+	if by != "" {
+		msg += " by " + by
+	}
+	if step != "" {
+		msg += " at step " + step
+	}
+	return msg + ": the run was stopped on request (steps that finished keep their results)."
 }

@@ -2,6 +2,7 @@ package starter
 
 import (
 	"fmt"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -63,7 +64,7 @@ func newCancelCommand() *cobra.Command {
 				return err
 			}
 			defer c.Close()
-			if err := c.Cancel(cmd.Context(), args[0]); err != nil {
+			if err := c.Cancel(cmd.Context(), args[0], strings.TrimSpace(defaultReviewer()+" (weft CLI)")); err != nil {
 				return clientError(err)
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "Cancellation requested for %s\n", args[0])

@@ -2,19 +2,30 @@ package starter
 
 import (
 	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	weftclient "github.com/weftworks/weft/client"
+	weftv1 "github.com/weftworks/weft/proto/weft/v1"
+	"github.com/weftworks/weft/workflows"
 )
 
 func newStatusCommand() *cobra.Command {
 	var conn connFlags
-	var asJSON bool
+	var asJSON, follow bool
+	var interval time.Duration
 	cmd := &cobra.Command{
 		Use:   "status ID",
-		Short: "Show a run's steps, pending reviews and, once done, its output",
-		Args:  cobra.ExactArgs(1),
+		Short: "Show a run's steps, pending reviews and, once done, its output (--follow: until it ends)",
+		Long: "Shows a run's steps, pending reviews and, once done, its output. --follow shows the steps as\n" +
+			"they change until the run ends, as `weft run` does (for a run started with --detach).\n" +
+			"Exit status: 0 running or completed, 1 failed, cancelled, terminated or timed out.",
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := conn.dial(cmd.Context())
 			if err != nil {
@@ -27,52 +38,101 @@ func newStatusCommand() *cobra.Command {
 				return clientError(err)
 			}
 			out := cmd.OutOrStdout()
-			if asJSON {
-				return writeProto(out, st)
+			if follow {
+				o := &runOptions{runFlags: runFlags{asJSON: asJSON}, interval: interval}
+				var formatters map[string]any
+				if w, err := c.Workflow(cmd.Context(), id); err == nil {
+					formatters = w.Def.Formatters
+				}
+				if !asJSON {
+					header(out, fmt.Sprintf("weft: %s  (%s)", st.Workflow, id))
+				}
+				ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+				defer stop()
+				return o.follow(ctx, c, out, cmd.ErrOrStderr(), id, formatters)
 			}
 			closed := ""
-			var ended *weftclient.EndedError
-			if d, err := c.Describe(cmd.Context(), id); err == nil {
-				closed, ended = d.Status, d.Ended
+			d, derr := c.Describe(cmd.Context(), id)
+			if derr == nil {
+				closed = d.Status
+			} else {
+				d = &weftclient.Description{}
 			}
-			header(out, fmt.Sprintf("weft: %s  (%s)  %s", st.Workflow, id, closed))
-			for _, s := range st.Steps {
-				fmt.Fprintln(out, stepLine(s, id))
-				for _, tc := range s.ToolCalls {
-					fmt.Fprintln(out, toolCallLine(tc))
+			if asJSON {
+				if err := writeProto(out, st); err != nil {
+					return err
 				}
+				return statusExit(closed, st)
 			}
-			for _, w := range st.Warnings {
-				fmt.Fprintf(out, "\nWarning: %s\n", w)
-			}
-			printReviews(out, id, st.PendingReviews)
-			if u := st.Usage; u != nil && (u.TotalTokens > 0 || u.CostUsd > 0) {
-				fmt.Fprintf(out, "\nUsage: %s\n", usageText(u))
-			}
-			if st.Error != "" {
-				shown := false
-				for _, s := range st.Steps {
-					if s.Status == "failed" && st.Error == fmt.Sprintf("step %q: %s", s.Id, s.Error) {
-						fmt.Fprintf(out, "\nFailed at step %s (its error is above).\n", s.Id)
-						shown = true
-						break
-					}
-				}
-				if !shown {
-					fmt.Fprintf(out, "\nFailed: %s\n", st.Error)
-				}
-			}
-			if ended != nil {
-				fmt.Fprintf(out, "\nEnded: %s\n", ended.Error())
-			}
-			if st.Output != nil {
-				fmt.Fprintln(out, "\nOutput:")
-				return writeProto(out, st.Output)
-			}
-			return nil
+			printStatus(out, id, st, d)
+			return statusExit(closed, st)
 		},
 	}
 	conn.register(cmd)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the state query's JSON")
+	cmd.Flags().BoolVarP(&follow, "follow", "f", false, "show the steps as they change until the run ends (as weft run does)")
+	cmd.Flags().DurationVar(&interval, "poll", time.Second, "with --follow: how often the run's state is read")
 	return cmd
+}
+
+// statusExit is status's exit status: 1 for a run that ended without completing.
+func statusExit(closed string, st *weftv1.ExecutionState) error {
+	switch closed {
+	case "failed", "cancelled", "terminated", "timed_out":
+		return &ExitError{Code: ExitFailed, Silent: true}
+	case "":
+		if st.Status == workflows.StatusFailed {
+			return &ExitError{Code: ExitFailed, Silent: true}
+		}
+	}
+	return nil
+}
+
+// printStatus prints a run's state as a person reads it.
+func printStatus(out io.Writer, id string, st *weftv1.ExecutionState, d *weftclient.Description) {
+	header(out, fmt.Sprintf("weft: %s  (%s)  %s", st.Workflow, id, d.Status))
+	for _, s := range st.Steps {
+		fmt.Fprintln(out, stepLine(s, id))
+		for _, tc := range s.ToolCalls {
+			fmt.Fprintln(out, toolCallLine(tc))
+		}
+	}
+	for _, w := range st.Warnings {
+		fmt.Fprintf(out, "\nWarning: %s\n", w)
+	}
+	printReviews(out, id, st.PendingReviews)
+	if u := st.Usage; u != nil && (u.TotalTokens > 0 || u.CostUsd > 0) {
+		fmt.Fprintf(out, "\nUsage: %s\n", usageText(u))
+	}
+	switch {
+	case d.Status == "cancelled":
+		// The steps in flight report the cancellation as their error; say what happened instead.
+		at := ""
+		for _, s := range st.Steps {
+			if s.Status == workflows.StatusFailed && st.Error == fmt.Sprintf("step %q: %s", s.Id, s.Error) {
+				at = s.Id
+				break
+			}
+		}
+		fmt.Fprintf(out, "\n%s\n", cancelledText(d.CancelledBy, at))
+	case st.Error != "":
+		shown := false
+		for _, s := range st.Steps {
+			if s.Status == "failed" && s.Error != "" && st.Error == fmt.Sprintf("step %q: %s", s.Id, s.Error) {
+				fmt.Fprintf(out, "\nFailed at step %s (its error is above).\n", s.Id)
+				shown = true
+				break
+			}
+		}
+		if !shown {
+			fmt.Fprintf(out, "\nFailed: %s\n", st.Error)
+		}
+	}
+	if d.Ended != nil {
+		fmt.Fprintf(out, "\nEnded: %s\n", d.Ended.Error())
+	}
+	if st.Output != nil {
+		fmt.Fprintln(out, "\nOutput:")
+		_ = writeProto(out, st.Output)
+	}
 }

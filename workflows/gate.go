@@ -93,7 +93,10 @@ func (r *run) waitGate(ctx workflow.Context, g *gate, timeout time.Duration, onT
 	} else if err := workflow.Await(ctx, decided); err != nil {
 		return nil, err
 	}
-	return g.decision, nil
+	d := g.decision
+	workflow.GetLogger(ctx).Info("review decided", "review", g.req.Id, "kind", g.req.Kind, "decision", d.Decision,
+		"reviewer", d.Reviewer, "authenticated", d.Authenticated, "roles", d.ReviewerRoles, "digest", g.req.Digest)
+	return d, nil
 }
 
 // pendingGates returns the open gates in the order they opened.
