@@ -51,7 +51,7 @@ func newHostileGateway(t *testing.T, queue string, script ...fakellm.Reply) *hos
 	startWorkerWithConfig(t, queue, cfg, nil)
 
 	keyFile := filepath.Join(dir, "keys.json")
-	key, _, err := auth.GenerateKey(keyFile)
+	key, _, err := auth.GenerateNamedKey(keyFile, "mallory", nil)
 	require.NoError(t, err)
 	keys, err := auth.LoadKeys(keyFile)
 	require.NoError(t, err)
@@ -81,6 +81,11 @@ func newHostileGateway(t *testing.T, queue string, script ...fakellm.Reply) *hos
 		}
 		return txt.String(), res.IsError
 	}}
+}
+
+// step is a one-step definition of tool with inputs.
+func step(tool string, inputs map[string]any) map[string]any {
+	return map[string]any{"name": "hostile", "steps": []any{map[string]any{"id": "s", "tool": tool, "inputs": inputs}}}
 }
 
 func agentOn(server map[string]any, tools ...any) map[string]any {
@@ -115,6 +120,13 @@ func TestHostileDefinitionsThroughTheGateway(t *testing.T) {
 		{"a workflow step climbs out", map[string]any{"name": "read", "steps": []any{map[string]any{"id": "w", "tool": "workflow", "inputs": map[string]any{"workflow": "../../../etc/passwd"}}}},
 			[]string{"is not a name"}},
 		{"an agent's workflow tool reads a file", agentOn(map[string]any{}, "workflow:/etc/passwd"), []string{"is not a name"}},
+		// Refused by the worker when the step runs (the key is mallory's).
+		{"another user's memory", step("recall", map[string]any{"scope": "support:ana", "query": "card number"}),
+			[]string{`memory scope "support:ana" does not belong to mallory`, "workflows directory may use any scope"}},
+		{"the memory store as a collection", step("query", map[string]any{"query": "card number", "collection": "weft_memory"}),
+			[]string{`collection "weft_memory"`, "weft's own", "use recall for memory"}},
+		{"a private address", step("http", map[string]any{"url": "http://127.0.0.1:1/admin"}),
+			[]string{"127.0.0.1", "WEFT_HTTP_ALLOW"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
