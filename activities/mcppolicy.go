@@ -2,13 +2,14 @@ package activities
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
-	"os"
 	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/weftworks/weft/activities/mcpclient"
+	"github.com/weftworks/weft/internal/safefile"
 )
 
 // MCPPolicy is the operator's declaration of the external MCP servers agents may reach
@@ -42,15 +43,11 @@ func LoadMCPPolicy(path string) (MCPPolicy, error) {
 	if path == "" {
 		return MCPPolicy{}, nil
 	}
-	st, err := os.Stat(path)
+	data, err := safefile.ReadHint(path, MaxPolicyBytes, "WEFT_MCP_SERVERS", "point WEFT_MCP_SERVERS at the JSON file that declares the servers")
 	if err != nil {
-		return MCPPolicy{}, fmt.Errorf("WEFT_MCP_SERVERS: %w", err)
-	}
-	if !st.Mode().IsRegular() || st.Size() > MaxPolicyBytes {
-		return MCPPolicy{}, fmt.Errorf("WEFT_MCP_SERVERS: %s is not a regular file of at most %d KiB: point WEFT_MCP_SERVERS at the JSON file that declares the servers", path, MaxPolicyBytes>>10)
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
+		if refused := (*safefile.Error)(nil); errors.As(err, &refused) {
+			return MCPPolicy{}, err
+		}
 		return MCPPolicy{}, fmt.Errorf("WEFT_MCP_SERVERS: %w", err)
 	}
 	var p MCPPolicy
