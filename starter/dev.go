@@ -75,6 +75,9 @@ func newDevCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if err := ignoreWeftDir(dataDir); err != nil {
+				return err
+			}
 			srv, err := stack.Temporal(ctx, TemporalOptions{DataDir: dataDir, Host: host, Port: port, UIPort: uiPort, CodecEndpoint: codecEndpoint})
 			if err != nil {
 				return err
