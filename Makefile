@@ -34,9 +34,14 @@ workflowcheck: $(WORKFLOWCHECK) ## determinism check of the interpreter
 SERVER_PKGS := ./starter/... ./integration/... ./devserver/... ./cmd/...
 RACE_PKGS   := $(shell $(GO) list ./... | grep -v -e /starter -e /integration -e /devserver -e /cmd/)
 
+# go test's default -timeout (10m per package) is shorter than the slow packages need on 2 cores:
+# each line says how long its packages may take.
+RACE_TIMEOUT   ?= 20m
+SERVER_TIMEOUT ?= 30m
+
 test: lint workflowcheck $(TEMPORAL_CLI) ## the test suite CI runs (the integration tests drive the temporal CLI too)
-	$(GO) test -race -count=1 $(RACE_PKGS)
-	$(GO) test -count=1 $(SERVER_PKGS)
+	$(GO) test -race -count=1 -timeout $(RACE_TIMEOUT) $(RACE_PKGS)
+	$(GO) test -count=1 -timeout $(SERVER_TIMEOUT) $(SERVER_PKGS)
 	$(MAKE) mcp-smoke
 
 mcp-smoke: build ## the TypeScript MCP SDK and the MCP Inspector CLI against weft mcp (npm, pinned)
