@@ -138,13 +138,38 @@ func TestInitFlags(t *testing.T) {
 	require.Equal(t, "docs", w.Def.Inputs["collection"].Default)
 }
 
+// TestInitDB: the README's `weft init --step query:api_docs` finds what weft dev's demo
+// ingested only when the file says which database the collection is in (issue 21: without
+// defaults.db the query searched the empty database weft).
+func TestInitDB(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "my.weft.json")
+	code, out, errOut := weft(t, "", "init", "--name", "my", "--step", "query:api_docs", "--db", "weft_demo", "-o", file)
+	require.Equal(t, 0, code, errOut)
+	require.NotContains(t, out, "default database", "a file that names its database needs no advice")
+	w, err := dsl.LoadFile(file)
+	require.NoError(t, err)
+	require.Equal(t, "weft_demo", w.Def.Defaults["db"])
+	code, out, _ = weft(t, "", "validate", file)
+	require.Equal(t, 0, code, out)
+
+	// Without --db the file says nothing about the database, and init says where it will look.
+	other := filepath.Join(dir, "other.weft.json")
+	code, out, errOut = weft(t, "", "init", "--name", "other", "--step", "query:api_docs", "-o", other)
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "--db NAME (weft dev's demo: weft_demo)")
+	w, err = dsl.LoadFile(other)
+	require.NoError(t, err)
+	require.Nil(t, w.Def.Defaults["db"])
+}
+
 func TestInitInteractive(t *testing.T) {
 	dir := t.TempDir()
 	wd, err := os.Getwd()
 	require.NoError(t, err)
 	require.NoError(t, os.Chdir(dir))
 	defer func() { _ = os.Chdir(wd) }()
-	answers := "My Research Pipeline\nSearch docs and summarize\n1\nknowledge\n9\n6\n7\n\n"
+	answers := "My Research Pipeline\nSearch docs and summarize\n1\nknowledge\n9\n6\n7\n\nweft_demo\n"
 	code, out, errOut := weft(t, answers, "init")
 	require.Equal(t, 0, code, errOut)
 	require.Contains(t, out, `"9" is not a choice`)
@@ -155,6 +180,8 @@ func TestInitInteractive(t *testing.T) {
 	require.Len(t, w.Steps, 3)
 	require.Equal(t, "review", w.Steps[2].Tool)
 	require.Equal(t, "knowledge", w.Steps[0].Inputs["collection"])
+	require.Contains(t, out, "? Database of the collections", "a file that searches asks where the collections are")
+	require.Equal(t, "weft_demo", w.Def.Defaults["db"])
 
 	code, _, errOut = weft(t, "", "init")
 	require.Equal(t, 2, code)

@@ -32,6 +32,7 @@ var scaffolds = []scaffold{
 
 type initOptions struct {
 	name, description, output string
+	db                        string // defaults.db: the database the collections are in
 	steps                     []string
 	force                     bool
 }
@@ -43,8 +44,10 @@ func newInitCommand() *cobra.Command {
 		Short: "Scaffold a new workflow file (interactive, or from flags)",
 		Long: "Asks for a name, a description and steps, then writes NAME.weft.json.\n" +
 			"Without a terminal, give everything as flags:\n" +
-			"  weft init --name \"Docs QA\" --step query:docs --step generate\n" +
-			"Step kinds: " + scaffoldKeys() + " (query and search take :collection).",
+			"  weft init --name \"Docs QA\" --step query:docs --step generate --db mydb\n" +
+			"Step kinds: " + scaffoldKeys() + " (query and search take :collection).\n" +
+			"--db writes defaults.db, the database the collections are in (weft dev's demo: weft_demo);\n" +
+			"without it the steps search the worker's default database (WEFT_DB, else weft).",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if o.name == "" {
@@ -57,6 +60,7 @@ func newInitCommand() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&o.name, "name", "", "workflow name (skips the questions)")
 	cmd.Flags().StringVar(&o.description, "description", "", "what the workflow does")
+	cmd.Flags().StringVar(&o.db, "db", "", "database the collections are in, written as defaults.db (the demo's: weft_demo; default: the worker's WEFT_DB, else weft)")
 	cmd.Flags().StringArrayVar(&o.steps, "step", nil, "a step: "+scaffoldKeys()+"; query/search as query:COLLECTION (repeatable, in order)")
 	cmd.Flags().StringVarP(&o.output, "output", "o", "", "file to write (default: NAME.weft.json)")
 	cmd.Flags().BoolVar(&o.force, "force", false, "overwrite an existing file")
@@ -107,6 +111,11 @@ func promptInit(in io.Reader, out io.Writer, o *initOptions) error {
 				fmt.Fprintln(out, "  a workflow needs at least one step")
 				continue
 			}
+			if o.db == "" && searchesCollection(o.steps) {
+				if o.db, err = ask("? Database of the collections (empty: the worker's WEFT_DB, else weft; weft dev's demo: weft_demo): "); err != nil {
+					return err
+				}
+			}
 			return nil
 		}
 		n, convErr := strconv.Atoi(choice)
@@ -136,6 +145,9 @@ func buildInit(o initOptions) (*dsl.Builder, error) {
 	}
 	b := dsl.New(o.name).Describe(o.description).Version("1.0.0").
 		Input("query", "string", dsl.Required(), dsl.Described("The question or search text"))
+	if o.db != "" {
+		b.Default("db", o.db)
+	}
 	var searches []string // steps producing results
 	last, lastText := "", false
 	collectionInput := false
@@ -259,5 +271,25 @@ func writeInit(out io.Writer, o initOptions) error {
 		return err
 	}
 	fmt.Fprintf(out, "Created: %s\nCheck it: weft plan %s --input query=\"your question\"\n", path, path)
+	if o.db == "" && searchesCollection(o.steps) {
+		fmt.Fprintln(out, "Its steps search the worker's default database (WEFT_DB, else weft); if the collections are in another\n"+
+			"one, give it with --db when you run it, or write it into the file: weft init ... --db NAME (weft dev's demo: weft_demo).")
+	}
 	return nil
+}
+
+// searchesCollection reports whether any step spec reads a collection (query, search).
+func searchesCollection(steps []string) bool {
+	if len(steps) == 0 {
+		return true // the default step is a query
+	}
+	for _, spec := range steps {
+		key, _, _ := strings.Cut(spec, ":")
+		for _, sc := range scaffolds {
+			if sc.key == key && sc.collection {
+				return true
+			}
+		}
+	}
+	return false
 }
