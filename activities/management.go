@@ -40,7 +40,7 @@ var Catalog = []Model{
 	{"text-embedding-3-large", "openai", "embedding", []int{3072}, 8191, 0.13, "OpenAI's large embedding model (OpenAI-compatible endpoint)."},
 	{"rerank-2.5", "voyage", "rerank", nil, 32000, 0.05, "Voyage's accurate reranker."},
 	{"rerank-2.5-lite", "voyage", "rerank", nil, 32000, 0.02, "Faster, cheaper reranker."},
-	{"local-bm25-rrf", "local", "rerank", nil, 0, 0, "Offline: BM25 fused with vector similarity by reciprocal rank fusion (used without a Voyage key)."},
+	{"local-bm25-hybrid", "local", "rerank", nil, 0, 0, "Offline: BM25 (texts and source names) blended with vector similarity into a relevance in [0,1]; how search ranks, and the reranker without a Voyage key."},
 }
 
 func (t *Tools) models(ctx context.Context, in map[string]any) (any, *toolspec.Usage, error) {

@@ -30,12 +30,16 @@ func (t *Tools) collection(in map[string]any) (string, error) {
 		}
 		return c, nil
 	}
-	return "", &InputError{Msg: "no collection: set inputs.collection or defaults.collection in the workflow"}
+	return "", &InputError{Msg: `no collection: pass "collection" in the tool's arguments (in a workflow file, set it in the step's inputs or once in defaults.collection)`}
 }
 
-// searchHits embeds the query with the collection's own model (unless the step names one) and
-// searches.
-func (t *Tools) searchHits(ctx context.Context, in map[string]any, limit int) ([]mongostore.Hit, map[string]any, int64, error) {
+// candidates is how many vector-search hits are ranked for limit results: BM25 can only promote
+// a document the vector search found.
+func candidates(limit int) int { return max(limit*4, 20) }
+
+// retrieve embeds the query with the collection's own model (unless the step names one),
+// vector-searches n candidates and ranks them by hybrid: results best first, not cut to a limit.
+func (t *Tools) retrieve(ctx context.Context, in map[string]any, n int) ([]any, map[string]any, int64, error) {
 	start := time.Now()
 	coll, err := t.collection(in)
 	if err != nil {
@@ -62,7 +66,7 @@ func (t *Tools) searchHits(ctx context.Context, in map[string]any, limit int) ([
 		return nil, nil, 0, err
 	}
 	filter, _ := in["filter"].(map[string]any)
-	hits, path, err := store.Search(ctx, db, coll, emb.Vectors[0], limit, filter)
+	hits, path, err := store.Search(ctx, db, coll, emb.Vectors[0], n, filter)
 	var de *mongostore.DimensionError
 	if errors.As(err, &de) {
 		return nil, nil, 0, &InputError{Msg: err.Error()}
@@ -70,13 +74,49 @@ func (t *Tools) searchHits(ctx context.Context, in map[string]any, limit int) ([
 	if err != nil {
 		return nil, nil, 0, err
 	}
-	meta := map[string]any{"db": db, "collection": coll, "model": emb.Model, "searchPath": path, "retrievalTimeMs": time.Since(start).Milliseconds()}
+	results, err := hybrid(str(in, "query"), hits, path)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	meta := map[string]any{"db": db, "collection": coll, "model": emb.Model, "searchPath": path, "ranking": rank.Model,
+		"retrievalTimeMs": time.Since(start).Milliseconds()}
 	if len(hits) == 0 {
 		if w := emptyCollectionWarning(ctx, store, db, coll); w != "" {
 			meta["warnings"] = []string{w}
 		}
 	}
-	return hits, meta, emb.Tokens, nil
+	return results, meta, emb.Tokens, nil
+}
+
+// similarity is a hit's cosine similarity to the query whichever path found it: $vectorSearch
+// reports (1+cosine)/2 (the index weft creates uses cosine), the exact search the cosine itself.
+func similarity(path string, score float64) float64 {
+	if path == mongostore.PathVectorSearch {
+		return 2*score - 1
+	}
+	return score
+}
+
+// hybrid ranks a vector search's hits by rank.Fuse, the same fusion on both search paths and in
+// the offline rerank: each result's score is its relevance in [0,1] (vector similarity blended
+// with BM25 over the hits' texts and source names), and it carries both parts, similarity and
+// keywordScore.
+func hybrid(query string, hits []mongostore.Hit, path string) ([]any, error) {
+	cands := make([]rank.Candidate, len(hits))
+	for i, h := range hits {
+		cands[i] = rank.Candidate{Text: h.Content, Name: h.Source, Similarity: similarity(path, h.Score)}
+	}
+	scores, err := rank.Fuse(query, cands)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]any, 0, len(hits))
+	for _, i := range rank.Ranked(scores) {
+		h, sc := hits[i], scores[i]
+		out = append(out, map[string]any{"source": h.Source, "content": h.Content, "score": sc.Relevance,
+			"similarity": sc.Similarity, "keywordScore": sc.Keywords, "metadata": h.Metadata})
+	}
+	return out, nil
 }
 
 // emptyCollectionWarning says so when a search found nothing because the collection holds
@@ -106,42 +146,37 @@ func withWarnings(out map[string]any, meta map[string]any) map[string]any {
 	return out
 }
 
-func hitList(hits []mongostore.Hit) []any {
-	out := make([]any, len(hits))
-	for i, h := range hits {
-		out[i] = map[string]any{"source": h.Source, "content": h.Content, "score": h.Score, "metadata": h.Metadata}
-	}
-	return out
-}
-
+// search is hybrid retrieval: a wider vector search whose hits are ranked by hybrid, cut to limit.
 func (t *Tools) search(ctx context.Context, in map[string]any) (any, *toolspec.Usage, error) {
-	hits, meta, tokens, err := t.searchHits(ctx, in, num(in, "limit", 10))
+	limit := num(in, "limit", 10)
+	results, meta, tokens, err := t.retrieve(ctx, in, candidates(limit))
 	if err != nil {
 		return nil, nil, err
 	}
-	meta["resultCount"] = len(hits)
-	return withWarnings(map[string]any{"query": str(in, "query"), "results": hitList(hits), "metadata": meta}, meta), &toolspec.Usage{EmbeddingTokens: tokens}, nil
+	if len(results) > limit {
+		results = results[:limit]
+	}
+	meta["resultCount"] = len(results)
+	return withWarnings(map[string]any{"query": str(in, "query"), "results": results, "metadata": meta}, meta), &toolspec.Usage{EmbeddingTokens: tokens}, nil
 }
 
-// query is two-stage retrieval: a wider vector search, then rerank to limit.
+// query is search, then (unless rerank is false) Voyage's reranker over the candidates when a
+// key is configured. Offline the reranker would be the same fusion search already ranked by, so
+// the results keep their order and rerankedScore repeats score.
 func (t *Tools) query(ctx context.Context, in map[string]any) (any, *toolspec.Usage, error) {
 	limit := num(in, "limit", 5)
 	rerank := true
 	if b, ok := in["rerank"].(bool); ok {
 		rerank = b
 	}
-	candidates := limit
-	if rerank {
-		candidates = max(limit*4, 20)
-	}
-	hits, meta, tokens, err := t.searchHits(ctx, in, candidates)
+	results, meta, tokens, err := t.retrieve(ctx, in, candidates(limit))
 	if err != nil {
 		return nil, nil, err
 	}
-	results := hitList(hits)
 	usage := &toolspec.Usage{EmbeddingTokens: tokens}
 	meta["reranked"] = false
-	if rerank && len(results) > 0 {
+	switch {
+	case rerank && len(results) > 0 && t.voyage != nil:
 		ranked, model, rtokens, err := t.rerankDocs(ctx, str(in, "query"), results, "", limit)
 		if err != nil {
 			return nil, nil, err
@@ -149,6 +184,12 @@ func (t *Tools) query(ctx context.Context, in map[string]any) (any, *toolspec.Us
 		results = ranked
 		meta["reranked"], meta["rerankModel"] = true, model
 		usage.TotalTokens += rtokens
+	case rerank && len(results) > 0:
+		for _, r := range results {
+			m := r.(map[string]any)
+			m["rerankedScore"] = m["score"]
+		}
+		meta["reranked"], meta["rerankModel"] = true, rank.Model
 	}
 	if len(results) > limit {
 		results = results[:limit]
@@ -157,24 +198,26 @@ func (t *Tools) query(ctx context.Context, in map[string]any) (any, *toolspec.Us
 	return withWarnings(map[string]any{"query": str(in, "query"), "results": results, "metadata": meta}, meta), usage, nil
 }
 
-// offlineRerank fuses BM25 with local-embedder similarity.
-func offlineRerank(query string, texts []string, limit int) (*provider.Ranking, error) {
+// offlineRerank ranks documents by rank.Fuse, the fusion search uses, with local-embedder
+// similarity (the documents may come from collections embedded by different models) and their
+// source names where they have them.
+func offlineRerank(query string, texts, names []string, limit int) (*provider.Ranking, error) {
 	e, err := embedder.Load()
 	if err != nil {
 		return nil, err
 	}
 	q := e.Embed(query)
-	sim := make([]float64, len(texts))
+	cands := make([]rank.Candidate, len(texts))
 	for i, t := range texts {
-		sim[i] = embedder.Cosine(q, e.Embed(t))
+		cands[i] = rank.Candidate{Text: t, Name: names[i], Similarity: embedder.Cosine(q, e.Embed(t))}
 	}
-	fused, err := rank.Hybrid(query, texts, sim)
+	scores, err := rank.Fuse(query, cands)
 	if err != nil {
 		return nil, err
 	}
 	out := &provider.Ranking{Model: rank.Model}
-	for _, i := range rank.Order(fused) {
-		out.Results = append(out.Results, provider.Ranked{Index: i, Score: fused[i]})
+	for _, i := range rank.Ranked(scores) {
+		out.Results = append(out.Results, provider.Ranked{Index: i, Score: scores[i].Relevance})
 	}
 	if limit > 0 && len(out.Results) > limit {
 		out.Results = out.Results[:limit]
@@ -198,16 +241,21 @@ func docText(d any) (string, bool) {
 }
 
 // rerankDocs orders documents (strings or result objects), keeping each object's fields and
-// adding rerankedScore: with Voyage's reranker when a key is configured, otherwise offline with
-// BM25 fused with local-embedder similarity (rank.Model).
+// adding rerankedScore in [0,1]: with Voyage's reranker when a key is configured, otherwise
+// offline with rank.Fuse (BM25 over the documents and their sources blended with local-embedder
+// similarity).
 func (t *Tools) rerankDocs(ctx context.Context, query string, docs []any, model string, limit int) ([]any, string, int64, error) {
 	texts := make([]string, len(docs))
+	names := make([]string, len(docs))
 	for i, d := range docs {
 		s, ok := docText(d)
 		if !ok {
 			return nil, "", 0, &InputError{Msg: fmt.Sprintf("documents[%d] is neither text nor an object with content or text", i)}
 		}
 		texts[i] = s
+		if m, ok := d.(map[string]any); ok {
+			names[i], _ = m["source"].(string)
+		}
 	}
 	var r *provider.Ranking
 	var err error
@@ -217,7 +265,7 @@ func (t *Tools) rerankDocs(ctx context.Context, query string, docs []any, model 
 		}
 		r, err = t.voyage.Rerank(ctx, query, texts, model, limit)
 	} else {
-		r, err = offlineRerank(query, texts, limit)
+		r, err = offlineRerank(query, texts, names, limit)
 	}
 	if err != nil {
 		return nil, "", 0, err

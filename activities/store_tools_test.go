@@ -64,6 +64,12 @@ func TestIngestSearchQueryOnTheEmbeddedStore(t *testing.T) {
 	first := out["results"].([]any)[0].(map[string]any)
 	require.Equal(t, "auth.md", first["source"])
 	require.Equal(t, "exact", out["metadata"].(map[string]any)["searchPath"])
+	require.Equal(t, "local-bm25-hybrid", out["metadata"].(map[string]any)["ranking"])
+	require.Len(t, out["results"], 3)
+	for _, k := range []string{"score", "similarity", "keywordScore"} {
+		v := first[k].(float64)
+		require.True(t, v > 0 && v <= 1, "%s %v is a relevance in (0,1]", k, v)
+	}
 
 	res, err = run(t, cfg, "search", map[string]any{"query": "invoices", "db": "kb1", "collection": "docs", "filter": map[string]any{"metadata.doc": "deploy.md"}})
 	require.NoError(t, err)
@@ -81,7 +87,8 @@ func TestIngestSearchQueryOnTheEmbeddedStore(t *testing.T) {
 	require.Greater(t, top["rerankedScore"], 0.0)
 	meta := out["metadata"].(map[string]any)
 	require.Equal(t, true, meta["reranked"])
-	require.Equal(t, "local-bm25-rrf", meta["rerankModel"])
+	require.Equal(t, "local-bm25-hybrid", meta["rerankModel"])
+	require.Equal(t, top["score"], top["rerankedScore"], "offline, the reranker is the fusion search already ranked by")
 
 	res, err = run(t, cfg, "rerank", map[string]any{"query": "health check rollout", "documents": []any{corpus["auth.md"], corpus["deploy.md"], corpus["billing.md"]}})
 	require.NoError(t, err)
@@ -139,7 +146,7 @@ func TestStoreSettingMissing(t *testing.T) {
 	_, err := run(t, activities.Config{}, "search", map[string]any{"query": "x", "collection": "docs"})
 	require.ErrorContains(t, err, "set MONGODB_URI")
 	_, err = run(t, activities.Config{MongoDBURI: storeURI}, "search", map[string]any{"query": "x"})
-	require.ErrorContains(t, err, "no collection: set inputs.collection or defaults.collection")
+	require.ErrorContains(t, err, `no collection: pass "collection" in the tool's arguments (in a workflow file, set it in the step's inputs or once in defaults.collection)`)
 }
 
 // TestEmptyCollectionWarns: a search of a collection that holds nothing says so, naming the

@@ -40,6 +40,10 @@ func TestRecordAndReplayHistories(t *testing.T) {
 		{"approval-demo", []string{"approval-demo"}, `{"decision":"edit","data":{"headline":"edited","items":[]},"reviewer":"ana"}`},
 		{"replay-mix", []string{"../testdata/fixtures/replay-mix.json"}, ""},
 		{"agent-replay", []string{"../testdata/fixtures/agent-replay.json"}, `{"id":"agent/c3","decision":"approve","reviewer":"ana"}`},
+		// Recorded since registry checks are recorded (workflows.ChangeCheckedOnce): replayed
+		// on a registry whose schemas were tightened (workflows' TestReplayOnATightenedRegistry).
+		{"checked-once-mix", []string{"../testdata/fixtures/replay-mix.json"}, ""},
+		{"checked-once-agent", []string{"../testdata/fixtures/agent-replay.json"}, `{"id":"agent/c3","decision":"approve","reviewer":"ana"}`},
 	}
 	for _, s := range samples {
 		t.Run(s.name, func(t *testing.T) {

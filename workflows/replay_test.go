@@ -12,8 +12,10 @@ import (
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/weftworks/weft/activities/toolspec"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 	"github.com/weftworks/weft/workflows"
+	"github.com/weftworks/weft/workflows/dsl"
 )
 
 // TestReplayRecordedHistories replays histories recorded on a real server
@@ -60,4 +62,37 @@ func TestReplayDetectsChangedCommands(t *testing.T) {
 	r.RegisterWorkflowWithOptions(changed, workflow.RegisterOptions{Name: workflows.WorkflowType})
 	err := r.ReplayWorkflowHistoryFromJSONFile(quietLogger(), "testdata/histories/multi-collection-search.json")
 	require.Error(t, err)
+}
+
+// TestReplayOnATightenedRegistry: a release that tightens a tool's input schema must not break
+// runs in flight. Runs recorded since ChangeCheckedOnce carry the verdicts of their registry
+// checks (the definition's tool inputs, the agent's tool-call arguments), so they replay on a
+// registry where those inputs no longer fit; runs recorded before it check again on replay and
+// fail, which shows the tightening bites.
+func TestReplayOnATightenedRegistry(t *testing.T) {
+	defer toolspec.TightenForTest("similarity", `{"type":"object","required":["text1","text2"],"properties":{
+	  "text1":{"type":"string","minLength":10},"text2":{"type":"string","minLength":10}}}`)()
+	defer toolspec.TightenForTest("search", `{"type":"object","required":["query","mustHave"],"properties":{
+	  "query":{"type":"string"},"mustHave":{"type":"string"}}}`)()
+	data, err := os.ReadFile("../testdata/fixtures/replay-mix.json")
+	require.NoError(t, err)
+	_, err = dsl.Load("replay-mix.json", data)
+	require.ErrorContains(t, err, "text1", "the recorded definition no longer fits the tightened schema")
+
+	replay := func(file string) error {
+		r := worker.NewWorkflowReplayer()
+		r.RegisterWorkflowWithOptions(workflows.Run, workflow.RegisterOptions{Name: workflows.WorkflowType})
+		id := "history-" + strings.TrimSuffix(filepath.Base(file), ".json")
+		b, err := os.ReadFile(file)
+		require.NoError(t, err)
+		hist, err := client.HistoryFromJSON(bytes.NewReader(b), client.HistoryJSONOptions{})
+		require.NoError(t, err)
+		return r.ReplayWorkflowHistoryWithOptions(quietLogger(), hist, worker.ReplayWorkflowHistoryOptions{OriginalExecution: workflow.Execution{ID: id}})
+	}
+	for _, f := range []string{"checked-once-mix", "checked-once-agent"} {
+		require.NoError(t, replay("testdata/histories/"+f+".json"), "%s replays on the tightened registry", f)
+	}
+	for _, f := range []string{"replay-mix", "agent-replay"} {
+		require.Error(t, replay("testdata/histories/"+f+".json"), "%s (recorded before the checks were recorded) checks again", f)
+	}
 }

@@ -37,12 +37,14 @@ type run struct {
 	// namedActivities: tool activities get ids naming their step (runs started since
 	// VersionActivityIDs; older histories replay without them).
 	namedActivities bool
-	usage           weftv1.TokenUsage
-	started         time.Time
-	status          string
-	failure         error // the first step failure that ends the run
-	cancel          workflow.CancelFunc
-	output          any
+	// checkedOnce: registry checks are recorded in history (ChangeCheckedOnce).
+	checkedOnce bool
+	usage       weftv1.TokenUsage
+	started     time.Time
+	status      string
+	failure     error // the first step failure that ends the run
+	cancel      workflow.CancelFunc
+	output      any
 }
 
 // stepRun is one step's progress.
@@ -98,7 +100,8 @@ func newRun(ctx workflow.Context, req *weftv1.RunRequest) (*run, error) {
 	if err != nil {
 		return nil, invalidDefinition("%v", err)
 	}
-	wf, err := dsl.LoadCached(name, data)
+	recorded := checkedOnce(ctx)
+	wf, err := loadDefinition(ctx, recorded, name, data)
 	if err != nil {
 		return nil, invalidDefinition("%v", err)
 	}
@@ -126,6 +129,7 @@ func newRun(ctx workflow.Context, req *weftv1.RunRequest) (*run, error) {
 		resumedFrom: req.GetResumedFrom(),
 		origin:      req.GetOrigin(),
 		startedBy:   req.GetStartedBy(),
+		checkedOnce: recorded,
 		started:     workflow.Now(ctx),
 		status:      StatusRunning,
 	}

@@ -382,7 +382,7 @@ func (r *run) toolCall(ctx workflow.Context, sr *stepRun, key string, iter, n in
 	if v, err := toValue(args); err == nil {
 		rec.Arguments = v
 	}
-	if err := tool.Check(args); err != nil {
+	if err := r.checkToolArgs(ctx, tool, args); err != nil {
 		errMsg = "the arguments do not fit the tool's schema: " + err.Error()
 		return finish()
 	}
@@ -409,7 +409,7 @@ func (r *run) toolCall(ctx workflow.Context, sr *stepRun, key string, iter, n in
 			if v, err := toValue(args); err == nil {
 				rec.Arguments = v
 			}
-			if err := tool.Check(args); err != nil {
+			if err := r.checkToolArgs(ctx, tool, args); err != nil {
 				errMsg = "the reviewer's edited arguments do not fit the tool's schema: " + err.Error()
 				return finish()
 			}

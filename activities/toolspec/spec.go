@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -281,6 +282,30 @@ func register(s *Spec) {
 	// TestRegistryHasEveryTool compiles them all.
 	registry[s.Name] = s
 }
+
+// TightenForTest replaces the input schema of the named tool by input until restore is called:
+// tests use it to stand for a release that tightened a tool's schema. Call it only while no
+// other test uses the tool.
+func TightenForTest(name, input string) (restore func()) {
+	s, ok := registry[name]
+	if !ok {
+		panic("toolspec: TightenForTest: no tool " + name)
+	}
+	old := s.Input
+	s.Input, s.once, s.schema, s.out, s.err = input, sync.Once{}, nil, nil, nil
+	generation.Add(1)
+	return func() {
+		s.Input, s.once, s.schema, s.out, s.err = old, sync.Once{}, nil, nil, nil
+		generation.Add(1)
+	}
+}
+
+// generation counts changes to the registry after init (TightenForTest): what is memoised from
+// the registry (compiled workflows) is keyed by it.
+var generation atomic.Uint64
+
+// Generation is the registry's generation: it changes whenever a schema does.
+func Generation() uint64 { return generation.Load() }
 
 // Lookup returns the spec of the named tool.
 func Lookup(name string) (*Spec, bool) {

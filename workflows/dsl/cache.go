@@ -2,7 +2,10 @@ package dsl
 
 import (
 	"crypto/sha256"
+	"fmt"
 	"sync"
+
+	"github.com/weftworks/weft/activities/toolspec"
 )
 
 // compiled memoises Load for the interpreter: every run of a workflow (and every replay of a run
@@ -21,7 +24,23 @@ const compiledCacheSize = 512
 // LoadCached is Load memoised by the file name and content. Only successful compiles are kept;
 // errors are computed each time (they are rare and carry their positions).
 func LoadCached(file string, data []byte) (*Workflow, error) {
+	return loadCached(file, data, false)
+}
+
+// LoadAcceptedCached is LoadAccepted memoised the same way.
+func LoadAcceptedCached(file string, data []byte) (*Workflow, error) {
+	return loadCached(file, data, true)
+}
+
+func loadCached(file string, data []byte, accepted bool) (*Workflow, error) {
 	h := sha256.New()
+	if accepted {
+		h.Write([]byte{1})
+	} else {
+		h.Write([]byte{0})
+	}
+	// the registry's generation: a compile depends on the tool schemas (changed only by tests)
+	_, _ = fmt.Fprintf(h, "%d\x00", toolspec.Generation())
 	h.Write([]byte(file))
 	h.Write([]byte{0})
 	h.Write(data)
@@ -33,7 +52,7 @@ func LoadCached(file string, data []byte) (*Workflow, error) {
 	if ok {
 		return w, nil
 	}
-	w, err := Load(file, data)
+	w, err := load(file, data, accepted)
 	if err != nil {
 		return nil, err
 	}

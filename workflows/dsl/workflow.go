@@ -89,6 +89,18 @@ func LoadFile(path string) (*Workflow, error) {
 // Diagnostics list holding every problem found (warnings included); on success warnings are in
 // Workflow.Warnings.
 func Load(file string, data []byte) (*Workflow, error) {
+	return load(file, data, false)
+}
+
+// LoadAccepted compiles a definition that a run has already accepted: Load's verdict on it is
+// recorded in the run's history. The tool input schemas (which a newer release may tighten) are
+// not checked again, so a run replayed on a newer binary takes the path it took when it started;
+// everything the run needs to execute is compiled as Load does.
+func LoadAccepted(file string, data []byte) (*Workflow, error) {
+	return load(file, data, true)
+}
+
+func load(file string, data []byte, accepted bool) (*Workflow, error) {
 	src, err := ParseSource(file, data)
 	if err != nil {
 		return nil, err
@@ -102,14 +114,14 @@ func Load(file string, data []byte) (*Workflow, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: converting the Flow format: %w", file, err)
 		}
-		w, err := Load(file+" (converted to steps)", out)
+		w, err := load(file+" (converted to steps)", out, accepted)
 		if w != nil {
 			w.Warnings = append(diags, w.Warnings...)
 			w.Text = data
 		}
 		return w, err
 	}
-	c := &compiler{src: src, bad: map[string]bool{}}
+	c := &compiler{src: src, bad: map[string]bool{}, accepted: accepted}
 	w := c.compile()
 	if !c.diags.HasErrors() {
 		c.diags = append(c.diags, c.runtime...)
@@ -145,6 +157,9 @@ type compiler struct {
 	// runtime are warnings about what fails at run time; shown only when the file has no errors,
 	// so that what is wrong with the file comes first.
 	runtime Diagnostics
+	// accepted: a run already accepted the definition (LoadAccepted); tool input schemas are
+	// not checked again.
+	accepted bool
 }
 
 func (c *compiler) errAt(ptr, msg, hint string) { c.diags = append(c.diags, c.src.At(ptr, msg, hint)) }
@@ -331,7 +346,7 @@ func (c *compiler) compileStep(cs *CompiledStep) {
 	for _, h := range holes {
 		holeSet[inPtr+h] = true
 	}
-	if err := cs.Spec.ValidateInputs(litMap); err != nil {
+	if err := cs.Spec.ValidateInputs(litMap); err != nil && !c.accepted {
 		fields := toolFields(cs.Spec)
 		c.diags = append(c.diags, schemaDiags(c.src, err, inPtr, func(p string) bool {
 			//workflowcheck:ignore the result does not depend on map order (copied, or sorted after)
@@ -435,7 +450,7 @@ func (c *compiler) compileNested(cs *CompiledStep, inPtr string) {
 	ns.Inputs = val
 	c.checkValueRefs(sptr+"/inputs", val, cs.ID, scope{names: []string{ns.As, "index"}})
 	lit, holes := val.Literal()
-	if err := spec.ValidateInputs(lit); err != nil {
+	if err := spec.ValidateInputs(lit); err != nil && !c.accepted {
 		base := sptr + "/inputs"
 		c.diags = append(c.diags, schemaDiags(c.src, err, base, func(p string) bool {
 			for _, h := range holes {
