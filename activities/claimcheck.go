@@ -13,14 +13,18 @@ import (
 // Large outputs never go into workflow history, whose payloads Temporal limits to 2 MB: the
 // worker keeps them in the knowledge store and the step's output holds a reference,
 // {"$weftBlob": id, "size": bytes, "preview": "..."}. Tool activities resolve references in their
-// inputs before they run, so a value passed from step to step ({{ page.output.body }}) arrives
-// whole; templates that look inside a stored value (its length, a field) see the reference.
+// inputs before they run, so a value passed whole from step to step ({{ page.output.body }})
+// arrives whole at no extra cost. A template or expression that looks inside a stored value (its
+// length, a field, text around it, a condition, forEach items, an inline data step) is evaluated
+// by the evaluate activity (evaluate.go) instead of workflow code: it reads the stored values,
+// evaluates with the interpreter's engine and stores a large result again, so templates see the
+// value, never the reference.
 
 // DefaultClaimCheckAbove is the output size from which values are stored (WEFT_CLAIM_CHECK_ABOVE).
 const DefaultClaimCheckAbove = 256 << 10
 
 // BlobKey marks a reference to a stored value.
-const BlobKey = "$weftBlob"
+const BlobKey = toolspec.BlobKey
 
 // Blobs stores and reads large values.
 type Blobs interface {

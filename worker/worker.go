@@ -60,6 +60,8 @@ func New(c client.Client, o Options) sdkworker.Worker {
 	if o.Metrics != nil {
 		claim.Observe = o.Metrics.ToolCall
 	}
+	// Templates that look inside stored values run here, with the interpreter's own engine.
+	w.RegisterActivityWithOptions(activities.Evaluate(workflows.Evaluate, claim), activity.RegisterOptions{Name: toolspec.ActivityEvaluate})
 	for name, h := range o.Handlers {
 		impl[name] = h
 	}

@@ -167,8 +167,11 @@ func (r *run) execute(ctx workflow.Context) error {
 	if r.failure != nil {
 		return r.failure
 	}
-	out, err := r.resolveOutput()
+	out, err := r.resolveOutput(ctx)
 	if err != nil {
+		if activityFailed(err) {
+			return temporal.NewNonRetryableApplicationError("output: "+errorText(err), ErrStepFailed, err)
+		}
 		return temporal.NewNonRetryableApplicationError(fmt.Sprintf("output: %v", err), ErrStepFailed, nil)
 	}
 	r.output = out
@@ -184,11 +187,11 @@ func (r *run) allDone() bool {
 	return true
 }
 
-func (r *run) resolveOutput() (any, error) {
+func (r *run) resolveOutput(ctx workflow.Context) (any, error) {
 	if r.wf.Output == nil {
 		return nil, nil
 	}
-	return r.wf.Output.Resolve(r.env)
+	return resolveValue(ctx, r.wf.Output, r.env, true)
 }
 
 // runStep waits for the step's dependencies, then decides whether it runs, and runs it.
@@ -222,7 +225,7 @@ func (r *run) runStep(ctx workflow.Context, sr *stepRun) {
 		return
 	}
 	if sr.cs.Condition != nil {
-		ok, err := sr.cs.Condition.EvalBool(r.env)
+		ok, err := evalBool(ctx, sr.cs.Condition, r.env)
 		if err != nil {
 			r.fail(ctx, sr, fmt.Errorf("condition: %w", err))
 			return

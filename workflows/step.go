@@ -17,7 +17,12 @@ import (
 // execOnce runs the step once in env (the workflow environment, or a per-item copy).
 func (r *run) execOnce(ctx workflow.Context, sr *stepRun, env map[string]any) (any, error) {
 	cs := sr.cs
-	inputs, err := r.resolveInputs(cs, cs.InputValue, cs.Spec, env)
+	if cs.Spec.Kind == toolspec.KindInline && inlineReadsStored(cs, env) && readsStoredValues(ctx) {
+		// A data tool reads its inputs here: over a stored value it runs where the value is.
+		sr.attempts++
+		return runInlineStored(ctx, cs, env)
+	}
+	inputs, err := r.resolveInputs(ctx, cs, cs.InputValue, cs.Spec, env)
 	if err != nil {
 		return nil, err
 	}
@@ -43,10 +48,15 @@ func (r *run) execOnce(ctx workflow.Context, sr *stepRun, env map[string]any) (a
 }
 
 // resolveInputs renders the step's templates and fills db, collection and model from defaults
-// when the tool takes them and the step leaves them out.
-func (r *run) resolveInputs(cs *dsl.CompiledStep, val *expr.Value, spec *toolspec.Spec, env map[string]any) (map[string]any, error) {
-	resolved, err := val.Resolve(env)
+// when the tool takes them and the step leaves them out. A template that looks inside a stored
+// value is rendered by the evaluate activity; one that is exactly a path hands a stored value on
+// as its reference (resolved by the tool activity that receives it).
+func (r *run) resolveInputs(ctx workflow.Context, cs *dsl.CompiledStep, val *expr.Value, spec *toolspec.Spec, env map[string]any) (map[string]any, error) {
+	resolved, err := resolveValue(ctx, val, env, true)
 	if err != nil {
+		if activityFailed(err) {
+			return nil, err // the evaluate activity failed (the store is down): its own message
+		}
 		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("inputs: %v", err), toolspec.ErrInvalidInput, nil)
 	}
 	inputs, _ := resolved.(map[string]any)

@@ -95,7 +95,7 @@ func (r *run) forEachBatches(ctx workflow.Context, sr *stepRun, items []any, lim
 	total := 0
 	for i, item := range items {
 		env := itemEnv(r.env, map[string]any{"item": item, "index": i})
-		in, err := r.resolveInputs(sr.cs, sr.cs.InputValue, sr.cs.Spec, env)
+		in, err := r.resolveInputs(ctx, sr.cs, sr.cs.InputValue, sr.cs.Spec, env)
 		if err != nil {
 			return nil, fmt.Errorf("item %d: %w", i, err)
 		}

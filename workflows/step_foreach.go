@@ -34,8 +34,11 @@ func itemEnv(env map[string]any, names map[string]any) map[string]any {
 // (under ChangeForEachReview) completes when every item is decided, each item's decision its
 // result; when it fails, its output still holds the decisions made.
 func (r *run) forEach(ctx workflow.Context, sr *stepRun) (any, error) {
-	v, err := sr.cs.ForEach.Eval(r.env)
+	v, err := evalItems(ctx, sr.cs.ForEach, r.env)
 	if err != nil {
+		if activityFailed(err) {
+			return nil, err
+		}
 		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("forEach: %v", err), toolspec.ErrInvalidInput, nil)
 	}
 	items, ok := datatools.Items(v)

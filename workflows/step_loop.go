@@ -30,7 +30,11 @@ func (r *run) loop(ctx workflow.Context, sr *stepRun, inputs map[string]any, env
 	if ns == nil || ns.Spec == nil {
 		return nil, temporal.NewNonRetryableApplicationError("loop: inputs.step is missing or names an unknown tool", toolspec.ErrInvalidInput, nil)
 	}
-	items, ok := datatools.Items(inputs["items"])
+	list, err := storedItems(ctx, inputs["items"])
+	if err != nil {
+		return nil, err
+	}
+	items, ok := datatools.Items(list)
 	if !ok {
 		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("loop: inputs.items is %s, not an array", expr.TypeName(inputs["items"])), toolspec.ErrInvalidInput, nil)
 	}
@@ -88,7 +92,7 @@ func (r *run) loop(ctx workflow.Context, sr *stepRun, inputs map[string]any, env
 // nested runs the loop's per-item step.
 func (r *run) nested(ctx workflow.Context, sr *stepRun, env map[string]any) (any, error) {
 	ns := sr.cs.Nested
-	inputs, err := r.resolveInputs(sr.cs, ns.Inputs, ns.Spec, env)
+	inputs, err := r.resolveInputs(ctx, sr.cs, ns.Inputs, ns.Spec, env)
 	if err != nil {
 		return nil, err
 	}

@@ -64,6 +64,10 @@ func (p *Program) Source() string { return p.src }
 // Refs returns the environment names the expression reads, sorted.
 func (p *Program) Refs() []Ref { return p.refs }
 
+// IsPath reports whether the expression is a simple path (inputs.query, a.output.results[0]):
+// its value is the value found there, unchanged.
+func (p *Program) IsPath() bool { return p.path != nil }
+
 // Compile compiles an expression (without the surrounding {{ }}). Results are memoised.
 func Compile(src string) (*Program, error) {
 	return programs.get(strings.TrimSpace(src), compile)
