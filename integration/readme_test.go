@@ -16,6 +16,7 @@ import (
 	"github.com/weftworks/weft/activities"
 	weftclient "github.com/weftworks/weft/client"
 	"github.com/weftworks/weft/starter"
+	"github.com/weftworks/weft/templates"
 )
 
 // readmeCommands returns the `bin/weft` lines of the README's first sh block under "## The CLI",
@@ -90,6 +91,14 @@ func TestReadmeCLIExamples(t *testing.T) {
 	t.Setenv("WEFT_DEV_STATE", filepath.Join(t.TempDir(), "dev.json"))
 	state := []byte(`{"pid": ` + strconv.Itoa(os.Getpid()) + `, "temporal": "` + server.Address + `", "namespace": "` + server.Namespace + `", "mongodb": "` + store.URI + `"}`)
 	require.NoError(t, os.WriteFile(os.Getenv("WEFT_DEV_STATE"), state, 0o644))
+	// What `make run` ingests before the README's lines run: the sample corpus in weft_demo.
+	for _, coll := range []string{"api_docs", "architecture"} {
+		w, err := weftclient.Template("batch-ingest")
+		require.NoError(t, err)
+		_, err = wc.Run(context.Background(), w, weftclient.StartOptions{Source: "batch-ingest",
+			Inputs: map[string]any{"docs": templates.CorpusInputs(coll), "collection": coll}})
+		require.NoError(t, err, "ingesting the demo's %s", coll)
+	}
 	// A working directory like a project's: the repository's templates and examples at hand.
 	dir := t.TempDir()
 	repo, err := filepath.Abs("..")
@@ -102,6 +111,7 @@ func TestReadmeCLIExamples(t *testing.T) {
 	require.NoError(t, os.Chdir(dir))
 	defer func() { _ = os.Chdir(wd) }()
 
+	initialised := map[string]bool{} // files `weft init` wrote
 	for _, args := range cmds {
 		line := "weft " + strings.Join(args, " ")
 		if args[0] == "review" {
@@ -115,7 +125,26 @@ func TestReadmeCLIExamples(t *testing.T) {
 		code := starter.Execute(args, strings.NewReader(""), &out, &errOut)
 		require.Equal(t, 0, code, "%s\nstdout:\n%s\nstderr:\n%s", line, out.String(), errOut.String())
 		require.NotEmpty(t, out.String()+errOut.String(), "%s printed nothing", line)
+		if args[0] == "init" {
+			if i := indexOf(args, "--name"); i >= 0 && i+1 < len(args) {
+				initialised[args[i+1]+".weft.json"] = true
+			}
+		}
+		if args[0] == "run" && initialised[args[1]] && !contains(args, "--dry-run") {
+			// The file init wrote searches what the demo ingested (issue 21: it searched an
+			// empty database and found nothing).
+			require.Contains(t, out.String(), "api/rate-limits.md", "%s found nothing the demo ingested:\n%s", line, out.String())
+		}
 	}
+}
+
+func indexOf(ss []string, s string) int {
+	for i, x := range ss {
+		if x == s {
+			return i
+		}
+	}
+	return -1
 }
 
 func contains(ss []string, s string) bool {
