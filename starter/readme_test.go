@@ -1,7 +1,10 @@
 package starter_test
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -74,4 +77,88 @@ func TestMakefileGoTestLinesSetTimeouts(t *testing.T) {
 		require.Regexp(t, `-timeout \S+`, line, "a go test line without -timeout")
 	}
 	require.GreaterOrEqual(t, n, 2, "the Makefile's test lines were found")
+}
+
+// readmeJSONBlock is one ```json block of the README.
+type readmeJSONBlock struct {
+	line int // of the block's first line
+	text string
+}
+
+func readmeJSONBlocks(t *testing.T) []readmeJSONBlock {
+	t.Helper()
+	var out []readmeJSONBlock
+	lines := strings.Split(readme(t), "\n")
+	for i := 0; i < len(lines); i++ {
+		if strings.TrimSpace(lines[i]) != "```json" {
+			continue
+		}
+		start := i + 1
+		for i++; i < len(lines) && strings.TrimSpace(lines[i]) != "```"; i++ {
+		}
+		out = append(out, readmeJSONBlock{line: start + 1, text: strings.Join(lines[start:i], "\n")})
+	}
+	return out
+}
+
+// TestReadmeJSONSnippetsValidate: every JSON block of the README is what weft accepts: workflow
+// files and steps pass `weft validate`, a fragment of a workflow file validates inside one, and a
+// fixture passes `weft test` (issue 21: the README's child-workflow step was refused by the
+// validator). MCP client configurations are only parsed.
+func TestReadmeJSONSnippetsValidate(t *testing.T) {
+	blocks := readmeJSONBlocks(t)
+	require.GreaterOrEqual(t, len(blocks), 6, "the README's JSON blocks were found")
+	kinds := map[string]int{}
+	inputRef := regexp.MustCompile(`inputs\.([a-z_][a-z0-9_]*)`)
+	for _, b := range blocks {
+		where := fmt.Sprintf("README.md:%d", b.line)
+		dir := t.TempDir()
+		text := strings.TrimSpace(b.text)
+		if !strings.HasPrefix(text, "{") {
+			// A fragment of a workflow file (its top-level members): validate it inside one.
+			kinds["fragment"]++
+			file := filepath.Join(dir, "fragment.json")
+			require.NoError(t, os.WriteFile(file, []byte(`{"name": "readme-fragment", "steps": [{"id": "s", "tool": "template", "inputs": {"text": "x"}}],`+"\n"+text+"}"), 0o644))
+			code, out, errOut := weft(t, "", "validate", file)
+			require.Equal(t, 0, code, "%s: the fragment does not validate in a workflow file:\n%s%s", where, out, errOut)
+			continue
+		}
+		var v map[string]any
+		require.NoError(t, json.Unmarshal([]byte(text), &v), "%s: not JSON", where)
+		switch {
+		case v["steps"] != nil:
+			kinds["workflow"]++
+			file := filepath.Join(dir, "workflow.json")
+			require.NoError(t, os.WriteFile(file, []byte(text), 0o644))
+			code, out, errOut := weft(t, "", "validate", file)
+			require.Equal(t, 0, code, "%s: the workflow does not validate:\n%s%s", where, out, errOut)
+		case v["tool"] != nil && v["id"] != nil:
+			// One step: validate it in a workflow that declares the inputs it reads.
+			kinds["step"]++
+			inputs := map[string]any{}
+			for _, m := range inputRef.FindAllStringSubmatch(text, -1) {
+				inputs[m[1]] = map[string]any{"type": "string"}
+			}
+			wf, err := json.Marshal(map[string]any{"name": "readme-step", "inputs": inputs, "steps": []any{json.RawMessage(text)}})
+			require.NoError(t, err)
+			file := filepath.Join(dir, "step.json")
+			require.NoError(t, os.WriteFile(file, wf, 0o644))
+			code, out, errOut := weft(t, "", "validate", file)
+			require.Equal(t, 0, code, "%s: the step does not validate:\n%s%s", where, out, errOut)
+		case v["expect"] != nil || v["mocks"] != nil:
+			kinds["fixture"]++
+			require.NotEmpty(t, v["workflow"], "%s: a fixture in the README names its workflow, so it can run", where)
+			file := filepath.Join(dir, "readme.case.test.json")
+			require.NoError(t, os.WriteFile(file, []byte(text), 0o644))
+			code, out, errOut := weft(t, "", "test", file)
+			require.Equal(t, 0, code, "%s: the fixture does not pass:\n%s%s", where, out, errOut)
+		case len(v) == 1 && v["mcpServers"] != nil:
+			kinds["client config"]++ // an MCP client's file, not weft's
+		default:
+			t.Fatalf("%s: a JSON block this test does not know how to check; teach it:\n%s", where, text)
+		}
+	}
+	for _, k := range []string{"workflow", "step", "fragment", "fixture"} {
+		require.NotZero(t, kinds[k], "the README shows a %s (found: %v)", k, kinds)
+	}
 }
