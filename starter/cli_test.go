@@ -325,3 +325,74 @@ func TestToolsShowsOutputFields(t *testing.T) {
 	props := spec["outputSchema"].(map[string]any)["properties"].(map[string]any)
 	require.Contains(t, props, "results")
 }
+
+// TestValidateEndpointWarningSaysWhatItChecked: without an endpoint in this shell, validate warns
+// that it checked this shell and that the worker's environment is what counts (issue 21: it said
+// "none is configured here", as if the CLI's environment mattered).
+func TestValidateEndpointWarningSaysWhatItChecked(t *testing.T) {
+	t.Setenv("OPENAI_BASE_URL", "")
+	t.Setenv("OPENAI_API_KEY", "")
+	code, out, _ := weft(t, "", "validate", "research-and-summarize")
+	require.Equal(t, 0, code, "a warning, not an error: %s", out)
+	require.Contains(t, out, "this shell sets no OPENAI_BASE_URL or OPENAI_API_KEY")
+	require.Contains(t, out, "only the worker's environment counts")
+	require.NotContains(t, out, "configured here")
+
+	t.Setenv("OPENAI_BASE_URL", "http://127.0.0.1:11434/v1")
+	code, out, _ = weft(t, "", "validate", "research-and-summarize")
+	require.Equal(t, 0, code, out)
+	require.NotContains(t, out, "OPENAI_BASE_URL")
+}
+
+// TestWeftTestRefusesKeysThatNameNothing: a fixture's mock or review keyed by a step the
+// workflow does not have, a mock for a step that never calls a tool, a typo'd key in a decision
+// or a mock: each fails the case before it runs, naming the key and its position, with a
+// did-you-mean (issue 21: they were ignored, so the fixture tested something else than it said).
+func TestWeftTestRefusesKeysThatNameNothing(t *testing.T) {
+	for _, tc := range []struct {
+		name, workflow, fixture string
+		want                    []string
+	}{
+		{"a mock for a step that does not exist", "multi-collection-search",
+			`{"inputs": {"query": "x"},
+  "mocks": {"query": {"results": []}, "serch_primary": {"results": []}}, "expect": {"noErrors": true}}`,
+			[]string{`:2:39: mocks.serch_primary: the workflow has no step "serch_primary" and there is no tool "serch_primary" (did you mean "search_primary"?`}},
+		{"a mock keyed by a misspelt tool", "multi-collection-search",
+			`{"inputs": {"query": "x"}, "mocks": {"qurey": {"results": []}}, "expect": {"noErrors": true}}`,
+			[]string{`mocks.qurey: the workflow has no step "qurey" and there is no tool "qurey" (did you mean "query"?`}},
+		{"a mock for a data step", "multi-collection-search",
+			`{"inputs": {"query": "x"}, "mocks": {"query": {"results": []}, "merged": {"results": []}}, "expect": {"noErrors": true}}`,
+			[]string{`mocks.merged: step "merged" is a merge step, which never calls a tool: its mock would never be used`}},
+		{"a misspelt $error", "multi-collection-search",
+			`{"inputs": {"query": "x"}, "mocks": {"query": {"$eror": "down"}}, "expect": {"error": "down"}}`,
+			[]string{`mocks.query.$eror: unknown key "$eror" in a mock (did you mean "$error"?`}},
+		{"a review for a step that does not exist", "approval-demo",
+			`{"reviews": {"aproval": {"decision": "approve", "reviewer": "ana"}}, "expect": {"noErrors": true}}`,
+			[]string{`reviews.aproval: the workflow has no step "aproval" (did you mean "approval"?`}},
+		{"a review for a step that never waits", "approval-demo",
+			`{"reviews": {"approval": {"decision": "approve"}, "published": {"decision": "approve"}}, "expect": {"noErrors": true}}`,
+			[]string{`reviews.published: step "published" is a template step, which never waits for a review (the steps that can: approval)`}},
+		{"a misspelt key in a decision", "approval-demo",
+			`{"reviews": {"approval": {"decision": "approve", "reviewr": "ana"}}, "expect": {"noErrors": true}}`,
+			[]string{`reviews.approval.reviewr: unknown key "reviewr" in a review decision (did you mean "reviewer"?`}},
+		{"an item of a forEach review and an agent's call name their step", "research-agent",
+			`{"inputs": {"question": "q"}, "mocks": {"llm": {"$calls": [{"text": "done"}]}},
+  "reviews": {"agent[0]": {"decision": "approve"}, "agent/call_1": {"decision": "approve"}}, "expect": {"noErrors": true}}`,
+			nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), tc.workflow+".case.test.json")
+			require.NoError(t, os.WriteFile(file, []byte(tc.fixture), 0o644))
+			code, out, errOut := weft(t, "", "test", file)
+			if tc.want == nil {
+				require.NotContains(t, out, "no step", out+errOut)
+				return
+			}
+			require.Equal(t, 1, code, out+errOut)
+			for _, w := range tc.want {
+				require.Contains(t, out, w)
+			}
+			require.Contains(t, out, "0 passed, 1 failed")
+		})
+	}
+}

@@ -55,6 +55,8 @@ func newTestCommand() *cobra.Command {
 			"multi-collection-search), inputs, mocks {tool: output} ({\"$error\": \"msg\"} makes the tool fail),\n" +
 			"reviews {step: {decision, data, reviewer, comment}} and expectations: steps {id: {status}},\n" +
 			"output (objects match when every expected key matches), noErrors, or error (a substring).\n" +
+			"A mock or review key that names no step (or, for mocks, no tool), and a typo'd key in a\n" +
+			"decision or a mock, fail the case before it runs, with their line and a did-you-mean.\n" +
 			"Prints one line per case and `N passed, N failed`; exit 1 if any failed.",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -142,6 +144,9 @@ func runFixtureData(path string, data []byte) (string, []string) {
 	w, err := dsl.Load(src, def)
 	if err != nil {
 		return name, []string{err.Error()}
+	}
+	if problems := checkFixture(path, data, fx, w); len(problems) > 0 {
+		return name, problems
 	}
 	inputs, err := dsl.ResolveInputs(w.Def, nil, fx.Inputs)
 	if err != nil {

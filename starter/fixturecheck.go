@@ -1,0 +1,264 @@
+package starter
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/weftworks/weft/activities/toolspec"
+	"github.com/weftworks/weft/workflows/dsl"
+)
+
+// decisionKeys are the keys of a fixture's review decision.
+var decisionKeys = []string{"decision", "data", "reviewer", "comment"}
+
+// mockKeys are the special keys of a mocked output.
+var mockKeys = []string{"$error", "$calls"}
+
+// reviewKey splits a review key into its step and the rest: "check[2]" and "agent/call_1" belong
+// to the steps check and agent.
+var reviewKey = regexp.MustCompile(`^([^\[/]+)(\[\d+\]|/.+)?$`)
+
+// checkFixture finds what in a fixture's mocks and reviews could never take effect: a key that
+// names no step of the workflow (nor, for mocks, a tool), a step that never calls a tool or never
+// waits for a review, an unknown key in a decision and an unknown $-key in a mocked output. Each
+// problem names its key, with its position in the file when it can be found, and a did-you-mean.
+// Without these checks a typo made the fixture test something else than it says, silently.
+func checkFixture(path string, data []byte, fx fixture, w *dsl.Workflow) []string {
+	src, _ := dsl.ParseSource(path, data) // nil when it cannot be indexed: messages name the key only
+	at := func(pointer, msg, hint string) dsl.Diagnostic {
+		if src != nil {
+			return src.AtKey(pointer, msg, hint)
+		}
+		return dsl.Diagnostic{File: path, Where: dsl.Where(pointer), Message: msg, Hint: hint, Severity: dsl.SeverityError}
+	}
+	steps := map[string]*dsl.CompiledStep{}
+	var stepIDs, reviewable []string
+	for _, cs := range w.Steps {
+		steps[cs.ID] = cs
+		stepIDs = append(stepIDs, cs.ID)
+		if waitsForReview(cs) {
+			reviewable = append(reviewable, cs.ID)
+		}
+	}
+	var tools []string
+	for _, s := range toolspec.All() {
+		if s.Kind == toolspec.KindActivity {
+			tools = append(tools, s.Name)
+		}
+	}
+	var problems []dsl.Diagnostic
+	for _, k := range sortedKeys(fx.Mocks) {
+		ptr := "/mocks/" + pointerToken(k)
+		if cs, ok := steps[k]; ok {
+			if kind := stepKind(cs); kind == toolspec.KindInline || kind == toolspec.KindReview {
+				hint := "only steps that call a tool take mocks: remove it"
+				if kind == toolspec.KindReview {
+					hint = `answer it in "reviews" instead`
+				}
+				problems = append(problems, at(ptr, fmt.Sprintf("step %q is a %s step, which never calls a tool: its mock would never be used", k, cs.Tool), hint))
+				continue
+			}
+		} else if spec, ok := toolspec.Lookup(k); ok && spec.Kind != toolspec.KindActivity {
+			problems = append(problems, at(ptr, fmt.Sprintf("%s runs inside the workflow and never calls a tool: a mock for it would never be used", k),
+				"mock the tools its steps call"))
+			continue
+		} else if !ok {
+			hint := fmt.Sprintf("mocks are keyed by a step id (%s) or a tool name", listShort(stepIDs))
+			if m := nearest(k, append(append([]string{}, stepIDs...), tools...)); m != "" {
+				hint = fmt.Sprintf("did you mean %q? %s", m, hint)
+			}
+			problems = append(problems, at(ptr, fmt.Sprintf("the workflow has no step %q and there is no tool %q", k, k), hint))
+			continue
+		}
+		problems = append(problems, checkMockValue(at, ptr, fx.Mocks[k])...)
+	}
+	for _, k := range sortedKeys(fx.Reviews) {
+		ptr := "/reviews/" + pointerToken(k)
+		step := k
+		if m := reviewKey.FindStringSubmatch(k); m != nil {
+			step = m[1]
+		}
+		cs, ok := steps[step]
+		switch {
+		case !ok:
+			hint := fmt.Sprintf("reviews are keyed by a review's id (step, step[1], agent/CALL_ID) or its step: %s", listShort(reviewable))
+			if len(reviewable) == 0 {
+				hint = "no step of this workflow waits for a review: remove it"
+			}
+			if m := nearest(step, reviewable); m != "" {
+				hint = fmt.Sprintf("did you mean %q? %s", m, hint)
+			}
+			problems = append(problems, at(ptr, fmt.Sprintf("the workflow has no step %q", step), hint))
+			continue
+		case !waitsForReview(cs):
+			hint := fmt.Sprintf("the steps that can: %s", listShort(reviewable))
+			if len(reviewable) == 0 {
+				hint = "no step of this workflow waits for a review: remove it"
+			}
+			problems = append(problems, at(ptr, fmt.Sprintf("step %q is a %s step, which never waits for a review", step, cs.Tool), hint))
+			continue
+		}
+		for _, dk := range sortedKeys(fx.Reviews[k]) {
+			if contains(decisionKeys, dk) {
+				continue
+			}
+			hint := "a decision has decision, data, reviewer and comment"
+			if m := nearest(dk, decisionKeys); m != "" {
+				hint = fmt.Sprintf("did you mean %q? %s", m, hint)
+			}
+			problems = append(problems, at(ptr+"/"+pointerToken(dk), fmt.Sprintf("unknown key %q in a review decision", dk), hint))
+		}
+	}
+	// In the order of the file, as validate prints a workflow's problems.
+	sort.SliceStable(problems, func(i, j int) bool {
+		a, b := problems[i], problems[j]
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Col < b.Col
+	})
+	out := make([]string, len(problems))
+	for i, d := range problems {
+		out[i] = d.String()
+		if d.Line == 0 {
+			out[i] = fmt.Sprintf("%s: %s: %s (%s)", d.File, d.Where, d.Message, d.Hint)
+		}
+	}
+	return out
+}
+
+// checkMockValue refuses $-keys a mocked output does not know ($eror for $error would otherwise
+// be returned as the output) and a $calls that is not a list.
+func checkMockValue(at func(pointer, msg, hint string) dsl.Diagnostic, ptr string, v any) []dsl.Diagnostic {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil
+	}
+	var problems []dsl.Diagnostic
+	for _, k := range sortedKeys(m) {
+		if !strings.HasPrefix(k, "$") || contains(mockKeys, k) || k == "$weftBlob" {
+			continue
+		}
+		hint := `a mock is an output, {"$error": "message"} or {"$calls": [output, ...]}`
+		if n := nearest(k, mockKeys); n != "" {
+			hint = fmt.Sprintf("did you mean %q? %s", n, hint)
+		}
+		problems = append(problems, at(ptr+"/"+pointerToken(k), fmt.Sprintf("unknown key %q in a mock", k), hint))
+	}
+	if e, ok := m["$error"]; ok {
+		if _, isText := e.(string); !isText {
+			problems = append(problems, at(ptr+"/$error", "$error is the failure's message: a string", `{"$error": "quota exceeded"}`))
+		}
+	}
+	if c, ok := m["$calls"]; ok {
+		calls, isList := c.([]any)
+		if !isList {
+			problems = append(problems, at(ptr+"/$calls", "$calls is a list of outputs, one per call", `{"$calls": [first, second]}`))
+		}
+		for i, out := range calls {
+			problems = append(problems, checkMockValue(at, fmt.Sprintf("%s/$calls/%d", ptr, i), out)...)
+		}
+	}
+	return problems
+}
+
+// stepKind is the kind of a step's tool ("" when the tool is unknown).
+func stepKind(cs *dsl.CompiledStep) toolspec.Kind {
+	if cs.Spec != nil {
+		return cs.Spec.Kind
+	}
+	if s, ok := toolspec.Lookup(cs.Tool); ok {
+		return s.Kind
+	}
+	return ""
+}
+
+// waitsForReview: review steps, agents (their approved tool calls) and child workflows (the
+// reviews inside them) are the steps a review decision can answer.
+func waitsForReview(cs *dsl.CompiledStep) bool {
+	switch stepKind(cs) {
+	case toolspec.KindReview, toolspec.KindAgent, toolspec.KindChild:
+		return true
+	}
+	return false
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// pointerToken escapes a key for a JSON pointer.
+func pointerToken(k string) string {
+	return strings.NewReplacer("~", "~0", "/", "~1").Replace(k)
+}
+
+// listShort lists names, the first eight of them.
+func listShort(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	if len(names) > 8 {
+		return strings.Join(names[:8], ", ") + ", …"
+	}
+	return strings.Join(names, ", ")
+}
+
+// nearest is the candidate closest to s by edit distance, when it is close enough to be a typo.
+func nearest(s string, candidates []string) string {
+	best, bestD := "", 1<<30
+	for _, c := range candidates {
+		if d := editDistance(strings.ToLower(s), strings.ToLower(c)); d < bestD || (d == bestD && c < best) {
+			best, bestD = c, d
+		}
+	}
+	if best != "" && bestD > 0 && bestD <= max(1, len([]rune(s))/3) {
+		return best
+	}
+	if best != "" && bestD == 0 && best != s {
+		return best // differs in case only
+	}
+	return ""
+}
+
+// editDistance counts the insertions, deletions, substitutions and swaps of neighbours that turn
+// a into b (a swap is the commonest typo: qurey for query).
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	d := make([][]int, len(ra)+1)
+	for i := range d {
+		d[i] = make([]int, len(rb)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(ra)][len(rb)]
+}
