@@ -11,13 +11,18 @@ import (
 	"github.com/weftworks/weft/workflows"
 )
 
-// NotFoundError: no run has the id. Near lists recent runs with a similar id.
+// NotFoundError: no run has the id (no schedule, when Schedule is set). Near lists recent runs
+// with a similar id.
 type NotFoundError struct {
-	ID   string
-	Near []string
+	ID       string
+	Near     []string
+	Schedule bool
 }
 
 func (e *NotFoundError) Error() string {
+	if e.Schedule {
+		return fmt.Sprintf("no schedule named %q; list the schedules with `weft schedule list` (MCP: weft_schedules)", e.ID)
+	}
 	s := fmt.Sprintf("no run %q", e.ID)
 	if len(e.Near) > 0 {
 		s += " (did you mean " + strings.Join(e.Near, ", ") + "?)"

@@ -149,7 +149,7 @@ func (c *Client) DoSchedule(ctx context.Context, id string, action ScheduleActio
 		return &InvalidError{Err: fmt.Errorf("%q: use pause, unpause, trigger or delete", action)}
 	}
 	if isNotFound(err) {
-		return &NotFoundError{ID: id, Near: nil}
+		return &NotFoundError{ID: id, Schedule: true}
 	}
 	if err != nil {
 		return fmt.Errorf("%s schedule %s: %w", action, id, err)
@@ -162,7 +162,7 @@ func (c *Client) DescribeSchedule(ctx context.Context, id string) (*ScheduleSumm
 	d, err := c.t.ScheduleClient().GetHandle(ctx, id).Describe(ctx)
 	if err != nil {
 		if isNotFound(err) {
-			return nil, &NotFoundError{ID: id}
+			return nil, &NotFoundError{ID: id, Schedule: true}
 		}
 		return nil, fmt.Errorf("describing schedule %s: %w", id, err)
 	}

@@ -66,4 +66,12 @@ func TestSchedules(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	code, _, errOut = weft(t, queue, "schedule", "describe", "nightly-costs")
 	require.Equal(t, 2, code, errOut)
+	// A schedule that does not exist is named as a schedule, with how to list them (issue 21: it
+	// said "no run").
+	for _, action := range []string{"delete", "pause", "describe"} {
+		code, _, errOut = weft(t, queue, "schedule", action, "nope")
+		require.Equal(t, 2, code, errOut)
+		require.Contains(t, errOut, `no schedule named "nope"; list the schedules with `+"`weft schedule list`", action)
+		require.NotContains(t, errOut, "no run", action)
+	}
 }

@@ -227,7 +227,7 @@ func (p *progress) event(e weftclient.Event) {
 		fmt.Fprint(p.out, strings.ReplaceAll(e.Text, "\n", "\n      "))
 	case weftclient.EventStepCompleted, weftclient.EventStepFailed, weftclient.EventStepSkipped, weftclient.EventStepCancelled:
 		p.endStream()
-		fmt.Fprintln(p.out, stepLine(e.StepState, p.id))
+		fmt.Fprintln(p.out, stepLine(e.StepState, p.id, nil))
 		if o.verbose && e.StepState.Output != nil {
 			b, _ := e.StepState.Output.MarshalJSON()
 			fmt.Fprintf(p.out, "      output: %s\n", truncate(string(b), 400))

@@ -35,8 +35,9 @@ func writeProto(w io.Writer, m proto.Message) error {
 	return err
 }
 
-// stepLine renders a step the way progress output shows it.
-func stepLine(s *weftv1.StepState, runID string) string {
+// stepLine renders a step the way progress output shows it; pending are the run's pending
+// reviews, for the command that decides a step awaiting review.
+func stepLine(s *weftv1.StepState, runID string, pending []*weftv1.ReviewRequest) string {
 	name := s.Name
 	if name == "" {
 		name = s.Id
@@ -51,7 +52,7 @@ func stepLine(s *weftv1.StepState, runID string) string {
 	case workflows.StatusCancelled:
 		return fmt.Sprintf("  ⊘ %-32s cancelled", name)
 	case workflows.StatusAwaitingReview:
-		return fmt.Sprintf("  ⏸ %-32s awaiting review (weft review %s approve --step %s)", name, runID, s.Id)
+		return fmt.Sprintf("  ⏸ %-32s awaiting review (%s)", name, reviewHint(runID, s.Id, pending))
 	case workflows.StatusRunning:
 		if s.ItemsTotal > 0 {
 			return fmt.Sprintf("  … %-32s running %d/%d", name, s.ItemsDone, s.ItemsTotal)
@@ -59,6 +60,25 @@ func stepLine(s *weftv1.StepState, runID string) string {
 		return fmt.Sprintf("  … %-32s running", name)
 	}
 	return fmt.Sprintf("  · %-32s %s", name, s.Status)
+}
+
+// reviewHint is a command that decides the pending reviews of a step, as written: a review's own
+// id always names it, where --step is refused for a step with several (a forEach review, an agent's
+// parallel tool calls).
+func reviewHint(runID, step string, pending []*weftv1.ReviewRequest) string {
+	var ids []string
+	for _, r := range pending {
+		if r.Step == step {
+			ids = append(ids, r.Id)
+		}
+	}
+	switch len(ids) {
+	case 0: // reviews of a child run, say: `weft reviews` and `weft status` list their ids
+		return fmt.Sprintf("weft review %s approve --id REVIEW; weft reviews lists the ids", runID)
+	case 1:
+		return fmt.Sprintf("weft review %s approve --id '%s'", runID, ids[0])
+	}
+	return fmt.Sprintf("%d reviews: weft review %s approve --id '%s', or all of them: --step %s --all", len(ids), runID, ids[0], step)
 }
 
 func header(w io.Writer, title string) {

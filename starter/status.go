@@ -92,7 +92,7 @@ func statusExit(closed string, st *weftv1.ExecutionState) error {
 func printStatus(out io.Writer, id string, st *weftv1.ExecutionState, d *weftclient.Description) {
 	header(out, fmt.Sprintf("weft: %s  (%s)  %s", st.Workflow, id, d.Status))
 	for _, s := range st.Steps {
-		fmt.Fprintln(out, stepLine(s, id))
+		fmt.Fprintln(out, stepLine(s, id, st.PendingReviews))
 		for _, tc := range s.ToolCalls {
 			fmt.Fprintln(out, toolCallLine(tc))
 		}

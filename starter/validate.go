@@ -98,8 +98,10 @@ func validateOne(arg string) validateResult {
 	return res
 }
 
-// llmEndpointWarning: a file with model steps, checked where no OpenAI-compatible endpoint is
-// configured, would fail at its first model call if the worker has none either.
+// llmEndpointWarning: a file with model steps, checked in a shell where no OpenAI-compatible
+// endpoint is configured, would fail at its first model call if the worker has none either. Only
+// the worker's environment counts (weft dev's worker inherits the shell that started it): the
+// warning says what it checked and that the worker's setting is what matters.
 func llmEndpointWarning(w *dsl.Workflow) (dsl.Diagnostic, bool) {
 	if os.Getenv("OPENAI_BASE_URL") != "" || os.Getenv("OPENAI_API_KEY") != "" {
 		return dsl.Diagnostic{}, false
@@ -107,8 +109,8 @@ func llmEndpointWarning(w *dsl.Workflow) (dsl.Diagnostic, bool) {
 	for _, cs := range w.Steps {
 		switch cs.Tool {
 		case "llm", "agent", "generate":
-			d := w.Source.At(cs.Pointer+"/tool", cs.Tool+" steps need an OpenAI-compatible endpoint, and none is configured here",
-				"set OPENAI_BASE_URL (and OPENAI_API_KEY, WEFT_CHAT_MODEL) where the worker runs; the step fails at once without them")
+			d := w.Source.At(cs.Pointer+"/tool", cs.Tool+" steps need an OpenAI-compatible endpoint, and this shell sets no OPENAI_BASE_URL or OPENAI_API_KEY",
+				"only the worker's environment counts: if the worker has OPENAI_BASE_URL (and OPENAI_API_KEY, WEFT_CHAT_MODEL), ignore this; if not, set them where it runs, or the step fails at once")
 			d.Severity = dsl.SeverityWarning
 			return d, true
 		}
