@@ -69,7 +69,9 @@ func (g *Gateway) addExecutionTools() {
 }
 
 func (g *Gateway) listWorkflows(ctx context.Context, req mcplib.CallToolRequest) (*mcplib.CallToolResult, error) {
-	wfs, problems := g.workflowFiles()
+	wfs, fromDir, problems := g.workflowSources()
+	toolNames, clashes := exposedTools(wfs, fromDir)
+	problems = append(problems, clashes...)
 	names := make([]string, 0, len(wfs))
 	for n := range wfs {
 		names = append(names, n)
@@ -78,7 +80,11 @@ func (g *Gateway) listWorkflows(ctx context.Context, req mcplib.CallToolRequest)
 	var list []any
 	for _, n := range names {
 		w := wfs[n]
-		list = append(list, map[string]any{"name": n, "description": w.Def.Description, "inputs": w.Def.Inputs, "steps": len(w.Steps)})
+		entry := map[string]any{"name": n, "description": w.Def.Description, "inputs": w.Def.Inputs, "steps": len(w.Steps)}
+		if t, ok := toolNames[n]; ok {
+			entry["tool"] = t // the wf_ tool that runs it
+		}
+		list = append(list, entry)
 	}
 	return result(map[string]any{"workflows": list, "problems": problems}), nil
 }

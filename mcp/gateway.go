@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -262,4 +264,85 @@ func (g *Gateway) workflowSources() (map[string]*dsl.Workflow, map[string]bool, 
 func (g *Gateway) storeCheck(ctx context.Context) (any, error) {
 	out, _, err := g.tools["collections"](ctx, map[string]any{})
 	return out, err
+}
+
+// maxToolName is the longest tool name MCP clients accept (Claude's API: ^[a-zA-Z0-9_-]{1,64}$).
+const maxToolName = 64
+
+// WorkflowToolName is the MCP tool that runs a workflow: "wf_" and the workflow's name (its
+// "name" field, not its file's), lowercased, each run of characters other than ASCII letters and
+// digits made one "_", cut to 64 characters: "Docs QA" is wf_docs_qa, "multi-collection-search"
+// wf_multi_collection_search. fallback (the file's name) is used when nothing of the name is left.
+func WorkflowToolName(name, fallback string) string {
+	sanitise := func(s string) string {
+		var b strings.Builder
+		gap := false
+		for _, r := range strings.ToLower(s) {
+			if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
+				if gap && b.Len() > 0 {
+					b.WriteByte('_')
+				}
+				b.WriteRune(r)
+				gap = false
+				continue
+			}
+			gap = true
+		}
+		return b.String()
+	}
+	s := sanitise(name)
+	if s == "" {
+		s = sanitise(fallback)
+	}
+	if s == "" {
+		s = "workflow"
+	}
+	s = "wf_" + s
+	if len(s) > maxToolName {
+		s = strings.TrimRight(s[:maxToolName], "_")
+	}
+	return s
+}
+
+// exposedTools decides the wf_ tool of each workflow the gateway offers as a tool (catalog name
+// -> tool name): built-ins unless NoBuiltins, files of the workflows directory that set
+// "mcp": {"expose": true}. When several workflows give the same tool name, one gets it: a file
+// over a built-in (as a file overrides a built-in of its name in the catalog), then the one whose
+// file name gives that tool name too (docs-qa.json declaring "docs-qa"), then the first by file
+// name. The others are not offered as tools — weft_run_workflow still runs them by file name —
+// and each is reported in problems, which weft_workflows lists.
+func exposedTools(wfs map[string]*dsl.Workflow, fromDir map[string]bool) (map[string]string, []string) {
+	claims := map[string][]string{} // tool name -> catalog names
+	for n, w := range wfs {
+		if fromDir[n] && (w.Def.MCP == nil || !w.Def.MCP.Expose) {
+			continue // files only when they ask for it
+		}
+		t := WorkflowToolName(w.Def.Name, n)
+		claims[t] = append(claims[t], n)
+	}
+	out := map[string]string{}
+	var problems []string
+	for t, names := range claims {
+		sort.Slice(names, func(i, j int) bool {
+			a, b := names[i], names[j]
+			if fromDir[a] != fromDir[b] {
+				return fromDir[a]
+			}
+			if ma, mb := WorkflowToolName(a, "") == t, WorkflowToolName(b, "") == t; ma != mb {
+				return ma
+			}
+			return a < b
+		})
+		out[names[0]] = t
+		for _, n := range names[1:] {
+			what := "file " + n
+			if !fromDir[n] {
+				what = "built-in " + n
+			}
+			problems = append(problems, fmt.Sprintf("%s (name %q) is not offered as %s: %s's name gives the same tool, and %s runs %s; give one of them another \"name\" to offer both",
+				what, wfs[n].Def.Name, t, names[0], t, names[0]))
+		}
+	}
+	sort.Strings(problems)
+	return out, problems
 }

@@ -85,14 +85,15 @@ func dirStamp(dir string) string {
 	return b.String()
 }
 
-// refreshWorkflowTools offers every exposed workflow as wf_<name>; the built-ins are exposed
-// unless NoBuiltins. Only new or changed tools are (re)registered, all in one batch, and tools that
+// refreshWorkflowTools offers every exposed workflow as wf_<its name> (exposedTools says which
+// and under what name); the built-ins are exposed unless NoBuiltins. Only new or changed tools are (re)registered, all in one batch, and tools that
 // disappeared are removed, so clients get one tools/list_changed per real change and none when
 // nothing changed.
 func (g *Gateway) refreshWorkflowTools() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	wfs, fromDir, _ := g.workflowSources()
+	toolNames, _ := exposedTools(wfs, fromDir)
 	want := map[string]string{}
 	var changed []server.ServerTool
 	names := make([]string, 0, len(wfs))
@@ -102,11 +103,10 @@ func (g *Gateway) refreshWorkflowTools() {
 	sort.Strings(names)
 	for _, n := range names {
 		w := wfs[n]
-		// Built-ins are offered unless disabled; files only when they ask for it.
-		if fromDir[n] && (w.Def.MCP == nil || !w.Def.MCP.Expose) {
-			continue
+		toolName, ok := toolNames[n]
+		if !ok {
+			continue // not exposed, or its name taken by another workflow
 		}
-		toolName := "wf_" + strings.ReplaceAll(n, "-", "_")
 		sch := dsl.InputSchema(w.Def)
 		schema, _ := json.Marshal(sch)
 		desc := w.Def.Description
@@ -119,7 +119,11 @@ func (g *Gateway) refreshWorkflowTools() {
 		if g.wfTools[toolName] == want[toolName] {
 			continue // unchanged: no notification
 		}
-		changed = append(changed, server.ServerTool{Tool: tool(toolName, n, desc+" (runs as a durable weft execution)", string(schema), toolspec.Annotations{OpenWorld: true}),
+		title := w.Def.Name
+		if title == "" {
+			title = n
+		}
+		changed = append(changed, server.ServerTool{Tool: tool(toolName, title, desc+" (runs as a durable weft execution)", string(schema), toolspec.Annotations{OpenWorld: true}),
 			Handler: func(ctx context.Context, req mcplib.CallToolRequest) (*mcplib.CallToolResult, error) {
 				res, id, err := g.start(ctx, def, "mcp:"+n, req.GetArguments(), g.o.Wait)
 				if err != nil {
