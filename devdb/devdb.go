@@ -91,7 +91,8 @@ func start(ctx context.Context, host string, port int, cfg *ferretdb.Config, whe
 func (d *DB) Stop() {
 	d.cancel()
 	select {
-	case <-d.done:
+	case err := <-d.done:
+		_ = err // stopped on request: its error is the cancellation
 	case <-time.After(5 * time.Second):
 	}
 }

@@ -99,7 +99,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	}
 	addr := net.JoinHostPort(o.Host, strconv.Itoa(o.Port))
 	if l, err := net.Listen("tcp", addr); err != nil {
-		return nil, fmt.Errorf("Temporal cannot listen on %s (another weft dev or server running? choose another --port): %w", addr, err)
+		return nil, fmt.Errorf("cannot listen for Temporal on %s (another weft dev or server running? choose another --port): %w", addr, err)
 	} else {
 		l.Close()
 	}
@@ -282,7 +282,7 @@ func (s *Server) ensureSearchAttributes(ctx context.Context) error {
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("Temporal did not answer on %s: %w", s.Address, err)
+			return fmt.Errorf("no answer from Temporal on %s: %w", s.Address, err)
 		case <-time.After(100 * time.Millisecond):
 		}
 	}

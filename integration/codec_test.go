@@ -50,7 +50,7 @@ func TestEncryptedPayloads(t *testing.T) {
 	defer cancel()
 	require.NoError(t, ec.GetWorkflow(ctx, old.GetID(), "").Get(ctx, nil), "the worker reads the plain input")
 
-	code, out, errOut := weft(t, queue, "run", "approval-demo", "--id", "codec-1", "--detach", "--input", "version=7.7")
+	code, _, errOut := weft(t, queue, "run", "approval-demo", "--id", "codec-1", "--detach", "--input", "version=7.7")
 	require.Equal(t, 0, code, errOut)
 	waitForReview(t, ec, "codec-1")
 	code, out, errOut = weft(t, queue, "review", "codec-1", "approve", "--reviewer", "ana")

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	tclient "go.temporal.io/sdk/client"
 
@@ -43,7 +44,7 @@ func New() *Metrics {
 		Buckets: prometheus.ExponentialBuckets(0.005, 3, 10)}, []string{"tool"})
 	m.tokens = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "weft_tokens_total", Help: "Tokens consumed by tool calls."}, []string{"kind"})
 	m.cost = prometheus.NewCounter(prometheus.CounterOpts{Name: "weft_cost_usd_total", Help: "What model calls cost, from the price table."})
-	m.reg.MustRegister(m.toolCalls, m.toolDuration, m.tokens, m.cost, prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
+	m.reg.MustRegister(m.toolCalls, m.toolDuration, m.tokens, m.cost, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
 

@@ -118,6 +118,7 @@ func (c *Client) Generate(ctx context.Context, req provider.GenerateRequest) (*p
 		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: req.SystemPrompt})
 	}
 	msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: req.Prompt})
+	//lint:ignore SA1019 max_tokens is what OpenAI-compatible servers (Ollama, vLLM, llama.cpp) read; max_completion_tokens is OpenAI's own
 	creq := openai.ChatCompletionRequest{Model: req.Model, Messages: msgs, MaxTokens: req.MaxTokens}
 	if req.Temperature != nil {
 		creq.Temperature = *req.Temperature
@@ -149,6 +150,7 @@ func chatMessages(in []provider.Message) []openai.ChatCompletionMessage {
 
 // Chat runs one chat completion with tools; with OnDelta it streams.
 func (c *Client) Chat(ctx context.Context, req provider.ChatRequest) (*provider.ChatResponse, error) {
+	//lint:ignore SA1019 max_tokens is what OpenAI-compatible servers (Ollama, vLLM, llama.cpp) read; max_completion_tokens is OpenAI's own
 	creq := openai.ChatCompletionRequest{Model: req.Model, Messages: chatMessages(req.Messages), MaxTokens: req.MaxTokens}
 	if req.Temperature != nil {
 		creq.Temperature = *req.Temperature
@@ -192,7 +194,7 @@ func (c *Client) Chat(ctx context.Context, req provider.ChatRequest) (*provider.
 	if err != nil {
 		return nil, classify(err, h)
 	}
-	defer stream.Close()
+	defer func() { _ = stream.Close() }() // the answer is read by then
 	out := &provider.ChatResponse{Model: req.Model}
 	var text strings.Builder
 	calls := map[int]*provider.ToolCall{}

@@ -119,12 +119,8 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	req := Request{Body: body}
 	req.Model, _ = body["model"].(string)
 	req.Stream, _ = body["stream"].(bool)
-	for _, m := range asList(body["messages"]) {
-		req.Messages = append(req.Messages, m)
-	}
-	for _, t := range asList(body["tools"]) {
-		req.Tools = append(req.Tools, t)
-	}
+	req.Messages = append(req.Messages, asList(body["messages"])...)
+	req.Tools = append(req.Tools, asList(body["tools"])...)
 	s.mu.Lock()
 	s.requests = append(s.requests, req)
 	var reply Reply

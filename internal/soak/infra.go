@@ -139,7 +139,6 @@ type provider struct {
 	mu       sync.Mutex
 	faults   map[string][]Fault // by the first input's prefix: what the next requests get
 	answered map[string]int     // successful answers per input text
-	requests []time.Time
 }
 
 func newProvider(latency time.Duration) (*provider, error) {
@@ -168,12 +167,6 @@ func (p *provider) count(text string) int {
 	return p.answered[text]
 }
 
-func (p *provider) requestTimes() []time.Time {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return append([]time.Time(nil), p.requests...)
-}
-
 func (p *provider) embeddings(w http.ResponseWriter, r *http.Request) {
 	var req struct {
 		Input      any    `json:"input"`
@@ -194,7 +187,6 @@ func (p *provider) embeddings(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	p.mu.Lock()
-	p.requests = append(p.requests, time.Now())
 	fault := FaultNone
 	if len(inputs) > 0 {
 		for prefix, fs := range p.faults {
