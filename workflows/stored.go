@@ -33,6 +33,10 @@ const ChangeStoredValues = "templates-read-stored-values"
 // evaluateTimeout bounds one evaluate activity (reading large values included).
 const evaluateTimeout = 2 * time.Minute
 
+// maxEvaluateInput bounds the environment sent to one evaluation (Temporal refuses payloads over
+// 2 MB).
+const maxEvaluateInput = 1536 << 10
+
 // readsStoredValues reports whether this run evaluates reads of stored values in the activity.
 // Called only where a stored value would be read, so the marker is recorded only by such runs.
 func readsStoredValues(ctx workflow.Context) bool {
@@ -144,8 +148,15 @@ func evaluate(ctx workflow.Context, jobs []toolspec.EvalJob, refs []expr.Ref, en
 		},
 		Summary: "evaluate templates over stored values",
 	})
+	req := toolspec.EvalRequest{Jobs: jobs, Env: pruneEnv(env, refs)}
+	if n := jsonSize(req.Env); n > maxEvaluateInput {
+		// Temporal would refuse the activity's input and the run would stop making progress.
+		return nil, &evalError{msg: fmt.Sprintf(
+			"a template over stored values also reads %d KiB of step outputs kept in history, more than weft hands to one evaluation (%d KiB): read fields of those outputs instead of whole outputs",
+			n>>10, maxEvaluateInput>>10)}
+	}
 	var res toolspec.EvalResult
-	err := workflow.ExecuteActivity(actx, toolspec.ActivityEvaluate, toolspec.EvalRequest{Jobs: jobs, Env: pruneEnv(env, refs)}).Get(actx, &res)
+	err := workflow.ExecuteActivity(actx, toolspec.ActivityEvaluate, req).Get(actx, &res)
 	if err != nil {
 		var ae *temporal.ApplicationError
 		if errors.As(err, &ae) && ae.Type() == toolspec.ErrInvalidInput {

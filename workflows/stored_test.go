@@ -66,23 +66,29 @@ type storedHarness struct {
 	blobs     *memBlobs
 	page      string
 	evaluated int
-	seen      map[string]any // the inputs embed received, by text prefix
+	mu        sync.Mutex
+	seen      map[string][]any // the texts embed received, by model
 }
 
 func newStoredHarness(t *testing.T) *storedHarness {
-	h := &storedHarness{harness: newHarness(t), blobs: &memBlobs{m: map[string][]byte{}}, seen: map[string]any{}}
+	h := &storedHarness{harness: newHarness(t), blobs: &memBlobs{m: map[string][]byte{}}, seen: map[string][]any{}}
 	h.page = strings.Repeat("stored page ", 5000/12+1)[:5000]
 	eval := activities.Evaluate(workflows.Evaluate, activities.ClaimCheck{Blobs: h.blobs, Above: 1 << 10})
 	h.env.RegisterActivityWithOptions(func(ctx context.Context, req toolspec.EvalRequest) (toolspec.EvalResult, error) {
+		h.mu.Lock()
 		h.evaluated++
+		h.mu.Unlock()
 		return eval(ctx, req)
 	}, activity.RegisterOptions{Name: toolspec.ActivityEvaluate})
 	h.tools.scripts["http"] = func(in map[string]any) (any, *toolspec.Usage, error) {
 		body := map[string]any{"title": "Rate limits", "items": []any{1, 2, 3}, "padding": strings.Repeat("p", 2000)}
-		return map[string]any{"status": 200, "text": h.blobs.ref(t, h.page), "body": h.blobs.ref(t, body)}, nil, nil
+		rows := []any{strings.Repeat("a", 600), strings.Repeat("b", 600), strings.Repeat("c", 600)}
+		return map[string]any{"status": 200, "text": h.blobs.ref(t, h.page), "body": h.blobs.ref(t, body), "rows": h.blobs.ref(t, rows)}, nil, nil
 	}
 	h.tools.scripts["embed"] = func(in map[string]any) (any, *toolspec.Usage, error) {
-		h.seen[in["model"].(string)] = in["text"]
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		h.seen[in["model"].(string)] = append(h.seen[in["model"].(string)], in["text"])
 		return map[string]any{"dimensions": 1}, nil, nil
 	}
 	return h
@@ -96,10 +102,13 @@ const storedDef = `{"name":"stored","steps":[
   {"id":"each","tool":"template","forEach":"{{ get.output.body.items }}","inputs":{"text":"item {{ item }} of {{ get.output.body.title }}"}},
   {"id":"big","tool":"filter","inputs":{"array":"{{ get.output.body.items }}","condition":"item > 1"}},
   {"id":"whole","tool":"embed","inputs":{"model":"whole","text":"{{ get.output.text }}"}},
-  {"id":"mixed","tool":"embed","inputs":{"model":"mixed","text":"Page: {{ get.output.text }}"}}
+  {"id":"mixed","tool":"embed","inputs":{"model":"mixed","text":"Page: {{ get.output.text }}"}},
+  {"id":"rows","tool":"embed","forEach":"{{ get.output.rows }}","inputs":{"model":"row","text":"{{ item }}"}},
+  {"id":"per","tool":"loop","inputs":{"items":"{{ get.output.rows }}","as":"row","step":{"tool":"embed","inputs":{"model":"per","text":"{{ row }}"}}}}
 ],"output":{"length":"{{ len(get.output.text) }}","title":"{{ get.output.body.title }}","head":"{{ get.output.text[0:11] }}",
   "size":"{{ size.output.text }}","long":"{{ long.status }}","short":"{{ short.status }}",
-  "each":"{{ each.output.results[2].text }}","big":"{{ big.output.resultCount }}","status":"{{ get.output.status }}"}}`
+  "each":"{{ each.output.results[2].text }}","big":"{{ big.output.resultCount }}","status":"{{ get.output.status }}",
+  "rows":"{{ rows.output.count }}","per":"{{ per.output.iterations }}"}}`
 
 // TestTemplatesSeeStoredValues: templates, conditions, forEach items, inline data steps and the
 // workflow output that look inside a stored value see the value (its length, a field, a slice),
@@ -110,12 +119,22 @@ func TestTemplatesSeeStoredValues(t *testing.T) {
 	res, err := h.run(t, storedDef, nil)
 	require.NoError(t, err)
 	require.JSONEq(t, `{"length":5000,"title":"Rate limits","head":"stored page","size":"5000 chars","long":"completed",
-	  "short":"skipped","each":"item 3 of Rate limits","big":2,"status":200}`, outputJSON(t, res.Output))
-	require.Equal(t, map[string]any{toolspec.BlobKey: h.seen["whole"].(map[string]any)[toolspec.BlobKey], "size": float64(5002), "preview": `"stored page stored `},
-		h.seen["whole"], "a value passed whole is handed on as its reference")
-	require.Equal(t, "Page: "+h.page, h.blobs.value(t, h.seen["mixed"]), "text around a stored value: rendered, and stored again (over 1 KiB)")
-	// size, long, short, each (items, then 3 items' text), big, mixed, the output.
-	require.Equal(t, 10, h.evaluated)
+	  "short":"skipped","each":"item 3 of Rate limits","big":2,"status":200,"rows":3,"per":3}`, outputJSON(t, res.Output))
+	whole := h.seen["whole"][0].(map[string]any)
+	require.Equal(t, map[string]any{toolspec.BlobKey: whole[toolspec.BlobKey], "size": float64(5002), "preview": `"stored page stored `},
+		whole, "a value passed whole is handed on as its reference")
+	require.Equal(t, "Page: "+h.page, h.blobs.value(t, h.seen["mixed"][0]), "text around a stored value: rendered, and stored again (over 1 KiB)")
+	rows := []any{strings.Repeat("a", 600), strings.Repeat("b", 600), strings.Repeat("c", 600)}
+	for _, model := range []string{"row", "per"} {
+		var got []any
+		for _, ref := range h.seen[model] {
+			got = append(got, h.blobs.value(t, ref))
+		}
+		require.ElementsMatch(t, rows, got, "%s: a forEach or loop over a stored list gets its items, stored one by one", model)
+	}
+	// size, long, short, each (items, then 3 items' text), big, mixed, rows' items, per's items,
+	// the output.
+	require.Equal(t, 12, h.evaluated)
 }
 
 // TestTemplatesSeeReferencesInOldRuns: a run that met a stored value before ChangeStoredValues
