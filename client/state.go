@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/converter"
 
+	"github.com/weftworks/weft/internal/fuzzy"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 	"github.com/weftworks/weft/workflows"
 )
@@ -182,7 +183,7 @@ func (c *Client) notFound(ctx context.Context, id string) error {
 	}
 	var cands []cand
 	for _, r := range runs {
-		d := distance(strings.ToLower(id), strings.ToLower(r.ID))
+		d := fuzzy.Distance(strings.ToLower(id), strings.ToLower(r.ID))
 		if strings.Contains(r.ID, id) || strings.Contains(id, r.ID) || d <= max(2, len(id)/4) {
 			cands = append(cands, cand{r.ID, d})
 		}
@@ -192,28 +193,6 @@ func (c *Client) notFound(ctx context.Context, id string) error {
 		e.Near = append(e.Near, cands[i].id)
 	}
 	return e
-}
-
-// distance is the Levenshtein distance.
-func distance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }
 
 // RunSummary is one line of a run listing.

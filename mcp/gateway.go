@@ -181,7 +181,7 @@ func (g *Gateway) temporal(ctx context.Context) (*weftclient.Client, error) {
 	}
 	c, err := weftclient.Dial(ctx, weftclient.Options{Address: g.o.Address, Namespace: g.o.Namespace, TaskQueue: g.o.TaskQueue, DialTimeout: 3 * time.Second, DataConverter: g.o.DataConverter, Security: g.o.Security, Interceptors: g.o.Interceptors})
 	if err != nil {
-		return nil, fmt.Errorf("Temporal at %s is unreachable (%v): start it (weft dev) or set TEMPORAL_ADDRESS", g.o.Address, err)
+		return nil, fmt.Errorf("cannot reach Temporal at %s (%v): start it (weft dev) or set TEMPORAL_ADDRESS", g.o.Address, err)
 	}
 	g.client = c
 	return c, nil

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/weftworks/weft/activities/toolspec"
+	"github.com/weftworks/weft/internal/fuzzy"
 	"github.com/weftworks/weft/workflows/dsl"
 )
 
@@ -219,46 +220,5 @@ func listShort(names []string) string {
 	return strings.Join(names, ", ")
 }
 
-// nearest is the candidate closest to s by edit distance, when it is close enough to be a typo.
-func nearest(s string, candidates []string) string {
-	best, bestD := "", 1<<30
-	for _, c := range candidates {
-		if d := editDistance(strings.ToLower(s), strings.ToLower(c)); d < bestD || (d == bestD && c < best) {
-			best, bestD = c, d
-		}
-	}
-	if best != "" && bestD > 0 && bestD <= max(1, len([]rune(s))/3) {
-		return best
-	}
-	if best != "" && bestD == 0 && best != s {
-		return best // differs in case only
-	}
-	return ""
-}
-
-// editDistance counts the insertions, deletions, substitutions and swaps of neighbours that turn
-// a into b (a swap is the commonest typo: qurey for query).
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	d := make([][]int, len(ra)+1)
-	for i := range d {
-		d[i] = make([]int, len(rb)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(ra)][len(rb)]
-}
+// nearest is the candidate closest to s, when it is close enough to be a typo.
+func nearest(s string, candidates []string) string { return fuzzy.Nearest(s, candidates) }

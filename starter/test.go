@@ -152,7 +152,7 @@ func runFixtureData(path string, data []byte) (string, []string) {
 	if err != nil {
 		return name, []string{err.Error()}
 	}
-	res, runErr, missing := executeFixture(w, src, inputs, fx)
+	res, missing, runErr := executeFixture(w, src, inputs, fx)
 	var problems []string
 	for _, m := range missing {
 		if strings.HasPrefix(m, "reviews.") {
@@ -239,7 +239,7 @@ func fixtureWorkflow(fixturePath, ref string) (string, []byte, error) {
 // executeFixture runs the workflow in Temporal's test environment. Review decisions from the
 // fixture are signalled once their step is waiting; reviews without one are reported and the run
 // is cancelled.
-func executeFixture(w *dsl.Workflow, src string, inputs map[string]any, fx fixture) (*weftv1.RunResult, error, []string) {
+func executeFixture(w *dsl.Workflow, src string, inputs map[string]any, fx fixture) (*weftv1.RunResult, []string, error) {
 	var suite testsuite.WorkflowTestSuite
 	suite.SetLogger(tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
 	env := suite.NewTestWorkflowEnvironment()
@@ -335,18 +335,18 @@ func executeFixture(w *dsl.Workflow, src string, inputs map[string]any, fx fixtu
 	env.RegisterDelayedCallback(tick, time.Second)
 	req, err := workflows.NewRequest(w, src, inputs, nil)
 	if err != nil {
-		return nil, err, nil
+		return nil, nil, err
 	}
 	env.ExecuteWorkflow(workflows.WorkflowType, req)
 	missing = append(missing, invalidReviews...)
 	if err := env.GetWorkflowError(); err != nil {
-		return nil, err, missing
+		return nil, missing, err
 	}
 	var res weftv1.RunResult
 	if err := env.GetWorkflowResult(&res); err != nil {
-		return nil, err, missing
+		return nil, missing, err
 	}
-	return &res, nil, missing
+	return &res, missing, nil
 }
 
 // checkFixtureDecision says what is wrong with a fixture's review decision ("" when nothing).
@@ -427,7 +427,7 @@ func shapeConstraint(want any) (constraint, bool) {
 	if !ok {
 		return constraint{}, false
 	}
-	typ, ok := m["type"].(string)
+	typ, _ := m["type"].(string)
 	switch typ {
 	case "array", "string", "number", "boolean", "object":
 	default:

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/weftworks/weft/internal/fuzzy"
 )
 
 // Severity of a diagnostic.
@@ -106,44 +108,12 @@ func (ds Diagnostics) sorted() Diagnostics {
 	return out
 }
 
-// suggest returns the candidate closest to s by edit distance, if it is close enough.
-func suggest(s string, candidates []string) string {
-	best, bestD := "", 1<<30
-	for _, c := range candidates {
-		d := levenshtein(s, c)
-		if d < bestD || (d == bestD && c < best) {
-			best, bestD = c, d
-		}
-	}
-	if best != "" && bestD <= max(1, len(s)/3) && bestD > 0 {
-		return best
-	}
-	return ""
-}
+// suggest returns the candidate closest to s, if it is close enough to be a typo.
+func suggest(s string, candidates []string) string { return fuzzy.Nearest(s, candidates) }
 
 func didYouMean(s string, candidates []string) string {
 	if m := suggest(s, candidates); m != "" {
 		return fmt.Sprintf("did you mean %q?", m)
 	}
 	return ""
-}
-
-func levenshtein(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
