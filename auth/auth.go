@@ -1,7 +1,3 @@
-// Package auth holds what weft's HTTP servers (the MCP gateway, the console, the codec server)
-// share to decide who may talk to them: bearer keys stored hashed in a key file, a limit on
-// failed attempts per client address, and a guard against DNS rebinding (the Host header must be
-// one that is served).
 package auth
 
 import (

@@ -1,8 +1,12 @@
-// Package client is the one copy of every operation on weft runs: dial Temporal, start a run
-// (with the definitions of the workflows it calls), read its state, decide its review gates,
-// cancel it, list runs, and follow it as a stream of events. The CLI (starter/), the MCP gateway
-// (mcp/) and any Go program use it; none of them talks to Temporal about runs on its own.
+// Package client is the one copy of every operation on weft runs: dial Temporal (Dial, New), start
+// a run with the definitions of the workflows it calls (Start, StartRequest, Run), read its state
+// (State, Describe, StepInputs), list its pending review gates and decide them (Pending, Review,
+// ReviewAll), cancel and retry it, list runs (List), follow it as a stream of events (Stream), chat
+// sessions (StartChat, Send, ListChats), schedules, and the catalog of workflows a caller may start
+// (Catalog, FileResolver). The CLI (starter/), the MCP gateway (mcp/), the console (console/) and
+// any Go program use it; none of them talks to Temporal about runs on its own.
 //
-// It imports the interpreter's names and contracts (workflows, proto) but never runs workflow
-// code, and it never reads provider credentials.
+// It imports the interpreter's names and contracts (workflows, proto) but never runs workflow code,
+// it never runs tools, and it never reads provider credentials or the environment: the caller
+// passes the address, the security settings and the DataConverter (codec).
 package client

@@ -1,9 +1,3 @@
-// Package codec protects what weft puts into Temporal's history: payloads above a size are
-// compressed (zstd), and with keys configured every payload is encrypted with AES-256-GCM under
-// a key id, so keys can rotate (old ids still decrypt). Payloads written before a codec was
-// configured pass through unchanged, so existing runs keep reading. Every weft process that
-// talks to Temporal uses the same codecs (client.Dial, the worker through its client, weft dev);
-// `weft codec-server` serves them to the Temporal UI and CLI.
 package codec
 
 import (

@@ -1,10 +1,3 @@
-// Package console serves the weft console: the runs, each run drawn as the workflow its author
-// wrote (live), the pending reviews with their decisions, and a playground of the workflows.
-//
-// Everything it reads and does goes through the client package, the one the CLI and the MCP
-// gateway use. Pages are html/template (every value escaped) and one hand-written script that
-// builds the DOM with textContent only, so no workflow data is ever executed as HTML. There is no
-// Node toolchain: the assets are embedded in the binary.
 package console
 
 import (

@@ -1,6 +1,3 @@
-// Package devdb runs the embedded MongoDB-wire database of `weft dev` and the store tests:
-// FerretDB v1 in-process with its SQLite backend in a directory, on 127.0.0.1. FerretDB v1 has no
-// $vectorSearch, so the knowledge store uses its exact-search path here.
 package devdb
 
 import (

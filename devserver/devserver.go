@@ -1,8 +1,3 @@
-// Package devserver runs weft's embedded stack for `weft dev`: a real Temporal server in-process
-// (go.temporal.io/server, SQLite in a data directory) and its Web UI, with weft's search
-// attributes registered. Data survives restarts. It binds 127.0.0.1 only.
-//
-// Only `weft dev` and the integration tests import this package: it links the whole server.
 package devserver
 
 import (

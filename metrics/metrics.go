@@ -1,7 +1,3 @@
-// Package metrics exposes Prometheus metrics of a weft process on /metrics: the Temporal SDK's
-// own (workflow and activity task latencies, polls, failures: the SDK's metrics handler interface
-// implemented on the Prometheus client) and weft's (tool calls by tool and status, their
-// duration, tokens and cost). Workers and the gateway serve it when given --metrics ADDR.
 package metrics
 
 import (

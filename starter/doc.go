@@ -1,7 +1,17 @@
 // Package starter is the `weft` command line (cobra): one file per command, each a constructor
-// returning its *cobra.Command. Commands read and write through cmd.InOrStdin/OutOrStdout/ErrOrStderr
-// so tests run the CLI in-process exactly as users type it (see cli_test.go).
+// returning its *cobra.Command, all under NewRootCommand; Main and Execute run it. Commands read
+// and write through cmd.InOrStdin/OutOrStdout/ErrOrStderr so tests run the CLI in-process exactly
+// as users type it (see cli_test.go).
 //
-// Exit codes: 0 success, 1 failure, 2 invalid input (bad workflow file or --input), 3 still
-// running. cmd/weft/main.go is the only main; it holds no logic.
+// It is where the processes are wired: `weft worker` and `weft dev` read the provider settings
+// (activities.ConfigFromEnv) and start worker/, `weft mcp` starts mcp/, `weft console` console/,
+// and every command dials Temporal with the codec and tracing it reads from the environment.
+// Operations on runs go through client/, never through Temporal directly; `weft test` runs the
+// interpreter in-process in the SDK's test environment. The embedded stack (Temporal's server,
+// FerretDB) is not linked here: `weft dev`, `weft server` and `weft store` hand themselves over to
+// weft-stack (stack.go).
+//
+// Exit codes: 0 success, 1 failure (and a run that ended without completing), 2 invalid input (bad
+// workflow file or --input), 3 still running (stopped following a run that goes on). The mains,
+// cmd/weft and cmd/weft-stack, hold no logic.
 package starter

@@ -1,6 +1,3 @@
-// Package templates holds weft's built-in workflow files and the sample corpus, embedded in the
-// binary. `weft list` shows the workflows and every command that takes a FILE also takes a
-// template name.
 package templates
 
 import (

@@ -1,7 +1,3 @@
-// Package tracing turns on OpenTelemetry tracing of weft's Temporal calls through the SDK's
-// tracing interceptor: starting a run, the workflow, each activity (one span per tool call), with
-// the trace carried across processes in Temporal's headers. Off unless configured with the
-// standard OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT).
 package tracing
 
 import (

@@ -1,14 +1,24 @@
-// Package workflows is weft's interpreter: ONE Temporal workflow function, Run, that executes
-// any workflow definition. Tool steps become activities named after the tool (their Summary is
-// the step's name, so the Temporal UI reads like the file); pure data steps run inline with no
-// history events; review steps wait for a decision sent as the `review` Update or Signal; the
-// `state` query reports progress.
+// Package workflows is weft's interpreter: ONE Temporal workflow function, Run (type "weft"),
+// executes any workflow definition. Tool steps become activities named after the tool (their
+// Summary is the step's name, so the Temporal UI reads like the file); pure data steps run inline
+// with no history events; review steps, forEach items and an agent's tool calls wait at review
+// gates for a decision sent as the `review` Update or Signal; workflow steps start child runs; the
+// `state` query reports progress. Two helper workflows serve it: Chat (type "weft-chat", a chat
+// session with tools) and Batch (type "weft-foreach-batch", one batch of a large forEach, run as a
+// child to stay far below history limits).
 //
-// Everything here is deterministic: no I/O, no time.Now, no rand, no goroutines but
-// workflow.Go, no unsorted map iteration. Steps start as soon as their own dependencies are done.
-// The language (workflows/dsl, workflows/expr, workflows/datatools) is pure and safe to call here.
+// Everything here is deterministic: no I/O, no time.Now, no rand, no goroutines but workflow.Go, no
+// unsorted map iteration; interpreter changes that alter commands are guarded with
+// workflow.GetVersion (the Change* constants). Steps start as soon as their own dependencies are
+// done. The language (workflows/dsl, workflows/expr, workflows/datatools) is pure and safe to call
+// here. This package must not import activities/ (it names activities by their toolspec names and
+// runs them through the SDK), client/, or any provider or store client. Evaluate is the one
+// function the worker runs outside workflow code, inside the evaluate activity: it too is pure.
 //
-// Files: names.go (type, query, update, signal and search-attribute names), run.go (the
-// scheduler), state.go (the state query), step.go (dispatch and activities), step_foreach.go,
-// step_loop.go, step_review.go.
+// Files: names.go (type, query, update, signal, memo and search-attribute names), request.go (the
+// RunRequest), run.go (the scheduler), state.go (the state query), step.go (dispatch and tool
+// activities) and one step_*.go per step kind that needs more (foreach, batches, loop, review,
+// child, agent; agent_*.go hold the agent's tools), gate.go (review gates), trust.go (what a model
+// may not choose), chat.go, checked.go (what the registry decides, checked once per run), values.go
+// and stored.go (claim-checked values), evaluate.go.
 package workflows

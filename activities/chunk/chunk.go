@@ -1,5 +1,3 @@
-// Package chunk splits text for ingestion: fixed, sentence, paragraph, recursive and markdown
-// strategies with a target size and overlap in characters. Pure functions, no Temporal imports.
 package chunk
 
 import (

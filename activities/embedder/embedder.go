@@ -1,12 +1,3 @@
-// Package embedder is weft's offline text embedder, the default when no embedding provider is
-// configured. It needs no key and no network: 100-dimensional GloVe word vectors (the 100,000
-// most frequent words, int8-quantized, embedded in the binary; see gen/ for provenance and how
-// to rebuild the asset) combined with SIF weighting (frequent words count less), removal of the
-// common direction, and hashed character trigrams for words outside the vocabulary.
-//
-// It is honest about what it is: a bag-of-words model named "local-glove-sif-100d", far weaker
-// than a trained sentence encoder, good enough for offline demos, tests and small corpora.
-// No Temporal imports.
 package embedder
 
 import (

@@ -1,7 +1,3 @@
-// Package mcpclient reaches external MCP servers for agent steps: it lists a server's tools and
-// calls one, opening a connection per operation (stdio: a fresh process; HTTP: a fresh session),
-// through mark3labs/mcp-go's client. It reports failures as provider.Error so the activity
-// adapter tells Temporal what to retry. No Temporal imports.
 package mcpclient
 
 import (

@@ -1,9 +1,3 @@
-// Package mongostore is weft's knowledge store on MongoDB (go.mongodb.org/mongo-driver/v2):
-// chunks with deterministic ids upserted with their embeddings as BSON float32 vectors, vector
-// search with $vectorSearch where the server has it (Atlas, atlas-local), and otherwise an exact
-// top-k in Go over a per-collection cache that stays correct after ingests by any weft process.
-// It uses only what FerretDB v1 implements correctly (no $lookup, no multi-accumulator $group,
-// no "$field" projections, no transactions). No Temporal imports.
 package mongostore
 
 import (

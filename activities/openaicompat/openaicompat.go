@@ -1,7 +1,3 @@
-// Package openaicompat talks to any OpenAI-compatible endpoint (OpenAI, Ollama, vLLM,
-// OpenRouter, ...) through github.com/sashabaranov/go-openai: embeddings and chat completions.
-// go-openai does not retry; failures come back as provider.Error so Temporal decides, honouring
-// Retry-After. No Temporal imports.
 package openaicompat
 
 import (

@@ -1,6 +1,3 @@
-// Package provider defines what weft asks of embedding, rerank and generation providers, and the
-// error every provider client returns, so that the activity adapter can tell Temporal whether to
-// retry (and when) without the clients importing Temporal.
 package provider
 
 import (

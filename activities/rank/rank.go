@@ -1,8 +1,3 @@
-// Package rank is weft's offline ranking, used by search and query (hybrid retrieval) and by
-// rerank when no Voyage key is configured: BM25 from bleve (English analyzer with stemming,
-// scored over the candidate set, on each candidate's text and on the words of its source name)
-// blended with the candidates' vector similarity into one relevance score in [0,1]. No Temporal
-// imports.
 package rank
 
 import (

@@ -1,5 +1,3 @@
-// Package voyage is a client for Voyage AI's embeddings and rerank HTTP API. It does not retry:
-// Temporal owns retries, guided by the provider.Error it returns. No Temporal imports.
 package voyage
 
 import (

@@ -1,6 +1,3 @@
-// Command cluster runs docker-compose.yml without Docker (make cluster): PostgreSQL, the Temporal
-// server on it, the knowledge store on it, the workers, the MCP gateway and the console as
-// processes on this machine; then the demo end to end. Ctrl-C stops everything.
 package main
 
 import (

@@ -1,6 +1,3 @@
-// Command scaleout measures the same batch of runs on the PostgreSQL cluster with 1, 2 and 4
-// worker processes, with tuned pollers, and on the embedded SQLite server (make scaleout). The
-// figures go to docs/performance.md.
 package main
 
 import (

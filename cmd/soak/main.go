@@ -1,5 +1,3 @@
-// Command soak runs weft's fault campaign against the weft binary and prints the table
-// (`make soak`). It is not part of the release binary.
 package main
 
 import (

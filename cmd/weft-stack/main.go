@@ -1,6 +1,3 @@
-// Command weft-stack is the weft CLI together with the embedded stack: Temporal's server, its Web
-// UI and FerretDB. `weft dev`, `weft server` and `weft store` hand themselves over to it (see
-// starter/stack.go); it answers every other command the same as weft, only slower to start.
 package main
 
 import (

@@ -1,4 +1,3 @@
-// Command weft is the weft CLI; see package starter.
 package main
 
 import "github.com/weftworks/weft/starter"

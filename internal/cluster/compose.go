@@ -1,7 +1,3 @@
-// Package cluster runs docker-compose.yml without Docker: PostgreSQL from Debian's package and
-// every other service as the `weft` command the file gives it, with its environment variables,
-// service names rewritten to 127.0.0.1 and ports moved by an offset. The compose file is the one
-// source of the production settings; `make cluster` and the cluster test read it.
 package cluster
 
 import (

@@ -1,8 +1,3 @@
-// Package fakellm is a scripted OpenAI-compatible chat endpoint for tests: it answers
-// /v1/chat/completions from a script of replies (text, tool calls, malformed tool calls, 429 with
-// Retry-After, 500, a malformed body), streams them as server-sent events when asked, speaks
-// OpenAI's error body shape, and counts and records the requests. It is a test helper: nothing
-// but tests imports it, so it is not in the weft binary.
 package fakellm
 
 import (

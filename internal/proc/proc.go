@@ -1,5 +1,3 @@
-// Package proc starts the weft processes that the fault campaign, the cluster and the scale-out
-// benchmark run: each in its own process group, its output in a log file.
 package proc
 
 import (

@@ -1,7 +1,3 @@
-// Package safefile reads files whose size and kind weft does not control (workflow files,
-// fixtures, input files, key files, the workflows directory) without trusting them: a file is
-// checked before a byte of it is read, so /dev/zero, a named pipe, a directory or a 2 GB file is
-// refused at once with a message naming the file, what it is, the limit and what to do.
 package safefile
 
 import (

@@ -1,9 +1,3 @@
-// Package soak is weft's fault campaign: it starts the stack as separate weft processes (the
-// embedded Temporal server with its database, workers, the MCP gateway), injects the faults a
-// real deployment meets — worker kill -9, server SIGTERM and SIGKILL, the knowledge store
-// unreachable, provider errors, load on the gateway — and checks that every run completes,
-// that no completed step ran again and that nothing was stored twice. `make soak` runs the full
-// campaign (cmd/soak) and `make test` a short one (integration.TestSoakShort).
 package soak
 
 import (

@@ -1,9 +1,3 @@
-// Package datatools runs the pure data tools (merge, filter, transform, template, conditional)
-// that the interpreter executes inline in workflow code: no activity, no history event.
-//
-// Everything here is deterministic and does no I/O. Output shapes match the vai workflow engine
-// so existing files keep working: merge, filter and transform return {results, resultCount};
-// template {text, charCount}; conditional {conditionResult, branchTaken, enabledSteps, skippedSteps}.
 package datatools
 
 import (

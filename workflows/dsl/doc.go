@@ -6,7 +6,7 @@
 // Load returns a *Workflow with every template and expression compiled, or Diagnostics holding
 // every problem at once, each printed as FILE:LINE:COL: where: what (hint).
 //
-// The package does no I/O besides LoadFile and imports neither go.temporal.io nor provider
-// clients; the interpreter (workflows) calls it inside workflow code, where its output must be
-// deterministic: maps are walked in sorted key order.
+// The package does no I/O besides ReadFile and LoadFile and imports neither go.temporal.io nor
+// provider clients; the interpreter (workflows) calls it inside workflow code, where its output
+// must be deterministic: maps are walked in sorted key order.
 package dsl

@@ -1,0 +1,12 @@
+// Package auth holds what weft's HTTP servers (the MCP gateway, the console, the codec server)
+// share to decide who may talk to them and what they may do: bearer keys stored hashed in a key
+// file (LoadKeys, GenerateNamedKey, ListKeys, RevokeKey, KeyFile), re-read when the file changes so
+// a revoked key is refused at once; identities with roles (Identity, the built-in roles reader,
+// runner, reviewer and admin, WithIdentity and IdentityFrom to carry them in a context); a limit on
+// failed attempts per client address (FailureLimiter, ClientAddress); and a guard against DNS
+// rebinding (HostGuard: the Host header must be one that is served).
+//
+// It is plain net/http: it must not import Temporal (go.temporal.io), client/, workflows/ or any
+// server that uses it. What a role allows is decided by the servers (mcp/roles.go, the console);
+// this package only says who the caller is.
+package auth

@@ -1,0 +1,14 @@
+// Package console serves the weft console (`weft console`, and `weft dev` unless --console off):
+// the runs, each run drawn as the workflow its author wrote (live), the pending reviews with their
+// decisions, and a playground of the workflows (built-ins and the workflows directory).
+//
+// Entry points: New (Options: the client, keys and login, allowed hosts) and Server.Handler;
+// NewGraph turns a definition into the nodes and edges a run page draws.
+//
+// Everything it reads and does goes through the client package, the one the CLI and the MCP gateway
+// use: it must not talk to Temporal on its own, run workflow code or tools, or read provider
+// credentials. Logins are auth's bearer keys, and state-changing requests carry a CSRF token. Pages
+// are html/template (every value escaped) and one hand-written script that builds the DOM with
+// textContent only, so no workflow data is ever executed as HTML. There is no Node toolchain: the
+// assets are embedded in the binary.
+package console
