@@ -21,7 +21,8 @@ import (
 // 64 KB page and a JSON document with a 64 KB field (both kept in the store). A template's
 // len(), a field read, a slice, a when condition, a forEach over a stored list, an inline data
 // step and the workflow output all see the values, not the references; a value passed whole and
-// text around a stored value both reach the next tool whole.
+// text around a stored value both reach the next tool whole. History holds no part of the values,
+// and the run replays.
 func TestTemplatesReadStoredValues(t *testing.T) {
 	c := dial(t)
 	queue := "claim-check-eval"
@@ -58,7 +59,7 @@ func TestTemplatesReadStoredValues(t *testing.T) {
 	    "title":"{{ doc.output.body.title }}","content":"{{ doc.output.body.content.length }}","long":"{{ long.status }}",
 	    "short":"{{ short.status }}","each":"{{ each.output.results[1].count }}","picked":"{{ pick.output.results }}",
 	    "whole":"{{ whole.output.count }}","framed":"{{ framed.output.count }}","status":"{{ get.output.status }}"}}`
-	code, out, errOut := weft(t, queue, "run", writeTemp(t, def), "--id", "stored-values-1", "--input", "url="+srv.URL, "--json")
+	code, out, errOut := weft(t, queue, "run", writeTemp(t, def), "--id", "history-stored-values", "--input", "url="+srv.URL, "--json")
 	require.Equal(t, 0, code, out+errOut)
 	var res map[string]any
 	require.NoError(t, json.Unmarshal([]byte(out), &res))
@@ -73,10 +74,14 @@ func TestTemplatesReadStoredValues(t *testing.T) {
 	require.JSONEq(t, string(wantJSON), string(gotJSON))
 
 	// The values stayed out of history: references and the evaluations' small results only.
-	hist := historyPayloads(t, historyJSON(t, c, "stored-values-1"))
+	data := historyJSON(t, c, "history-stored-values")
+	hist := historyPayloads(t, data)
 	require.Contains(t, hist, `"$weftBlob"`, "payloads decoded")
 	require.NotContains(t, hist, page[:2048], "the page is not in history")
 	require.NotContains(t, hist, strings.Repeat("Durable workflows keep their state. ", 20), "nor any part of it larger than a preview")
+
+	// The run replays (with -update-histories it is kept for the workflows package's replay test).
+	replayAndStore(t, "history-stored-values", "stored-values", data)
 }
 
 // historyPayloads is the text of every payload in a history (protojson shows them in base64).
