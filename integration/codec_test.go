@@ -53,7 +53,7 @@ func TestEncryptedPayloads(t *testing.T) {
 	code, _, errOut := weft(t, queue, "run", "approval-demo", "--id", "codec-1", "--detach", "--input", "version=7.7")
 	require.Equal(t, 0, code, errOut)
 	waitForReview(t, ec, "codec-1")
-	code, out, errOut = weft(t, queue, "review", "codec-1", "approve", "--reviewer", "ana")
+	code, out, errOut := weft(t, queue, "review", "codec-1", "approve", "--reviewer", "ana")
 	require.Equal(t, 0, code, out+errOut)
 	require.NoError(t, ec.GetWorkflow(ctx, "codec-1", "").Get(ctx, nil))
 	code, out, errOut = weft(t, queue, "status", "codec-1")
