@@ -3,9 +3,7 @@ package client
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	tclient "go.temporal.io/sdk/client"
@@ -37,16 +35,11 @@ type Decision struct {
 	By *auth.Identity
 }
 
-// Check says what is wrong with a decision before anything is sent.
+// Check says what is wrong with a decision before anything is sent (the run checks it again):
+// workflows.CheckDecisionKind.
 func (d Decision) Check() error {
-	switch d.Decision {
-	case workflows.DecisionApprove, workflows.DecisionReject:
-	case workflows.DecisionEdit:
-		if d.Data == nil {
-			return &InvalidError{Err: errors.New("edit needs data: the corrected proposal (JSON)")}
-		}
-	default:
-		return &InvalidError{Err: fmt.Errorf("decision %q: use approve, edit or reject", d.Decision)}
+	if err := workflows.CheckDecisionKind(d.Decision, d.Data != nil); err != nil {
+		return &InvalidError{Err: err}
 	}
 	return nil
 }
@@ -60,48 +53,14 @@ func (c *Client) Pending(ctx context.Context, runID string) ([]*weftv1.ReviewReq
 	return st.PendingReviews, nil
 }
 
-// pick finds the one gate a decision is meant for.
+// pick finds the one gate a decision is meant for (workflows.PickReview, in the CLI's words).
 func pick(runID string, pending []*weftv1.ReviewRequest, d Decision) (*weftv1.ReviewRequest, error) {
-	ids := func(list []*weftv1.ReviewRequest) string {
-		var s []string
-		for _, r := range list {
-			s = append(s, r.Id)
-		}
-		if len(s) == 0 {
-			return "none"
-		}
-		return strings.Join(s, ", ")
+	r, err := workflows.PickReview(pending, d.ID, d.Step, workflows.ReviewWording{Run: "run " + runID,
+		Name: "with --id", NameOrStep: "with --id or --step", All: "decide them all with --all"})
+	if err != nil {
+		return nil, &RefusedError{Msg: err.Error()}
 	}
-	if len(pending) == 0 {
-		return nil, &RefusedError{Msg: fmt.Sprintf("run %s has no pending review", runID)}
-	}
-	if d.ID != "" {
-		for _, r := range pending {
-			if r.Id == d.ID {
-				return r, nil
-			}
-		}
-		return nil, &RefusedError{Msg: fmt.Sprintf("run %s has no pending review %q (pending: %s)", runID, d.ID, ids(pending))}
-	}
-	if d.Step != "" {
-		var of []*weftv1.ReviewRequest
-		for _, r := range pending {
-			if r.Step == d.Step {
-				of = append(of, r)
-			}
-		}
-		switch len(of) {
-		case 0:
-			return nil, &RefusedError{Msg: fmt.Sprintf("step %q of run %s is not awaiting review (pending: %s)", d.Step, runID, ids(pending))}
-		case 1:
-			return of[0], nil
-		}
-		return nil, &RefusedError{Msg: fmt.Sprintf("step %q has %d pending reviews (%s): name one with --id, or decide them all with --all", d.Step, len(of), ids(of))}
-	}
-	if len(pending) == 1 {
-		return pending[0], nil
-	}
-	return nil, &RefusedError{Msg: fmt.Sprintf("run %s has %d pending reviews (%s): name one with --id or --step, or decide them all with --all", runID, len(pending), ids(pending))}
+	return r, nil
 }
 
 // Review sends a decision to the gate it names, as the `review` Update: the run validates it

@@ -217,7 +217,7 @@ func TestWeftTest(t *testing.T) {
 	}
 	code, out, _ = weft(t, "", "test", hostile)
 	require.Equal(t, 1, code)
-	require.Contains(t, out, `reviews.approval: decision "yolo": use approve, edit or reject`)
+	require.Contains(t, out, `reviews.approval: decision "yolo" is not approve, edit or reject`)
 	require.Contains(t, out, "reviews.approval: an edit decision needs data")
 	require.Contains(t, out, "0 passed, 2 failed")
 

@@ -351,14 +351,12 @@ func executeFixture(w *dsl.Workflow, src string, inputs map[string]any, fx fixtu
 
 // checkFixtureDecision says what is wrong with a fixture's review decision ("" when nothing).
 func checkFixtureDecision(d map[string]any) string {
-	switch d["decision"] {
-	case workflows.DecisionApprove, workflows.DecisionReject:
-	case workflows.DecisionEdit:
-		if d["data"] == nil {
-			return "an edit decision needs data: the corrected proposal"
-		}
-	default:
-		return fmt.Sprintf("decision %s: use approve, edit or reject", compact(d["decision"]))
+	kind, ok := d["decision"].(string)
+	if !ok {
+		kind = compact(d["decision"])
+	}
+	if err := workflows.CheckDecisionKind(kind, d["data"] != nil); err != nil {
+		return err.Error()
 	}
 	return ""
 }

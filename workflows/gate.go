@@ -110,65 +110,32 @@ func (r *run) pendingGates() []*gate {
 	return out
 }
 
-func (r *run) pendingIDs() []string {
-	var ids []string
+// findGate resolves which gate a decision answers (PickReview: by id; else by step when the step
+// has one pending gate; else the only pending gate). Errors say what to send.
+func (r *run) findGate(d *weftv1.ReviewDecision) (*gate, error) {
+	var open []*weftv1.ReviewRequest
 	for _, g := range r.pendingGates() {
-		ids = append(ids, g.req.Id)
+		if g.decision == nil {
+			open = append(open, g.req)
+		}
 	}
-	return ids
+	req, err := PickReview(open, d.Id, d.Step, ReviewWording{Name: `in "id"`, NameOrStep: `in "id"`, Step: r.notAwaiting})
+	if err != nil {
+		return nil, err
+	}
+	return r.gates[req.Id], nil
 }
 
-// findGate resolves which gate a decision answers: by id; else by step when the step has one
-// pending gate; else the only pending gate. Errors say what to send.
-func (r *run) findGate(d *weftv1.ReviewDecision) (*gate, error) {
-	pending := r.pendingGates()
-	list := strings.Join(r.pendingIDs(), ", ")
-	if list == "" {
-		list = "none"
+// notAwaiting says why step waits on no review: no such step, not a review step, or its status.
+func (r *run) notAwaiting(step, pending string) error {
+	sr, ok := r.steps[step]
+	if !ok {
+		return fmt.Errorf("no step %q in this workflow (pending reviews: %s)", step, pending)
 	}
-	if d.Id != "" {
-		g, ok := r.gates[d.Id]
-		if !ok || g.decision != nil {
-			return nil, fmt.Errorf("no pending review %q (pending: %s)", d.Id, list)
-		}
-		return g, nil
+	if sr.cs.Tool != "review" && sr.cs.Tool != "agent" {
+		return fmt.Errorf("step %q is a %s step, not a review", step, sr.cs.Tool)
 	}
-	if d.Step != "" {
-		sr, ok := r.steps[d.Step]
-		if !ok {
-			return nil, fmt.Errorf("no step %q in this workflow (pending reviews: %s)", d.Step, list)
-		}
-		var of []*gate
-		for _, g := range pending {
-			if g.req.Step == d.Step && g.decision == nil {
-				of = append(of, g)
-			}
-		}
-		switch len(of) {
-		case 0:
-			if sr.cs.Tool != "review" && sr.cs.Tool != "agent" {
-				return nil, fmt.Errorf("step %q is a %s step, not a review", d.Step, sr.cs.Tool)
-			}
-			return nil, fmt.Errorf("step %q is not awaiting review (status %s)", d.Step, sr.status)
-		case 1:
-			return of[0], nil
-		}
-		var ids []string
-		for _, g := range of {
-			ids = append(ids, g.req.Id)
-		}
-		return nil, fmt.Errorf("step %q has %d pending reviews (%s): name one in \"id\"", d.Step, len(of), strings.Join(ids, ", "))
-	}
-	var open []*gate
-	for _, g := range pending {
-		if g.decision == nil {
-			open = append(open, g)
-		}
-	}
-	if len(open) != 1 {
-		return nil, fmt.Errorf("name the review in \"id\" (pending: %s)", list)
-	}
-	return open[0], nil
+	return fmt.Errorf("step %q is not awaiting review (status %s)", step, sr.status)
 }
 
 // ReviewRecorded is the answer of the review Update: the decision as the run recorded it,
@@ -224,10 +191,8 @@ func DataDigest(data *structpb.Value) string {
 // digest), who decides (the gate's reviewers, for an authenticated caller) and the edit's size
 // and shape. Errors say what to send instead.
 func (g *gate) check(d *weftv1.ReviewDecision) error {
-	switch d.Decision {
-	case DecisionApprove, DecisionReject, DecisionEdit:
-	default:
-		return fmt.Errorf("decision %q is not approve, edit or reject", d.Decision)
+	if err := CheckDecisionKind(d.Decision, d.Data != nil); err != nil {
+		return err
 	}
 	if d.Digest != "" && d.Digest != g.req.Digest {
 		return fmt.Errorf("the data of review %q changed since it was shown (digest %s, now %s): read the review again and decide on what it shows now",
@@ -237,9 +202,6 @@ func (g *gate) check(d *weftv1.ReviewDecision) error {
 		return err
 	}
 	if d.Decision == DecisionEdit {
-		if d.Data == nil {
-			return errors.New("an edit decision needs data: the corrected proposal")
-		}
 		if n := jsonSize(d.Data.AsInterface()); n > MaxEditBytes {
 			return fmt.Errorf("edited data for %q is too large: %s of JSON, more than a review edit may carry (%s): "+
 				"send a shorter edit, or approve and let a later step change the data (put large content in a file or ingest it, and edit a reference to it)",

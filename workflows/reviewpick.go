@@ -1,0 +1,115 @@
+package workflows
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	weftv1 "github.com/weftworks/weft/proto/weft/v1"
+)
+
+// This file holds the pure part of deciding a review, shared by the run (the review Update's
+// validator) and the client (which picks the gate before it sends anything): which pending
+// review a decision answers, and whether its kind is one weft knows. No workflow SDK calls.
+
+// ReviewWording is how PickReview's refusals speak to who reads them: the CLI names a review with
+// --id, the Update with "id".
+type ReviewWording struct {
+	// Run names the run in refusals ("run ID"); empty in the run itself ("this run").
+	Run string
+	// Name says how to name one review of a step: "with --id", `in "id"`.
+	Name string
+	// NameOrStep says how to name one review of the run: "with --id or --step", `in "id"`.
+	NameOrStep string
+	// All says how to decide every pending review at once ("decide them all with --all"); empty
+	// when there is no way to.
+	All string
+	// Step, when set, explains why a step waits on no review; nil falls back to "step S is not
+	// awaiting review". pending is the pending reviews' ids ("none" when there are none). The run
+	// sets it: it knows its steps (no such step, not a review step, its status).
+	Step func(step, pending string) error
+}
+
+// PickReview finds the pending review a decision answers: the one named id; else, with step,
+// that step's review when it waits on one; else the only pending review. pending lists the open
+// reviews in the order they opened. A refusal says what is pending and how to name one.
+func PickReview(pending []*weftv1.ReviewRequest, id, step string, w ReviewWording) (*weftv1.ReviewRequest, error) {
+	subject := w.Run
+	if subject == "" {
+		subject = "this run"
+	}
+	all := ""
+	if w.All != "" {
+		all = ", or " + w.All
+	}
+	list := reviewIDs(pending)
+	if len(pending) == 0 && (w.Run != "" || (id == "" && step == "")) {
+		return nil, fmt.Errorf("%s has no pending review", subject)
+	}
+	if id != "" {
+		for _, r := range pending {
+			if r.Id == id {
+				return r, nil
+			}
+		}
+		if w.Run == "" {
+			return nil, fmt.Errorf("no pending review %q (pending: %s)", id, list)
+		}
+		return nil, fmt.Errorf("%s has no pending review %q (pending: %s)", subject, id, list)
+	}
+	if step != "" {
+		var of []*weftv1.ReviewRequest
+		for _, r := range pending {
+			if r.Step == step {
+				of = append(of, r)
+			}
+		}
+		switch len(of) {
+		case 0:
+			if w.Step != nil {
+				if err := w.Step(step, list); err != nil {
+					return nil, err
+				}
+			}
+			of := ""
+			if w.Run != "" {
+				of = " of " + w.Run
+			}
+			return nil, fmt.Errorf("step %q%s is not awaiting review (pending: %s)", step, of, list)
+		case 1:
+			return of[0], nil
+		}
+		return nil, fmt.Errorf("step %q has %d pending reviews (%s): name one %s%s", step, len(of), reviewIDs(of), w.Name, all)
+	}
+	if len(pending) == 1 {
+		return pending[0], nil
+	}
+	return nil, fmt.Errorf("%s has %d pending reviews (%s): name one %s%s", subject, len(pending), list, w.NameOrStep, all)
+}
+
+// reviewIDs lists the reviews' ids for messages ("none" for none).
+func reviewIDs(list []*weftv1.ReviewRequest) string {
+	if len(list) == 0 {
+		return "none"
+	}
+	ids := make([]string, len(list))
+	for i, r := range list {
+		ids[i] = r.Id
+	}
+	return strings.Join(ids, ", ")
+}
+
+// CheckDecisionKind says what is wrong with a decision's kind: approve and reject stand alone, an
+// edit needs data (the corrected proposal).
+func CheckDecisionKind(decision string, hasData bool) error {
+	switch decision {
+	case DecisionApprove, DecisionReject:
+	case DecisionEdit:
+		if !hasData {
+			return errors.New("an edit decision needs data: the corrected proposal")
+		}
+	default:
+		return fmt.Errorf("decision %q is not approve, edit or reject", decision)
+	}
+	return nil
+}
