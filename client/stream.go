@@ -110,7 +110,7 @@ func (c *Client) Stream(ctx context.Context, id string, o StreamOptions, fn func
 		res, err := c.Result(context.WithoutCancel(ctx), id)
 		done <- outcome{res, err}
 	}()
-	t := &tracker{id: id, fn: fn, steps: map[string]string{}, reviews: map[string]*weftv1.ReviewRequest{}, calls: map[string]string{}, text: map[string]string{}}
+	t := &tracker{id: id, fn: fn, steps: map[string]string{}, reviews: map[string]*weftv1.ReviewRequest{}, calls: map[string]string{}}
 	t.emit(Event{Type: EventRunStarted})
 	ticker := time.NewTicker(o.Interval)
 	defer ticker.Stop()
@@ -150,7 +150,7 @@ type tracker struct {
 	steps   map[string]string // step id -> last status
 	reviews map[string]*weftv1.ReviewRequest
 	calls   map[string]string // step/call id -> last status
-	text    map[string]string // activity id -> text so far
+	follow  TextFollower      // llm text read so far
 }
 
 func (t *tracker) emit(e Event) {
@@ -213,21 +213,81 @@ func (t *tracker) state(st *weftv1.ExecutionState) {
 	}
 }
 
-// deltas emits the new text of running llm activities. Their activity ids start with the step
-// id ("step#3").
+// deltas emits the new text of running llm activities.
 func (t *tracker) deltas(pending []PendingActivity) {
+	for _, d := range t.follow.Next(LLMText(pending)) {
+		t.emit(Event{Type: EventLLMDelta, Step: d.Key, Text: d.New})
+	}
+}
+
+// llmActivity is the activity type whose heartbeat details are the model's text so far.
+const llmActivity = "llm"
+
+// StreamedText is the text so far of one running llm activity: its last heartbeat details.
+// Temporal keeps no partial results in history: the text is best effort, the final answer durable.
+type StreamedText struct {
+	ActivityID string
+	// Key is the step's key: its id, with the item's index inside forEach ("summarize[2]").
+	Key string
+	// Step is the step's id (workflows.StepOfActivity): "summarize".
+	Step string
+	Text string
+}
+
+// LLMText picks the running llm activities that have text so far out of pending (a
+// Description's), in their order. Their activity ids start with the step's key ("step#3");
+// activities whose ids weft did not choose are left out.
+func LLMText(pending []PendingActivity) []StreamedText {
+	var out []StreamedText
 	for _, a := range pending {
-		if a.Type != "llm" || a.Details == "" {
+		if a.Type != llmActivity || a.Details == "" {
 			continue
 		}
-		prev := t.text[a.ActivityID]
-		if !strings.HasPrefix(a.Details, prev) {
-			prev = "" // a retry started over
+		step := workflows.StepOfActivity(a.ActivityID)
+		if step == "" {
+			continue
 		}
-		if len(a.Details) > len(prev) {
-			step, _, _ := strings.Cut(a.ActivityID, "#")
-			t.emit(Event{Type: EventLLMDelta, Step: step, Text: a.Details[len(prev):]})
-			t.text[a.ActivityID] = a.Details
-		}
+		key, _, _ := strings.Cut(a.ActivityID, "#")
+		out = append(out, StreamedText{ActivityID: a.ActivityID, Key: key, Step: step, Text: a.Details})
 	}
+	return out
+}
+
+// TextDelta is what one llm activity wrote since the previous read.
+type TextDelta struct {
+	StreamedText
+	// New is the text added since the previous read: all of it the first time the activity is
+	// seen and when it started over (a retry, whose text does not extend what was read).
+	New string
+	// Restarted says the activity started over: what was shown of it before is not a prefix of
+	// its text any more.
+	Restarted bool
+}
+
+// TextFollower follows streamed text from one read to the next (weft run's llm_delta events,
+// weft chat's streamed answer). The zero value is ready.
+type TextFollower struct {
+	seen map[string]string // activity id -> text read so far
+}
+
+// Next returns, for each activity of texts that wrote something since the previous call, what it
+// added (in the order of texts).
+func (f *TextFollower) Next(texts []StreamedText) []TextDelta {
+	if f.seen == nil {
+		f.seen = map[string]string{}
+	}
+	var out []TextDelta
+	for _, t := range texts {
+		prev, seen := f.seen[t.ActivityID]
+		restarted := seen && !strings.HasPrefix(t.Text, prev)
+		if restarted {
+			prev = ""
+		}
+		if len(t.Text) <= len(prev) {
+			continue
+		}
+		f.seen[t.ActivityID] = t.Text
+		out = append(out, TextDelta{StreamedText: t, New: t.Text[len(prev):], Restarted: restarted})
+	}
+	return out
 }

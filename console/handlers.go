@@ -20,7 +20,6 @@ import (
 	"github.com/weftworks/weft/auth"
 	weftclient "github.com/weftworks/weft/client"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
-	"github.com/weftworks/weft/workflows"
 	"github.com/weftworks/weft/workflows/dsl"
 )
 
@@ -241,18 +240,11 @@ func (s *Server) snapshot(ctx context.Context, id string) (*Snapshot, error) {
 	if b, err := stateJSON.Marshal(st); err == nil {
 		snap.State = b
 	}
-	for _, p := range d.Pending {
-		if p.Details == "" {
-			continue
-		}
-		step := workflows.StepOfActivity(p.ActivityID)
-		if step == "" {
-			continue
-		}
+	for _, t := range weftclient.LLMText(d.Pending) {
 		if snap.Streaming == nil {
 			snap.Streaming = map[string]string{}
 		}
-		snap.Streaming[step] = p.Details
+		snap.Streaming[t.Step] = t.Text
 	}
 	return snap, nil
 }

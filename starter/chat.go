@@ -176,7 +176,7 @@ func (o *chatOptions) send(ctx context.Context, c *weftclient.Client, id, text s
 		t, err := c.Send(ctx, id, text, "")
 		done <- result{t, err}
 	}()
-	shownText := ""
+	var shown streamPrinter
 	announced := map[string]bool{}
 	tick := time.NewTicker(250 * time.Millisecond)
 	defer tick.Stop()
@@ -187,15 +187,7 @@ func (o *chatOptions) send(ctx context.Context, c *weftclient.Client, id, text s
 				return nil, r.err
 			}
 			if !o.asJSON {
-				answer := r.turn.Answer
-				if stream && shownText != "" && strings.HasPrefix(answer, shownText) {
-					fmt.Fprintln(out, answer[len(shownText):])
-				} else {
-					if shownText != "" {
-						fmt.Fprintln(out)
-					}
-					fmt.Fprintln(out, answer)
-				}
+				shown.finish(out, r.turn.Answer)
 			}
 			return r.turn, nil
 		case <-tick.C:
@@ -210,16 +202,42 @@ func (o *chatOptions) send(ctx context.Context, c *weftclient.Client, id, text s
 			}
 			if stream && !o.asJSON {
 				if d, err := c.Describe(ctx, id); err == nil {
-					for _, a := range d.Pending {
-						if a.Type == "llm" && len(a.Details) > len(shownText) && strings.HasPrefix(a.Details, shownText) {
-							fmt.Fprint(out, a.Details[len(shownText):])
-							shownText = a.Details
-						}
-					}
+					shown.print(out, d.Pending)
 				}
 			}
 		}
 	}
+}
+
+// streamPrinter prints a turn's model text as it streams (client.TextFollower): what each read
+// added; a later model call (the agent's next iteration) or a retry starts a new line.
+type streamPrinter struct {
+	follow weftclient.TextFollower
+	text   string // what was printed of the model call shown last
+	call   string // its activity id
+}
+
+func (p *streamPrinter) print(out io.Writer, pending []weftclient.PendingActivity) {
+	for _, t := range p.follow.Next(weftclient.LLMText(pending)) {
+		if (t.ActivityID != p.call || t.Restarted) && p.text != "" {
+			fmt.Fprintln(out)
+		}
+		fmt.Fprint(out, t.New)
+		p.text, p.call = t.Text, t.ActivityID
+	}
+}
+
+// finish prints the turn's answer: the rest of it when the streamed text began it, else all of it
+// on a line of its own.
+func (p *streamPrinter) finish(out io.Writer, answer string) {
+	if p.text != "" && strings.HasPrefix(answer, p.text) {
+		fmt.Fprintln(out, answer[len(p.text):])
+		return
+	}
+	if p.text != "" {
+		fmt.Fprintln(out)
+	}
+	fmt.Fprintln(out, answer)
 }
 
 // command runs a slash command; stop is true for /exit.

@@ -1,0 +1,55 @@
+package client
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestLLMText: only llm activities with text, named by weft, each with its step's key and id.
+func TestLLMText(t *testing.T) {
+	got := LLMText([]PendingActivity{
+		{ActivityID: "answer#1", Type: "llm", Details: "Hel"},
+		{ActivityID: "summarize[2]#4", Type: "llm", Details: "Short"},
+		{ActivityID: "helper#2", Type: "llm"},                      // no text yet
+		{ActivityID: "ingest#3", Type: "ingest", Details: "12"},    // not a model call
+		{ActivityID: "7", Type: "llm", Details: "not weft's id"},   // an id weft did not choose
+		{ActivityID: "agent/c1#5", Type: "llm", Details: "nested"}, // an agent's call
+	})
+	require.Equal(t, []StreamedText{
+		{ActivityID: "answer#1", Key: "answer", Step: "answer", Text: "Hel"},
+		{ActivityID: "summarize[2]#4", Key: "summarize[2]", Step: "summarize", Text: "Short"},
+		{ActivityID: "agent/c1#5", Key: "agent/c1", Step: "agent", Text: "nested"},
+	}, got)
+}
+
+// TestTextFollower: each read gives what every activity added since the last; a retry that
+// starts over gives its whole text again, marked Restarted; nothing new gives nothing.
+func TestTextFollower(t *testing.T) {
+	text := func(id, s string) StreamedText { return StreamedText{ActivityID: id, Key: id, Step: id, Text: s} }
+	news := func(ds []TextDelta) []string {
+		out := []string{}
+		for _, d := range ds {
+			s := d.ActivityID + ":" + d.New
+			if d.Restarted {
+				s += " (restarted)"
+			}
+			out = append(out, s)
+		}
+		return out
+	}
+	var f TextFollower
+	for _, tc := range []struct {
+		read []StreamedText
+		want []string
+	}{
+		{[]StreamedText{text("a", "Hel")}, []string{"a:Hel"}},
+		{[]StreamedText{text("a", "Hello"), text("b", "Other")}, []string{"a:lo", "b:Other"}},
+		{[]StreamedText{text("a", "Hello"), text("b", "Other")}, []string{}},
+		{[]StreamedText{text("a", "Hi again")}, []string{"a:Hi again (restarted)"}},
+		{[]StreamedText{text("a", "Hi again!")}, []string{"a:!"}},
+		{nil, []string{}},
+	} {
+		require.Equal(t, tc.want, news(f.Next(tc.read)), "read %v", tc.read)
+	}
+}
