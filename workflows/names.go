@@ -1,6 +1,24 @@
 package workflows
 
-import "go.temporal.io/sdk/temporal"
+import (
+	"fmt"
+
+	"go.temporal.io/sdk/temporal"
+)
+
+// stepKey is the step id, with the item index inside forEach ("each[3]"): the key of a
+// forEach item's review gate, child run and agent activities.
+func stepKey(sr *stepRun, env map[string]any) string {
+	if sr.cs.ForEach != nil {
+		if i, ok := env["index"].(int); ok {
+			return itemKey(sr.cs.ID, i)
+		}
+	}
+	return sr.cs.ID
+}
+
+// itemKey names item i of step id: "each[3]".
+func itemKey(id string, i int) string { return fmt.Sprintf("%s[%d]", id, i) }
 
 const (
 	// WorkflowType is the registered name of Run.

@@ -111,16 +111,6 @@ func StepOfActivity(id string) string {
 	return head
 }
 
-// stepKey is the step id, with the item index inside forEach.
-func stepKey(sr *stepRun, env map[string]any) string {
-	if sr.cs.ForEach != nil {
-		if i, ok := env["index"].(int); ok {
-			return fmt.Sprintf("%s[%d]", sr.cs.ID, i)
-		}
-	}
-	return sr.cs.ID
-}
-
 // agentConfig is an agent step's inputs.
 type agentConfig struct {
 	maxIterations   int

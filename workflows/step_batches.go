@@ -184,7 +184,7 @@ func Batch(ctx workflow.Context, req BatchRequest) (*BatchResult, error) {
 	err := eachBounded(ctx, len(req.Inputs), req.Concurrency, func(ctx workflow.Context, i int) error {
 		opts := activityOptions(&req.Step, spec, req.Title)
 		if req.NamedIDs {
-			opts.ActivityID = fmt.Sprintf("%s[%d]#1", req.Step.ID, req.First+i)
+			opts.ActivityID = itemKey(req.Step.ID, req.First+i) + "#1"
 		}
 		var out toolspec.Result
 		if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), req.Tool, req.Inputs[i]).Get(ctx, &out); err != nil {

@@ -25,12 +25,7 @@ func (r *run) child(ctx workflow.Context, sr *stepRun, inputs map[string]any, en
 	if args == nil {
 		args = map[string]any{}
 	}
-	key := sr.cs.ID
-	if sr.cs.ForEach != nil {
-		if i, ok := env["index"].(int); ok {
-			key = fmt.Sprintf("%s[%d]", key, i)
-		}
-	}
+	key := stepKey(sr, env)
 	return r.runChild(ctx, sr, name, args, r.childWorkflowID(ctx, key))
 }
 

@@ -43,12 +43,7 @@ type eachDecidedKey struct{}
 // output, like an approval.
 func (r *run) review(ctx workflow.Context, sr *stepRun, inputs map[string]any, env map[string]any) (any, error) {
 	id := sr.cs.ID
-	gateID := id
-	if sr.cs.ForEach != nil {
-		if i, ok := env["index"].(int); ok {
-			gateID = fmt.Sprintf("%s[%d]", id, i)
-		}
-	}
+	gateID := stepKey(sr, env)
 	sr.attempts++
 	title, _ := inputs["title"].(string)
 	instructions, _ := inputs["instructions"].(string)
