@@ -59,26 +59,19 @@ func (r *run) loop(ctx workflow.Context, sr *stepRun, inputs map[string]any, env
 	sr.itemsTotal = int32(len(items))
 	results := make([]any, len(items))
 	errs := make([]any, len(items))
-	running := 0
-	for i, item := range items {
-		if err := workflow.Await(ctx, func() bool { return running < limit }); err != nil {
-			break
+	// Items never fail the loop (their errors are collected), so eachBounded runs them all.
+	err = eachBounded(ctx, len(items), limit, func(ctx workflow.Context, i int) error {
+		defer func() { sr.itemsDone++ }()
+		out, err := r.nested(ctx, sr, itemEnv(env, map[string]any{ns.As: items[i], "index": i}))
+		if err != nil {
+			errs[i] = map[string]any{"index": i, "error": errorText(err)}
+			return nil
 		}
-		running++
-		ienv := itemEnv(env, map[string]any{ns.As: item, "index": i})
-		workflow.Go(ctx, func(ctx workflow.Context) {
-			defer func() { running--; sr.itemsDone++ }()
-			out, err := r.nested(ctx, sr, ienv)
-			if err != nil {
-				errs[i] = map[string]any{"index": i, "error": errorText(err)}
-				return
-			}
-			results[i] = out
-		})
-	}
-	_ = awaitDetached(ctx, func() bool { return running == 0 })
-	if ctx.Err() != nil {
-		return nil, ctx.Err()
+		results[i] = out
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	collected := []any{}
 	for _, e := range errs {
