@@ -1,39 +1,55 @@
 package integration
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
 
 	"github.com/weftworks/weft/activities"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
+	"github.com/weftworks/weft/starter"
 	"github.com/weftworks/weft/workflows"
 )
 
-// waitForReview polls the state query until the run has a pending review.
+// waitForReview polls the state query until the run has a pending review. The condition runs
+// on Eventually's goroutine, so it reports instead of failing; the test goroutine fails.
 func waitForReview(t *testing.T, c client.Client, id string) *weftv1.ExecutionState {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
+	var (
+		mu      sync.Mutex
+		found   *weftv1.ExecutionState
+		lastErr error
+	)
+	ok := assert.Eventually(t, func() bool {
 		v, err := c.QueryWorkflow(context.Background(), id, "", workflows.QueryState)
+		var st weftv1.ExecutionState
 		if err == nil {
-			var st weftv1.ExecutionState
-			require.NoError(t, v.Get(&st))
-			if len(st.PendingReviews) > 0 {
-				return &st
-			}
+			err = v.Get(&st)
 		}
-		time.Sleep(100 * time.Millisecond)
+		mu.Lock()
+		defer mu.Unlock()
+		if lastErr = err; err != nil || len(st.PendingReviews) == 0 {
+			return false
+		}
+		found = &st
+		return true
+	}, 30*time.Second, 100*time.Millisecond)
+	mu.Lock()
+	defer mu.Unlock()
+	if !ok {
+		t.Fatalf("run %s never awaited review (last state query error: %v)", id, lastErr)
 	}
-	t.Fatalf("run %s never awaited review", id)
-	return nil
+	return found
 }
 
 func TestRunPausesForReviewAndResumesAfterCLIApproval(t *testing.T) {
@@ -45,12 +61,17 @@ func TestRunPausesForReviewAndResumesAfterCLIApproval(t *testing.T) {
 		out, err string
 	}
 	done := make(chan result, 1)
+	var followed syncBuffer // the follower's output so far
 	go func() {
-		code, out, errOut := weft(t, queue, "run", "approval-demo", "--id", "cli-review-1", "--input", "version=9.9", "--poll", "50ms")
-		done <- result{code, out, errOut}
+		var errOut bytes.Buffer
+		code := starter.Execute([]string{"run", "approval-demo", "--id", "cli-review-1", "--input", "version=9.9", "--poll", "50ms",
+			"--address", server.Address, "--namespace", server.Namespace, "--task-queue", queue}, strings.NewReader(""), &followed, &errOut)
+		done <- result{code, followed.String(), errOut.String()}
 	}()
 	waitForReview(t, c, "cli-review-1")
-	time.Sleep(500 * time.Millisecond) // let the follower print the paused step
+	// The follower must have shown the paused step before the decision lands.
+	require.Eventually(t, func() bool { return strings.Contains(followed.String(), "⏸ Approve the release notes") },
+		15*time.Second, 20*time.Millisecond, "the follower never printed the paused step")
 
 	// Visible to `weft reviews` through the WeftStatus search attribute (visibility is eventually consistent).
 	require.Eventually(t, func() bool {

@@ -18,6 +18,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	mcplib "github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
+	"github.com/stretchr/testify/require"
 
 	"github.com/weftworks/weft/activities"
 	"github.com/weftworks/weft/mcp"
@@ -165,18 +166,12 @@ func TestTimeToFirstState(t *testing.T) {
 			t.Fatal(err, res)
 		}
 		id := res.StructuredContent.(map[string]any)["executionId"].(string)
-		for {
-			q := mcplib.CallToolRequest{}
-			q.Params.Name, q.Params.Arguments = "weft_execution", map[string]any{"id": id}
+		q := mcplib.CallToolRequest{}
+		q.Params.Name, q.Params.Arguments = "weft_execution", map[string]any{"id": id}
+		require.Eventually(t, func() bool {
 			r, err := cl.CallTool(ctx, q)
-			if err == nil && !r.IsError {
-				break
-			}
-			if time.Since(t0) > 30*time.Second {
-				t.Fatal("no state after 30s")
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
+			return err == nil && !r.IsError
+		}, 30*time.Second, 5*time.Millisecond, "no state of %s after 30s", id)
 		samples = append(samples, time.Since(t0))
 	}
 	sort.Slice(samples, func(i, j int) bool { return samples[i] < samples[j] })

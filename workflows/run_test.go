@@ -16,9 +16,12 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/interceptor"
 	tlog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 	"google.golang.org/protobuf/types/known/structpb"
 
@@ -223,28 +226,90 @@ func TestConditionsAndBranches(t *testing.T) {
 	}
 }
 
+// TestForEachKeepsOrderAndLimitsConcurrency measures the most items in flight at once and
+// requires it to be the configured concurrency, so that an interpreter running items one by one
+// (peak 1) fails as surely as one running more at once than allowed. It needs no sleep: see
+// inFlight.
 func TestForEachKeepsOrderAndLimitsConcurrency(t *testing.T) {
+	const concurrency = 2
 	h := newHarness(t)
-	inFlight, peak := 0, 0
-	var mu sync.Mutex
+	flight := countInFlight(h, "embed")
 	h.env.OnActivity("embed", anyCtx, anyArg).Return(func(ctx context.Context, in map[string]any) (toolspec.Result, error) {
-		mu.Lock()
-		inFlight++
-		peak = max(peak, inFlight)
-		mu.Unlock()
-		time.Sleep(5 * time.Millisecond)
-		mu.Lock()
-		inFlight--
-		mu.Unlock()
+		defer flight.returned()
 		return toolspec.Result{Output: map[string]any{"text": in["text"]}}, nil
 	})
 	def := `{"name":"f","inputs":{"docs":{"type":"array"}},"steps":[
-	  {"id":"each","tool":"embed","forEach":"{{ inputs.docs }}","concurrency":2,"inputs":{"text":"{{ index }}:{{ item }}"}}
+	  {"id":"each","tool":"embed","forEach":"{{ inputs.docs }}","concurrency":` + fmt.Sprint(concurrency) + `,"inputs":{"text":"{{ index }}:{{ item }}"}}
 	],"output":"{{ each.output }}"}`
 	res, err := h.run(t, def, map[string]any{"docs": []any{"a", "b", "c", "d", "e"}})
 	require.NoError(t, err)
 	require.JSONEq(t, `{"count":5,"results":[{"text":"0:a"},{"text":"1:b"},{"text":"2:c"},{"text":"3:d"},{"text":"4:e"}]}`, outputJSON(t, res.Output))
-	require.LessOrEqual(t, peak, 2)
+	require.Equal(t, concurrency, flight.max(), "most items in flight at once")
+}
+
+// inFlight counts the activities of one type that the workflow has scheduled and whose handler
+// has not returned yet, and the most at once. It counts a scheduled activity in the workflow (an
+// outbound interceptor), and a started listener makes every handler wait until the event loop has
+// finished the workflow task that scheduled it (the test environment runs the listener on the loop
+// and the handler after it). So all the activities one workflow task schedules count together
+// before any of them can return, and an item can only be scheduled after an earlier one returned
+// if the interpreter waits for it: the figure does not depend on goroutine timing.
+type inFlight struct {
+	interceptor.WorkerInterceptorBase
+	tool      string
+	mu        sync.Mutex
+	now, peak int
+}
+
+func countInFlight(h *harness, tool string) *inFlight {
+	f := &inFlight{tool: tool}
+	h.env.SetWorkerOptions(worker.Options{Interceptors: []interceptor.WorkerInterceptor{f}})
+	h.env.SetOnActivityStartedListener(func(*activity.Info, context.Context, converter.EncodedValues) {})
+	return f
+}
+
+func (f *inFlight) scheduled() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.now++
+	f.peak = max(f.peak, f.now)
+}
+
+func (f *inFlight) returned() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.now--
+}
+
+func (f *inFlight) max() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.peak
+}
+
+func (f *inFlight) InterceptWorkflow(ctx workflow.Context, next interceptor.WorkflowInboundInterceptor) interceptor.WorkflowInboundInterceptor {
+	return &inFlightInbound{WorkflowInboundInterceptorBase: interceptor.WorkflowInboundInterceptorBase{Next: next}, f: f}
+}
+
+type inFlightInbound struct {
+	interceptor.WorkflowInboundInterceptorBase
+	f *inFlight
+}
+
+func (i *inFlightInbound) Init(outbound interceptor.WorkflowOutboundInterceptor) error {
+	return i.Next.Init(&inFlightOutbound{WorkflowOutboundInterceptorBase: interceptor.WorkflowOutboundInterceptorBase{Next: outbound}, f: i.f})
+}
+
+type inFlightOutbound struct {
+	interceptor.WorkflowOutboundInterceptorBase
+	f *inFlight
+}
+
+func (o *inFlightOutbound) ExecuteActivity(ctx workflow.Context, activityType string, args ...any) workflow.Future {
+	if activityType == o.f.tool {
+		o.f.scheduled()
+	}
+	return o.Next.ExecuteActivity(ctx, activityType, args...)
 }
 
 func TestLoopCollectsItemErrors(t *testing.T) {
