@@ -46,7 +46,11 @@ func fakeOpenAI(t *testing.T, mode string) *httptest.Server {
 			return
 		}
 		var body map[string]any
-		require.NoError(t, json.NewDecoder(r.Body).Decode(&body))
+		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+			t.Errorf("fake OpenAI: request body: %v", err) // not require: this is the server's goroutine
+			fail(400, "request body: "+err.Error())
+			return
+		}
 		w.Header().Set("Content-Type", "application/json")
 		switch r.URL.Path {
 		case "/v1/embeddings":

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -41,13 +42,24 @@ func fakeVoyage(t *testing.T, mode string) (*httptest.Server, *int) {
 			fmt.Fprint(w, `bad gateway`)
 			return
 		case "slow":
-			time.Sleep(300 * time.Millisecond)
+			// A server that does not answer: it holds the request until the client gives up (its
+			// 100 ms timeout closes the connection), or answers 10 s late if the client never does.
+			_, _ = io.Copy(io.Discard, r.Body) // the server notices a closed connection once the body is read
+			select {
+			case <-r.Context().Done():
+				return
+			case <-time.After(10 * time.Second):
+			}
 		case "malformed":
 			fmt.Fprint(w, `{"data": [`)
 			return
 		}
 		var body map[string]any
-		require.NoError(t, json.NewDecoder(r.Body).Decode(&body))
+		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+			t.Errorf("fake Voyage: request body: %v", err) // not require: this is the server's goroutine
+			w.WriteHeader(400)
+			return
+		}
 		switch r.URL.Path {
 		case "/v1/embeddings":
 			inputs := body["input"].([]any)
