@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -167,28 +169,36 @@ const (
 	ErrProviderRejected = "ProviderRejected"
 )
 
-// Unavailable is the handler of a tool this build cannot run yet.
-func Unavailable(spec *toolspec.Spec) Handler {
-	return func(context.Context, map[string]any) (any, *toolspec.Usage, error) {
-		return nil, nil, &ConfigError{Msg: fmt.Sprintf("the %s tool has no implementation on this worker (a build that declares a tool without a handler); mock it in `weft test` fixtures", spec.Name)}
-	}
-}
-
-// Handlers returns the handler of every activity tool, keyed by name. Tools without an
-// implementation get Unavailable.
-func Handlers(impl map[string]Handler) map[string]Handler {
+// Handlers pairs every activity tool the registry declares with its handler in impl. A declared
+// tool without a handler, or a handler for a tool nobody declared (a typo in an override), is an
+// error when the worker is built, never a failure when a run first calls the tool.
+func Handlers(impl map[string]Handler) (map[string]Handler, error) {
 	out := map[string]Handler{}
+	var missing, unknown []string
 	for _, s := range toolspec.All() {
 		if s.Kind != toolspec.KindActivity {
 			continue
 		}
-		if h, ok := impl[s.Name]; ok {
+		if h, ok := impl[s.Name]; ok && h != nil {
 			out[s.Name] = h
 		} else {
-			out[s.Name] = Unavailable(s)
+			missing = append(missing, s.Name)
 		}
 	}
-	return out
+	for name := range impl {
+		if s, ok := toolspec.Lookup(name); !ok || s.Kind != toolspec.KindActivity {
+			unknown = append(unknown, name)
+		}
+	}
+	sort.Strings(unknown)
+	var errs []error
+	if len(missing) > 0 {
+		errs = append(errs, fmt.Errorf("activity tools without a handler: %s: add each to Tools.Handlers (activities/config.go)", strings.Join(missing, ", ")))
+	}
+	if len(unknown) > 0 {
+		errs = append(errs, fmt.Errorf("handlers for tools the registry does not declare as activities: %s: check the names against activities/toolspec", strings.Join(unknown, ", ")))
+	}
+	return out, errors.Join(errs...)
 }
 
 func asInput(err error, target **InputError) bool { return errors.As(err, target) }

@@ -24,7 +24,9 @@ func run(t *testing.T, cfg activities.Config, tool string, inputs map[string]any
 	t.Helper()
 	spec, ok := toolspec.Lookup(tool)
 	require.True(t, ok)
-	h := activities.Handlers(activities.NewTools(cfg).Handlers())[tool]
+	handlers, err := activities.Handlers(activities.NewTools(cfg).Handlers())
+	require.NoError(t, err)
+	h := handlers[tool]
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestActivityEnvironment()
 	env.RegisterActivityWithOptions(activities.Activity(spec, h), activityName(tool))
@@ -153,4 +155,28 @@ func TestEstimateOneModel(t *testing.T) {
 	res, err = run(t, activities.Config{}, "chunk", map[string]any{"text": strings.Repeat("word ", 300), "size": 200, "strategy": "fixed"})
 	require.NoError(t, err)
 	require.Greater(t, res.Output.(map[string]any)["count"], float64(1))
+}
+
+// TestEveryActivityToolHasAHandler: the registry and the handlers agree, and a tool declared
+// without a handler, or a handler for an undeclared tool, is refused when the worker is built.
+func TestEveryActivityToolHasAHandler(t *testing.T) {
+	impl := activities.NewTools(activities.Config{}).Handlers()
+	handlers, err := activities.Handlers(impl)
+	require.NoError(t, err, "every activity tool the registry declares has a handler")
+	for _, s := range toolspec.All() {
+		if s.Kind == toolspec.KindActivity {
+			require.Contains(t, handlers, s.Name)
+		}
+	}
+
+	without := map[string]activities.Handler{}
+	for name, h := range impl {
+		if name != "rerank" {
+			without[name] = h
+		}
+	}
+	without["rerankk"] = impl["rerank"]
+	_, err = activities.Handlers(without)
+	require.ErrorContains(t, err, "activity tools without a handler: rerank: add each to Tools.Handlers")
+	require.ErrorContains(t, err, "handlers for tools the registry does not declare as activities: rerankk")
 }

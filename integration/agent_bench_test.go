@@ -65,7 +65,10 @@ func handAgent(ctx workflow.Context, n int) (string, error) {
 func BenchmarkAgent10(b *testing.B) {
 	c := dial(b)
 	queue := "bench-agent"
-	w := worker.New(c, worker.Options{TaskQueue: queue, Handlers: map[string]activities.Handler{"llm": loopModel(10), "search": noop}})
+	w, err := worker.New(c, worker.Options{TaskQueue: queue, Handlers: map[string]activities.Handler{"llm": loopModel(10), "search": noop}})
+	if err != nil {
+		b.Fatal(err)
+	}
 	w.RegisterWorkflowWithOptions(handAgent, workflow.RegisterOptions{Name: "handAgent"})
 	if err := w.Start(); err != nil {
 		b.Fatal(err)

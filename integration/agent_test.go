@@ -52,7 +52,8 @@ func TestAgentOnTheEmbeddedStack(t *testing.T) {
 	)
 	defer fake.Close()
 	cfg := activities.Config{MongoDBURI: store.URI, OpenAIBaseURL: fake.BaseURL, OpenAIAPIKey: "k", ChatModel: "gpt-4o-mini"}
-	w := worker.New(c, worker.Options{TaskQueue: queue, Config: cfg})
+	w, err := worker.New(c, worker.Options{TaskQueue: queue, Config: cfg})
+	require.NoError(t, err)
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)
 	var docs []map[string]string
@@ -190,7 +191,8 @@ func TestAgentCrashResume(t *testing.T) {
 func startWorkerWithConfig(t testing.TB, queue string, cfg activities.Config, handlers map[string]activities.Handler) {
 	t.Helper()
 	tc := dial(t)
-	w := worker.New(tc, worker.Options{TaskQueue: queue, Config: cfg, Handlers: handlers})
+	w, err := worker.New(tc, worker.Options{TaskQueue: queue, Config: cfg, Handlers: handlers})
+	require.NoError(t, err)
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)
 }

@@ -102,7 +102,10 @@ type benchEnv struct {
 
 func newBenchEnv(b *testing.B, queue string) *benchEnv {
 	c := dial(b)
-	w := worker.New(c, worker.Options{TaskQueue: queue, Handlers: noopHandlers})
+	w, err := worker.New(c, worker.Options{TaskQueue: queue, Handlers: noopHandlers})
+	if err != nil {
+		b.Fatal(err)
+	}
 	w.RegisterWorkflowWithOptions(handDAG, workflow.RegisterOptions{Name: "handDAG"})
 	w.RegisterWorkflowWithOptions(handChain, workflow.RegisterOptions{Name: "handChain"})
 	if err := w.Start(); err != nil {

@@ -49,7 +49,8 @@ func TestChatEndToEnd(t *testing.T) {
 	)
 	defer fake.Close()
 	cfg := activities.Config{MongoDBURI: store.URI, OpenAIBaseURL: fake.BaseURL, ChatModel: "gpt-4o-mini", Database: db}
-	w := worker.New(c, worker.Options{TaskQueue: queue, Config: cfg})
+	w, err := worker.New(c, worker.Options{TaskQueue: queue, Config: cfg})
+	require.NoError(t, err)
 	require.NoError(t, w.Start())
 
 	dir := t.TempDir()
@@ -92,7 +93,8 @@ func TestChatEndToEnd(t *testing.T) {
 	reqs := fake.Requests()
 	require.Len(t, reqs[3].Messages, 8, "the new turn carried the first: system, question, two calls and their results, the answer, the new message")
 	proc.kill(t)
-	w = worker.New(c, worker.Options{TaskQueue: queue, Config: cfg})
+	w, err = worker.New(c, worker.Options{TaskQueue: queue, Config: cfg})
+	require.NoError(t, err)
 	require.NoError(t, w.Start())
 	defer w.Stop()
 	code, out, errOut = weftIn(t, queue, "/usage\n", "chat", "--session", "chat-e2e-1")

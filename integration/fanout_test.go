@@ -160,7 +160,7 @@ func BenchmarkFanout10k(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			queue := fmt.Sprintf("bench-fanout-%d-%d", n, delay.Milliseconds())
-			w := worker.New(c, worker.Options{TaskQueue: queue, Handlers: map[string]activities.Handler{"chunk": func(ctx context.Context, in map[string]any) (any, *toolspec.Usage, error) {
+			w, err := worker.New(c, worker.Options{TaskQueue: queue, Handlers: map[string]activities.Handler{"chunk": func(ctx context.Context, in map[string]any) (any, *toolspec.Usage, error) {
 				if delay > 0 {
 					select {
 					case <-time.After(delay):
@@ -170,6 +170,7 @@ func BenchmarkFanout10k(b *testing.B) {
 				}
 				return map[string]any{"chunks": []any{in["text"]}, "count": 1}, nil, nil
 			}}})
+			require.NoError(b, err)
 			w.RegisterWorkflowWithOptions(handFanout, workflow.RegisterOptions{Name: "handFanout"})
 			require.NoError(b, w.Start())
 			defer w.Stop()

@@ -75,7 +75,10 @@ func dial(t testing.TB) client.Client {
 // startWorker runs a worker on its own task queue with the given tool handlers.
 func startWorker(t testing.TB, c client.Client, queue string, handlers map[string]activities.Handler) sdkworker.Worker {
 	t.Helper()
-	w := worker.New(c, worker.Options{TaskQueue: queue, Handlers: handlers})
+	w, err := worker.New(c, worker.Options{TaskQueue: queue, Handlers: handlers})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := w.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +255,11 @@ func crashWorkerMain() int {
 	if os.Getenv("WEFT_CRASH_REAL_TOOLS") != "" {
 		handlers = nil // the real tools, on the store MONGODB_URI names
 	}
-	w := worker.New(c, worker.Options{TaskQueue: os.Getenv("WEFT_CRASH_WORKER"), Config: activities.ConfigFromEnv(os.Getenv), Handlers: handlers})
+	w, err := worker.New(c, worker.Options{TaskQueue: os.Getenv("WEFT_CRASH_WORKER"), Config: activities.ConfigFromEnv(os.Getenv), Handlers: handlers})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
 	if err := w.Run(sdkworker.InterruptCh()); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

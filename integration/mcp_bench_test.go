@@ -131,7 +131,8 @@ func BenchmarkGatewayLoad(b *testing.B) {
 func TestTimeToFirstState(t *testing.T) {
 	c := dial(t)
 	queue := "first-state"
-	w := worker.New(c, worker.Options{TaskQueue: queue, Config: activities.Config{MongoDBURI: store.URI, Database: "fs"}})
+	w, err := worker.New(c, worker.Options{TaskQueue: queue, Config: activities.Config{MongoDBURI: store.URI, Database: "fs"}})
+	require.NoError(t, err)
 	if err := w.Start(); err != nil {
 		t.Fatal(err)
 	}

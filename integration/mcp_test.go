@@ -28,7 +28,8 @@ func TestAgentRunsReviewsAndReads(t *testing.T) {
 	c := dial(t)
 	queue := "mcp"
 	cfg := activities.Config{MongoDBURI: store.URI, Database: "mcp"}
-	w := worker.New(c, worker.Options{TaskQueue: queue, Config: cfg})
+	w, err := worker.New(c, worker.Options{TaskQueue: queue, Config: cfg})
+	require.NoError(t, err)
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)
 

@@ -22,7 +22,8 @@ func TestMetrics(t *testing.T) {
 	require.NoError(t, err)
 	defer c.Close()
 	queue := "metrics"
-	w := worker.New(c, worker.Options{TaskQueue: queue, Handlers: fakeHandlers(nil), Metrics: m})
+	w, err := worker.New(c, worker.Options{TaskQueue: queue, Handlers: fakeHandlers(nil), Metrics: m})
+	require.NoError(t, err)
 	require.NoError(t, w.Start())
 	defer w.Stop()
 	code, out, errOut := weft(t, queue, "run", "multi-collection-search", "--input", "query=limits", "--quiet")

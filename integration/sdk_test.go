@@ -82,7 +82,8 @@ func TestOfficialSDKOverHTTP(t *testing.T) {
 	tc := dial(t)
 	queue := "sdk-http"
 	cfg := activities.Config{MongoDBURI: store.URI, Database: "sdk"}
-	w := worker.New(tc, worker.Options{TaskQueue: queue, Config: cfg})
+	w, err := worker.New(tc, worker.Options{TaskQueue: queue, Config: cfg})
+	require.NoError(t, err)
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)
 	g := mcp.New(mcp.Options{Version: "test", Address: server.Address, Namespace: server.Namespace, TaskQueue: queue, Config: cfg, Wait: 30 * time.Second})

@@ -20,7 +20,8 @@ import (
 func TestTemplatesOnTheEmbeddedStack(t *testing.T) {
 	c := dial(t)
 	queue := "templates"
-	w := worker.New(c, worker.Options{TaskQueue: queue, Config: activities.Config{MongoDBURI: store.URI}})
+	w, err := worker.New(c, worker.Options{TaskQueue: queue, Config: activities.Config{MongoDBURI: store.URI}})
+	require.NoError(t, err)
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)
 

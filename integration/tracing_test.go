@@ -27,7 +27,8 @@ func TestTracing(t *testing.T) {
 		TaskQueue: "traced", Interceptors: []interceptor.ClientInterceptor{i}})
 	require.NoError(t, err)
 	defer c.Close()
-	w := worker.New(c.Temporal(), worker.Options{TaskQueue: "traced", Handlers: map[string]activities.Handler{"embed": noop}})
+	w, err := worker.New(c.Temporal(), worker.Options{TaskQueue: "traced", Handlers: map[string]activities.Handler{"embed": noop}})
+	require.NoError(t, err)
 	require.NoError(t, w.Start())
 	defer w.Stop()
 	wf, err := dsl.Load("traced.json", []byte(`{"name":"traced","steps":[

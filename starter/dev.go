@@ -101,7 +101,10 @@ func newDevCommand() *cobra.Command {
 			}
 			defer c.Close()
 			if !noWorker {
-				w := worker.New(c.Temporal(), worker.Options{TaskQueue: conn.taskQueue, Config: cfg, Metrics: m})
+				w, err := worker.New(c.Temporal(), worker.Options{TaskQueue: conn.taskQueue, Config: cfg, Metrics: m})
+				if err != nil {
+					return err
+				}
 				if err := w.Start(); err != nil {
 					return fmt.Errorf("starting the worker: %w", err)
 				}

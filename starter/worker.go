@@ -36,9 +36,12 @@ func newWorkerCommand() *cobra.Command {
 				return err
 			}
 			defer c.Close()
-			w := worker.New(c.Temporal(), worker.Options{TaskQueue: conn.taskQueue, Config: cfg, Metrics: m,
+			w, err := worker.New(c.Temporal(), worker.Options{TaskQueue: conn.taskQueue, Config: cfg, Metrics: m,
 				WorkflowPollers: tune.WorkflowPollers, ActivityPollers: tune.ActivityPollers,
 				MaxConcurrentActivities: tune.MaxConcurrentActivities, MaxConcurrentWorkflowTasks: tune.MaxConcurrentWorkflowTasks})
+			if err != nil {
+				return err
+			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "weft worker: %s, namespace %s, task queue %s\n", conn.address, conn.namespace, conn.taskQueue)
 			return w.Run(sdkworker.InterruptCh())
 		},

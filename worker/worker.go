@@ -1,6 +1,8 @@
 package worker
 
 import (
+	"fmt"
+
 	"time"
 
 	"go.temporal.io/sdk/activity"
@@ -28,8 +30,9 @@ type Options struct {
 	MaxConcurrentActivities, MaxConcurrentWorkflowTasks int
 }
 
-// New returns a worker with the interpreter and every tool activity registered.
-func New(c client.Client, o Options) sdkworker.Worker {
+// New returns a worker with the interpreter and every tool activity registered; a tool declared
+// without a handler (or a handler for an undeclared tool) is an error here, not when a run calls it.
+func New(c client.Client, o Options) (sdkworker.Worker, error) {
 	if o.TaskQueue == "" {
 		o.TaskQueue = workflows.TaskQueue
 	}
@@ -65,11 +68,14 @@ func New(c client.Client, o Options) sdkworker.Worker {
 	for name, h := range o.Handlers {
 		impl[name] = h
 	}
-	handlers := activities.Handlers(impl)
+	handlers, err := activities.Handlers(impl)
+	if err != nil {
+		return nil, fmt.Errorf("building the worker: %w", err)
+	}
 	for _, s := range toolspec.All() {
 		if h, ok := handlers[s.Name]; ok {
 			w.RegisterActivityWithOptions(activities.Activity(s, h, claim), activity.RegisterOptions{Name: s.Name})
 		}
 	}
-	return w
+	return w, nil
 }
