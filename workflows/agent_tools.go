@@ -108,7 +108,7 @@ func (t registryTool) Call(ctx workflow.Context, r *run, sr *stepRun, args map[s
 	}
 	args, _ = t.spec.Canonical(args)
 	r.fillDefaults(t.spec, args)
-	opts := activityOptions(&dsl.Step{}, t.spec, sr.cs.Title()+" · "+t.spec.Name)
+	opts := activityOptions(dsl.Policy{}, t.spec, sr.cs.Title()+" · "+t.spec.Name)
 	if r.namedActivities {
 		opts.ActivityID = r.activityID(sr, callKey)
 	}

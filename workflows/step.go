@@ -74,10 +74,10 @@ func (r *run) resolveInputs(ctx workflow.Context, cs *dsl.CompiledStep, val *exp
 }
 
 // activityOptions applies the tool's defaults and the step's overrides.
-func activityOptions(step *dsl.Step, spec *toolspec.Spec, summary string) workflow.ActivityOptions {
+func activityOptions(p dsl.Policy, spec *toolspec.Spec, summary string) workflow.ActivityOptions {
 	timeout := spec.EffectiveTimeout()
-	if d, err := time.ParseDuration(step.Timeout); err == nil && d > 0 {
-		timeout = d
+	if p.Timeout > 0 {
+		timeout = p.Timeout
 	}
 	rp := &temporal.RetryPolicy{
 		InitialInterval:        time.Second,
@@ -86,19 +86,17 @@ func activityOptions(step *dsl.Step, spec *toolspec.Spec, summary string) workfl
 		MaximumAttempts:        int32(spec.EffectiveMaxAttempts()),
 		NonRetryableErrorTypes: []string{toolspec.ErrInvalidInput, toolspec.ErrMissingConfig},
 	}
-	if rt := step.Retry; rt != nil {
-		if rt.MaxAttempts > 0 {
-			rp.MaximumAttempts = int32(rt.MaxAttempts)
-		}
-		if d, err := time.ParseDuration(rt.InitialInterval); err == nil && d > 0 {
-			rp.InitialInterval = d
-		}
-		if rt.Backoff >= 1 {
-			rp.BackoffCoefficient = rt.Backoff
-		}
-		if d, err := time.ParseDuration(rt.MaxInterval); err == nil && d > 0 {
-			rp.MaximumInterval = d
-		}
+	if p.MaxAttempts > 0 {
+		rp.MaximumAttempts = int32(p.MaxAttempts)
+	}
+	if p.InitialInterval > 0 {
+		rp.InitialInterval = p.InitialInterval
+	}
+	if p.Backoff >= 1 {
+		rp.BackoffCoefficient = p.Backoff
+	}
+	if p.MaxInterval > 0 {
+		rp.MaximumInterval = p.MaxInterval
 	}
 	return workflow.ActivityOptions{
 		StartToCloseTimeout: timeout,
@@ -110,7 +108,7 @@ func activityOptions(step *dsl.Step, spec *toolspec.Spec, summary string) workfl
 
 // activity runs a tool step as the activity named after the tool.
 func (r *run) activity(ctx workflow.Context, sr *stepRun, tool string, spec *toolspec.Spec, inputs map[string]any, summary string, env map[string]any) (any, error) {
-	opts := activityOptions(sr.cs.Step, spec, summary)
+	opts := activityOptions(sr.cs.Policy, spec, summary)
 	if tool == "llm" {
 		if err := r.prepareChat(sr, inputs); err != nil {
 			return nil, err

@@ -205,7 +205,7 @@ func (r *run) agent(ctx workflow.Context, sr *stepRun, inputs map[string]any, en
 				ErrStepFailed, nil)
 		}
 		sr.iterations = int32(iter)
-		opts := llmOptions(activityOptions(sr.cs.Step, spec, fmt.Sprintf("%s · model call %d", sr.cs.Title(), iter)))
+		opts := llmOptions(activityOptions(sr.cs.Policy, spec, fmt.Sprintf("%s · model call %d", sr.cs.Title(), iter)))
 		opts.ActivityID = r.activityID(sr, stepKey(sr, env))
 		out, err := r.runActivity(ctx, sr, "llm", opts, llm)
 		if err != nil {

@@ -180,9 +180,13 @@ func Batch(ctx workflow.Context, req BatchRequest) (*BatchResult, error) {
 	if !ok {
 		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("batch: unknown tool %q", req.Tool), toolspec.ErrInvalidInput, nil)
 	}
+	policy, err := req.Step.Policy()
+	if err != nil {
+		return nil, temporal.NewNonRetryableApplicationError("batch: "+err.Error(), toolspec.ErrInvalidInput, nil)
+	}
 	res := &BatchResult{Results: make([]any, len(req.Inputs))}
-	err := eachBounded(ctx, len(req.Inputs), req.Concurrency, func(ctx workflow.Context, i int) error {
-		opts := activityOptions(&req.Step, spec, req.Title)
+	err = eachBounded(ctx, len(req.Inputs), req.Concurrency, func(ctx workflow.Context, i int) error {
+		opts := activityOptions(policy, spec, req.Title)
 		if req.NamedIDs {
 			opts.ActivityID = itemKey(req.Step.ID, req.First+i) + "#1"
 		}

@@ -45,6 +45,8 @@ type CompiledStep struct {
 	// Nested is loop.step compiled.
 	Nested *NestedStep
 	Deps   []string // ids of the steps this one waits for, sorted
+	// Policy is the step's timeout and retry, parsed.
+	Policy Policy
 }
 
 // NestedStep is the step a loop runs per item.
@@ -268,6 +270,13 @@ func reservedList() string {
 func (c *compiler) compileStep(cs *CompiledStep) {
 	ptr := cs.Pointer
 	st := cs.Step
+	if p, err := st.Policy(); err != nil {
+		if !c.isBad(ptr+"/timeout") && !c.isBad(ptr+"/retry") {
+			c.errAt(ptr, err.Error(), "")
+		}
+	} else {
+		cs.Policy = p
+	}
 	if st.Tool != "" && !c.isBad(ptr+"/tool") {
 		spec, ok := toolspec.Lookup(st.Tool)
 		if !ok {
