@@ -73,8 +73,16 @@ scaleout: build ## the same 500 runs on the cluster with 1, 2 and 4 workers, tun
 soak: build ## the fault campaign (about 6 minutes): kills, restarts, outages, provider faults, gateway load; prints the table
 	$(GO) run ./cmd/soak -weft $(BIN)
 
-bench: ## benchmarks (figures for issue notes)
-	$(GO) test -run '^$$' -bench . -benchtime $(BENCHTIME) -count 6 ./workflows/...
+# Every package with a Benchmark function (found afresh each time, so a new one is never left out).
+# The integration package's benchmarks link and start a Temporal server, so they get their own line
+# and a longer timeout (BenchmarkFanout10k alone runs 10,000-item forEach runs). -count 6: medians.
+BENCH_PKGS = $(shell (git ls-files '*_test.go' 2>/dev/null || find . -name '*_test.go' | sed 's|^\./||') | xargs grep -l '^func Benchmark' | xargs -n1 dirname | sort -u | grep -v '^integration$$' | sed 's|^|./|')
+BENCH_TIMEOUT        ?= 30m
+SERVER_BENCH_TIMEOUT ?= 90m
+
+bench: ## every benchmark, 6 runs each (figures for issue notes): the packages', then the integration ones on the embedded server
+	$(GO) test -run '^$$' -bench . -benchtime $(BENCHTIME) -count 6 -timeout $(BENCH_TIMEOUT) $(BENCH_PKGS)
+	$(GO) test -run '^$$' -bench . -benchtime $(BENCHTIME) -count 6 -timeout $(SERVER_BENCH_TIMEOUT) ./integration
 
 fuzz: ## run every fuzz target for FUZZTIME each (10m; FUZZTIME=30s for a quick look)
 	$(GO) test -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime $(FUZZTIME) ./workflows/dsl
