@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 	commonpb "go.temporal.io/api/common/v1"
 	"go.temporal.io/api/enums/v1"
+	workflowpb "go.temporal.io/api/workflow/v1"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/converter"
 
@@ -318,21 +319,11 @@ func (c *Client) listQuery(ctx context.Context, q string, o ListOptions, closed 
 			return nil, fmt.Errorf("listing runs (%s): %w", q, err)
 		}
 		for _, e := range resp.GetExecutions() {
-			r := RunSummary{ID: e.GetExecution().GetWorkflowId(), Status: StatusName(e.GetStatus()), Started: e.GetStartTime().AsTime()}
-			if e.GetCloseTime() != nil {
-				r.Closed = e.GetCloseTime().AsTime()
-			}
+			r := c.summary(e)
 			if merging {
 				if cut := cutoff(); !cut.IsZero() && !r.Closed.IsZero() && r.Closed.Before(cut) {
 					return out, nil
 				}
-			}
-			if p, ok := e.GetMemo().GetFields()[workflows.MemoWorkflow]; ok {
-				_ = c.converter().FromPayload(p, &r.Workflow)
-			}
-			// Search attributes are never encoded by the codec (the server indexes them).
-			if p, ok := e.GetSearchAttributes().GetIndexedFields()[workflows.StatusAttribute.GetName()]; ok {
-				_ = converter.GetDefaultDataConverter().FromPayload(p, &r.Weft)
 			}
 			if o.Workflow != "" && r.Workflow != o.Workflow {
 				continue
@@ -347,6 +338,22 @@ func (c *Client) listQuery(ctx context.Context, q string, o ListOptions, closed 
 			return out, nil
 		}
 	}
+}
+
+// summary reads one line of a listing out of what Temporal knows of an execution.
+func (c *Client) summary(e *workflowpb.WorkflowExecutionInfo) RunSummary {
+	r := RunSummary{ID: e.GetExecution().GetWorkflowId(), Status: StatusName(e.GetStatus()), Started: e.GetStartTime().AsTime()}
+	if e.GetCloseTime() != nil {
+		r.Closed = e.GetCloseTime().AsTime()
+	}
+	if p, ok := e.GetMemo().GetFields()[workflows.MemoWorkflow]; ok {
+		_ = c.converter().FromPayload(p, &r.Workflow)
+	}
+	// Search attributes are never encoded by the codec (the server indexes them).
+	if p, ok := e.GetSearchAttributes().GetIndexedFields()[workflows.StatusAttribute.GetName()]; ok {
+		_ = converter.GetDefaultDataConverter().FromPayload(p, &r.Weft)
+	}
+	return r
 }
 
 // Cancel asks a running run to stop: steps in flight are cancelled, finished steps keep their

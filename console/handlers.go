@@ -10,7 +10,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -347,33 +346,31 @@ func (s *Server) apiCancel(w http.ResponseWriter, r *http.Request, sess *session
 
 // ---- reviews ----
 
-// PendingReview is a gate waiting for a decision, with the run it belongs to.
+// PendingReview is a gate waiting for a decision, with the run it belongs to (client.PendingReviews).
 type PendingReview struct {
-	Run      string                `json:"run"`
-	Workflow string                `json:"workflow"`
-	Review   *weftv1.ReviewRequest `json:"-"`
-	JSON     json.RawMessage       `json:"review"`
+	Run      string `json:"run"`
+	Workflow string `json:"workflow"`
+	// Chat: Run is a chat session. In is where the gate lives when that is a child run of Run.
+	Chat   bool                  `json:"chat,omitempty"`
+	In     string                `json:"in,omitempty"`
+	Review *weftv1.ReviewRequest `json:"-"`
+	JSON   json.RawMessage       `json:"review"`
 }
 
 func (s *Server) pendingReviews(ctx context.Context) ([]PendingReview, error) {
-	runs, err := s.o.Client.List(ctx, weftclient.ListOptions{AwaitingReview: true, Limit: 100})
+	reviews, err := s.o.Client.PendingReviews(ctx, weftclient.ListOptions{Limit: 100})
 	if err != nil {
 		return nil, err
 	}
-	out := []PendingReview{}
-	for _, r := range runs {
-		pending, err := s.o.Client.Pending(ctx, r.ID)
-		if err != nil {
-			continue // decided or ended since the listing
+	out := make([]PendingReview, 0, len(reviews))
+	for _, p := range reviews {
+		b, _ := stateJSON.Marshal(p.Review)
+		r := PendingReview{Run: p.Run.ID, Workflow: p.Run.Workflow, Chat: p.Chat, Review: p.Review, JSON: b}
+		if p.In.ID != p.Run.ID {
+			r.In = p.In.ID
 		}
-		for _, p := range pending {
-			b, _ := stateJSON.Marshal(p)
-			out = append(out, PendingReview{Run: r.ID, Workflow: r.Workflow, Review: p, JSON: b})
-		}
+		out = append(out, r)
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		return out[i].Review.GetRequestedAt().AsTime().Before(out[j].Review.GetRequestedAt().AsTime())
-	})
 	return out, nil
 }
 

@@ -64,7 +64,7 @@ func (g *Gateway) addExecutionTools() {
 		toolspec.Annotations{OpenWorld: true}), g.chatSend)
 	g.srv.AddTool(tool("weft_chat_read", "Read a chat session", "The turns (questions, answers, tool calls) and usage of a chat session.",
 		`{"type":"object","required":["session"],"additionalProperties":false,"properties":{"session":{"type":"string"}}}`, ro), g.chatRead)
-	g.srv.AddTool(tool("weft_executions", "Recent executions", "Recent executions with their status; awaitingReview lists only those waiting for a decision.",
+	g.srv.AddTool(tool("weft_executions", "Recent executions", "Recent executions with their status; awaitingReview lists only those waiting for a decision (runs, their child runs, chat sessions) and their pending reviews.",
 		`{"type":"object","additionalProperties":false,"properties":{"awaitingReview":{"type":"boolean"},"limit":{"type":"integer","minimum":1,"maximum":100}}}`, ro), g.executions)
 }
 
@@ -225,11 +225,33 @@ func (g *Gateway) executions(ctx context.Context, req mcplib.CallToolRequest) (*
 	if err != nil {
 		return mcplib.NewToolResultError(err.Error()), nil
 	}
+	if o.AwaitingReview {
+		return g.awaiting(ctx, c, o.Limit)
+	}
 	runs, err := c.List(ctx, o)
 	if err != nil {
 		return mcplib.NewToolResultError(err.Error()), nil
 	}
 	return result(map[string]any{"executions": runs}), nil
+}
+
+// awaiting lists the executions that wait for a decision (client.PendingReviews: runs, their
+// child runs and chat sessions), the longest waiting first, with their pending reviews: decide
+// one with weft_review and the execution's id.
+func (g *Gateway) awaiting(ctx context.Context, c *weftclient.Client, limit int) (*mcplib.CallToolResult, error) {
+	reviews, err := c.PendingReviews(ctx, weftclient.ListOptions{Limit: limit})
+	if err != nil {
+		return mcplib.NewToolResultError(err.Error()), nil
+	}
+	runs := []weftclient.RunSummary{}
+	seen := map[string]bool{}
+	for _, r := range reviews {
+		if !seen[r.In.ID] {
+			seen[r.In.ID] = true
+			runs = append(runs, r.In)
+		}
+	}
+	return result(map[string]any{"executions": runs, "reviews": reviews}), nil
 }
 
 func (g *Gateway) chatStart(ctx context.Context, req mcplib.CallToolRequest) (*mcplib.CallToolResult, error) {

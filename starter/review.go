@@ -114,27 +114,36 @@ func newReviewsCommand() *cobra.Command {
 				return err
 			}
 			defer c.Close()
-			runs, err := c.List(cmd.Context(), weftclient.ListOptions{AwaitingReview: true, Limit: 100})
+			reviews, err := c.PendingReviews(cmd.Context(), weftclient.ListOptions{Limit: 100})
 			if err != nil {
 				return err
 			}
+			// One entry per run the reviews live in (a child run's under its own id, which names
+			// its parent; a chat session's marked chat): weft review takes that id.
 			type pending struct {
 				Run      string          `json:"run"`
 				Workflow string          `json:"workflow"`
+				Of       string          `json:"of,omitempty"` // the run that started this child run
+				Chat     bool            `json:"chat,omitempty"`
 				Reviews  json.RawMessage `json:"reviews"`
 				list     []*weftv1.ReviewRequest
 			}
-			all := []pending{}
-			for _, r := range runs {
-				if strings.Contains(r.ID, "/") {
-					continue // a child run: listed under its parent
+			all := []*pending{}
+			in := map[string]*pending{}
+			for _, r := range reviews {
+				p, ok := in[r.In.ID]
+				if !ok {
+					p = &pending{Run: r.In.ID, Workflow: r.In.Workflow, Chat: r.Chat}
+					if r.Run.ID != r.In.ID {
+						p.Of = r.Run.ID
+					}
+					in[r.In.ID] = p
+					all = append(all, p)
 				}
-				p := pending{Run: r.ID, Workflow: r.Workflow, Reviews: json.RawMessage("[]")}
-				if st, err := c.State(cmd.Context(), r.ID); err == nil {
-					p.list = st.PendingReviews
-					p.Reviews = protoList(st.PendingReviews)
-				}
-				all = append(all, p)
+				p.list = append(p.list, r.Review)
+			}
+			for _, p := range all {
+				p.Reviews = protoList(p.list)
 			}
 			out := cmd.OutOrStdout()
 			if asJSON {

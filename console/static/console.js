@@ -361,6 +361,20 @@
   }
 
   // ---- reviews page ----
+  // the nav's count of pending reviews (runs, their child runs, chat sessions' tool calls)
+  function reviewCount(n) {
+    const c = document.getElementById('review-count');
+    if (!c) return;
+    c.textContent = String(n);
+    c.hidden = !n;
+  }
+  function pollReviewCount() {
+    if (!document.getElementById('review-count') || document.body.dataset.page === 'login') return;
+    const poll = () => get('/api/reviews').then((r) => reviewCount(r.reviews.length)).catch(() => {});
+    poll();
+    setInterval(poll, 10000);
+  }
+
   function reviewsPage() {
     const list = document.getElementById('review-list');
     if (!list) return;
@@ -378,6 +392,7 @@
       }
       cards.forEach((c, key) => { if (!live.has(key) && !settling(c)) { c.remove(); cards.delete(key); } });
       document.getElementById('no-reviews').hidden = cards.size > 0;
+      reviewCount(reviews.length);
     }
     show(JSON.parse(list.dataset.reviews || '[]'));
     const f = document.getElementById('reviewer');
@@ -498,6 +513,7 @@
     if (pg) playground(pg);
     if (document.body.dataset.page === 'runs' && !run) runsPage();
     if (document.body.dataset.page === 'reviews') reviewsPage();
+    else pollReviewCount();
     window.__weftReady = true;
     window.__weftReadyAt = performance.now();
   }

@@ -1,0 +1,155 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"time"
+
+	"go.temporal.io/api/workflowservice/v1"
+	"google.golang.org/protobuf/encoding/protojson"
+
+	weftv1 "github.com/weftworks/weft/proto/weft/v1"
+	"github.com/weftworks/weft/workflows"
+)
+
+// PendingReview is a review gate waiting for a decision: a review step, a forEach item's review,
+// an agent's tool call, or a chat session's tool call.
+type PendingReview struct {
+	// Run is the run the review belongs to: the run someone started, or the chat session. A child
+	// run's review belongs to the run that started it (weft status RUN lists it).
+	Run RunSummary
+	// Chat says Run is a chat session (the review approves one of its tool calls).
+	Chat bool
+	// In is where the gate lives: Run itself, or one of its child runs ("RUN/step"). A decision
+	// sent to In (weft review IN --id REVIEW) reaches this gate and no other.
+	In     RunSummary
+	Review *weftv1.ReviewRequest
+}
+
+// MarshalJSON writes the review as proto JSON (camelCase field names).
+func (p PendingReview) MarshalJSON() ([]byte, error) {
+	review := json.RawMessage("null")
+	if p.Review != nil {
+		b, err := protojson.Marshal(p.Review)
+		if err != nil {
+			return nil, err
+		}
+		review = b
+	}
+	return json.Marshal(struct {
+		Run    RunSummary      `json:"run"`
+		Chat   bool            `json:"chat,omitempty"`
+		In     RunSummary      `json:"in"`
+		Review json.RawMessage `json:"review"`
+	}{p.Run, p.Chat, p.In, review})
+}
+
+// PendingReviews lists the reviews waiting for a decision across runs, chat sessions and their
+// child runs, the longest waiting first. o.Workflow keeps the runs of one workflow ("chat": chat
+// sessions); o.Limit bounds how many waiting executions are read (default 100, at most 1000);
+// o.Status and o.AwaitingReview are ignored.
+//
+// The listing reads visibility (WeftStatus awaiting_review, which is eventually consistent) and
+// then asks each execution for its own gates: a run that was decided or ended in between is left
+// out.
+func (c *Client) PendingReviews(ctx context.Context, o ListOptions) ([]PendingReview, error) {
+	limit := o.Limit
+	if limit <= 0 {
+		limit = 100
+	}
+	limit = min(limit, 1000)
+	q := fmt.Sprintf(`(WorkflowType = %q OR WorkflowType = %q) AND ExecutionStatus = "Running" AND %s = %q`,
+		workflows.WorkflowType, workflows.ChatWorkflowType, workflows.StatusAttribute.GetName(), workflows.StatusAwaitingReview)
+	type waiting struct {
+		RunSummary
+		chat bool
+		root string // the top-level run's id
+	}
+	var execs []waiting
+	known := map[string]waiting{}
+	lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	var token []byte
+	for len(execs) < limit {
+		resp, err := c.t.ListWorkflow(lctx, &workflowservice.ListWorkflowExecutionsRequest{Query: q, PageSize: int32(min(limit, 100)), NextPageToken: token})
+		if err != nil {
+			return nil, fmt.Errorf("listing runs waiting for a review (%s): %w", q, err)
+		}
+		for _, e := range resp.GetExecutions() {
+			w := waiting{RunSummary: c.summary(e), chat: e.GetType().GetName() == workflows.ChatWorkflowType, root: e.GetRootExecution().GetWorkflowId()}
+			if w.root == "" && e.GetParentExecution().GetWorkflowId() != "" {
+				w.root = c.rootOf(ctx, e.GetParentExecution().GetWorkflowId())
+			}
+			if w.root == "" {
+				w.root = w.ID
+			}
+			if _, dup := known[w.ID]; dup || len(execs) >= limit {
+				continue
+			}
+			execs = append(execs, w)
+			known[w.ID] = w
+		}
+		if token = resp.GetNextPageToken(); len(token) == 0 {
+			break
+		}
+	}
+	// The run each review belongs to: listed when it waits itself, else read.
+	root := func(id string) (RunSummary, bool) {
+		if w, ok := known[id]; ok {
+			return w.RunSummary, w.chat
+		}
+		dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		d, err := c.t.DescribeWorkflowExecution(dctx, id, "")
+		if err != nil {
+			return RunSummary{ID: id}, false
+		}
+		info := d.GetWorkflowExecutionInfo()
+		w := waiting{RunSummary: c.summary(info), chat: info.GetType().GetName() == workflows.ChatWorkflowType, root: id}
+		known[id] = w
+		return w.RunSummary, w.chat
+	}
+	out := []PendingReview{}
+	for _, w := range execs {
+		st, err := c.ownState(ctx, w.ID)
+		if err != nil {
+			continue // decided or ended since the listing
+		}
+		run, chat := root(w.root)
+		if o.Workflow != "" && run.Workflow != o.Workflow {
+			continue
+		}
+		for _, r := range st.PendingReviews {
+			out = append(out, PendingReview{Run: run, Chat: chat, In: w.RunSummary, Review: r})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i].Review.GetRequestedAt().AsTime(), out[j].Review.GetRequestedAt().AsTime()
+		if !a.Equal(b) {
+			return a.Before(b)
+		}
+		return out[i].Run.ID < out[j].Run.ID
+	})
+	return out, nil
+}
+
+// rootOf follows a run's parents up to the run nobody started (Temporal older than 1.27 lists no
+// root execution); id itself when it cannot tell.
+func (c *Client) rootOf(ctx context.Context, id string) string {
+	for range 8 {
+		dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		d, err := c.t.DescribeWorkflowExecution(dctx, id, "")
+		cancel()
+		if err != nil {
+			return id
+		}
+		parent := d.GetWorkflowExecutionInfo().GetParentExecution().GetWorkflowId()
+		if parent == "" {
+			return id
+		}
+		id = parent
+	}
+	return id
+}
