@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/weftworks/weft/auth"
+	weftclient "github.com/weftworks/weft/client"
 
 	"github.com/mark3labs/mcp-go/server"
 )
@@ -32,14 +34,21 @@ func (g *Gateway) health(ctx context.Context) Health {
 	h := Health{Status: "ok", Version: g.o.Version, Uptime: time.Since(g.started).Round(time.Second).String(), Temporal: "unreachable", MongoDB: "unreachable"}
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
+	check := weftclient.HealthCheck{Timeout: 2 * time.Second}
 	if c, err := g.temporal(ctx); err == nil {
-		if _, err := c.Temporal().CheckHealth(ctx, nil); err == nil {
-			h.Temporal = "ok"
-		}
+		check.Client = c
 	}
-	if g.o.Config.MongoDBURI == "" {
+	if g.o.Config.MongoDBURI != "" {
+		check.Store = func(ctx context.Context) error { _, err := g.storeCheck(ctx); return err }
+	}
+	found := weftclient.CheckHealth(ctx, check)
+	if found.Temporal == nil {
+		h.Temporal = "ok"
+	}
+	switch {
+	case errors.Is(found.Store, weftclient.ErrNotChecked):
 		h.MongoDB = "not configured"
-	} else if _, err := g.storeCheck(ctx); err == nil {
+	case found.Store == nil:
 		h.MongoDB = "ok"
 	}
 	if h.Temporal != "ok" {

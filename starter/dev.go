@@ -14,8 +14,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"go.mongodb.org/mongo-driver/v2/mongo"
-	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	weftclient "github.com/weftworks/weft/client"
 
@@ -260,14 +258,7 @@ var storePingTimeout = 3 * time.Second
 
 // checkStore pings the MongoDB-wire database at uri (MONGODB_URI), waiting at most timeout.
 func checkStore(ctx context.Context, uri string, timeout time.Duration) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	c, err := mongo.Connect(options.Client().ApplyURI(uri).SetServerSelectionTimeout(timeout).SetConnectTimeout(timeout))
-	if err == nil {
-		err = c.Ping(ctx, nil)
-		_ = c.Disconnect(context.Background())
-	}
-	if err != nil {
+	if err := weftclient.CheckHealth(ctx, weftclient.HealthCheck{Store: mongoPing(uri), Timeout: timeout}).Store; err != nil {
 		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("the database at MONGODB_URI=%s does not answer (ping, %s): %w; start it, correct MONGODB_URI, or unset MONGODB_URI to use the embedded database",
 			hidePassword(uri), timeout, err)}
 	}

@@ -29,17 +29,9 @@ func newPingCommand() *cobra.Command {
 			var err error
 			switch {
 			case temporalAddr != "":
-				var c *weftclient.Client
-				if c, err = weftclient.Dial(ctx, weftclient.Options{Address: temporalAddr, DialTimeout: timeout}); err == nil {
-					_, err = c.Temporal().CheckHealth(ctx, nil)
-					c.Close()
-				}
+				err = weftclient.CheckHealth(ctx, weftclient.HealthCheck{Dial: &weftclient.Options{Address: temporalAddr}, Timeout: timeout}).Temporal
 			case mongoURI != "":
-				var c *mongo.Client
-				if c, err = mongo.Connect(options.Client().ApplyURI(mongoURI).SetServerSelectionTimeout(timeout)); err == nil {
-					err = c.Ping(ctx, nil)
-					_ = c.Disconnect(context.Background())
-				}
+				err = weftclient.CheckHealth(ctx, weftclient.HealthCheck{Store: mongoPing(mongoURI), Timeout: timeout}).Store
 			case url != "":
 				var req *http.Request
 				if req, err = http.NewRequestWithContext(ctx, http.MethodGet, url, nil); err == nil {
@@ -66,4 +58,21 @@ func newPingCommand() *cobra.Command {
 	cmd.Flags().StringVar(&url, "http", "", "an HTTP URL that must answer below 400")
 	cmd.Flags().DurationVar(&timeout, "timeout", 3*time.Second, "how long to wait")
 	return cmd
+}
+
+// mongoPing asks the MongoDB-wire database at uri to answer a ping (a store check for
+// client.CheckHealth), within ctx.
+func mongoPing(uri string) func(context.Context) error {
+	return func(ctx context.Context) error {
+		timeout := 3 * time.Second
+		if d, ok := ctx.Deadline(); ok {
+			timeout = time.Until(d)
+		}
+		c, err := mongo.Connect(options.Client().ApplyURI(uri).SetServerSelectionTimeout(timeout).SetConnectTimeout(timeout))
+		if err != nil {
+			return err
+		}
+		defer func() { _ = c.Disconnect(context.Background()) }()
+		return c.Ping(ctx, nil)
+	}
 }

@@ -204,13 +204,15 @@ func (e *env) startStack(ctx context.Context) error {
 		if !p.Alive() {
 			return fmt.Errorf("weft dev exited at start: see %s", filepath.Join(e.dir, "stack.log"))
 		}
-		c, err := weftclient.Dial(ctx, weftclient.Options{Address: "127.0.0.1:" + strconv.Itoa(e.temporalPort), DialTimeout: time.Second})
-		if err == nil {
-			_, herr := c.Temporal().CheckHealth(ctx, nil)
-			c.Close()
-			if herr == nil && portOpen(e.dbPort) {
+		h := weftclient.CheckHealth(ctx, weftclient.HealthCheck{Dial: &weftclient.Options{Address: "127.0.0.1:" + strconv.Itoa(e.temporalPort), DialTimeout: time.Second},
+			Store: func(context.Context) error {
+				if !portOpen(e.dbPort) {
+					return fmt.Errorf("nothing listens on port %d yet", e.dbPort)
+				}
 				return nil
-			}
+			}})
+		if h.Err() == nil {
+			return nil
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
