@@ -1,9 +1,11 @@
 // Package client is the one copy of every operation on weft runs: dial Temporal (Dial, New), start
 // a run with the definitions of the workflows it calls (Start, StartRequest, Run), read its state
 // (State, Describe, StepInputs), list its pending review gates and decide them (Pending, Review,
-// ReviewAll), cancel and retry it, list runs (List), follow it as a stream of events (Stream), chat
-// sessions (StartChat, Send, ListChats), schedules, and the catalog of workflows a caller may start
-// (Catalog, FileResolver). The CLI (starter/), the MCP gateway (mcp/), the console (console/) and
+// ReviewAll; the pending reviews of every run, child run and chat session: PendingReviews), cancel
+// and retry it, list runs (List), follow it as a stream of events (Stream) or follow its model's
+// streamed text (LLMText, TextFollower), chat sessions (StartChat, Send, ListChats), schedules, the
+// catalog of workflows a caller may start (Catalog, FileResolver) and the health check of Temporal
+// and the store (CheckHealth). The CLI (starter/), the MCP gateway (mcp/), the console (console/) and
 // any Go program use it; none of them talks to Temporal about runs on its own.
 //
 // It imports the interpreter's names and contracts (workflows, proto) but never runs workflow code,

@@ -85,8 +85,8 @@ type Description struct {
 	Ended *EndedError
 	// CancelledBy is the identity that asked a cancelled run to stop, when history records one.
 	CancelledBy string
-	// PendingText is the partial text of running llm activities (their heartbeat details), by
-	// activity id.
+	// Pending are the activities in flight; LLMText picks the partial text of running llm
+	// activities (their heartbeat details) out of them.
 	Pending []PendingActivity
 }
 
