@@ -325,6 +325,7 @@ func TestConsoleInBrowser(t *testing.T) {
 	require.NoError(t, chromedp.Run(ctx,
 		chromedp.Navigate(e.url+"/reviews"),
 		chromedp.WaitVisible(`article.card[data-run="`+other+`"] button.reject`),
+		chromedp.WaitVisible(`#review-count`), // the nav counts the pending reviews
 	))
 	screenshot(t, ctx, "reviews")
 	var status string
