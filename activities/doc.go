@@ -7,10 +7,11 @@
 // provider.Error is, after its Retry-After.
 //
 // Entry points: ConfigFromEnv and NewTools (the provider clients, built once from Config, the only
-// settings that hold credentials), Tools.Handlers (the implemented tools by name), Handlers (every
-// activity tool, Unavailable for a tool this build declares but cannot run: it fails with a clear,
-// non-retryable error instead of hanging), Activity, and the extra activities the interpreter calls
-// (MCPList, MCPCall, StoreValues, Evaluate).
+// settings that hold credentials), Tools.Handlers (the implemented tools by name), Handlers (pairs
+// every activity tool the registry declares with its handler: a declared tool without one, or a
+// handler for an undeclared tool, is an error when the worker is built, not when a run calls it),
+// Activity, and the extra activities the interpreter calls (MCPList, MCPCall, StoreValues,
+// Evaluate).
 //
 // Handlers live one file per domain (retrieval.go, embedding.go, management.go, utility.go,
 // generate.go, llm.go, http.go, memory.go, mcptools.go), with provider and store clients in

@@ -12,13 +12,15 @@
 // workflow.GetVersion (the Change* constants). Steps start as soon as their own dependencies are
 // done. The language (workflows/dsl, workflows/expr, workflows/datatools) is pure and safe to call
 // here. This package must not import activities/ (it names activities by their toolspec names and
-// runs them through the SDK), client/, or any provider or store client. Evaluate is the one
-// function the worker runs outside workflow code, inside the evaluate activity: it too is pure.
+// runs them through the SDK), client/, or any provider or store client. Some pure functions also
+// run outside workflow code: Evaluate inside the worker's evaluate activity, PickReview in client/
+// before a decision is sent.
 //
 // Files: names.go (type, query, update, signal, memo and search-attribute names), request.go (the
 // RunRequest), run.go (the scheduler), state.go (the state query), step.go (dispatch and tool
 // activities) and one step_*.go per step kind that needs more (foreach, batches, loop, review,
-// child, agent; agent_*.go hold the agent's tools), gate.go (review gates), trust.go (what a model
-// may not choose), chat.go, checked.go (what the registry decides, checked once per run), values.go
-// and stored.go (claim-checked values), evaluate.go.
+// child, agent; agent_*.go hold the agent's tools), gate.go (review gates), reviewpick.go (which
+// pending review a decision answers), trust.go (what a model may not choose), chat.go, checked.go
+// (what the registry decides, checked once per run), values.go and stored.go (claim-checked
+// values), evaluate.go.
 package workflows
