@@ -1,18 +1,13 @@
 package integration
 
 import (
-	"context"
 	"io"
 	"log/slog"
 	"net/http/httptest"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
-	mcplib "github.com/mark3labs/mcp-go/mcp"
 	"github.com/stretchr/testify/require"
 
 	"github.com/weftworks/weft/auth"
@@ -39,31 +34,8 @@ func TestIdentityOnStartsAndDecisions(t *testing.T) {
 	srv := httptest.NewServer(g.HTTPHandler(keys, []string{"127.0.0.1"}, slog.New(slog.NewTextHandler(io.Discard, nil))))
 	defer srv.Close()
 
-	ctx := context.Background()
 	as := func(key string) func(name string, args map[string]any) (map[string]any, string, bool) {
-		mc, err := client.NewStreamableHttpClient(srv.URL+"/mcp", transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + key}))
-		require.NoError(t, err)
-		require.NoError(t, mc.Start(ctx))
-		init := mcplib.InitializeRequest{}
-		init.Params.ProtocolVersion = mcplib.LATEST_PROTOCOL_VERSION
-		init.Params.ClientInfo = mcplib.Implementation{Name: "identity", Version: "1"}
-		_, err = mc.Initialize(ctx, init)
-		require.NoError(t, err)
-		t.Cleanup(func() { _ = mc.Close() })
-		return func(name string, args map[string]any) (map[string]any, string, bool) {
-			req := mcplib.CallToolRequest{}
-			req.Params.Name, req.Params.Arguments = name, args
-			res, err := mc.CallTool(ctx, req)
-			require.NoError(t, err)
-			var txt strings.Builder
-			for _, c := range res.Content {
-				if tc, ok := c.(mcplib.TextContent); ok {
-					txt.WriteString(tc.Text)
-				}
-			}
-			out, _ := res.StructuredContent.(map[string]any)
-			return out, txt.String(), res.IsError
-		}
+		return newMCPSession(t, srv.URL+"/mcp", key, "identity").call
 	}
 	runner, reviewer := as(carl), as(ana)
 

@@ -1,23 +1,17 @@
 package integration
 
 import (
-	"context"
 	"io"
 	"log/slog"
 	"net/http/httptest"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/weftworks/weft/auth"
-
-	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
-	mcplib "github.com/mark3labs/mcp-go/mcp"
 	"github.com/stretchr/testify/require"
 
 	"github.com/weftworks/weft/activities"
+	"github.com/weftworks/weft/auth"
 	"github.com/weftworks/weft/mcp"
 	"github.com/weftworks/weft/worker"
 )
@@ -42,29 +36,10 @@ func TestAgentRunsReviewsAndReads(t *testing.T) {
 	srv := httptest.NewServer(g.HTTPHandler(keys, []string{"127.0.0.1"}, slog.New(slog.NewTextHandler(io.Discard, nil))))
 	defer srv.Close()
 
-	mc, err := client.NewStreamableHttpClient(srv.URL+"/mcp", transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + key}))
-	require.NoError(t, err)
-	ctx := context.Background()
-	require.NoError(t, mc.Start(ctx))
-	init := mcplib.InitializeRequest{}
-	init.Params.ProtocolVersion = mcplib.LATEST_PROTOCOL_VERSION
-	init.Params.ClientInfo = mcplib.Implementation{Name: "agent", Version: "1"}
-	_, err = mc.Initialize(ctx, init)
-	require.NoError(t, err)
-	defer mc.Close()
+	session := newMCPSession(t, srv.URL+"/mcp", key, "agent")
 	callTool := func(name string, args map[string]any) map[string]any {
-		req := mcplib.CallToolRequest{}
-		req.Params.Name, req.Params.Arguments = name, args
-		res, err := mc.CallTool(ctx, req)
-		require.NoError(t, err)
-		var txt strings.Builder
-		for _, c := range res.Content {
-			if tc, ok := c.(mcplib.TextContent); ok {
-				txt.WriteString(tc.Text)
-			}
-		}
-		require.False(t, res.IsError, "%s: %s", name, txt.String())
-		out, _ := res.StructuredContent.(map[string]any)
+		out, txt, isErr := session.call(name, args)
+		require.False(t, isErr, "%s: %s", name, txt)
 		return out
 	}
 

@@ -9,14 +9,10 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
-	mcplib "github.com/mark3labs/mcp-go/mcp"
 	"github.com/stretchr/testify/require"
 	tclient "go.temporal.io/sdk/client"
 
@@ -58,28 +54,10 @@ func newHostileGateway(t *testing.T, queue string, script ...fakellm.Reply) *hos
 	g := mcp.New(mcp.Options{Version: "test", Address: server.Address, Namespace: server.Namespace, TaskQueue: queue, Config: cfg, Wait: 30 * time.Second})
 	srv := httptest.NewServer(g.HTTPHandler(keys, []string{"127.0.0.1"}, slog.New(slog.NewTextHandler(io.Discard, nil))))
 	t.Cleanup(srv.Close)
-	mc, err := client.NewStreamableHttpClient(srv.URL+"/mcp", transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + key}))
-	require.NoError(t, err)
-	ctx := context.Background()
-	require.NoError(t, mc.Start(ctx))
-	init := mcplib.InitializeRequest{}
-	init.Params.ProtocolVersion = mcplib.LATEST_PROTOCOL_VERSION
-	init.Params.ClientInfo = mcplib.Implementation{Name: "attacker", Version: "1"}
-	_, err = mc.Initialize(ctx, init)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = mc.Close() })
+	session := newMCPSession(t, srv.URL+"/mcp", key, "attacker")
 	return &hostileGateway{queue: queue, pwned: filepath.Join(dir, "pwned.txt"), script: fake, call: func(name string, args map[string]any) (string, bool) {
-		req := mcplib.CallToolRequest{}
-		req.Params.Name, req.Params.Arguments = name, args
-		res, err := mc.CallTool(ctx, req)
-		require.NoError(t, err)
-		var txt strings.Builder
-		for _, c := range res.Content {
-			if tc, ok := c.(mcplib.TextContent); ok {
-				txt.WriteString(tc.Text)
-			}
-		}
-		return txt.String(), res.IsError
+		_, txt, isErr := session.call(name, args)
+		return txt, isErr
 	}}
 }
 
