@@ -39,10 +39,22 @@ func BenchmarkIngestTool(b *testing.B) {
 // BenchmarkQueryTool runs the query tool (embed, exact search, offline rerank) on the sample
 // corpus in the embedded FerretDB and reports the median latency.
 func BenchmarkQueryTool(b *testing.B) {
+	benchRetrievalTool(b, "query", "benchq", map[string]any{"limit": 5.0})
+}
+
+// BenchmarkSearchTool runs the search tool (embed, exact search of 40 candidates, hybrid
+// ranking) on the sample corpus in the embedded FerretDB and reports the median latency.
+func BenchmarkSearchTool(b *testing.B) {
+	benchRetrievalTool(b, "search", "benchs", nil)
+}
+
+// benchRetrievalTool ingests the api_docs sample corpus into db, then calls tool with the sample
+// questions in turn (plus extra inputs) and reports the median latency.
+func benchRetrievalTool(b *testing.B, tool, db string, extra map[string]any) {
 	tools := activities.NewTools(activities.Config{MongoDBURI: storeURI}).Handlers()
 	ctx := context.Background()
 	for _, d := range templates.Corpus()["api_docs"] {
-		if _, _, err := tools["ingest"](ctx, map[string]any{"text": d.Text, "source": d.Source, "collection": "api_docs", "db": "benchq"}); err != nil {
+		if _, _, err := tools["ingest"](ctx, map[string]any{"text": d.Text, "source": d.Source, "collection": "api_docs", "db": db}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -50,8 +62,12 @@ func BenchmarkQueryTool(b *testing.B) {
 	var lat []time.Duration
 	i := 0
 	for b.Loop() {
+		in := map[string]any{"query": qs[i%len(qs)].Query, "collection": "api_docs", "db": db}
+		for k, v := range extra {
+			in[k] = v
+		}
 		t0 := time.Now()
-		if _, _, err := tools["query"](ctx, map[string]any{"query": qs[i%len(qs)].Query, "collection": "api_docs", "db": "benchq", "limit": 5.0}); err != nil {
+		if _, _, err := tools[tool](ctx, in); err != nil {
 			b.Fatal(err)
 		}
 		lat = append(lat, time.Since(t0))

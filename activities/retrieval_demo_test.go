@@ -3,10 +3,8 @@ package activities_test
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -101,29 +99,4 @@ func describe(hits []any, key string) string {
 		fmt.Fprintf(&b, " [%d] %s %.3f", i+1, field(h, "source"), field(h, key))
 	}
 	return b.String()
-}
-
-// BenchmarkSearchTool runs the search tool (embed, exact search of 40 candidates, hybrid
-// ranking) on the sample corpus in the embedded FerretDB and reports the median latency.
-func BenchmarkSearchTool(b *testing.B) {
-	tools := activities.NewTools(activities.Config{MongoDBURI: storeURI}).Handlers()
-	ctx := context.Background()
-	for _, d := range templates.Corpus()["api_docs"] {
-		if _, _, err := tools["ingest"](ctx, map[string]any{"text": d.Text, "source": d.Source, "collection": "api_docs", "db": "benchs"}); err != nil {
-			b.Fatal(err)
-		}
-	}
-	qs := templates.Queries()
-	var lat []time.Duration
-	i := 0
-	for b.Loop() {
-		t0 := time.Now()
-		if _, _, err := tools["search"](ctx, map[string]any{"query": qs[i%len(qs)].Query, "collection": "api_docs", "db": "benchs"}); err != nil {
-			b.Fatal(err)
-		}
-		lat = append(lat, time.Since(t0))
-		i++
-	}
-	sort.Slice(lat, func(a, c int) bool { return lat[a] < lat[c] })
-	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
 }
