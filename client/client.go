@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"time"
 
 	"go.temporal.io/sdk/interceptor"
@@ -16,13 +17,24 @@ import (
 	"github.com/weftworks/weft/workflows"
 )
 
+// Environment variables Dial reads for the settings a caller leaves empty; the CLI's --address,
+// --namespace and --task-queue default to the same variables (one rule: the value given, else the
+// environment, else the default).
+const (
+	EnvAddress   = "TEMPORAL_ADDRESS"
+	EnvNamespace = "TEMPORAL_NAMESPACE"
+	EnvTaskQueue = "WEFT_TASK_QUEUE"
+	// DefaultAddress is the frontend Dial uses when neither Address nor TEMPORAL_ADDRESS is set.
+	DefaultAddress = "127.0.0.1:7233"
+)
+
 // Options says where Temporal is.
 type Options struct {
-	// Address is the frontend host:port (default 127.0.0.1:7233).
+	// Address is the frontend host:port (default: env TEMPORAL_ADDRESS, else 127.0.0.1:7233).
 	Address string
-	// Namespace (default "default").
+	// Namespace (default: env TEMPORAL_NAMESPACE, else "default").
 	Namespace string
-	// TaskQueue of the weft workers (default "weft").
+	// TaskQueue of the weft workers (default: env WEFT_TASK_QUEUE, else "weft").
 	TaskQueue string
 	// DialTimeout bounds the first connection (default 5s).
 	DialTimeout time.Duration
@@ -40,19 +52,27 @@ type Options struct {
 	Logger tlog.Logger
 }
 
+// fill sets what the caller left empty: the environment, else the defaults.
 func (o *Options) fill() {
 	if o.Address == "" {
-		o.Address = "127.0.0.1:7233"
+		o.Address = envOr(EnvAddress, DefaultAddress)
 	}
 	if o.Namespace == "" {
-		o.Namespace = "default"
+		o.Namespace = envOr(EnvNamespace, "default")
 	}
 	if o.TaskQueue == "" {
-		o.TaskQueue = workflows.TaskQueue
+		o.TaskQueue = envOr(EnvTaskQueue, workflows.TaskQueue)
 	}
 	if o.DialTimeout == 0 {
 		o.DialTimeout = 5 * time.Second
 	}
+}
+
+func envOr(key, def string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return def
 }
 
 // Client operates on weft runs.

@@ -40,9 +40,9 @@ func envOr(key, def string) string {
 }
 
 func (f *connFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&f.address, "address", settingOr("TEMPORAL_ADDRESS", "127.0.0.1:7233"), "Temporal frontend host:port (env TEMPORAL_ADDRESS; else a running weft dev's)")
-	cmd.Flags().StringVar(&f.namespace, "namespace", settingOr("TEMPORAL_NAMESPACE", "default"), "Temporal namespace (env TEMPORAL_NAMESPACE)")
-	cmd.Flags().StringVar(&f.taskQueue, "task-queue", envOr("WEFT_TASK_QUEUE", workflows.TaskQueue), "task queue of the weft workers (env WEFT_TASK_QUEUE)")
+	cmd.Flags().StringVar(&f.address, "address", settingOr(weftclient.EnvAddress, weftclient.DefaultAddress), "Temporal frontend host:port (env TEMPORAL_ADDRESS; else a running weft dev's)")
+	cmd.Flags().StringVar(&f.namespace, "namespace", settingOr(weftclient.EnvNamespace, "default"), "Temporal namespace (env TEMPORAL_NAMESPACE)")
+	cmd.Flags().StringVar(&f.taskQueue, "task-queue", envOr(weftclient.EnvTaskQueue, workflows.TaskQueue), "task queue of the weft workers (env WEFT_TASK_QUEUE)")
 	// the temporal CLI's names, so one environment serves both
 	cmd.Flags().BoolVar(&f.security.TLS, "tls", os.Getenv("TEMPORAL_TLS") == "true", "connect to Temporal with TLS (env TEMPORAL_TLS=true; implied by the other TLS flags and --api-key)")
 	cmd.Flags().StringVar(&f.security.CertFile, "tls-cert-path", os.Getenv("TEMPORAL_TLS_CERT"), "client certificate for mTLS, PEM (env TEMPORAL_TLS_CERT)")
