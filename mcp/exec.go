@@ -129,23 +129,23 @@ func (g *Gateway) validate(ctx context.Context, req mcplib.CallToolRequest) (*mc
 func (g *Gateway) run(ctx context.Context, req mcplib.CallToolRequest) (*mcplib.CallToolResult, error) {
 	args := req.GetArguments()
 	inputs, _ := args["inputs"].(map[string]any)
-	var def *dsl.Definition
+	var w *dsl.Workflow
 	source := ""
 	if d, ok := args["definition"].(map[string]any); ok {
 		data, _ := json.Marshal(d)
-		w, err := dsl.Load("definition.json", data)
-		if err != nil {
+		var err error
+		if w, err = dsl.Load("definition.json", data); err != nil {
 			return mcplib.NewToolResultError("invalid definition:\n" + err.Error()), nil
 		}
-		def, source = w.Def, "mcp:inline"
+		source = "mcp:inline"
 		ctx = clientDefinition(ctx) // the caller's own definition: origin client
 	} else if name, _ := args["name"].(string); name != "" {
 		wfs, _ := g.workflowFiles()
-		w, ok := wfs[name]
+		found, ok := wfs[name]
 		if !ok {
 			return mcplib.NewToolResultError(fmt.Sprintf("no workflow %q: call weft_workflows for the list", name)), nil
 		}
-		def, source = w.Def, "mcp:"+name
+		w, source = found, "mcp:"+name
 	} else {
 		return mcplib.NewToolResultError("give the workflow's name or an inline definition"), nil
 	}
@@ -153,7 +153,7 @@ func (g *Gateway) run(ctx context.Context, req mcplib.CallToolRequest) (*mcplib.
 	if f, ok := args["wait"].(float64); ok {
 		wait = time.Duration(f) * time.Second
 	}
-	res, id, err := g.start(ctx, def, source, inputs, wait)
+	res, id, err := g.start(ctx, w, source, inputs, wait)
 	if err != nil {
 		return mcplib.NewToolResultError(err.Error()), nil
 	}

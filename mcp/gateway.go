@@ -161,8 +161,11 @@ func (g *Gateway) knowledge(spec *toolspec.Spec) server.ToolHandlerFunc {
 
 // durable runs one tool step as a weft execution and waits for it.
 func (g *Gateway) durable(ctx context.Context, tool string, args map[string]any) (*mcplib.CallToolResult, error) {
-	def := &dsl.Definition{Name: "mcp-" + tool, Steps: []dsl.Step{{ID: "call", Name: Prefix + tool, Tool: tool, Inputs: args}}, Output: "{{ call.output }}"}
-	res, id, err := g.start(ctx, def, "mcp:"+tool, nil, g.o.Wait)
+	w, err := dsl.FromDefinition(&dsl.Definition{Name: "mcp-" + tool, Steps: []dsl.Step{{ID: "call", Name: Prefix + tool, Tool: tool, Inputs: args}}, Output: "{{ call.output }}"})
+	if err != nil {
+		return mcplib.NewToolResultError(err.Error()), nil
+	}
+	res, id, err := g.start(ctx, w, "mcp:"+tool, nil, g.o.Wait)
 	if err != nil {
 		return mcplib.NewToolResultError(err.Error()), nil
 	}
@@ -188,11 +191,7 @@ func (g *Gateway) temporal(ctx context.Context) (*weftclient.Client, error) {
 }
 
 // start starts a run through the client package; with wait > 0 it waits that long for the result.
-func (g *Gateway) start(ctx context.Context, def *dsl.Definition, source string, inputs map[string]any, wait time.Duration) (*weftv1.RunResult, string, error) {
-	w, err := dsl.FromDefinition(def)
-	if err != nil {
-		return nil, "", err
-	}
+func (g *Gateway) start(ctx context.Context, w *dsl.Workflow, source string, inputs map[string]any, wait time.Duration) (*weftv1.RunResult, string, error) {
 	c, err := g.temporal(ctx)
 	if err != nil {
 		return nil, "", err

@@ -125,7 +125,7 @@ func (g *Gateway) refreshWorkflowTools() {
 		}
 		changed = append(changed, server.ServerTool{Tool: tool(toolName, title, desc+" (runs as a durable weft execution)", string(schema), toolspec.Annotations{OpenWorld: true}),
 			Handler: func(ctx context.Context, req mcplib.CallToolRequest) (*mcplib.CallToolResult, error) {
-				res, id, err := g.start(ctx, def, "mcp:"+n, req.GetArguments(), g.o.Wait)
+				res, id, err := g.start(ctx, w, "mcp:"+n, req.GetArguments(), g.o.Wait)
 				if err != nil {
 					return mcplib.NewToolResultError(err.Error()), nil
 				}
