@@ -344,6 +344,18 @@ func (r *run) toolCall(ctx workflow.Context, sr *stepRun, key string, iter, n in
 			rec.Result = v
 		}
 		record := map[string]any{"iteration": iter, "id": callID, "tool": rec.Tool, "arguments": args, "durationMs": rec.DurationMs, "status": rec.Status}
+		if rec.Decision != "" {
+			record["decision"] = rec.Decision
+			record["reviewer"] = rec.Reviewer
+			record["authenticated"] = rec.Authenticated
+			record["reviewMs"] = rec.ReviewMs
+			if len(rec.ReviewerRoles) > 0 {
+				record["reviewerRoles"] = append([]string(nil), rec.ReviewerRoles...)
+			}
+			if rec.Comment != "" {
+				record["comment"] = rec.Comment
+			}
+		}
 		if errMsg != "" {
 			record["error"] = errMsg
 		} else {
@@ -378,10 +390,19 @@ func (r *run) toolCall(ctx workflow.Context, sr *stepRun, key string, iter, n in
 	}
 	if cfg.approve["*"] || cfg.approve[tool.Name()] || needsApproval(tool) {
 		decision, err := r.approveCall(ctx, sr, key+"/"+callID, tool, args)
+		// the tool's time starts after the decision; the wait for a person is reviewMs
+		decided := workflow.Now(ctx)
+		rec.ReviewMs = decided.Sub(started).Milliseconds()
+		started = decided
 		if err != nil {
 			errMsg = errorText(err)
 			return finish()
 		}
+		rec.Decision = decision.Decision
+		rec.Reviewer = decision.Reviewer
+		rec.Authenticated = decision.Authenticated
+		rec.ReviewerRoles = append([]string(nil), decision.ReviewerRoles...)
+		rec.Comment = decision.Comment
 		switch decision.Decision {
 		case DecisionReject:
 			rec.Status = "rejected"

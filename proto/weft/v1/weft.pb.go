@@ -278,7 +278,16 @@ type ToolCall struct {
 	Error      string          `protobuf:"bytes,6,opt,name=error,proto3" json:"error,omitempty"`
 	DurationMs int64           `protobuf:"varint,7,opt,name=duration_ms,json=durationMs,proto3" json:"duration_ms,omitempty"`
 	// completed | failed | rejected | running | awaiting_review
-	Status        string `protobuf:"bytes,8,opt,name=status,proto3" json:"status,omitempty"`
+	Status string `protobuf:"bytes,8,opt,name=status,proto3" json:"status,omitempty"`
+	// For a call a person decided: approve | edit | reject, who decided, whether that identity was
+	// authenticated (a key or login) and its roles, the comment, and how long the decision took.
+	// duration_ms counts from the decision on, so it is the tool's own time.
+	Decision      string   `protobuf:"bytes,9,opt,name=decision,proto3" json:"decision,omitempty"`
+	Reviewer      string   `protobuf:"bytes,10,opt,name=reviewer,proto3" json:"reviewer,omitempty"`
+	Authenticated bool     `protobuf:"varint,11,opt,name=authenticated,proto3" json:"authenticated,omitempty"`
+	ReviewerRoles []string `protobuf:"bytes,12,rep,name=reviewer_roles,json=reviewerRoles,proto3" json:"reviewer_roles,omitempty"`
+	Comment       string   `protobuf:"bytes,13,opt,name=comment,proto3" json:"comment,omitempty"`
+	ReviewMs      int64    `protobuf:"varint,14,opt,name=review_ms,json=reviewMs,proto3" json:"review_ms,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -367,6 +376,48 @@ func (x *ToolCall) GetStatus() string {
 		return x.Status
 	}
 	return ""
+}
+
+func (x *ToolCall) GetDecision() string {
+	if x != nil {
+		return x.Decision
+	}
+	return ""
+}
+
+func (x *ToolCall) GetReviewer() string {
+	if x != nil {
+		return x.Reviewer
+	}
+	return ""
+}
+
+func (x *ToolCall) GetAuthenticated() bool {
+	if x != nil {
+		return x.Authenticated
+	}
+	return false
+}
+
+func (x *ToolCall) GetReviewerRoles() []string {
+	if x != nil {
+		return x.ReviewerRoles
+	}
+	return nil
+}
+
+func (x *ToolCall) GetComment() string {
+	if x != nil {
+		return x.Comment
+	}
+	return ""
+}
+
+func (x *ToolCall) GetReviewMs() int64 {
+	if x != nil {
+		return x.ReviewMs
+	}
+	return 0
 }
 
 // StepState is one step's progress. status: pending | running | completed | skipped | failed |
@@ -1141,7 +1192,7 @@ const file_proto_weft_v1_weft_proto_rawDesc = "" +
 	"\ftotal_tokens\x18\x03 \x01(\x03R\vtotalTokens\x12)\n" +
 	"\x10embedding_tokens\x18\x04 \x01(\x03R\x0fembeddingTokens\x12\x14\n" +
 	"\x05calls\x18\x05 \x01(\x03R\x05calls\x12\x19\n" +
-	"\bcost_usd\x18\x06 \x01(\x01R\acostUsd\"\x81\x02\n" +
+	"\bcost_usd\x18\x06 \x01(\x01R\acostUsd\"\xbd\x03\n" +
 	"\bToolCall\x12\x1c\n" +
 	"\titeration\x18\x01 \x01(\x05R\titeration\x12\x0e\n" +
 	"\x02id\x18\x02 \x01(\tR\x02id\x12\x12\n" +
@@ -1151,7 +1202,14 @@ const file_proto_weft_v1_weft_proto_rawDesc = "" +
 	"\x05error\x18\x06 \x01(\tR\x05error\x12\x1f\n" +
 	"\vduration_ms\x18\a \x01(\x03R\n" +
 	"durationMs\x12\x16\n" +
-	"\x06status\x18\b \x01(\tR\x06status\"\xc6\x05\n" +
+	"\x06status\x18\b \x01(\tR\x06status\x12\x1a\n" +
+	"\bdecision\x18\t \x01(\tR\bdecision\x12\x1a\n" +
+	"\breviewer\x18\n" +
+	" \x01(\tR\breviewer\x12$\n" +
+	"\rauthenticated\x18\v \x01(\bR\rauthenticated\x12%\n" +
+	"\x0ereviewer_roles\x18\f \x03(\tR\rreviewerRoles\x12\x18\n" +
+	"\acomment\x18\r \x01(\tR\acomment\x12\x1b\n" +
+	"\treview_ms\x18\x0e \x01(\x03R\breviewMs\"\xc6\x05\n" +
 	"\tStepState\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x12\n" +
