@@ -17,6 +17,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/weftworks/weft/activities/toolspec"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 )
 
@@ -132,7 +133,7 @@ func (r *run) notAwaiting(step, pending string) error {
 	if !ok {
 		return fmt.Errorf("no step %q in this workflow (pending reviews: %s)", step, pending)
 	}
-	if sr.cs.Tool != "review" && sr.cs.Tool != "agent" {
+	if k := sr.cs.Spec.Kind; k != toolspec.KindReview && k != toolspec.KindAgent {
 		return fmt.Errorf("step %q is a %s step, not a review", step, sr.cs.Tool)
 	}
 	return fmt.Errorf("step %q is not awaiting review (status %s)", step, sr.status)

@@ -270,7 +270,7 @@ func (r *run) skipReason(sr *stepRun) string {
 		if dep.status == StatusCancelled {
 			return "dependency " + d + " was cancelled"
 		}
-		if dep.cs.Tool != "conditional" || dep.status != StatusCompleted {
+		if dep.cs.Spec == nil || !dep.cs.Spec.Branches || dep.status != StatusCompleted {
 			continue
 		}
 		out, _ := dep.output.(map[string]any)

@@ -109,13 +109,13 @@ func activityOptions(p dsl.Policy, spec *toolspec.Spec, summary string) workflow
 // activity runs a tool step as the activity named after the tool.
 func (r *run) activity(ctx workflow.Context, sr *stepRun, tool string, spec *toolspec.Spec, inputs map[string]any, summary string, env map[string]any) (any, error) {
 	opts := activityOptions(sr.cs.Policy, spec, summary)
-	if tool == "llm" {
+	if spec.ModelCall {
 		if err := r.prepareChat(sr, inputs); err != nil {
 			return nil, err
 		}
 		opts = llmOptions(opts)
 	}
-	if tool == "llm" || r.namedActivities {
+	if spec.ModelCall || r.namedActivities {
 		opts.ActivityID = r.activityID(sr, stepKey(sr, env))
 	}
 	return r.runActivity(ctx, sr, tool, opts, inputs)

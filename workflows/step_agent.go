@@ -192,7 +192,7 @@ func (r *run) agent(ctx workflow.Context, sr *stepRun, inputs map[string]any, en
 		llm["tools"] = defs
 		llm["parallelToolCalls"] = cfg.parallel
 	}
-	spec, _ := toolspec.Lookup("llm")
+	spec, _ := toolspec.Lookup(toolspec.LLM)
 	key := stepKey(sr, env)
 	var calls []any
 	for iter := 1; ; iter++ {
@@ -207,7 +207,7 @@ func (r *run) agent(ctx workflow.Context, sr *stepRun, inputs map[string]any, en
 		sr.iterations = int32(iter)
 		opts := llmOptions(activityOptions(sr.cs.Policy, spec, fmt.Sprintf("%s · model call %d", sr.cs.Title(), iter)))
 		opts.ActivityID = r.activityID(sr, stepKey(sr, env))
-		out, err := r.runActivity(ctx, sr, "llm", opts, llm)
+		out, err := r.runActivity(ctx, sr, toolspec.LLM, opts, llm)
 		if err != nil {
 			return nil, err
 		}

@@ -22,9 +22,12 @@ const LLMOutput = `{"type":"object","properties":{"text":{"type":"string"},"json
   "finishReason":{"type":"string"},"model":{"type":"string"},
   "usage":{"type":"object","properties":{"promptTokens":{"type":"integer"},"completionTokens":{"type":"integer"},"totalTokens":{"type":"integer"},"costUsd":{"type":"number"}}}}}`
 
+// LLM is the model-call tool agents call once per iteration.
+const LLM = "llm"
+
 func init() {
 	register(&Spec{
-		Name: "llm", Domain: "generate", Kind: KindActivity,
+		Name: LLM, Domain: "generate", Kind: KindActivity, ModelCall: true,
 		Title: "One chat completion",
 		Description: "Send a prompt or messages to an OpenAI-compatible chat model. With tools the model may propose calls " +
 			"(returned in toolCalls, not run); responseFormat json or a JSON Schema makes the answer parsed and validated. Streams its text while it runs.",

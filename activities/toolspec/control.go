@@ -47,7 +47,7 @@ func init() {
 		Annotations: readOnlyClosed,
 	})
 	register(&Spec{
-		Name: "conditional", Domain: "control", Kind: KindInline,
+		Name: "conditional", Domain: "control", Kind: KindInline, Branches: true,
 		Title:       "Branch",
 		Description: "Evaluate a condition and enable the steps in then (true) or else (false); the others are skipped.",
 		Input: `{"type":"object","required":["condition"],"additionalProperties":false,"properties":{

@@ -97,6 +97,12 @@ type Spec struct {
 	// HeartbeatsItself: the tool records heartbeats with details of its own (progress, streamed
 	// text), which the adapter's keep-alive heartbeats would overwrite.
 	HeartbeatsItself bool
+	// ModelCall: one chat completion (the llm tool). Its activity streams the text in its
+	// heartbeats, is named after its step, and is never batched; agents call it per iteration.
+	ModelCall bool
+	// Branches: the step's output ({branch, skip}) decides which of its dependants run (the
+	// conditional tool).
+	Branches bool
 	// Aliases are other names files may use for inputs (vai's names), alias -> input. Steps are
 	// rewritten to the input's own name when compiled, so everything after sees one name.
 	Aliases map[string]string
