@@ -64,16 +64,7 @@ func (r *run) autoContext(sr *stepRun) string {
 		if dep.status != StatusCompleted || dep.output == nil {
 			continue
 		}
-		text := ""
-		if m, ok := dep.output.(map[string]any); ok {
-			if t, ok := m["text"].(string); ok && len(m) <= 4 {
-				text = t
-			}
-		}
-		if text == "" {
-			j, _ := json.Marshal(dep.output)
-			text = string(j)
-		}
+		text := autoContextText(dep.cs.Tool, dep.output)
 		if len(text) > autoContextLimit {
 			text = text[:autoContextLimit] + fmt.Sprintf("… [%d more characters]", len(text)-autoContextLimit)
 		}
