@@ -3,7 +3,9 @@ package activities
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"sync"
 	"time"
@@ -158,6 +160,9 @@ func (t *Tools) llm(ctx context.Context, in map[string]any) (any, *toolspec.Usag
 		return nil, nil, err
 	}
 	req := provider.ChatRequest{Model: model, Messages: msgs, Tools: fns, ToolChoice: str(in, "toolChoice"), MaxTokens: num(in, "maxTokens", 0), JSON: wantJSON && len(fns) == 0}
+	if schema, ok := in["responseFormat"].(map[string]any); ok && req.JSON {
+		req.Schema, req.SchemaName = schema, schemaName(schema)
+	}
 	if f, ok := in["temperature"].(float64); ok {
 		t32 := float32(f)
 		req.Temperature = &t32
@@ -220,8 +225,17 @@ func (t *Tools) llm(ctx context.Context, in map[string]any) (any, *toolspec.Usag
 	repairs := num(in, "maxRepairs", 2)
 	var resp *provider.ChatResponse
 	var parsed any
+	var warnings []string
 	for attempt := 0; ; attempt++ {
 		resp, err = t.openai.Chat(ctx, req)
+		var perr *provider.Error
+		if err != nil && req.Schema != nil && errors.As(err, &perr) && perr.Status == http.StatusBadRequest {
+			// a provider that does not take response_format json_schema (or not this schema in
+			// strict mode): ask for json_object once, and check the answer against the schema here
+			warnings = append(warnings, fmt.Sprintf("the provider refused response_format json_schema (%v); asked for json_object instead, the answer is checked against the schema by weft", err))
+			req.Schema = nil
+			resp, err = t.openai.Chat(ctx, req)
+		}
 		if err != nil {
 			return nil, billed(), err
 		}
@@ -253,6 +267,25 @@ func (t *Tools) llm(ctx context.Context, in map[string]any) (any, *toolspec.Usag
 	if answerModel == "" {
 		answerModel = model
 	}
-	return map[string]any{"text": resp.Text, "json": parsed, "toolCalls": calls, "finishReason": resp.FinishReason, "model": answerModel,
-		"usage": map[string]any{"promptTokens": usage.PromptTokens, "completionTokens": usage.CompletionTokens, "totalTokens": usage.TotalTokens, "costUsd": usage.CostUSD}}, usage, nil
+	out := map[string]any{"text": resp.Text, "json": parsed, "toolCalls": calls, "finishReason": resp.FinishReason, "model": answerModel,
+		"usage": map[string]any{"promptTokens": usage.PromptTokens, "completionTokens": usage.CompletionTokens, "totalTokens": usage.TotalTokens, "costUsd": usage.CostUSD}}
+	if len(warnings) > 0 {
+		out["warnings"] = warnings
+	}
+	return out, usage, nil
+}
+
+// schemaName is the name sent with a json_schema response format: the schema's title when it
+// fits the providers' rule (letters, digits, _ and -, up to 64), else "response".
+func schemaName(schema map[string]any) string {
+	title, _ := schema["title"].(string)
+	if title == "" || len(title) > 64 {
+		return "response"
+	}
+	for _, r := range title {
+		if !(r == '_' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			return "response"
+		}
+	}
+	return title
 }

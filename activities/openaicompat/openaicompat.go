@@ -165,6 +165,18 @@ func (c *Client) Chat(ctx context.Context, req provider.ChatRequest) (*provider.
 	}
 	if req.JSON {
 		creq.ResponseFormat = &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONObject}
+		if req.Schema != nil {
+			raw, err := json.Marshal(req.Schema)
+			if err != nil {
+				return nil, &provider.Error{Provider: name, Msg: "the response schema is not JSON: " + err.Error(), Err: err}
+			}
+			schemaName := req.SchemaName
+			if schemaName == "" {
+				schemaName = "response"
+			}
+			creq.ResponseFormat = &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONSchema,
+				JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{Name: schemaName, Schema: json.RawMessage(raw), Strict: true}}
+		}
 	}
 	var h http.Header
 	ctx = context.WithValue(ctx, headerKey{}, &h)

@@ -161,6 +161,10 @@ type ChatRequest struct {
 	MaxTokens         int
 	// JSON asks for a JSON object answer (response_format json_object).
 	JSON bool
+	// Schema, with JSON, is the JSON Schema the answer must satisfy: sent as response_format
+	// json_schema (strict) named SchemaName, to providers that take it.
+	Schema     any
+	SchemaName string
 	// OnDelta, when set, streams the answer: it is called with the text so far.
 	OnDelta func(textSoFar string)
 }

@@ -53,7 +53,10 @@ type Request struct {
 	Stream   bool
 	Messages []map[string]any
 	Tools    []map[string]any
-	Body     map[string]any
+	// ResponseFormat is the response_format sent (nil when none): {"type": "json_object"}, or
+	// {"type": "json_schema", "json_schema": {"name", "schema", "strict"}}.
+	ResponseFormat map[string]any
+	Body           map[string]any
 }
 
 // Server is the fake endpoint. BaseURL is what OPENAI_BASE_URL should be.
@@ -116,6 +119,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	req.Stream, _ = body["stream"].(bool)
 	req.Messages = append(req.Messages, asList(body["messages"])...)
 	req.Tools = append(req.Tools, asList(body["tools"])...)
+	req.ResponseFormat, _ = body["response_format"].(map[string]any)
 	s.mu.Lock()
 	s.requests = append(s.requests, req)
 	var reply Reply
