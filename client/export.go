@@ -50,6 +50,20 @@ func ExportWorkflow(s *workflows.ChatSession, all bool, name string) (*dsl.Defin
 	var prev []done
 	used := map[string]int{}
 	var skipped []string
+	// known are values the calls were given rather than found: the session's db and collection
+	// and every earlier argument. An earlier result that repeats one of them (a search's output
+	// naming its db) did not produce it, so it is written as a literal, not a dependency.
+	known := map[string]bool{}
+	for _, v := range []string{s.DB, s.Collection} {
+		if v != "" {
+			known[v] = true
+		}
+	}
+	approve := map[string]bool{}
+	for _, a := range s.Approve {
+		approve[a] = true
+	}
+	gates := map[string]bool{}
 	for ti, t := range turns {
 		input := "question"
 		if len(turns) > 1 {
@@ -66,6 +80,9 @@ func ExportWorkflow(s *workflows.ChatSession, all bool, name string) (*dsl.Defin
 			}
 			args, _ := call["arguments"].(map[string]any)
 			refArgs := reference(args, t.Question, input, func(v string) string {
+				if known[v] {
+					return ""
+				}
 				for i := len(prev) - 1; i >= 0; i-- {
 					if p := findPath(prev[i].result, v, "output"); p != "" {
 						return prev[i].id + "." + p
@@ -78,9 +95,20 @@ func ExportWorkflow(s *workflows.ChatSession, all bool, name string) (*dsl.Defin
 			if base == "" || base[0] < 'a' || base[0] > 'z' {
 				base = "call_" + base
 			}
+			addKnown(known, args)
 			used[base]++
 			id := fmt.Sprintf("%s_%d", base, used[base])
-			step := dsl.Step{ID: id, Tool: tool, Inputs: refArgs, Name: fmt.Sprintf("%s (turn %d)", tool, t.N)}
+			var dependsOn []string
+			if _, decided := call["decision"]; decided || approve[tool] || approve["*"] {
+				// the chat asked a person before this call: so does the file, and a reviewer's
+				// edit is what the call gets
+				gate := dsl.Step{ID: "approve_" + id, Tool: "review", Name: fmt.Sprintf("Allow %s? (turn %d)", tool, t.N),
+					Inputs: map[string]any{"title": "Allow " + tool + " with these arguments?", "data": refArgs}}
+				def.Steps = append(def.Steps, gate)
+				gates[gate.ID] = true
+				refArgs, dependsOn = reviewed(gate.ID, refArgs)
+			}
+			step := dsl.Step{ID: id, Tool: tool, Inputs: refArgs, Name: fmt.Sprintf("%s (turn %d)", tool, t.N), DependsOn: dependsOn}
 			if wf, ok := strings.CutPrefix(tool, toolspec.WorkflowToolPrefix); ok {
 				step.Tool = "workflow"
 				step.Inputs = map[string]any{"workflow": wf, "inputs": refArgs}
@@ -105,13 +133,47 @@ func ExportWorkflow(s *workflows.ChatSession, all bool, name string) (*dsl.Defin
 	}
 	out := map[string]any{}
 	for _, st := range def.Steps {
-		out[st.ID] = "{{ " + st.ID + ".output }}"
+		if !gates[st.ID] {
+			out[st.ID] = "{{ " + st.ID + ".output }}"
+		}
 	}
 	def.Output = out
 	if _, err := dsl.FromDefinition(def); err != nil {
 		return nil, fmt.Errorf("internal: the exported workflow does not validate: %w", err)
 	}
 	return def, nil
+}
+
+// reviewed makes a gated call's arguments the reviewed data ({{ GATE.output.data.KEY }}), so an
+// edit reaches the call; arguments whose names are not identifiers stay literal after the gate.
+func reviewed(gate string, args map[string]any) (map[string]any, []string) {
+	if len(args) == 0 {
+		return args, []string{gate}
+	}
+	out := make(map[string]any, len(args))
+	for k := range args {
+		if !identifier.MatchString(k) {
+			return args, []string{gate}
+		}
+		out[k] = "{{ " + gate + ".output.data." + k + " }}"
+	}
+	return out, nil
+}
+
+// addKnown adds the string leaves of v to known.
+func addKnown(known map[string]bool, v any) {
+	switch x := v.(type) {
+	case string:
+		known[x] = true
+	case map[string]any:
+		for _, e := range x {
+			addKnown(known, e)
+		}
+	case []any:
+		for _, e := range x {
+			addKnown(known, e)
+		}
+	}
 }
 
 func shortQuestion(q string) string {

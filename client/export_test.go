@@ -7,6 +7,7 @@ import (
 
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 	"github.com/weftworks/weft/workflows"
+	"github.com/weftworks/weft/workflows/dsl"
 )
 
 func TestExportWorkflow(t *testing.T) {
@@ -49,4 +50,50 @@ func TestPickGate(t *testing.T) {
 	require.ErrorContains(t, err, "has 3 pending reviews")
 	_, err = pick("r", nil, Decision{})
 	require.ErrorContains(t, err, "has no pending review")
+}
+
+// TestExportWorkflowGatesAndLiterals: an ingest a person approved in the chat keeps its gate in
+// the file (a review step whose data the call gets), and a db literal an earlier search's result
+// happens to repeat stays a literal instead of a dependency on that search.
+func TestExportWorkflowGatesAndLiterals(t *testing.T) {
+	q := "what changed in retries?"
+	for _, tc := range []struct {
+		name    string
+		approve []string
+		call    map[string]any
+	}{
+		{name: "decision recorded", call: map[string]any{"decision": "approve", "reviewer": "ana"}},
+		{name: "session approves the tool", approve: []string{"ingest"}, call: map[string]any{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ingest := map[string]any{"tool": "ingest", "status": "completed",
+				"arguments": map[string]any{"text": "Retries now back off to 30s.", "source": "notes.md", "db": "kb"}}
+			for k, v := range tc.call {
+				ingest[k] = v
+			}
+			s := &workflows.ChatSession{DB: "kb", Approve: tc.approve, Turns: []workflows.ChatTurn{{N: 1, Question: q, ToolCalls: []any{
+				map[string]any{"tool": "search", "status": "completed", "arguments": map[string]any{"query": q, "db": "kb"},
+					"result": `{"db":"kb","results":[{"source":"retries.md","content":"Backoff doubles."}]}`},
+				ingest,
+			}}}}
+			def, err := ExportWorkflow(s, false, "")
+			require.NoError(t, err)
+			require.Len(t, def.Steps, 3)
+			require.Equal(t, "kb", def.Steps[0].Inputs["db"], "the search's own db stays literal")
+			gate, call := def.Steps[1], def.Steps[2]
+			require.Equal(t, "review", gate.Tool)
+			require.Equal(t, map[string]any{"text": "Retries now back off to 30s.", "source": "notes.md", "db": "kb"}, gate.Inputs["data"],
+				"the db literal is not rewritten as a reference to the search")
+			require.Equal(t, "ingest", call.Tool)
+			require.Equal(t, "{{ approve_ingest_1.output.data.db }}", call.Inputs["db"])
+			require.NotContains(t, def.Output, gate.ID)
+			wf, err := dsl.FromDefinition(def)
+			require.NoError(t, err)
+			cs, ok := wf.Step(call.ID)
+			require.True(t, ok)
+			require.Equal(t, []string{gate.ID}, cs.Deps, "the ingest waits for its gate, not for the search")
+			cs, _ = wf.Step(gate.ID)
+			require.Empty(t, cs.Deps)
+		})
+	}
 }
