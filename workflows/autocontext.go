@@ -1,6 +1,10 @@
 package workflows
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/weftworks/weft/activities/toolspec"
+)
 
 // autoContextNoise are the keys of a model call's output that say how the answer was made, not
 // what it says: "context": "auto" leaves them out.
@@ -8,15 +12,16 @@ var autoContextNoise = map[string]bool{"usage": true, "model": true, "finishReas
 
 // autoContextText is what "context": "auto" hands the next model of one upstream output: the text
 // of an llm, agent or generate answer (its JSON when a structured answer has no text); a string as
-// is; any other output as compact JSON without usage, model and finishReason.
-func autoContextText(tool string, out any) string {
+// is; any other output as compact JSON without usage, model and finishReason. A model's answer is
+// known from the tool's declaration (the generation category: llm, agent, generate), not its name.
+func autoContextText(spec *toolspec.Spec, out any) string {
 	if s, ok := out.(string); ok {
 		return s
 	}
 	m, isMap := out.(map[string]any)
 	if isMap {
 		text, hasText := m["text"].(string)
-		isModel := tool == "llm" || tool == "agent" || tool == "generate"
+		isModel := spec != nil && spec.Category() == toolspec.CategoryGeneration
 		switch {
 		case isModel && text == "" && m["json"] != nil:
 			return compactJSON(m["json"])

@@ -64,7 +64,7 @@ func (r *run) autoContext(sr *stepRun) string {
 		if dep.status != StatusCompleted || dep.output == nil {
 			continue
 		}
-		text := autoContextText(dep.cs.Tool, dep.output)
+		text := autoContextText(dep.cs.Spec, dep.output)
 		if len(text) > autoContextLimit {
 			text = text[:autoContextLimit] + fmt.Sprintf("… [%d more characters]", len(text)-autoContextLimit)
 		}
