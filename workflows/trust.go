@@ -2,7 +2,6 @@ package workflows
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"go.temporal.io/sdk/temporal"
@@ -20,7 +19,9 @@ func memoryScoped(spec *toolspec.Spec) bool { return spec.HasInput("scope") }
 
 // checkScope refuses a memory scope that does not belong to whoever started a run from a
 // definition of their own (docs/security.md): a client's definition names the memory of its own
-// identity ("ana", "support:ana"), never another's. The operator's files may name any scope.
+// identity — the scope is its name ("ana") or ends with it ("support:ana": the last segment is
+// the owner, so a key named "support" does not own "support:ana") — never another's. The
+// operator's files may name any scope.
 func (r *run) checkScope(tool string, inputs map[string]any) error {
 	if r.origin == "" || r.startedBy == "" {
 		return nil
@@ -30,12 +31,18 @@ func (r *run) checkScope(tool string, inputs map[string]any) error {
 		return nil
 	}
 	scope, _ := inputs["scope"].(string)
-	if slices.Contains(strings.Split(scope, ":"), r.startedBy) {
+	if scopeOwner(scope) == r.startedBy {
 		return nil
 	}
 	return temporal.NewNonRetryableApplicationError(fmt.Sprintf(
-		"%s: memory scope %q does not belong to %s, who started this run from a definition of their own: use a scope that names them (%q, or \"NAME:%s\"); an operator's workflow file in the workflows directory may use any scope",
+		"%s: memory scope %q does not belong to %s, who started this run from a definition of their own: use a scope that ends with their name (%q, or \"NAME:%s\"); an operator's workflow file in the workflows directory may use any scope",
 		tool, scope, r.startedBy, r.startedBy, r.startedBy), toolspec.ErrInvalidInput, nil)
+}
+
+// scopeOwner is the identity a memory scope belongs to: its last ":" segment ("support:ana" is
+// ana's).
+func scopeOwner(scope string) string {
+	return scope[strings.LastIndex(scope, ":")+1:]
 }
 
 // sessionScope is the memory scope an agent's memory tools use: the session's (weft chat

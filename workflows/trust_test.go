@@ -79,6 +79,9 @@ func TestClientDefinitionMemoryBelongsToItsCaller(t *testing.T) {
 		{"ana", "ana", "client", true},
 		{"support:bob", "ana", "client", false},
 		{"support:anabel", "ana", "client", false},
+		{"ana:support", "ana", "client", false}, // support's scope, though it names ana
+		{"support:ana", "support", "client", false}, // a key named like a prefix owns nothing of ana's
+		{"ana:", "ana", "client", false},
 		{"support:bob", "", "", true}, // the operator's file
 	} {
 		h := newHarness(t)
@@ -96,7 +99,7 @@ func TestClientDefinitionMemoryBelongsToItsCaller(t *testing.T) {
 		require.Error(t, err, tc)
 		var ae *temporal.ApplicationError
 		require.ErrorAs(t, err, &ae)
-		require.Contains(t, err.Error(), `memory scope "`+tc.scope+`" does not belong to ana`)
+		require.Contains(t, err.Error(), `memory scope "`+tc.scope+`" does not belong to `+tc.startedBy)
 		require.Empty(t, sc.got, "nothing reached the store")
 	}
 }
