@@ -102,11 +102,14 @@ func (t *Tools) aggregate(ctx context.Context, in map[string]any) (any, *toolspe
 	if err != nil {
 		return nil, nil, err
 	}
+	pipeline, _ := in["pipeline"].([]any)
+	if err := checkPipeline(pipeline, "pipeline"); err != nil {
+		return nil, nil, err
+	}
 	store, err := t.Store(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	pipeline, _ := in["pipeline"].([]any)
 	docs, err := store.Aggregate(ctx, t.database(in), coll, pipeline, num(in, "limit", 100))
 	if err != nil {
 		return nil, nil, &InputError{Msg: err.Error()}
