@@ -43,8 +43,12 @@ func (c *Client) StartChat(ctx context.Context, id string, o ChatOptions) (strin
 		}
 		return "", false, &InvalidError{Err: fmt.Errorf("chat session %s has ended (%s); start a new one without --session", id, d.Status)}
 	}
+	memo := map[string]any{workflows.MemoWorkflow: "chat"}
+	if o.StartedBy != "" {
+		memo[MemoStartedBy] = o.StartedBy // listings filter on it (MayRead)
+	}
 	_, err := c.t.ExecuteWorkflow(ctx, tclient.StartWorkflowOptions{
-		ID: id, TaskQueue: c.taskQueue, Memo: map[string]any{workflows.MemoWorkflow: "chat"},
+		ID: id, TaskQueue: c.taskQueue, Memo: memo,
 		WorkflowExecutionErrorWhenAlreadyStarted: true,
 	}, workflows.ChatWorkflowType, &o)
 	if err != nil {
@@ -141,6 +145,7 @@ func (c *Client) ListChats(ctx context.Context, limit int) ([]RunSummary, error)
 		if p, ok := e.GetMemo().GetFields()[workflows.MemoWorkflow]; ok {
 			_ = c.converter().FromPayload(p, &r.Workflow)
 		}
+		c.readMemo(e, &r)
 		out = append(out, r)
 	}
 	return out, nil

@@ -203,10 +203,14 @@ func (c *Client) StartRequest(ctx context.Context, name, id string, req *weftv1.
 	if id == "" {
 		id = NewRunID(name)
 	}
+	memo := map[string]any{workflows.MemoWorkflow: name}
+	if req.GetStartedBy() != "" {
+		memo[MemoStartedBy] = req.GetStartedBy() // listings filter on it (MayRead)
+	}
 	h, err := c.t.ExecuteWorkflow(ctx, tclient.StartWorkflowOptions{
 		ID:        id,
 		TaskQueue: c.taskQueue,
-		Memo:      map[string]any{workflows.MemoWorkflow: name},
+		Memo:      memo,
 		// Never attach silently to another run that holds the id.
 		WorkflowExecutionErrorWhenAlreadyStarted: true,
 	}, workflows.WorkflowType, req)

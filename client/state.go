@@ -204,6 +204,10 @@ type RunSummary struct {
 	Weft     string    `json:"weftStatus,omitempty"`
 	Started  time.Time `json:"started"`
 	Closed   time.Time `json:"closed,omitzero"`
+	// StartedBy is the identity that started the run (its memo; "" : nobody authenticated, or a
+	// run started before weft recorded it, or a child run: see Client.Readable).
+	StartedBy string `json:"startedBy,omitempty"`
+	parent    string // a child run's parent (memo)
 }
 
 // ListOptions filter a listing.
@@ -349,11 +353,22 @@ func (c *Client) summary(e *workflowpb.WorkflowExecutionInfo) RunSummary {
 	if p, ok := e.GetMemo().GetFields()[workflows.MemoWorkflow]; ok {
 		_ = c.converter().FromPayload(p, &r.Workflow)
 	}
+	c.readMemo(e, &r)
 	// Search attributes are never encoded by the codec (the server indexes them).
 	if p, ok := e.GetSearchAttributes().GetIndexedFields()[workflows.StatusAttribute.GetName()]; ok {
 		_ = converter.GetDefaultDataConverter().FromPayload(p, &r.Weft)
 	}
 	return r
+}
+
+// readMemo reads who started a run and its parent out of its memo.
+func (c *Client) readMemo(e *workflowpb.WorkflowExecutionInfo, r *RunSummary) {
+	if p, ok := e.GetMemo().GetFields()[MemoStartedBy]; ok {
+		_ = c.converter().FromPayload(p, &r.StartedBy)
+	}
+	if p, ok := e.GetMemo().GetFields()[workflows.MemoParent]; ok {
+		_ = c.converter().FromPayload(p, &r.parent)
+	}
 }
 
 // Cancel asks a running run to stop: steps in flight are cancelled, finished steps keep their

@@ -79,7 +79,8 @@ func TestIdentityOnStartsAndDecisions(t *testing.T) {
 	require.Equal(t, "ana", out["reviewer"], "the key decides; the typed reviewer is ignored")
 	require.Equal(t, true, out["authenticated"])
 	require.Eventually(t, func() bool {
-		st, _, _ := reviewer("weft_execution", map[string]any{"id": inlineID})
+		// decided, the run is carl's again: a reviewer reads only runs waiting for its decision
+		st, _, _ := runner("weft_execution", map[string]any{"id": inlineID})
 		return st["status"] == "completed"
 	}, 20*time.Second, 100*time.Millisecond)
 }

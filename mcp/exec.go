@@ -163,9 +163,22 @@ func (g *Gateway) run(ctx context.Context, req mcplib.CallToolRequest) (*mcplib.
 	return result(map[string]any{"executionId": id, "status": "completed", "output": res.Output.AsInterface(), "durationMs": res.DurationMs}), nil
 }
 
+// caller is the authenticated identity of ctx, nil for the operator (stdio): what
+// weftclient.MayRead and CheckRead take.
+func caller(ctx context.Context) *auth.Identity {
+	if id, ok := auth.IdentityFrom(ctx); ok {
+		return &id
+	}
+	return nil
+}
+
+// state reads a run's state for the caller: a key reads only what weftclient.CheckRead allows.
 func (g *Gateway) state(ctx context.Context, id string) (*weftv1.ExecutionState, error) {
 	c, err := g.temporal(ctx)
 	if err != nil {
+		return nil, err
+	}
+	if err := c.CheckRead(ctx, "execution "+id, id, caller(ctx)); err != nil {
 		return nil, err
 	}
 	return c.State(ctx, id)
@@ -232,7 +245,7 @@ func (g *Gateway) executions(ctx context.Context, req mcplib.CallToolRequest) (*
 	if err != nil {
 		return mcplib.NewToolResultError(err.Error()), nil
 	}
-	return result(map[string]any{"executions": runs}), nil
+	return result(map[string]any{"executions": c.Readable(ctx, caller(ctx), runs)}), nil
 }
 
 // awaiting lists the executions that wait for a decision (client.PendingReviews: runs, their
@@ -243,6 +256,7 @@ func (g *Gateway) awaiting(ctx context.Context, c *weftclient.Client, limit int)
 	if err != nil {
 		return mcplib.NewToolResultError(err.Error()), nil
 	}
+	reviews = weftclient.ReadableReviews(caller(ctx), reviews)
 	runs := []weftclient.RunSummary{}
 	seen := map[string]bool{}
 	for _, r := range reviews {
@@ -303,6 +317,9 @@ func (g *Gateway) chatRead(ctx context.Context, req mcplib.CallToolRequest) (*mc
 	id, _ := req.GetArguments()["session"].(string)
 	c, err := g.temporal(ctx)
 	if err != nil {
+		return mcplib.NewToolResultError(err.Error()), nil
+	}
+	if err := c.CheckRead(ctx, "chat session "+id, id, caller(ctx)); err != nil {
 		return mcplib.NewToolResultError(err.Error()), nil
 	}
 	s, err := c.ChatSession(ctx, id)

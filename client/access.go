@@ -1,0 +1,169 @@
+package client
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"go.temporal.io/api/enums/v1"
+
+	"github.com/weftworks/weft/auth"
+	weftv1 "github.com/weftworks/weft/proto/weft/v1"
+	"github.com/weftworks/weft/workflows"
+)
+
+// Who may read a run or a chat session (docs/security.md, "Reads"). One rule, used by the MCP
+// gateway and the console wherever they read a run's state, a chat's turns or a listing:
+//
+//   - nobody authenticated (who == nil: stdio MCP, the console on loopback without login) is the
+//     operator and reads everything;
+//   - an admin reads everything;
+//   - a key reads what it started (started_by equals its name) and what nobody authenticated
+//     started (started_by empty: the operator's runs from the CLI or a schedule);
+//   - a key with the reviewer role reads a run or session that waits for a review it may decide
+//     (reviewers see what they approve).
+
+// MemoStartedBy is the memo key holding the identity that started a run or chat session (absent
+// when nobody authenticated started it, and on runs started before weft recorded it).
+const MemoStartedBy = "startedBy"
+
+// MayRead reports whether who may read a run or chat session that startedBy started ("" : the
+// operator). who is nil when nobody authenticated. Pending reviews are not considered: see
+// MayDecide and Client.CheckRead.
+func MayRead(who *auth.Identity, startedBy string) bool {
+	return who == nil || who.Has(auth.RoleAdmin) || startedBy == "" || startedBy == who.Name
+}
+
+// MayDecide reports whether a key with the reviewer role may decide review r: the review names
+// no reviewers, or names who, or one of who's roles as "role:NAME" (the workflow enforces the
+// same on the decision itself). who nil (the operator) may.
+func MayDecide(who *auth.Identity, r *weftv1.ReviewRequest) bool {
+	if who == nil || who.Has(auth.RoleAdmin) {
+		return true
+	}
+	if !who.Has(auth.RoleReviewer) {
+		return false
+	}
+	if len(r.GetReviewers()) == 0 {
+		return true
+	}
+	for _, rv := range r.GetReviewers() {
+		if role, ok := strings.CutPrefix(rv, "role:"); ok {
+			if slices.Contains(who.Roles, role) {
+				return true
+			}
+		} else if rv == who.Name {
+			return true
+		}
+	}
+	return false
+}
+
+// ReadRefusal is the error that refuses who reading what (e.g. "execution X") started by owner.
+func ReadRefusal(what, owner string, who *auth.Identity) error {
+	name := ""
+	if who != nil {
+		name = who.Name
+	}
+	return &RefusedError{Msg: fmt.Sprintf("%s was started by %s: %s may read only the runs and chat sessions it started, those the operator started, and those waiting for a review it may decide with the reviewer role (or any with the admin role)", what, owner, name)}
+}
+
+// StartedBy returns the identity that started run or chat session id ("" : nobody
+// authenticated), as its start request records it (RunRequest.started_by, ChatSession.StartedBy):
+// it holds for child runs, continued chat sessions and runs started before the memo existed.
+func (c *Client) StartedBy(ctx context.Context, id string) (string, error) {
+	hctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	it := c.t.GetWorkflowHistory(hctx, id, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	if !it.HasNext() {
+		return "", &NotFoundError{ID: id}
+	}
+	ev, err := it.Next()
+	if err != nil {
+		if isNotFound(err) {
+			return "", c.notFound(ctx, id)
+		}
+		return "", fmt.Errorf("run %s: reading who started it: %w", id, err)
+	}
+	a := ev.GetWorkflowExecutionStartedEventAttributes()
+	if a == nil || len(a.GetInput().GetPayloads()) == 0 {
+		return "", fmt.Errorf("run %s: its history does not start with its start request", id)
+	}
+	p := a.GetInput().GetPayloads()[0]
+	if a.GetWorkflowType().GetName() == workflows.ChatWorkflowType {
+		var s workflows.ChatSession
+		if err := c.converter().FromPayload(p, &s); err != nil {
+			return "", fmt.Errorf("chat session %s: reading its start request: %w", id, err)
+		}
+		return s.StartedBy, nil
+	}
+	var req weftv1.RunRequest
+	if err := c.converter().FromPayload(p, &req); err != nil {
+		return "", fmt.Errorf("run %s: reading its start request: %w", id, err)
+	}
+	return req.GetStartedBy(), nil
+}
+
+// CheckRead refuses (*RefusedError) when who may not read run or chat session id (what names it
+// in the refusal: "execution X", "chat session X"); nil who is the operator.
+func (c *Client) CheckRead(ctx context.Context, what, id string, who *auth.Identity) error {
+	if who == nil || who.Has(auth.RoleAdmin) {
+		return nil
+	}
+	owner, err := c.StartedBy(ctx, id)
+	if err != nil {
+		return err
+	}
+	if MayRead(who, owner) {
+		return nil
+	}
+	if who.Has(auth.RoleReviewer) {
+		if st, err := c.State(ctx, id); err == nil {
+			for _, r := range st.GetPendingReviews() {
+				if MayDecide(who, r) {
+					return nil
+				}
+			}
+		}
+	}
+	return ReadRefusal(what, owner, who)
+}
+
+// Readable keeps the runs of a listing who may read. A run's starter comes from its memo; a
+// child run (whose memo names its parent but not its starter) is asked for its start request.
+func (c *Client) Readable(ctx context.Context, who *auth.Identity, runs []RunSummary) []RunSummary {
+	if who == nil || who.Has(auth.RoleAdmin) {
+		return runs
+	}
+	out := []RunSummary{}
+	for _, r := range runs {
+		owner := r.StartedBy
+		if owner == "" && r.parent != "" {
+			var err error
+			if owner, err = c.StartedBy(ctx, r.ID); err != nil {
+				continue // cannot tell: leave it out
+			}
+		}
+		if MayRead(who, owner) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// ReadableReviews keeps the pending reviews who may see: of runs it may read, and with the
+// reviewer role those it may decide.
+func ReadableReviews(who *auth.Identity, reviews []PendingReview) []PendingReview {
+	if who == nil || who.Has(auth.RoleAdmin) {
+		return reviews
+	}
+	out := []PendingReview{}
+	for _, r := range reviews {
+		if MayRead(who, r.Run.StartedBy) || MayDecide(who, r.Review) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
