@@ -3,6 +3,9 @@ package client
 import (
 	"context"
 	"encoding/json"
+	"maps"
+	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -162,44 +165,39 @@ func (t *tracker) emit(e Event) {
 }
 
 func (t *tracker) state(st *weftv1.ExecutionState) {
+	// Events come in the order things happen within a step: it starts, its tool calls start and
+	// finish, its reviews are requested and decided, then it ends. Reviews of steps the state
+	// does not list (a child run's) come after.
 	open := map[string]bool{}
-	byID := map[string]*weftv1.StepState{}
-	for _, s := range st.Steps {
-		byID[s.Id] = s
-	}
+	byStep := map[string][]*weftv1.ReviewRequest{}
 	for _, r := range st.PendingReviews {
 		open[r.Id] = true
-		if _, seen := t.reviews[r.Id]; !seen {
-			t.reviews[r.Id] = r
-			t.emit(Event{Type: EventReviewRequested, Step: r.Step, Review: r, StepState: byID[r.Step]})
-		}
+		byStep[r.Step] = append(byStep[r.Step], r)
 	}
-	for id, r := range t.reviews {
-		if !open[id] && r != nil {
-			t.emit(Event{Type: EventReviewDecided, Step: r.Step, Review: r})
-			t.reviews[id] = nil
-		}
-	}
+	listed := map[string]bool{}
 	for _, s := range st.Steps {
+		listed[s.Id] = true
+		prev := t.steps[s.Id]
+		changed := prev != s.Status
+		if changed && (prev == "" || prev == workflows.StatusPending) && s.Status != workflows.StatusPending && s.Status != workflows.StatusSkipped && s.Status != workflows.StatusCancelled {
+			t.emit(Event{Type: EventStepStarted, Step: s.Id, StepState: s})
+		}
 		for _, call := range s.ToolCalls {
 			key := s.Id + "/" + call.Id
-			prev, seen := t.calls[key]
+			prevCall, seen := t.calls[key]
 			if !seen {
 				t.emit(Event{Type: EventToolCallStarted, Step: s.Id, Call: call})
 			}
-			if call.Status != workflows.StatusRunning && call.Status != workflows.StatusAwaitingReview && prev != call.Status {
+			if call.Status != workflows.StatusRunning && call.Status != workflows.StatusAwaitingReview && prevCall != call.Status {
 				t.emit(Event{Type: EventToolCallFinished, Step: s.Id, Call: call})
 			}
 			t.calls[key] = call.Status
 		}
-		prev := t.steps[s.Id]
-		if prev == s.Status {
+		t.reviewsOf(s.Id, byStep[s.Id], open, s)
+		if !changed {
 			continue
 		}
 		t.steps[s.Id] = s.Status
-		if (prev == "" || prev == workflows.StatusPending) && s.Status != workflows.StatusPending && s.Status != workflows.StatusSkipped && s.Status != workflows.StatusCancelled {
-			t.emit(Event{Type: EventStepStarted, Step: s.Id, StepState: s})
-		}
 		switch s.Status {
 		case workflows.StatusCompleted:
 			t.emit(Event{Type: EventStepCompleted, Step: s.Id, StepState: s})
@@ -210,6 +208,46 @@ func (t *tracker) state(st *weftv1.ExecutionState) {
 		case workflows.StatusCancelled:
 			t.emit(Event{Type: EventStepCancelled, Step: s.Id, StepState: s})
 		}
+	}
+	// Reviews of steps the state does not list: pending ones, and ones seen before that may
+	// have been decided since.
+	otherSet := map[string]bool{}
+	for step := range byStep {
+		if !listed[step] {
+			otherSet[step] = true
+		}
+	}
+	for _, r := range t.reviews {
+		if r != nil && !listed[r.Step] {
+			otherSet[r.Step] = true
+		}
+	}
+	others := slices.Sorted(maps.Keys(otherSet))
+	for _, step := range others {
+		t.reviewsOf(step, byStep[step], open, nil)
+	}
+}
+
+// reviewsOf emits the reviews of step requested since the last state (pending, in order) and
+// those decided since (no longer open).
+func (t *tracker) reviewsOf(step string, pending []*weftv1.ReviewRequest, open map[string]bool, s *weftv1.StepState) {
+	for _, r := range pending {
+		if _, seen := t.reviews[r.Id]; !seen {
+			t.reviews[r.Id] = r
+			t.emit(Event{Type: EventReviewRequested, Step: r.Step, Review: r, StepState: s})
+		}
+	}
+	var decided []string
+	for id, r := range t.reviews {
+		if r != nil && r.Step == step && !open[id] {
+			decided = append(decided, id)
+		}
+	}
+	sort.Strings(decided)
+	for _, id := range decided {
+		r := t.reviews[id]
+		t.emit(Event{Type: EventReviewDecided, Step: r.Step, Review: r})
+		t.reviews[id] = nil
 	}
 }
 

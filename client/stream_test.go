@@ -4,6 +4,9 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	weftv1 "github.com/weftworks/weft/proto/weft/v1"
+	"github.com/weftworks/weft/workflows"
 )
 
 // TestLLMText: only llm activities with text, named by weft, each with its step's key and id.
@@ -52,4 +55,35 @@ func TestTextFollower(t *testing.T) {
 	} {
 		require.Equal(t, tc.want, news(f.Next(tc.read)), "read %v", tc.read)
 	}
+}
+
+// TestEventsComeInTheOrderThingsHappen: from one state read that finds two finished steps and a
+// third waiting for review, the steps' events come before the review's, and a step's review is
+// requested after it started and decided before it completed.
+func TestEventsComeInTheOrderThingsHappen(t *testing.T) {
+	var got []string
+	tr := &tracker{id: "r", fn: func(e Event) { got = append(got, string(e.Type)+" "+e.Step) },
+		steps: map[string]string{}, reviews: map[string]*weftv1.ReviewRequest{}, calls: map[string]string{}}
+	review := &weftv1.ReviewRequest{Id: "approval", Step: "approval"}
+	tr.state(&weftv1.ExecutionState{
+		Steps: []*weftv1.StepState{
+			{Id: "bullets", Status: workflows.StatusCompleted},
+			{Id: "draft", Status: workflows.StatusCompleted},
+			{Id: "approval", Status: workflows.StatusAwaitingReview},
+		},
+		PendingReviews: []*weftv1.ReviewRequest{review},
+	})
+	tr.state(&weftv1.ExecutionState{
+		Steps: []*weftv1.StepState{
+			{Id: "bullets", Status: workflows.StatusCompleted},
+			{Id: "draft", Status: workflows.StatusCompleted},
+			{Id: "approval", Status: workflows.StatusCompleted},
+		},
+	})
+	require.Equal(t, []string{
+		"step_started bullets", "step_completed bullets",
+		"step_started draft", "step_completed draft",
+		"step_started approval", "review_requested approval",
+		"review_decided approval", "step_completed approval",
+	}, got)
 }
