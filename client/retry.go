@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/api/enums/v1"
 	"google.golang.org/protobuf/types/known/structpb"
 
+	"github.com/weftworks/weft/activities/toolspec"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 	"github.com/weftworks/weft/workflows"
 	"github.com/weftworks/weft/workflows/dsl"
@@ -29,6 +30,36 @@ type RetryOptions struct {
 	// never makes a client's definition the operator's.
 	Origin    string
 	StartedBy string
+}
+
+// downstream adds to again every step that depends, directly or not, on one in it.
+func downstream(w *dsl.Workflow, again map[string]bool) {
+	for changed := true; changed; {
+		changed = false
+		for _, cs := range w.Steps {
+			if again[cs.ID] {
+				continue
+			}
+			for _, dep := range cs.Deps {
+				if again[dep] {
+					again[cs.ID], changed = true, true
+					break
+				}
+			}
+		}
+	}
+}
+
+// leadsTo reports whether a step in set depends, directly or not, on step id.
+func leadsTo(w *dsl.Workflow, id string, set map[string]bool) bool {
+	after := map[string]bool{id: true}
+	downstream(w, after)
+	for s := range after {
+		if s != id && set[s] {
+			return true
+		}
+	}
+	return false
 }
 
 // RetryPlan says what a retry reuses and what it runs again.
@@ -93,19 +124,16 @@ func (c *Client) Retry(ctx context.Context, runID string, o RetryOptions) (*Run,
 			again[cs.ID] = true
 		}
 	}
-	for changed := true; changed; {
-		changed = false
+	downstream(w, again)
+	if o.Workflow != nil {
+		// An approval is bound to what it let through: under a corrected definition, a review
+		// (or an agent's approved tool calls) with a changed step after it is asked again.
 		for _, cs := range w.Steps {
-			if again[cs.ID] {
-				continue
-			}
-			for _, dep := range cs.Deps {
-				if again[dep] {
-					again[cs.ID], changed = true, true
-					break
-				}
+			if !again[cs.ID] && cs.Spec != nil && (cs.Spec.Kind == toolspec.KindReview || cs.Spec.Kind == toolspec.KindAgent) && leadsTo(w, cs.ID, again) {
+				again[cs.ID] = true
 			}
 		}
+		downstream(w, again)
 	}
 	plan := &RetryPlan{Reused: []string{}, Rerun: []string{}}
 	reuse := map[string]*structpb.Value{}
@@ -126,6 +154,11 @@ func (c *Client) Retry(ctx context.Context, runID string, o RetryOptions) (*Run,
 	req.Origin, req.StartedBy = old.GetOrigin(), o.StartedBy
 	if o.Origin != OriginOperator {
 		req.Origin = o.Origin
+	}
+	if req.Origin == OriginClient {
+		if err := dsl.CheckClientDefinition(w.Def); err != nil {
+			return nil, nil, &InvalidError{Err: err}
+		}
 	}
 	id := o.ID
 	if id == "" {

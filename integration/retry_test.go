@@ -131,3 +131,45 @@ func TestTerminatedRunSaysWhy(t *testing.T) {
 	require.Contains(t, weftclient.Cause(err), "terminated by ")
 	require.Contains(t, weftclient.Cause(err), ": maintenance")
 }
+
+// TestRetryAsksAnApprovalAgainWhenWhatItGuardsChanged: an approval is bound to what it let
+// through. Retrying with a corrected definition that changes a step after the review asks the
+// review again (it is not reused); a retry that changes nothing after it (the failed step alone)
+// reuses it.
+func TestRetryAsksAnApprovalAgainWhenWhatItGuardsChanged(t *testing.T) {
+	c := dial(t)
+	queue := "retry-approval"
+	startWorker(t, c, queue, map[string]activities.Handler{"embed": func(ctx context.Context, in map[string]any) (any, *toolspec.Usage, error) {
+		if fmt.Sprint(in["text"]) == "boom" {
+			return nil, nil, &activities.InputError{Msg: "cannot embed boom"}
+		}
+		return map[string]any{"text": fmt.Sprint(in["text"])}, nil, nil
+	}})
+	dir := t.TempDir()
+	flow := func(pay string) string {
+		return `{"name":"pay","steps":[
+		  {"id":"approval","tool":"review","inputs":{"title":"pay 10 to acme?","data":{"amount":10,"to":"acme"}}},
+		  {"id":"pay","tool":"embed","inputs":{"text":"` + pay + `"},"dependsOn":["approval"]}]}`
+	}
+	broken, changed := filepath.Join(dir, "broken.json"), filepath.Join(dir, "changed.json")
+	require.NoError(t, os.WriteFile(broken, []byte(flow("boom")), 0o644))
+	require.NoError(t, os.WriteFile(changed, []byte(flow("10000 to mallory")), 0o644))
+
+	code, _, errOut := weft(t, queue, "run", broken, "--id", "pay-1", "--detach")
+	require.Equal(t, 0, code, errOut)
+	waitForReview(t, c, "pay-1")
+	code, out, errOut := weft(t, queue, "review", "pay-1", "approve", "--reviewer", "fin")
+	require.Equal(t, 0, code, out+errOut)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	require.Error(t, c.GetWorkflow(ctx, "pay-1", "").Get(ctx, nil), "pay failed")
+
+	code, out, errOut = weft(t, queue, "retry", "pay-1", "--id", "pay-1-same", "--detach")
+	require.Equal(t, 0, code, out+errOut)
+	require.Contains(t, out, "reused: approval", "nothing after the review changed: its decision stands")
+
+	code, out, errOut = weft(t, queue, "retry", "pay-1", "--file", changed, "--id", "pay-1-changed", "--detach")
+	require.Equal(t, 0, code, out+errOut)
+	require.Contains(t, out, "runs:   approval, pay", "the corrected payment is approved again")
+	waitForReview(t, c, "pay-1-changed")
+}

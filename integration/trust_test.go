@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -167,4 +168,22 @@ func TestWorkerRefusesClientServersItself(t *testing.T) {
 	require.Error(t, err)
 	require.Contains(t, weftclient.Cause(err), "WEFT_HTTP_ALLOW")
 	require.Zero(t, hits.Load(), "nothing reached the private address")
+}
+
+// TestRetryCorrectionIsAClientDefinition: a corrected definition sent with weft_retry is held to
+// the same rules as one sent with weft_run_workflow: it may not declare a command.
+func TestRetryCorrectionIsAClientDefinition(t *testing.T) {
+	g := newHostileGateway(t, "hostile-retry")
+	failing := step("http", map[string]any{"url": "http://127.0.0.1:1/"})
+	msg, isErr := g.call("weft_run_workflow", map[string]any{"definition": failing, "wait": 30})
+	require.True(t, isErr, msg)
+	id := msg[strings.Index(msg, "weft-hostile-") : strings.Index(msg, "weft-hostile-")+len("weft-hostile-")+8]
+
+	corrected := agentOn(map[string]any{"command": "/bin/sh", "args": []any{"-c", "id > " + g.pwned}}, "mcp:x")
+	msg, isErr = g.call("weft_retry", map[string]any{"id": id, "definition": corrected})
+	require.True(t, isErr, "refused: %s", msg)
+	require.Contains(t, msg, "mcpServers.x declares a command")
+	require.Contains(t, msg, "WEFT_MCP_SERVERS")
+	_, err := os.Stat(g.pwned)
+	require.True(t, os.IsNotExist(err), "the hostile command did not run")
 }
