@@ -120,11 +120,39 @@ type RunRow struct {
 	Tokens   int64   `json:"tokens"`
 }
 
-func (s *Server) runRows(ctx context.Context, q url.Values) ([]RunRow, error) {
+// reader is the session's identity for weftclient's read rule (CheckRead, Readable): nil for the
+// operator on this machine, who reads everything.
+func (sess *session) reader() *auth.Identity {
+	if id, ok := sess.identity(); ok {
+		return &id
+	}
+	return nil
+}
+
+// mayRead reports whether the session may read run id (weftclient.CheckRead: a login reads the
+// runs it started, the operator's, those waiting for its decision as a reviewer, or any as an
+// admin); when not, it writes the refusal (403) or the error.
+func (s *Server) mayRead(w http.ResponseWriter, r *http.Request, sess *session, id string) bool {
+	err := s.o.Client.CheckRead(r.Context(), "run "+id, id, sess.reader())
+	if err == nil {
+		return true
+	}
+	var ref *weftclient.RefusedError
+	if errors.As(err, &ref) {
+		s.o.Log.Warn("console: read refused", "run", id, "identity", sess.who.Name)
+		writeError(w, http.StatusForbidden, err.Error())
+		return false
+	}
+	clientError(w, err)
+	return false
+}
+
+func (s *Server) runRows(ctx context.Context, q url.Values, sess *session) ([]RunRow, error) {
 	runs, err := s.o.Client.List(ctx, weftclient.ListOptions{Status: q.Get("status"), Workflow: q.Get("workflow"), Limit: 50})
 	if err != nil {
 		return nil, err
 	}
+	runs = s.o.Client.Readable(ctx, sess.reader(), runs)
 	rows := make([]RunRow, len(runs))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 8)
@@ -180,7 +208,7 @@ func (s *Server) usage(ctx context.Context, r weftclient.RunSummary) (float64, i
 func (s *Server) runsPage(w http.ResponseWriter, r *http.Request, sess *session) {
 	d := s.base(sess, "Runs", "runs")
 	d.Status, d.Workflow = r.URL.Query().Get("status"), r.URL.Query().Get("workflow")
-	rows, err := s.runRows(r.Context(), r.URL.Query())
+	rows, err := s.runRows(r.Context(), r.URL.Query(), sess)
 	if err != nil {
 		d.Error = err.Error()
 	}
@@ -188,8 +216,8 @@ func (s *Server) runsPage(w http.ResponseWriter, r *http.Request, sess *session)
 	s.render(w, "runs", d, http.StatusOK)
 }
 
-func (s *Server) apiRuns(w http.ResponseWriter, r *http.Request, _ *session) {
-	rows, err := s.runRows(r.Context(), r.URL.Query())
+func (s *Server) apiRuns(w http.ResponseWriter, r *http.Request, sess *session) {
+	rows, err := s.runRows(r.Context(), r.URL.Query(), sess)
 	if err != nil {
 		clientError(w, err)
 		return
@@ -269,6 +297,14 @@ func (s *Server) runPage(w http.ResponseWriter, r *http.Request, sess *session) 
 	id := r.PathValue("id")
 	d := s.base(sess, "Run "+id, "runs")
 	d.RunID = id
+	if err := s.o.Client.CheckRead(r.Context(), "run "+id, id, sess.reader()); err != nil {
+		var ref *weftclient.RefusedError
+		if errors.As(err, &ref) {
+			d.Error = err.Error()
+			s.render(w, "run", d, http.StatusForbidden)
+			return
+		}
+	}
 	v, err := s.runView(r.Context(), id)
 	if err != nil {
 		d.Error = err.Error()
@@ -279,7 +315,10 @@ func (s *Server) runPage(w http.ResponseWriter, r *http.Request, sess *session) 
 	s.render(w, "run", d, http.StatusOK)
 }
 
-func (s *Server) apiRun(w http.ResponseWriter, r *http.Request, _ *session) {
+func (s *Server) apiRun(w http.ResponseWriter, r *http.Request, sess *session) {
+	if !s.mayRead(w, r, sess, r.PathValue("id")) {
+		return
+	}
 	v, err := s.runView(r.Context(), r.PathValue("id"))
 	if err != nil {
 		clientError(w, err)
@@ -290,13 +329,16 @@ func (s *Server) apiRun(w http.ResponseWriter, r *http.Request, _ *session) {
 
 // apiEvents streams a run's snapshots as server-sent events, one whenever something changed
 // (read every PollInterval), until the run ends or the page goes away.
-func (s *Server) apiEvents(w http.ResponseWriter, r *http.Request, _ *session) {
+func (s *Server) apiEvents(w http.ResponseWriter, r *http.Request, sess *session) {
 	fl, ok := w.(http.Flusher)
 	if !ok {
 		writeError(w, http.StatusInternalServerError, "streaming is not supported by this connection")
 		return
 	}
 	id := r.PathValue("id")
+	if !s.mayRead(w, r, sess, id) {
+		return
+	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("X-Accel-Buffering", "no")
@@ -357,11 +399,12 @@ type PendingReview struct {
 	JSON   json.RawMessage       `json:"review"`
 }
 
-func (s *Server) pendingReviews(ctx context.Context) ([]PendingReview, error) {
+func (s *Server) pendingReviews(ctx context.Context, sess *session) ([]PendingReview, error) {
 	reviews, err := s.o.Client.PendingReviews(ctx, weftclient.ListOptions{Limit: 100})
 	if err != nil {
 		return nil, err
 	}
+	reviews = weftclient.ReadableReviews(sess.reader(), reviews)
 	out := make([]PendingReview, 0, len(reviews))
 	for _, p := range reviews {
 		b, _ := stateJSON.Marshal(p.Review)
@@ -376,7 +419,7 @@ func (s *Server) pendingReviews(ctx context.Context) ([]PendingReview, error) {
 
 func (s *Server) reviewsPage(w http.ResponseWriter, r *http.Request, sess *session) {
 	d := s.base(sess, "Reviews", "reviews")
-	reviews, err := s.pendingReviews(r.Context())
+	reviews, err := s.pendingReviews(r.Context(), sess)
 	if err != nil {
 		d.Error = err.Error()
 	}
@@ -384,8 +427,8 @@ func (s *Server) reviewsPage(w http.ResponseWriter, r *http.Request, sess *sessi
 	s.render(w, "reviews", d, http.StatusOK)
 }
 
-func (s *Server) apiReviews(w http.ResponseWriter, r *http.Request, _ *session) {
-	reviews, err := s.pendingReviews(r.Context())
+func (s *Server) apiReviews(w http.ResponseWriter, r *http.Request, sess *session) {
+	reviews, err := s.pendingReviews(r.Context(), sess)
 	if err != nil {
 		clientError(w, err)
 		return
@@ -586,7 +629,10 @@ func (s *Server) apiStart(w http.ResponseWriter, r *http.Request, sess *session)
 
 // apiInputs answers a click on a step: the inputs its activities were called with, resolved,
 // read from the run's history.
-func (s *Server) apiInputs(w http.ResponseWriter, r *http.Request, _ *session) {
+func (s *Server) apiInputs(w http.ResponseWriter, r *http.Request, sess *session) {
+	if !s.mayRead(w, r, sess, r.PathValue("id")) {
+		return
+	}
 	calls, err := s.o.Client.StepInputs(r.Context(), r.PathValue("id"), r.PathValue("step"), 20)
 	if err != nil {
 		clientError(w, err)

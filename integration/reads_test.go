@@ -4,9 +4,13 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net/http"
+	"net/http/cookiejar"
 	"net/http/httptest"
+	"net/url"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -15,6 +19,7 @@ import (
 
 	"github.com/weftworks/weft/auth"
 	weftclient "github.com/weftworks/weft/client"
+	"github.com/weftworks/weft/console"
 	"github.com/weftworks/weft/mcp"
 	"github.com/weftworks/weft/workflows/dsl"
 )
@@ -142,6 +147,51 @@ func TestIdentityReads(t *testing.T) {
 	// rita (reviewer) sees ana's run while it waits for her decision
 	require.Contains(t, list(rita, true), runID)
 	require.NotContains(t, list(rita, false), runID, "a plain listing shows a reviewer no one else's runs")
+
+	// the console with logins applies the same rule to its run pages and APIs
+	cs, err := console.New(console.Options{Keys: keys, RequireLogin: true, Client: wc})
+	require.NoError(t, err)
+	csrv := httptest.NewServer(cs.Handler())
+	defer csrv.Close()
+	login := func(key string) func(path string) (int, string) {
+		jar, _ := cookiejar.New(nil)
+		hc := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		resp, err := hc.PostForm(csrv.URL+"/login", url.Values{"key": {key}})
+		require.NoError(t, err)
+		resp.Body.Close()
+		require.Equal(t, http.StatusSeeOther, resp.StatusCode)
+		return func(path string) (int, string) {
+			resp, err := hc.Get(csrv.URL + path)
+			require.NoError(t, err)
+			defer resp.Body.Close()
+			b, _ := io.ReadAll(resp.Body)
+			return resp.StatusCode, string(b)
+		}
+	}
+	for _, tc := range []struct {
+		who      string
+		key      string
+		readsAna bool
+	}{{"bob", bobKey, false}, {"ana", anaKey, true}, {"rita", ritaKey, true}, {"root", rootKey, true}} {
+		get := login(tc.key)
+		for _, path := range []string{"/api/runs/" + runID, "/runs/" + runID, "/api/runs/" + runID + "/steps/check/inputs"} {
+			code, page := get(path)
+			if tc.readsAna {
+				require.Equal(t, http.StatusOK, code, "%s %s: %s", tc.who, path, page)
+			} else {
+				require.Equal(t, http.StatusForbidden, code, "%s %s: %s", tc.who, path, page)
+				require.Contains(t, page, "was started by ana", path)
+			}
+		}
+		code, page := get("/api/runs/" + opRun.ID)
+		require.Equal(t, http.StatusOK, code, "%s reads the operator's run: %s", tc.who, page)
+		code, page = get("/api/runs?limit=50")
+		require.Equal(t, http.StatusOK, code, page)
+		require.Equal(t, tc.readsAna && tc.who != "rita", strings.Contains(page, runID), "%s's run list: %s", tc.who, page)
+		code, page = get("/api/reviews")
+		require.Equal(t, http.StatusOK, code, page)
+		require.Equal(t, tc.readsAna, strings.Contains(page, runID), "%s's reviews: %s", tc.who, page)
+	}
 
 	// rita reads ana's waiting run, decides it, and then may no longer read it
 	require.True(t, pending(rita, runID))
