@@ -56,7 +56,7 @@ func renderContext(v any) string {
 
 func (t *Tools) generate(ctx context.Context, in map[string]any) (any, *toolspec.Usage, error) {
 	if t.openai == nil {
-		return nil, nil, &ConfigError{Msg: "no LLM configured: set OPENAI_BASE_URL (OpenAI, Ollama, vLLM, OpenRouter) and OPENAI_API_KEY if it needs one, and WEFT_CHAT_MODEL"}
+		return nil, nil, &ConfigError{Msg: "no LLM configured on this worker: set OPENAI_BASE_URL (OpenAI, Ollama, vLLM, OpenRouter), OPENAI_API_KEY if it needs one, and WEFT_CHAT_MODEL where the worker runs (weft dev or weft worker's environment), then restart it"}
 	}
 	model := str(in, "model")
 	if model == "" {

@@ -141,7 +141,7 @@ func parseAnswer(text string, sch *jsonschema.Schema) (any, error) {
 // as the activity's heartbeat details, which clients read while the call runs.
 func (t *Tools) llm(ctx context.Context, in map[string]any) (any, *toolspec.Usage, error) {
 	if t.openai == nil {
-		return nil, nil, &ConfigError{Msg: "no LLM configured: set OPENAI_BASE_URL (OpenAI, Ollama, vLLM, LM Studio, llama.cpp, OpenRouter) and OPENAI_API_KEY if it needs one"}
+		return nil, nil, &ConfigError{Msg: "no LLM configured on this worker: set OPENAI_BASE_URL (OpenAI, Ollama, vLLM, LM Studio, llama.cpp, OpenRouter) and OPENAI_API_KEY if it needs one where the worker runs (weft dev or weft worker's environment), then restart it"}
 	}
 	model, err := t.chatModel(in)
 	if err != nil {

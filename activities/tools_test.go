@@ -62,7 +62,7 @@ func TestMissingProviderSettingsAreClearAndNotRetried(t *testing.T) {
 	}{
 		{"embed", map[string]any{"text": "x", "model": "voyage-4-large"}, "set VOYAGE_API_KEY"},
 		{"embed", map[string]any{"text": "x", "model": "text-embedding-3-small"}, "set OPENAI_BASE_URL"},
-		{"generate", map[string]any{"prompt": "hi"}, "no LLM configured: set OPENAI_BASE_URL"},
+		{"generate", map[string]any{"prompt": "hi"}, "no LLM configured on this worker: set OPENAI_BASE_URL"},
 		{"embed", map[string]any{"text": "x", "dimensions": 512}, "has 100 dimensions"},
 		{"explain", map[string]any{"topic": "astrology"}, `no explainer for "astrology"`},
 		{"embed", map[string]any{"text": ""}, "invalid inputs"},

@@ -66,7 +66,7 @@ func (e *AlreadyRunningError) Error() string {
 	if e.Workflow != "" {
 		w = " (workflow " + e.Workflow + ")"
 	}
-	return fmt.Sprintf("a run with id %q is already running%s; choose another --id, or follow that one with `weft status %s`", e.ID, w, e.ID)
+	return fmt.Sprintf("a run with id %q is already running%s; choose another --id, or follow that one with `weft status --follow %s`", e.ID, w, e.ID)
 }
 
 // RefusedError: the run refused a request (a review decision that does not fit a pending gate).

@@ -235,6 +235,7 @@ func TestCLIMessagesAPersonCanActOn(t *testing.T) {
 	code, _, errOut = weft(t, queue, "run", "approval-demo", "--id", "msg-release-1", "--detach")
 	require.Equal(t, 2, code)
 	require.Contains(t, errOut, `a run with id "msg-release-1" is already running (workflow approval-demo)`)
+	require.Contains(t, errOut, "follow that one with `weft status --follow msg-release-1`", "the hint follows, as it says")
 	for _, bad := range []string{"has spaces", "emoji-🙂", strings.Repeat("x", 5000)} {
 		code, _, errOut = weft(t, queue, "run", "approval-demo", "--id", bad, "--detach")
 		require.Equal(t, 2, code, bad)

@@ -62,6 +62,9 @@ func TestRetryResumesAFailedRun(t *testing.T) {
 	st, err := weftclient.New(c, queue).State(context.Background(), "retry-1b")
 	require.NoError(t, err)
 	require.Equal(t, "reused from run retry-1", st.Steps[0].Reason)
+	code, out, _ = weft(t, queue, "status", "retry-1b")
+	require.Equal(t, 0, code, out)
+	require.Contains(t, out, "[reused from run retry-1]", "weft status says a step was reused, as the README does")
 
 	code, out, errOut = weft(t, queue, "retry", "retry-1", "--file", fixed, "--from", "a", "--id", "retry-1c", "--json")
 	require.Equal(t, 0, code, out+errOut)

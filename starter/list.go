@@ -42,7 +42,7 @@ func newListCommand() *cobra.Command {
 			if err := tw.Flush(); err != nil {
 				return err
 			}
-			fmt.Fprintln(out, "\nShow one: weft plan NAME --input query=\"...\"")
+			fmt.Fprintln(out, "\nShow one: weft plan NAME (its inputs, steps and calls); run one: weft run NAME")
 			return nil
 		},
 	}

@@ -44,6 +44,9 @@ func stepLine(s *weftv1.StepState, runID string, pending []*weftv1.ReviewRequest
 	}
 	switch s.Status {
 	case workflows.StatusCompleted:
+		if s.Reason != "" { // reused from run X (weft retry)
+			return fmt.Sprintf("  ✔ %-32s %-28s [%s]", name, s.Summary, s.Reason)
+		}
 		return fmt.Sprintf("  ✔ %-32s %-28s [%dms]", name, s.Summary, s.DurationMs)
 	case workflows.StatusSkipped:
 		return fmt.Sprintf("  ⊘ %-32s skipped (%s)", name, s.Reason)

@@ -61,3 +61,14 @@ func TestCheckClientDefinition(t *testing.T) {
 		require.ErrorContains(t, err, "WEFT_MCP_SERVERS")
 	}
 }
+
+// TestDidYouMeanNeverSuggestsTheStepItself: a typo'd reference in step "m" is not answered with
+// "did you mean m?", which the validator would then refuse as a self-reference.
+func TestDidYouMeanNeverSuggestsTheStepItself(t *testing.T) {
+	_, err := dsl.Load("m.json", []byte(`{"name":"m","steps":[
+	  {"id":"mx","tool":"template","inputs":{"text":"a"}},
+	  {"id":"m","tool":"template","inputs":{"text":"{{ x.output.text }}"}}]}`))
+	require.ErrorContains(t, err, `reference to unknown step "x"`)
+	require.NotContains(t, err.Error(), `did you mean "m"?`)
+	require.Contains(t, err.Error(), `did you mean "mx"?`)
+}

@@ -570,8 +570,13 @@ func (c *compiler) checkRefs(ptr string, refs []expr.Ref, self string, sc scope)
 				continue
 			}
 			if _, ok := c.w.byID[r.Root]; !ok {
-				cands := append(sortedKeys(c.w.byID), "inputs", "defaults")
-				hint := didYouMean(r.Root, cands)
+				var cands []string
+				for _, id := range sortedKeys(c.w.byID) {
+					if id != self { // a step's own output is never what it meant
+						cands = append(cands, id)
+					}
+				}
+				hint := didYouMean(r.Root, append(cands, "inputs", "defaults"))
 				if hint == "" {
 					hint = "references start with inputs., defaults. or a step id"
 				}
