@@ -189,3 +189,16 @@ func TestChatOverMCP(t *testing.T) {
 	read := call("weft_chat_read", map[string]any{"session": "chat-mcp-1"})
 	require.Len(t, read["turns"], 1)
 }
+
+// TestScriptedChatExitsOneWhenATurnFails: `echo question | weft chat` is a script; a turn that
+// fails (here: no model configured on the worker) makes it exit 1, and --json prints the error.
+func TestScriptedChatExitsOneWhenATurnFails(t *testing.T) {
+	c := dial(t)
+	queue := "chat-no-llm"
+	startWorker(t, c, queue, nil)
+	code, out, errOut := weftIn(t, queue, "what is the rate limit?\n", "chat", "--session", "chat-no-llm-1", "--json")
+	require.Equal(t, 1, code, out+errOut)
+	require.Contains(t, errOut, "no LLM configured on this worker")
+	require.Contains(t, out, `"error":`)
+	_, _, _ = weft(t, "", "cancel", "chat-no-llm-1")
+}

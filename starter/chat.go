@@ -131,12 +131,19 @@ func (o *chatOptions) run(cmd *cobra.Command) error {
 	}
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	failed := 0 // turns that failed, in a script: the exit status says so
 	for {
 		if interactive {
 			fmt.Fprint(out, "› ")
 		}
 		if !sc.Scan() {
-			return sc.Err()
+			if err := sc.Err(); err != nil {
+				return err
+			}
+			if failed > 0 && !interactive {
+				return &ExitError{Code: ExitFailed, Silent: true}
+			}
+			return nil
 		}
 		line := strings.TrimSpace(sc.Text())
 		if line == "" {
@@ -154,7 +161,12 @@ func (o *chatOptions) run(cmd *cobra.Command) error {
 		}
 		turn, err := o.send(ctx, c, id, line, out, interactive)
 		if err != nil {
+			failed++
 			fmt.Fprintf(cmd.ErrOrStderr(), "weft chat: %s\n", weftclient.Cause(err))
+			if o.asJSON {
+				b, _ := json.Marshal(map[string]any{"session": id, "error": weftclient.Cause(err)})
+				fmt.Fprintln(out, string(b))
+			}
 			continue
 		}
 		if o.asJSON {
