@@ -69,6 +69,7 @@ func TestIdentityReads(t *testing.T) {
 		return k
 	}
 	anaKey, bobKey, ritaKey, rootKey := key("ana", "runner"), key("bob", "reader"), key("rita", "reviewer"), key("root", "admin")
+	carlKey := key("carl", "runner")
 	keys, err := auth.LoadKeys(keyFile)
 	require.NoError(t, err)
 	g := mcp.New(mcp.Options{Version: "test", Address: server.Address, Namespace: server.Namespace, TaskQueue: queue, Wait: 30 * time.Second})
@@ -208,4 +209,10 @@ func TestIdentityReads(t *testing.T) {
 	require.Contains(t, msg, "was started by ana: rita may read only")
 	_, msg, isErr = rita.call("weft_chat_read", map[string]any{"session": chatID})
 	require.True(t, isErr, "no review waits in ana's chat: %s", msg)
+
+	// a retry reuses a run's outputs: another runner may not retry ana's run
+	carl := session(carlKey)
+	_, msg, isErr = carl.call("weft_retry", map[string]any{"id": runID})
+	require.True(t, isErr, msg)
+	require.Contains(t, msg, "was started by ana: carl may read only")
 }

@@ -348,6 +348,10 @@ func (g *Gateway) retry(ctx context.Context, req mcplib.CallToolRequest) (*mcpli
 	if err != nil {
 		return mcplib.NewToolResultError(err.Error()), nil
 	}
+	// a retry reuses the outputs of the run's finished steps: a key retries only what it may read
+	if err := c.CheckRead(ctx, "execution "+id, id, caller(ctx)); err != nil {
+		return mcplib.NewToolResultError(err.Error()), nil
+	}
 	run, plan, err := c.Retry(ctx, id, o)
 	if err != nil {
 		return mcplib.NewToolResultError(err.Error()), nil
