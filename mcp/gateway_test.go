@@ -160,6 +160,7 @@ func TestAuthHealthAndHosts(t *testing.T) {
 	resp.Body.Close()
 	require.Equal(t, "unreachable", h.Temporal)
 	require.Equal(t, "degraded", h.Status)
+	require.Equal(t, http.StatusServiceUnavailable, resp.StatusCode, "a health check reads the status code")
 
 	req, _ = http.NewRequest(http.MethodGet, srv.URL+"/health", nil)
 	req.Host = "evil.example"

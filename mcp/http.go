@@ -51,7 +51,7 @@ func (g *Gateway) health(ctx context.Context) Health {
 	case found.Store == nil:
 		h.MongoDB = "ok"
 	}
-	if h.Temporal != "ok" {
+	if h.Temporal != "ok" || h.MongoDB == "unreachable" {
 		h.Status = "degraded"
 	}
 	return h
@@ -63,8 +63,14 @@ func (g *Gateway) HTTPHandler(keys *auth.Keys, allowedHosts []string, log *slog.
 	mcpHandler := server.NewStreamableHTTPServer(g.srv, server.WithStateLess(true), server.WithEndpointPath("/mcp"))
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) {
+		// A load balancer or weft ping --http reads the status code: 503 when what the gateway
+		// needs (Temporal, the store when configured) does not answer.
+		h := g.health(r.Context())
 		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(g.health(r.Context()))
+		if h.Status != "ok" {
+			w.WriteHeader(http.StatusServiceUnavailable)
+		}
+		_ = json.NewEncoder(w).Encode(h)
 	})
 	hygienic := withHygiene(allowedHosts, mcpHandler)
 	limiter := auth.NewFailureLimiter(auth.FailureBurst, auth.FailureRate)
