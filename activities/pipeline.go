@@ -2,7 +2,8 @@ package activities
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -75,12 +76,7 @@ func checkStage(name string, arg any, at string) error {
 		}
 	case "$facet":
 		m, _ := arg.(map[string]any)
-		names := make([]string, 0, len(m))
-		for k := range m {
-			names = append(names, k)
-		}
-		sort.Strings(names)
-		for _, k := range names {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
 			sub, _ := m[k].([]any)
 			if err := checkPipeline(sub, at+".$facet."+k); err != nil {
 				return err
@@ -94,12 +90,7 @@ func checkStage(name string, arg any, at string) error {
 func findCode(v any) string {
 	switch x := v.(type) {
 	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(x)) {
 			if codeOperators[k] {
 				return k
 			}
@@ -118,10 +109,5 @@ func findCode(v any) string {
 }
 
 func stageList() string {
-	names := make([]string, 0, len(pipelineStages))
-	for k := range pipelineStages {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	return strings.Join(names, ", ")
+	return strings.Join(slices.Sorted(maps.Keys(pipelineStages)), ", ")
 }
