@@ -79,7 +79,7 @@ func TestClientDefinitionMemoryBelongsToItsCaller(t *testing.T) {
 		{"ana", "ana", "client", true},
 		{"support:bob", "ana", "client", false},
 		{"support:anabel", "ana", "client", false},
-		{"ana:support", "ana", "client", false}, // support's scope, though it names ana
+		{"ana:support", "ana", "client", false},     // support's scope, though it names ana
 		{"support:ana", "support", "client", false}, // a key named like a prefix owns nothing of ana's
 		{"ana:", "ana", "client", false},
 		{"support:bob", "", "", true}, // the operator's file
