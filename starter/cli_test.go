@@ -396,3 +396,20 @@ func TestWeftTestRefusesKeysThatNameNothing(t *testing.T) {
 		})
 	}
 }
+
+// TestOverrideNoStepReadsIsSaid: --collection on a file whose steps set their own collection (as
+// weft init writes it, from an input) would do nothing: weft says so and names the input to pass.
+func TestOverrideNoStepReadsIsSaid(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "y.weft.json")
+	code, _, errOut := weft(t, "", "init", "--name", "y", "--step", "query", "-o", file)
+	require.Equal(t, 0, code, errOut)
+	code, _, errOut = weft(t, "", "run", file, "--dry-run", "--collection", "api_docs", "--input", "query=limits")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, errOut, "--collection api_docs: no step reads defaults.collection")
+	require.Contains(t, errOut, "--input collection=api_docs")
+
+	code, _, errOut = weft(t, "", "run", "multi-collection-search", "--dry-run", "--db", "weft_demo", "--input", "query=limits")
+	require.Equal(t, 0, code, errOut)
+	require.NotContains(t, errOut, "no step reads", "a flag some step reads is not warned about")
+}

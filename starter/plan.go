@@ -37,6 +37,38 @@ func (f *runFlags) overrides() map[string]any {
 	return out
 }
 
+// unreadOverrides says which --db/--collection flags no step of w reads: every step whose tool
+// takes the setting sets its own (often from an input, as weft init writes it), so the flag
+// would do nothing. Each line names the flag and what to pass instead.
+func (f *runFlags) unreadOverrides(w *dsl.Workflow) []string {
+	var out []string
+	for _, k := range []string{"db", "collection"} {
+		v, set := f.overrides()[k]
+		if !set {
+			continue
+		}
+		takers, reads := 0, false
+		for _, cs := range w.Steps {
+			if cs.Spec == nil || !cs.Spec.HasInput(k) {
+				continue
+			}
+			takers++
+			if _, own := cs.Inputs[k]; !own {
+				reads = true
+			}
+		}
+		if takers == 0 || reads {
+			continue
+		}
+		hint := "set it in the file's steps"
+		if _, ok := w.Def.Inputs[k]; ok {
+			hint = fmt.Sprintf("the file takes it as an input: --input %s=%v", k, v)
+		}
+		out = append(out, fmt.Sprintf("--%s %v: no step reads defaults.%s (each step that takes a %s sets its own); %s", k, v, k, k, hint))
+	}
+	return out
+}
+
 // resolveInputs coerces --input values against the workflow's declared inputs.
 func (f *runFlags) resolveInputs(w *dsl.Workflow) (map[string]any, error) {
 	raw, typed, err := f.inputsFromFlags()

@@ -89,6 +89,9 @@ func (o *runOptions) run(cmd *cobra.Command, arg string) error {
 		return err
 	}
 	out, errOut := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	for _, warn := range o.unreadOverrides(w) {
+		fmt.Fprintf(errOut, "warning: %s\n", warn)
+	}
 	if o.dryRun {
 		p := dsl.NewPlan(w, inputs, o.overrides())
 		if o.asJSON {
