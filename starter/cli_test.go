@@ -408,6 +408,9 @@ func TestOverrideNoStepReadsIsSaid(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	require.Contains(t, errOut, "--collection api_docs: no step reads defaults.collection")
 	require.Contains(t, errOut, "--input collection=api_docs")
+	code, _, errOut = weft(t, "", "plan", file, "--collection", "api_docs")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, errOut, "no step reads defaults.collection", "weft plan says it too")
 
 	code, _, errOut = weft(t, "", "run", "multi-collection-search", "--dry-run", "--db", "weft_demo", "--input", "query=limits")
 	require.Equal(t, 0, code, errOut)

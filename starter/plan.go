@@ -117,6 +117,9 @@ func newPlanCommand() *cobra.Command {
 			for _, d := range w.Warnings {
 				fmt.Fprintln(cmd.ErrOrStderr(), d.String())
 			}
+			for _, warn := range f.unreadOverrides(w) {
+				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", warn)
+			}
 			_, err = fmt.Fprint(cmd.OutOrStdout(), p.Text())
 			return err
 		},
