@@ -88,7 +88,7 @@ func adaptCall(spec *toolspec.Spec, h Handler, cc ...ClaimCheck) func(ctx contex
 			// a worker that dies mid-call is noticed within the heartbeat timeout
 			defer keepalive(ctx, spec.EffectiveHeartbeat()/3)()
 		}
-		if len(cc) > 0 && cc[0].Blobs != nil && hasBlobRef(inputs) {
+		if len(cc) > 0 && cc[0].Blobs != nil && toolspec.HoldsBlob(inputs) {
 			if _, err := resolveBlobs(ctx, cc[0].Blobs, inputs); err != nil {
 				return toolspec.Result{}, err // retryable: the store may be back soon
 			}

@@ -108,60 +108,11 @@ func claimCheck(ctx context.Context, blobs Blobs, above int, out any) (any, erro
 	return store(out, data)
 }
 
-// resolveBlobs replaces references in a tool's inputs by the stored values.
+// resolveBlobs replaces references in a tool's inputs by the stored values (references inside
+// them included), as the evaluate activity reads them.
 func resolveBlobs(ctx context.Context, blobs Blobs, v any) (any, error) {
-	switch x := v.(type) {
-	case map[string]any:
-		if id, ok := x[BlobKey].(string); ok {
-			data, err := blobs.GetBlob(ctx, id)
-			if err != nil {
-				return nil, err
-			}
-			var out any
-			if err := json.Unmarshal(data, &out); err != nil {
-				return nil, fmt.Errorf("large output %s: %w", id, err)
-			}
-			return out, nil
-		}
-		for k, e := range x {
-			r, err := resolveBlobs(ctx, blobs, e)
-			if err != nil {
-				return nil, err
-			}
-			x[k] = r
-		}
-	case []any:
-		for i, e := range x {
-			r, err := resolveBlobs(ctx, blobs, e)
-			if err != nil {
-				return nil, err
-			}
-			x[i] = r
-		}
-	}
-	return v, nil
-}
-
-// hasBlobRef reports whether a value holds a reference (cheap check before resolving).
-func hasBlobRef(v any) bool {
-	switch x := v.(type) {
-	case map[string]any:
-		if _, ok := x[BlobKey]; ok {
-			return true
-		}
-		for _, e := range x {
-			if hasBlobRef(e) {
-				return true
-			}
-		}
-	case []any:
-		for _, e := range x {
-			if hasBlobRef(e) {
-				return true
-			}
-		}
-	}
-	return false
+	r := &storedReader{blobs: blobs, read: map[string]any{}}
+	return r.resolve(ctx, v, 0)
 }
 
 // StoreValues implements ActivityBlobsPut: each value is stored and replaced by a reference with

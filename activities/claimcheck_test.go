@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/weftworks/weft/activities/toolspec"
 )
 
 // memBlobs is a complete in-memory Blobs, at the edge where the knowledge store would be.
@@ -41,7 +43,7 @@ func TestClaimCheck(t *testing.T) {
 
 	// The next tool gets the value back whole.
 	in := map[string]any{"docs": []any{map[string]any{"text": ref}}}
-	require.True(t, hasBlobRef(in))
+	require.True(t, toolspec.HoldsBlob(in))
 	_, err = resolveBlobs(ctx, blobs, in)
 	require.NoError(t, err)
 	require.Equal(t, strings.Repeat("a", 5000), in["docs"].([]any)[0].(map[string]any)["text"])

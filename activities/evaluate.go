@@ -32,7 +32,7 @@ func Evaluate(ev Evaluator, cc ClaimCheck) func(ctx context.Context, req toolspe
 		if env == nil {
 			env = map[string]any{}
 		}
-		if hasBlobRef(env) {
+		if toolspec.HoldsBlob(env) {
 			if cc.Blobs == nil {
 				return toolspec.EvalResult{}, temporal.NewNonRetryableApplicationError(
 					"a template reads a value kept in the knowledge store, and this worker has no store to read it from (set MONGODB_URI on the worker)",

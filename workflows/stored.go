@@ -43,39 +43,6 @@ func readsStoredValues(ctx workflow.Context) bool {
 	return workflow.GetVersion(ctx, ChangeStoredValues, workflow.DefaultVersion, 1) >= 1
 }
 
-// isStored reports whether v is a reference to a stored value.
-func isStored(v any) bool {
-	m, ok := v.(map[string]any)
-	if !ok {
-		return false
-	}
-	_, ok = m[toolspec.BlobKey].(string)
-	return ok
-}
-
-// holdsStored reports whether v is or contains a reference.
-func holdsStored(v any) bool {
-	switch x := v.(type) {
-	case map[string]any:
-		if isStored(x) {
-			return true
-		}
-		//workflowcheck:ignore the result does not depend on map order (copied, or sorted after)
-		for _, e := range x {
-			if holdsStored(e) {
-				return true
-			}
-		}
-	case []any:
-		for _, e := range x {
-			if holdsStored(e) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // segIndex parses a path segment that indexes an array.
 func segIndex(seg string) (int, bool) {
 	n, err := strconv.Atoi(seg)
@@ -106,12 +73,12 @@ func readsStored(refs []expr.Ref, env map[string]any, whole bool) bool {
 			continue
 		}
 		for _, seg := range ref.Path {
-			if isStored(v) {
+			if toolspec.IsBlob(v) {
 				return true
 			}
 			v = step(v, seg)
 		}
-		if !whole && holdsStored(v) {
+		if !whole && toolspec.HoldsBlob(v) {
 			return true
 		}
 	}
@@ -254,7 +221,7 @@ func evalItems(ctx workflow.Context, p *expr.Program, env map[string]any) (any, 
 // for, its large items as references; any other value is returned as it is.
 func storedItems(ctx workflow.Context, v any) (any, error) {
 	m, _ := v.(map[string]any)
-	if !isStored(v) && (m == nil || !isStored(m["results"])) {
+	if !toolspec.IsBlob(v) && (m == nil || !toolspec.IsBlob(m["results"])) {
 		return v, nil
 	}
 	if !readsStoredValues(ctx) {
@@ -336,7 +303,7 @@ func pruneEnv(env map[string]any, refs []expr.Ref) map[string]any {
 			descend := false
 			switch x := v.(type) {
 			case map[string]any:
-				descend = !isStored(x)
+				descend = !toolspec.IsBlob(x)
 			case []any:
 				_, descend = segIndex(seg)
 			}

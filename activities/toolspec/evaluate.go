@@ -4,6 +4,39 @@ package toolspec
 // (claim check): {"$weftBlob": id, "size": bytes, "preview": "..."}.
 const BlobKey = "$weftBlob"
 
+// IsBlob reports whether v is a reference to a stored value.
+func IsBlob(v any) bool {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return false
+	}
+	_, ok = m[BlobKey].(string)
+	return ok
+}
+
+// HoldsBlob reports whether v is or contains a reference to a stored value.
+func HoldsBlob(v any) bool {
+	switch x := v.(type) {
+	case map[string]any:
+		if IsBlob(x) {
+			return true
+		}
+		//workflowcheck:ignore the result does not depend on map order (any element decides)
+		for _, e := range x {
+			if HoldsBlob(e) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if HoldsBlob(e) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // ActivityEvaluate evaluates templates and expressions that look inside stored values: the
 // interpreter cannot (the values are not in history), so it sends the template's text and the
 // part of its environment the template reads; the activity resolves the references, evaluates
