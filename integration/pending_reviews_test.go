@@ -13,9 +13,6 @@ import (
 	"testing"
 	"time"
 
-	mcpclient "github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
-	mcplib "github.com/mark3labs/mcp-go/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -154,21 +151,9 @@ func TestPendingReviewsEverywhere(t *testing.T) {
 	g := mcp.New(mcp.Options{Version: "test", Address: server.Address, Namespace: server.Namespace, TaskQueue: queue, Wait: 30 * time.Second})
 	ms := httptest.NewServer(g.HTTPHandler(keys, []string{"127.0.0.1"}, slog.New(slog.NewTextHandler(io.Discard, nil))))
 	defer ms.Close()
-	mc, err := mcpclient.NewStreamableHttpClient(ms.URL+"/mcp", transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + key}))
-	require.NoError(t, err)
-	require.NoError(t, mc.Start(ctx))
-	defer mc.Close()
-	init := mcplib.InitializeRequest{}
-	init.Params.ProtocolVersion = mcplib.LATEST_PROTOCOL_VERSION
-	init.Params.ClientInfo = mcplib.Implementation{Name: "agent", Version: "1"}
-	_, err = mc.Initialize(ctx, init)
-	require.NoError(t, err)
-	req := mcplib.CallToolRequest{}
-	req.Params.Name, req.Params.Arguments = "weft_executions", map[string]any{"awaitingReview": true}
-	res, err := mc.CallTool(ctx, req)
-	require.NoError(t, err)
-	require.False(t, res.IsError)
-	b, _ := json.Marshal(res.StructuredContent)
+	answer, msg, isErr := newMCPSession(t, ms.URL+"/mcp", key, "agent").call("weft_executions", map[string]any{"awaitingReview": true})
+	require.False(t, isErr, msg)
+	b, _ := json.Marshal(answer)
 	var exec struct {
 		Executions []struct{ ID string }
 		Reviews    []struct {
