@@ -3,8 +3,6 @@ package client
 import (
 	"context"
 	"fmt"
-	"slices"
-	"strings"
 	"time"
 
 	"go.temporal.io/api/enums/v1"
@@ -43,22 +41,7 @@ func MayDecide(who *auth.Identity, r *weftv1.ReviewRequest) bool {
 	if who == nil || who.Has(auth.RoleAdmin) {
 		return true
 	}
-	if !who.Has(auth.RoleReviewer) {
-		return false
-	}
-	if len(r.GetReviewers()) == 0 {
-		return true
-	}
-	for _, rv := range r.GetReviewers() {
-		if role, ok := strings.CutPrefix(rv, "role:"); ok {
-			if slices.Contains(who.Roles, role) {
-				return true
-			}
-		} else if rv == who.Name {
-			return true
-		}
-	}
-	return false
+	return who.Has(auth.RoleReviewer) && workflows.ReviewerListed(r.GetReviewers(), who.Name, who.Roles)
 }
 
 // ReadRefusal is the error that refuses who reading what (e.g. "execution X") started by owner.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -226,29 +227,16 @@ func (g *gate) check(d *weftv1.ReviewDecision) error {
 // nobody authenticated (the operator's loopback CLI, the temporal CLI) passes: its reviewer is
 // a label.
 func (g *gate) mayDecide(d *weftv1.ReviewDecision) error {
-	if len(g.req.Reviewers) == 0 || !d.Authenticated {
-		return nil
-	}
-	roles := map[string]bool{}
-	for _, r := range d.ReviewerRoles {
-		roles[r] = true
-	}
-	if roles[RoleAdmin] {
+	if !d.Authenticated || slices.Contains(d.ReviewerRoles, RoleAdmin) || ReviewerListed(g.req.Reviewers, d.Reviewer, d.ReviewerRoles) {
 		return nil
 	}
 	var names, wanted []string
 	for _, rv := range g.req.Reviewers {
 		if role, ok := strings.CutPrefix(rv, "role:"); ok {
-			if roles[role] {
-				return nil
-			}
 			wanted = append(wanted, "anyone with the role "+role)
-			continue
+		} else {
+			names = append(names, rv)
 		}
-		if rv == d.Reviewer && rv != "" {
-			return nil
-		}
-		names = append(names, rv)
 	}
 	if len(names) > 0 {
 		wanted = append([]string{strings.Join(names, ", ")}, wanted...)

@@ -3,6 +3,7 @@ package workflows
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
@@ -112,4 +113,23 @@ func CheckDecisionKind(decision string, hasData bool) error {
 		return fmt.Errorf("decision %q is not approve, edit or reject", decision)
 	}
 	return nil
+}
+
+// ReviewerListed reports whether a review's reviewers let name (with roles) decide it: the list
+// is empty, names it, or names one of its roles as "role:NAME". An admin is let through by the
+// callers, which know the admin role.
+func ReviewerListed(reviewers []string, name string, roles []string) bool {
+	if len(reviewers) == 0 {
+		return true
+	}
+	for _, rv := range reviewers {
+		if role, ok := strings.CutPrefix(rv, "role:"); ok {
+			if slices.Contains(roles, role) {
+				return true
+			}
+		} else if rv == name && name != "" {
+			return true
+		}
+	}
+	return false
 }
