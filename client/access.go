@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"go.temporal.io/api/enums/v1"
-
 	"github.com/weftworks/weft/auth"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 	"github.com/weftworks/weft/workflows"
@@ -59,18 +57,16 @@ func ReadRefusal(what, owner string, who *auth.Identity) error {
 func (c *Client) StartedBy(ctx context.Context, id string) (string, error) {
 	hctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	it := c.t.GetWorkflowHistory(hctx, id, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-	if !it.HasNext() {
+	a, found, err := c.startEvent(hctx, id)
+	if !found {
 		return "", &NotFoundError{ID: id}
 	}
-	ev, err := it.Next()
 	if err != nil {
 		if isNotFound(err) {
 			return "", c.notFound(ctx, id)
 		}
 		return "", fmt.Errorf("run %s: reading who started it: %w", id, err)
 	}
-	a := ev.GetWorkflowExecutionStartedEventAttributes()
 	if a == nil || len(a.GetInput().GetPayloads()) == 0 {
 		return "", fmt.Errorf("run %s: its history does not start with its start request", id)
 	}

@@ -8,6 +8,7 @@ import (
 	"sort"
 
 	"go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/weftworks/weft/activities/toolspec"
@@ -175,15 +176,13 @@ func (c *Client) Retry(ctx context.Context, runID string, o RetryOptions) (*Run,
 
 // startRequest reads the RunRequest a run was started with, from its first history event.
 func (c *Client) startRequest(ctx context.Context, runID string) (*weftv1.RunRequest, error) {
-	it := c.t.GetWorkflowHistory(ctx, runID, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-	if !it.HasNext() {
+	a, found, err := c.startEvent(ctx, runID)
+	if !found {
 		return nil, fmt.Errorf("run %s has no history", runID)
 	}
-	ev, err := it.Next()
 	if err != nil {
 		return nil, fmt.Errorf("reading the history of %s: %w", runID, err)
 	}
-	a := ev.GetWorkflowExecutionStartedEventAttributes()
 	if a == nil || len(a.GetInput().GetPayloads()) == 0 {
 		return nil, fmt.Errorf("run %s: no start request in its history", runID)
 	}
@@ -195,6 +194,20 @@ func (c *Client) startRequest(ctx context.Context, runID string) (*weftv1.RunReq
 		return nil, fmt.Errorf("run %s: reading its start request: %w", runID, err)
 	}
 	return &req, nil
+}
+
+// startEvent is the first event of run id's history, which holds its start request; found is
+// false when the history has no events.
+func (c *Client) startEvent(ctx context.Context, id string) (a *historypb.WorkflowExecutionStartedEventAttributes, found bool, err error) {
+	it := c.t.GetWorkflowHistory(ctx, id, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	if !it.HasNext() {
+		return nil, false, nil
+	}
+	ev, err := it.Next()
+	if err != nil {
+		return nil, true, err
+	}
+	return ev.GetWorkflowExecutionStartedEventAttributes(), true, nil
 }
 
 // canonicalStep is a step as JSON values, for comparing definitions.
