@@ -100,10 +100,7 @@ func (g *Gateway) HTTPHandler(keys *auth.Keys, allowedHosts []string, log *slog.
 		}
 		if r.ContentLength > MaxBodyBytes {
 			// refused before reading a byte of it
-			rec.Header().Set("Content-Type", "application/json")
-			rec.WriteHeader(http.StatusRequestEntityTooLarge)
-			_, _ = fmt.Fprintf(rec, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"the request is %.1f MB; the gateway accepts at most %d MB per request: ingest large documents in parts, or pass a collection name instead of the data"}}`,
-				float64(r.ContentLength)/(1<<20), MaxBodyBytes>>20)
+			refuseTooLarge(rec, fmt.Sprintf("the request is %.1f MB", float64(r.ContentLength)/(1<<20)))
 			return
 		}
 		r.Body = http.MaxBytesReader(rec, r.Body, MaxBodyBytes)

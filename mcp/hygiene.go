@@ -69,9 +69,7 @@ func (h *hygiene) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var tooLarge *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooLarge):
-		writeJSON(w, http.StatusRequestEntityTooLarge, rpcError(-32600, fmt.Sprintf(
-			"the request (sent without a length) is larger than the gateway accepts: at most %d MB per request: ingest large documents in parts, or pass a collection name instead of the data",
-			tooLarge.Limit>>20)))
+		refuseTooLarge(w, "the request (sent without a length) is over the limit")
 		return
 	case isTimeout(err):
 		w.Header().Set("Connection", "close")
@@ -125,6 +123,13 @@ func originAllowed(origin string, allowed []string) (host string, ok bool) {
 func isTimeout(err error) bool {
 	var ne net.Error
 	return errors.Is(err, os.ErrDeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
+}
+
+// refuseTooLarge answers 413 naming the limit; what says how large the request is.
+func refuseTooLarge(w http.ResponseWriter, what string) {
+	writeJSON(w, http.StatusRequestEntityTooLarge, rpcError(-32600, fmt.Sprintf(
+		"%s; the gateway accepts at most %d MB per request: ingest large documents in parts, or pass a collection name instead of the data",
+		what, MaxBodyBytes>>20)))
 }
 
 func rpcError(code int, message string) string {
