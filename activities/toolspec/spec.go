@@ -252,6 +252,12 @@ func (s *Spec) compile() {
 	})
 }
 
+// InputJSON is the input schema as JSON (what MCP clients and the console are given).
+func (s *Spec) InputJSON() string {
+	s.compile()
+	return s.Input
+}
+
 // Schema returns the compiled input schema.
 func (s *Spec) Schema() (*jsonschema.Schema, error) {
 	s.compile()
