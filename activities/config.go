@@ -101,8 +101,8 @@ func NewTools(cfg Config) *Tools {
 	return t
 }
 
-// Handlers returns the implemented tools by name.
-func (t *Tools) Handlers() map[string]Handler {
+// unbound are the handlers not yet bound to a typed declaration (declare.go).
+func (t *Tools) unbound() map[string]Handler {
 	return map[string]Handler{
 		"embed":       t.embed,
 		"similarity":  t.similarity,
@@ -110,17 +110,12 @@ func (t *Tools) Handlers() map[string]Handler {
 		"llm":         t.llm,
 		"remember":    t.remember,
 		"recall":      t.recall,
-		"chunk":       t.chunk,
 		"models":      t.models,
-		"estimate":    t.estimate,
-		"explain":     t.explain,
 		"search":      t.search,
 		"query":       t.query,
 		"rerank":      t.rerank,
 		"ingest":      t.ingest,
 		"collections": t.collections,
-		"aggregate":   t.aggregate,
-		"http":        t.http,
 	}
 }
 
@@ -178,7 +173,12 @@ func (t *Tools) Store(ctx context.Context) (*mongostore.Store, error) {
 }
 
 func (t *Tools) database(in map[string]any) string {
-	if db := str(in, "db"); db != "" {
+	return t.databaseNamed(str(in, "db"))
+}
+
+// databaseNamed is the database a step names, or the configured one.
+func (t *Tools) databaseNamed(db string) string {
+	if db != "" {
 		return db
 	}
 	if t.cfg.Database != "" {

@@ -121,54 +121,54 @@ func (t *Tools) httpClient(timeout time.Duration) *http.Client {
 		}}
 }
 
-func (t *Tools) http(ctx context.Context, in map[string]any) (any, *toolspec.Usage, error) {
+func init() { bind(toolspec.HTTP, (*Tools).http) }
+
+func (t *Tools) http(ctx context.Context, in toolspec.HTTPIn) (toolspec.HTTPOut, *toolspec.Usage, error) {
+	var none toolspec.HTTPOut
 	timeout := 30 * time.Second
-	if ms, ok := in["timeout"].(float64); ok && ms > 0 {
-		in["timeout"] = fmt.Sprintf("%dms", int64(ms)) // vai writes milliseconds
-	}
-	if s := str(in, "timeout"); s != "" {
-		d, err := time.ParseDuration(s)
+	switch v := in.Timeout.(type) {
+	case float64: // vai writes milliseconds
+		if v > 0 {
+			timeout = time.Duration(v) * time.Millisecond
+		}
+	case string:
+		d, err := time.ParseDuration(v)
 		if err != nil || d <= 0 {
-			return nil, nil, &InputError{Msg: fmt.Sprintf("timeout %q is not a duration", s)}
+			return none, nil, &InputError{Msg: fmt.Sprintf("timeout %q is not a duration", v)}
 		}
 		timeout = d
 	}
-	maxBytes := int64(num(in, "maxBytes", 1<<20))
-	method := str(in, "method")
-	if method == "" {
-		method = http.MethodGet
-	}
+	maxBytes := in.MaxBytes
+	method := in.Method
 	var body io.Reader
 	contentType := ""
-	switch b := in["body"].(type) {
+	switch b := in.Body.(type) {
 	case nil:
 	case string:
 		body, contentType = strings.NewReader(b), "text/plain; charset=utf-8"
 	default:
 		data, err := json.Marshal(b)
 		if err != nil {
-			return nil, nil, &InputError{Msg: "body is not JSON: " + err.Error()}
+			return none, nil, &InputError{Msg: "body is not JSON: " + err.Error()}
 		}
 		body, contentType = bytes.NewReader(data), "application/json"
 	}
-	req, err := http.NewRequestWithContext(ctx, method, str(in, "url"), body)
+	req, err := http.NewRequestWithContext(ctx, method, in.URL, body)
 	if err != nil {
-		return nil, nil, &InputError{Msg: err.Error()}
+		return none, nil, &InputError{Msg: err.Error()}
 	}
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
-	if hs, ok := in["headers"].(map[string]any); ok {
-		for k, v := range hs {
-			req.Header.Set(k, fmt.Sprint(v))
-		}
+	for k, v := range in.Headers {
+		req.Header.Set(k, v)
 	}
 	req.Header.Set("User-Agent", "weft-http-tool")
 	resp, err := t.httpClient(timeout).Do(req)
 	if err != nil {
 		var ie *InputError
 		if asInput(err, &ie) {
-			return nil, nil, ie
+			return none, nil, ie
 		}
 		// The tool's name already leads the message ("http: "): name the request instead, and
 		// drop *url.Error's own `Get "URL": ` prefix, which would say it again.
@@ -176,26 +176,27 @@ func (t *Tools) http(ctx context.Context, in map[string]any) (any, *toolspec.Usa
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		return nil, nil, provider.Network(httpTarget(req), err)
+		return none, nil, provider.Network(httpTarget(req), err)
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, maxBytes+1))
 	if err != nil {
-		return nil, nil, provider.Network(httpTarget(req), fmt.Errorf("reading the response: %w", err))
+		return none, nil, provider.Network(httpTarget(req), fmt.Errorf("reading the response: %w", err))
 	}
 	truncated := int64(len(data)) > maxBytes
 	if truncated {
 		data = data[:maxBytes]
 	}
 	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500 {
-		return nil, nil, provider.FromStatus(httpTarget(req), resp.StatusCode, resp.Header, strings.TrimSpace(string(data[:min(len(data), 200)])), "")
+		return none, nil, provider.FromStatus(httpTarget(req), resp.StatusCode, resp.Header, strings.TrimSpace(string(data[:min(len(data), 200)])), "")
 	}
-	out := map[string]any{"status": resp.StatusCode, "headers": map[string]any{"content-type": resp.Header.Get("Content-Type")}, "truncated": truncated}
+	out := toolspec.HTTPOut{Status: resp.StatusCode, Headers: map[string]string{"content-type": resp.Header.Get("Content-Type")}, Truncated: truncated}
 	var parsed any
 	if strings.Contains(resp.Header.Get("Content-Type"), "json") && !truncated && json.Unmarshal(data, &parsed) == nil {
-		out["body"] = parsed
+		out.Body = parsed
 	} else {
-		out["text"] = string(data)
+		text := string(data)
+		out.Text = &text
 	}
 	return out, nil, nil
 }

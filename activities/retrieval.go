@@ -24,7 +24,12 @@ const reservedPrefix = "weft_"
 func Reserved(collection string) bool { return strings.HasPrefix(collection, reservedPrefix) }
 
 func (t *Tools) collection(in map[string]any) (string, error) {
-	if c := str(in, "collection"); c != "" {
+	return t.collectionNamed(str(in, "collection"))
+}
+
+// collectionNamed checks the collection a step names.
+func (t *Tools) collectionNamed(c string) (string, error) {
+	if c != "" {
 		if Reserved(c) {
 			return "", &InputError{Msg: fmt.Sprintf("collection %q: collections named %s* are weft's own (long-term memory, stored outputs) and are not searched, queried, ingested into or aggregated by tools: use recall for memory, or pick another collection name", c, reservedPrefix)}
 		}

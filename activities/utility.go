@@ -11,16 +11,22 @@ import (
 	"github.com/weftworks/weft/activities/toolspec"
 )
 
-func (t *Tools) chunk(ctx context.Context, in map[string]any) (any, *toolspec.Usage, error) {
-	chunks, err := chunk.Split(str(in, "text"), str(in, "strategy"), num(in, "chunkSize", 512), num(in, "overlap", 50))
+func init() {
+	bind(toolspec.Chunk, (*Tools).chunk)
+	bind(toolspec.Estimate, (*Tools).estimate)
+	bind(toolspec.Explain, (*Tools).explain)
+	bind(toolspec.Aggregate, (*Tools).aggregate)
+}
+
+func (t *Tools) chunk(ctx context.Context, in toolspec.ChunkIn) (toolspec.ChunkOut, *toolspec.Usage, error) {
+	chunks, err := chunk.Split(in.Text, in.Strategy, in.ChunkSize, in.Overlap)
 	if err != nil {
-		return nil, nil, &InputError{Msg: err.Error()}
+		return toolspec.ChunkOut{}, nil, &InputError{Msg: err.Error()}
 	}
-	list := make([]any, len(chunks))
-	for i, c := range chunks {
-		list[i] = c
+	if chunks == nil {
+		chunks = []string{}
 	}
-	return map[string]any{"chunks": list, "count": len(list)}, nil, nil
+	return toolspec.ChunkOut{Chunks: chunks, Count: len(chunks)}, nil, nil
 }
 
 // queryTokens is the assumed size of one query.
@@ -28,19 +34,18 @@ const queryTokens = 30
 
 func round2(x float64) float64 { return math.Round(x*100) / 100 }
 
-func (t *Tools) estimate(ctx context.Context, in map[string]any) (any, *toolspec.Usage, error) {
-	docs, queries, months := num(in, "docs", 1), num(in, "queries", 0), num(in, "months", 12)
-	avg := num(in, "avgTokens", 500)
+func (t *Tools) estimate(ctx context.Context, in toolspec.EstimateIn) (toolspec.EstimateOut, *toolspec.Usage, error) {
+	docs, queries, months, avg := in.Docs, in.Queries, in.Months, in.AvgTokens
 	docTokens := float64(docs) * float64(avg)
 	queryTok := float64(queries) * float64(months) * queryTokens
-	var out []any
+	out := []toolspec.ModelEstimate{}
 	var lite float64
 	for _, m := range Catalog {
 		if m.Category == "embedding" && m.Name == "voyage-4-lite" {
 			lite = m.PricePerM
 		}
 	}
-	only := str(in, "model")
+	only := in.Model
 	var names []string
 	for _, m := range Catalog {
 		if m.Category != "embedding" {
@@ -52,20 +57,20 @@ func (t *Tools) estimate(ctx context.Context, in map[string]any) (any, *toolspec
 		}
 		embed := docTokens / 1e6 * m.PricePerM
 		query := queryTok / 1e6 * m.PricePerM
-		e := map[string]any{"model": m.Name, "documentCost": round2(embed), "queryCost": round2(query), "total": round2(embed + query)}
+		e := toolspec.ModelEstimate{Model: m.Name, DocumentCost: round2(embed), QueryCost: round2(query), Total: round2(embed + query)}
 		if strings.HasPrefix(m.Name, "voyage-4") && m.Name != "voyage-4-lite" {
 			asym := embed + queryTok/1e6*lite
-			e["asymmetricTotal"] = round2(asym)
-			e["asymmetricSavings"] = round2(embed + query - asym)
-			e["note"] = "documents with " + m.Name + ", queries with voyage-4-lite (shared embedding space)"
+			total, savings := round2(asym), round2(embed+query-asym)
+			e.AsymmetricTotal, e.AsymmetricSavings = &total, &savings
+			e.Note = "documents with " + m.Name + ", queries with voyage-4-lite (shared embedding space)"
 		}
 		out = append(out, e)
 	}
 	if only != "" && len(out) == 0 {
-		return nil, nil, &InputError{Msg: fmt.Sprintf("model %q is not an embedding model weft knows; known: %s", only, strings.Join(names, ", "))}
+		return toolspec.EstimateOut{}, nil, &InputError{Msg: fmt.Sprintf("model %q is not an embedding model weft knows; known: %s", only, strings.Join(names, ", "))}
 	}
-	return map[string]any{"docs": docs, "queries": queries, "months": months, "avgTokens": avg,
-		"documentTokens": docTokens, "queryTokens": queryTok, "estimates": out, "pricesAsOf": CatalogDate}, nil, nil
+	return toolspec.EstimateOut{Docs: docs, Queries: queries, Months: months, AvgTokens: avg,
+		DocumentTokens: docTokens, QueryTokens: queryTok, Estimates: out, PricesAsOf: CatalogDate}, nil, nil
 }
 
 // topics are weft's own explainers.
@@ -84,38 +89,37 @@ var topics = map[string][2]string{
 	"local-embedder": {"The local embedder", "local-glove-sif-100d averages GloVe word vectors weighted by rarity (SIF), removes the direction all texts share, and spells out unknown words with character trigrams. It needs no network; it is much weaker than trained encoders."},
 }
 
-func (t *Tools) explain(ctx context.Context, in map[string]any) (any, *toolspec.Usage, error) {
-	topic := strings.ToLower(strings.TrimSpace(str(in, "topic")))
+func (t *Tools) explain(ctx context.Context, in toolspec.ExplainIn) (toolspec.ExplainOut, *toolspec.Usage, error) {
+	topic := strings.ToLower(strings.TrimSpace(in.Topic))
 	if e, ok := topics[topic]; ok {
-		return map[string]any{"topic": topic, "title": e[0], "content": e[1]}, nil, nil
+		return toolspec.ExplainOut{Topic: topic, Title: e[0], Content: e[1]}, nil, nil
 	}
 	names := make([]string, 0, len(topics))
 	for k := range topics {
 		names = append(names, k)
 	}
 	sort.Strings(names)
-	return nil, nil, &InputError{Msg: fmt.Sprintf("no explainer for %q; topics: %s", topic, strings.Join(names, ", "))}
+	return toolspec.ExplainOut{}, nil, &InputError{Msg: fmt.Sprintf("no explainer for %q; topics: %s", topic, strings.Join(names, ", "))}
 }
 
-func (t *Tools) aggregate(ctx context.Context, in map[string]any) (any, *toolspec.Usage, error) {
-	coll, err := t.collection(in)
+func (t *Tools) aggregate(ctx context.Context, in toolspec.AggregateIn) (toolspec.ListOut, *toolspec.Usage, error) {
+	coll, err := t.collectionNamed(in.Collection)
 	if err != nil {
-		return nil, nil, err
+		return toolspec.ListOut{}, nil, err
 	}
-	pipeline, _ := in["pipeline"].([]any)
-	if err := checkPipeline(pipeline, "pipeline"); err != nil {
-		return nil, nil, err
+	if err := checkPipeline(in.Pipeline, "pipeline"); err != nil {
+		return toolspec.ListOut{}, nil, err
 	}
 	store, err := t.Store(ctx)
 	if err != nil {
-		return nil, nil, err
+		return toolspec.ListOut{}, nil, err
 	}
-	docs, err := store.Aggregate(ctx, t.database(in), coll, pipeline, num(in, "limit", 100))
+	docs, err := store.Aggregate(ctx, t.databaseNamed(in.DB), coll, in.Pipeline, in.Limit)
 	if err != nil {
-		return nil, nil, &InputError{Msg: err.Error()}
+		return toolspec.ListOut{}, nil, &InputError{Msg: err.Error()}
 	}
 	if docs == nil {
 		docs = []any{}
 	}
-	return map[string]any{"results": docs, "count": len(docs)}, nil, nil
+	return toolspec.ListOut{Results: docs, Count: len(docs)}, nil, nil
 }

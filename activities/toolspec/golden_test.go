@@ -33,5 +33,5 @@ func TestSchemasGolden(t *testing.T) {
 	}
 	want, err := os.ReadFile(path)
 	require.NoError(t, err)
-	require.JSONEq(t, string(want), string(got))
+	require.Equal(t, string(want), string(got)+"\n", "a schema changed: review the diff, then run with -update")
 }

@@ -3,6 +3,7 @@ package toolspec
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 	"sync"
@@ -72,9 +73,20 @@ type Spec struct {
 	Kind        Kind
 	Title       string
 	Description string
-	// Input is the JSON Schema (draft 2020-12) of the step's inputs after template resolution.
+	// In is the Go type of the tool's inputs (a struct): the input schema is derived from it
+	// (derive.go), and the handler receives one, decoded from the step's validated inputs with
+	// the declared defaults filled in.
+	In reflect.Type
+	// Out is the Go type of the tool's output: the output schema is derived from it.
+	Out reflect.Type
+	// RawInput gives the JSON Schema of input fields no Go type describes (a value that may be
+	// an array or an object), by JSON name.
+	RawInput map[string]string
+	// Input is the JSON Schema (draft 2020-12) of the step's inputs after template resolution:
+	// derived from In, or written out for tools the workflow interprets itself.
 	Input string
-	// Output is a JSON Schema of the result, used for shape checks (forEach over an array) and plans.
+	// Output is a JSON Schema of the result, used for shape checks (forEach over an array) and
+	// plans: derived from Out, or written out.
 	Output string
 	// Annotations for MCP clients.
 	Annotations Annotations
@@ -107,10 +119,11 @@ type Spec struct {
 	// rewritten to the input's own name when compiled, so everything after sees one name.
 	Aliases map[string]string
 
-	once   sync.Once
-	schema *jsonschema.Schema
-	out    any
-	err    error
+	once     sync.Once
+	schema   *jsonschema.Schema
+	out      any
+	defaults map[string]any
+	err      error
 }
 
 // Defaults for tools that declare none.
@@ -233,6 +246,34 @@ func (s *Spec) EstimateCalls(inputs map[string]any) Calls {
 
 func (s *Spec) compile() {
 	s.once.Do(func() {
+		if s.In != nil && s.Input == "" {
+			if s.Input, s.err = deriveSchema(s.In, s.RawInput, false); s.err != nil {
+				s.err = fmt.Errorf("tool %q: input type %s: %w", s.Name, s.In, s.err)
+				return
+			}
+		}
+		if s.Out != nil && s.Output == "" {
+			if s.Output, s.err = deriveSchema(s.Out, nil, true); s.err != nil {
+				s.err = fmt.Errorf("tool %q: output type %s: %w", s.Name, s.Out, s.err)
+				return
+			}
+		}
+		var decl struct {
+			Properties map[string]struct {
+				Default any `json:"default"`
+			} `json:"properties"`
+		}
+		if json.Unmarshal([]byte(s.Input), &decl) == nil {
+			//workflowcheck:ignore the result does not depend on map order (copied, or sorted after)
+			for name, p := range decl.Properties {
+				if p.Default != nil {
+					if s.defaults == nil {
+						s.defaults = map[string]any{}
+					}
+					s.defaults[name] = p.Default
+				}
+			}
+		}
 		c := jsonschema.NewCompiler()
 		c.DefaultDraft(jsonschema.Draft2020)
 		doc, err := jsonschema.UnmarshalJSON(strings.NewReader(s.Input))
@@ -282,7 +323,11 @@ func (s *Spec) ValidateInputs(inputs any) error {
 
 var registry = map[string]*Spec{}
 
-// register adds a spec; a duplicate declaration is a programmer error and panics at init.
+// Register declares a tool. Activity tools are declared with their handlers in package
+// activities, one file per tool; the tools the workflow interprets itself in this package. A
+// duplicate declaration is a programmer error and panics at init.
+func Register(s *Spec) { register(s) }
+
 func register(s *Spec) {
 	if _, dup := registry[s.Name]; dup {
 		panic("toolspec: duplicate tool " + s.Name)
@@ -303,11 +348,17 @@ func TightenForTest(name, input string) (restore func()) {
 	if !ok {
 		panic("toolspec: TightenForTest: no tool " + name)
 	}
-	old := s.Input
-	s.Input, s.once, s.schema, s.out, s.err = input, sync.Once{}, nil, nil, nil
+	old, oldOut := s.Input, s.Output
+	if s.In != nil {
+		old = "" // derived again from the type
+	}
+	if s.Out != nil {
+		oldOut = ""
+	}
+	s.Input, s.once, s.schema, s.out, s.defaults, s.err = input, sync.Once{}, nil, nil, nil, nil
 	generation.Add(1)
 	return func() {
-		s.Input, s.once, s.schema, s.out, s.err = old, sync.Once{}, nil, nil, nil
+		s.Input, s.Output, s.once, s.schema, s.out, s.defaults, s.err = old, oldOut, sync.Once{}, nil, nil, nil, nil
 		generation.Add(1)
 	}
 }

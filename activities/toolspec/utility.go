@@ -1,66 +1,140 @@
 package toolspec
 
-func init() {
-	register(&Spec{
-		Name: "explain", Domain: "utility", Kind: KindActivity,
-		Title:       "Explain a concept",
-		Description: "weft's own explainers: embeddings, rerank, two-stage retrieval, quantization, rag, workflows, review, mcp, durability and more.",
-		Input:       `{"type":"object","required":["topic"],"additionalProperties":false,"properties":{"topic":{"type":"string","minLength":1,"maxLength":100}}}`,
-		Output:      `{"type":"object","properties":{"topic":{"type":"string"},"title":{"type":"string"},"content":{"type":"string"}}}`,
-		Annotations: readOnlyClosed,
-	})
-	register(&Spec{
-		Name: "estimate", Domain: "utility", Kind: KindActivity,
-		Title:       "Estimate costs",
-		Description: "Embedding and query cost per model for a corpus size, query volume and horizon, including asymmetric-retrieval savings.",
-		Input: `{"type":"object","required":["docs"],"additionalProperties":false,"properties":{
-		  "docs":{"type":"integer","minimum":1},
-		  "queries":{"type":"integer","minimum":0,"default":0},
-		  "months":{"type":"integer","minimum":1,"maximum":60,"default":12},
-		  "avgTokens":{"type":"integer","minimum":1,"maximum":100000},
-		  "model":{"type":"string","minLength":1,"description":"estimate for this model only (default: every embedding model, compared)"}}}`,
-		Output:      `{"type":"object","properties":{"estimates":{"type":"array","items":{"type":"object"}}}}`,
-		Annotations: readOnlyClosed,
-	})
-	register(&Spec{
-		Name: "chunk", Domain: "utility", Kind: KindActivity,
-		Title:       "Chunk text",
-		Description: "Split a text with the ingest strategies without storing anything.",
-		Input: `{"type":"object","required":["text"],"additionalProperties":false,"properties":{
-		  "text":{"type":"string","minLength":1,"maxLength":10000000},
-		  "strategy":{"type":"string","enum":["fixed","sentence","paragraph","recursive","markdown"],"default":"recursive"},
-		  "chunkSize":{"type":"integer","minimum":100,"maximum":8000,"default":512},
-		  "overlap":{"type":"integer","minimum":0,"maximum":4000,"default":50}}}`,
-		Aliases:     map[string]string{"size": "chunkSize", "chunk_size": "chunkSize", "chunkOverlap": "overlap", "chunk_overlap": "overlap"},
-		Output:      `{"type":"object","properties":{"chunks":{"type":"array","items":{"type":"string"}},"count":{"type":"integer"}}}`,
-		Annotations: readOnlyClosed,
-	})
-	register(&Spec{
-		Name: "aggregate", Domain: "utility", Kind: KindActivity,
-		Title:       "Aggregate (read-only)",
-		Description: "Run a read-only MongoDB aggregation pipeline on a collection. Write stages ($out, $merge) are refused.",
-		Input: `{"type":"object","required":["pipeline"],"additionalProperties":false,"properties":{
-		  "db":{"type":"string"},"collection":{"type":"string"},
-		  "pipeline":{"type":"array","maxItems":50,"items":{"type":"object","minProperties":1,"maxProperties":1,
-		    "not":{"anyOf":[{"required":["$out"]},{"required":["$merge"]}]}}},
-		  "limit":{"type":"integer","minimum":1,"maximum":10000,"default":100}}}`,
-		Output:      `{"type":"object","properties":{"results":{"type":"array","items":{"type":"object"}},"count":{"type":"integer"}}}`,
-		Annotations: readOnlyClosed,
-		Calls:       func(map[string]any) Calls { return Calls{DatabaseRead: 1} },
-	})
-	register(&Spec{
-		Name: "http", Domain: "utility", Kind: KindActivity,
-		Title:       "HTTP request",
-		Description: "A bounded GET or POST with a timeout and a response size cap. Private, loopback and link-local addresses are refused unless allowed in config.",
-		Input: `{"type":"object","required":["url"],"additionalProperties":false,"properties":{
-		  "url":{"type":"string","pattern":"^https?://","maxLength":4096},
-		  "method":{"type":"string","enum":["GET","POST"],"default":"GET"},
-		  "headers":{"type":"object","additionalProperties":{"type":"string"}},
-		  "body":{},
-		  "timeout":{"type":["string","number"],"pattern":"^[0-9]+(ms|s|m)$","minimum":1,"default":"30s","description":"30s, 500ms; or a number of milliseconds"},
-		  "maxBytes":{"type":"integer","minimum":1,"maximum":10485760,"default":1048576}}}`,
-		Output:      `{"type":"object","properties":{"status":{"type":"integer"},"headers":{"type":"object"},"body":{},"text":{"type":"string"}}}`,
-		Annotations: Annotations{OpenWorld: true},
-		Calls:       func(map[string]any) Calls { return Calls{HTTP: 1} },
-	})
+// Explain is weft's own explainers.
+var Explain = Declare[ExplainIn, ExplainOut](&Spec{
+	Name: "explain", Domain: "utility", Kind: KindActivity,
+	Title:       "Explain a concept",
+	Description: "weft's own explainers: embeddings, rerank, two-stage retrieval, quantization, rag, workflows, review, mcp, durability and more.",
+	Annotations: readOnlyClosed,
+})
+
+// ExplainIn is explain's input.
+type ExplainIn struct {
+	Topic string `json:"topic" weft:"minLength=1,maxLength=100"`
+}
+
+// ExplainOut is explain's output.
+type ExplainOut struct {
+	Topic   string `json:"topic"`
+	Title   string `json:"title"`
+	Content string `json:"content"`
+}
+
+// Estimate compares embedding costs.
+var Estimate = Declare[EstimateIn, EstimateOut](&Spec{
+	Name: "estimate", Domain: "utility", Kind: KindActivity,
+	Title:       "Estimate costs",
+	Description: "Embedding and query cost per model for a corpus size, query volume and horizon, including asymmetric-retrieval savings.",
+	Annotations: readOnlyClosed,
+})
+
+// EstimateIn is estimate's input.
+type EstimateIn struct {
+	Docs      int    `json:"docs" weft:"min=1"`
+	Queries   int    `json:"queries,omitempty" weft:"min=0,default=0"`
+	Months    int    `json:"months,omitempty" weft:"min=1,max=60,default=12"`
+	AvgTokens int    `json:"avgTokens,omitempty" weft:"min=1,max=100000,default=500"`
+	Model     string `json:"model,omitempty" jsonschema:"estimate for this model only (default: every embedding model, compared)" weft:"minLength=1"`
+}
+
+// EstimateOut is estimate's output.
+type EstimateOut struct {
+	Docs           int             `json:"docs"`
+	Queries        int             `json:"queries"`
+	Months         int             `json:"months"`
+	AvgTokens      int             `json:"avgTokens"`
+	DocumentTokens float64         `json:"documentTokens"`
+	QueryTokens    float64         `json:"queryTokens"`
+	Estimates      []ModelEstimate `json:"estimates"`
+	PricesAsOf     string          `json:"pricesAsOf"`
+}
+
+// ModelEstimate is one model's cost in an estimate, in USD.
+type ModelEstimate struct {
+	Model        string  `json:"model"`
+	DocumentCost float64 `json:"documentCost"`
+	QueryCost    float64 `json:"queryCost"`
+	Total        float64 `json:"total"`
+	// The asymmetric figures are set for models that share an embedding space with a lite model.
+	AsymmetricTotal   *float64 `json:"asymmetricTotal,omitempty" jsonschema:"documents with this model, queries with the lite model of its family"`
+	AsymmetricSavings *float64 `json:"asymmetricSavings,omitempty"`
+	Note              string   `json:"note,omitempty"`
+}
+
+// Chunk splits a text.
+var Chunk = Declare[ChunkIn, ChunkOut](&Spec{
+	Name: "chunk", Domain: "utility", Kind: KindActivity,
+	Title:       "Chunk text",
+	Description: "Split a text with the ingest strategies without storing anything.",
+	Aliases:     map[string]string{"size": "chunkSize", "chunk_size": "chunkSize", "chunkOverlap": "overlap", "chunk_overlap": "overlap"},
+	Annotations: readOnlyClosed,
+})
+
+// ChunkIn is chunk's input.
+type ChunkIn struct {
+	Text      string `json:"text" weft:"minLength=1,maxLength=10000000"`
+	Strategy  string `json:"strategy,omitempty" weft:"enum=fixed|sentence|paragraph|recursive|markdown,default=recursive"`
+	ChunkSize int    `json:"chunkSize,omitempty" weft:"min=100,max=8000,default=512"`
+	Overlap   int    `json:"overlap,omitempty" weft:"min=0,max=4000,default=50"`
+}
+
+// ChunkOut is chunk's output.
+type ChunkOut struct {
+	Chunks []string `json:"chunks"`
+	Count  int      `json:"count"`
+}
+
+// Aggregate runs a read-only aggregation pipeline.
+var Aggregate = Declare[AggregateIn, ListOut](&Spec{
+	Name: "aggregate", Domain: "utility", Kind: KindActivity,
+	Title:       "Aggregate (read-only)",
+	Description: "Run a read-only MongoDB aggregation pipeline on a collection. Write stages ($out, $merge) are refused.",
+	RawInput: map[string]string{"pipeline": `{"type":"array","maxItems":50,"items":{"type":"object","minProperties":1,"maxProperties":1,
+	  "not":{"anyOf":[{"required":["$out"]},{"required":["$merge"]}]}}}`},
+	Annotations: readOnlyClosed,
+	Calls:       func(map[string]any) Calls { return Calls{DatabaseRead: 1} },
+})
+
+// AggregateIn is aggregate's input.
+type AggregateIn struct {
+	DB         string `json:"db,omitempty"`
+	Collection string `json:"collection,omitempty"`
+	Pipeline   []any  `json:"pipeline"`
+	Limit      int    `json:"limit,omitempty" weft:"min=1,max=10000,default=100"`
+}
+
+// ListOut is the output of tools that return a list of documents.
+type ListOut struct {
+	Results []any `json:"results" weft:"itemType=object"`
+	Count   int   `json:"count"`
+}
+
+// HTTP makes one bounded request.
+var HTTP = Declare[HTTPIn, HTTPOut](&Spec{
+	Name: "http", Domain: "utility", Kind: KindActivity,
+	Title:       "HTTP request",
+	Description: "A bounded GET or POST with a timeout and a response size cap. Private, loopback and link-local addresses are refused unless allowed in config.",
+	RawInput: map[string]string{"timeout": `{"type":["string","number"],"pattern":"^[0-9]+(ms|s|m)$","minimum":1,"default":"30s","description":"30s, 500ms; or a number of milliseconds"}`,
+		"body": `{}`},
+	Annotations: Annotations{OpenWorld: true},
+	Calls:       func(map[string]any) Calls { return Calls{HTTP: 1} },
+})
+
+// HTTPIn is http's input.
+type HTTPIn struct {
+	URL      string            `json:"url" pattern:"^https?://" weft:"maxLength=4096"`
+	Method   string            `json:"method,omitempty" weft:"enum=GET|POST,default=GET"`
+	Headers  map[string]string `json:"headers,omitempty"`
+	Body     any               `json:"body,omitempty"`
+	Timeout  any               `json:"timeout,omitempty"`
+	MaxBytes int64             `json:"maxBytes,omitempty" weft:"min=1,max=10485760,default=1048576"`
+}
+
+// HTTPOut is http's output: a JSON response's body parsed, any other as text.
+type HTTPOut struct {
+	Status    int               `json:"status"`
+	Headers   map[string]string `json:"headers"`
+	Truncated bool              `json:"truncated"`
+	Body      any               `json:"body,omitempty"`
+	Text      *string           `json:"text,omitempty"`
 }
