@@ -104,12 +104,7 @@ func NewTools(cfg Config) *Tools {
 // unbound are the handlers not yet bound to a typed declaration (declare.go).
 func (t *Tools) unbound() map[string]Handler {
 	return map[string]Handler{
-		"embed":       t.embed,
-		"similarity":  t.similarity,
-		"generate":    t.generate,
 		"llm":         t.llm,
-		"remember":    t.remember,
-		"recall":      t.recall,
 		"models":      t.models,
 		"search":      t.search,
 		"query":       t.query,

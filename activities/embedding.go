@@ -51,25 +51,26 @@ func (t *Tools) embedTexts(ctx context.Context, texts []string, inputType, model
 	return p.Embed(ctx, texts, inputType, model, dims)
 }
 
-func (t *Tools) embed(ctx context.Context, in map[string]any) (any, *toolspec.Usage, error) {
-	inputType := str(in, "inputType")
-	if inputType == "" {
-		inputType = "query"
-	}
-	emb, err := t.embedTexts(ctx, []string{str(in, "text")}, inputType, str(in, "model"), num(in, "dimensions", 0))
+func init() {
+	bind(toolspec.Embed, (*Tools).embed)
+	bind(toolspec.Similarity, (*Tools).similarity)
+}
+
+func (t *Tools) embed(ctx context.Context, in toolspec.EmbedIn) (toolspec.EmbedOut, *toolspec.Usage, error) {
+	emb, err := t.embedTexts(ctx, []string{in.Text}, in.InputType, in.Model, in.Dimensions)
 	if err != nil {
-		return nil, nil, err
+		return toolspec.EmbedOut{}, nil, err
 	}
 	vec := emb.Vectors[0]
-	return map[string]any{"text": str(in, "text"), "model": emb.Model, "vector": vec, "dimensions": len(vec), "inputType": inputType},
+	return toolspec.EmbedOut{Text: in.Text, Model: emb.Model, Vector: vec, Dimensions: len(vec), InputType: in.InputType},
 		&toolspec.Usage{EmbeddingTokens: emb.Tokens}, nil
 }
 
-func (t *Tools) similarity(ctx context.Context, in map[string]any) (any, *toolspec.Usage, error) {
-	emb, err := t.embedTexts(ctx, []string{str(in, "text1"), str(in, "text2")}, "document", str(in, "model"), 0)
+func (t *Tools) similarity(ctx context.Context, in toolspec.SimilarityIn) (toolspec.SimilarityOut, *toolspec.Usage, error) {
+	emb, err := t.embedTexts(ctx, []string{in.Text1, in.Text2}, "document", in.Model, 0)
 	if err != nil {
-		return nil, nil, err
+		return toolspec.SimilarityOut{}, nil, err
 	}
-	return map[string]any{"text1": str(in, "text1"), "text2": str(in, "text2"), "similarity": embedder.Cosine(emb.Vectors[0], emb.Vectors[1]), "model": emb.Model},
+	return toolspec.SimilarityOut{Text1: in.Text1, Text2: in.Text2, Similarity: embedder.Cosine(emb.Vectors[0], emb.Vectors[1]), Model: emb.Model},
 		&toolspec.Usage{EmbeddingTokens: emb.Tokens}, nil
 }

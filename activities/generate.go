@@ -54,32 +54,35 @@ func renderContext(v any) string {
 	return string(j)
 }
 
-func (t *Tools) generate(ctx context.Context, in map[string]any) (any, *toolspec.Usage, error) {
+func init() { bind(toolspec.Generate, (*Tools).generate) }
+
+func (t *Tools) generate(ctx context.Context, in toolspec.GenerateIn) (toolspec.GenerateOut, *toolspec.Usage, error) {
+	var none toolspec.GenerateOut
 	if t.openai == nil {
-		return nil, nil, &ConfigError{Msg: "no LLM configured on this worker: set OPENAI_BASE_URL (OpenAI, Ollama, vLLM, OpenRouter), OPENAI_API_KEY if it needs one, and WEFT_CHAT_MODEL where the worker runs (weft dev or weft worker's environment), then restart it"}
+		return none, nil, &ConfigError{Msg: "no LLM configured on this worker: set OPENAI_BASE_URL (OpenAI, Ollama, vLLM, OpenRouter), OPENAI_API_KEY if it needs one, and WEFT_CHAT_MODEL where the worker runs (weft dev or weft worker's environment), then restart it"}
 	}
-	model := str(in, "model")
+	model := in.Model
 	if model == "" {
 		model = t.cfg.ChatModel
 	}
 	if model == "" {
-		return nil, nil, &ConfigError{Msg: "no chat model: set WEFT_CHAT_MODEL or the step's \"model\" input"}
+		return none, nil, &ConfigError{Msg: "no chat model: set WEFT_CHAT_MODEL or the step's \"model\" input"}
 	}
-	prompt := str(in, "prompt")
-	if c := renderContext(in["context"]); c != "" {
+	prompt := in.Prompt
+	if c := renderContext(in.Context); c != "" {
 		prompt += "\n\nContext:\n" + c
 	}
-	req := provider.GenerateRequest{Model: model, SystemPrompt: str(in, "systemPrompt"), Prompt: prompt, MaxTokens: num(in, "maxTokens", 0)}
-	if f, ok := in["temperature"].(float64); ok {
-		t32 := float32(f)
+	req := provider.GenerateRequest{Model: model, SystemPrompt: in.SystemPrompt, Prompt: prompt, MaxTokens: in.MaxTokens}
+	if in.Temperature != nil {
+		t32 := float32(*in.Temperature)
 		req.Temperature = &t32
 	}
 	g, err := t.openai.Generate(ctx, req)
 	if err != nil {
-		return nil, nil, err
+		return none, nil, err
 	}
 	usage := &toolspec.Usage{PromptTokens: g.PromptTokens, CompletionTokens: g.CompletionTokens, TotalTokens: g.PromptTokens + g.CompletionTokens, Model: g.Model}
 	usage.CostUSD = t.prices.Cost(g.Model, model, g.PromptTokens, g.CompletionTokens)
-	return map[string]any{"text": g.Text, "model": g.Model,
-		"usage": map[string]any{"promptTokens": g.PromptTokens, "completionTokens": g.CompletionTokens, "totalTokens": usage.TotalTokens, "costUsd": usage.CostUSD}}, usage, nil
+	return toolspec.GenerateOut{Text: g.Text, Model: g.Model, Usage: toolspec.TokenUsage{PromptTokens: g.PromptTokens,
+		CompletionTokens: g.CompletionTokens, TotalTokens: usage.TotalTokens, CostUSD: usage.CostUSD}}, usage, nil
 }

@@ -23,34 +23,38 @@ func memoryID(scope, text string) string {
 	return hex.EncodeToString(h[:16])
 }
 
-func (t *Tools) remember(ctx context.Context, in map[string]any) (any, *toolspec.Usage, error) {
+func init() {
+	bind(toolspec.Remember, (*Tools).remember)
+	bind(toolspec.Recall, (*Tools).recall)
+}
+
+func (t *Tools) remember(ctx context.Context, in toolspec.RememberIn) (toolspec.RememberOut, *toolspec.Usage, error) {
+	var none toolspec.RememberOut
 	store, err := t.Store(ctx)
 	if err != nil {
-		return nil, nil, err
+		return none, nil, err
 	}
-	db, scope, text := t.database(in), str(in, "scope"), str(in, "text")
+	db, scope, text := t.databaseNamed(in.DB), in.Scope, in.Text
 	model, err := store.CollectionModel(ctx, db, MemoryCollection)
 	if err != nil {
-		return nil, nil, err
+		return none, nil, err
 	}
 	if model == "" {
 		model = t.defaultEmbeddingModel()
 	}
 	emb, err := t.embedTexts(ctx, []string{text}, "document", model, 0)
 	if err != nil {
-		return nil, nil, err
+		return none, nil, err
 	}
 	id := memoryID(scope, text)
 	existed, err := store.Has(ctx, db, MemoryCollection, id)
 	if err != nil {
-		return nil, nil, err
+		return none, nil, err
 	}
 	now := time.Now().UTC()
 	meta := map[string]any{}
-	if m, ok := in["metadata"].(map[string]any); ok {
-		for k, v := range m {
-			meta[k] = v
-		}
+	for k, v := range in.Metadata {
+		meta[k] = v
 	}
 	meta["scope"] = scope
 	if !existed {
@@ -61,31 +65,32 @@ func (t *Tools) remember(ctx context.Context, in map[string]any) (any, *toolspec
 	doc := mongostore.Chunk{ID: id, Text: text, Source: "memory:" + scope, Metadata: meta, Model: emb.Model,
 		Embedding: bson.NewVector(emb.Vectors[0]), CreatedAt: now, UpdatedAt: now}
 	if err := store.Upsert(ctx, db, MemoryCollection, []mongostore.Chunk{doc}); err != nil {
-		return nil, nil, err
+		return none, nil, err
 	}
-	return map[string]any{"id": id, "scope": scope, "stored": !existed, "duplicate": existed}, &toolspec.Usage{EmbeddingTokens: emb.Tokens}, nil
+	return toolspec.RememberOut{ID: id, Scope: scope, Stored: !existed, Duplicate: existed}, &toolspec.Usage{EmbeddingTokens: emb.Tokens}, nil
 }
 
-func (t *Tools) recall(ctx context.Context, in map[string]any) (any, *toolspec.Usage, error) {
+func (t *Tools) recall(ctx context.Context, in toolspec.RecallIn) (toolspec.RecallOut, *toolspec.Usage, error) {
+	none := toolspec.RecallOut{}
 	store, err := t.Store(ctx)
 	if err != nil {
-		return nil, nil, err
+		return none, nil, err
 	}
-	db, scope := t.database(in), str(in, "scope")
+	db, scope := t.databaseNamed(in.DB), in.Scope
 	model, err := store.CollectionModel(ctx, db, MemoryCollection)
 	if err != nil {
-		return nil, nil, err
+		return none, nil, err
 	}
 	if model == "" {
-		return map[string]any{"scope": scope, "results": []any{}}, nil, nil // nothing remembered yet
+		return toolspec.RecallOut{Scope: scope, Results: []toolspec.Memory{}}, nil, nil // nothing remembered yet
 	}
-	emb, err := t.embedTexts(ctx, []string{str(in, "query")}, "query", model, 0)
+	emb, err := t.embedTexts(ctx, []string{in.Query}, "query", model, 0)
 	if err != nil {
-		return nil, nil, err
+		return none, nil, err
 	}
-	hits, _, err := store.Search(ctx, db, MemoryCollection, emb.Vectors[0], num(in, "limit", 5), map[string]any{"metadata.scope": scope})
+	hits, _, err := store.Search(ctx, db, MemoryCollection, emb.Vectors[0], in.Limit, map[string]any{"metadata.scope": scope})
 	if err != nil {
-		return nil, nil, err
+		return none, nil, err
 	}
 	when := func(h mongostore.Hit) string { s, _ := h.Metadata["rememberedAt"].(string); return s }
 	sort.SliceStable(hits, func(i, j int) bool {
@@ -94,11 +99,11 @@ func (t *Tools) recall(ctx context.Context, in map[string]any) (any, *toolspec.U
 		}
 		return when(hits[i]) > when(hits[j])
 	})
-	out := make([]any, len(hits))
+	out := make([]toolspec.Memory, len(hits))
 	for i, h := range hits {
-		out[i] = map[string]any{"id": h.ID, "text": h.Content, "score": h.Score, "rememberedAt": when(h)}
+		out[i] = toolspec.Memory{ID: h.ID, Text: h.Content, Score: h.Score, RememberedAt: when(h)}
 	}
-	return map[string]any{"scope": scope, "results": out}, &toolspec.Usage{EmbeddingTokens: emb.Tokens}, nil
+	return toolspec.RecallOut{Scope: scope, Results: out}, &toolspec.Usage{EmbeddingTokens: emb.Tokens}, nil
 }
 
 // Memory is what `weft memory` lists.

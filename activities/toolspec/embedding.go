@@ -1,31 +1,51 @@
 package toolspec
 
-func init() {
-	register(&Spec{
-		Name: "embed", Domain: "embedding", Kind: KindActivity,
-		Title:       "Embed text",
-		Description: "Return the embedding vector of a text, for custom similarity logic or storage elsewhere.",
-		Input: `{"type":"object","required":["text"],"additionalProperties":false,"properties":{
-		  "text":{"type":"string","minLength":1,"maxLength":32000},
-		  "model":{"type":"string"},
-		  "inputType":{"type":"string","enum":["document","query"],"default":"query"},
-		  "dimensions":{"type":"integer","enum":[256,512,1024,2048]}}}`,
-		Output: `{"type":"object","properties":{"text":{"type":"string"},"model":{"type":"string"},
-		  "vector":{"type":"array","items":{"type":"number"}},"dimensions":{"type":"integer"},"inputType":{"type":"string"}}}`,
-		Annotations: readOnlyOpen,
-		Calls:       func(map[string]any) Calls { return Calls{Embed: 1} },
-	})
-	register(&Spec{
-		Name: "similarity", Domain: "embedding", Kind: KindActivity,
-		Title:       "Compare two texts",
-		Description: "Cosine similarity of two texts' embeddings (one batched embedding call).",
-		Input: `{"type":"object","required":["text1","text2"],"additionalProperties":false,"properties":{
-		  "text1":{"type":"string","minLength":1,"maxLength":32000},
-		  "text2":{"type":"string","minLength":1,"maxLength":32000},
-		  "model":{"type":"string"}}}`,
-		Output: `{"type":"object","properties":{"text1":{"type":"string"},"text2":{"type":"string"},
-		  "similarity":{"type":"number"},"model":{"type":"string"}}}`,
-		Annotations: readOnlyOpen,
-		Calls:       func(map[string]any) Calls { return Calls{Embed: 1} },
-	})
+// Embed returns a text's embedding vector.
+var Embed = Declare[EmbedIn, EmbedOut](&Spec{
+	Name: "embed", Domain: "embedding", Kind: KindActivity,
+	Title:       "Embed text",
+	Description: "Return the embedding vector of a text, for custom similarity logic or storage elsewhere.",
+	Annotations: readOnlyOpen,
+	Calls:       func(map[string]any) Calls { return Calls{Embed: 1} },
+})
+
+// EmbedIn is embed's input.
+type EmbedIn struct {
+	Text       string `json:"text" weft:"minLength=1,maxLength=32000"`
+	Model      string `json:"model,omitempty"`
+	InputType  string `json:"inputType,omitempty" weft:"enum=document|query,default=query"`
+	Dimensions int    `json:"dimensions,omitempty" weft:"enum=256|512|1024|2048"`
+}
+
+// EmbedOut is embed's output.
+type EmbedOut struct {
+	Text       string    `json:"text"`
+	Model      string    `json:"model"`
+	Vector     []float32 `json:"vector"`
+	Dimensions int       `json:"dimensions"`
+	InputType  string    `json:"inputType"`
+}
+
+// Similarity compares two texts by meaning.
+var Similarity = Declare[SimilarityIn, SimilarityOut](&Spec{
+	Name: "similarity", Domain: "embedding", Kind: KindActivity,
+	Title:       "Compare two texts",
+	Description: "Cosine similarity of two texts' embeddings (one batched embedding call).",
+	Annotations: readOnlyOpen,
+	Calls:       func(map[string]any) Calls { return Calls{Embed: 1} },
+})
+
+// SimilarityIn is similarity's input.
+type SimilarityIn struct {
+	Text1 string `json:"text1" weft:"minLength=1,maxLength=32000"`
+	Text2 string `json:"text2" weft:"minLength=1,maxLength=32000"`
+	Model string `json:"model,omitempty"`
+}
+
+// SimilarityOut is similarity's output.
+type SimilarityOut struct {
+	Text1      string  `json:"text1"`
+	Text2      string  `json:"text2"`
+	Similarity float64 `json:"similarity"`
+	Model      string  `json:"model"`
 }

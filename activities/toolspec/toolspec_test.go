@@ -68,3 +68,15 @@ func TestCalls(t *testing.T) {
 	m, _ := toolspec.Lookup("merge")
 	require.True(t, m.EstimateCalls(nil).IsZero())
 }
+
+// TestScopePattern: a struct tag cannot name a constant, so the memory tools' scope pattern is
+// written in their tags; it must be ScopePattern, which the client and workflows check too.
+func TestScopePattern(t *testing.T) {
+	for _, tool := range []*toolspec.Spec{toolspec.Remember.Spec, toolspec.Recall.Spec} {
+		var sch struct {
+			Properties map[string]struct{ Pattern string } `json:"properties"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(tool.InputJSON()), &sch))
+		require.Equal(t, toolspec.ScopePattern, sch.Properties["scope"].Pattern, tool.Name)
+	}
+}
