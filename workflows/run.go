@@ -45,6 +45,7 @@ type run struct {
 	failure     error // the first step failure that ends the run
 	cancel      workflow.CancelFunc
 	output      any
+	events      eventLog // what happened, in order (events.go)
 }
 
 // stepRun is one step's progress.
@@ -77,15 +78,22 @@ func Run(ctx workflow.Context, req *weftv1.RunRequest) (*weftv1.RunResult, error
 	if err := r.registerHandlers(ctx); err != nil {
 		return nil, err
 	}
+	if err := r.registerEventHandlers(ctx); err != nil {
+		return nil, err
+	}
+	r.record(ctx, RunEvent{Type: EventRunStarted})
 	r.namedActivities = workflow.GetVersion(ctx, ChangeActivityIDs, workflow.DefaultVersion, 1) >= 1
 	r.setStatus(ctx, StatusRunning)
 	err = r.execute(ctx)
 	if err != nil {
 		r.setStatus(ctx, StatusFailed)
+		r.finishEvents(ctx, err)
 		return nil, err
 	}
 	r.setStatus(ctx, StatusCompleted)
-	return r.result(ctx)
+	res, err := r.result(ctx)
+	r.finishEvents(ctx, err)
+	return res, err
 }
 
 func invalidDefinition(format string, args ...any) error {
@@ -199,6 +207,7 @@ func (r *run) runStep(ctx workflow.Context, sr *stepRun) {
 	defer func() {
 		sr.done = true
 		r.publish(sr)
+		r.recordStepEnd(ctx, sr)
 	}()
 	deps := sr.cs.Deps
 	err := workflow.Await(ctx, func() bool {
@@ -238,6 +247,7 @@ func (r *run) runStep(ctx workflow.Context, sr *stepRun) {
 	sr.status = StatusRunning
 	sr.started = workflow.Now(ctx)
 	r.publish(sr)
+	r.recordStep(ctx, sr, EventStepStarted)
 	var out any
 	if sr.cs.ForEach != nil {
 		out, err = r.forEach(ctx, sr)

@@ -127,11 +127,26 @@ func (r *run) runActivity(ctx workflow.Context, sr *stepRun, tool string, opts w
 		return nil, err
 	}
 	actx := workflow.WithActivityOptions(ctx, opts)
+	model := tool == toolspec.LLM
+	if model {
+		r.record(ctx, RunEvent{Type: EventLLMStarted, Step: sr.cs.ID, Key: keyOfActivity(opts.ActivityID), Activity: opts.ActivityID, Iteration: sr.iterations})
+	}
 	var res toolspec.Result
 	err := workflow.ExecuteActivity(actx, tool, inputs).Get(actx, &res)
+	if model {
+		e := RunEvent{Type: EventLLMFinished, Step: sr.cs.ID, Key: keyOfActivity(opts.ActivityID), Activity: opts.ActivityID, Iteration: sr.iterations}
+		if err != nil {
+			e.Error = errorText(err)
+		} else if m, ok := res.Output.(map[string]any); ok {
+			text, _ := m["text"].(string)
+			e.Text = capText(text)
+		}
+		r.record(ctx, e)
+	}
 	if err != nil {
 		if u := failedUsage(err); u != nil {
 			r.addUsage(sr, u) // the provider billed the calls of a failed attempt too
+			r.recordUsage(ctx, sr)
 		}
 		var ae *temporal.ActivityError
 		if asActivityError(err, &ae) && ae.RetryState().String() == "MaximumAttemptsReached" {
@@ -143,6 +158,9 @@ func (r *run) runActivity(ctx workflow.Context, sr *stepRun, tool string, opts w
 	}
 	sr.attempts += max(res.Attempt, 1)
 	r.addUsage(sr, res.Usage)
+	if res.Usage != nil {
+		r.recordUsage(ctx, sr)
+	}
 	for _, w := range res.Warnings {
 		if !slices.Contains(sr.warnings, w) {
 			sr.warnings = append(sr.warnings, w)

@@ -196,6 +196,7 @@ func (r *run) agent(ctx workflow.Context, sr *stepRun, inputs map[string]any, en
 				ErrStepFailed, nil)
 		}
 		sr.iterations = int32(iter)
+		r.record(ctx, RunEvent{Type: EventIteration, Step: sr.cs.ID, Key: key, Iteration: sr.iterations})
 		opts := llmOptions(activityOptions(sr.cs.Policy, spec, fmt.Sprintf("%s · model call %d", sr.cs.Title(), iter)))
 		opts.ActivityID = r.activityID(sr, stepKey(sr, env))
 		out, err := r.runActivity(ctx, sr, toolspec.LLM, opts, llm)
@@ -314,7 +315,15 @@ func (r *run) toolCall(ctx workflow.Context, sr *stepRun, key string, iter, n in
 	var args map[string]any
 	var result any
 	errMsg := ""
+	announced := false
+	announce := func() {
+		if !announced {
+			announced = true
+			r.record(ctx, RunEvent{Type: EventToolCallStarted, Step: sr.cs.ID, Key: key + "/" + callID, Iteration: int32(iter), Call: eventCall(rec)})
+		}
+	}
 	finish := func() (map[string]any, map[string]any) {
+		announce()
 		content := ""
 		if errMsg != "" {
 			content = "error: " + errMsg
@@ -352,6 +361,7 @@ func (r *run) toolCall(ctx workflow.Context, sr *stepRun, key string, iter, n in
 		} else {
 			record["result"] = content
 		}
+		r.record(ctx, RunEvent{Type: EventToolCallFinished, Step: sr.cs.ID, Key: key + "/" + callID, Iteration: int32(iter), Call: eventCall(rec), Error: errMsg})
 		return map[string]any{"role": "tool", "toolCallId": callID, "name": fname, "content": content}, record
 	}
 	tool, ok := tools[fname]
@@ -379,6 +389,7 @@ func (r *run) toolCall(ctx workflow.Context, sr *stepRun, key string, iter, n in
 		errMsg = "the arguments do not fit the tool's schema: " + err.Error()
 		return finish()
 	}
+	announce()
 	if cfg.approve["*"] || cfg.approve[tool.Name()] || needsApproval(tool) {
 		decision, err := r.approveCall(ctx, sr, key+"/"+callID, tool, args)
 		// the tool's time starts after the decision; the wait for a person is reviewMs

@@ -92,11 +92,15 @@ func (r *run) runChild(ctx workflow.Context, sr *stepRun, name string, args map[
 	})
 	sr.childID = id
 	r.publish(sr)
+	r.record(ctx, RunEvent{Type: EventChildStarted, Step: sr.cs.ID, Child: id})
 	var res weftv1.RunResult
 	if err := workflow.ExecuteChildWorkflow(cctx, WorkflowType, req).Get(ctx, &res); err != nil {
 		return nil, err
 	}
 	r.addChildUsage(sr, res.GetUsage())
+	if res.GetUsage() != nil {
+		r.recordUsage(ctx, sr)
+	}
 	if res.Output == nil {
 		return nil, nil
 	}

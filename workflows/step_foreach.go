@@ -64,8 +64,10 @@ func (r *run) forEach(ctx workflow.Context, sr *stepRun) (any, error) {
 	err = eachBounded(ctx, len(items), limit, func(ctx workflow.Context, i int) error {
 		defer func() { finished++; sr.itemsDone = int32(finished) }()
 		env := itemEnv(r.env, map[string]any{"item": items[i], "index": i})
+		r.recordItem(ctx, sr, i, EventItemStarted, nil)
 		out, err := r.execOnce(ctx, sr, env)
 		if err != nil {
+			r.recordItem(ctx, sr, i, EventItemFailed, err)
 			var rej *reviewRejected
 			if errors.As(err, &rej) {
 				results[i] = rej.output
@@ -73,6 +75,7 @@ func (r *run) forEach(ctx workflow.Context, sr *stepRun) (any, error) {
 			return fmt.Errorf("item %d: %w", i, err)
 		}
 		results[i] = out
+		r.recordItem(ctx, sr, i, EventItemCompleted, nil)
 		return nil
 	})
 	if err != nil {

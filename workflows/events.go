@@ -1,0 +1,353 @@
+package workflows
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+
+	weftv1 "github.com/weftworks/weft/proto/weft/v1"
+)
+
+// A run records what happens in it where it happens: each RunEvent gets the next sequence
+// number and the workflow's time. The events live in workflow memory only (a bounded ring), not
+// in history: recording one adds no command, and replay rebuilds the same events with the same
+// numbers and times. Clients read them with the events query (QueryEvents, from a sequence
+// number) and wait for the next one with the wait Update (UpdateWaitEvents), which returns as
+// soon as the run records an event after the given number: a long poll, so a client sees a step
+// finish within milliseconds and asks nothing while nothing happens.
+//
+// Streamed model text does not go through the run (Temporal keeps no partial results): it is an
+// llm activity's heartbeat, which clients read into the same model (client.Event with step,
+// attempt and offset); the llm_finished event carries the final text so the last piece arrives.
+
+// Event types. The client's Event uses the same names.
+const (
+	EventRunStarted       = "run_started"
+	EventRunCompleted     = "run_completed"
+	EventRunFailed        = "run_failed"
+	EventStepStarted      = "step_started"
+	EventStepCompleted    = "step_completed"
+	EventStepFailed       = "step_failed"
+	EventStepSkipped      = "step_skipped"
+	EventStepCancelled    = "step_cancelled"
+	EventItemStarted      = "item_started"
+	EventItemCompleted    = "item_completed"
+	EventItemFailed       = "item_failed"
+	EventIteration        = "iteration_started"
+	EventLLMStarted       = "llm_started"
+	EventLLMFinished      = "llm_finished"
+	EventToolCallStarted  = "tool_call_started"
+	EventToolCallFinished = "tool_call_finished"
+	EventReviewRequested  = "review_requested"
+	EventReviewDecided    = "review_decided"
+	EventUsage            = "usage"
+	EventChildStarted     = "child_started"
+)
+
+const (
+	// QueryEvents answers an EventPage: the events after a sequence number (its argument).
+	QueryEvents = "events"
+	// UpdateWaitEvents waits until the run records an event after a sequence number (its
+	// argument) or ends, and returns the newest sequence number. Clients give it the id
+	// WaitEventsID(since), so that every client waiting for the same event shares one Update.
+	UpdateWaitEvents = "wait-events"
+	// EventRing is how many events a run keeps; a client further behind is told how many it
+	// missed (EventPage.Oldest) and reads the state for the rest.
+	EventRing = 2000
+	// EventPageMax is how many events one query answers.
+	EventPageMax = 500
+	// maxEventWaits bounds the wait Updates a run accepts (each leaves two events in history);
+	// past it, and past maxWaitHistory events of history, clients read the events query at an
+	// interval instead. Temporal itself refuses more than 2000 Updates per run by default.
+	maxEventWaits  = 1500
+	maxWaitHistory = 20000
+	// eventTextCap bounds the text an llm_finished event carries; eventDataCap the review data
+	// and tool call arguments an event carries (the state has them whole).
+	eventTextCap = 64 << 10
+	eventDataCap = 16 << 10
+)
+
+// WaitEventsID is the Update id of a wait for the events after since.
+func WaitEventsID(since int64) string { return "weft-events-after-" + strconv.FormatInt(since, 10) }
+
+// Error types with which the wait Update is refused (the refusal leaves nothing in history).
+const (
+	// ErrEventsAvailable: events after the number exist already; read them with the query.
+	ErrEventsAvailable = "EventsAvailable"
+	// ErrRunEnded: the run recorded its last event.
+	ErrRunEnded = "RunEnded"
+	// ErrNoMoreWaits: the run takes no more waits; read the query at an interval.
+	ErrNoMoreWaits = "NoMoreWaits"
+)
+
+// RunEvent is one thing that happened in a run. Only the fields of its type are set.
+type RunEvent struct {
+	Seq  int64     `json:"seq"`
+	Time time.Time `json:"time"`
+	Type string    `json:"event"`
+	// Step is the step id; Key the step's key when it differs (a forEach item "each[2]", an
+	// agent's tool call "agent/CALL").
+	Step string `json:"step,omitempty"`
+	Key  string `json:"key,omitempty"`
+	// Item is the forEach item's index (item_* events; -1 elsewhere is left out).
+	Item *int `json:"item,omitempty"`
+	// Iteration is the agent's or loop's iteration (iteration_started, llm_*, tool_call_*).
+	Iteration int32 `json:"iteration,omitempty"`
+	// Activity is the id of the llm activity (llm_*): the heartbeats of the same id are its text.
+	Activity string `json:"activity,omitempty"`
+	// Text is the final text of a model call (llm_finished), at most eventTextCap bytes.
+	Text string `json:"text,omitempty"`
+	// Error is the cause (run_failed, step_failed, item_failed, llm_finished of a failed call).
+	Error string `json:"error,omitempty"`
+	// Decision and Reviewer: review_decided.
+	Decision string `json:"decision,omitempty"`
+	Reviewer string `json:"reviewer,omitempty"`
+	// Child is a child run's id (step_started of a workflow step, when known).
+	Child string `json:"child,omitempty"`
+
+	State  *weftv1.StepState     `json:"-"` // step_* events: the step as it was (no output)
+	Review *weftv1.ReviewRequest `json:"-"` // review_* events
+	Call   *weftv1.ToolCall      `json:"-"` // tool_call_* events
+	Usage  *weftv1.TokenUsage    `json:"-"` // usage: the run's total so far; step_* the step's
+}
+
+type runEventJSON struct {
+	plainRunEvent
+	State  json.RawMessage `json:"state,omitempty"`
+	Review json.RawMessage `json:"review,omitempty"`
+	Call   json.RawMessage `json:"call,omitempty"`
+	Usage  json.RawMessage `json:"usage,omitempty"`
+}
+
+type plainRunEvent RunEvent
+
+// MarshalJSON writes the proto parts as proto JSON.
+func (e RunEvent) MarshalJSON() ([]byte, error) {
+	out := runEventJSON{plainRunEvent: plainRunEvent(e)}
+	var err error
+	for _, p := range []struct {
+		m   proto.Message
+		dst *json.RawMessage
+	}{{e.State, &out.State}, {e.Review, &out.Review}, {e.Call, &out.Call}, {e.Usage, &out.Usage}} {
+		if p.m == nil || !p.m.ProtoReflect().IsValid() {
+			continue
+		}
+		if *p.dst, err = protojson.Marshal(p.m); err != nil {
+			return nil, err
+		}
+	}
+	return json.Marshal(out)
+}
+
+// UnmarshalJSON reads what MarshalJSON wrote.
+func (e *RunEvent) UnmarshalJSON(b []byte) error {
+	var in runEventJSON
+	if err := json.Unmarshal(b, &in); err != nil {
+		return err
+	}
+	*e = RunEvent(in.plainRunEvent)
+	opts := protojson.UnmarshalOptions{DiscardUnknown: true}
+	if len(in.State) > 0 {
+		e.State = &weftv1.StepState{}
+		if err := opts.Unmarshal(in.State, e.State); err != nil {
+			return err
+		}
+	}
+	if len(in.Review) > 0 {
+		e.Review = &weftv1.ReviewRequest{}
+		if err := opts.Unmarshal(in.Review, e.Review); err != nil {
+			return err
+		}
+	}
+	if len(in.Call) > 0 {
+		e.Call = &weftv1.ToolCall{}
+		if err := opts.Unmarshal(in.Call, e.Call); err != nil {
+			return err
+		}
+	}
+	if len(in.Usage) > 0 {
+		e.Usage = &weftv1.TokenUsage{}
+		if err := opts.Unmarshal(in.Usage, e.Usage); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// EventPage answers the events query.
+type EventPage struct {
+	Events []RunEvent `json:"events"`
+	// Oldest is the sequence number of the oldest event the run still keeps; a reader that asked
+	// for events after a number below Oldest-1 missed Oldest-1-since of them.
+	Oldest int64 `json:"oldest"`
+	// Last is the newest sequence number: more events follow when it is past the page's last.
+	Last int64 `json:"last"`
+	// Ended: the run recorded its last event (run_completed or run_failed).
+	Ended bool `json:"ended,omitempty"`
+}
+
+// eventLog is a run's ring of events.
+type eventLog struct {
+	ring  []RunEvent
+	seq   int64
+	ended bool
+	waits int
+}
+
+// record adds an event with the next sequence number and the workflow's time.
+func (r *run) record(ctx workflow.Context, e RunEvent) {
+	l := &r.events
+	l.seq++
+	e.Seq = l.seq
+	e.Time = workflow.Now(ctx)
+	if len(l.ring) >= EventRing {
+		copy(l.ring, l.ring[1:])
+		l.ring[len(l.ring)-1] = e
+	} else {
+		l.ring = append(l.ring, e)
+	}
+	if e.Type == EventRunCompleted || e.Type == EventRunFailed {
+		l.ended = true
+	}
+}
+
+// page answers the events after since.
+func (l *eventLog) page(since int64) *EventPage {
+	p := &EventPage{Last: l.seq, Ended: l.ended, Oldest: l.seq + 1, Events: []RunEvent{}}
+	if len(l.ring) > 0 {
+		p.Oldest = l.ring[0].Seq
+	}
+	for _, e := range l.ring {
+		if e.Seq <= since {
+			continue
+		}
+		if len(p.Events) == EventPageMax {
+			break
+		}
+		p.Events = append(p.Events, e)
+	}
+	return p
+}
+
+// registerEventHandlers installs the events query and the wait Update. Neither adds a command:
+// the query reads memory, and the Update only waits (workflow.Await) for the run's own progress.
+func (r *run) registerEventHandlers(ctx workflow.Context) error {
+	if err := workflow.SetQueryHandler(ctx, QueryEvents, func(since int64) (*EventPage, error) {
+		return r.events.page(since), nil
+	}); err != nil {
+		return err
+	}
+	return workflow.SetUpdateHandlerWithOptions(ctx, UpdateWaitEvents,
+		func(ctx workflow.Context, since int64) (int64, error) {
+			r.events.waits++
+			_ = workflow.Await(ctx, func() bool { return r.events.seq > since || r.events.ended })
+			return r.events.seq, nil
+		},
+		workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, since int64) error {
+			switch {
+			case r.events.ended:
+				return temporal.NewApplicationError("the run has ended: read its events with the events query", ErrRunEnded)
+			case r.events.seq > since:
+				return temporal.NewApplicationError("there are events after this one: read them with the events query", ErrEventsAvailable)
+			case r.events.waits >= maxEventWaits || workflow.GetInfo(ctx).GetCurrentHistoryLength() > maxWaitHistory:
+				return temporal.NewApplicationError("this run takes no more waits: read its events with the events query at an interval", ErrNoMoreWaits)
+			}
+			return nil
+		}})
+}
+
+// finishEvents records how the run ended and lets the waits in flight answer before the run
+// returns (Temporal fails the Updates a run leaves unfinished). It adds no command.
+func (r *run) finishEvents(ctx workflow.Context, err error) {
+	if err != nil {
+		r.record(ctx, RunEvent{Type: EventRunFailed, Error: errorText(err), Usage: copyUsage(&r.usage)})
+	} else {
+		r.record(ctx, RunEvent{Type: EventRunCompleted, Usage: copyUsage(&r.usage)})
+	}
+	_ = awaitDetached(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
+}
+
+// eventState is a step's state for an event: without its output (the state query has it) and
+// its tool calls (they have their own events).
+func (r *run) eventState(sr *stepRun) *weftv1.StepState {
+	s := r.stepState(sr, true)
+	s.Output, s.ToolCalls = nil, nil
+	return s
+}
+
+// recordStep records a step event of the step's current status.
+func (r *run) recordStep(ctx workflow.Context, sr *stepRun, typ string) {
+	e := RunEvent{Type: typ, Step: sr.cs.ID, State: r.eventState(sr), Child: sr.childID}
+	if typ == EventStepFailed {
+		e.Error = sr.err
+	}
+	r.record(ctx, e)
+}
+
+// recordStepEnd records the event of the status a step ended with.
+func (r *run) recordStepEnd(ctx workflow.Context, sr *stepRun) {
+	switch sr.status {
+	case StatusCompleted:
+		r.recordStep(ctx, sr, EventStepCompleted)
+	case StatusFailed:
+		r.recordStep(ctx, sr, EventStepFailed)
+	case StatusSkipped:
+		r.recordStep(ctx, sr, EventStepSkipped)
+	case StatusCancelled:
+		r.recordStep(ctx, sr, EventStepCancelled)
+	}
+}
+
+// eventReview is a review request for an event: its data left out when large.
+func eventReview(req *weftv1.ReviewRequest) *weftv1.ReviewRequest {
+	out := proto.Clone(req).(*weftv1.ReviewRequest)
+	if out.Data != nil && proto.Size(out.Data) > eventDataCap {
+		out.Data = nil
+	}
+	if out.Schema != nil && proto.Size(out.Schema) > eventDataCap {
+		out.Schema = nil
+	}
+	return out
+}
+
+// eventCall is a tool call record for an event (a copy: the record changes later).
+func eventCall(c *weftv1.ToolCall) *weftv1.ToolCall {
+	out := proto.Clone(c).(*weftv1.ToolCall)
+	if out.Arguments != nil && proto.Size(out.Arguments) > eventDataCap {
+		out.Arguments = nil
+	}
+	return out
+}
+
+func capText(s string) string {
+	if len(s) > eventTextCap {
+		return s[:eventTextCap]
+	}
+	return s
+}
+
+// recordItem records a forEach item event.
+func (r *run) recordItem(ctx workflow.Context, sr *stepRun, i int, typ string, err error) {
+	e := RunEvent{Type: typ, Step: sr.cs.ID, Key: itemKey(sr.cs.ID, i), Item: &i}
+	if err != nil {
+		e.Error = errorText(err)
+	}
+	r.record(ctx, e)
+}
+
+// recordUsage records the run's usage so far after a call of step sr.
+func (r *run) recordUsage(ctx workflow.Context, sr *stepRun) {
+	r.record(ctx, RunEvent{Type: EventUsage, Step: sr.cs.ID, Usage: copyUsage(&r.usage)})
+}
+
+// keyOfActivity is the step key an activity id names ("each[2]" of "each[2]#3").
+func keyOfActivity(id string) string {
+	key, _, _ := strings.Cut(id, "#")
+	return key
+}

@@ -1,0 +1,288 @@
+package workflows_test
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/testsuite"
+
+	"github.com/weftworks/weft/activities/toolspec"
+	"github.com/weftworks/weft/workflows"
+)
+
+// events reads every event of the run in h with the events query, page by page from since.
+func events(t *testing.T, h *harness, since int64) *workflows.EventPage {
+	t.Helper()
+	v, err := h.env.QueryWorkflow(workflows.QueryEvents, since)
+	require.NoError(t, err)
+	var p workflows.EventPage
+	require.NoError(t, v.Get(&p))
+	return &p
+}
+
+// lines names each event "type key" (key: the step's key, or its step).
+func lines(evs []workflows.RunEvent) []string {
+	out := []string{}
+	for _, e := range evs {
+		k := e.Key
+		if k == "" {
+			k = e.Step
+		}
+		out = append(out, e.Type+" "+k)
+	}
+	return out
+}
+
+// index is where line l is in ls (-1: absent).
+func index(ls []string, l string) int {
+	for i, s := range ls {
+		if s == l {
+			return i
+		}
+	}
+	return -1
+}
+
+// requireWellFormed: numbered 1..N without gaps or repeats, in time order, run_started first and
+// the run's end last.
+func requireWellFormed(t *testing.T, evs []workflows.RunEvent) {
+	t.Helper()
+	require.NotEmpty(t, evs)
+	for i, e := range evs {
+		require.Equal(t, int64(i+1), e.Seq, "event %d: %s", i, e.Type)
+		require.False(t, e.Time.IsZero(), "event %d has its time", e.Seq)
+		if i > 0 {
+			require.False(t, e.Time.Before(evs[i-1].Time), "event %d is not earlier than the one before", e.Seq)
+		}
+	}
+	require.Equal(t, workflows.EventRunStarted, evs[0].Type)
+	last := evs[len(evs)-1].Type
+	require.Contains(t, []string{workflows.EventRunCompleted, workflows.EventRunFailed}, last)
+}
+
+// before asserts that each pair of lines occurs, the first before the second.
+func before(t *testing.T, ls []string, pairs ...[2]string) {
+	t.Helper()
+	for _, p := range pairs {
+		a, b := index(ls, p[0]), index(ls, p[1])
+		require.True(t, a >= 0, "%q is missing from %v", p[0], ls)
+		require.True(t, b >= 0, "%q is missing from %v", p[1], ls)
+		require.Less(t, a, b, "%q comes before %q in %v", p[0], p[1], ls)
+	}
+}
+
+// TestEventsAreRecordedWhereThingsHappen: the run records its events in the order they happen,
+// numbered without gaps, for parallel steps, a forEach with a failing item, a review, and an
+// agent's model and tool calls.
+func TestEventsAreRecordedWhereThingsHappen(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		flow    string
+		setup   func(h *harness)
+		failed  bool
+		pairs   [][2]string
+		present []string
+	}{
+		{
+			name: "parallel steps",
+			flow: `{"name":"p","steps":[
+			  {"id":"a","tool":"search","inputs":{"query":"x","collection":"c"}},
+			  {"id":"b","tool":"search","inputs":{"query":"y","collection":"c"}},
+			  {"id":"both","tool":"merge","inputs":{"arrays":["{{ a.output.results }}","{{ b.output.results }}"]}}]}`,
+			pairs: [][2]string{
+				{"step_started a", "step_completed a"}, {"step_started b", "step_completed b"},
+				{"step_completed a", "step_started both"}, {"step_completed b", "step_started both"},
+				{"step_completed both", "run_completed "},
+			},
+		},
+		{
+			name: "forEach with a failing item",
+			flow: `{"name":"f","inputs":{"xs":{"type":"array"}},"steps":[{"id":"each","tool":"embed","forEach":"{{ inputs.xs }}","concurrency":1,"inputs":{"text":"{{ item }}"}}]}`,
+			setup: func(h *harness) {
+				h.tools.scripts["embed"] = func(in map[string]any) (any, *toolspec.Usage, error) {
+					if in["text"] == "bad" {
+						return nil, nil, temporal.NewNonRetryableApplicationError("cannot embed bad", toolspec.ErrInvalidInput, nil)
+					}
+					return map[string]any{"dimensions": 3}, nil, nil
+				}
+			},
+			failed: true,
+			pairs: [][2]string{
+				{"step_started each", "item_started each[0]"}, {"item_started each[0]", "item_completed each[0]"},
+				{"item_completed each[0]", "item_started each[1]"}, {"item_started each[1]", "item_failed each[1]"},
+				{"item_failed each[1]", "step_failed each"}, {"step_failed each", "run_failed "},
+			},
+		},
+		{
+			name: "review",
+			flow: `{"name":"r","steps":[{"id":"draft","tool":"generate","inputs":{"prompt":"p"}},
+			  {"id":"ok","tool":"review","inputs":{"title":"Publish?","data":"{{ draft.output.text }}"}}]}`,
+			setup: func(h *harness) {
+				h.env.RegisterDelayedCallback(func() {
+					h.env.UpdateWorkflow(workflows.UpdateReview, "d", &testsuite.TestUpdateCallback{
+						OnAccept: func() {}, OnReject: func(err error) { panic(err) }, OnComplete: func(any, error) {},
+					}, decision(nil, `{"step":"ok","decision":"approve","reviewer":"ana"}`))
+				}, time.Minute)
+			},
+			pairs: [][2]string{
+				{"step_completed draft", "step_started ok"}, {"usage draft", "step_completed draft"},
+				{"step_started ok", "review_requested ok"}, {"review_requested ok", "review_decided ok"},
+				{"review_decided ok", "step_completed ok"},
+			},
+		},
+		{
+			name: "agent tool call",
+			flow: agentFlow,
+			setup: func(h *harness) {
+				withModel(h, &scriptedModel{answers: []func(map[string]any) map[string]any{
+					callTools([3]string{"c1", "search", `{"query":"limits"}`}), say("done"),
+				}})
+			},
+			pairs: [][2]string{
+				{"step_started helper", "iteration_started helper"}, {"iteration_started helper", "llm_started helper"},
+				{"llm_started helper", "llm_finished helper"}, {"llm_finished helper", "tool_call_started helper/c1"},
+				{"tool_call_started helper/c1", "tool_call_finished helper/c1"}, {"tool_call_finished helper/c1", "step_completed helper"},
+			},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t)
+			if tc.setup != nil {
+				tc.setup(h)
+			}
+			var inputs map[string]any
+			if tc.failed {
+				inputs = map[string]any{"xs": []any{"good", "bad", "never"}}
+			}
+			_, err := h.run(t, tc.flow, inputs)
+			require.Equal(t, tc.failed, err != nil, "run error: %v", err)
+			p := events(t, h, 0)
+			require.True(t, p.Ended)
+			requireWellFormed(t, p.Events)
+			ls := lines(p.Events)
+			before(t, ls, tc.pairs...)
+			// Every step that started ended, once.
+			for _, e := range p.Events {
+				if e.Type == workflows.EventStepStarted {
+					n := 0
+					for _, f := range p.Events {
+						if f.Step == e.Step && (f.Type == workflows.EventStepCompleted || f.Type == workflows.EventStepFailed || f.Type == workflows.EventStepCancelled) {
+							n++
+						}
+					}
+					require.Equal(t, 1, n, "step %s ended once in %v", e.Step, ls)
+				}
+			}
+		})
+	}
+}
+
+// TestEventsAgentDetails: the agent's events carry what a client shows: the model call's final
+// text and activity id, the tool call's record, the review's title and decision.
+func TestEventsAgentDetails(t *testing.T) {
+	h := newHarness(t)
+	withModel(h, &scriptedModel{answers: []func(map[string]any) map[string]any{
+		callTools([3]string{"c1", "ingest", `{"text":"one","source":"1.md"}`}), say("the answer"),
+	}})
+	h.env.RegisterDelayedCallback(func() {
+		h.env.UpdateWorkflow(workflows.UpdateReview, "d", &testsuite.TestUpdateCallback{
+			OnAccept: func() {}, OnReject: func(err error) { t.Errorf("refused: %v", err) }, OnComplete: func(any, error) {},
+		}, decision(t, `{"id":"helper/c1","decision":"approve","reviewer":"ana"}`))
+	}, time.Minute)
+	_, err := h.run(t, agentFlow, nil)
+	require.NoError(t, err)
+	p := events(t, h, 0)
+	requireWellFormed(t, p.Events)
+	ls := lines(p.Events)
+	before(t, ls, [2]string{"tool_call_started helper/c1", "review_requested helper/c1"},
+		[2]string{"review_requested helper/c1", "review_decided helper/c1"},
+		[2]string{"review_decided helper/c1", "tool_call_finished helper/c1"})
+	var finals []string
+	for _, e := range p.Events {
+		switch e.Type {
+		case workflows.EventLLMFinished:
+			require.Equal(t, "helper", workflows.StepOfActivity(e.Activity))
+			finals = append(finals, e.Text)
+		case workflows.EventReviewRequested:
+			require.Equal(t, "ingest", e.Review.Tool)
+			require.Contains(t, e.Review.Title, "ingest")
+		case workflows.EventReviewDecided:
+			require.Equal(t, "approve", e.Decision)
+			require.Equal(t, "ana", e.Reviewer)
+		case workflows.EventToolCallFinished:
+			require.Equal(t, "completed", e.Call.Status)
+			require.Equal(t, "ingest", e.Call.Tool)
+		case workflows.EventRunCompleted:
+			require.EqualValues(t, 3, e.Usage.Calls, "two model calls and one tool call")
+		}
+	}
+	require.Equal(t, []string{"", "the answer"}, finals)
+}
+
+// TestEventsResumeFromAnySeq: a reader that reconnects after any event gets exactly the events
+// after it, none missing, none twice; the JSON it reads decodes to the same events.
+func TestEventsResumeFromAnySeq(t *testing.T) {
+	h := newHarness(t)
+	_, err := h.run(t, `{"name":"p","steps":[
+	  {"id":"a","tool":"search","inputs":{"query":"x","collection":"c"}},
+	  {"id":"b","tool":"search","inputs":{"query":"{{ a.output.query }}","collection":"c"}}]}`, nil)
+	require.NoError(t, err)
+	all := events(t, h, 0).Events
+	requireWellFormed(t, all)
+	for cut := range all {
+		var got []workflows.RunEvent
+		got = append(got, all[:cut]...)
+		got = append(got, events(t, h, int64(cut)).Events...)
+		require.Equal(t, lines(all), lines(got), "reconnect after %d", cut)
+	}
+	b, err := json.Marshal(all)
+	require.NoError(t, err)
+	var back []workflows.RunEvent
+	require.NoError(t, json.Unmarshal(b, &back))
+	require.Equal(t, lines(all), lines(back))
+	require.Equal(t, all[len(all)-2].State.Summary, back[len(back)-2].State.Summary)
+}
+
+// TestWaitEventsLongPoll: the wait Update returns only once the run records an event after the
+// number it was given (here: the review's decision), and is refused, leaving nothing in history,
+// when events after it exist already.
+func TestWaitEventsLongPoll(t *testing.T) {
+	h := newHarness(t)
+	var waitedFrom, answered int64
+	var refusedBehind string
+	decided := false
+	completedAfterDecision := false
+	h.env.RegisterDelayedCallback(func() {
+		waitedFrom = events(t, h, 0).Last
+		h.env.UpdateWorkflow(workflows.UpdateWaitEvents, workflows.WaitEventsID(waitedFrom), &testsuite.TestUpdateCallback{
+			OnAccept: func() {},
+			OnReject: func(err error) { t.Errorf("wait refused: %v", err) },
+			OnComplete: func(v any, err error) {
+				require.NoError(t, err)
+				answered = v.(int64)
+				completedAfterDecision = decided
+			},
+		}, waitedFrom)
+		h.env.UpdateWorkflow(workflows.UpdateWaitEvents, "behind", &testsuite.TestUpdateCallback{
+			OnAccept: func() { t.Error("a wait for events that exist was accepted") },
+			OnReject: func(err error) { refusedBehind = err.Error() }, OnComplete: func(any, error) {},
+		}, int64(1))
+	}, time.Minute)
+	h.env.RegisterDelayedCallback(func() {
+		decided = true
+		h.env.UpdateWorkflow(workflows.UpdateReview, "d", &testsuite.TestUpdateCallback{
+			OnAccept: func() {}, OnReject: func(err error) { t.Errorf("refused: %v", err) }, OnComplete: func(any, error) {},
+		}, decision(t, `{"step":"ok","decision":"approve"}`))
+	}, time.Hour)
+	_, err := h.run(t, `{"name":"r","steps":[{"id":"ok","tool":"review","inputs":{"title":"Go?","data":"x"}}]}`, nil)
+	require.NoError(t, err)
+	require.Greater(t, waitedFrom, int64(0))
+	require.True(t, completedAfterDecision, "the wait answered only after the decision")
+	ls := lines(events(t, h, 0).Events)
+	require.Greater(t, answered, waitedFrom, "it answered with an event after the one it waited from: %v", ls)
+	require.Equal(t, "review_requested ok", ls[waitedFrom-1], "it waited from the review's request")
+	require.Contains(t, refusedBehind, "there are events after this one")
+}
