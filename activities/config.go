@@ -104,11 +104,7 @@ func NewTools(cfg Config) *Tools {
 // unbound are the handlers not yet bound to a typed declaration (declare.go).
 func (t *Tools) unbound() map[string]Handler {
 	return map[string]Handler{
-		"llm":         t.llm,
 		"models":      t.models,
-		"search":      t.search,
-		"query":       t.query,
-		"rerank":      t.rerank,
 		"ingest":      t.ingest,
 		"collections": t.collections,
 	}

@@ -28,8 +28,8 @@ const deltaEvery = 250 * time.Millisecond
 const keepaliveEvery = 5 * time.Second
 
 // chatModel resolves the model of an llm call: the step's model or alias, else WEFT_CHAT_MODEL.
-func (t *Tools) chatModel(in map[string]any) (string, error) {
-	model := str(in, "model")
+func (t *Tools) chatModel(in toolspec.LLMIn) (string, error) {
+	model := in.Model
 	if model == "" {
 		model = t.cfg.ChatModel
 	}
@@ -43,27 +43,23 @@ func (t *Tools) chatModel(in map[string]any) (string, error) {
 }
 
 // chatMessages builds the conversation: the step's messages, or system + prompt (+ context).
-func chatMessages(in map[string]any) ([]provider.Message, error) {
+func chatMessages(in toolspec.LLMIn) ([]provider.Message, error) {
 	var out []provider.Message
-	if s := str(in, "system"); s != "" {
-		out = append(out, provider.Message{Role: "system", Content: s})
+	if in.System != "" {
+		out = append(out, provider.Message{Role: "system", Content: in.System})
 	}
-	raw, _ := in["messages"].([]any)
-	for i, m := range raw {
-		mm, _ := m.(map[string]any)
-		msg := provider.Message{Role: str(mm, "role"), Content: str(mm, "content"), ToolCallID: str(mm, "toolCallId"), Name: str(mm, "name")}
-		calls, _ := mm["toolCalls"].([]any)
-		for _, c := range calls {
-			cm, _ := c.(map[string]any)
-			msg.ToolCalls = append(msg.ToolCalls, provider.ToolCall{ID: str(cm, "id"), Name: str(cm, "name"), Arguments: str(cm, "arguments")})
+	for i, m := range in.Messages {
+		msg := provider.Message{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID, Name: m.Name}
+		for _, c := range m.ToolCalls {
+			msg.ToolCalls = append(msg.ToolCalls, provider.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
 		}
 		if msg.Role == "tool" && msg.ToolCallID == "" {
 			return nil, &InputError{Msg: fmt.Sprintf("messages[%d]: a tool message needs toolCallId", i)}
 		}
 		out = append(out, msg)
 	}
-	if p := str(in, "prompt"); p != "" {
-		if c := renderContext(in["context"]); c != "" {
+	if p := in.Prompt; p != "" {
+		if c := renderContext(in.Context); c != "" {
 			p += "\n\nContext:\n" + c
 		}
 		out = append(out, provider.Message{Role: "user", Content: p})
@@ -74,10 +70,9 @@ func chatMessages(in map[string]any) ([]provider.Message, error) {
 	return out, nil
 }
 
-func chatFunctions(in map[string]any) ([]provider.Function, error) {
-	raw, _ := in["tools"].([]any)
+func chatFunctions(in toolspec.LLMIn) ([]provider.Function, error) {
 	var out []provider.Function
-	for i, t := range raw {
+	for i, t := range in.Tools {
 		m, ok := t.(map[string]any)
 		if !ok {
 			return nil, &InputError{Msg: fmt.Sprintf("tools[%d]: %v is a tool name; names are turned into definitions by the workflow, so pass {name, description, parameters} here", i, t)}
@@ -92,8 +87,8 @@ func chatFunctions(in map[string]any) ([]provider.Function, error) {
 }
 
 // responseSchema returns whether a JSON answer is wanted and the schema it must satisfy.
-func responseSchema(in map[string]any) (bool, *jsonschema.Schema, error) {
-	switch rf := in["responseFormat"].(type) {
+func responseSchema(in toolspec.LLMIn) (bool, *jsonschema.Schema, error) {
+	switch rf := in.ResponseFormat.(type) {
 	case nil:
 		return false, nil, nil
 	case string:
@@ -139,37 +134,38 @@ func parseAnswer(text string, sch *jsonschema.Schema) (any, error) {
 // llm runs one chat completion (plus up to maxRepairs retries of an answer that is not the JSON
 // asked for, each telling the model what was wrong). It streams: the text so far is published
 // as the activity's heartbeat details, which clients read while the call runs.
-func (t *Tools) llm(ctx context.Context, in map[string]any) (any, *toolspec.Usage, error) {
+func init() { bind(toolspec.Completion, (*Tools).llm) }
+
+func (t *Tools) llm(ctx context.Context, in toolspec.LLMIn) (toolspec.LLMOut, *toolspec.Usage, error) {
+	var none toolspec.LLMOut
 	if t.openai == nil {
-		return nil, nil, &ConfigError{Msg: "no LLM configured on this worker: set OPENAI_BASE_URL (OpenAI, Ollama, vLLM, LM Studio, llama.cpp, OpenRouter) and OPENAI_API_KEY if it needs one where the worker runs (weft dev or weft worker's environment), then restart it"}
+		return none, nil, &ConfigError{Msg: "no LLM configured on this worker: set OPENAI_BASE_URL (OpenAI, Ollama, vLLM, LM Studio, llama.cpp, OpenRouter) and OPENAI_API_KEY if it needs one where the worker runs (weft dev or weft worker's environment), then restart it"}
 	}
 	model, err := t.chatModel(in)
 	if err != nil {
-		return nil, nil, err
+		return none, nil, err
 	}
 	msgs, err := chatMessages(in)
 	if err != nil {
-		return nil, nil, err
+		return none, nil, err
 	}
 	fns, err := chatFunctions(in)
 	if err != nil {
-		return nil, nil, err
+		return none, nil, err
 	}
 	wantJSON, sch, err := responseSchema(in)
 	if err != nil {
-		return nil, nil, err
+		return none, nil, err
 	}
-	req := provider.ChatRequest{Model: model, Messages: msgs, Tools: fns, ToolChoice: str(in, "toolChoice"), MaxTokens: num(in, "maxTokens", 0), JSON: wantJSON && len(fns) == 0}
-	if schema, ok := in["responseFormat"].(map[string]any); ok && req.JSON {
+	req := provider.ChatRequest{Model: model, Messages: msgs, Tools: fns, ToolChoice: in.ToolChoice, MaxTokens: in.MaxTokens, JSON: wantJSON && len(fns) == 0}
+	if schema, ok := in.ResponseFormat.(map[string]any); ok && req.JSON {
 		req.Schema, req.SchemaName = schema, schemaName(schema)
 	}
-	if f, ok := in["temperature"].(float64); ok {
-		t32 := float32(f)
+	if in.Temperature != nil {
+		t32 := float32(*in.Temperature)
 		req.Temperature = &t32
 	}
-	if b, ok := in["parallelToolCalls"].(bool); ok {
-		req.ParallelToolCalls = &b
-	}
+	req.ParallelToolCalls = in.ParallelToolCalls
 	if activity.IsActivity(ctx) {
 		// The text so far is the heartbeat's details: the SDK sends the newest at most once per
 		// throttle interval (the worker sets it to a second), and clients read it while the call
@@ -222,7 +218,7 @@ func (t *Tools) llm(ctx context.Context, in map[string]any) (any, *toolspec.Usag
 		}
 		return usage
 	}
-	repairs := num(in, "maxRepairs", 2)
+	repairs := in.MaxRepairs
 	var resp *provider.ChatResponse
 	var parsed any
 	var warnings []string
@@ -237,13 +233,13 @@ func (t *Tools) llm(ctx context.Context, in map[string]any) (any, *toolspec.Usag
 			resp, err = t.openai.Chat(ctx, req)
 		}
 		if err != nil {
-			return nil, billed(), err
+			return none, billed(), err
 		}
 		usage.PromptTokens += resp.PromptTokens
 		usage.CompletionTokens += resp.CompletionTokens
 		usage.Model = resp.Model
 		if len(resp.Text) > MaxAnswerBytes {
-			return nil, billed(), &InputError{Msg: fmt.Sprintf("the model's answer is %d KiB, over the %d KiB weft keeps in history: lower maxTokens or ask for a shorter answer", len(resp.Text)>>10, MaxAnswerBytes>>10)}
+			return none, billed(), &InputError{Msg: fmt.Sprintf("the model's answer is %d KiB, over the %d KiB weft keeps in history: lower maxTokens or ask for a shorter answer", len(resp.Text)>>10, MaxAnswerBytes>>10)}
 		}
 		if !wantJSON || len(resp.ToolCalls) > 0 {
 			break
@@ -253,26 +249,23 @@ func (t *Tools) llm(ctx context.Context, in map[string]any) (any, *toolspec.Usag
 			break
 		}
 		if attempt >= repairs {
-			return nil, billed(), &InputError{Msg: fmt.Sprintf("no valid answer after %d repairs: %v", repairs, err)}
+			return none, billed(), &InputError{Msg: fmt.Sprintf("no valid answer after %d repairs: %v", repairs, err)}
 		}
 		req.Messages = append(req.Messages, provider.Message{Role: "assistant", Content: resp.Text},
 			provider.Message{Role: "user", Content: fmt.Sprintf("Your answer was not usable: %v. Answer again with only the JSON.", err)})
 	}
 	billed()
-	calls := make([]any, 0, len(resp.ToolCalls))
+	calls := make([]toolspec.ChatToolCall, 0, len(resp.ToolCalls))
 	for _, tc := range resp.ToolCalls {
-		calls = append(calls, map[string]any{"id": tc.ID, "name": tc.Name, "arguments": tc.Arguments})
+		calls = append(calls, toolspec.ChatToolCall{ID: tc.ID, Name: tc.Name, Arguments: tc.Arguments})
 	}
 	answerModel := resp.Model
 	if answerModel == "" {
 		answerModel = model
 	}
-	out := map[string]any{"text": resp.Text, "json": parsed, "toolCalls": calls, "finishReason": resp.FinishReason, "model": answerModel,
-		"usage": map[string]any{"promptTokens": usage.PromptTokens, "completionTokens": usage.CompletionTokens, "totalTokens": usage.TotalTokens, "costUsd": usage.CostUSD}}
-	if len(warnings) > 0 {
-		out["warnings"] = warnings
-	}
-	return out, usage, nil
+	return toolspec.LLMOut{Text: resp.Text, JSON: parsed, ToolCalls: calls, FinishReason: resp.FinishReason, Model: answerModel,
+		Usage:    toolspec.TokenUsage{PromptTokens: usage.PromptTokens, CompletionTokens: usage.CompletionTokens, TotalTokens: usage.TotalTokens, CostUSD: usage.CostUSD},
+		Warnings: warnings}, usage, nil
 }
 
 // schemaName is the name sent with a json_schema response format: the schema's title when it

@@ -2,67 +2,133 @@ package toolspec
 
 import "time"
 
-// chatInputs are the inputs llm and agent share, as JSON Schema properties.
-const chatInputs = `
-  "model":{"type":"string","minLength":1,"description":"model name or alias (fast, smart, ...); default WEFT_CHAT_MODEL"},
-  "system":{"type":"string","maxLength":100000},
-  "prompt":{"type":"string","minLength":1,"maxLength":400000},
-  "messages":{"type":"array","maxItems":4000,"items":{"type":"object","required":["role"],"properties":{
-    "role":{"enum":["system","user","assistant","tool"]},"content":{"type":"string"},
-    "toolCalls":{"type":"array"},"toolCallId":{"type":"string"},"name":{"type":"string"}}}},
-  "context":{"description":"text, documents (rendered as a numbered list), any value as JSON, or \"auto\": the outputs of the steps this one depends on"},
-  "temperature":{"type":"number","minimum":0,"maximum":2},
-  "maxTokens":{"type":"integer","minimum":1,"maximum":200000},
-  "responseFormat":{"description":"text (default), json, or a JSON Schema the answer must satisfy","anyOf":[{"enum":["text","json"]},{"type":"object"}]},
-  "maxRepairs":{"type":"integer","minimum":0,"maximum":5,"default":2,"description":"how often an answer that is not valid JSON for responseFormat is sent back to the model with the error"}`
+// ChatIn are the inputs llm and agent share.
+type ChatIn struct {
+	Model          string        `json:"model,omitempty" jsonschema:"model name or alias (fast, smart, ...); default WEFT_CHAT_MODEL" weft:"minLength=1"`
+	System         string        `json:"system,omitempty" weft:"maxLength=100000"`
+	Prompt         string        `json:"prompt,omitempty" weft:"minLength=1,maxLength=400000"`
+	Messages       []ChatMessage `json:"messages,omitempty" weft:"maxItems=4000,open"`
+	Context        any           `json:"context,omitempty" jsonschema:"text, documents (rendered as a numbered list), any value as JSON, or \"auto\": the outputs of the steps this one depends on"`
+	Temperature    *float64      `json:"temperature,omitempty" weft:"min=0,max=2"`
+	MaxTokens      int           `json:"maxTokens,omitempty" weft:"min=1,max=200000"`
+	ResponseFormat any           `json:"responseFormat,omitempty" jsonschema:"text (default), json, or a JSON Schema the answer must satisfy"`
+	MaxRepairs     int           `json:"maxRepairs,omitempty" jsonschema:"how often an answer that is not valid JSON for responseFormat is sent back to the model with the error" weft:"min=0,max=5,default=2"`
+}
 
-// LLMOutput is the output shape of llm (and the per-iteration answer of agent).
-const LLMOutput = `{"type":"object","properties":{"text":{"type":"string"},"json":{},
-  "toolCalls":{"type":"array","items":{"type":"object","properties":{"id":{"type":"string"},"name":{"type":"string"},"arguments":{"type":"string"}}}},
-  "finishReason":{"type":"string"},"model":{"type":"string"},
-  "usage":{"type":"object","properties":{"promptTokens":{"type":"integer"},"completionTokens":{"type":"integer"},"totalTokens":{"type":"integer"},"costUsd":{"type":"number"}}}}}`
+// chatRaw are the schemas of ChatIn's fields no Go type describes.
+var chatRaw = map[string]string{"responseFormat": `{"anyOf":[{"enum":["text","json"]},{"type":"object"}]}`}
 
-// LLM is the model-call tool agents call once per iteration.
+// ChatMessage is one message of a conversation.
+type ChatMessage struct {
+	Role       string         `json:"role" weft:"enum=system|user|assistant|tool"`
+	Content    string         `json:"content,omitempty"`
+	ToolCalls  []ChatToolCall `json:"toolCalls,omitempty" weft:"open"`
+	ToolCallID string         `json:"toolCallId,omitempty"`
+	Name       string         `json:"name,omitempty"`
+}
+
+// ChatToolCall is a call the model proposed.
+type ChatToolCall struct {
+	ID        string `json:"id,omitempty"`
+	Name      string `json:"name,omitempty"`
+	Arguments string `json:"arguments,omitempty" jsonschema:"the arguments as the model wrote them: a JSON object, as text"`
+}
+
+// LLMOut is the output of llm (and the per-iteration answer of agent).
+type LLMOut struct {
+	Text         string         `json:"text"`
+	JSON         any            `json:"json"`
+	ToolCalls    []ChatToolCall `json:"toolCalls"`
+	FinishReason string         `json:"finishReason"`
+	Model        string         `json:"model"`
+	Usage        TokenUsage     `json:"usage"`
+	Warnings     []string       `json:"warnings,omitempty"`
+}
+
+// LLMIn is llm's input.
+type LLMIn struct {
+	ChatIn
+	Tools             []any  `json:"tools,omitempty"`
+	ToolChoice        string `json:"toolChoice,omitempty" weft:"enum=auto|none|required"`
+	ParallelToolCalls *bool  `json:"parallelToolCalls,omitempty"`
+}
+
+// LLM is the name of the model-call tool (Completion).
 const LLM = "llm"
 
+// Completion is the llm tool: one chat completion, which agents call once per iteration.
+var Completion = Declare[LLMIn, LLMOut](&Spec{
+	Name: LLM, Domain: "generate", Kind: KindActivity, ModelCall: true,
+	Title: "One chat completion",
+	Description: "Send a prompt or messages to an OpenAI-compatible chat model. With tools the model may propose calls " +
+		"(returned in toolCalls, not run); responseFormat json or a JSON Schema makes the answer parsed and validated. Streams its text while it runs.",
+	RawInput: withRaw(chatRaw, map[string]string{"tools": `{"type":"array","maxItems":128,"items":{"anyOf":[{"type":"string","minLength":1},
+		{"type":"object","required":["name"],"properties":{"name":{"type":"string","pattern":"^[a-zA-Z0-9_-]{1,64}$"},"description":{"type":"string"},"parameters":{"type":"object"}}}]}}`}),
+	Timeout: 5 * time.Minute,
+	// llm heartbeats the text streamed so far; the workflow gives it LLMHeartbeatTimeout.
+	Heartbeat: 30 * time.Second, HeartbeatsItself: true,
+	Annotations: Annotations{OpenWorld: true},
+	Calls:       func(map[string]any) Calls { return Calls{LLM: 1} },
+})
+
+// AgentIn is agent's input.
+type AgentIn struct {
+	ChatIn
+	Tools             []string `json:"tools,omitempty" jsonschema:"weft tool names, or workflow:NAME for another workflow" weft:"maxItems=64,item.minLength=1"`
+	MaxIterations     int      `json:"maxIterations,omitempty" weft:"min=1,max=100,default=10"`
+	ParallelToolCalls bool     `json:"parallelToolCalls,omitempty" weft:"default=true"`
+	Approve           []string `json:"approve,omitempty" jsonschema:"tools whose calls wait for a person (\"*\": every tool)" weft:"item.minLength=1"`
+	ToolResultLimit   int      `json:"toolResultLimit,omitempty" jsonschema:"characters of a tool result the model sees" weft:"min=100,max=1000000,default=8000"`
+	OnLimit           string   `json:"onLimit,omitempty" jsonschema:"at maxIterations: fail the step, or return with stopReason max_iterations" weft:"enum=fail|return,default=fail"`
+}
+
+// AgentOut is agent's output.
+type AgentOut struct {
+	Text       string          `json:"text"`
+	JSON       any             `json:"json"`
+	Messages   []any           `json:"messages"`
+	ToolCalls  []AgentToolCall `json:"toolCalls"`
+	Iterations int             `json:"iterations"`
+	StopReason string          `json:"stopReason"`
+	Usage      TokenUsage      `json:"usage"`
+}
+
+// AgentToolCall is one tool call an agent made.
+type AgentToolCall struct {
+	Iteration  int    `json:"iteration"`
+	ID         string `json:"id"`
+	Tool       string `json:"tool"`
+	Status     string `json:"status"`
+	Arguments  any    `json:"arguments"`
+	Result     any    `json:"result"`
+	Error      string `json:"error"`
+	DurationMs int64  `json:"durationMs"`
+}
+
+// Agent is the tool-calling loop the workflow runs.
+var Agent = Declare[AgentIn, AgentOut](&Spec{
+	Name: "agent", Domain: "generate", Kind: KindAgent,
+	Title: "Agent (tool-calling loop)",
+	Description: "A model that calls tools in a loop until it answers: each model call is one llm activity and each tool call " +
+		"its own activity (or child workflow for \"workflow:NAME\" tools). Calls to tools listed in approve pause for a person.",
+	RawInput:    chatRaw,
+	Timeout:     5 * time.Minute,
+	Annotations: Annotations{OpenWorld: true},
+	Calls:       func(in map[string]any) Calls { return Calls{LLM: intInput(in, "maxIterations", 10)} },
+})
+
+// withRaw joins raw schema maps.
+func withRaw(ms ...map[string]string) map[string]string {
+	out := map[string]string{}
+	for _, m := range ms {
+		for k, v := range m {
+			out[k] = v
+		}
+	}
+	return out
+}
+
 func init() {
-	register(&Spec{
-		Name: LLM, Domain: "generate", Kind: KindActivity, ModelCall: true,
-		Title: "One chat completion",
-		Description: "Send a prompt or messages to an OpenAI-compatible chat model. With tools the model may propose calls " +
-			"(returned in toolCalls, not run); responseFormat json or a JSON Schema makes the answer parsed and validated. Streams its text while it runs.",
-		Input: `{"type":"object","additionalProperties":false,"properties":{` + chatInputs + `,
-		  "tools":{"type":"array","maxItems":128,"items":{"anyOf":[{"type":"string","minLength":1},
-		    {"type":"object","required":["name"],"properties":{"name":{"type":"string","pattern":"^[a-zA-Z0-9_-]{1,64}$"},"description":{"type":"string"},"parameters":{"type":"object"}}}]}},
-		  "toolChoice":{"enum":["auto","none","required"]},
-		  "parallelToolCalls":{"type":"boolean"}}}`,
-		Output:  LLMOutput,
-		Timeout: 5 * time.Minute,
-		// llm heartbeats the text streamed so far; the workflow gives it LLMHeartbeatTimeout.
-		Heartbeat: 30 * time.Second, HeartbeatsItself: true,
-		Annotations: Annotations{OpenWorld: true},
-		Calls:       func(map[string]any) Calls { return Calls{LLM: 1} },
-	})
-	register(&Spec{
-		Name: "agent", Domain: "generate", Kind: KindAgent,
-		Title: "Agent (tool-calling loop)",
-		Description: "A model that calls tools in a loop until it answers: each model call is one llm activity and each tool call " +
-			"its own activity (or child workflow for \"workflow:NAME\" tools). Calls to tools listed in approve pause for a person.",
-		Input: `{"type":"object","additionalProperties":false,"properties":{` + chatInputs + `,
-		  "tools":{"type":"array","maxItems":64,"items":{"type":"string","minLength":1},"description":"weft tool names, or workflow:NAME for another workflow"},
-		  "maxIterations":{"type":"integer","minimum":1,"maximum":100,"default":10},
-		  "parallelToolCalls":{"type":"boolean","default":true},
-		  "approve":{"type":"array","items":{"type":"string","minLength":1},"description":"tools whose calls wait for a person (\"*\": every tool)"},
-		  "toolResultLimit":{"type":"integer","minimum":100,"maximum":1000000,"default":8000,"description":"characters of a tool result the model sees"},
-		  "onLimit":{"enum":["fail","return"],"default":"fail","description":"at maxIterations: fail the step, or return with stopReason max_iterations"}}}`,
-		Output: `{"type":"object","properties":{"text":{"type":"string"},"json":{},"messages":{"type":"array"},
-		  "toolCalls":{"type":"array","items":{"type":"object","properties":{"iteration":{"type":"integer"},"tool":{"type":"string"},"arguments":{},"result":{},"error":{"type":"string"},"durationMs":{"type":"integer"}}}},
-		  "iterations":{"type":"integer"},"stopReason":{"type":"string"},
-		  "usage":{"type":"object","properties":{"promptTokens":{"type":"integer"},"completionTokens":{"type":"integer"},"totalTokens":{"type":"integer"},"costUsd":{"type":"number"}}}}}`,
-		Timeout:     5 * time.Minute,
-		Annotations: Annotations{OpenWorld: true},
-		Calls:       func(in map[string]any) Calls { return Calls{LLM: intInput(in, "maxIterations", 10)} },
-	})
 	register(&Spec{
 		Name: "workflow", Domain: "control", Kind: KindChild,
 		Title:       "Run another workflow",

@@ -18,7 +18,9 @@ import (
 //	weft:"min=1,max=50,default=5"   minimum, maximum, default (typed by the field), minLength,
 //	                                maxLength, minItems, maxItems, enum=a|b|c, type=array|object
 //	                                (for an `any` field), itemType=string|object (its items),
-//	                                nullable (a slice or pointer that may be null)
+//	                                nullable (a slice or pointer that may be null), open (a
+//	                                struct, or list of them, that may hold undeclared fields);
+//	                                item.KEY=V puts a constraint on each item of a list
 //	pattern:"^[a-z]+$"              a regular expression (kept apart: patterns hold commas)
 //
 // A field no Go type can describe (a value that may be an array or an object, a schema with
@@ -125,6 +127,9 @@ func normalise(doc map[string]any) {
 	if ap, ok := doc["additionalProperties"].(map[string]any); (ok && len(ap) == 0) || doc["additionalProperties"] == true {
 		delete(doc, "additionalProperties")
 	}
+	if doc["items"] == true {
+		delete(doc, "items") // []any: any items
+	}
 }
 
 // jsonName is the field's name in JSON, and whether it is in JSON at all.
@@ -153,6 +158,26 @@ func applyTag(fs map[string]any, f reflect.StructField) error {
 	}
 	for _, kv := range strings.Split(tag, ",") {
 		k, v, _ := strings.Cut(kv, "=")
+		if ik, ok := strings.CutPrefix(k, "item."); ok {
+			// a constraint on each item of a list
+			items, _ := fs["items"].(map[string]any)
+			if items == nil {
+				return fmt.Errorf("weft tag %s: the field is not a list", k)
+			}
+			if err := applyKey(items, ft.Elem(), ik, v); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := applyKey(fs, ft, k, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func applyKey(fs map[string]any, ft reflect.Type, k, v string) error {
+	{
 		switch k {
 		case "min", "max":
 			n, err := strconv.ParseFloat(v, 64)
@@ -196,12 +221,18 @@ func applyTag(fs map[string]any, f reflect.StructField) error {
 				items["type"] = ts
 			}
 			fs["items"] = items
+		case "open":
+			// a struct (or a list of them) that may carry fields it does not declare
+			if items, ok := fs["items"].(map[string]any); ok {
+				delete(items, "additionalProperties")
+			}
+			delete(fs, "additionalProperties")
 		case "nullable":
 			if t, ok := fs["type"].(string); ok {
 				fs["type"] = []any{"null", t}
 			}
 		default:
-			return fmt.Errorf("weft tag: unknown key %q (min, max, default, enum, minLength, maxLength, minItems, maxItems, type, itemType, nullable)", k)
+			return fmt.Errorf("weft tag: unknown key %q (min, max, default, enum, minLength, maxLength, minItems, maxItems, type, itemType, open, nullable; item.KEY for a list's items)", k)
 		}
 	}
 	return nil
