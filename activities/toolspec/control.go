@@ -1,96 +1,171 @@
 package toolspec
 
-const listOutput = `{"type":"object","properties":{"results":{"type":"array"},"resultCount":{"type":"integer"}}}`
+// The tools below are interpreted by the workflow itself (data tools in workflows/datatools,
+// loop and review as step kinds): their declarations give the validator, MCP clients and the
+// console their schemas, derived from these types like every other tool's.
 
-func init() {
-	register(&Spec{
-		Name: "merge", Domain: "control", Kind: KindInline,
-		Title:       "Merge arrays",
-		Description: "Concatenate arrays (or step outputs holding results), optionally dropping duplicates by a field.",
-		Input: `{"type":"object","required":["arrays"],"additionalProperties":false,"properties":{
-		  "arrays":{"type":"array","minItems":1,"items":{"type":["array","object","null"]}},
-		  "dedup":{"type":"boolean","default":false},
-		  "dedup_field":{"type":"string","minLength":1}}}`,
-		Output:      listOutput,
-		Annotations: readOnlyClosed,
-	})
-	register(&Spec{
-		Name: "filter", Domain: "control", Kind: KindInline,
-		Title:       "Filter an array",
-		Description: "Keep the items for which condition is truthy; the condition sees item and index.",
-		Input: `{"type":"object","required":["array","condition"],"additionalProperties":false,"properties":{
-		  "array":{"type":["array","object","null"]},
-		  "condition":{"type":"string","minLength":1}}}`,
-		Output:      listOutput,
-		Annotations: readOnlyClosed,
-		Lazy:        []string{"condition"},
-	})
-	register(&Spec{
-		Name: "transform", Domain: "control", Kind: KindInline,
-		Title:       "Transform items",
-		Description: "Reshape each item: pick fields, rename (mapping new name -> old path), or render a template per item (item, index).",
-		Input: `{"type":"object","required":["array"],"additionalProperties":false,"properties":{
-		  "array":{"type":["array","object","null"]},
-		  "fields":{"type":"array","items":{"type":"string","minLength":1}},
-		  "mapping":{"type":"object","additionalProperties":{"type":"string"}},
-		  "template":{}}}`,
-		Output:      listOutput,
-		Annotations: readOnlyClosed,
-		Lazy:        []string{"template", "mapping"},
-	})
-	register(&Spec{
-		Name: "template", Domain: "control", Kind: KindInline,
-		Title:       "Render text",
-		Description: "Render a text template; returns the text and its length.",
-		Input:       `{"type":"object","required":["text"],"additionalProperties":false,"properties":{"text":{"type":"string"}}}`,
-		Output:      `{"type":"object","properties":{"text":{"type":"string"},"charCount":{"type":"integer"}}}`,
-		Annotations: readOnlyClosed,
-	})
-	register(&Spec{
-		Name: "conditional", Domain: "control", Kind: KindInline, Branches: true,
-		Title:       "Branch",
-		Description: "Evaluate a condition and enable the steps in then (true) or else (false); the others are skipped.",
-		Input: `{"type":"object","required":["condition"],"additionalProperties":false,"properties":{
-		  "condition":{"type":["string","boolean"]},
-		  "then":{"type":"array","items":{"type":"string"}},
-		  "else":{"type":"array","items":{"type":"string"}}}}`,
-		Output: `{"type":"object","properties":{"conditionResult":{"type":"boolean"},"branchTaken":{"type":"string"},
-		  "enabledSteps":{"type":"array","items":{"type":"string"}},"skippedSteps":{"type":"array","items":{"type":"string"}}}}`,
-		Annotations: readOnlyClosed,
-		Lazy:        []string{"condition"},
-	})
-	register(&Spec{
-		Name: "loop", Domain: "control", Kind: KindControl,
-		Title:       "Loop over items",
-		Description: "Run a nested step once per item, the item bound to the name in as; per-item errors are collected instead of failing the run.",
-		Input: `{"type":"object","required":["items","as","step"],"additionalProperties":false,"properties":{
-		  "items":{"type":["array","object","null"]},
-		  "as":{"type":"string","pattern":"^[a-z][a-zA-Z0-9_]*$"},
-		  "step":{"type":"object","required":["tool"],"additionalProperties":false,"properties":{
-		    "tool":{"type":"string"},"inputs":{"type":"object"}}},
-		  "maxIterations":{"type":"integer","minimum":1,"maximum":10000,"default":100},
-		  "concurrency":{"type":"integer","minimum":1,"maximum":100}}}`,
-		Output: `{"type":"object","properties":{"iterations":{"type":"integer"},"results":{"type":"array"},
-		  "errors":{"type":"array","items":{"type":"object","properties":{"index":{"type":"integer"},"error":{"type":"string"}}}}}}`,
-		Annotations: readOnlyClosed,
-		Lazy:        []string{"step"},
-	})
-	register(&Spec{
-		Name: "review", Domain: "control", Kind: KindReview,
-		Title:       "Human review",
-		Description: "Pause until a person approves, edits or rejects the proposal in data.",
-		Input: `{"type":"object","required":["title"],"additionalProperties":false,"properties":{
-		  "title":{"type":"string","minLength":1,"maxLength":500},
-		  "instructions":{"type":"string","maxLength":20000},
-		  "data":{},
-		  "schema":{"type":"object","description":"JSON Schema an edit's data must satisfy (default: the shape of data)"},
-		  "timeout":{"type":["string","number"],"pattern":"^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$","minimum":1,"description":"1h, 30m; or a number of milliseconds"},
-		  "onTimeout":{"type":"string","enum":["approve","reject","fail"],"default":"fail"},
-		  "reviewers":{"type":"array","minItems":1,"items":{"type":"string","pattern":"^(role:)?[^\\s:]+$"},
-		    "description":"who may decide: identity names and \"role:NAME\" entries (an admin always may); decisions nobody authenticated, from the operator's own CLI, pass"},
-		  "rejectFails":{"type":"boolean","description":"whether a reject fails the step (default: true for one review; false for a forEach review, where each item's decision, a reject too, is its output)"}}}`,
-		Output: `{"type":"object","properties":{"decision":{"type":"string"},"data":{},"reviewer":{"type":"string"},
-		  "authenticated":{"type":"boolean"},"comment":{"type":"string"},"digest":{"type":"string"},"decidedAt":{"type":"string"}}}`,
-		Annotations: Annotations{},
-	})
+// ListResult is the output of the data tools that return a list.
+type ListResult struct {
+	Results     []any `json:"results"`
+	ResultCount int   `json:"resultCount"`
+}
+
+// Merge concatenates arrays.
+var Merge = Declare[MergeIn, ListResult](&Spec{
+	Name: "merge", Domain: "control", Kind: KindInline,
+	Title:       "Merge arrays",
+	Description: "Concatenate arrays (or step outputs holding results), optionally dropping duplicates by a field.",
+	Annotations: readOnlyClosed,
+})
+
+// MergeIn is merge's input.
+type MergeIn struct {
+	Arrays     []any  `json:"arrays" weft:"minItems=1,item.type=array|object|null"`
+	Dedup      bool   `json:"dedup,omitempty" weft:"default=false"`
+	DedupField string `json:"dedup_field,omitempty" weft:"minLength=1"`
+}
+
+// Filter keeps the items for which a condition holds.
+var Filter = Declare[FilterIn, ListResult](&Spec{
+	Name: "filter", Domain: "control", Kind: KindInline,
+	Title:       "Filter an array",
+	Description: "Keep the items for which condition is truthy; the condition sees item and index.",
+	Annotations: readOnlyClosed,
+	Lazy:        []string{"condition"},
+})
+
+// FilterIn is filter's input.
+type FilterIn struct {
+	Array     any    `json:"array" weft:"type=array|object|null"`
+	Condition string `json:"condition" weft:"minLength=1"`
+}
+
+// Transform reshapes items.
+var Transform = Declare[TransformIn, ListResult](&Spec{
+	Name: "transform", Domain: "control", Kind: KindInline,
+	Title:       "Transform items",
+	Description: "Reshape each item: pick fields, rename (mapping new name -> old path), or render a template per item (item, index).",
+	Annotations: readOnlyClosed,
+	Lazy:        []string{"template", "mapping"},
+})
+
+// TransformIn is transform's input.
+type TransformIn struct {
+	Array    any               `json:"array" weft:"type=array|object|null"`
+	Fields   []string          `json:"fields,omitempty" weft:"item.minLength=1"`
+	Mapping  map[string]string `json:"mapping,omitempty"`
+	Template any               `json:"template,omitempty"`
+}
+
+// Template renders a text.
+var Template = Declare[TemplateIn, TemplateOut](&Spec{
+	Name: "template", Domain: "control", Kind: KindInline,
+	Title:       "Render text",
+	Description: "Render a text template; returns the text and its length.",
+	Annotations: readOnlyClosed,
+})
+
+// TemplateIn is template's input.
+type TemplateIn struct {
+	Text string `json:"text"`
+}
+
+// TemplateOut is template's output.
+type TemplateOut struct {
+	Text      string `json:"text"`
+	CharCount int    `json:"charCount"`
+}
+
+// Conditional enables one of two sets of steps.
+var Conditional = Declare[ConditionalIn, ConditionalOut](&Spec{
+	Name: "conditional", Domain: "control", Kind: KindInline, Branches: true,
+	Title:       "Branch",
+	Description: "Evaluate a condition and enable the steps in then (true) or else (false); the others are skipped.",
+	Annotations: readOnlyClosed,
+	Lazy:        []string{"condition"},
+})
+
+// ConditionalIn is conditional's input.
+type ConditionalIn struct {
+	Condition any      `json:"condition" weft:"type=string|boolean"`
+	Then      []string `json:"then,omitempty"`
+	Else      []string `json:"else,omitempty"`
+}
+
+// ConditionalOut is conditional's output.
+type ConditionalOut struct {
+	ConditionResult bool     `json:"conditionResult"`
+	BranchTaken     string   `json:"branchTaken"`
+	EnabledSteps    []string `json:"enabledSteps"`
+	SkippedSteps    []string `json:"skippedSteps"`
+}
+
+// Loop runs a nested step per item.
+var Loop = Declare[LoopIn, LoopOut](&Spec{
+	Name: "loop", Domain: "control", Kind: KindControl,
+	Title:       "Loop over items",
+	Description: "Run a nested step once per item, the item bound to the name in as; per-item errors are collected instead of failing the run.",
+	Annotations: readOnlyClosed,
+	Lazy:        []string{"step"},
+})
+
+// LoopIn is loop's input.
+type LoopIn struct {
+	Items         any        `json:"items" weft:"type=array|object|null"`
+	As            string     `json:"as" pattern:"^[a-z][a-zA-Z0-9_]*$"`
+	Step          NestedStep `json:"step"`
+	MaxIterations int        `json:"maxIterations,omitempty" weft:"min=1,max=10000,default=100"`
+	Concurrency   int        `json:"concurrency,omitempty" weft:"min=1,max=100"`
+}
+
+// NestedStep is the step a loop runs per item.
+type NestedStep struct {
+	Tool   string         `json:"tool"`
+	Inputs map[string]any `json:"inputs,omitempty"`
+}
+
+// LoopOut is loop's output.
+type LoopOut struct {
+	Iterations int         `json:"iterations"`
+	Results    []any       `json:"results"`
+	Errors     []ItemError `json:"errors"`
+}
+
+// ItemError is one item's failure.
+type ItemError struct {
+	Index int    `json:"index"`
+	Error string `json:"error"`
+}
+
+// Review pauses for a person.
+var Review = Declare[ReviewIn, ReviewOut](&Spec{
+	Name: "review", Domain: "control", Kind: KindReview,
+	Title:       "Human review",
+	Description: "Pause until a person approves, edits or rejects the proposal in data.",
+	RawInput: map[string]string{"timeout": `{"type":["string","number"],"pattern":"^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$","minimum":1}`,
+		"data": `{}`},
+	Annotations: Annotations{},
+})
+
+// ReviewIn is review's input.
+type ReviewIn struct {
+	Title        string         `json:"title" weft:"minLength=1,maxLength=500"`
+	Instructions string         `json:"instructions,omitempty" weft:"maxLength=20000"`
+	Data         any            `json:"data,omitempty"`
+	Schema       map[string]any `json:"schema,omitempty" jsonschema:"JSON Schema an edit's data must satisfy (default: the shape of data)"`
+	Timeout      any            `json:"timeout,omitempty" jsonschema:"1h, 30m; or a number of milliseconds"`
+	OnTimeout    string         `json:"onTimeout,omitempty" weft:"enum=approve|reject|fail,default=fail"`
+	Reviewers    []string       `json:"reviewers,omitempty" jsonschema:"who may decide: identity names and \"role:NAME\" entries (an admin always may); decisions nobody authenticated, from the operator's own CLI, pass" weft:"minItems=1" itemPattern:"^(role:)?[^\\s:]+$"`
+	RejectFails  *bool          `json:"rejectFails,omitempty" jsonschema:"whether a reject fails the step (default: true for one review; false for a forEach review, where each item's decision, a reject too, is its output)"`
+}
+
+// ReviewOut is review's output.
+type ReviewOut struct {
+	Decision      string `json:"decision"`
+	Data          any    `json:"data"`
+	Reviewer      string `json:"reviewer"`
+	Authenticated bool   `json:"authenticated"`
+	Comment       string `json:"comment"`
+	Digest        string `json:"digest"`
+	DecidedAt     string `json:"decidedAt"`
 }

@@ -21,7 +21,8 @@ import (
 //	                                nullable (a slice or pointer that may be null), open (a
 //	                                struct, or list of them, that may hold undeclared fields);
 //	                                item.KEY=V puts a constraint on each item of a list
-//	pattern:"^[a-z]+$"              a regular expression (kept apart: patterns hold commas)
+//	pattern:"^[a-z]+$"              a regular expression (kept apart: patterns hold commas);
+//	itemPattern:"..."               the same for each item of a list
 //
 // A field no Go type can describe (a value that may be an array or an object, a schema with
 // anyOf) takes its whole schema from Spec.RawInput, keyed by its JSON name.
@@ -112,6 +113,13 @@ func refine(doc map[string]any, t reflect.Type, output bool) error {
 		if p, ok := f.Tag.Lookup("pattern"); ok {
 			fs["pattern"] = p
 		}
+		if p, ok := f.Tag.Lookup("itemPattern"); ok {
+			items, _ := fs["items"].(map[string]any)
+			if items == nil {
+				return fmt.Errorf("%s.%s: itemPattern on a field that is not a list", t.Name(), f.Name)
+			}
+			items["pattern"] = p
+		}
 		if err := applyTag(fs, f); err != nil {
 			return fmt.Errorf("%s.%s: %w", t.Name(), f.Name, err)
 		}
@@ -160,9 +168,13 @@ func applyTag(fs map[string]any, f reflect.StructField) error {
 		k, v, _ := strings.Cut(kv, "=")
 		if ik, ok := strings.CutPrefix(k, "item."); ok {
 			// a constraint on each item of a list
+			if ft.Kind() != reflect.Slice && ft.Kind() != reflect.Array {
+				return fmt.Errorf("weft tag %s: the field is not a list", k)
+			}
 			items, _ := fs["items"].(map[string]any)
 			if items == nil {
-				return fmt.Errorf("weft tag %s: the field is not a list", k)
+				items = map[string]any{}
+				fs["items"] = items
 			}
 			if err := applyKey(items, ft.Elem(), ik, v); err != nil {
 				return err

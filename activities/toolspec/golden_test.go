@@ -21,6 +21,8 @@ func TestSchemasGolden(t *testing.T) {
 	all := map[string]any{}
 	for _, s := range toolspec.All() {
 		var in any
+		_, err := s.Schema()
+		require.NoError(t, err, s.Name)
 		require.NoError(t, json.Unmarshal([]byte(s.InputJSON()), &in), s.Name)
 		all[s.Name] = map[string]any{"input": in, "output": s.OutputSchema()}
 	}
