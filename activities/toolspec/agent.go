@@ -128,17 +128,18 @@ func withRaw(ms ...map[string]string) map[string]string {
 	return out
 }
 
-func init() {
-	register(&Spec{
-		Name: "workflow", Domain: "control", Kind: KindChild,
-		Title:       "Run another workflow",
-		Description: "Run a workflow (a built-in template, or a file next to this one) as a child workflow; its output is this step's output. Reviews inside it are listed under this run.",
-		Input: `{"type":"object","required":["workflow"],"additionalProperties":false,"properties":{
-		  "workflow":{"type":"string","minLength":1,"description":"the name of a built-in template or of a file in the workflows directory (or next to this file): a name, not a path"},
-		  "inputs":{"type":"object"}}}`,
-		Output:      `{}`,
-		Annotations: Annotations{OpenWorld: true},
-	})
+// Workflow runs another workflow as a child.
+var Workflow = Declare[WorkflowIn, any](&Spec{
+	Name: "workflow", Domain: "control", Kind: KindChild,
+	Title:       "Run another workflow",
+	Description: "Run a workflow (a built-in template, or a file next to this one) as a child workflow; its output is this step's output. Reviews inside it are listed under this run.",
+	Annotations: Annotations{OpenWorld: true},
+})
+
+// WorkflowIn is workflow's input.
+type WorkflowIn struct {
+	Workflow string         `json:"workflow" jsonschema:"the name of a built-in template or of a file in the workflows directory (or next to this file): a name, not a path" weft:"minLength=1"`
+	Inputs   map[string]any `json:"inputs,omitempty"`
 }
 
 // WorkflowToolPrefix marks an agent tool that runs another workflow: "workflow:NAME".

@@ -30,6 +30,9 @@ import (
 // deriveSchema returns the JSON Schema of t (a struct) as a JSON document. Output schemas are
 // descriptions of what a tool returns, not checks: they drop required and additionalProperties.
 func deriveSchema(t reflect.Type, raw map[string]string, output bool) (string, error) {
+	if t.Kind() == reflect.Interface {
+		return "{}", nil // any value
+	}
 	s, err := gschema.ForType(t, &gschema.ForOptions{})
 	if err != nil {
 		return "", err
