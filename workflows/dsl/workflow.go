@@ -375,102 +375,12 @@ func (c *compiler) compileStep(cs *CompiledStep) {
 	c.compileLazy(cs, inPtr)
 }
 
-// compileLazy compiles the inputs a tool evaluates per item.
+// compileLazy runs the compile step of the tool's kind, if it has one (kind_*.go): the inputs
+// the tool evaluates per item, references to other steps, names checked beyond the schema.
 func (c *compiler) compileLazy(cs *CompiledStep, inPtr string) {
-	itemScope := scope{names: []string{"item", "index"}}
-	switch cs.Tool {
-	case "filter":
-		if s, ok := cs.Lazy["condition"].(string); ok && s != "" {
-			cs.Expr = c.compileExpr(inPtr+"/condition", s, itemScope)
-		}
-	case "conditional":
-		switch v := cs.Lazy["condition"].(type) {
-		case string:
-			if v != "" {
-				cs.Expr = c.compileExpr(inPtr+"/condition", v, scope{})
-			}
-		case bool:
-			p, _ := expr.Compile(strconv.FormatBool(v))
-			cs.Expr = p
-		}
-		for _, branch := range []string{"then", "else"} {
-			ids, _ := cs.Step.Inputs[branch].([]any)
-			for i, id := range ids {
-				if s, ok := id.(string); ok {
-					c.checkStepRef(inPtr+"/"+branch+"/"+strconv.Itoa(i), s, cs.ID, "conditional "+branch)
-				}
-			}
-		}
-		delete(cs.Lazy, "condition")
-	case "transform":
-		if t, ok := cs.Lazy["template"]; ok {
-			val, perrs := expr.CompileValue(t)
-			for _, pe := range perrs {
-				c.errIn(inPtr+"/template"+pe.Path, pe.Offset, pe.Msg, pe.Hint)
-			}
-			cs.ItemTemplate = val
-			c.checkValueRefs(inPtr+"/template", val, cs.ID, itemScope)
-		}
-	case "loop":
-		c.compileNested(cs, inPtr)
-	case "agent", "llm":
-		c.checkAgentTools(cs, inPtr)
-	case "workflow":
-		if name, ok := cs.Step.Inputs["workflow"].(string); ok && !strings.Contains(name, "{{") {
-			if err := CheckWorkflowName(name); err != nil {
-				c.errAt(inPtr+"/workflow", err.Error(), workflowNameHint)
-			}
-		}
+	if k := kinds[cs.Spec]; k != nil {
+		k(c, cs, inPtr)
 	}
-}
-
-func (c *compiler) compileNested(cs *CompiledStep, inPtr string) {
-	step, ok := cs.Lazy["step"].(map[string]any)
-	if !ok {
-		return
-	}
-	ns := &NestedStep{}
-	ns.As, _ = cs.Step.Inputs["as"].(string)
-	if ns.As == "" {
-		ns.As = "item"
-	}
-	ns.Tool, _ = step["tool"].(string)
-	sptr := inPtr + "/step"
-	spec, ok := toolspec.Lookup(ns.Tool)
-	if !ok {
-		if ns.Tool != "" {
-			c.errAt(sptr+"/tool", fmt.Sprintf("unknown tool %q", ns.Tool), didYouMean(ns.Tool, toolspec.Names()))
-		}
-		return
-	}
-	if spec.Kind != toolspec.KindActivity {
-		c.errAt(sptr+"/tool", fmt.Sprintf("a loop cannot run the %s tool per item", ns.Tool), "a loop runs an activity tool per item; use forEach on a step for data tools, review or nested loops")
-		return
-	}
-	ns.Spec = spec
-	inputs, _ := step["inputs"].(map[string]any)
-	if inputs == nil {
-		inputs = map[string]any{}
-	}
-	val, perrs := expr.CompileValue(inputs)
-	for _, pe := range perrs {
-		c.errIn(sptr+"/inputs"+pe.Path, pe.Offset, pe.Msg, pe.Hint)
-	}
-	ns.Inputs = val
-	c.checkValueRefs(sptr+"/inputs", val, cs.ID, scope{names: []string{ns.As, "index"}})
-	lit, holes := val.Literal()
-	if err := spec.ValidateInputs(lit); err != nil && !c.accepted {
-		base := sptr + "/inputs"
-		c.diags = append(c.diags, schemaDiags(c.src, err, base, func(p string) bool {
-			for _, h := range holes {
-				if p == base+h || strings.HasPrefix(p, base+h+"/") {
-					return true
-				}
-			}
-			return false
-		}, SeverityError, nil)...)
-	}
-	cs.Nested = ns
 }
 
 // compileExpr compiles a condition/forEach: one expression, bare or wrapped in {{ }}.
@@ -718,7 +628,7 @@ func (c *compiler) checkGraph() {
 	}
 	// conditional then/else: the branch steps wait for the conditional.
 	for _, cs := range w.Steps {
-		if cs.Tool != "conditional" {
+		if cs.Spec == nil || !cs.Spec.Branches {
 			continue
 		}
 		for _, branch := range []string{"then", "else"} {
@@ -746,7 +656,7 @@ func (c *compiler) checkGraph() {
 func (c *compiler) checkBranchReviews() {
 	w := c.w
 	for _, cond := range w.Steps {
-		if cond.Tool != "conditional" {
+		if cond.Spec == nil || !cond.Spec.Branches {
 			continue
 		}
 		for _, branch := range []string{"then", "else"} {
@@ -757,7 +667,7 @@ func (c *compiler) checkBranchReviews() {
 			}
 			for _, id := range ids {
 				r, ok := w.byID[fmt.Sprint(id)]
-				if !ok || r.Tool != "review" {
+				if !ok || r.Spec == nil || r.Spec.Kind != toolspec.KindReview {
 					continue
 				}
 				for _, s := range w.Steps {

@@ -21,6 +21,12 @@ func AgentToolNames() []string {
 	return out
 }
 
+// agent and llm: the literal tool names they offer the model, and approve, name tools that exist.
+func init() {
+	kinds[toolspec.Agent.Spec] = (*compiler).checkAgentTools
+	kinds[toolspec.Completion.Spec] = (*compiler).checkAgentTools
+}
+
 // checkAgentTools checks the literal entries of an agent's (or llm's) tools list and approve list.
 func (c *compiler) checkAgentTools(cs *CompiledStep, inPtr string) {
 	tools, _ := cs.Step.Inputs["tools"].([]any)
@@ -37,7 +43,7 @@ func (c *compiler) checkAgentTools(cs *CompiledStep, inPtr string) {
 			if _, declared := c.def.MCPServers[server]; !declared {
 				c.errAt(ptr, fmt.Sprintf("MCP server %q is not declared", server), `declare it in "mcpServers": {"`+server+`": {}} to use the server of that name the operator declared on the worker (WEFT_MCP_SERVERS), or with {"command": ...} or {"url": ...} in the operator's own files`)
 			}
-			if cs.Tool == "llm" {
+			if cs.Spec.ModelCall {
 				c.errAt(ptr, "an llm step cannot offer MCP server tools", "use an agent step: it lists the server's tools and runs the calls")
 			}
 			continue
@@ -95,11 +101,11 @@ func CalledWorkflows(def *Definition) []string {
 	set := map[string]bool{}
 	for _, st := range def.Steps {
 		switch st.Tool {
-		case "workflow":
+		case toolspec.Workflow.Name:
 			if s, ok := st.Inputs["workflow"].(string); ok && s != "" && !strings.Contains(s, "{{") {
 				set[s] = true
 			}
-		case "agent":
+		case toolspec.Agent.Name:
 			tools, _ := st.Inputs["tools"].([]any)
 			for _, t := range tools {
 				if s, ok := t.(string); ok {

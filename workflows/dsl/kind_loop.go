@@ -1,0 +1,61 @@
+package dsl
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/weftworks/weft/activities/toolspec"
+	"github.com/weftworks/weft/workflows/expr"
+)
+
+// loop: the nested step is compiled as a step of its own, with the item's name in scope.
+func init() { kinds[toolspec.Loop.Spec] = (*compiler).compileNested }
+
+func (c *compiler) compileNested(cs *CompiledStep, inPtr string) {
+	step, ok := cs.Lazy["step"].(map[string]any)
+	if !ok {
+		return
+	}
+	ns := &NestedStep{}
+	ns.As, _ = cs.Step.Inputs["as"].(string)
+	if ns.As == "" {
+		ns.As = "item"
+	}
+	ns.Tool, _ = step["tool"].(string)
+	sptr := inPtr + "/step"
+	spec, ok := toolspec.Lookup(ns.Tool)
+	if !ok {
+		if ns.Tool != "" {
+			c.errAt(sptr+"/tool", fmt.Sprintf("unknown tool %q", ns.Tool), didYouMean(ns.Tool, toolspec.Names()))
+		}
+		return
+	}
+	if spec.Kind != toolspec.KindActivity {
+		c.errAt(sptr+"/tool", fmt.Sprintf("a loop cannot run the %s tool per item", ns.Tool), "a loop runs an activity tool per item; use forEach on a step for data tools, review or nested loops")
+		return
+	}
+	ns.Spec = spec
+	inputs, _ := step["inputs"].(map[string]any)
+	if inputs == nil {
+		inputs = map[string]any{}
+	}
+	val, perrs := expr.CompileValue(inputs)
+	for _, pe := range perrs {
+		c.errIn(sptr+"/inputs"+pe.Path, pe.Offset, pe.Msg, pe.Hint)
+	}
+	ns.Inputs = val
+	c.checkValueRefs(sptr+"/inputs", val, cs.ID, scope{names: []string{ns.As, "index"}})
+	lit, holes := val.Literal()
+	if err := spec.ValidateInputs(lit); err != nil && !c.accepted {
+		base := sptr + "/inputs"
+		c.diags = append(c.diags, schemaDiags(c.src, err, base, func(p string) bool {
+			for _, h := range holes {
+				if p == base+h || strings.HasPrefix(p, base+h+"/") {
+					return true
+				}
+			}
+			return false
+		}, SeverityError, nil)...)
+	}
+	cs.Nested = ns
+}
