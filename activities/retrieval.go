@@ -43,54 +43,55 @@ func (t *Tools) collectionNamed(c string) (string, error) {
 func candidates(limit int) int { return max(limit*4, 20) }
 
 // retrieve embeds the query with the collection's own model (unless the step names one),
-// vector-searches n candidates and ranks them by hybrid: results best first, not cut to a limit.
-func (t *Tools) retrieve(ctx context.Context, in map[string]any, n int) ([]any, map[string]any, int64, error) {
+// vector-searches n candidates and ranks them by hybrid: results best first, not cut to a limit,
+// with warnings when the search found nothing because the collection is empty.
+func (t *Tools) retrieve(ctx context.Context, query, dbName, collection, model string, filter map[string]any, n int) ([]toolspec.Document, toolspec.ResultsMetadata, []string, int64, error) {
+	var meta toolspec.ResultsMetadata
 	start := time.Now()
-	coll, err := t.collection(in)
+	coll, err := t.collectionNamed(collection)
 	if err != nil {
-		return nil, nil, 0, err
+		return nil, meta, nil, 0, err
 	}
 	store, err := t.Store(ctx)
 	if err != nil {
-		return nil, nil, 0, err
+		return nil, meta, nil, 0, err
 	}
-	if f, ok := in["filter"].(map[string]any); ok {
-		if err := mongostore.ValidateFilter(f); err != nil {
-			return nil, nil, 0, &InputError{Msg: err.Error()}
+	if filter != nil {
+		if err := mongostore.ValidateFilter(filter); err != nil {
+			return nil, meta, nil, 0, &InputError{Msg: err.Error()}
 		}
 	}
-	db := t.database(in)
-	model := str(in, "model")
+	db := t.databaseNamed(dbName)
 	if model == "" {
 		if model, err = store.CollectionModel(ctx, db, coll); err != nil {
-			return nil, nil, 0, err
+			return nil, meta, nil, 0, err
 		}
 	}
-	emb, err := t.embedTexts(ctx, []string{str(in, "query")}, "query", model, 0)
+	emb, err := t.embedTexts(ctx, []string{query}, "query", model, 0)
 	if err != nil {
-		return nil, nil, 0, err
+		return nil, meta, nil, 0, err
 	}
-	filter, _ := in["filter"].(map[string]any)
 	hits, path, err := store.Search(ctx, db, coll, emb.Vectors[0], n, filter)
 	var de *mongostore.DimensionError
 	if errors.As(err, &de) {
-		return nil, nil, 0, &InputError{Msg: err.Error()}
+		return nil, meta, nil, 0, &InputError{Msg: err.Error()}
 	}
 	if err != nil {
-		return nil, nil, 0, err
+		return nil, meta, nil, 0, err
 	}
-	results, err := hybrid(str(in, "query"), hits, path)
+	results, err := hybrid(query, hits, path)
 	if err != nil {
-		return nil, nil, 0, err
+		return nil, meta, nil, 0, err
 	}
-	meta := map[string]any{"db": db, "collection": coll, "model": emb.Model, "searchPath": path, "ranking": rank.Model,
-		"retrievalTimeMs": time.Since(start).Milliseconds()}
+	took := time.Since(start).Milliseconds()
+	meta = toolspec.ResultsMetadata{DB: db, Collection: coll, Model: emb.Model, SearchPath: path, Ranking: rank.Model, RetrievalTimeMs: &took}
+	var warnings []string
 	if len(hits) == 0 {
 		if w := emptyCollectionWarning(ctx, store, db, coll); w != "" {
-			meta["warnings"] = []string{w}
+			warnings = []string{w}
 		}
 	}
-	return results, meta, emb.Tokens, nil
+	return results, meta, warnings, emb.Tokens, nil
 }
 
 // similarity is a hit's cosine similarity to the query whichever path found it: $vectorSearch
@@ -106,7 +107,7 @@ func similarity(path string, score float64) float64 {
 // the offline rerank: each result's score is its relevance in [0,1] (vector similarity blended
 // with BM25 over the hits' texts and source names), and it carries both parts, similarity and
 // keywordScore.
-func hybrid(query string, hits []mongostore.Hit, path string) ([]any, error) {
+func hybrid(query string, hits []mongostore.Hit, path string) ([]toolspec.Document, error) {
 	cands := make([]rank.Candidate, len(hits))
 	for i, h := range hits {
 		cands[i] = rank.Candidate{Text: h.Content, Name: h.Source, Similarity: similarity(path, h.Score)}
@@ -115,11 +116,11 @@ func hybrid(query string, hits []mongostore.Hit, path string) ([]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]any, 0, len(hits))
+	out := make([]toolspec.Document, 0, len(hits))
 	for _, i := range rank.Ranked(scores) {
 		h, sc := hits[i], scores[i]
-		out = append(out, map[string]any{"source": h.Source, "content": h.Content, "score": sc.Relevance,
-			"similarity": sc.Similarity, "keywordScore": sc.Keywords, "metadata": h.Metadata})
+		out = append(out, toolspec.Document{Source: h.Source, Content: h.Content, Score: sc.Relevance,
+			Similarity: sc.Similarity, KeywordScore: sc.Keywords, Metadata: h.Metadata})
 	}
 	return out, nil
 }
@@ -141,66 +142,70 @@ func emptyCollectionWarning(ctx context.Context, store *mongostore.Store, db, co
 	return msg
 }
 
-// withWarnings copies the search's warnings to the top of a tool's output, where the worker
-// lifts them into the step's warnings.
-func withWarnings(out map[string]any, meta map[string]any) map[string]any {
-	if w, ok := meta["warnings"]; ok {
-		out["warnings"] = w
-		delete(meta, "warnings")
-	}
-	return out
+func init() {
+	bind(toolspec.Search, (*Tools).search)
+	bind(toolspec.Query, (*Tools).query)
+	bind(toolspec.Rerank, (*Tools).rerank)
 }
 
 // search is hybrid retrieval: a wider vector search whose hits are ranked by hybrid, cut to limit.
-func (t *Tools) search(ctx context.Context, in map[string]any) (any, *toolspec.Usage, error) {
-	limit := num(in, "limit", 10)
-	results, meta, tokens, err := t.retrieve(ctx, in, candidates(limit))
+func (t *Tools) search(ctx context.Context, in toolspec.SearchIn) (toolspec.Results, *toolspec.Usage, error) {
+	results, meta, warnings, tokens, err := t.retrieve(ctx, in.Query, in.DB, in.Collection, in.Model, in.Filter, candidates(in.Limit))
 	if err != nil {
-		return nil, nil, err
+		return toolspec.Results{}, nil, err
 	}
-	if len(results) > limit {
-		results = results[:limit]
+	if len(results) > in.Limit {
+		results = results[:in.Limit]
 	}
-	meta["resultCount"] = len(results)
-	return withWarnings(map[string]any{"query": str(in, "query"), "results": results, "metadata": meta}, meta), &toolspec.Usage{EmbeddingTokens: tokens}, nil
+	meta.ResultCount = len(results)
+	return toolspec.Results{Query: in.Query, Results: results, Metadata: meta, Warnings: warnings}, &toolspec.Usage{EmbeddingTokens: tokens}, nil
 }
 
 // query is search, then (unless rerank is false) Voyage's reranker over the candidates when a
 // key is configured. Offline the reranker would be the same fusion search already ranked by, so
 // the results keep their order and rerankedScore repeats score.
-func (t *Tools) query(ctx context.Context, in map[string]any) (any, *toolspec.Usage, error) {
-	limit := num(in, "limit", 5)
-	rerank := true
-	if b, ok := in["rerank"].(bool); ok {
-		rerank = b
-	}
-	results, meta, tokens, err := t.retrieve(ctx, in, candidates(limit))
+func (t *Tools) query(ctx context.Context, in toolspec.QueryIn) (toolspec.Results, *toolspec.Usage, error) {
+	limit := in.Limit
+	results, meta, warnings, tokens, err := t.retrieve(ctx, in.Query, in.DB, in.Collection, in.Model, in.Filter, candidates(limit))
 	if err != nil {
-		return nil, nil, err
+		return toolspec.Results{}, nil, err
 	}
 	usage := &toolspec.Usage{EmbeddingTokens: tokens}
-	meta["reranked"] = false
+	reranked := false
 	switch {
-	case rerank && len(results) > 0 && t.voyage != nil:
-		ranked, model, rtokens, err := t.rerankDocs(ctx, str(in, "query"), results, "", limit)
+	case in.Rerank && len(results) > 0 && t.voyage != nil:
+		texts := make([]string, len(results))
+		names := make([]string, len(results))
+		for i, r := range results {
+			texts[i], names[i] = r.Content, r.Source
+		}
+		r, err := t.rankTexts(ctx, in.Query, texts, names, "", limit)
 		if err != nil {
-			return nil, nil, err
+			return toolspec.Results{}, nil, err
 		}
+		ranked := make([]toolspec.Document, 0, len(r.Results))
+		for _, rk := range r.Results {
+			d := results[rk.Index]
+			d.Index, d.RerankedScore = &rk.Index, &rk.Score
+			ranked = append(ranked, d)
+		}
+		sortReranked(ranked)
 		results = ranked
-		meta["reranked"], meta["rerankModel"] = true, model
-		usage.TotalTokens += rtokens
-	case rerank && len(results) > 0:
-		for _, r := range results {
-			m := r.(map[string]any)
-			m["rerankedScore"] = m["score"]
+		reranked, meta.RerankModel = true, r.Model
+		usage.TotalTokens += r.Tokens
+	case in.Rerank && len(results) > 0:
+		for i := range results {
+			score := results[i].Score
+			results[i].RerankedScore = &score
 		}
-		meta["reranked"], meta["rerankModel"] = true, rank.Model
+		reranked, meta.RerankModel = true, rank.Model
 	}
+	meta.Reranked = &reranked
 	if len(results) > limit {
 		results = results[:limit]
 	}
-	meta["resultCount"] = len(results)
-	return withWarnings(map[string]any{"query": str(in, "query"), "results": results, "metadata": meta}, meta), usage, nil
+	meta.ResultCount = len(results)
+	return toolspec.Results{Query: in.Query, Results: results, Metadata: meta, Warnings: warnings}, usage, nil
 }
 
 // offlineRerank ranks documents by rank.Fuse, the fusion search uses, with local-embedder
@@ -245,71 +250,62 @@ func docText(d any) (string, bool) {
 	return "", false
 }
 
-// rerankDocs orders documents (strings or result objects), keeping each object's fields and
-// adding rerankedScore in [0,1]: with Voyage's reranker when a key is configured, otherwise
-// offline with rank.Fuse (BM25 over the documents and their sources blended with local-embedder
-// similarity).
-func (t *Tools) rerankDocs(ctx context.Context, query string, docs []any, model string, limit int) ([]any, string, int64, error) {
-	texts := make([]string, len(docs))
-	names := make([]string, len(docs))
-	for i, d := range docs {
-		s, ok := docText(d)
-		if !ok {
-			return nil, "", 0, &InputError{Msg: fmt.Sprintf("documents[%d] is neither text nor an object with content or text", i)}
-		}
-		texts[i] = s
-		if m, ok := d.(map[string]any); ok {
-			names[i], _ = m["source"].(string)
-		}
-	}
-	var r *provider.Ranking
-	var err error
+// rankTexts orders texts by relevance to query, best first: with Voyage's reranker when a key is
+// configured, otherwise offline with rank.Fuse (BM25 over the texts and their names blended with
+// local-embedder similarity). names are the documents' sources ("" where they have none).
+func (t *Tools) rankTexts(ctx context.Context, query string, texts, names []string, model string, limit int) (*provider.Ranking, error) {
 	if t.voyage != nil && model != rank.Model {
 		if model == "" {
 			model = "rerank-2.5"
 		}
-		r, err = t.voyage.Rerank(ctx, query, texts, model, limit)
-	} else {
-		r, err = offlineRerank(query, texts, names, limit)
+		return t.voyage.Rerank(ctx, query, texts, model, limit)
 	}
-	if err != nil {
-		return nil, "", 0, err
-	}
-	out := make([]any, 0, len(r.Results))
-	for _, rk := range r.Results {
-		item := map[string]any{}
-		if m, ok := docs[rk.Index].(map[string]any); ok {
-			for k, v := range m {
-				item[k] = v
-			}
-		} else {
-			item["content"] = texts[rk.Index]
-		}
-		item["index"] = rk.Index
-		item["rerankedScore"] = rk.Score
-		out = append(out, item)
-	}
-	sort.SliceStable(out, func(i, j int) bool {
-		return out[i].(map[string]any)["rerankedScore"].(float64) > out[j].(map[string]any)["rerankedScore"].(float64)
-	})
-	return out, r.Model, r.Tokens, nil
+	return offlineRerank(query, texts, names, limit)
 }
 
-func (t *Tools) rerank(ctx context.Context, in map[string]any) (any, *toolspec.Usage, error) {
+// sortReranked orders reranked documents by rerankedScore, best first, keeping ties in order.
+func sortReranked(docs []toolspec.Document) {
+	sort.SliceStable(docs, func(i, j int) bool { return *docs[i].RerankedScore > *docs[j].RerankedScore })
+}
+
+// rerank orders documents (strings or result objects), keeping each object's fields and adding
+// index and rerankedScore in [0,1].
+func (t *Tools) rerank(ctx context.Context, in toolspec.RerankIn) (toolspec.Results, *toolspec.Usage, error) {
 	var docs []any
-	switch d := in["documents"].(type) {
+	switch d := in.Documents.(type) {
 	case []any:
 		docs = d
 	case map[string]any:
 		docs, _ = d["results"].([]any)
 	}
 	if len(docs) == 0 {
-		return nil, nil, &InputError{Msg: "documents is empty: pass texts, result objects, or a step output holding results"}
+		return toolspec.Results{}, nil, &InputError{Msg: "documents is empty: pass texts, result objects, or a step output holding results"}
 	}
-	ranked, model, tokens, err := t.rerankDocs(ctx, str(in, "query"), docs, str(in, "model"), num(in, "limit", 0))
+	texts := make([]string, len(docs))
+	names := make([]string, len(docs))
+	for i, d := range docs {
+		s, ok := docText(d)
+		if !ok {
+			return toolspec.Results{}, nil, &InputError{Msg: fmt.Sprintf("documents[%d] is neither text nor an object with content or text", i)}
+		}
+		texts[i] = s
+		if m, ok := d.(map[string]any); ok {
+			names[i], _ = m["source"].(string)
+		}
+	}
+	r, err := t.rankTexts(ctx, in.Query, texts, names, in.Model, in.Limit)
 	if err != nil {
-		return nil, nil, err
+		return toolspec.Results{}, nil, err
 	}
-	return map[string]any{"query": str(in, "query"), "results": ranked, "metadata": map[string]any{"model": model, "resultCount": len(ranked)}},
-		&toolspec.Usage{TotalTokens: tokens}, nil
+	ranked := make([]toolspec.Document, 0, len(r.Results))
+	for _, rk := range r.Results {
+		fields, ok := docs[rk.Index].(map[string]any)
+		if !ok {
+			fields = map[string]any{"content": texts[rk.Index]}
+		}
+		ranked = append(ranked, toolspec.Document{Fields: fields, Index: &rk.Index, RerankedScore: &rk.Score})
+	}
+	sortReranked(ranked)
+	return toolspec.Results{Query: in.Query, Results: ranked, Metadata: toolspec.ResultsMetadata{Model: r.Model, ResultCount: len(ranked)}},
+		&toolspec.Usage{TotalTokens: r.Tokens}, nil
 }

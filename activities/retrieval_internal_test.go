@@ -34,14 +34,14 @@ func TestHybridIsTheSameOnBothSearchPaths(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, vs, len(exact))
 	for i := range exact {
-		e, v := exact[i].(map[string]any), vs[i].(map[string]any)
-		require.Equal(t, e["source"], v["source"], "rank %d", i+1)
-		for _, k := range []string{"score", "similarity", "keywordScore"} {
-			require.InDelta(t, e[k], v[k], 1e-9, "%s at rank %d", k, i+1)
-		}
+		e, v := exact[i], vs[i]
+		require.Equal(t, e.Source, v.Source, "rank %d", i+1)
+		require.InDelta(t, e.Score, v.Score, 1e-9, "score at rank %d", i+1)
+		require.InDelta(t, e.Similarity, v.Similarity, 1e-9, "similarity at rank %d", i+1)
+		require.InDelta(t, e.KeywordScore, v.KeywordScore, 1e-9, "keywordScore at rank %d", i+1)
 	}
-	require.Equal(t, "api/rate-limits.md", exact[0].(map[string]any)["source"], "keywords and the source name lift it over a higher cosine")
-	require.InDelta(t, 0.0, exact[3].(map[string]any)["similarity"], 1e-12, "a negative cosine shows as 0")
+	require.Equal(t, "api/rate-limits.md", exact[0].Source, "keywords and the source name lift it over a higher cosine")
+	require.InDelta(t, 0.0, exact[3].Similarity, 1e-12, "a negative cosine shows as 0")
 }
 
 // TestCatalogNamesTheOfflineRanking: the models tool lists the ranking results name.

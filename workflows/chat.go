@@ -9,6 +9,7 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/weftworks/weft/activities/toolspec"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 	"github.com/weftworks/weft/workflows/dsl"
 )
@@ -204,7 +205,7 @@ func newChatRun(ctx workflow.Context, s *ChatSession) (*run, error) {
 	if s.MemoryScope != "" {
 		defaults["scope"] = s.MemoryScope
 	}
-	def := map[string]any{"name": "chat", "steps": []any{map[string]any{"id": "chat", "name": "Chat turn", "tool": "agent", "inputs": in}}}
+	def := map[string]any{"name": "chat", "steps": []any{map[string]any{"id": "chat", "name": "Chat turn", "tool": toolspec.Agent.Name, "inputs": in}}}
 	if len(defaults) > 0 {
 		def["defaults"] = defaults
 	}

@@ -98,7 +98,7 @@ func runInline(s *toolspec.EvalStep, env map[string]any) (any, error) {
 		}
 		cs.Expr = p
 	}
-	if t, ok := cs.Lazy["template"]; ok && s.Tool == "transform" {
+	if t, ok := cs.Lazy["template"]; ok && s.Tool == toolspec.Transform.Name {
 		v, errs := expr.CompileValue(t)
 		if len(errs) > 0 {
 			return nil, fmt.Errorf("template%s: %v", errs[0].Path, errs[0].Error)

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/weftworks/weft/activities/toolspec"
 	"github.com/weftworks/weft/workflows/dsl"
 	"github.com/weftworks/weft/workflows/expr"
 )
@@ -19,20 +20,22 @@ func (e *InputError) Error() string { return fmt.Sprintf("step %q: %s", e.Step, 
 // Run executes inline tool step cs on its resolved inputs; env is the workflow's template
 // environment (per-item names are added for filter and transform).
 func Run(cs *dsl.CompiledStep, inputs map[string]any, env map[string]any) (any, error) {
-	switch cs.Tool {
-	case "merge":
-		return merge(cs, inputs)
-	case "filter":
-		return filter(cs, inputs, env)
-	case "transform":
-		return transform(cs, inputs, env)
-	case "template":
-		text := expr.Text(inputs["text"])
-		return map[string]any{"text": text, "charCount": len([]rune(text))}, nil
-	case "conditional":
-		return conditional(cs, env)
+	if run := tools[cs.Spec]; run != nil {
+		return run(cs, inputs, env)
 	}
 	return nil, &InputError{Step: cs.ID, Msg: fmt.Sprintf("tool %q is not an inline data tool", cs.Tool)}
+}
+
+// tools are the data tools' implementations, by declaration.
+var tools = map[*toolspec.Spec]func(cs *dsl.CompiledStep, inputs, env map[string]any) (any, error){
+	toolspec.Merge.Spec:     func(cs *dsl.CompiledStep, inputs, _ map[string]any) (any, error) { return merge(cs, inputs) },
+	toolspec.Filter.Spec:    filter,
+	toolspec.Transform.Spec: transform,
+	toolspec.Template.Spec: func(_ *dsl.CompiledStep, inputs, _ map[string]any) (any, error) {
+		text := expr.Text(inputs["text"])
+		return map[string]any{"text": text, "charCount": len([]rune(text))}, nil
+	},
+	toolspec.Conditional.Spec: func(cs *dsl.CompiledStep, _, env map[string]any) (any, error) { return conditional(cs, env) },
 }
 
 // Items turns a step input into a list: an array, an object holding results (a step output such
