@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/weftworks/weft/activities/toolspec"
 )
 
 // The Flow format (nodes + edges) is a second way to write a workflow: every node is a
@@ -175,7 +177,7 @@ func convertFlow(src *Source) (*Definition, Diagnostics) {
 	}
 	for _, in := range infos {
 		id := in.id
-		st := Step{ID: stepID[id], Name: str(in.data, "label"), Tool: "generate"}
+		st := Step{ID: stepID[id], Name: str(in.data, "label"), Tool: toolspec.Generate.Name}
 		instr := flowRef.ReplaceAllStringFunc(str(in.data, "instruction"), func(m string) string {
 			sub := flowRef.FindStringSubmatch(m)
 			node, ok := outputs[sub[1]]
