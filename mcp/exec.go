@@ -281,7 +281,7 @@ func (g *Gateway) chatStart(ctx context.Context, req mcplib.CallToolRequest) (*m
 		}
 	}
 	if o.MemoryScope != "" {
-		o.Tools = append(o.Tools, "remember", "recall")
+		o.Tools = append(o.Tools, toolspec.Remember.Name, toolspec.Recall.Name)
 	}
 	if who, ok := auth.IdentityFrom(ctx); ok {
 		o.Origin, o.StartedBy = weftclient.OriginClient, who.Name

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/weftworks/weft/activities/toolspec"
 	weftclient "github.com/weftworks/weft/client"
 	"github.com/weftworks/weft/workflows"
 	"github.com/weftworks/weft/workflows/dsl"
@@ -93,7 +94,7 @@ func (o *chatOptions) run(cmd *cobra.Command) error {
 	}
 	tools := o.tools
 	if o.memory != "" {
-		tools = append(tools, "remember", "recall")
+		tools = append(tools, toolspec.Remember.Name, toolspec.Recall.Name)
 	}
 	servers := map[string]dsl.MCPServer{}
 	for _, spec := range o.mcp {

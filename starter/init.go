@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/weftworks/weft/activities/toolspec"
 	"github.com/weftworks/weft/workflows/dsl"
 )
 
@@ -24,10 +25,10 @@ var scaffolds = []scaffold{
 	{"query", "Query a collection (embed, search, rerank)", "query", true},
 	{"search", "Vector search a collection (no rerank)", "search", true},
 	{"rerank", "Rerank the previous results", "rerank", false},
-	{"merge", "Merge the results of all previous searches", "merge", false},
-	{"filter", "Keep results scoring above 0.5", "filter", false},
-	{"generate", "Generate text from the results (needs an LLM)", "generate", false},
-	{"review", "Ask a person to approve the results", "review", false},
+	{"merge", "Merge the results of all previous searches", toolspec.Merge.Name, false},
+	{"filter", "Keep results scoring above 0.5", toolspec.Filter.Name, false},
+	{"generate", "Generate text from the results (needs an LLM)", toolspec.Generate.Name, false},
+	{"review", "Ask a person to approve the results", toolspec.Review.Name, false},
 }
 
 type initOptions struct {
@@ -195,7 +196,7 @@ func buildInit(o initOptions) (*dsl.Builder, error) {
 			if err := needPrev(); err != nil {
 				return nil, err
 			}
-			b.Step(id, "rerank", dsl.In{"query": "{{ inputs.query }}", "documents": prevResults}, dsl.Named("Rerank"))
+			b.Step(id, sc.tool, dsl.In{"query": "{{ inputs.query }}", "documents": prevResults}, dsl.Named("Rerank"))
 		case "merge":
 			if len(searches) == 0 {
 				return nil, invalid(fmt.Errorf("--step %q (step %d) needs earlier query or search steps to merge", spec, i+1))
@@ -204,24 +205,24 @@ func buildInit(o initOptions) (*dsl.Builder, error) {
 			for j, s := range searches {
 				arrays[j] = "{{ " + s + ".output.results }}"
 			}
-			b.Step(id, "merge", dsl.In{"arrays": arrays, "dedup": true, "dedup_field": "source"}, dsl.Named("Merge results"))
+			b.Step(id, sc.tool, dsl.In{"arrays": arrays, "dedup": true, "dedup_field": "source"}, dsl.Named("Merge results"))
 		case "filter":
 			if err := needPrev(); err != nil {
 				return nil, err
 			}
-			b.Step(id, "filter", dsl.In{"array": prevResults, "condition": "item.score > 0.5"}, dsl.Named("Keep relevant results"))
+			b.Step(id, sc.tool, dsl.In{"array": prevResults, "condition": "item.score > 0.5"}, dsl.Named("Keep relevant results"))
 		case "generate":
 			in := dsl.In{"prompt": "Answer using the context: {{ inputs.query }}"}
 			if last != "" {
 				in["context"] = prevResults
 			}
-			b.Step(id, "generate", in, dsl.Named("Generate an answer"))
+			b.Step(id, sc.tool, in, dsl.Named("Generate an answer"))
 		case "review":
 			in := dsl.In{"title": "Approve the results for {{ inputs.query }}", "instructions": "Approve, edit or reject."}
 			if last != "" {
 				in["data"] = "{{ " + last + ".output }}"
 			}
-			b.Step(id, "review", in, dsl.Named("Human review"))
+			b.Step(id, sc.tool, in, dsl.Named("Human review"))
 		}
 		last, lastText = id, key == "generate"
 		if key == "review" {

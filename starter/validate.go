@@ -107,8 +107,7 @@ func llmEndpointWarning(w *dsl.Workflow) (dsl.Diagnostic, bool) {
 		return dsl.Diagnostic{}, false
 	}
 	for _, cs := range w.Steps {
-		switch cs.Tool {
-		case "llm", "agent", "generate":
+		if cs.Spec != nil && cs.Spec.EstimateCalls(nil).LLM > 0 { // the tools that call a model
 			d := w.Source.At(cs.Pointer+"/tool", cs.Tool+" steps need an OpenAI-compatible endpoint, and this shell sets no OPENAI_BASE_URL or OPENAI_API_KEY",
 				"only the worker's environment counts: if the worker has OPENAI_BASE_URL (and OPENAI_API_KEY, WEFT_CHAT_MODEL), ignore this; if not, set them where it runs, or the step fails at once")
 			d.Severity = dsl.SeverityWarning
