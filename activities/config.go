@@ -103,11 +103,7 @@ func NewTools(cfg Config) *Tools {
 
 // unbound are the handlers not yet bound to a typed declaration (declare.go).
 func (t *Tools) unbound() map[string]Handler {
-	return map[string]Handler{
-		"models":      t.models,
-		"ingest":      t.ingest,
-		"collections": t.collections,
-	}
+	return map[string]Handler{}
 }
 
 // getenv reads worker environment variables for external MCP servers' keys.

@@ -43,70 +43,76 @@ var Catalog = []Model{
 	{"local-bm25-hybrid", "local", "rerank", nil, 0, 0, "Offline: BM25 (texts and source names) blended with vector similarity into a relevance in [0,1]; how search ranks, and the reranker without a Voyage key."},
 }
 
-func (t *Tools) models(ctx context.Context, in map[string]any) (any, *toolspec.Usage, error) {
-	cat := str(in, "category")
-	var out []any
-	for _, m := range Catalog {
-		if cat == "" || cat == "all" || m.Category == cat {
-			out = append(out, map[string]any{"name": m.Name, "provider": m.Provider, "category": m.Category, "dimensions": m.Dimensions,
-				"contextTokens": m.Context, "pricePerMillionTokens": m.PricePerM, "description": m.Description})
-		}
-	}
-	return map[string]any{"models": out, "pricesAsOf": CatalogDate}, nil, nil
+func init() {
+	bind(toolspec.Models, (*Tools).models)
+	bind(toolspec.Collections, (*Tools).collections)
+	bind(toolspec.Ingest, (*Tools).ingest)
 }
 
-func (t *Tools) collections(ctx context.Context, in map[string]any) (any, *toolspec.Usage, error) {
+func (t *Tools) models(ctx context.Context, in toolspec.ModelsIn) (toolspec.ModelsOut, *toolspec.Usage, error) {
+	out := []toolspec.CatalogModel{}
+	for _, m := range Catalog {
+		if in.Category == "all" || m.Category == in.Category {
+			out = append(out, toolspec.CatalogModel{Name: m.Name, Provider: m.Provider, Category: m.Category, Dimensions: m.Dimensions,
+				Context: m.Context, PricePerM: m.PricePerM, Description: m.Description})
+		}
+	}
+	return toolspec.ModelsOut{Models: out, PricesAsOf: CatalogDate}, nil, nil
+}
+
+func (t *Tools) collections(ctx context.Context, in toolspec.CollectionsIn) (toolspec.CollectionsOut, *toolspec.Usage, error) {
 	store, err := t.Store(ctx)
 	if err != nil {
-		return nil, nil, err
+		return toolspec.CollectionsOut{}, nil, err
 	}
-	db := t.database(in)
+	db := t.databaseNamed(in.DB)
 	cols, err := store.Collections(ctx, db)
 	if err != nil {
-		return nil, nil, err
+		return toolspec.CollectionsOut{}, nil, err
 	}
-	list := make([]any, 0, len(cols))
+	list := make([]toolspec.CollectionInfo, 0, len(cols))
 	for _, c := range cols {
 		if Reserved(c.Name) {
 			continue
 		}
-		list = append(list, map[string]any{"name": c.Name, "documentCount": c.DocumentCount, "hasVectorIndex": c.HasVectorIndex,
-			"embeddingField": c.EmbeddingField, "dimensions": c.Dimensions, "model": c.Model})
+		list = append(list, toolspec.CollectionInfo{Name: c.Name, DocumentCount: c.DocumentCount, HasVectorIndex: c.HasVectorIndex,
+			EmbeddingField: c.EmbeddingField, Dimensions: c.Dimensions, Model: c.Model})
 	}
-	return map[string]any{"database": db, "collections": list}, nil, nil
+	return toolspec.CollectionsOut{Database: db, Collections: list}, nil, nil
 }
 
 // ingest chunks a text, embeds the chunks as documents and upserts them. Chunk ids derive from
 // (collection, source, index, content), so a retry or replay overwrites instead of duplicating.
-func (t *Tools) ingest(ctx context.Context, in map[string]any) (any, *toolspec.Usage, error) {
-	coll, err := t.collection(in)
+func (t *Tools) ingest(ctx context.Context, in toolspec.IngestIn) (toolspec.IngestOut, *toolspec.Usage, error) {
+	var none toolspec.IngestOut
+	coll, err := t.collectionNamed(in.Collection)
 	if err != nil {
-		return nil, nil, err
+		return none, nil, err
 	}
-	text := str(in, "text")
-	source := str(in, "source")
+	text := in.Text
+	source := in.Source
 	if source == "" {
 		source = "inline:" + mongostore.ChunkID(coll, "", 0, text)[:12]
 	}
-	chunks, err := chunk.Split(text, str(in, "chunkStrategy"), num(in, "chunkSize", 512), num(in, "chunkOverlap", 50))
+	chunks, err := chunk.Split(text, in.ChunkStrategy, in.ChunkSize, in.ChunkOverlap)
 	if err != nil {
-		return nil, nil, &InputError{Msg: err.Error()}
+		return none, nil, &InputError{Msg: err.Error()}
 	}
 	store, err := t.Store(ctx)
 	if err != nil {
-		return nil, nil, err
+		return none, nil, err
 	}
-	db := t.database(in)
-	model := str(in, "model")
+	db := t.databaseNamed(in.DB)
+	model := in.Model
 	if model == "" {
 		if model, err = store.CollectionModel(ctx, db, coll); err != nil {
-			return nil, nil, err
+			return none, nil, err
 		}
 	}
 	stop := keepalive(ctx, 3*time.Second)
 	defer stop()
 	var tokens int64
-	meta, _ := in["metadata"].(map[string]any)
+	meta := in.Metadata
 	now := time.Now().UTC()
 	const batch = 64
 	for start := 0; start < len(chunks); start += batch {
@@ -114,7 +120,7 @@ func (t *Tools) ingest(ctx context.Context, in map[string]any) (any, *toolspec.U
 		heartbeat(ctx, end)
 		emb, err := t.embedTexts(ctx, chunks[start:end], "document", model, 0)
 		if err != nil {
-			return nil, nil, err
+			return none, nil, err
 		}
 		model = emb.Model
 		tokens += emb.Tokens
@@ -125,10 +131,10 @@ func (t *Tools) ingest(ctx context.Context, in map[string]any) (any, *toolspec.U
 				Metadata: meta, Model: emb.Model, Embedding: bson.NewVector(emb.Vectors[i]), CreatedAt: now, UpdatedAt: now})
 		}
 		if err := store.Upsert(ctx, db, coll, docs); err != nil {
-			return nil, nil, err
+			return none, nil, err
 		}
 	}
-	return map[string]any{"source": source, "chunksCreated": len(chunks), "collection": coll, "db": db, "model": model, "metadata": meta},
+	return toolspec.IngestOut{Source: source, ChunksCreated: len(chunks), Collection: coll, DB: db, Model: model, Metadata: meta},
 		&toolspec.Usage{EmbeddingTokens: tokens}, nil
 }
 

@@ -23,10 +23,6 @@ const reservedPrefix = "weft_"
 // Reserved reports whether a collection is weft's own.
 func Reserved(collection string) bool { return strings.HasPrefix(collection, reservedPrefix) }
 
-func (t *Tools) collection(in map[string]any) (string, error) {
-	return t.collectionNamed(str(in, "collection"))
-}
-
 // collectionNamed checks the collection a step names.
 func (t *Tools) collectionNamed(c string) (string, error) {
 	if c != "" {
