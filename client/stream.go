@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"maps"
 	"slices"
 	"sort"
@@ -17,38 +18,75 @@ import (
 )
 
 // Event types, in the order a run produces them. The JSONL of `weft run --json --verbose` is
-// one Event per line.
+// one Event per line. They are the run's own events (workflows.RunEvent, recorded where things
+// happen, numbered by Seq) plus llm_delta, the text a running model call streams.
 const (
-	EventRunStarted       = "run_started"
-	EventStepStarted      = "step_started"
-	EventStepCompleted    = "step_completed"
-	EventStepFailed       = "step_failed"
-	EventStepSkipped      = "step_skipped"
-	EventStepCancelled    = "step_cancelled"
-	EventReviewRequested  = "review_requested"
-	EventReviewDecided    = "review_decided"
+	EventRunStarted       = workflows.EventRunStarted
+	EventStepStarted      = workflows.EventStepStarted
+	EventStepCompleted    = workflows.EventStepCompleted
+	EventStepFailed       = workflows.EventStepFailed
+	EventStepSkipped      = workflows.EventStepSkipped
+	EventStepCancelled    = workflows.EventStepCancelled
+	EventItemStarted      = workflows.EventItemStarted
+	EventItemCompleted    = workflows.EventItemCompleted
+	EventItemFailed       = workflows.EventItemFailed
+	EventIteration        = workflows.EventIteration
+	EventLLMStarted       = workflows.EventLLMStarted
+	EventLLMFinished      = workflows.EventLLMFinished
+	EventReviewRequested  = workflows.EventReviewRequested
+	EventReviewDecided    = workflows.EventReviewDecided
 	EventLLMDelta         = "llm_delta"
-	EventToolCallStarted  = "tool_call_started"
-	EventToolCallFinished = "tool_call_finished"
-	EventRunCompleted     = "run_completed"
-	EventRunFailed        = "run_failed"
+	EventToolCallStarted  = workflows.EventToolCallStarted
+	EventToolCallFinished = workflows.EventToolCallFinished
+	EventUsage            = workflows.EventUsage
+	EventChildStarted     = workflows.EventChildStarted
+	EventRunCompleted     = workflows.EventRunCompleted
+	EventRunFailed        = workflows.EventRunFailed
+	// EventSkippedEvents: the reader fell further behind than the run keeps events (Missed says
+	// how many); the state has the rest.
+	EventSkippedEvents = "events_skipped"
 )
 
 // Event is one thing that happened in a run. Only the fields of its type are set.
 type Event struct {
-	Type string    `json:"event"`
-	Run  string    `json:"run"`
-	Time time.Time `json:"time"`
-	// Step is the step id (step events, reviews, llm deltas, tool calls).
+	Type string `json:"event"`
+	Run  string `json:"run"`
+	// Seq numbers the run's events 1, 2, 3, … with no gap: resume after a disconnect with
+	// StreamOptions.Since. Deltas have none: After is the event they follow.
+	Seq   int64     `json:"seq,omitempty"`
+	After int64     `json:"after,omitempty"`
+	Time  time.Time `json:"time"`
+	// Step is the step id (step events, reviews, llm deltas, tool calls); Key the step's key when
+	// it says more ("each[2]", "agent/CALL").
 	Step string `json:"step,omitempty"`
+	Key  string `json:"key,omitempty"`
+	// Item: the forEach item (item_* events). Iteration: the agent's (iteration_started, llm_*,
+	// tool_call_*).
+	Item      *int  `json:"item,omitempty"`
+	Iteration int32 `json:"iteration,omitempty"`
+	// Activity is the model call's activity id (llm_*, llm_delta).
+	Activity string `json:"activity,omitempty"`
+	// Attempt and Offset place an llm_delta: a retry or a repair of the call starts a new
+	// attempt (its text starts over at offset 0); Text goes at Offset in the attempt's text.
+	Attempt int32 `json:"attempt,omitempty"`
+	Offset  int   `json:"offset,omitempty"`
+	// Decision and Reviewer: review_decided.
+	Decision string `json:"decision,omitempty"`
+	Reviewer string `json:"reviewer,omitempty"`
+	// Child is a child run's id (child_started; a child run's review events, shown in its parent).
+	Child string `json:"child,omitempty"`
+	// Missed: events_skipped.
+	Missed int64 `json:"missed,omitempty"`
 	// StepState is the step's state (step_* events).
 	StepState *weftv1.StepState `json:"-"`
 	// Review is the gate (review_* events).
 	Review *weftv1.ReviewRequest `json:"-"`
-	// Text is new model text (llm_delta): append the deltas to get the text so far.
+	// Text is new model text (llm_delta), or a model call's final text (llm_finished).
 	Text string `json:"text,omitempty"`
 	// Call is the agent tool call (tool_call_* events).
 	Call *weftv1.ToolCall `json:"-"`
+	// Usage: the run's usage so far (usage, run_*).
+	Usage *weftv1.TokenUsage `json:"-"`
 	// Result is the run's result (run_completed).
 	Result *weftv1.RunResult `json:"-"`
 	// Error is the cause (run_failed, step_failed).
@@ -63,6 +101,7 @@ func (e Event) MarshalJSON() ([]byte, error) {
 		State  json.RawMessage `json:"state,omitempty"`
 		Review json.RawMessage `json:"review,omitempty"`
 		Call   json.RawMessage `json:"call,omitempty"`
+		Usage  json.RawMessage `json:"usage,omitempty"`
 		Result json.RawMessage `json:"result,omitempty"`
 	}{plain: plain(e)}
 	pj := func(m proto.Message) json.RawMessage {
@@ -81,6 +120,9 @@ func (e Event) MarshalJSON() ([]byte, error) {
 	if e.Call != nil {
 		out.Call = pj(e.Call)
 	}
+	if e.Usage != nil {
+		out.Usage = pj(e.Usage)
+	}
 	if e.Result != nil {
 		out.Result = pj(e.Result)
 	}
@@ -89,30 +131,309 @@ func (e Event) MarshalJSON() ([]byte, error) {
 
 // StreamOptions tune Stream.
 type StreamOptions struct {
-	// Interval between reads of the run's state (default 250ms).
+	// Interval between reads when the run cannot be waited on (an older worker, a run past the
+	// waits it takes): default 250ms. Otherwise Stream waits on the run (a long poll) and reads
+	// only when something happened.
 	Interval time.Duration
-	// NoDeltas skips reading partial model text (one DescribeWorkflowExecution per interval).
+	// NoDeltas skips partial model text (read from running model calls' heartbeats every
+	// DeltaInterval, only while a model call runs).
 	NoDeltas bool
+	// DeltaInterval: default 100ms.
+	DeltaInterval time.Duration
+	// Since resumes after the event with this sequence number (0: from the start).
+	Since int64
+	// StepOutputs fills the outputs of ended steps into their events' StepState (from the state
+	// query: events carry no outputs).
+	StepOutputs bool
+	// Polled reads the state every Interval and turns its changes into events, as Stream did
+	// before runs recorded their events (what it does for an older worker): for comparisons.
+	Polled bool
 }
 
-// Stream follows a run until it ends and calls fn with each event; it returns the run's result,
-// or its error (read it with Cause). Events come from the state query and from the heartbeat
-// details of running llm activities (their text so far): Temporal keeps no partial results in
-// history, so deltas are best effort while the final answer is durable. When ctx ends first,
-// Stream returns ctx's error and the run goes on.
+// Stream follows a run until it ends and calls fn with each event, in order; it returns the run's
+// result, or its error (read it with Cause). The events are the run's own (recorded where things
+// happen, numbered, with the run's time): Stream reads them with the events query and waits for
+// the next with a long poll (WaitEvents), so it sees each within milliseconds and asks nothing
+// while nothing happens. Model text comes from running llm activities' heartbeats (Temporal keeps
+// no partial results in history: deltas are best effort, the final text is in llm_finished and
+// its last piece is always delivered). When ctx ends first, Stream returns ctx's error and the run
+// goes on; call it again with Since set to the last Seq seen to go on where it stopped.
 func (c *Client) Stream(ctx context.Context, id string, o StreamOptions, fn func(Event)) (*weftv1.RunResult, error) {
 	if o.Interval <= 0 {
 		o.Interval = 250 * time.Millisecond
 	}
-	type outcome struct {
-		res *weftv1.RunResult
-		err error
+	if o.DeltaInterval <= 0 {
+		o.DeltaInterval = 100 * time.Millisecond
 	}
 	done := make(chan outcome, 1)
 	go func() {
 		res, err := c.Result(context.WithoutCancel(ctx), id)
 		done <- outcome{res, err}
 	}()
+	if o.Polled {
+		return c.streamPolled(ctx, id, o, fn, done)
+	}
+	page, err := c.Events(ctx, id, o.Since)
+	if errors.Is(err, errNoEventModel) {
+		return c.streamPolled(ctx, id, o, fn, done)
+	}
+	s := &streamer{c: c, id: id, o: o, fn: fn, since: o.Since, models: map[string]Event{}}
+	return s.run(ctx, page, err, done)
+}
+
+type outcome struct {
+	res *weftv1.RunResult
+	err error
+}
+
+// streamer follows one run's events.
+type streamer struct {
+	c      *Client
+	id     string
+	o      StreamOptions
+	fn     func(Event)
+	since  int64            // the last event emitted
+	models map[string]Event // running model calls by activity id (their llm_started)
+	follow TextFollower
+	ended  *Event // the run's last event, held until the result is known
+	kids   map[string]bool
+	side   chan Event      // child runs' review events
+	wctx   context.Context // ends when Stream returns
+}
+
+type waited struct {
+	since int64
+	err   error
+}
+
+func (s *streamer) run(ctx context.Context, page *workflows.EventPage, err error, done chan outcome) (*weftv1.RunResult, error) {
+	s.side = make(chan Event, 64)
+	wctx, stopWaits := context.WithCancel(ctx)
+	defer stopWaits()
+	s.wctx = wctx
+	waits := make(chan waited, 1)
+	waiting := false
+	polling := false // the run takes no waits: read at o.Interval
+	var result *outcome
+	var tick *time.Ticker
+	defer func() {
+		if tick != nil {
+			tick.Stop()
+		}
+	}()
+	for {
+		if err == nil && page != nil {
+			s.emitPage(ctx, page)
+			if page.Last > s.since && len(page.Events) > 0 {
+				page, err = s.c.Events(ctx, s.id, s.since) // more than one page
+				continue
+			}
+		}
+		page = nil
+		if s.ended != nil || result != nil {
+			if result == nil {
+				select {
+				case out := <-done:
+					result = &out
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				}
+			}
+			if s.ended == nil && err == nil {
+				// The run closed: read what it recorded last (the query answers from history).
+				if p, perr := s.c.Events(context.WithoutCancel(ctx), s.id, s.since); perr == nil && len(p.Events) > 0 {
+					page = p
+					continue
+				}
+			}
+			return s.finish(*result)
+		}
+		// Model text: read while a model call runs.
+		wantTicks := len(s.models) > 0 && !s.o.NoDeltas
+		if wantTicks && tick == nil {
+			tick = time.NewTicker(s.o.DeltaInterval)
+		} else if !wantTicks && tick != nil {
+			tick.Stop()
+			tick = nil
+		}
+		var tickC <-chan time.Time
+		if tick != nil {
+			tickC = tick.C
+		}
+		if !waiting && !polling {
+			waiting = true
+			since := s.since
+			go func() {
+				_, werr := s.c.WaitEvents(wctx, s.id, since)
+				waits <- waited{since, werr}
+			}()
+		}
+		var pollC <-chan time.Time
+		if polling {
+			pollC = time.After(s.o.Interval)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case out := <-done:
+			result = &out
+			page, err = s.c.Events(context.WithoutCancel(ctx), s.id, s.since)
+		case w := <-waits:
+			waiting = false
+			if errors.Is(w.err, ErrNoWaits) {
+				polling = true
+			}
+			page, err = s.c.Events(ctx, s.id, s.since)
+		case <-pollC:
+			page, err = s.c.Events(ctx, s.id, s.since)
+		case <-tickC:
+			s.readText(ctx)
+		case e := <-s.side:
+			s.emit(e)
+		}
+		if err != nil && ctx.Err() == nil && result == nil {
+			// A failed read (the worker restarting): read again at the interval.
+			polling = true
+		}
+	}
+}
+
+// emitPage emits a page's events in order.
+func (s *streamer) emitPage(ctx context.Context, p *workflows.EventPage) {
+	if len(p.Events) > 0 && p.Events[0].Seq > s.since+1 {
+		s.emit(Event{Type: EventSkippedEvents, After: s.since, Missed: p.Events[0].Seq - s.since - 1})
+	}
+	var outputs *weftv1.ExecutionState
+	for _, re := range p.Events {
+		if re.Seq <= s.since {
+			continue // never twice
+		}
+		e := fromRunEvent(re)
+		switch e.Type {
+		case EventLLMStarted:
+			s.models[e.Activity] = e
+		case EventLLMFinished:
+			s.lastText(e)
+			delete(s.models, e.Activity)
+		case EventChildStarted:
+			s.followChild(ctx, e)
+		case EventStepCompleted, EventStepFailed:
+			if s.o.StepOutputs && e.StepState != nil {
+				if outputs == nil {
+					outputs, _ = s.c.ownState(ctx, s.id)
+				}
+				for _, st := range outputs.GetSteps() {
+					if st.Id == e.Step {
+						e.StepState.Output, e.StepState.OutputTruncated = st.Output, st.OutputTruncated
+					}
+				}
+			}
+		case EventRunCompleted, EventRunFailed:
+			s.since = e.Seq
+			s.ended = &e
+			continue // emitted with the result
+		}
+		s.since = e.Seq
+		s.emit(e)
+	}
+}
+
+func (s *streamer) emit(e Event) {
+	e.Run = s.id
+	if e.Time.IsZero() {
+		e.Time = time.Now().UTC()
+	}
+	if e.Seq == 0 && e.After == 0 {
+		e.After = s.since
+	}
+	s.fn(e)
+}
+
+// finish emits the run's last event with its result.
+func (s *streamer) finish(out outcome) (*weftv1.RunResult, error) {
+	e := Event{Type: EventRunCompleted}
+	if s.ended != nil {
+		e = *s.ended
+	}
+	if out.err != nil {
+		e.Type, e.Error, e.Result = EventRunFailed, Cause(out.err), nil
+		s.emit(e)
+		return nil, out.err
+	}
+	e.Type, e.Result = EventRunCompleted, out.res
+	s.emit(e)
+	return out.res, nil
+}
+
+// readText emits the text running model calls streamed since the last read.
+func (s *streamer) readText(ctx context.Context) {
+	d, err := s.c.Describe(ctx, s.id)
+	if err != nil {
+		return
+	}
+	var texts []StreamedText
+	for _, t := range LLMText(d.Pending) {
+		if _, running := s.models[t.ActivityID]; running {
+			texts = append(texts, t)
+		}
+	}
+	for _, td := range s.follow.Next(texts) {
+		s.emit(Event{Type: EventLLMDelta, Step: td.Step, Key: td.Key, Activity: td.ActivityID, Attempt: td.Attempt, Offset: td.Offset, Text: td.New})
+	}
+}
+
+// lastText emits what a finished model call wrote after the last read (its final text, whole
+// when no delta was read), so that the deltas add up to the answer.
+func (s *streamer) lastText(fin Event) {
+	if s.o.NoDeltas || fin.Error != "" || fin.Text == "" {
+		s.follow.forget(fin.Activity)
+		return
+	}
+	for _, td := range s.follow.Final(fin.Activity, fin.Text) {
+		s.emit(Event{Type: EventLLMDelta, Time: fin.Time, Step: fin.Step, Key: fin.Key, Activity: fin.Activity, Attempt: td.Attempt, Offset: td.Offset, Text: td.New})
+	}
+	s.follow.forget(fin.Activity)
+}
+
+// followChild forwards the review events of a child run (a workflow step, an agent's workflow
+// tool) while it runs: a person deciding them reads them with the parent's.
+func (s *streamer) followChild(ctx context.Context, e Event) {
+	if s.kids == nil {
+		s.kids = map[string]bool{}
+	}
+	if e.Child == "" || s.kids[e.Child] {
+		return
+	}
+	s.kids[e.Child] = true
+	child := e.Child
+	ctx = s.wctx
+	go func() {
+		_, _ = s.c.Stream(ctx, child, StreamOptions{NoDeltas: true, Interval: s.o.Interval}, func(ce Event) {
+			switch ce.Type {
+			case EventReviewRequested, EventReviewDecided:
+				if ce.Review != nil && ce.Review.ExecutionId == "" {
+					ce.Review.ExecutionId = child
+				}
+				ce.Seq, ce.After, ce.Child = 0, 0, child
+				select {
+				case s.side <- ce:
+				case <-ctx.Done():
+				}
+			}
+		})
+	}()
+}
+
+// fromRunEvent is the client's view of a run's event.
+func fromRunEvent(re workflows.RunEvent) Event {
+	return Event{Type: re.Type, Seq: re.Seq, Time: re.Time, Step: re.Step, Key: re.Key, Item: re.Item, Iteration: re.Iteration,
+		Activity: re.Activity, Decision: re.Decision, Reviewer: re.Reviewer, Child: re.Child, StepState: re.State,
+		Review: re.Review, Text: re.Text, Call: re.Call, Usage: re.Usage, Error: re.Error}
+}
+
+// streamPolled follows a run whose worker records no events: it reads the state at o.Interval
+// and turns the differences into events (what Stream did before the runs recorded their events).
+func (c *Client) streamPolled(ctx context.Context, id string, o StreamOptions, fn func(Event), done chan outcome) (*weftv1.RunResult, error) {
 	t := &tracker{id: id, fn: fn, steps: map[string]string{}, reviews: map[string]*weftv1.ReviewRequest{}, calls: map[string]string{}}
 	t.emit(Event{Type: EventRunStarted})
 	ticker := time.NewTicker(o.Interval)
@@ -254,7 +575,7 @@ func (t *tracker) reviewsOf(step string, pending []*weftv1.ReviewRequest, open m
 // deltas emits the new text of running llm activities.
 func (t *tracker) deltas(pending []PendingActivity) {
 	for _, d := range t.follow.Next(LLMText(pending)) {
-		t.emit(Event{Type: EventLLMDelta, Step: d.Key, Text: d.New})
+		t.emit(Event{Type: EventLLMDelta, Step: d.Step, Key: d.Key, Activity: d.ActivityID, Attempt: d.Attempt, Offset: d.Offset, Text: d.New})
 	}
 }
 
@@ -270,6 +591,8 @@ type StreamedText struct {
 	// Step is the step's id (workflows.StepOfActivity): "summarize".
 	Step string
 	Text string
+	// TemporalAttempt is the activity's attempt (Temporal's: 1, 2, … for retries).
+	TemporalAttempt int32
 }
 
 // LLMText picks the running llm activities that have text so far out of pending (a
@@ -286,7 +609,7 @@ func LLMText(pending []PendingActivity) []StreamedText {
 			continue
 		}
 		key, _, _ := strings.Cut(a.ActivityID, "#")
-		out = append(out, StreamedText{ActivityID: a.ActivityID, Key: key, Step: step, Text: a.Details})
+		out = append(out, StreamedText{ActivityID: a.ActivityID, Key: key, Step: step, Text: a.Details, TemporalAttempt: a.Attempt})
 	}
 	return out
 }
@@ -294,38 +617,88 @@ func LLMText(pending []PendingActivity) []StreamedText {
 // TextDelta is what one llm activity wrote since the previous read.
 type TextDelta struct {
 	StreamedText
-	// New is the text added since the previous read: all of it the first time the activity is
-	// seen and when it started over (a retry, whose text does not extend what was read).
+	// New is the text added since the previous read, to be put at Offset in the text of
+	// attempt Attempt.
 	New string
-	// Restarted says the activity started over: what was shown of it before is not a prefix of
-	// its text any more.
+	// Attempt counts the times the activity's text started: 1, then one more for each retry
+	// (a new Temporal attempt) and each repair (the model asked again for valid JSON). A new
+	// attempt's text replaces the one before; it never extends it.
+	Attempt int32
+	Offset  int
+	// Restarted says the text started over: what was shown of the activity before is not part
+	// of its text any more.
 	Restarted bool
 }
 
-// TextFollower follows streamed text from one read to the next (weft run's llm_delta events,
+// TextFollower follows streamed text from one read to the next (Stream's llm_delta events,
 // weft chat's streamed answer). The zero value is ready.
 type TextFollower struct {
-	seen map[string]string // activity id -> text read so far
+	seen map[string]*followed // by activity id
+}
+
+type followed struct {
+	text     string // the current attempt's text read so far
+	attempt  int32  // text attempts (see TextDelta.Attempt)
+	temporal int32  // the Temporal attempt last read
+	stale    bool   // a retry whose heartbeat still holds the failed attempt's text
 }
 
 // Next returns, for each activity of texts that wrote something since the previous call, what it
 // added (in the order of texts).
 func (f *TextFollower) Next(texts []StreamedText) []TextDelta {
 	if f.seen == nil {
-		f.seen = map[string]string{}
+		f.seen = map[string]*followed{}
 	}
 	var out []TextDelta
 	for _, t := range texts {
-		prev, seen := f.seen[t.ActivityID]
-		restarted := seen && !strings.HasPrefix(t.Text, prev)
-		if restarted {
-			prev = ""
+		st, seen := f.seen[t.ActivityID]
+		if !seen {
+			st = &followed{attempt: 1, temporal: t.TemporalAttempt}
+			f.seen[t.ActivityID] = st
 		}
-		if len(t.Text) <= len(prev) {
+		restarted := false
+		switch {
+		case seen && t.TemporalAttempt != st.temporal:
+			// A retry: until it heartbeats, the details are the failed attempt's last text.
+			st.temporal = t.TemporalAttempt
+			if t.Text == st.text {
+				st.stale = true
+				continue
+			}
+			restarted = true
+		case st.stale && t.Text == st.text:
+			continue
+		case seen && !strings.HasPrefix(t.Text, st.text):
+			restarted = true // a repair, or a retry read only once it wrote more than before
+		}
+		if restarted || st.stale {
+			st.attempt++
+			st.text, st.stale, restarted = "", false, true
+		}
+		if len(t.Text) <= len(st.text) {
 			continue
 		}
-		f.seen[t.ActivityID] = t.Text
-		out = append(out, TextDelta{StreamedText: t, New: t.Text[len(prev):], Restarted: restarted})
+		out = append(out, TextDelta{StreamedText: t, New: t.Text[len(st.text):], Attempt: st.attempt, Offset: len(st.text), Restarted: restarted})
+		st.text = t.Text
 	}
 	return out
 }
+
+// Final returns what remains of activity id's text once it finished with text: the rest of the
+// attempt read so far, or the whole text as a new attempt when it does not extend it.
+func (f *TextFollower) Final(id, text string) []TextDelta {
+	st, ok := f.seen[id]
+	if !ok {
+		return []TextDelta{{StreamedText: StreamedText{ActivityID: id, Text: text}, New: text, Attempt: 1}}
+	}
+	if !st.stale && strings.HasPrefix(text, st.text) {
+		if len(text) == len(st.text) {
+			return nil
+		}
+		return []TextDelta{{StreamedText: StreamedText{ActivityID: id, Text: text}, New: text[len(st.text):], Attempt: st.attempt, Offset: len(st.text)}}
+	}
+	return []TextDelta{{StreamedText: StreamedText{ActivityID: id, Text: text}, New: text, Attempt: st.attempt + 1, Restarted: true}}
+}
+
+// forget drops a finished activity.
+func (f *TextFollower) forget(id string) { delete(f.seen, id) }

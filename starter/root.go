@@ -63,6 +63,7 @@ func NewRootCommand() *cobra.Command {
 		newTestCommand(),
 		newRunCommand(),
 		newStatusCommand(),
+		newWatchCommand(),
 		newReviewCommand(),
 		newReviewsCommand(),
 		newRunsCommand(),

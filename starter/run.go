@@ -32,6 +32,8 @@ type runOptions struct {
 	verbose  bool
 	dryRun   bool
 	interval time.Duration
+	// since resumes following after the event with this sequence number (weft status --follow --since).
+	since int64
 	// failedShown is the failed step whose error the progress lines already showed.
 	failedShown string
 	// cancelledBy is who asked a cancelled run to stop ("" when unknown).
@@ -58,7 +60,7 @@ func newRunCommand() *cobra.Command {
 	cmd.Flags().BoolVarP(&o.quiet, "quiet", "q", false, "print only the output")
 	cmd.Flags().BoolVarP(&o.verbose, "verbose", "v", false, "show step outputs and the full error chain; with --json, stream JSONL events")
 	cmd.Flags().BoolVar(&o.dryRun, "dry-run", false, "validate and print the plan without running")
-	cmd.Flags().DurationVar(&o.interval, "poll", 250*time.Millisecond, "how often progress is read")
+	cmd.Flags().DurationVar(&o.interval, "poll", 250*time.Millisecond, "how often progress is read when the run cannot be waited on (an older worker); otherwise each event shows as it happens")
 	return cmd
 }
 
@@ -134,7 +136,8 @@ func (o *runOptions) run(cmd *cobra.Command, arg string) error {
 // ended: 0 completed, 1 failed or cancelled, 3 when ctx ends first (the run goes on).
 func (o *runOptions) follow(ctx context.Context, c *weftclient.Client, out, errOut io.Writer, id string, formatters map[string]any) error {
 	p := &progress{o: o, out: out, id: id}
-	res, runErr := c.Stream(ctx, id, weftclient.StreamOptions{Interval: o.interval, NoDeltas: o.quiet || (o.asJSON && !o.verbose)}, p.event)
+	res, runErr := c.Stream(ctx, id, weftclient.StreamOptions{Interval: o.interval, NoDeltas: o.quiet || (o.asJSON && !o.verbose),
+		Since: o.since, StepOutputs: o.verbose}, p.event)
 	p.endStream()
 	if runErr != nil && ctx.Err() != nil && errors.Is(runErr, ctx.Err()) {
 		fmt.Fprintf(errOut, "\nweft: stopped following; %s is still running. Follow it again with: weft status --follow %s\n", id, id)
@@ -222,10 +225,19 @@ func (p *progress) event(e weftclient.Event) {
 	}
 	switch e.Type {
 	case weftclient.EventLLMDelta:
-		if p.streaming != e.Step {
+		// A retry or a repair starts a new attempt: its text goes on a line of its own.
+		stream := fmt.Sprintf("%s#%d", e.Activity, e.Attempt)
+		if p.streaming != stream {
 			p.endStream()
-			fmt.Fprintf(p.out, "  … %s: ", e.Step)
-			p.streaming = e.Step
+			name := e.Key
+			if name == "" {
+				name = e.Step
+			}
+			if e.Attempt > 1 {
+				name += fmt.Sprintf(" (attempt %d)", e.Attempt)
+			}
+			fmt.Fprintf(p.out, "  … %s: ", name)
+			p.streaming = stream
 		}
 		fmt.Fprint(p.out, strings.ReplaceAll(e.Text, "\n", "\n      "))
 	case weftclient.EventStepCompleted, weftclient.EventStepFailed, weftclient.EventStepSkipped, weftclient.EventStepCancelled:

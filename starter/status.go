@@ -15,10 +15,16 @@ import (
 	"github.com/weftworks/weft/workflows"
 )
 
-func newStatusCommand() *cobra.Command {
+func newStatusCommand() *cobra.Command { return statusCommand(false) }
+
+// newWatchCommand is `weft watch ID`: weft status --follow.
+func newWatchCommand() *cobra.Command { return statusCommand(true) }
+
+func statusCommand(watch bool) *cobra.Command {
 	var conn connFlags
-	var asJSON, follow bool
+	var asJSON, follow, verbose bool
 	var interval time.Duration
+	var since int64
 	cmd := &cobra.Command{
 		Use:   "status ID",
 		Short: "Show a run's steps, pending reviews and, once done, its output (--follow: until it ends)",
@@ -38,8 +44,8 @@ func newStatusCommand() *cobra.Command {
 				return clientError(err)
 			}
 			out := cmd.OutOrStdout()
-			if follow {
-				o := &runOptions{runFlags: runFlags{asJSON: asJSON}, interval: interval}
+			if follow || watch {
+				o := &runOptions{runFlags: runFlags{asJSON: asJSON}, interval: interval, since: since, verbose: verbose}
 				var formatters map[string]any
 				if w, err := c.Workflow(cmd.Context(), id); err == nil {
 					formatters = w.Def.Formatters
@@ -71,7 +77,17 @@ func newStatusCommand() *cobra.Command {
 	conn.register(cmd)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the state query's JSON")
 	cmd.Flags().BoolVarP(&follow, "follow", "f", false, "show the steps as they change until the run ends (as weft run does)")
-	cmd.Flags().DurationVar(&interval, "poll", time.Second, "with --follow: how often the run's state is read")
+	cmd.Flags().DurationVar(&interval, "poll", time.Second, "with --follow: how often the run's state is read when it cannot be waited on (an older worker)")
+	cmd.Flags().Int64Var(&since, "since", 0, "with --follow: start after the event with this sequence number (the seq of --json --verbose's events), to go on after a disconnect")
+	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "with --follow: step outputs; with --json, one JSON event per line as weft run --json --verbose prints them")
+	if watch {
+		cmd.Use = "watch ID"
+		cmd.Short = "Follow a run's events as they happen until it ends (weft status --follow)"
+		cmd.Long = "Shows a run's events as they happen, as `weft run` does, until the run ends: steps, model text,\n" +
+			"tool calls, reviews. --json --verbose prints one JSON event per line; --since N goes on after event N.\n" +
+			"Exit status: 0 completed, 1 failed or cancelled, 3 interrupted (the run goes on)."
+		_ = cmd.Flags().MarkHidden("follow")
+	}
 	return cmd
 }
 

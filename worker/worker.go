@@ -39,9 +39,9 @@ func New(c client.Client, o Options) (sdkworker.Worker, error) {
 	w := sdkworker.New(c, o.TaskQueue, sdkworker.Options{
 		// After a worker dies, its sticky queue holds the next workflow task until this expires.
 		StickyScheduleToStartTimeout: 2 * time.Second,
-		// Heartbeat details carry the text an llm call has streamed so far: send them at least
-		// once a second so people watching see it come.
-		MaxHeartbeatThrottleInterval: time.Second,
+		// Heartbeat details carry the text an llm call has streamed so far (published every
+		// 250ms at most): send each at once so people watching see it come within a read.
+		MaxHeartbeatThrottleInterval: 200 * time.Millisecond,
 
 		MaxConcurrentWorkflowTaskPollers:       o.WorkflowPollers,
 		MaxConcurrentActivityTaskPollers:       o.ActivityPollers,
