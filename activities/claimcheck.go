@@ -38,7 +38,7 @@ func (t *Tools) PutBlob(ctx context.Context, data []byte) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return store.PutBlob(ctx, t.database(nil), data)
+	return store.PutBlob(ctx, t.databaseNamed(""), data)
 }
 
 // GetBlob implements Blobs.
@@ -47,7 +47,7 @@ func (t *Tools) GetBlob(ctx context.Context, id string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return store.GetBlob(ctx, t.database(nil), id)
+	return store.GetBlob(ctx, t.databaseNamed(""), id)
 }
 
 // ClaimCheckAbove is the configured threshold.
@@ -132,7 +132,7 @@ func (t *Tools) StoreValues(ctx context.Context, in map[string]any) (map[string]
 		return nil, temporal.NewNonRetryableApplicationError(
 			fmt.Sprintf("storing forEach outputs too large to hand back: %v (set MONGODB_URI on the worker)", err), toolspec.ErrMissingConfig, err)
 	}
-	ids, err := store.PutBlobs(ctx, t.database(nil), datas)
+	ids, err := store.PutBlobs(ctx, t.databaseNamed(""), datas)
 	if err != nil {
 		return nil, err // retryable: the store may be back soon
 	}

@@ -101,11 +101,6 @@ func NewTools(cfg Config) *Tools {
 	return t
 }
 
-// unbound are the handlers not yet bound to a typed declaration (declare.go).
-func (t *Tools) unbound() map[string]Handler {
-	return map[string]Handler{}
-}
-
 // getenv reads worker environment variables for external MCP servers' keys.
 func (t *Tools) getenv(k string) string {
 	if t.cfg.Getenv == nil {
@@ -157,10 +152,6 @@ func (t *Tools) Store(ctx context.Context) (*mongostore.Store, error) {
 	}
 	t.store = s
 	return s, nil
-}
-
-func (t *Tools) database(in map[string]any) string {
-	return t.databaseNamed(str(in, "db"))
 }
 
 // databaseNamed is the database a step names, or the configured one.

@@ -66,7 +66,7 @@ func plainJSON(v any) (any, error) {
 
 // Handlers returns the handler of every tool bound to a declaration, by tool name.
 func (t *Tools) Handlers() map[string]Handler {
-	out := t.unbound()
+	out := make(map[string]Handler, len(bindings))
 	for _, b := range bindings {
 		out[b.spec.Name] = b.handler(t)
 	}

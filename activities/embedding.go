@@ -33,13 +33,6 @@ func str(in map[string]any, k string) string {
 	return s
 }
 
-func num(in map[string]any, k string, def int) int {
-	if f, ok := in[k].(float64); ok {
-		return int(f)
-	}
-	return def
-}
-
 func (t *Tools) embedTexts(ctx context.Context, texts []string, inputType, model string, dims int) (*provider.Embeddings, error) {
 	if model == "" {
 		model = t.defaultEmbeddingModel()
