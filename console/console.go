@@ -95,7 +95,7 @@ func New(o Options) (*Server, error) {
 	s := &Server{o: o, pages: map[string]*template.Template{}, sessions: map[string]*session{}, costs: map[string]runUsage{},
 		limiter: auth.NewFailureLimiter(auth.FailureBurst, auth.FailureRate)}
 	s.local = &session{id: "local", csrf: randomHex(24), name: o.Reviewer}
-	for _, page := range []string{"runs", "run", "reviews", "workflows", "workflow", "login"} {
+	for _, page := range []string{"runs", "run", "reviews", "workflows", "workflow", "login", "build"} {
 		t, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFiles, "templates/layout.html", "templates/"+page+".html")
 		if err != nil {
 			return nil, err
@@ -125,6 +125,9 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /reviews", s.page(s.reviewsPage))
 	mux.HandleFunc("GET /workflows", s.page(s.workflowsPage))
 	mux.HandleFunc("GET /workflows/{name}", s.page(s.workflowPage))
+	mux.HandleFunc("GET /build", s.page(s.builderPage))
+	mux.HandleFunc("GET /api/tools", s.api(s.apiTools))
+	mux.HandleFunc("POST /api/runs", s.guard(s.apiStartDefinition))
 
 	mux.HandleFunc("GET /api/runs", s.api(s.apiRuns))
 	mux.HandleFunc("GET /api/runs/{id}", s.api(s.apiRun))

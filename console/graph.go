@@ -23,10 +23,13 @@ type Graph struct {
 
 // Node is one step.
 type Node struct {
-	ID        string `json:"id"`
-	Name      string `json:"name,omitempty"`
-	Tool      string `json:"tool"`
-	Category  string `json:"category"`
+	ID       string `json:"id"`
+	Name     string `json:"name,omitempty"`
+	Tool     string `json:"tool"`
+	Category string `json:"category"`
+	// Kind is where the step runs (toolspec.Kind): inline steps are computed inside the workflow
+	// and have no activity call to show.
+	Kind      string `json:"kind,omitempty"`
 	Layer     int    `json:"layer"`
 	ForEach   string `json:"forEach,omitempty"`
 	Condition string `json:"condition,omitempty"`
@@ -73,7 +76,11 @@ func NewGraph(w *dsl.Workflow) *Graph {
 	}
 	for _, ps := range p.Steps {
 		cs, _ := w.Step(ps.ID)
-		g.Nodes = append(g.Nodes, Node{ID: ps.ID, Name: ps.Name, Tool: ps.Tool, Category: cs.Spec.Category(), Layer: ps.Stage - 1,
+		kind := ""
+		if cs.Spec != nil {
+			kind = string(cs.Spec.Kind)
+		}
+		g.Nodes = append(g.Nodes, Node{ID: ps.ID, Name: ps.Name, Tool: ps.Tool, Category: cs.Spec.Category(), Kind: kind, Layer: ps.Stage - 1,
 			ForEach: ps.ForEach, Condition: ps.Condition, Loop: cs.Tool == "loop", Branch: member[ps.ID], Inputs: cs.Step.Inputs})
 		after := map[string]bool{}
 		for _, a := range cs.Step.DependsOn {

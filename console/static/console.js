@@ -68,6 +68,16 @@
   // ---- the graph ----
   const NODE_W = 168, NODE_H = 48, GAP_X = 28, GAP_Y = 46, PAD = 16;
   const MARK = { then: 'then', else: 'else', dependsOn: 'after' };
+  // A step's status is shown by a mark and a word as well as a colour (and in its accessible name).
+  const STATUS_MARK = { pending: '○', running: '⟳', completed: '✓', failed: '✕', skipped: '⤼', cancelled: '⊘', awaiting_review: '⏸' };
+  function nodeName(n, status) {
+    return `${n.name || n.id}, ${n.tool} step (${n.category})${status ? ': ' + status.replace('_', ' ') : ''}`;
+  }
+  function showStatus(g, n, status) {
+    const mark = g.querySelector('.st-mark');
+    if (mark) mark.textContent = STATUS_MARK[status] || '';
+    g.setAttribute('aria-label', nodeName(n, status));
+  }
 
   // drawGraph lays out the steps in the plan's layers, top to bottom, and returns the node
   // elements by step id.
@@ -99,12 +109,13 @@
     for (const n of graph.nodes) {
       const p = pos.get(n.id);
       if (!p) continue;
-      const g = svg('g', { class: `node c-${n.category} st-pending`, transform: `translate(${p.x},${p.y})`, 'data-step': n.id, tabindex: 0, role: 'button' });
+      const g = svg('g', { class: `node c-${n.category} st-pending`, transform: `translate(${p.x},${p.y})`, 'data-step': n.id, tabindex: 0, role: 'button', 'aria-label': nodeName(n, '') });
       if (n.forEach || n.loop) g.append(svg('rect', { class: 'stack', x: 5, y: -5, width: NODE_W, height: NODE_H, rx: 7 }));
       g.append(svg('rect', { class: 'box', width: NODE_W, height: NODE_H, rx: 7 }));
       g.append(svg('rect', { class: 'band', width: 6, height: NODE_H, rx: 3 }));
       const title = n.name || n.id;
-      g.append(svg('text', { class: 'label', x: 14, y: 20 }, title.length > 20 ? title.slice(0, 19) + '…' : title));
+      g.append(svg('text', { class: 'label', x: 14, y: 20 }, title.length > 18 ? title.slice(0, 17) + '…' : title));
+      g.append(svg('text', { class: 'st-mark', x: NODE_W - 8, y: 20, 'text-anchor': 'end', 'aria-hidden': 'true' }, ''));
       const marks = [n.tool];
       if (n.forEach) marks.push('forEach');
       if (n.loop) marks.push('loop');
@@ -223,6 +234,15 @@
   }
 
   // ---- run page ----
+  // effective is a step as the page shows it: when the run was cancelled, a step that was in
+  // flight (running, or failed with the cancellation) was cancelled, not failed.
+  function effective(x, snap) {
+    if (!snap || !snap.closed || snap.status !== 'cancelled') return x;
+    if (x.status === 'running' || (x.status === 'failed' && /cancel/i.test(x.error || ''))) {
+      return Object.assign({}, x, { status: 'cancelled', reason: 'the run was cancelled while the step was in flight' });
+    }
+    return x;
+  }
   function runPage(root) {
     const view = JSON.parse(root.dataset.run);
     const runId = view.id;
@@ -255,7 +275,7 @@
       const parts = [el('h2', {}, n.name || selected), el('dl', {}, rows.map(([k, v]) => [el('dt', {}, k), el('dd', {}, String(v))]))];
       if (s.error) parts.push(el('h3', {}, 'Error'), el('pre', { class: 'error' }, s.error));
       for (const w of s.warnings || []) parts.push(el('p', { class: 'warning' }, w));
-      const text = snap && snap.streaming && snap.streaming[selected];
+      const text = snap && !snap.closed && s.status === 'running' && snap.streaming && snap.streaming[selected];
       if (text) parts.push(el('h3', {}, 'Streaming'), el('pre', { class: 'stream' }, text));
       if (s.toolCalls && s.toolCalls.length) {
         parts.push(el('h3', {}, `Tool calls (${s.toolCalls.length})`),
@@ -263,6 +283,13 @@
       }
       parts.push(el('h3', {}, 'Output'));
       parts.push(s.outputTruncated ? el('p', { class: 'note' }, 'too large for the state query: see weft status or the Temporal UI') : jsonBlock(s.output));
+      if (n.kind === 'inline') {
+        // computed inside the workflow: there is no activity call in the history to read
+        parts.push(el('h3', {}, 'Inputs'), el('p', { class: 'note inline-note' }, `${n.tool} is a data tool computed inside the workflow (no activity call): its inputs as written are below, resolved against the steps it reads.`));
+        if (n.inputs) parts.push(el('h3', {}, 'As written'), jsonBlock(n.inputs));
+        detail.replaceChildren(...parts);
+        return;
+      }
       const inputs = el('div', { class: 'inputs' }, el('p', { class: 'note' }, 'loading the resolved inputs…'));
       parts.push(el('h3', {}, 'Inputs'), inputs);
       if (n.inputs) parts.push(el('h3', {}, 'As written'), jsonBlock(n.inputs));
@@ -288,11 +315,12 @@
       errEl.textContent = st.error || (s.stateError ? `state unavailable: ${s.stateError}` : '');
       document.getElementById('cancel').hidden = s.closed;
       if (st.output !== undefined) document.getElementById('run-output').replaceChildren(jsonBlock(st.output, true));
-      steps = new Map((st.steps || []).map((x) => [x.id, x]));
+      steps = new Map((st.steps || []).map((x) => [x.id, effective(x, s)]));
       const now = Date.now();
       nodes.forEach((g, id) => {
         const x = steps.get(id);
         const stepStatus = (x && x.status) || 'pending';
+        showStatus(g, nodeInfo.get(id) || { id, tool: '', category: '' }, stepStatus);
         const cls = `st-${stepStatus}`;
         if (!g.classList.contains(cls)) {
           [...g.classList].filter((c) => c.startsWith('st-')).forEach((c) => g.classList.remove(c));
@@ -413,7 +441,10 @@
     return el('div', { class: 'field' }, label, input);
   }
 
-  function runForm(form, name, graph) {
+  // runForm starts a run of the catalog workflow name, or, when edited() returns text (the
+  // playground's editor changed and compiles), of that text: the server starts it as the
+  // person's own (client-origin) definition.
+  function runForm(form, name, graph, edited) {
     const schema = (graph && graph.inputs) || {};
     const props = schema.properties || {};
     const required = new Set(schema.required || []);
@@ -435,7 +466,10 @@
       } catch (err) { status.textContent = `an input is not valid JSON: ${err.message}`; return; }
       status.textContent = 'starting…';
       try {
-        const r = await post(`/api/workflows/${encodeURIComponent(name)}/runs`, { inputs });
+        const text = edited && edited();
+        if (text === false) throw new Error('the edited text does not compile: fix the problems listed under Edit, or reload the page to run the file');
+        const r = text ? await post('/api/runs', { name: `${name}.json`, source: text, inputs })
+          : await post(`/api/workflows/${encodeURIComponent(name)}/runs`, { inputs });
         window.location.assign(r.url);
       } catch (err) { status.textContent = err.message; status.classList.add('error'); }
     };
@@ -471,7 +505,12 @@
       plan(document.getElementById('plan'), graph);
     }
     draw();
-    runForm(document.getElementById('run-form'), name, pg.graph);
+    // What Start runs: the file, or the edited text once it differs (false while it does not compile).
+    const original = source.value;
+    let editedValid = true;
+    const edited = () => (source.value === original ? null : editedValid ? source.value : false);
+    let formInputs = JSON.stringify((pg.graph && pg.graph.inputs) || {});
+    runForm(document.getElementById('run-form'), name, pg.graph, edited);
     let timer = null, seq = 0;
     source.addEventListener('input', () => {
       clearTimeout(timer);
@@ -482,7 +521,14 @@
           if (mine !== seq) return;
           diags.replaceChildren(...r.diagnostics.map((d) => el('li', { class: d.severity, onclick: () => goTo(d.line, d.col) },
             `${d.line}:${d.col} ${d.severity}: ${d.where ? d.where + ': ' : ''}${d.message}${d.hint ? ' (' + d.hint + ')' : ''}`)));
-          if (r.valid) { graph = r.graph; draw(); diags.prepend(el('li', { class: 'ok' }, 'valid')); }
+          editedValid = r.valid;
+          if (r.valid) {
+            graph = r.graph; draw(); diags.prepend(el('li', { class: 'ok' }, 'valid'));
+            const ins = JSON.stringify(graph.inputs || {});
+            if (ins !== formInputs) { formInputs = ins; runForm(document.getElementById('run-form'), name, graph, edited); }
+          }
+          const btn = document.querySelector('#run-form button[type=submit]');
+          if (btn) btn.textContent = source.value === original ? 'Start run' : 'Start run (edited text)';
         } catch (err) {
           diags.replaceChildren(el('li', { class: 'error' }, err.message));
         }

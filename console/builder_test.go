@@ -1,0 +1,339 @@
+package console_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/weftworks/weft/activities/toolspec"
+	"github.com/weftworks/weft/console"
+	"github.com/weftworks/weft/templates"
+	"github.com/weftworks/weft/workflows/dsl"
+)
+
+// The builder's browser tests drive Debian's chromium (as integration/console_test.go does) against
+// a console with no Temporal behind it: the builder needs none.
+
+func chromium(t *testing.T) context.Context {
+	t.Helper()
+	var path string
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			path = p
+			break
+		}
+	}
+	if path == "" {
+		if os.Getenv("WEFT_NO_BROWSER") != "" {
+			t.Skip("WEFT_NO_BROWSER is set and no chromium is installed")
+		}
+		t.Fatal("the console's browser tests need chromium: apt-get install chromium (or set WEFT_NO_BROWSER=1 to skip them)")
+	}
+	profile, err := os.MkdirTemp("", "weft-chromium-")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = os.RemoveAll(profile) })
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.UserDataDir(profile), chromedp.WindowSize(1440, 1000), chromedp.Flag("disable-quic", true), chromedp.Flag("disable-component-update", true))
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelC := chromedp.NewContext(actx)
+	ctx, cancelT := context.WithTimeout(ctx, 2*time.Minute)
+	t.Cleanup(func() {
+		_ = chromedp.Cancel(ctx)
+		cancelT()
+		cancelC()
+		cancelA()
+	})
+	require.NoError(t, chromedp.Run(ctx), "starting %s", path)
+	return ctx
+}
+
+// run runs actions; when they fail it says what the page showed and keeps a screenshot in
+// bin/artifacts/console.
+func run(t *testing.T, ctx context.Context, name string, actions ...chromedp.Action) {
+	t.Helper()
+	sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	err := chromedp.Run(sctx, actions...)
+	if err == nil {
+		return
+	}
+	var text, url string
+	_ = chromedp.Run(ctx, chromedp.Location(&url), chromedp.Evaluate(`document.body ? document.body.innerText.slice(0, 2000) : ''`, &text))
+	shot(t, ctx, name+"-failed")
+	t.Fatalf("%s: %v\npage %s showed:\n%s", name, err, url, text)
+}
+
+func shot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	dir := os.Getenv("WEFT_ARTIFACTS")
+	if dir == "" {
+		dir = filepath.Join("..", "bin", "artifacts", "console")
+	}
+	if os.MkdirAll(dir, 0o755) != nil {
+		return
+	}
+	var png []byte
+	if chromedp.Run(ctx, chromedp.FullScreenshot(&png, 100)) == nil {
+		_ = os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644)
+	}
+}
+
+// center is the middle of the element sel on the screen.
+func center(t *testing.T, ctx context.Context, sel string) (float64, float64) {
+	t.Helper()
+	var p []float64
+	run(t, ctx, "locate "+sel, chromedp.Evaluate(fmt.Sprintf(`(() => { const r = document.querySelector(%q).getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()`, sel), &p))
+	return p[0], p[1]
+}
+
+// dragMouse presses at (x1, y1), moves to (x2, y2) in steps, and releases: real mouse input,
+// as a person drags.
+func dragMouse(x1, y1, x2, y2 float64) chromedp.Action {
+	return chromedp.ActionFunc(func(ctx context.Context) error {
+		if err := input.DispatchMouseEvent(input.MouseMoved, x1, y1).Do(ctx); err != nil {
+			return err
+		}
+		if err := input.DispatchMouseEvent(input.MousePressed, x1, y1).WithButton(input.Left).WithButtons(1).WithClickCount(1).Do(ctx); err != nil {
+			return err
+		}
+		for i := 1; i <= 10; i++ {
+			x, y := x1+(x2-x1)*float64(i)/10, y1+(y2-y1)*float64(i)/10
+			if err := input.DispatchMouseEvent(input.MouseMoved, x, y).WithButton(input.Left).WithButtons(1).Do(ctx); err != nil {
+				return err
+			}
+		}
+		return input.DispatchMouseEvent(input.MouseReleased, x2, y2).WithButton(input.Left).WithClickCount(1).Do(ctx)
+	})
+}
+
+func exported(t *testing.T, ctx context.Context) map[string]any {
+	t.Helper()
+	var text string
+	run(t, ctx, "export", chromedp.Evaluate(`window.__weftBuilder.exportText()`, &text))
+	var out map[string]any
+	require.NoError(t, json.Unmarshal([]byte(text), &out), text)
+	return out
+}
+
+func TestToolsEndpointIsTheRegistry(t *testing.T) {
+	srv := newConsole(t, console.Options{})
+	resp, err := srv.Client().Get(srv.URL + "/api/tools")
+	require.NoError(t, err)
+	var got struct {
+		Tools []console.ToolInfo `json:"tools"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(body(t, resp)), &got))
+	all := toolspec.All()
+	require.Len(t, got.Tools, len(all), "every registry tool, nothing else")
+	for i, s := range all {
+		require.Equal(t, s.Name, got.Tools[i].Name)
+		require.Equal(t, s.Category(), got.Tools[i].Category)
+		require.NotEmpty(t, got.Tools[i].Input, "%s has an input schema", s.Name)
+	}
+}
+
+// TestVendoredDrawflowMatchesItsChecksums: the graph-editing library is the pinned release.
+func TestVendoredDrawflowMatchesItsChecksums(t *testing.T) {
+	dir := filepath.Join("static", "vendor", "drawflow")
+	sums, err := os.ReadFile(filepath.Join(dir, "SHA256SUMS"))
+	require.NoError(t, err)
+	n := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(sums)), "\n") {
+		want, name, ok := strings.Cut(line, "  ")
+		require.True(t, ok, line)
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		require.NoError(t, err)
+		sum := sha256.Sum256(b)
+		require.Equal(t, want, hex.EncodeToString(sum[:]), name)
+		n++
+	}
+	require.Equal(t, 3, n, "the script, its style and the licence")
+}
+
+// roundTripFiles are every built-in template and every workflow file of testdata/examples.
+func roundTripFiles(t *testing.T) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	for _, tpl := range templates.All() {
+		files["template "+tpl.Name] = string(tpl.Data)
+	}
+	paths, err := filepath.Glob(filepath.Join("..", "testdata", "examples", "*.json"))
+	require.NoError(t, err)
+	for _, p := range paths {
+		if strings.HasSuffix(p, ".test.json") {
+			continue
+		}
+		b, err := os.ReadFile(p)
+		require.NoError(t, err)
+		files[filepath.Base(p)] = string(b)
+	}
+	require.Greater(t, len(files), 10)
+	return files
+}
+
+// TestBuilderRoundTrip: every valid file imported into the builder and exported unchanged is the
+// same JSON (key order aside).
+func TestBuilderRoundTrip(t *testing.T) {
+	srv := newConsole(t, console.Options{Client: lazyClient(t)})
+	ctx := chromium(t)
+	run(t, ctx, "open the builder", chromedp.Navigate(srv.URL+"/build"), chromedp.Poll(`window.__weftBuilderReady === true`, nil))
+	for name, text := range roundTripFiles(t) {
+		t.Run(name, func(t *testing.T) {
+			_, err := dsl.Load(name, []byte(text))
+			require.NoError(t, err, "the file is valid")
+			var ok bool
+			run(t, ctx, "import "+name, chromedp.Evaluate(fmt.Sprintf(`window.__weftBuilder.importText(%s, %q)`, mustJS(text), name), &ok))
+			require.True(t, ok)
+			var want any
+			require.NoError(t, json.Unmarshal([]byte(text), &want))
+			require.Equal(t, want, any(exported(t, ctx)))
+		})
+	}
+}
+
+func mustJS(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// TestBuilderInBrowser: a tool dragged from the palette onto the canvas becomes a step; its form
+// comes from the tool's input schema; a required input left empty puts a badge on the node, which
+// goes when it is filled; an edge drawn between two handles writes the template reference; the
+// export compiles; undo takes the edge back.
+func TestBuilderInBrowser(t *testing.T) {
+	srv := newConsole(t, console.Options{Client: lazyClient(t)})
+	ctx := chromium(t)
+	var tools int
+	run(t, ctx, "open the builder", chromedp.Navigate(srv.URL+"/build"), chromedp.Poll(`window.__weftBuilderReady === true`, nil),
+		chromedp.Evaluate(`document.querySelectorAll('#b-tools .b-tool').length`, &tools))
+	require.Equal(t, len(toolspec.All()), tools, "the palette lists every registry tool")
+
+	// drag "template" onto the canvas
+	px, py := center(t, ctx, `.b-tool[data-tool="template"]`)
+	cx, cy := center(t, ctx, `#b-canvas`)
+	run(t, ctx, "drag a tool onto the canvas", dragMouse(px, py, cx-150, cy-100),
+		chromedp.WaitVisible(`.drawflow-node[data-step="template"]`),
+		chromedp.WaitVisible(`#f-inputs-text`))
+	// its required input is empty: the validation badge appears on the node
+	var badge, label string
+	run(t, ctx, "badge", chromedp.WaitVisible(`.drawflow-node[data-step="template"] .b-badge.error`),
+		chromedp.Text(`.drawflow-node[data-step="template"] .b-badge`, &badge),
+		chromedp.AttributeValue(`.drawflow-node[data-step="template"]`, "aria-label", &label, nil))
+	require.Contains(t, badge, "1")
+	require.Contains(t, label, "1 problem", "the problem is in the node's accessible name, not only its colour")
+	shot(t, ctx, "builder-badge")
+	// fill the generated form: the badge clears
+	run(t, ctx, "fill the form", chromedp.SendKeys(`#f-inputs-text`, "Hello <b>world</b>"),
+		chromedp.WaitNotPresent(`.drawflow-node[data-step="template"] .b-badge.error`),
+		chromedp.WaitVisible(`#b-valid.ok`))
+
+	// a second step by keyboard (focus the palette entry, Enter), then an edge drawn by dragging
+	// from the first step's output handle to the second's input handle
+	run(t, ctx, "add by keyboard", chromedp.Focus(`.b-tool[data-tool="template"]`), chromedp.KeyEvent("\r"),
+		chromedp.WaitVisible(`.drawflow-node[data-step="template_2"]`))
+	ox, oy := center(t, ctx, `.drawflow-node[data-step="template"] .output`)
+	ix, iy := center(t, ctx, `.drawflow-node[data-step="template_2"] .input`)
+	run(t, ctx, "draw an edge", dragMouse(ox, oy, ix, iy),
+		chromedp.WaitReady(`.connection`),
+		chromedp.Poll(`document.getElementById('b-valid').classList.contains('ok')`, nil))
+	doc := exported(t, ctx)
+	steps := doc["steps"].([]any)
+	require.Len(t, steps, 2)
+	second := steps[1].(map[string]any)
+	require.Equal(t, "template_2", second["id"])
+	require.Equal(t, "{{ template.output.text }}", second["inputs"].(map[string]any)["text"], "the edge wrote the reference")
+	shot(t, ctx, "builder-edge")
+
+	// the export is a workflow file that compiles
+	b, _ := json.Marshal(doc)
+	w, err := dsl.Load("exported.json", b)
+	require.NoError(t, err)
+	require.Equal(t, []string{"template"}, w.Steps[1].Deps)
+
+	// undo takes the edge back; redo puts it again
+	run(t, ctx, "undo", chromedp.Click(`#b-undo`), chromedp.WaitNotPresent(`.connection`))
+	_, has := exported(t, ctx)["steps"].([]any)[1].(map[string]any)["inputs"].(map[string]any)["text"]
+	require.False(t, has)
+	run(t, ctx, "redo", chromedp.Click(`#b-redo`), chromedp.WaitVisible(`.connection`))
+
+	// no markup typed into a form ran or was parsed as HTML
+	var bold int
+	run(t, ctx, "no markup", chromedp.Evaluate(`document.querySelectorAll('#builder b').length`, &bold))
+	require.Zero(t, bold)
+}
+
+// TestBuilderEditsACatalogWorkflow: "Edit in the builder" on a workflow page opens it with a node
+// per step, and a hundred-step file fits the canvas.
+func TestBuilderEditsACatalogWorkflow(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString(`{"name":"hundred","steps":[`)
+	for i := range 100 {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		if i%10 == 0 {
+			fmt.Fprintf(&b, `{"id":"s%d","tool":"template","inputs":{"text":"start %d"}}`, i, i)
+		} else {
+			fmt.Fprintf(&b, `{"id":"s%d","tool":"template","inputs":{"text":"{{ s%d.output.text }} and %d"}}`, i, i-1, i)
+		}
+	}
+	b.WriteString(`]}`)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "hundred.json"), []byte(b.String()), 0o644))
+	evil := `{"name":"evil","description":"<script>window.__pwned=1</script>","steps":[{"id":"t","name":"<img src=x onerror=window.__pwned=2>","tool":"template","inputs":{"text":"<b>x</b>"}}]}`
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "evil.json"), []byte(evil), 0o644))
+	srv := newConsole(t, console.Options{WorkflowsDir: dir, Client: lazyClient(t)})
+
+	resp, err := srv.Client().Get(srv.URL + "/workflows/approval-demo")
+	require.NoError(t, err)
+	require.Contains(t, body(t, resp), `href="/build?from=approval-demo"`, "the workflow page links to the builder")
+	resp, err = srv.Client().Get(srv.URL + "/build?from=nothing-here")
+	require.NoError(t, err)
+	require.Equal(t, http.StatusNotFound, resp.StatusCode)
+	resp.Body.Close()
+	resp, err = srv.Client().Get(srv.URL + "/build?from=evil")
+	require.NoError(t, err)
+	page := body(t, resp)
+	require.NotContains(t, page, "<script>window.__pwned")
+	require.NotContains(t, page, "<img src=x")
+
+	ctx := chromium(t)
+	tpl, err := templates.Get("approval-demo")
+	require.NoError(t, err)
+	w, err := dsl.Load(tpl.Name, tpl.Data)
+	require.NoError(t, err)
+	var nodes int
+	run(t, ctx, "edit approval-demo", chromedp.Navigate(srv.URL+"/workflows/approval-demo"), chromedp.Click(`#edit-in-builder`), chromedp.WaitVisible(`#b-canvas`),
+		chromedp.Poll(`window.__weftBuilderReady === true`, nil), chromedp.WaitVisible(`#b-valid.ok`),
+		chromedp.Evaluate(`document.querySelectorAll('.drawflow-node').length`, &nodes))
+	require.Equal(t, len(w.Steps), nodes)
+	shot(t, ctx, "builder-approval-demo")
+
+	var pwned any
+	run(t, ctx, "evil", chromedp.Navigate(srv.URL+"/build?from=evil"), chromedp.Poll(`window.__weftBuilderReady === true`, nil),
+		chromedp.WaitVisible(`.drawflow-node[data-step="t"]`), chromedp.Evaluate(`window.__pwned === undefined ? null : window.__pwned`, &pwned))
+	require.Nil(t, pwned, "no workflow text ran as script")
+
+	var outside int
+	run(t, ctx, "a hundred steps fit", chromedp.Navigate(srv.URL+"/build?from=hundred"), chromedp.Poll(`window.__weftBuilderReady === true`, nil),
+		chromedp.WaitVisible(`#b-valid.ok`),
+		chromedp.Click(`#b-fit`),
+		chromedp.Evaluate(`(() => { const c = document.getElementById('b-canvas').getBoundingClientRect(); let out = 0;
+		  document.querySelectorAll('.drawflow-node').forEach((n) => { const r = n.getBoundingClientRect();
+		    if (r.left < c.left - 1 || r.right > c.right + 1 || r.top < c.top - 1 || r.bottom > c.bottom + 1) out++; }); return out; })()`, &outside))
+	require.Zero(t, outside, "after Fit every node of a 100-step workflow is on the canvas")
+	shot(t, ctx, "builder-hundred-fit")
+}

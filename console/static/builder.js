@@ -1,0 +1,839 @@
+// weft visual builder. The canvas (drag, handles, zoom, pan) is Drawflow (static/vendor/drawflow,
+// pinned, MIT); everything else is here. The workflow file is the model: the builder edits the
+// parsed object in place and exports it as it is, so a file imported and exported unchanged is
+// the same JSON, and fields the builder has no form for (mcp, schedule, branding, ...) survive.
+// Layout positions are not part of the file. Every value is put into the page with textContent
+// or setAttribute, never as HTML; the palette and the forms come from /api/tools (the registry).
+(() => {
+  'use strict';
+  const root = document.getElementById('builder');
+  if (!root) return;
+  const boot = JSON.parse(root.dataset.builder || '{}');
+  const csrf = (document.querySelector('meta[name="csrf-token"]') || {}).content || '';
+  const tools = new Map((boot.tools || []).map((t) => [t.name, t]));
+  const ID = /^[a-z][a-z0-9_]*$/;
+  const NODE_W = 190, NODE_H = 64, COL = 250, ROW = 100, PAD = 40;
+
+  function el(tag, attrs, ...kids) {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v === null || v === undefined || v === false) continue;
+      if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
+      else e.setAttribute(k, v === true ? '' : String(v));
+    }
+    for (const k of kids.flat(Infinity)) {
+      if (k === null || k === undefined || k === false) continue;
+      e.append(k instanceof Node ? k : document.createTextNode(String(k)));
+    }
+    return e;
+  }
+  async function post(url, body) {
+    const r = await fetch(url, {
+      method: 'POST', credentials: 'same-origin',
+      headers: { 'Content-Type': 'application/json', 'X-CSRF-Token': csrf },
+      body: JSON.stringify(body || {}),
+    });
+    const j = await r.json().catch(() => ({ error: r.statusText }));
+    if (!r.ok) throw new Error(j.error || r.statusText);
+    return j;
+  }
+  const clone = (v) => JSON.parse(JSON.stringify(v));
+  function fill(target, ...kids) { target.replaceChildren(...kids.flat(Infinity).filter((k) => k !== null && k !== undefined && k !== false)); }
+  const isObj = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+  const types = (schema) => (schema && schema.type ? [].concat(schema.type) : []);
+
+  // ---- the model ----
+  let doc = { name: 'new-workflow', steps: [] };
+  let pos = {}; // step id -> {x, y}: layout only, never exported
+  let selected = null; // a step id, or null for the workflow's settings
+  let fileName = boot.name || 'workflow';
+  let problems = []; // the last validation's diagnostics
+  const undo = [], redo = [];
+  let lastCommit = { key: '', at: 0 };
+
+  const steps = () => (Array.isArray(doc.steps) ? doc.steps : []);
+  const stepById = (id) => steps().find((s) => s && s.id === id);
+  const isFlow = () => !Array.isArray(doc.steps) && Array.isArray(doc.nodes);
+  function exportText() { return JSON.stringify(doc, null, 2) + '\n'; }
+
+  // commit records the state before a change (for undo) and then makes it. Changes of one field
+  // typed in quick succession are one undo step.
+  function commit(key, change) {
+    const now = Date.now();
+    if (!(key && key === lastCommit.key && now - lastCommit.at < 1500)) {
+      undo.push(JSON.stringify({ doc, pos }));
+      if (undo.length > 200) undo.shift();
+      redo.length = 0;
+    }
+    lastCommit = { key, at: now };
+    change();
+    changed();
+  }
+  function restore(from, to) {
+    if (!from.length) return;
+    to.push(JSON.stringify({ doc, pos }));
+    const s = JSON.parse(from.pop());
+    doc = s.doc; pos = s.pos;
+    lastCommit = { key: '', at: 0 };
+    if (selected && !stepById(selected)) selected = null;
+    changed();
+    inspect();
+  }
+
+  // ---- references: what a step reads, as the DSL writes it ({{ step.output.field }}) ----
+  function strings(v, out) {
+    if (typeof v === 'string') out.push(v);
+    else if (Array.isArray(v)) v.forEach((x) => strings(x, out));
+    else if (isObj(v)) Object.values(v).forEach((x) => strings(x, out));
+    return out;
+  }
+  function refPattern(id) { return new RegExp(`(^|[^A-Za-z0-9_.])${id}\\s*\\.\\s*(output|status|error)\\b`); }
+  function reads(step, id) {
+    const texts = strings([step.inputs, step.condition, step.forEach], []);
+    const re = refPattern(id);
+    return texts.some((t) => re.test(t));
+  }
+  // edges: [from, to, kind] from references, dependsOn and branches (then/else of a branching tool).
+  function edges() {
+    const out = [], seen = new Set();
+    const ids = steps().map((s) => s && s.id).filter((x) => typeof x === 'string');
+    const add = (from, to, kind) => {
+      const k = `${from}>${to}`;
+      if (from === to || seen.has(k) || !ids.includes(from) || !ids.includes(to)) return;
+      seen.add(k);
+      out.push([from, to, kind]);
+    };
+    for (const s of steps()) {
+      if (!s || typeof s.id !== 'string') continue;
+      const spec = tools.get(s.tool);
+      if (spec && spec.branches && isObj(s.inputs)) {
+        for (const b of ['then', 'else']) for (const t of [].concat(s.inputs[b] || [])) if (typeof t === 'string') add(s.id, t, b);
+      }
+    }
+    for (const s of steps()) {
+      if (!s || typeof s.id !== 'string') continue;
+      for (const d of [].concat(s.dependsOn || [])) add(d, s.id, 'dependsOn');
+      for (const id of ids) if (id !== s.id && reads(s, id)) add(id, s.id, 'data');
+    }
+    return out;
+  }
+  function layers() {
+    const es = edges();
+    const layer = {};
+    const ids = steps().map((s) => s.id);
+    for (let round = 0; round < ids.length + 1; round++) {
+      let moved = false;
+      for (const id of ids) {
+        const l = Math.max(0, ...es.filter((e) => e[1] === id).map((e) => (layer[e[0]] ?? 0) + 1));
+        if (layer[id] !== l && l <= ids.length) { layer[id] = l; moved = true; }
+      }
+      if (!moved) break;
+    }
+    return layer;
+  }
+  // place gives every step without a position one: columns by dependency depth.
+  function place(all) {
+    const layer = layers();
+    const rows = {};
+    for (const s of steps()) {
+      if (!s || typeof s.id !== 'string') continue;
+      const l = layer[s.id] || 0;
+      rows[l] = (rows[l] || 0) + 1;
+      if (all || !pos[s.id]) pos[s.id] = { x: PAD + l * COL, y: PAD + (rows[l] - 1) * ROW };
+    }
+  }
+
+  // outputField picks the field of from's output that fits the input schema want.
+  function outputRef(from, want) {
+    const spec = tools.get((stepById(from) || {}).tool) || {};
+    const props = (spec.output && spec.output.properties) || {};
+    const wantTypes = types(want);
+    const pick = (t) => Object.keys(props).find((k) => types(props[k]).includes(t));
+    let field = null;
+    if (wantTypes.includes('array')) field = pick('array');
+    else if (wantTypes.includes('string')) field = pick('string');
+    else if (wantTypes.includes('number') || wantTypes.includes('integer')) field = pick('integer') || pick('number');
+    else if (wantTypes.includes('object')) field = pick('object');
+    return `{{ ${from}.output${field ? '.' + field : ''} }}`;
+  }
+
+  // connect writes what drawing an edge from -> to means into the file: the branching step lists
+  // the target; otherwise the target's first empty input that can take from's output gets the
+  // reference (an input of arrays gets it appended), else the target waits for from (dependsOn).
+  function connect(from, to) {
+    const a = stepById(from), b = stepById(to);
+    if (!a || !b || from === to) return 'pick two different steps';
+    const sa = tools.get(a.tool);
+    if (sa && sa.branches) {
+      a.inputs = isObj(a.inputs) ? a.inputs : {};
+      const then = [].concat(a.inputs.then || []), els = [].concat(a.inputs.else || []);
+      if (then.includes(to) || els.includes(to)) return `${to} is already a branch of ${from}`;
+      a.inputs.then = then.concat(to);
+      return `${from} runs ${to} when its condition is true (then); move it to else in ${from}'s form`;
+    }
+    const spec = tools.get(b.tool) || {};
+    const schema = spec.input || {};
+    const props = schema.properties || {};
+    const required = schema.required || [];
+    const lazy = new Set(spec.lazy || []);
+    b.inputs = isObj(b.inputs) ? b.inputs : {};
+    const order = [...required, ...Object.keys(props).filter((k) => !required.includes(k))];
+    for (const key of order) {
+      const p = props[key] || {};
+      if (lazy.has(key) || p.enum || ['then', 'else'].includes(key)) continue;
+      const t = types(p);
+      const cur = b.inputs[key];
+      const itemTypes = types(p.items);
+      if (t.includes('array') && (itemTypes.includes('array') || itemTypes.includes('object'))) {
+        // an array of arrays (merge's arrays): append
+        if (cur === undefined || Array.isArray(cur)) {
+          const ref = outputRef(from, { type: 'array' });
+          const list = Array.isArray(cur) ? cur : [];
+          if (list.includes(ref)) continue;
+          b.inputs[key] = list.concat(ref);
+          return `wrote ${ref} into ${to}.${key}`;
+        }
+        continue;
+      }
+      if (cur !== undefined && cur !== '') continue;
+      if (t.length && !t.some((x) => ['string', 'array', 'object', 'number', 'integer'].includes(x))) continue;
+      const ref = outputRef(from, p);
+      b.inputs[key] = ref;
+      return `wrote ${ref} into ${to}.${key}`;
+    }
+    const deps = [].concat(b.dependsOn || []);
+    if (!deps.includes(from)) b.dependsOn = deps.concat(from);
+    return `${to} waits for ${from} (dependsOn): it has no empty input for ${from}'s output`;
+  }
+
+  // disconnect removes what connect writes: the branch entry, dependsOn, and inputs that are
+  // exactly a reference to from. References inside longer text stay, and are reported.
+  function disconnect(from, to) {
+    const a = stepById(from), b = stepById(to);
+    if (!a || !b) return '';
+    if (isObj(a.inputs)) {
+      for (const br of ['then', 'else']) {
+        if (Array.isArray(a.inputs[br]) && a.inputs[br].includes(to)) a.inputs[br] = a.inputs[br].filter((x) => x !== to);
+      }
+    }
+    if (Array.isArray(b.dependsOn)) {
+      b.dependsOn = b.dependsOn.filter((x) => x !== from);
+      if (!b.dependsOn.length) delete b.dependsOn;
+    }
+    const re = refPattern(from);
+    const only = (v) => typeof v === 'string' && /^\{\{[^{}]*\}\}$/.test(v.trim()) && re.test(v);
+    if (isObj(b.inputs)) {
+      for (const [k, v] of Object.entries(b.inputs)) {
+        if (only(v)) delete b.inputs[k];
+        else if (Array.isArray(v) && v.some(only)) b.inputs[k] = v.filter((x) => !only(x));
+      }
+    }
+    return reads(b, from) ? `${to} still refers to ${from} in its text: edit its form to remove that` : `unlinked ${from} → ${to}`;
+  }
+
+  function renameStep(old, id) {
+    const re = new RegExp(`(^|[^A-Za-z0-9_.])${old}(\\s*\\.\\s*(?:output|status|error)\\b)`, 'g');
+    const fix = (v) => {
+      if (typeof v === 'string') return v.replace(re, `$1${id}$2`);
+      if (Array.isArray(v)) return v.map(fix);
+      if (isObj(v)) { for (const k of Object.keys(v)) v[k] = fix(v[k]); return v; }
+      return v;
+    };
+    for (const s of steps()) {
+      if (s.id === old) s.id = id;
+      for (const k of ['inputs', 'condition', 'forEach']) if (s[k] !== undefined) s[k] = fix(s[k]);
+      if (Array.isArray(s.dependsOn)) s.dependsOn = s.dependsOn.map((d) => (d === old ? id : d));
+      const spec = tools.get(s.tool);
+      if (spec && spec.branches && isObj(s.inputs)) {
+        for (const b of ['then', 'else']) if (Array.isArray(s.inputs[b])) s.inputs[b] = s.inputs[b].map((d) => (d === old ? id : d));
+      }
+    }
+    if (doc.output !== undefined) doc.output = fix(doc.output);
+    pos[id] = pos[old];
+    delete pos[old];
+    if (selected === old) selected = id;
+  }
+
+  function newId(tool) {
+    const base = tool.replace(/[^a-z0-9_]/g, '_').replace(/^[^a-z]+/, '') || 'step';
+    for (let i = 1; ; i++) {
+      const id = i === 1 ? base : `${base}_${i}`;
+      if (!stepById(id)) return id;
+    }
+  }
+  // addStep adds a step of tool with the schema's required inputs empty, at p (canvas
+  // coordinates) or below the others.
+  function addStep(tool, p) {
+    const spec = tools.get(tool);
+    if (!spec || isFlow()) return null;
+    const id = newId(tool);
+    commit('', () => {
+      if (!Array.isArray(doc.steps)) doc.steps = [];
+      doc.steps.push({ id, tool, inputs: {} });
+      if (p) pos[id] = p;
+      else {
+        const ys = Object.values(pos).map((q) => q.y);
+        pos[id] = { x: PAD, y: ys.length ? Math.max(...ys) + ROW : PAD };
+      }
+      selected = id;
+    });
+    inspect();
+    focusNode(id);
+    return id;
+  }
+  function removeStep(id) {
+    commit('', () => {
+      for (const s of steps()) if (s.id !== id) disconnect(id, s.id);
+      doc.steps = steps().filter((s) => s.id !== id);
+      delete pos[id];
+      if (selected === id) selected = null;
+    });
+    inspect();
+  }
+
+  // ---- the canvas ----
+  const canvas = document.getElementById('b-canvas');
+  // eslint-disable-next-line no-undef
+  const editor = new Drawflow(canvas);
+  editor.reroute = false;
+  editor.zoom_min = 0.1;
+  editor.zoom_max = 2;
+  editor.key = () => {}; // Delete is handled below, only when a node or link has the focus
+  editor.contextmenu = (ev) => ev.preventDefault(); // no floating delete button: Delete key or the form's button
+  editor.start();
+  let syncing = false;
+  const dfOf = new Map(); // step id -> drawflow id
+  const stepOf = new Map(); // drawflow id -> step id
+
+  function nodeLabel(s, n) {
+    const spec = tools.get(s.tool);
+    const what = spec ? `${s.tool} step (${spec.category})` : `step with unknown tool ${s.tool}`;
+    return `${s.id}, ${what}${n ? `, ${n} problem${n > 1 ? 's' : ''}` : ''}`;
+  }
+
+  function render() {
+    const focused = canvas.contains(document.activeElement) && document.activeElement.dataset.step;
+    syncing = true;
+    try {
+      editor.clear();
+      dfOf.clear(); stepOf.clear();
+      for (const s of steps()) {
+        if (!s || typeof s.id !== 'string') continue;
+        const spec = tools.get(s.tool);
+        const cat = spec ? spec.category : 'unknown';
+        const p = pos[s.id] || { x: PAD, y: PAD };
+        const df = editor.addNode(s.tool || 'step', 1, 1, p.x, p.y, `b-step c-${cat}`, {}, '');
+        dfOf.set(s.id, df); stepOf.set(String(df), s.id);
+        const node = document.getElementById(`node-${df}`);
+        node.dataset.step = s.id;
+        node.setAttribute('tabindex', '0');
+        node.setAttribute('role', 'button');
+        node.classList.toggle('selected-step', s.id === selected);
+        const content = node.querySelector('.drawflow_content_node');
+        const title = s.name || s.id;
+        content.replaceChildren(
+          el('span', { class: 'b-band' }),
+          el('span', { class: 'b-node-title', title }, title),
+          el('span', { class: 'b-node-sub' }, `${s.tool || '?'}${s.forEach ? ' · forEach' : ''}${s.condition ? ' · if' : ''}`),
+          el('span', { class: 'b-badge', 'aria-hidden': 'true', hidden: true }));
+        node.querySelector('.input').setAttribute('title', `what ${s.id} reads`);
+        node.querySelector('.output').setAttribute('title', `drag to the step that reads ${s.id}'s output`);
+      }
+      for (const [from, to, kind] of edges()) {
+        editor.addConnection(dfOf.get(from), dfOf.get(to), 'output_1', 'input_1');
+        const c = canvas.querySelector(`.connection.node_in_node-${dfOf.get(to)}.node_out_node-${dfOf.get(from)}`);
+        if (c) c.classList.add(`k-${kind}`);
+      }
+    } finally {
+      syncing = false;
+    }
+    decorate();
+    if (focused) focusNode(focused);
+  }
+  // decorate shows the last validation's problems on the nodes: a badge with a mark and the
+  // count (not colour alone), and the count in the node's accessible name.
+  function decorate() {
+    const counts = problemCounts();
+    for (const [id, df] of dfOf) {
+      const node = document.getElementById(`node-${df}`);
+      const s = stepById(id);
+      if (!node || !s) continue;
+      const c = counts[id] || { error: 0, warning: 0 };
+      const n = c.error + c.warning;
+      node.setAttribute('aria-label', nodeLabel(s, n));
+      node.classList.toggle('b-has-error', c.error > 0);
+      node.classList.toggle('b-has-warning', !c.error && c.warning > 0);
+      const badge = node.querySelector('.b-badge');
+      badge.hidden = !n;
+      badge.className = `b-badge ${c.error ? 'error' : 'warning'}`;
+      badge.textContent = n ? `${c.error ? '✕' : '!'} ${n}` : '';
+    }
+  }
+  function focusNode(id) {
+    const df = dfOf.get(id);
+    const n = df !== undefined && document.getElementById(`node-${df}`);
+    if (n) n.focus({ preventScroll: true });
+  }
+
+  editor.on('nodeSelected', (df) => {
+    if (syncing) return;
+    const id = stepOf.get(String(df));
+    if (id && id !== selected) { selected = id; markSelected(); inspect(); }
+  });
+  editor.on('nodeMoved', (df) => {
+    const id = stepOf.get(String(df));
+    const d = editor.drawflow.drawflow.Home.data[df];
+    if (id && d) pos[id] = { x: d.pos_x, y: d.pos_y };
+  });
+  // Drawflow tells of a link drawn or removed in the middle of its own handler: the file is
+  // changed (and the canvas drawn again from it) once that handler is done.
+  editor.on('connectionCreated', (c) => {
+    if (syncing) return;
+    const from = stepOf.get(String(c.output_id)), to = stepOf.get(String(c.input_id));
+    queueMicrotask(() => {
+      let said = '';
+      commit('', () => { said = connect(from, to); });
+      say(said);
+      if (selected === to || selected === from) inspect();
+    });
+  });
+  editor.on('connectionRemoved', (c) => {
+    if (syncing) return;
+    const from = stepOf.get(String(c.output_id)), to = stepOf.get(String(c.input_id));
+    queueMicrotask(() => {
+      let said = '';
+      commit('', () => { said = disconnect(from, to); });
+      say(said);
+      if (selected === to) inspect();
+    });
+  });
+  canvas.addEventListener('keydown', (ev) => {
+    const node = ev.target.closest && ev.target.closest('.drawflow-node');
+    if (ev.key === 'Delete' || ev.key === 'Backspace') {
+      if (node && node.dataset.step) { ev.preventDefault(); removeStep(node.dataset.step); return; }
+      if (editor.connection_selected) { ev.preventDefault(); editor.removeConnection(); }
+      return;
+    }
+    if ((ev.key === 'Enter' || ev.key === ' ') && node && node.dataset.step) {
+      ev.preventDefault();
+      selected = node.dataset.step; markSelected(); inspect();
+      const first = document.querySelector('#b-inspector input, #b-inspector select, #b-inspector textarea');
+      if (first) first.focus();
+    }
+  });
+  canvas.addEventListener('focusin', (ev) => {
+    const node = ev.target.closest && ev.target.closest('.drawflow-node');
+    if (node && node.dataset.step && node.dataset.step !== selected) { selected = node.dataset.step; markSelected(); inspect(); }
+  });
+  function markSelected() {
+    canvas.querySelectorAll('.drawflow-node').forEach((n) => n.classList.toggle('selected-step', n.dataset.step === selected));
+  }
+
+  // zoom, pan, fit: Drawflow's transform is translate(canvas_x, canvas_y) scale(zoom) about the
+  // centre of the canvas.
+  function setView(zoom, cx, cy) {
+    editor.zoom = zoom; editor.zoom_last_value = zoom; editor.canvas_x = cx; editor.canvas_y = cy;
+    editor.precanvas.style.transform = `translate(${cx}px, ${cy}px) scale(${zoom})`;
+  }
+  function fit() {
+    const ps = Object.entries(pos).filter(([id]) => stepById(id)).map(([, p]) => p);
+    const W = canvas.clientWidth, H = canvas.clientHeight;
+    if (!ps.length || !W || !H) { setView(1, 0, 0); return; }
+    const minX = Math.min(...ps.map((p) => p.x)) - 20, minY = Math.min(...ps.map((p) => p.y)) - 20;
+    const maxX = Math.max(...ps.map((p) => p.x)) + NODE_W + 20, maxY = Math.max(...ps.map((p) => p.y)) + NODE_H + 20;
+    const z = Math.max(editor.zoom_min, Math.min(1, W / (maxX - minX), H / (maxY - minY)));
+    const bx = (minX + maxX) / 2, by = (minY + maxY) / 2;
+    setView(z, z * (W / 2 - bx), z * (H / 2 - by));
+  }
+  canvas.addEventListener('wheel', (ev) => {
+    if (ev.ctrlKey) return; // Drawflow zooms
+    ev.preventDefault();
+    setView(editor.zoom, editor.canvas_x - ev.deltaX, editor.canvas_y - ev.deltaY);
+  }, { passive: false });
+  document.getElementById('b-zoom-in').addEventListener('click', () => editor.zoom_in());
+  document.getElementById('b-zoom-out').addEventListener('click', () => editor.zoom_out());
+  document.getElementById('b-fit').addEventListener('click', fit);
+
+  // canvas coordinates of a point on the screen
+  function toCanvas(clientX, clientY) {
+    const r = editor.precanvas.getBoundingClientRect();
+    return { x: (clientX - r.x) / editor.zoom, y: (clientY - r.y) / editor.zoom };
+  }
+
+  // ---- the palette (from the registry) ----
+  const paletteEl = document.getElementById('b-tools');
+  function palette() {
+    const q = document.getElementById('b-filter').value.trim().toLowerCase();
+    const cats = {};
+    for (const t of tools.values()) {
+      if (q && !`${t.name} ${t.title} ${t.description} ${t.category}`.toLowerCase().includes(q)) continue;
+      (cats[t.category] = cats[t.category] || []).push(t);
+    }
+    paletteEl.replaceChildren(...Object.keys(cats).sort().map((c) => el('section', { class: 'b-cat' },
+      el('h3', {}, el('span', { class: `chip c-${c}` }, c)),
+      el('ul', {}, cats[c].map((t) => el('li', {},
+        el('button', { type: 'button', class: `b-tool c-${c}`, 'data-tool': t.name, title: t.description || t.title || t.name,
+          'aria-label': `Add a ${t.name} step: ${t.title || ''}` }, el('strong', {}, t.name), ' ', el('small', {}, t.title || '')))))),
+    ));
+  }
+  document.getElementById('b-filter').addEventListener('input', palette);
+  // Dragging a tool uses pointer events (a ghost follows the pointer; dropped on the canvas it
+  // adds the step there); a click or Enter adds it below the others.
+  let drag = null;
+  paletteEl.addEventListener('pointerdown', (ev) => {
+    const b = ev.target.closest('.b-tool');
+    if (!b || ev.button !== 0) return;
+    drag = { tool: b.dataset.tool, x: ev.clientX, y: ev.clientY, ghost: null };
+  });
+  document.addEventListener('pointermove', (ev) => {
+    if (!drag) return;
+    if (!drag.ghost && Math.hypot(ev.clientX - drag.x, ev.clientY - drag.y) < 5) return;
+    if (!drag.ghost) { drag.ghost = el('div', { class: 'b-ghost', 'aria-hidden': 'true' }, drag.tool); document.body.append(drag.ghost); }
+    drag.ghost.style.left = `${ev.clientX + 6}px`;
+    drag.ghost.style.top = `${ev.clientY + 6}px`;
+  });
+  document.addEventListener('pointerup', (ev) => {
+    if (!drag) return;
+    const d = drag;
+    drag = null;
+    if (!d.ghost) return; // a click: handled by the click listener
+    d.ghost.remove();
+    const r = canvas.getBoundingClientRect();
+    if (ev.clientX < r.left || ev.clientX > r.right || ev.clientY < r.top || ev.clientY > r.bottom) return;
+    const p = toCanvas(ev.clientX, ev.clientY);
+    addStep(d.tool, { x: Math.round(p.x - NODE_W / 2), y: Math.round(p.y - NODE_H / 2) });
+    d.dropped = true;
+    suppressClick = true;
+    setTimeout(() => { suppressClick = false; }, 0);
+  });
+  let suppressClick = false;
+  paletteEl.addEventListener('click', (ev) => {
+    const b = ev.target.closest('.b-tool');
+    if (!b || suppressClick) return;
+    addStep(b.dataset.tool);
+  });
+
+  // ---- the inspector: a step's form from its tool's input schema, or the workflow's settings ----
+  const inspector = document.getElementById('b-inspector');
+  function refsList() {
+    const out = [];
+    for (const k of Object.keys(isObj(doc.inputs) ? doc.inputs : {})) out.push(`{{ inputs.${k} }}`);
+    for (const k of Object.keys(isObj(doc.defaults) ? doc.defaults : {})) out.push(`{{ defaults.${k} }}`);
+    for (const s of steps()) {
+      if (!s || s.id === selected) continue;
+      const spec = tools.get(s.tool) || {};
+      out.push(`{{ ${s.id}.output }}`);
+      for (const f of Object.keys((spec.output && spec.output.properties) || {})) out.push(`{{ ${s.id}.output.${f} }}`);
+    }
+    return out;
+  }
+  function completions() {
+    return el('datalist', { id: 'b-refs' }, refsList().map((r) => el('option', { value: r })));
+  }
+  // fieldFor builds one input of a form; get/set read and write the value in the file (undefined:
+  // not set).
+  function fieldFor(key, schema, required, get, set, where) {
+    schema = schema || {};
+    const id = `f-${where.replace(/[^A-Za-z0-9_-]/g, '-')}`;
+    const t = types(schema);
+    const cur = get();
+    const templated = typeof cur === 'string' && cur.includes('{{');
+    const note = el('small', { class: 'b-field-error', role: 'alert' });
+    const desc = [schema.description, t.length ? t.join(' | ') : 'any JSON', schema.default !== undefined ? `default ${JSON.stringify(schema.default)}` : ''].filter(Boolean).join(' · ');
+    let input;
+    const apply = (v) => commit(where, () => set(v));
+    if (schema.enum && !templated) {
+      input = el('select', { id }, el('option', { value: '' }, '(not set)'),
+        schema.enum.map((v) => el('option', { value: JSON.stringify(v), selected: JSON.stringify(v) === JSON.stringify(cur) || null }, String(v))));
+      input.addEventListener('change', () => apply(input.value === '' ? undefined : JSON.parse(input.value)));
+    } else if (t.length === 1 && t[0] === 'boolean' && !templated) {
+      input = el('select', { id }, el('option', { value: '' }, '(not set)'),
+        el('option', { value: 'true', selected: cur === true || null }, 'true'), el('option', { value: 'false', selected: cur === false || null }, 'false'));
+      input.addEventListener('change', () => apply(input.value === '' ? undefined : input.value === 'true'));
+    } else if (!templated && (t.includes('integer') || t.includes('number')) && !t.includes('string') && !t.includes('array') && !t.includes('object')) {
+      input = el('input', { id, type: 'text', inputmode: 'decimal', value: cur === undefined ? '' : String(cur), list: 'b-refs', autocomplete: 'off' });
+      input.addEventListener('input', () => {
+        const v = input.value.trim();
+        if (v === '') { note.textContent = ''; apply(undefined); return; }
+        if (/^-?\d+(\.\d+)?([eE][-+]?\d+)?$/.test(v)) { note.textContent = ''; apply(Number(v)); return; }
+        if (v.includes('{{')) { note.textContent = ''; apply(v); return; }
+        note.textContent = 'a number, or a {{ reference }}';
+      });
+    } else if (t.length && t.every((x) => x === 'string' || x === 'null') || templated) {
+      const long = /prompt|text|instructions|template|content|query/i.test(key) || (typeof cur === 'string' && cur.length > 60);
+      input = long ? el('textarea', { id, rows: 3, spellcheck: 'false' }, cur === undefined ? '' : String(cur))
+        : el('input', { id, type: 'text', value: cur === undefined ? '' : String(cur), list: 'b-refs', autocomplete: 'off' });
+      input.addEventListener('input', () => apply(input.value === '' ? undefined : input.value));
+    } else {
+      input = el('textarea', { id, rows: 3, spellcheck: 'false', class: 'b-json-field', placeholder: 'JSON, or a {{ reference }}' }, cur === undefined ? '' : JSON.stringify(cur, null, 1));
+      input.addEventListener('input', () => {
+        const v = input.value.trim();
+        if (v === '') { note.textContent = ''; apply(undefined); return; }
+        try { const parsed = JSON.parse(v); note.textContent = ''; apply(parsed); return; } catch (err) {
+          if (/^\{\{[^{}]*\}\}$/.test(v)) { note.textContent = ''; apply(v); return; }
+          note.textContent = `not valid JSON yet: ${err.message}`;
+        }
+      });
+    }
+    input.dataset.where = where;
+    return el('div', { class: 'field', 'data-field': where },
+      el('label', { for: id }, key, required ? el('span', { class: 'req', 'aria-label': 'required' }, ' *') : null, ' ', el('small', {}, desc)),
+      input, note);
+  }
+
+  function stepForm(s) {
+    const spec = tools.get(s.tool) || { input: {} };
+    const schema = spec.input || {};
+    const props = schema.properties || {};
+    const required = schema.required || [];
+    const inputs = () => (isObj(s.inputs) ? s.inputs : {});
+    const setInput = (k) => (v) => {
+      if (!isObj(s.inputs)) s.inputs = {};
+      if (v === undefined) delete s.inputs[k]; else s.inputs[k] = v;
+    };
+    const keys = [...required.filter((k) => props[k]), ...Object.keys(props).filter((k) => !required.includes(k)).sort()];
+    const extra = Object.keys(inputs()).filter((k) => !props[k]);
+    const idInput = el('input', { id: 'f-step-id', type: 'text', value: s.id, pattern: '[a-z][a-z0-9_]*', autocomplete: 'off' });
+    const idNote = el('small', { class: 'b-field-error', role: 'alert' });
+    idInput.addEventListener('change', () => {
+      const v = idInput.value.trim();
+      if (v === s.id) return;
+      if (!ID.test(v)) { idNote.textContent = 'use a lower-case letter, then letters, digits and _'; return; }
+      if (stepById(v)) { idNote.textContent = `${v} is taken by another step`; return; }
+      idNote.textContent = '';
+      commit('', () => renameStep(s.id, v));
+      inspect();
+    });
+    const others = steps().filter((x) => x.id !== s.id);
+    const linkFrom = el('select', { id: 'f-link-from' }, others.map((x) => el('option', { value: x.id }, x.id)));
+    const linkSaid = el('p', { class: 'note', role: 'status' });
+    const ann = spec.annotations || {};
+    const marks = [ann.readOnlyHint ? 'read-only' : 'changes things', ann.destructiveHint ? 'destructive' : '', ann.idempotentHint ? 'idempotent' : '', ann.openWorldHint ? 'reaches outside' : ''].filter(Boolean);
+    const opt = (k, label, schema) => fieldFor(label, schema, false, () => s[k], (v) => { if (v === undefined) delete s[k]; else s[k] = v; }, `step.${k}`);
+    fill(inspector, 
+      el('h2', {}, s.name || s.id),
+      el('p', { class: 'meta' }, el('span', { class: `chip c-${spec.category}` }, spec.category || 'unknown'), ` ${s.tool}`, spec.title ? ` — ${spec.title}` : ''),
+      spec.description ? el('p', { class: 'note' }, spec.description) : null,
+      marks.length ? el('p', { class: 'b-ann' }, marks.map((m) => el('span', { class: 'b-tag' }, m))) : null,
+      el('div', { class: 'field' }, el('label', { for: 'f-step-id' }, 'id ', el('small', {}, 'references use it: {{ id.output }}')), idInput, idNote),
+      opt('name', 'name', { type: 'string', description: 'shown instead of the id' }),
+      el('h3', {}, 'Inputs'),
+      keys.map((k) => fieldFor(k, props[k], required.includes(k), () => inputs()[k], setInput(k), `inputs.${k}`)),
+      extra.map((k) => fieldFor(k, {}, false, () => inputs()[k], setInput(k), `inputs.${k}`)),
+      el('h3', {}, 'Reads from'),
+      others.length ? el('div', { class: 'b-link' }, el('label', { for: 'f-link-from' }, 'Link from '), linkFrom,
+        el('button', { type: 'button', id: 'f-link', onclick: () => {
+          let said = '';
+          commit('', () => { said = connect(linkFrom.value, s.id); });
+          inspect(); say(said);
+        } }, 'Link')) : el('p', { class: 'note' }, 'no other steps yet'),
+      linkSaid,
+      el('h3', {}, 'When it runs'),
+      opt('condition', 'condition', { type: 'string', description: 'run only when true, e.g. {{ a.output.resultCount > 0 }}' }),
+      opt('forEach', 'forEach', { type: 'string', description: 'run once per item of an array: {{ inputs.items }}' }),
+      opt('dependsOn', 'dependsOn', { type: 'array', description: 'step ids to wait for without reading them' }),
+      opt('continueOnError', 'continueOnError', { type: 'boolean' }),
+      opt('timeout', 'timeout', { type: 'string', description: 'per attempt, e.g. "30s"' }),
+      el('p', {}, el('button', { type: 'button', class: 'danger', id: 'f-delete', onclick: () => removeStep(s.id) }, `Delete ${s.id}`)),
+      completions());
+    markFieldProblems();
+  }
+
+  function settingsForm() {
+    if (isFlow()) {
+      fill(inspector, el('h2', {}, 'A Flow-format file'),
+        el('p', { class: 'note' }, 'This file has nodes and edges (the Flow format). The builder edits step files: convert it with weft convert, then import the result. Export gives it back unchanged.'));
+      return;
+    }
+    const top = (k) => ({ get: () => doc[k], set: (v) => { if (v === undefined) delete doc[k]; else doc[k] = v; } });
+    const f = (k, schema) => fieldFor(k, schema, k === 'name', top(k).get, top(k).set, `workflow.${k}`);
+    const inputs = isObj(doc.inputs) ? doc.inputs : {};
+    const newName = el('input', { id: 'f-new-input', type: 'text', placeholder: 'name', autocomplete: 'off' });
+    const newNote = el('small', { class: 'b-field-error', role: 'alert' });
+    fill(inspector, 
+      el('h2', {}, 'Workflow settings'),
+      el('p', { class: 'note' }, 'Select a step to edit it. These are the file’s own fields.'),
+      f('name', { type: 'string', description: 'lower-case letters, digits, - and _' }),
+      f('description', { type: 'string' }),
+      f('version', { type: 'string', description: 'semver' }),
+      el('h3', {}, 'Inputs'),
+      Object.keys(inputs).map((k) => el('fieldset', { class: 'b-input' }, el('legend', {}, k,
+        el('button', { type: 'button', class: 'b-small', 'aria-label': `remove input ${k}`, onclick: () => { commit('', () => { delete doc.inputs[k]; if (!Object.keys(doc.inputs).length) delete doc.inputs; }); inspect(); } }, 'remove')),
+        fieldFor('type', { enum: ['string', 'number', 'boolean', 'array', 'object'] }, true, () => inputs[k].type, (v) => { if (v === undefined) delete inputs[k].type; else inputs[k].type = v; }, `inputs.${k}.type`),
+        fieldFor('required', { type: 'boolean' }, false, () => inputs[k].required, (v) => { if (v === undefined) delete inputs[k].required; else inputs[k].required = v; }, `inputs.${k}.required`),
+        fieldFor('default', {}, false, () => inputs[k].default, (v) => { if (v === undefined) delete inputs[k].default; else inputs[k].default = v; }, `inputs.${k}.default`),
+        fieldFor('description', { type: 'string' }, false, () => inputs[k].description, (v) => { if (v === undefined) delete inputs[k].description; else inputs[k].description = v; }, `inputs.${k}.description`))),
+      el('div', { class: 'b-link' }, el('label', { for: 'f-new-input' }, 'New input '), newName,
+        el('button', { type: 'button', id: 'f-add-input', onclick: () => {
+          const k = newName.value.trim();
+          if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(k)) { newNote.textContent = 'use letters, digits and _'; return; }
+          if (inputs[k]) { newNote.textContent = `${k} exists`; return; }
+          commit('', () => { doc.inputs = isObj(doc.inputs) ? doc.inputs : {}; doc.inputs[k] = { type: 'string' }; });
+          inspect();
+        } }, 'Add')), newNote,
+      el('h3', {}, 'Defaults and output'),
+      f('defaults', { type: 'object', description: 'db, collection, model, ... as {{ defaults.x }}' }),
+      f('output', { description: 'what the run returns: a {{ reference }}, or an object of them' }));
+    markFieldProblems();
+  }
+
+  function inspect() {
+    const s = selected && stepById(selected);
+    if (s) stepForm(s); else { selected = null; settingsForm(); }
+    markSelected();
+  }
+
+  // ---- validation (the console's validate endpoint: dsl.Load, file:line:col) ----
+  function problemCounts() {
+    const out = {};
+    for (const d of problems) {
+      const m = /^steps\[(\d+)\]/.exec(d.where || '');
+      const s = m && steps()[Number(m[1])];
+      if (!s) continue;
+      const c = (out[s.id] = out[s.id] || { error: 0, warning: 0 });
+      c[d.severity === 'warning' ? 'warning' : 'error']++;
+    }
+    return out;
+  }
+  function markFieldProblems() {
+    inspector.querySelectorAll('.field.b-problem').forEach((f) => f.classList.remove('b-problem'));
+    const idx = steps().findIndex((s) => s.id === selected);
+    for (const d of problems) {
+      const m = /^steps\[(\d+)\]\.(inputs\.[A-Za-z0-9_]+|[A-Za-z]+)/.exec(d.where || '');
+      if (!m || Number(m[1]) !== idx) continue;
+      const where = m[2].startsWith('inputs.') ? m[2] : `step.${m[2]}`;
+      const f = inspector.querySelector(`.field[data-field="${CSS.escape(where)}"]`);
+      if (f) { f.classList.add('b-problem'); f.querySelector('.b-field-error').textContent = d.message + (d.hint ? ` (${d.hint})` : ''); }
+    }
+  }
+  const validEl = document.getElementById('b-valid');
+  const diagEl = document.getElementById('b-diagnostics');
+  let vTimer = null, vSeq = 0;
+  function validateSoon() {
+    clearTimeout(vTimer);
+    validEl.textContent = 'checking…';
+    validEl.className = 'b-valid';
+    vTimer = setTimeout(validate, 250);
+  }
+  async function validate() {
+    const mine = ++vSeq;
+    try {
+      const r = await post('/api/validate', { name: `${fileName}.json`, source: exportText() });
+      if (mine !== vSeq) return;
+      problems = r.diagnostics || [];
+      const errors = problems.filter((d) => d.severity !== 'warning').length;
+      validEl.textContent = r.valid ? (problems.length ? `valid, ${problems.length} warning${problems.length > 1 ? 's' : ''}` : 'valid') : `${errors} problem${errors > 1 ? 's' : ''}`;
+      validEl.className = `b-valid ${r.valid ? 'ok' : 'bad'}`;
+      diagEl.replaceChildren(...problems.map((d) => {
+        const m = /^steps\[(\d+)\]/.exec(d.where || '');
+        const s = m && steps()[Number(m[1])];
+        return el('li', { class: d.severity, tabindex: 0, 'data-step': s ? s.id : null, onclick: () => { if (s) { selected = s.id; inspect(); focusNode(s.id); } } },
+          `${d.line}:${d.col} ${d.severity === 'warning' ? 'warning' : 'error'}: ${s ? s.id + ': ' : ''}${d.where ? d.where + ': ' : ''}${d.message}${d.hint ? ' (' + d.hint + ')' : ''}`);
+      }));
+      if (r.valid && !problems.length) diagEl.replaceChildren(el('li', { class: 'ok' }, 'no problems'));
+      root.dataset.validated = String(mine);
+      decorate();
+      markFieldProblems();
+    } catch (err) {
+      if (mine !== vSeq) return;
+      validEl.textContent = `could not check: ${err.message}`;
+      validEl.className = 'b-valid bad';
+    }
+  }
+
+  function changed() {
+    place(false);
+    render();
+    document.getElementById('b-undo').disabled = !undo.length;
+    document.getElementById('b-redo').disabled = !redo.length;
+    document.getElementById('b-json').textContent = exportText();
+    document.getElementById('b-title').textContent = doc.name || 'a new workflow';
+    validateSoon();
+  }
+
+  // ---- import and export ----
+  const sayEl = el('p', { class: 'b-say', role: 'status', id: 'b-say' });
+  document.querySelector('.b-bar').after(sayEl);
+  function say(text) { sayEl.textContent = text || ''; }
+
+  function importText(text, name) {
+    let parsed;
+    try { parsed = JSON.parse(text); } catch (err) { say(`not imported: the file is not valid JSON (${err.message})`); return false; }
+    if (!isObj(parsed)) { say('not imported: a workflow file is a JSON object'); return false; }
+    undo.push(JSON.stringify({ doc, pos }));
+    redo.length = 0;
+    doc = parsed; pos = {}; selected = null;
+    if (name) fileName = name.replace(/\.json$/i, '');
+    else if (typeof doc.name === 'string' && doc.name) fileName = doc.name;
+    place(true);
+    changed();
+    inspect();
+    requestAnimationFrame(fit);
+    say(`imported ${fileName}: ${steps().length} steps`);
+    return true;
+  }
+  document.getElementById('b-import').addEventListener('change', (ev) => {
+    const f = ev.target.files && ev.target.files[0];
+    if (f) f.text().then((t) => importText(t, f.name));
+    ev.target.value = '';
+  });
+  const paste = document.getElementById('b-paste');
+  document.getElementById('b-paste-toggle').addEventListener('click', (ev) => {
+    paste.hidden = !paste.hidden;
+    ev.target.setAttribute('aria-expanded', String(!paste.hidden));
+    if (!paste.hidden) document.getElementById('b-paste-text').focus();
+  });
+  document.getElementById('b-paste-load').addEventListener('click', () => {
+    if (importText(document.getElementById('b-paste-text').value)) { paste.hidden = true; document.getElementById('b-paste-text').value = ''; }
+  });
+  root.addEventListener('dragover', (ev) => { if (ev.dataTransfer && [...ev.dataTransfer.types].includes('Files')) { ev.preventDefault(); root.classList.add('b-dropping'); } });
+  root.addEventListener('dragleave', () => root.classList.remove('b-dropping'));
+  root.addEventListener('drop', (ev) => {
+    root.classList.remove('b-dropping');
+    const f = ev.dataTransfer && ev.dataTransfer.files && ev.dataTransfer.files[0];
+    if (!f) return;
+    ev.preventDefault();
+    f.text().then((t) => importText(t, f.name));
+  });
+  document.getElementById('b-export').addEventListener('click', () => {
+    const a = el('a', { href: URL.createObjectURL(new Blob([exportText()], { type: 'application/json' })), download: `${fileName}.json` });
+    document.body.append(a);
+    a.click();
+    a.remove();
+    say(`downloaded ${fileName}.json`);
+  });
+  document.getElementById('b-copy').addEventListener('click', async () => {
+    try {
+      await navigator.clipboard.writeText(exportText());
+      say('copied the workflow JSON');
+    } catch (err) {
+      const pre = document.getElementById('b-json');
+      pre.closest('details').open = true;
+      const range = document.createRange();
+      range.selectNodeContents(pre);
+      const sel = window.getSelection();
+      sel.removeAllRanges();
+      sel.addRange(range);
+      say(document.execCommand('copy') ? 'copied the workflow JSON' : 'the JSON is selected below: press Ctrl+C');
+    }
+  });
+  document.getElementById('b-undo').addEventListener('click', () => restore(undo, redo));
+  document.getElementById('b-redo').addEventListener('click', () => restore(redo, undo));
+  document.addEventListener('keydown', (ev) => {
+    const typing = ev.target.closest && ev.target.closest('input, textarea, select');
+    if (typing || !(ev.ctrlKey || ev.metaKey)) return;
+    if (ev.key.toLowerCase() === 'z' && !ev.shiftKey) { ev.preventDefault(); restore(undo, redo); }
+    else if ((ev.key.toLowerCase() === 'z' && ev.shiftKey) || ev.key.toLowerCase() === 'y') { ev.preventDefault(); restore(redo, undo); }
+  });
+
+  // for tests and for people at the console: the model's entry points
+  window.__weftBuilder = { importText, exportText, addStep, connect: (a, b) => { let s = ''; commit('', () => { s = connect(a, b); }); return s; }, fit,
+    view: () => ({ zoom: editor.zoom, x: editor.canvas_x, y: editor.canvas_y }), positions: () => clone(pos) };
+
+  palette();
+  if (boot.source) importText(boot.source, boot.name);
+  else { place(true); changed(); inspect(); }
+  undo.length = 0;
+  document.getElementById('b-undo').disabled = true;
+  window.__weftBuilderReady = true;
+})();
