@@ -68,7 +68,7 @@ type CatalogModel struct {
 
 // Ingest chunks, embeds and upserts a text.
 var Ingest = Declare[IngestIn, IngestOut](&Spec{
-	Name: "ingest", Domain: "management", Kind: KindActivity,
+	Name: "ingest", Domain: "management", Kind: KindActivity, NeedsCollection: true,
 	Title:       "Ingest a document",
 	Description: "Chunk a text, embed the chunks and upsert them into a collection. Chunk ids derive from (collection, source, chunk index, content hash), so a retried ingest never duplicates data.",
 	Aliases:     map[string]string{"chunk_strategy": "chunkStrategy", "strategy": "chunkStrategy", "chunk_size": "chunkSize", "size": "chunkSize", "chunk_overlap": "chunkOverlap", "overlap": "chunkOverlap"},

@@ -115,6 +115,9 @@ type Spec struct {
 	// Branches: the step's output ({branch, skip}) decides which of its dependants run (the
 	// conditional tool).
 	Branches bool
+	// NeedsCollection: the tool fails without a collection (the validator warns about a step
+	// that names none, in its inputs or the file's defaults).
+	NeedsCollection bool
 	// Aliases are other names files may use for inputs (vai's names), alias -> input. Steps are
 	// rewritten to the input's own name when compiled, so everything after sees one name.
 	Aliases map[string]string

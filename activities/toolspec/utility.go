@@ -86,7 +86,7 @@ type ChunkOut struct {
 
 // Aggregate runs a read-only aggregation pipeline.
 var Aggregate = Declare[AggregateIn, ListOut](&Spec{
-	Name: "aggregate", Domain: "utility", Kind: KindActivity,
+	Name: "aggregate", Domain: "utility", Kind: KindActivity, NeedsCollection: true,
 	Title:       "Aggregate (read-only)",
 	Description: "Run a read-only MongoDB aggregation pipeline on a collection. Write stages ($out, $merge) are refused.",
 	RawInput: map[string]string{"pipeline": `{"type":"array","maxItems":50,"items":{"type":"object","minProperties":1,"maxProperties":1,

@@ -233,9 +233,6 @@ func (c *compiler) checkInputs() {
 	}
 }
 
-// needsCollection are the tools that fail without a collection.
-var needsCollection = map[string]bool{"query": true, "search": true, "ingest": true}
-
 var reservedIDs = map[string]bool{"inputs": true, "defaults": true, "item": true, "index": true, "output": true, "steps": true, "env": true}
 
 func (c *compiler) compileSteps() {
@@ -321,7 +318,7 @@ func (c *compiler) compileStep(cs *CompiledStep) {
 		c.warnAt(ptr+"/inputs/"+escapePointer(a), fmt.Sprintf("%s is another name for %s, which is set too: %s is ignored", a, cs.Spec.Aliases[a], a), "remove one of them")
 	}
 	st.Inputs = canon
-	if needsCollection[st.Tool] && st.Inputs["collection"] == nil && c.def.Defaults["collection"] == nil && !c.isBad(ptr+"/inputs") {
+	if cs.Spec.NeedsCollection && st.Inputs["collection"] == nil && c.def.Defaults["collection"] == nil && !c.isBad(ptr+"/inputs") {
 		d := c.src.At(ptr+"/inputs", fmt.Sprintf("%s has no collection: the step fails when it runs unless the run sets one", st.Tool),
 			`set inputs.collection, or "defaults": {"collection": ...} in the file (weft run --collection also sets it)`)
 		d.Severity = SeverityWarning
