@@ -271,7 +271,7 @@ func (g *Gateway) awaiting(ctx context.Context, c *weftclient.Client, limit int)
 func (g *Gateway) chatStart(ctx context.Context, req mcplib.CallToolRequest) (*mcplib.CallToolResult, error) {
 	args := req.GetArguments()
 	str := func(k string) string { s, _ := args[k].(string); return s }
-	o := weftclient.ChatOptions{Tools: []string{"search", "query", "collections"}, Collection: str("collection"), DB: str("db"), Model: str("model"), MemoryScope: str("memory")}
+	o := weftclient.ChatOptions{Tools: []string{toolspec.Search.Name, toolspec.Query.Name, toolspec.Collections.Name}, Collection: str("collection"), DB: str("db"), Model: str("model"), MemoryScope: str("memory")}
 	if list, ok := args["tools"].([]any); ok {
 		o.Tools = nil
 		for _, t := range list {

@@ -33,7 +33,8 @@ import (
 const Prefix = "weft_"
 
 // KnowledgeTools are the registry tools the gateway offers, in this order.
-var KnowledgeTools = []string{"query", "search", "rerank", "embed", "similarity", "collections", "models", "ingest", "explain", "estimate"}
+var KnowledgeTools = []string{toolspec.Query.Name, toolspec.Search.Name, toolspec.Rerank.Name, toolspec.Embed.Name, toolspec.Similarity.Name,
+	toolspec.Collections.Name, toolspec.Models.Name, toolspec.Ingest.Name, toolspec.Explain.Name, toolspec.Estimate.Name}
 
 // Options configures a gateway.
 type Options struct {
@@ -118,7 +119,7 @@ func (g *Gateway) Server() *server.MCPServer { return g.srv }
 
 // registryTool declares a knowledge tool from its registry entry, annotations set explicitly.
 func registryTool(spec *toolspec.Spec) mcplib.Tool {
-	t := mcplib.NewToolWithRawSchema(Prefix+spec.Name, spec.Description, json.RawMessage(spec.Input))
+	t := mcplib.NewToolWithRawSchema(Prefix+spec.Name, spec.Description, json.RawMessage(spec.InputJSON()))
 	t.Annotations = annotations(spec.Title, spec.Annotations)
 	return t
 }
@@ -261,7 +262,7 @@ func (g *Gateway) workflowSources() (map[string]*dsl.Workflow, map[string]bool, 
 
 // storeCheck reaches the knowledge store through the tools (collections is read-only).
 func (g *Gateway) storeCheck(ctx context.Context) (any, error) {
-	out, _, err := g.tools["collections"](ctx, map[string]any{})
+	out, _, err := g.tools[toolspec.Collections.Name](ctx, map[string]any{})
 	return out, err
 }
 

@@ -54,7 +54,7 @@ func newChatCommand() *cobra.Command {
 	f.StringVar(&o.model, "model", "", "model or alias (default: the worker's WEFT_CHAT_MODEL)")
 	f.StringVar(&o.collection, "collection", "", "default collection for search and query")
 	f.StringVar(&o.db, "db", "", "default database")
-	f.StringSliceVar(&o.tools, "tools", []string{"search", "query", "collections"}, "tools the model may call (weft tools, workflow:NAME)")
+	f.StringSliceVar(&o.tools, "tools", []string{toolspec.Search.Name, toolspec.Query.Name, toolspec.Collections.Name}, "tools the model may call (weft tools, workflow:NAME)")
 	f.StringSliceVar(&o.approve, "approve", nil, "tools whose calls wait for your approval")
 	f.StringVar(&o.session, "session", "", "resume this session (or start one with this id)")
 	f.StringVar(&o.memory, "memory", "", "long-term memory scope: adds the remember and recall tools")

@@ -22,9 +22,9 @@ type scaffold struct {
 }
 
 var scaffolds = []scaffold{
-	{"query", "Query a collection (embed, search, rerank)", "query", true},
-	{"search", "Vector search a collection (no rerank)", "search", true},
-	{"rerank", "Rerank the previous results", "rerank", false},
+	{"query", "Query a collection (embed, search, rerank)", toolspec.Query.Name, true},
+	{"search", "Vector search a collection (no rerank)", toolspec.Search.Name, true},
+	{"rerank", "Rerank the previous results", toolspec.Rerank.Name, false},
 	{"merge", "Merge the results of all previous searches", toolspec.Merge.Name, false},
 	{"filter", "Keep results scoring above 0.5", toolspec.Filter.Name, false},
 	{"generate", "Generate text from the results (needs an LLM)", toolspec.Generate.Name, false},

@@ -24,7 +24,7 @@ func newToolsCommand() *cobra.Command {
 					return invalid(fmt.Errorf("unknown tool %q (see `weft tools`)", args[0]))
 				}
 				var schema any
-				if err := json.Unmarshal([]byte(s.Input), &schema); err != nil {
+				if err := json.Unmarshal([]byte(s.InputJSON()), &schema); err != nil {
 					return err
 				}
 				return writeJSON(out, map[string]any{"name": s.Name, "kind": s.Kind, "domain": s.Domain,

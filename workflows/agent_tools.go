@@ -59,7 +59,7 @@ func (t registryTool) Definition() map[string]any {
 // parameters is the tool's input schema as the model sees it: without scope when the session
 // sets it.
 func (t registryTool) parameters() any {
-	s := decodeSchema(t.spec.Input)
+	s := decodeSchema(t.spec.InputJSON())
 	m, ok := s.(map[string]any)
 	if t.scope == "" || !ok {
 		return s
