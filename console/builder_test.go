@@ -337,3 +337,76 @@ func TestBuilderEditsACatalogWorkflow(t *testing.T) {
 	require.Zero(t, outside, "after Fit every node of a 100-step workflow is on the canvas")
 	shot(t, ctx, "builder-hundred-fit")
 }
+
+// TestStartEditedTextIsClientOrigin: text edited in the page is started as the person's own
+// definition (client origin), so what an operator's file may declare is refused in it; a valid
+// text goes on to Temporal (unreachable here: 502), text that does not compile is refused, and a
+// login without the runner role may not start it.
+func TestStartEditedTextIsClientOrigin(t *testing.T) {
+	srv := newConsole(t, console.Options{Client: lazyClient(t)})
+	c := srv.Client()
+	token := csrfOf(t, c, srv.URL)
+	payload := func(source string) string {
+		b, _ := json.Marshal(map[string]any{"name": "edited.json", "source": source, "inputs": map[string]any{}})
+		return string(b)
+	}
+	for _, tc := range []struct {
+		name, source string
+		code         int
+		want         string
+	}{
+		{"valid", `{"name":"edited","steps":[{"id":"t","tool":"template","inputs":{"text":"hi"}}]}`, http.StatusBadGateway, ""},
+		{"declares a process", `{"name":"edited","mcpServers":{"sh":{"command":"sh","args":["-c","id"]}},"steps":[{"id":"t","tool":"template","inputs":{"text":"hi"}}]}`,
+			http.StatusBadRequest, "a definition sent by a client may name only the MCP servers the operator declared"},
+		{"does not compile", `{"name":"edited","steps":[{"id":"t","tool":"serch","inputs":{}}]}`, http.StatusBadRequest, "does not compile"},
+		{"empty", ``, http.StatusBadRequest, "empty"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out := post(t, c, srv.URL+"/api/runs", token, srv.URL, payload(tc.source))
+			require.Equal(t, tc.code, code, out)
+			require.Contains(t, out, tc.want)
+		})
+	}
+	t.Run("needs the token", func(t *testing.T) {
+		code, _ := post(t, c, srv.URL+"/api/runs", "", srv.URL, payload(`{}`))
+		require.Equal(t, http.StatusForbidden, code)
+	})
+	t.Run("needs the runner role", func(t *testing.T) {
+		srv, keys := consoleWithKeys(t)
+		c, token := loginAs(t, srv, keys["ana"])
+		code, out := post(t, c, srv.URL+"/api/runs", token, srv.URL, payload(`{"name":"e","steps":[{"id":"t","tool":"template","inputs":{"text":"hi"}}]}`))
+		require.Equal(t, http.StatusForbidden, code, out)
+		require.Contains(t, out, `needs the role \"runner\"`)
+	})
+}
+
+// TestPlaygroundStartsTheEditedText: once the playground's text is edited (and valid), Start
+// sends that text, not the name of the file on disk.
+func TestPlaygroundStartsTheEditedText(t *testing.T) {
+	srv := newConsole(t, console.Options{Client: lazyClient(t)})
+	ctx := chromium(t)
+	edited := `{"name":"approval-demo","inputs":{"version":{"type":"string","default":"9"}},"steps":[{"id":"only","tool":"template","inputs":{"text":"edited {{ inputs.version }}"}}]}`
+	var sent map[string]any
+	var button string
+	run(t, ctx, "edit and start", chromedp.Navigate(srv.URL+"/workflows/approval-demo"), chromedp.WaitVisible(`#run-form button[type=submit]`),
+		chromedp.Evaluate(`(() => { window.__sent = []; const f = window.fetch; window.fetch = (u, o) => { if (o && o.method === 'POST') window.__sent.push({ url: String(u), body: JSON.parse(o.body) }); return f(u, o); }; })()`, nil),
+		chromedp.SetValue(`#source`, edited),
+		chromedp.Evaluate(`document.getElementById('source').dispatchEvent(new Event('input'))`, nil),
+		chromedp.WaitVisible(`#diagnostics li.ok`),
+		chromedp.Text(`#run-form button[type=submit]`, &button),
+		chromedp.Click(`#run-form button[type=submit]`),
+		chromedp.Poll(`window.__sent.some((s) => s.url.includes('/runs'))`, nil),
+		chromedp.Evaluate(`window.__sent.find((s) => s.url.includes('/runs'))`, &sent))
+	require.Equal(t, "Start run (edited text)", button)
+	require.Equal(t, "/api/runs", sent["url"], "the edited text is started, not the catalog file")
+	require.Equal(t, edited, sent["body"].(map[string]any)["source"])
+
+	var msg string
+	run(t, ctx, "broken text is not started", chromedp.SetValue(`#source`, `{"name":"x","steps":[{"id":"a","tool":"serch","inputs":{}}]}`),
+		chromedp.Evaluate(`window.__sent = []; document.getElementById('source').dispatchEvent(new Event('input'))`, nil),
+		chromedp.WaitVisible(`#diagnostics li.error`),
+		chromedp.Click(`#run-form button[type=submit]`),
+		chromedp.Poll(`document.querySelector('#run-form .card-status').textContent.includes('does not compile')`, nil),
+		chromedp.Text(`#run-form .card-status`, &msg))
+	require.Contains(t, msg, "does not compile")
+}

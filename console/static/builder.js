@@ -673,8 +673,29 @@
         } }, 'Add')), newNote,
       el('h3', {}, 'Defaults and output'),
       f('defaults', { type: 'object', description: 'db, collection, model, ... as {{ defaults.x }}' }),
-      f('output', { description: 'what the run returns: a {{ reference }}, or an object of them' }));
+      f('output', { description: 'what the run returns: a {{ reference }}, or an object of them' }),
+      runSection());
     markFieldProblems();
+  }
+
+  // runSection starts a run of the workflow as it is now (the exported text): the console starts
+  // it as the person's own, client-origin, definition.
+  function runSection() {
+    const start = {};
+    for (const [k, v] of Object.entries(isObj(doc.inputs) ? doc.inputs : {})) if (isObj(v) && v.default !== undefined) start[k] = v.default;
+    const ins = el('textarea', { id: 'b-run-inputs', rows: 3, spellcheck: 'false' }, JSON.stringify(start, null, 1));
+    const status = el('p', { class: 'card-status', role: 'status', id: 'b-run-status' });
+    const go = el('button', { type: 'button', id: 'b-run', onclick: async () => {
+      let inputs;
+      try { inputs = JSON.parse(ins.value || '{}'); } catch (err) { status.textContent = `the inputs are not valid JSON: ${err.message}`; return; }
+      status.textContent = 'starting…';
+      go.disabled = true;
+      try {
+        const r = await post('/api/runs', { name: `${fileName}.json`, source: exportText(), inputs });
+        window.location.assign(r.url);
+      } catch (err) { status.textContent = err.message; go.disabled = false; }
+    } }, 'Start a run');
+    return [el('h3', {}, 'Run it'), el('div', { class: 'field' }, el('label', { for: 'b-run-inputs' }, 'inputs ', el('small', {}, 'JSON object')), ins), go, status];
   }
 
   function inspect() {
