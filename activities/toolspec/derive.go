@@ -285,7 +285,7 @@ func (s *Spec) Defaults() map[string]any {
 type Tool[In, Out any] struct{ *Spec }
 
 // Declare registers s with In and Out as its input and output types; the schemas are derived
-// from them (s.Input and s.Output stay empty).
+// from them (built on first use).
 func Declare[In, Out any](s *Spec) Tool[In, Out] {
 	s.In, s.Out = reflect.TypeFor[In](), reflect.TypeFor[Out]()
 	register(s)

@@ -82,12 +82,10 @@ type Spec struct {
 	// RawInput gives the JSON Schema of input fields no Go type describes (a value that may be
 	// an array or an object), by JSON name.
 	RawInput map[string]string
-	// Input is the JSON Schema (draft 2020-12) of the step's inputs after template resolution:
-	// derived from In, or written out for tools the workflow interprets itself.
-	Input string
-	// Output is a JSON Schema of the result, used for shape checks (forEach over an array) and
-	// plans: derived from Out, or written out.
-	Output string
+	// input is the JSON Schema (draft 2020-12) of the step's inputs after template resolution,
+	// derived from In (InputJSON); output the schema of the result, derived from Out, used for
+	// shape checks (forEach over an array) and plans (OutputSchema). They are built on first use.
+	input, output string
 	// Annotations for MCP clients.
 	Annotations Annotations
 	// Lazy names input fields the tool evaluates itself, per item (filter.condition,
@@ -249,14 +247,14 @@ func (s *Spec) EstimateCalls(inputs map[string]any) Calls {
 
 func (s *Spec) compile() {
 	s.once.Do(func() {
-		if s.In != nil && s.Input == "" {
-			if s.Input, s.err = deriveSchema(s.In, s.RawInput, false); s.err != nil {
+		if s.In != nil && s.input == "" {
+			if s.input, s.err = deriveSchema(s.In, s.RawInput, false); s.err != nil {
 				s.err = fmt.Errorf("tool %q: input type %s: %w", s.Name, s.In, s.err)
 				return
 			}
 		}
-		if s.Out != nil && s.Output == "" {
-			if s.Output, s.err = deriveSchema(s.Out, nil, true); s.err != nil {
+		if s.Out != nil && s.output == "" {
+			if s.output, s.err = deriveSchema(s.Out, nil, true); s.err != nil {
 				s.err = fmt.Errorf("tool %q: output type %s: %w", s.Name, s.Out, s.err)
 				return
 			}
@@ -266,7 +264,7 @@ func (s *Spec) compile() {
 				Default any `json:"default"`
 			} `json:"properties"`
 		}
-		if json.Unmarshal([]byte(s.Input), &decl) == nil {
+		if json.Unmarshal([]byte(s.input), &decl) == nil {
 			//workflowcheck:ignore the result does not depend on map order (copied, or sorted after)
 			for name, p := range decl.Properties {
 				if p.Default != nil {
@@ -279,7 +277,7 @@ func (s *Spec) compile() {
 		}
 		c := jsonschema.NewCompiler()
 		c.DefaultDraft(jsonschema.Draft2020)
-		doc, err := jsonschema.UnmarshalJSON(strings.NewReader(s.Input))
+		doc, err := jsonschema.UnmarshalJSON(strings.NewReader(s.input))
 		if err != nil {
 			s.err = fmt.Errorf("tool %q: input schema is not JSON: %w", s.Name, err)
 			return
@@ -290,8 +288,8 @@ func (s *Spec) compile() {
 			return
 		}
 		s.schema, s.err = c.Compile(url)
-		if s.err == nil && s.Output != "" {
-			s.err = json.Unmarshal([]byte(s.Output), &s.out)
+		if s.err == nil && s.output != "" {
+			s.err = json.Unmarshal([]byte(s.output), &s.out)
 		}
 	})
 }
@@ -299,7 +297,7 @@ func (s *Spec) compile() {
 // InputJSON is the input schema as JSON (what MCP clients and the console are given).
 func (s *Spec) InputJSON() string {
 	s.compile()
-	return s.Input
+	return s.input
 }
 
 // Schema returns the compiled input schema.
@@ -351,17 +349,17 @@ func TightenForTest(name, input string) (restore func()) {
 	if !ok {
 		panic("toolspec: TightenForTest: no tool " + name)
 	}
-	old, oldOut := s.Input, s.Output
+	old, oldOut := s.input, s.output
 	if s.In != nil {
 		old = "" // derived again from the type
 	}
 	if s.Out != nil {
 		oldOut = ""
 	}
-	s.Input, s.once, s.schema, s.out, s.defaults, s.err = input, sync.Once{}, nil, nil, nil, nil
+	s.input, s.once, s.schema, s.out, s.defaults, s.err = input, sync.Once{}, nil, nil, nil, nil
 	generation.Add(1)
 	return func() {
-		s.Input, s.Output, s.once, s.schema, s.out, s.defaults, s.err = old, oldOut, sync.Once{}, nil, nil, nil, nil
+		s.input, s.output, s.once, s.schema, s.out, s.defaults, s.err = old, oldOut, sync.Once{}, nil, nil, nil, nil
 		generation.Add(1)
 	}
 }
