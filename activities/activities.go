@@ -193,7 +193,7 @@ func Handlers(impl map[string]Handler) (map[string]Handler, error) {
 	sort.Strings(unknown)
 	var errs []error
 	if len(missing) > 0 {
-		errs = append(errs, fmt.Errorf("activity tools without a handler: %s: add each to Tools.Handlers (activities/config.go)", strings.Join(missing, ", ")))
+		errs = append(errs, fmt.Errorf("activity tools without a handler: %s: bind each to its declaration in an init of the file that implements it, bind(toolspec.X, (*Tools).x) (activities/declare.go)", strings.Join(missing, ", ")))
 	}
 	if len(unknown) > 0 {
 		errs = append(errs, fmt.Errorf("handlers for tools the registry does not declare as activities: %s: check the names against activities/toolspec", strings.Join(unknown, ", ")))

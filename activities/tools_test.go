@@ -177,6 +177,6 @@ func TestEveryActivityToolHasAHandler(t *testing.T) {
 	}
 	without["rerankk"] = impl["rerank"]
 	_, err = activities.Handlers(without)
-	require.ErrorContains(t, err, "activity tools without a handler: rerank: add each to Tools.Handlers")
+	require.ErrorContains(t, err, "activity tools without a handler: rerank: bind each to its declaration")
 	require.ErrorContains(t, err, "handlers for tools the registry does not declare as activities: rerankk")
 }
