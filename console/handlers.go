@@ -328,7 +328,8 @@ func (s *Server) apiRun(w http.ResponseWriter, r *http.Request, sess *session) {
 }
 
 // apiEvents streams a run's snapshots as server-sent events, one whenever something changed
-// (read every PollInterval), until the run ends or the page goes away.
+// (read as soon as the run records an event, and every PollInterval while model text streams:
+// runFollower), and the run's own events as "run-event", until the run ends or the page goes away.
 func (s *Server) apiEvents(w http.ResponseWriter, r *http.Request, sess *session) {
 	fl, ok := w.(http.Flusher)
 	if !ok {
@@ -348,6 +349,7 @@ func (s *Server) apiEvents(w http.ResponseWriter, r *http.Request, sess *session
 	t := time.NewTicker(s.o.PollInterval)
 	defer t.Stop()
 	var last []byte
+	f := &runFollower{s: s, id: id}
 	for {
 		snap, err := s.snapshot(ctx, id)
 		if ctx.Err() != nil {
@@ -361,15 +363,16 @@ func (s *Server) apiEvents(w http.ResponseWriter, r *http.Request, sess *session
 			_, _ = fmt.Fprintf(w, "event: snapshot\ndata: %s\n\n", b)
 			fl.Flush()
 			if snap.Closed && snap.StateErr == "" {
+				f.forward(ctx, w)
 				_, _ = io.WriteString(w, "event: end\ndata: {}\n\n")
 				fl.Flush()
 				return
 			}
 		}
-		select {
-		case <-ctx.Done():
+		f.forward(ctx, w)
+		fl.Flush()
+		if !f.next(ctx, w, t.C, snap) {
 			return
-		case <-t.C:
 		}
 	}
 }
