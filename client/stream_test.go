@@ -87,3 +87,43 @@ func TestEventsComeInTheOrderThingsHappen(t *testing.T) {
 		"review_decided approval", "step_completed approval",
 	}, got)
 }
+
+// TestTextFollowerAttempts: a retry (a new Temporal attempt) whose heartbeat still holds the
+// failed attempt's text shows nothing until it writes its own, which starts attempt 2 at offset 0;
+// a repair (text that does not extend what was read) starts attempt 3; Final delivers the last
+// piece of the current attempt, or the whole text as a new attempt when it does not extend it.
+func TestTextFollowerAttempts(t *testing.T) {
+	text := func(s string, attempt int32) StreamedText {
+		return StreamedText{ActivityID: "a#1", Key: "a", Step: "a", Text: s, TemporalAttempt: attempt}
+	}
+	type got struct {
+		New     string
+		Attempt int32
+		Offset  int
+	}
+	read := func(ds []TextDelta) []got {
+		out := []got{}
+		for _, d := range ds {
+			out = append(out, got{d.New, d.Attempt, d.Offset})
+		}
+		return out
+	}
+	var f TextFollower
+	for _, tc := range []struct {
+		read StreamedText
+		want []got
+	}{
+		{text("Sure", 1), []got{{"Sure", 1, 0}}},
+		{text("Sure! {", 1), []got{{"! {", 1, 4}}},
+		{text("Sure! {", 2), []got{}},                   // the retry's first read: the old text
+		{text("{\"ti", 2), []got{{"{\"ti", 2, 0}}},      // its own text
+		{text("{\"title\"", 2), []got{{"tle\"", 2, 4}}}, // goes on
+		{text("Oops", 2), []got{{"Oops", 3, 0}}},        // a repair
+	} {
+		require.Equal(t, tc.want, read(f.Next([]StreamedText{tc.read})), "read %q (attempt %d)", tc.read.Text, tc.read.TemporalAttempt)
+	}
+	require.Equal(t, []got{{", fixed", 3, 4}}, read(f.Final("a#1", "Oops, fixed")))
+	require.Equal(t, []got{{"{}", 4, 0}}, read(f.Final("a#1", "{}")))
+	var fresh TextFollower
+	require.Equal(t, []got{{"all of it", 1, 0}}, read(fresh.Final("b#1", "all of it")), "a call never read gives its whole text")
+}
