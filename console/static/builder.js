@@ -838,6 +838,8 @@
       say(document.execCommand('copy') ? 'copied the workflow JSON' : 'the JSON is selected below: press Ctrl+C');
     }
   });
+  document.getElementById('b-settings').addEventListener('click', () => { selected = null; inspect(); });
+  editor.on('nodeUnselected', () => { if (!syncing && selected && !canvas.querySelector('.drawflow-node.selected')) { selected = null; inspect(); } });
   document.getElementById('b-undo').addEventListener('click', () => restore(undo, redo));
   document.getElementById('b-redo').addEventListener('click', () => restore(redo, undo));
   document.addEventListener('keydown', (ev) => {
