@@ -410,3 +410,36 @@ func TestPlaygroundStartsTheEditedText(t *testing.T) {
 		chromedp.Text(`#run-form .card-status`, &msg))
 	require.Contains(t, msg, "does not compile")
 }
+
+// TestGraphZoomAndFit: the workflow graph zooms, and Fit shows every step of a 30-step chain
+// (before, 6 of them were visible): a chain is laid out in bands side by side.
+func TestGraphZoomAndFit(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString(`{"name":"chain","steps":[{"id":"s0","tool":"template","inputs":{"text":"start"}}`)
+	for i := 1; i < 30; i++ {
+		fmt.Fprintf(&b, `,{"id":"s%d","tool":"template","inputs":{"text":"{{ s%d.output.text }}."}}`, i, i-1)
+	}
+	b.WriteString(`]}`)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "chain.json"), []byte(b.String()), 0o644))
+	srv := newConsole(t, console.Options{WorkflowsDir: dir, Client: lazyClient(t)})
+	ctx := chromium(t)
+	visible := `(() => { const w = document.querySelector('.graph-wrap').getBoundingClientRect(); let n = 0;
+	  document.querySelectorAll('svg#graph g.node').forEach((g) => { const r = g.getBoundingClientRect();
+	    if (r.top >= w.top - 1 && r.bottom <= w.bottom + 1 && r.left >= w.left - 1 && r.right <= w.right + 1) n++; }); return n; })()`
+	var before, after, zoomedW, fitW float64
+	var level string
+	run(t, ctx, "fit", chromedp.Navigate(srv.URL+"/workflows/chain"), chromedp.WaitVisible(`svg#graph g.node[data-step="s29"]`),
+		chromedp.Evaluate(visible, &before),
+		chromedp.Evaluate(`document.getElementById('graph').getBoundingClientRect().width`, &fitW),
+		chromedp.Click(`.zoom-in`), chromedp.Click(`.zoom-in`), chromedp.Click(`.zoom-in`),
+		chromedp.Evaluate(`document.getElementById('graph').getBoundingClientRect().width`, &zoomedW),
+		chromedp.Text(`.zoom-level`, &level),
+		chromedp.Click(`.zoom-fit`),
+		chromedp.Evaluate(visible, &after))
+	require.Equal(t, float64(30), before, "the chain is laid out in bands that fit: every step is in view")
+	require.Greater(t, zoomedW, fitW, "zoom in makes the graph larger")
+	require.Contains(t, level, "%")
+	require.Equal(t, float64(30), after, "after Fit every step is in view again")
+	shot(t, ctx, "workflow-chain-fit")
+}

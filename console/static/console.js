@@ -86,15 +86,23 @@
     const nodes = new Map();
     if (!graph || !graph.nodes) return nodes;
     const widest = Math.max(1, ...graph.layers.map((l) => l.length));
-    const width = widest * (NODE_W + GAP_X) - GAP_X + 2 * PAD;
-    const height = graph.layers.length * (NODE_H + GAP_Y) - GAP_Y + 2 * PAD;
+    // A long, narrow plan (a chain) is laid out in bands of BAND layers side by side, so it is
+    // read at a useful size instead of as one tall column.
+    const BAND = 10;
+    const bands = graph.layers.length > BAND * 1.5 && widest <= 3 ? Math.ceil(graph.layers.length / BAND) : 1;
+    const rows = bands > 1 ? BAND : graph.layers.length;
+    const bandW = widest * (NODE_W + GAP_X) - GAP_X + (bands > 1 ? 2 * GAP_X : 0);
+    const width = bands * bandW + 2 * PAD;
+    const height = rows * (NODE_H + GAP_Y) - GAP_Y + 2 * PAD;
     svgEl.setAttribute('viewBox', `0 0 ${width} ${Math.max(height, NODE_H + 2 * PAD)}`);
     svgEl.setAttribute('width', width);
     svgEl.setAttribute('height', Math.max(height, NODE_H + 2 * PAD));
+    zoomable(svgEl);
     const pos = new Map();
     graph.layers.forEach((layer, li) => {
-      const offset = (width - (layer.length * (NODE_W + GAP_X) - GAP_X)) / 2;
-      layer.forEach((id, i) => pos.set(id, { x: offset + i * (NODE_W + GAP_X), y: PAD + li * (NODE_H + GAP_Y) }));
+      const band = bands > 1 ? Math.floor(li / BAND) : 0, row = bands > 1 ? li % BAND : li;
+      const offset = PAD + band * bandW + (bandW - (layer.length * (NODE_W + GAP_X) - GAP_X)) / 2;
+      layer.forEach((id, i) => pos.set(id, { x: offset + i * (NODE_W + GAP_X), y: PAD + row * (NODE_H + GAP_Y) }));
     });
     const edges = svg('g', { class: 'edges' });
     for (const e of graph.edges) {
@@ -102,7 +110,11 @@
       if (!a || !b) continue;
       const x1 = a.x + NODE_W / 2, y1 = a.y + NODE_H, x2 = b.x + NODE_W / 2, y2 = b.y;
       const my = (y1 + y2) / 2;
-      edges.append(svg('path', { class: `edge k-${e.kind}`, d: `M${x1},${y1} C${x1},${my} ${x2},${my} ${x2},${y2}`, 'data-from': e.from, 'data-to': e.to }));
+      // an edge into a later band goes down, along the gap between the bands, and in from above,
+      // instead of across the nodes
+      const d = y2 > y1 ? `M${x1},${y1} C${x1},${my} ${x2},${my} ${x2},${y2}`
+        : `M${x1},${y1} v${GAP_Y / 3} H${b.x - GAP_X} V${y2 - GAP_Y / 3} H${x2} V${y2}`;
+      edges.append(svg('path', { class: `edge k-${e.kind}`, d, 'data-from': e.from, 'data-to': e.to }));
       if (MARK[e.kind]) edges.append(svg('text', { class: 'edge-label', x: (x1 + x2) / 2 + 4, y: my - 3 }, MARK[e.kind]));
     }
     svgEl.append(edges);
@@ -131,6 +143,61 @@
       nodes.set(n.id, g);
     }
     return nodes;
+  }
+
+  // zoomable gives a drawn graph zoom (buttons, Ctrl+wheel), pan (drag the background, or
+  // scroll) and Fit; the zoom is kept when the graph is drawn again. A graph that fits at half
+  // size or more is fitted when first drawn.
+  function zoomable(svgEl) {
+    const wrap = svgEl.closest('.graph-wrap');
+    if (!wrap) return;
+    const vb = svgEl.viewBox.baseVal;
+    const fitZoom = () => {
+      const bar = wrap.querySelector('.zoom-controls');
+      const h = Math.min(wrap.clientHeight || Infinity, window.innerHeight * 0.78) - (bar ? bar.offsetHeight : 0);
+      return Math.min(1, (wrap.clientWidth - 8) / vb.width, (h - 8) / vb.height);
+    };
+    const set = (z) => {
+      z = Math.max(0.1, Math.min(2, z));
+      svgEl.dataset.zoom = String(z);
+      svgEl.setAttribute('width', Math.round(vb.width * z));
+      svgEl.setAttribute('height', Math.round(vb.height * z));
+      const label = wrap.querySelector('.zoom-level');
+      if (label) label.textContent = `${Math.round(z * 100)}%`;
+    };
+    if (!wrap.querySelector('.zoom-controls')) {
+      const z = () => Number(svgEl.dataset.zoom || 1);
+      wrap.prepend(el('div', { class: 'zoom-controls', role: 'toolbar', 'aria-label': 'Zoom the graph' },
+        el('button', { type: 'button', class: 'zoom-out', 'aria-label': 'Zoom out', onclick: () => set(z() / 1.25) }, '−'),
+        el('span', { class: 'zoom-level', 'aria-live': 'polite' }, '100%'),
+        el('button', { type: 'button', class: 'zoom-in', 'aria-label': 'Zoom in', onclick: () => set(z() * 1.25) }, '+'),
+        el('button', { type: 'button', class: 'zoom-fit', onclick: () => set(fitZoom()) }, 'Fit')));
+      wrap.addEventListener('wheel', (ev) => {
+        if (!ev.ctrlKey) return;
+        ev.preventDefault();
+        set(z() * (ev.deltaY > 0 ? 0.9 : 1.1));
+      }, { passive: false });
+      let pan = null;
+      svgEl.addEventListener('pointerdown', (ev) => {
+        if (ev.button !== 0 || ev.target.closest('.node')) return;
+        pan = { x: ev.clientX, y: ev.clientY, l: wrap.scrollLeft, t: wrap.scrollTop };
+        svgEl.setPointerCapture(ev.pointerId);
+        svgEl.classList.add('panning');
+      });
+      svgEl.addEventListener('pointermove', (ev) => {
+        if (!pan) return;
+        wrap.scrollLeft = pan.l - (ev.clientX - pan.x);
+        wrap.scrollTop = pan.t - (ev.clientY - pan.y);
+      });
+      const stop = () => { pan = null; svgEl.classList.remove('panning'); };
+      svgEl.addEventListener('pointerup', stop);
+      svgEl.addEventListener('pointercancel', stop);
+      if (!svgEl.dataset.zoom) {
+        const f = fitZoom();
+        svgEl.dataset.zoom = String(f < 1 && f >= 0.5 ? f : 1);
+      }
+    }
+    set(Number(svgEl.dataset.zoom || 1));
   }
 
   function legend(target, graph) {
@@ -479,10 +546,10 @@
     if (!target) return;
     if (!graph) { target.replaceChildren(el('p', { class: 'error' }, 'The file does not compile: see the messages below.')); return; }
     const calls = Object.entries(graph.estimatedCalls || {}).filter(([, v]) => v);
-    target.replaceChildren(
+    target.replaceChildren(...[
       el('p', {}, `${graph.nodes.length} steps in ${graph.layers.length} stages`),
       el('p', {}, calls.length ? `external calls: ${calls.map(([k, v]) => `${v} ${k}`).join(', ')}${graph.perItem ? ' (per forEach item)' : ''}` : 'no external calls'),
-      graph.output ? el('dl', {}, Object.entries(graph.output).map(([k, v]) => [el('dt', {}, k), el('dd', {}, v)])) : null);
+      graph.output ? el('dl', {}, Object.entries(graph.output).map(([k, v]) => [el('dt', {}, k), el('dd', {}, v)])) : null].filter(Boolean));
   }
 
   function playground(root) {
