@@ -3,12 +3,16 @@ package integration
 import (
 	"context"
 	"fmt"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/weftworks/weft/activities"
 	weftclient "github.com/weftworks/weft/client"
+	"github.com/weftworks/weft/internal/fakellm"
 	"github.com/weftworks/weft/workflows/dsl"
 )
 
@@ -59,6 +63,72 @@ func BenchmarkStepVisible(b *testing.B) {
 				ms = append(ms, float64(seen.Microseconds())/1000)
 			}
 			b.ReportMetric(median(ms), "ms-median-visible")
+		})
+	}
+}
+
+// BenchmarkTextVisible measures how long after the model sent a piece of text (the fake endpoint
+// flushed it) a client following the run sees it, as an llm_delta, for each piece: "polled" is
+// the state-polling Stream (before issue 23), "waited" the event model with its text reads. The
+// model sends 40 words, one every 25 ms.
+//
+//	go test ./integration -run '^$' -bench TextVisible -benchtime 5x
+func BenchmarkTextVisible(b *testing.B) {
+	words := make([]string, 40)
+	for i := range words {
+		words[i] = fmt.Sprintf("w%02d", i)
+	}
+	answer := strings.Join(words, " ")
+	var mu sync.Mutex
+	sentAt := map[int]time.Time{} // text length -> when it was flushed
+	fake := fakellm.New()
+	fake.Respond = func(fakellm.Request) fakellm.Reply {
+		return fakellm.Reply{Text: answer, ChunkDelay: 25 * time.Millisecond}
+	}
+	fake.Sent = func(soFar string) {
+		mu.Lock()
+		sentAt[len(soFar)] = time.Now()
+		mu.Unlock()
+	}
+	b.Cleanup(fake.Close)
+	c := dial(b)
+	queue := "text-bench"
+	startWorkerWithConfig(b, queue, activities.Config{OpenAIBaseURL: fake.BaseURL, ChatModel: "local-model"}, nil)
+	wc := weftclient.New(c, queue)
+	w, err := dsl.Load("text.json", []byte(`{"name":"text","steps":[{"id":"say","tool":"llm","inputs":{"prompt":"say it"}}]}`))
+	require.NoError(b, err)
+	for _, mode := range []struct {
+		name   string
+		polled bool
+	}{{"polled", true}, {"waited", false}} {
+		b.Run(mode.name, func(b *testing.B) {
+			var ms []float64
+			for i := 0; b.Loop(); i++ {
+				mu.Lock()
+				clear(sentAt)
+				mu.Unlock()
+				id := fmt.Sprintf("text-bench-%s-%d-%d", mode.name, time.Now().UnixNano(), i)
+				_, err := wc.Start(context.Background(), w, weftclient.StartOptions{ID: id})
+				require.NoError(b, err)
+				text := ""
+				_, err = wc.Stream(context.Background(), id, weftclient.StreamOptions{Polled: mode.polled}, func(e weftclient.Event) {
+					if e.Type != weftclient.EventLLMDelta {
+						return
+					}
+					text += e.Text
+					now := time.Now()
+					mu.Lock()
+					at, ok := sentAt[len(text)]
+					mu.Unlock()
+					if ok {
+						ms = append(ms, float64(now.Sub(at).Microseconds())/1000)
+					}
+				})
+				require.NoError(b, err)
+			}
+			require.NotEmpty(b, ms, "no delta matched a flushed piece")
+			b.ReportMetric(median(ms), "ms-median-visible")
+			b.ReportMetric(float64(len(ms))/float64(b.N), "deltas/run")
 		})
 	}
 }

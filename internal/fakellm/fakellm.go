@@ -70,6 +70,9 @@ type Server struct {
 	requests []Request
 	// Respond, when set, answers instead of the script (a model that never stops, for example).
 	Respond func(req Request) Reply
+	// Sent, when set, is told the streamed text so far right after each text chunk is flushed
+	// (latency measurements).
+	Sent func(textSoFar string)
 }
 
 // New starts a fake that answers with the script, in order. When the script is exhausted it
@@ -209,10 +212,15 @@ func (s *Server) stream(w http.ResponseWriter, req Request, reply Reply) {
 	}
 	send(chunk(map[string]any{"role": "assistant", "content": ""}, nil))
 	words := strings.SplitAfter(reply.Text, " ")
+	soFar := ""
 	for _, piece := range words {
 		if piece != "" {
 			time.Sleep(reply.ChunkDelay)
 			send(chunk(map[string]any{"content": piece}, nil))
+			soFar += piece
+			if s.Sent != nil {
+				s.Sent(soFar)
+			}
 		}
 	}
 	finish := "stop"
