@@ -722,7 +722,9 @@
     for (const d of problems) {
       const m = /^steps\[(\d+)\]\.(inputs\.[A-Za-z0-9_]+|[A-Za-z]+)/.exec(d.where || '');
       if (!m || Number(m[1]) !== idx) continue;
-      const where = m[2].startsWith('inputs.') ? m[2] : `step.${m[2]}`;
+      let where = m[2].startsWith('inputs.') ? m[2] : `step.${m[2]}`;
+      const missing = where === 'step.inputs' && /required field "([A-Za-z0-9_]+)"/.exec(d.message);
+      if (missing) where = `inputs.${missing[1]}`;
       const f = inspector.querySelector(`.field[data-field="${CSS.escape(where)}"]`);
       if (f) { f.classList.add('b-problem'); f.querySelector('.b-field-error').textContent = d.message + (d.hint ? ` (${d.hint})` : ''); }
     }
@@ -859,4 +861,5 @@
   undo.length = 0;
   document.getElementById('b-undo').disabled = true;
   window.__weftBuilderReady = true;
+  window.__weftBuilderReadyAt = performance.now();
 })();
