@@ -13,6 +13,7 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/weftworks/weft/activities/toolspec"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 	"github.com/weftworks/weft/workflows"
 )
@@ -580,7 +581,7 @@ func (t *tracker) deltas(pending []PendingActivity) {
 }
 
 // llmActivity is the activity type whose heartbeat details are the model's text so far.
-const llmActivity = "llm"
+const llmActivity = toolspec.LLM
 
 // StreamedText is the text so far of one running llm activity: its last heartbeat details.
 // Temporal keeps no partial results in history: the text is best effort, the final answer durable.
