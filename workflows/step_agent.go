@@ -109,6 +109,7 @@ type agentConfig struct {
 	approve         map[string]bool
 	toolResultLimit int
 	onLimit         string
+	toolChoice      string
 }
 
 func parseAgentConfig(in map[string]any) agentConfig {
@@ -132,6 +133,7 @@ func parseAgentConfig(in map[string]any) agentConfig {
 	if s, ok := in["onLimit"].(string); ok && s != "" {
 		c.onLimit = s
 	}
+	c.toolChoice, _ = in["toolChoice"].(string)
 	return c
 }
 
@@ -182,6 +184,13 @@ func (r *run) agent(ctx workflow.Context, sr *stepRun, inputs map[string]any, en
 	if len(defs) > 0 {
 		llm["tools"] = defs
 		llm["parallelToolCalls"] = cfg.parallel
+		if cfg.toolChoice != "" {
+			choice, err := toolChoice(cfg.toolChoice, tools)
+			if err != nil {
+				return nil, temporal.NewNonRetryableApplicationError(err.Error(), toolspec.ErrInvalidInput, nil)
+			}
+			llm["toolChoice"] = choice
+		}
 	}
 	spec, _ := toolspec.Lookup(toolspec.LLM)
 	key := stepKey(sr, env)
@@ -252,6 +261,23 @@ func (r *run) agent(ctx workflow.Context, sr *stepRun, inputs map[string]any, en
 		}
 		llm["messages"] = msgs
 	}
+}
+
+// toolChoice is the agent's toolChoice as the model reads it: auto, none, required, or the
+// function name of the tool it names (as tools names it, or by its function name).
+func toolChoice(choice string, tools []agentTool) (string, error) {
+	switch choice {
+	case "auto", "none", "required":
+		return choice, nil
+	}
+	names := make([]string, 0, len(tools))
+	for _, t := range tools {
+		if t.Name() == choice || t.FunctionName() == choice {
+			return t.FunctionName(), nil
+		}
+		names = append(names, t.Name())
+	}
+	return "", fmt.Errorf("toolChoice %q is neither auto, none nor required, nor one of the tools (%s): name one of them", choice, strings.Join(names, ", "))
 }
 
 // messages returns the conversation so far, starting it from system, prompt and context when

@@ -156,8 +156,12 @@ func (c *Client) Chat(ctx context.Context, req provider.ChatRequest) (*provider.
 			Function: &openai.FunctionDefinition{Name: f.Name, Description: f.Description, Parameters: f.Parameters}})
 	}
 	if len(creq.Tools) > 0 {
-		if req.ToolChoice != "" {
+		switch req.ToolChoice {
+		case "":
+		case "auto", "none", "required":
 			creq.ToolChoice = req.ToolChoice
+		default: // one function by name
+			creq.ToolChoice = openai.ToolChoice{Type: openai.ToolTypeFunction, Function: openai.ToolFunction{Name: req.ToolChoice}}
 		}
 		if req.ParallelToolCalls != nil {
 			creq.ParallelToolCalls = *req.ParallelToolCalls

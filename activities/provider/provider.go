@@ -155,7 +155,7 @@ type ChatRequest struct {
 	Model             string
 	Messages          []Message
 	Tools             []Function
-	ToolChoice        string // auto | none | required ("" = provider default)
+	ToolChoice        string // auto | none | required | a function's name ("" = provider default)
 	ParallelToolCalls *bool
 	Temperature       *float32
 	MaxTokens         int

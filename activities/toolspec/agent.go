@@ -49,7 +49,7 @@ type LLMOut struct {
 type LLMIn struct {
 	ChatIn
 	Tools             []any  `json:"tools,omitempty"`
-	ToolChoice        string `json:"toolChoice,omitempty" weft:"enum=auto|none|required"`
+	ToolChoice        string `json:"toolChoice,omitempty" jsonschema:"auto (the model decides), none (no tool calls), required (at least one call), or the name of one of the tools (that tool)" pattern:"^(auto|none|required|[a-zA-Z0-9_-]{1,64})$"`
 	ParallelToolCalls *bool  `json:"parallelToolCalls,omitempty"`
 }
 
@@ -80,6 +80,7 @@ type AgentIn struct {
 	Approve           []string `json:"approve,omitempty" jsonschema:"tools whose calls wait for a person (\"*\": every tool)" weft:"item.minLength=1"`
 	ToolResultLimit   int      `json:"toolResultLimit,omitempty" jsonschema:"characters of a tool result the model sees" weft:"min=100,max=1000000,default=8000"`
 	OnLimit           string   `json:"onLimit,omitempty" jsonschema:"at maxIterations: fail the step, or return with stopReason max_iterations" weft:"enum=fail|return,default=fail"`
+	ToolChoice        string   `json:"toolChoice,omitempty" jsonschema:"sent with each model call: auto (the model decides), none (no tool calls), required (at least one call), or a tool as tools names it (that tool); with required or a tool the agent stops through stopWhen or maxIterations" weft:"minLength=1"`
 }
 
 // AgentOut is agent's output.

@@ -69,6 +69,10 @@ func (c *compiler) checkAgentTools(cs *CompiledStep, inPtr string) {
 				"agents call activity tools (search, query, ingest, http, ...) or workflow:NAME")
 		}
 	}
+	if choice, ok := cs.Step.Inputs["toolChoice"].(string); ok && !cs.Spec.ModelCall && !strings.Contains(choice, "{{") && !offers(known, choice) {
+		c.errAt(inPtr+"/toolChoice", fmt.Sprintf("toolChoice %q is neither auto, none nor required, nor one of the tools", choice),
+			"name a tool the agent lists in tools, or write auto, none or required")
+	}
 	approve, _ := cs.Step.Inputs["approve"].([]any)
 	for i, a := range approve {
 		name, ok := a.(string)
@@ -78,6 +82,24 @@ func (c *compiler) checkAgentTools(cs *CompiledStep, inPtr string) {
 		c.errAt(inPtr+"/approve/"+strconv.Itoa(i), fmt.Sprintf("approve names %q, which is not in tools", name),
 			"list the tool in tools too, or remove it from approve")
 	}
+}
+
+// offers reports whether an agent with the literal tools known offers name: a choice, a tool,
+// or a tool of an MCP server it lists whole (MCP tools are known when the run lists them).
+func offers(known map[string]bool, name string) bool {
+	switch name {
+	case "auto", "none", "required":
+		return true
+	}
+	if known[name] || len(known) == 0 {
+		return true
+	}
+	for k := range known {
+		if strings.HasPrefix(name, k+"/") || strings.ReplaceAll(k, ":", "_") == name || strings.HasPrefix(k, toolspec.MCPToolPrefix) && !strings.Contains(name, ":") {
+			return true
+		}
+	}
+	return false
 }
 
 // workflowName is what a called workflow's name may look like: a name, never a path.

@@ -1,0 +1,36 @@
+package dsl_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/weftworks/weft/workflows/dsl"
+)
+
+// TestAgentSDKFiles: the agent inputs that match the agent SDKs (toolChoice, stopWhen,
+// instructions, guardrails, handoffs) are checked when the file is validated.
+func TestAgentSDKFiles(t *testing.T) {
+	agent := func(inputs string) string {
+		return `{"name":"a","steps":[{"id":"ag","tool":"agent","inputs":` + inputs + `}]}`
+	}
+	bad := []struct{ name, file, msg string }{
+		{"toolChoice names a tool not offered", agent(`{"prompt":"x","tools":["search"],"toolChoice":"ingest"}`), `toolChoice "ingest" is neither auto, none nor required, nor one of the tools`},
+	}
+	for _, tt := range bad {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := dsl.Load("agent.json", []byte(tt.file))
+			require.ErrorContains(t, err, tt.msg)
+		})
+	}
+	good := []struct{ name, file string }{
+		{"toolChoice required", agent(`{"prompt":"x","tools":["search"],"toolChoice":"required"}`)},
+		{"toolChoice a tool", agent(`{"prompt":"x","tools":["search","workflow:other"],"toolChoice":"workflow:other"}`)},
+	}
+	for _, tt := range good {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := dsl.Load("agent.json", []byte(tt.file))
+			require.NoError(t, err)
+		})
+	}
+}
