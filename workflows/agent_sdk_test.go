@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/weftworks/weft/workflows"
 )
 
 // inputsSeen wraps a script step and records the llm activity's input of each call.
@@ -49,5 +51,45 @@ func TestAgentToolChoice(t *testing.T) {
 		_, err := h.run(t, agentFlow, nil)
 		require.NoError(t, err)
 		require.NotContains(t, seen.ins[0], "toolChoice")
+	})
+}
+
+// TestAgentStopWhen: a completed call to the stopWhen tool ends the agent with its result as the
+// answer; a failed one does not; text that matches ends it before the calls it asked for run.
+func TestAgentStopWhen(t *testing.T) {
+	t.Run("tool", func(t *testing.T) {
+		h := newHarness(t)
+		m := &scriptedModel{answers: []func(map[string]any) map[string]any{
+			callTools([3]string{"c1", "search", `{"limit":"ten"}`}), // fails the schema: not a stop
+			callTools([3]string{"c2", "search", `{"query":"rate limits"}`}),
+		}}
+		withModel(h, m)
+		def := strings.Replace(agentFlow, `"maxIterations":4`, `"maxIterations":4,"stopWhen":{"tool":"search"}`, 1)
+		res, err := h.run(t, def, nil)
+		require.NoError(t, err)
+		out := agentOutput(t, res)
+		require.Equal(t, workflows.StopToolCalled, out["stopReason"])
+		require.Equal(t, "search", out["stoppedBy"])
+		require.EqualValues(t, 2, out["iterations"])
+		require.Contains(t, out["text"], "about rate limits")
+		require.NotNil(t, out["json"], "the tool's result, parsed")
+		require.Equal(t, 2, m.calls(), "no model call after the stop")
+	})
+	t.Run("textMatches", func(t *testing.T) {
+		h := newHarness(t)
+		m := &scriptedModel{answers: []func(map[string]any) map[string]any{
+			func(map[string]any) map[string]any {
+				return map[string]any{"text": "FINAL: 42", "toolCalls": []any{map[string]any{"id": "c1", "name": "search", "arguments": `{"query":"x"}`}}}
+			},
+		}}
+		withModel(h, m)
+		def := strings.Replace(agentFlow, `"maxIterations":4`, `"maxIterations":4,"stopWhen":[{"tool":"ingest"},{"textMatches":"^FINAL:"}]`, 1)
+		res, err := h.run(t, def, nil)
+		require.NoError(t, err)
+		out := agentOutput(t, res)
+		require.Equal(t, workflows.StopTextMatched, out["stopReason"])
+		require.Equal(t, "^FINAL:", out["stoppedBy"])
+		require.Equal(t, "FINAL: 42", out["text"])
+		require.Equal(t, 0, h.tools.count("search"), "the calls of the matching answer do not run")
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -27,6 +28,8 @@ const (
 const (
 	StopFinalAnswer   = "final_answer"
 	StopMaxIterations = "max_iterations"
+	StopToolCalled    = "tool_called"  // stopWhen {tool}: a call to the tool completed
+	StopTextMatched   = "text_matched" // stopWhen {textMatches}: the model's text matched
 )
 
 // prepareChat completes an llm call's inputs in workflow code: "context": "auto" becomes the
@@ -110,6 +113,41 @@ type agentConfig struct {
 	toolResultLimit int
 	onLimit         string
 	toolChoice      string
+	stopWhen        []stopRule
+}
+
+// stopRule is one condition of stopWhen: a tool (as tools names it) or a pattern.
+type stopRule struct {
+	tool    string
+	pattern *regexp.Regexp
+}
+
+// parseStopWhen reads stopWhen: one condition or a list.
+func parseStopWhen(v any) ([]stopRule, error) {
+	list, ok := v.([]any)
+	if !ok && v != nil {
+		list = []any{v}
+	}
+	var out []stopRule
+	for i, e := range list {
+		m, _ := e.(map[string]any)
+		tool, _ := m["tool"].(string)
+		src, _ := m["textMatches"].(string)
+		if tool == "" && src == "" {
+			return nil, fmt.Errorf("stopWhen[%d]: write {\"tool\": NAME} or {\"textMatches\": REGEX}", i)
+		}
+		if tool != "" {
+			out = append(out, stopRule{tool: tool})
+		}
+		if src != "" {
+			re, err := regexp.Compile(src)
+			if err != nil {
+				return nil, fmt.Errorf("stopWhen[%d].textMatches %q is not a regular expression (RE2): %w", i, src, err)
+			}
+			out = append(out, stopRule{pattern: re})
+		}
+	}
+	return out, nil
 }
 
 func parseAgentConfig(in map[string]any) agentConfig {
@@ -172,6 +210,16 @@ func (r *run) agent(ctx workflow.Context, sr *stepRun, inputs map[string]any, en
 			return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("approve names %q, which is not in tools", name), toolspec.ErrInvalidInput, nil)
 		}
 	}
+	if cfg.stopWhen, err = parseStopWhen(inputs["stopWhen"]); err != nil {
+		return nil, temporal.NewNonRetryableApplicationError(err.Error(), toolspec.ErrInvalidInput, nil)
+	}
+	for _, rule := range cfg.stopWhen {
+		if rule.tool != "" {
+			if _, err := toolChoice(rule.tool, tools); err != nil {
+				return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("stopWhen names tool %q, which is not in tools", rule.tool), toolspec.ErrInvalidInput, nil)
+			}
+		}
+	}
 	llm := map[string]any{}
 	for _, k := range []string{"model", "system", "prompt", "messages", "context", "temperature", "maxTokens", "responseFormat", "maxRepairs"} {
 		if v, ok := inputs[k]; ok {
@@ -223,6 +271,11 @@ func (r *run) agent(ctx workflow.Context, sr *stepRun, inputs map[string]any, en
 		delete(llm, "prompt") // now part of messages
 		delete(llm, "system")
 		delete(llm, "context")
+		if re := textStop(cfg.stopWhen, text); re != "" {
+			res := r.agentOutput(sr, llm, calls, text, iter, StopTextMatched)
+			res["json"], res["stoppedBy"] = answer["json"], re
+			return res, nil
+		}
 		if len(requested) == 0 {
 			res := r.agentOutput(sr, llm, calls, text, iter, StopFinalAnswer)
 			res["json"] = answer["json"]
@@ -260,7 +313,44 @@ func (r *run) agent(ctx workflow.Context, sr *stepRun, inputs map[string]any, en
 			calls = append(calls, records[i])
 		}
 		llm["messages"] = msgs
+		if tool, content := toolStop(cfg.stopWhen, tools, records, results); tool != "" {
+			res := r.agentOutput(sr, llm, calls, content, iter, StopToolCalled)
+			res["stoppedBy"] = tool
+			var v any
+			if json.Unmarshal([]byte(content), &v) == nil {
+				res["json"] = v
+			}
+			return res, nil
+		}
 	}
+}
+
+// textStop returns the pattern of the first textMatches condition the text matches ("": none).
+func textStop(rules []stopRule, text string) string {
+	for _, rule := range rules {
+		if rule.pattern != nil && rule.pattern.MatchString(text) {
+			return rule.pattern.String()
+		}
+	}
+	return ""
+}
+
+// toolStop returns the first stopWhen tool with a call that completed this turn, and that
+// call's result as the model would have read it.
+func toolStop(rules []stopRule, tools []agentTool, records, results []map[string]any) (string, string) {
+	for _, rule := range rules {
+		if rule.tool == "" {
+			continue
+		}
+		fn, _ := toolChoice(rule.tool, tools)
+		for i, rec := range records {
+			if rec["status"] == StatusCompleted && results[i]["name"] == fn {
+				content, _ := results[i]["content"].(string)
+				return rule.tool, content
+			}
+		}
+	}
+	return "", ""
 }
 
 // toolChoice is the agent's toolChoice as the model reads it: auto, none, required, or the

@@ -80,7 +80,18 @@ type AgentIn struct {
 	Approve           []string `json:"approve,omitempty" jsonschema:"tools whose calls wait for a person (\"*\": every tool)" weft:"item.minLength=1"`
 	ToolResultLimit   int      `json:"toolResultLimit,omitempty" jsonschema:"characters of a tool result the model sees" weft:"min=100,max=1000000,default=8000"`
 	OnLimit           string   `json:"onLimit,omitempty" jsonschema:"at maxIterations: fail the step, or return with stopReason max_iterations" weft:"enum=fail|return,default=fail"`
+	StopWhen          any      `json:"stopWhen,omitempty" jsonschema:"stop before the model answers on its own: {\"tool\": NAME} after a call to that tool completes (its result is the answer), {\"textMatches\": REGEX} when the model's text matches; one condition or a list (the first that holds stops)"`
 	ToolChoice        string   `json:"toolChoice,omitempty" jsonschema:"sent with each model call: auto (the model decides), none (no tool calls), required (at least one call), or a tool as tools names it (that tool); with required or a tool the agent stops through stopWhen or maxIterations" weft:"minLength=1"`
+}
+
+// stopCondition is one condition of an agent's stopWhen.
+const stopCondition = `{"type":"object","minProperties":1,"additionalProperties":false,"properties":{
+	"tool":{"type":"string","minLength":1,"description":"stop after a call to this tool (as tools names it) completes; its result is the answer"},
+	"textMatches":{"type":"string","minLength":1,"description":"stop when the model's text matches this regular expression (RE2)"}}}`
+
+// agentRaw are the schemas of AgentIn's fields no Go type describes.
+var agentRaw = map[string]string{
+	"stopWhen": `{"anyOf":[` + stopCondition + `,{"type":"array","minItems":1,"maxItems":16,"items":` + stopCondition + `}]}`,
 }
 
 // AgentOut is agent's output.
@@ -90,7 +101,8 @@ type AgentOut struct {
 	Messages   []any           `json:"messages"`
 	ToolCalls  []AgentToolCall `json:"toolCalls"`
 	Iterations int             `json:"iterations"`
-	StopReason string          `json:"stopReason"`
+	StopReason string          `json:"stopReason" jsonschema:"final_answer, max_iterations, tool_called or text_matched (stopWhen)"`
+	StoppedBy  string          `json:"stoppedBy,omitempty" jsonschema:"the tool or pattern of the stopWhen condition that stopped the agent"`
 	Usage      TokenUsage      `json:"usage"`
 }
 
@@ -112,7 +124,7 @@ var Agent = Declare[AgentIn, AgentOut](&Spec{
 	Title: "Agent (tool-calling loop)",
 	Description: "A model that calls tools in a loop until it answers: each model call is one llm activity and each tool call " +
 		"its own activity (or child workflow for \"workflow:NAME\" tools). Calls to tools listed in approve pause for a person.",
-	RawInput:    chatRaw,
+	RawInput:    withRaw(chatRaw, agentRaw),
 	Timeout:     5 * time.Minute,
 	Annotations: Annotations{OpenWorld: true},
 	Calls:       func(in map[string]any) Calls { return Calls{LLM: intInput(in, "maxIterations", 10)} },

@@ -15,6 +15,9 @@ func TestAgentSDKFiles(t *testing.T) {
 		return `{"name":"a","steps":[{"id":"ag","tool":"agent","inputs":` + inputs + `}]}`
 	}
 	bad := []struct{ name, file, msg string }{
+		{"stopWhen names a tool not offered", agent(`{"prompt":"x","tools":["search"],"stopWhen":{"tool":"ingest"}}`), `stopWhen names tool "ingest", which is not in tools`},
+		{"stopWhen pattern does not compile", agent(`{"prompt":"x","tools":["search"],"stopWhen":[{"tool":"search"},{"textMatches":"("}]}`), `textMatches "(" is not a regular expression`},
+		{"stopWhen empty condition", agent(`{"prompt":"x","tools":["search"],"stopWhen":{}}`), `stopWhen`},
 		{"toolChoice names a tool not offered", agent(`{"prompt":"x","tools":["search"],"toolChoice":"ingest"}`), `toolChoice "ingest" is neither auto, none nor required, nor one of the tools`},
 	}
 	for _, tt := range bad {
@@ -24,6 +27,7 @@ func TestAgentSDKFiles(t *testing.T) {
 		})
 	}
 	good := []struct{ name, file string }{
+		{"stopWhen list", agent(`{"prompt":"x","tools":["search"],"stopWhen":[{"tool":"search"},{"textMatches":"^DONE"}]}`)},
 		{"toolChoice required", agent(`{"prompt":"x","tools":["search"],"toolChoice":"required"}`)},
 		{"toolChoice a tool", agent(`{"prompt":"x","tools":["search","workflow:other"],"toolChoice":"workflow:other"}`)},
 	}

@@ -73,6 +73,7 @@ func (c *compiler) checkAgentTools(cs *CompiledStep, inPtr string) {
 		c.errAt(inPtr+"/toolChoice", fmt.Sprintf("toolChoice %q is neither auto, none nor required, nor one of the tools", choice),
 			"name a tool the agent lists in tools, or write auto, none or required")
 	}
+	c.checkStopWhen(cs, inPtr, known)
 	approve, _ := cs.Step.Inputs["approve"].([]any)
 	for i, a := range approve {
 		name, ok := a.(string)
@@ -81,6 +82,27 @@ func (c *compiler) checkAgentTools(cs *CompiledStep, inPtr string) {
 		}
 		c.errAt(inPtr+"/approve/"+strconv.Itoa(i), fmt.Sprintf("approve names %q, which is not in tools", name),
 			"list the tool in tools too, or remove it from approve")
+	}
+}
+
+// checkStopWhen: stopWhen's tools are offered and its patterns are regular expressions.
+func (c *compiler) checkStopWhen(cs *CompiledStep, inPtr string, known map[string]bool) {
+	v := cs.Step.Inputs["stopWhen"]
+	list, ok := v.([]any)
+	ptr := func(i int) string { return inPtr + "/stopWhen/" + strconv.Itoa(i) }
+	if !ok {
+		list, ptr = []any{v}, func(int) string { return inPtr + "/stopWhen" }
+	}
+	for i, e := range list {
+		m, _ := e.(map[string]any)
+		if tool, ok := m["tool"].(string); ok && !strings.Contains(tool, "{{") && (tool == "auto" || tool == "none" || tool == "required" || !offers(known, tool)) {
+			c.errAt(ptr(i)+"/tool", fmt.Sprintf("stopWhen names tool %q, which is not in tools", tool), "name a tool the agent lists in tools")
+		}
+		if src, ok := m["textMatches"].(string); ok && !strings.Contains(src, "{{") {
+			if _, err := regexp.Compile(src); err != nil {
+				c.errAt(ptr(i)+"/textMatches", fmt.Sprintf("textMatches %q is not a regular expression: %v", src, err), "write an RE2 regular expression (Go's regexp syntax); escape backslashes in JSON")
+			}
+		}
 	}
 }
 
