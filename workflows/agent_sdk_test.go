@@ -93,3 +93,28 @@ func TestAgentStopWhen(t *testing.T) {
 		require.Equal(t, 0, h.tools.count("search"), "the calls of the matching answer do not run")
 	})
 }
+
+// TestAgentInstructions: instructions are rendered again before each model call, with the
+// iteration, the last tool result and the usage so far in scope, and the workflow's inputs.
+func TestAgentInstructions(t *testing.T) {
+	h := newHarness(t)
+	m := &scriptedModel{answers: []func(map[string]any) map[string]any{
+		callTools([3]string{"c1", "search", `{"query":"rate limits"}`}),
+		say("done"),
+	}}
+	withModel(h, m)
+	def := strings.Replace(agentFlow, `"maxIterations":4`, `"maxIterations":4,"instructions":"Topic {{ inputs.q }}. Turn {{ agent.iteration }}; {{ agent.toolCalls }} calls; {{ agent.usage.totalTokens }} tokens; last: {{ agent.lastToolResult.results[0].source ?? 'none' }}"`, 1)
+	res, err := h.run(t, def, nil)
+	require.NoError(t, err)
+	require.Len(t, m.seen, 2)
+	first := m.seen[0][0].(map[string]any)
+	require.Equal(t, "system", first["role"])
+	require.Equal(t, "Topic rate limits. Turn 1; 0 calls; 0 tokens; last: none", first["content"])
+	second := m.seen[1][0].(map[string]any)
+	require.Equal(t, "Topic rate limits. Turn 2; 1 calls; 110 tokens; last: docs/a.md", second["content"])
+	require.Len(t, m.seen[1], 4, "instructions, prompt, the call, its result: one system message")
+	// The conversation the step returns does not hold the instructions.
+	for _, msg := range agentOutput(t, res)["messages"].([]any) {
+		require.NotEqual(t, "system", msg.(map[string]any)["role"])
+	}
+}

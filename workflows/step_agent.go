@@ -256,7 +256,13 @@ func (r *run) agent(ctx workflow.Context, sr *stepRun, inputs map[string]any, en
 		r.record(ctx, RunEvent{Type: EventIteration, Step: sr.cs.ID, Key: key, Iteration: sr.iterations})
 		opts := llmOptions(activityOptions(sr.cs.Policy, spec, fmt.Sprintf("%s · model call %d", sr.cs.Title(), iter)))
 		opts.ActivityID = r.activityID(sr, stepKey(sr, env))
-		out, err := r.runActivity(ctx, sr, toolspec.LLM, opts, llm)
+		call := llm
+		if sr.cs.ItemTemplate != nil && inputs["instructions"] != nil {
+			if call, err = r.withInstructions(sr, llm, env, iter, calls); err != nil {
+				return nil, err
+			}
+		}
+		out, err := r.runActivity(ctx, sr, toolspec.LLM, opts, call)
 		if err != nil {
 			return nil, err
 		}
@@ -323,6 +329,47 @@ func (r *run) agent(ctx workflow.Context, sr *stepRun, inputs map[string]any, en
 			return res, nil
 		}
 	}
+}
+
+// withInstructions is the model call's input with the agent's instructions rendered for this
+// iteration as the first system message (the conversation the agent keeps does not hold them).
+func (r *run) withInstructions(sr *stepRun, llm map[string]any, env map[string]any, iter int, calls []any) (map[string]any, error) {
+	e := make(map[string]any, len(env)+1)
+	//workflowcheck:ignore the result does not depend on map order (copied)
+	for k, v := range env {
+		e[k] = v
+	}
+	var last any
+	for i := len(calls) - 1; i >= 0; i-- {
+		if c, _ := calls[i].(map[string]any); c["status"] == StatusCompleted {
+			last = c["result"]
+			if s, ok := last.(string); ok {
+				var v any
+				if json.Unmarshal([]byte(s), &v) == nil {
+					last = v
+				}
+			}
+			break
+		}
+	}
+	u := &sr.usage
+	e["agent"] = map[string]any{"iteration": iter, "lastToolResult": last, "toolCalls": len(calls), "name": sr.cs.ID,
+		"usage": map[string]any{"promptTokens": u.PromptTokens, "completionTokens": u.CompletionTokens, "totalTokens": u.TotalTokens, "costUsd": u.CostUsd}}
+	v, err := sr.cs.ItemTemplate.Resolve(e)
+	if err != nil {
+		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("instructions (iteration %d): %v", iter, err), toolspec.ErrInvalidInput, nil)
+	}
+	call := make(map[string]any, len(llm))
+	//workflowcheck:ignore the result does not depend on map order (copied)
+	for k, v := range llm {
+		call[k] = v
+	}
+	msgs := messages(llm)
+	call["messages"] = append([]any{map[string]any{"role": "system", "content": renderContextValue(v)}}, msgs...)
+	delete(call, "prompt")
+	delete(call, "system")
+	delete(call, "context")
+	return call, nil
 }
 
 // textStop returns the pattern of the first textMatches condition the text matches ("": none).

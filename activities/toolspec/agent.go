@@ -74,6 +74,7 @@ var Completion = Declare[LLMIn, LLMOut](&Spec{
 // AgentIn is agent's input.
 type AgentIn struct {
 	ChatIn
+	Instructions      string   `json:"instructions,omitempty" jsonschema:"the system prompt, rendered again before each model call with the agent's state in scope: agent.iteration, agent.lastToolResult, agent.toolCalls (how many), agent.usage, agent.name" weft:"maxLength=100000"`
 	Tools             []string `json:"tools,omitempty" jsonschema:"weft tool names, or workflow:NAME for another workflow" weft:"maxItems=64,item.minLength=1"`
 	MaxIterations     int      `json:"maxIterations,omitempty" weft:"min=1,max=100,default=10"`
 	ParallelToolCalls bool     `json:"parallelToolCalls,omitempty" weft:"default=true"`
@@ -125,6 +126,7 @@ var Agent = Declare[AgentIn, AgentOut](&Spec{
 	Description: "A model that calls tools in a loop until it answers: each model call is one llm activity and each tool call " +
 		"its own activity (or child workflow for \"workflow:NAME\" tools). Calls to tools listed in approve pause for a person.",
 	RawInput:    withRaw(chatRaw, agentRaw),
+	Lazy:        []string{"instructions"},
 	Timeout:     5 * time.Minute,
 	Annotations: Annotations{OpenWorld: true},
 	Calls:       func(in map[string]any) Calls { return Calls{LLM: intInput(in, "maxIterations", 10)} },

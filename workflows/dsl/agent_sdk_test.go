@@ -18,6 +18,7 @@ func TestAgentSDKFiles(t *testing.T) {
 		{"stopWhen names a tool not offered", agent(`{"prompt":"x","tools":["search"],"stopWhen":{"tool":"ingest"}}`), `stopWhen names tool "ingest", which is not in tools`},
 		{"stopWhen pattern does not compile", agent(`{"prompt":"x","tools":["search"],"stopWhen":[{"tool":"search"},{"textMatches":"("}]}`), `textMatches "(" is not a regular expression`},
 		{"stopWhen empty condition", agent(`{"prompt":"x","tools":["search"],"stopWhen":{}}`), `stopWhen`},
+		{"instructions name an unknown step", agent(`{"prompt":"x","instructions":"{{ nosuch.output }} at {{ agent.iteration }}"}`), `nosuch`},
 		{"toolChoice names a tool not offered", agent(`{"prompt":"x","tools":["search"],"toolChoice":"ingest"}`), `toolChoice "ingest" is neither auto, none nor required, nor one of the tools`},
 	}
 	for _, tt := range bad {
@@ -27,6 +28,7 @@ func TestAgentSDKFiles(t *testing.T) {
 		})
 	}
 	good := []struct{ name, file string }{
+		{"instructions with the agent's state", agent(`{"prompt":"x","instructions":"turn {{ agent.iteration }}: {{ agent.lastToolResult }}"}`)},
 		{"stopWhen list", agent(`{"prompt":"x","tools":["search"],"stopWhen":[{"tool":"search"},{"textMatches":"^DONE"}]}`)},
 		{"toolChoice required", agent(`{"prompt":"x","tools":["search"],"toolChoice":"required"}`)},
 		{"toolChoice a tool", agent(`{"prompt":"x","tools":["search","workflow:other"],"toolChoice":"workflow:other"}`)},

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/weftworks/weft/activities/toolspec"
+	"github.com/weftworks/weft/workflows/expr"
 )
 
 // AgentToolNames are the registry tools an agent may call: the activity tools.
@@ -27,8 +28,26 @@ func init() {
 	kinds[toolspec.Completion.Spec] = (*compiler).checkAgentTools
 }
 
+// agentScope are the names an agent's instructions see besides the workflow's.
+var agentScope = scope{names: []string{"agent"}}
+
+// compileInstructions compiles an agent's instructions, rendered before each model call.
+func (c *compiler) compileInstructions(cs *CompiledStep, inPtr string) {
+	t, ok := cs.Lazy["instructions"]
+	if !ok || cs.Spec.ModelCall {
+		return
+	}
+	val, perrs := expr.CompileValue(t)
+	for _, pe := range perrs {
+		c.errIn(inPtr+"/instructions"+pe.Path, pe.Offset, pe.Msg, pe.Hint)
+	}
+	cs.ItemTemplate = val
+	c.checkValueRefs(inPtr+"/instructions", val, cs.ID, agentScope)
+}
+
 // checkAgentTools checks the literal entries of an agent's (or llm's) tools list and approve list.
 func (c *compiler) checkAgentTools(cs *CompiledStep, inPtr string) {
+	c.compileInstructions(cs, inPtr)
 	tools, _ := cs.Step.Inputs["tools"].([]any)
 	known := map[string]bool{}
 	for i, t := range tools {

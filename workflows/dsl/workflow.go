@@ -40,7 +40,8 @@ type CompiledStep struct {
 	ForEach    *expr.Program  // nil unless forEach is set
 	// Expr is a lazy condition compiled: filter.condition, conditional.condition.
 	Expr *expr.Program
-	// ItemTemplate is transform.template compiled (item, index in scope).
+	// ItemTemplate is transform.template compiled (item, index in scope), or agent.instructions
+	// (agent in scope).
 	ItemTemplate *expr.Value
 	// Nested is loop.step compiled.
 	Nested *NestedStep
@@ -205,6 +206,7 @@ func (c *compiler) compile() *Workflow {
 	w := &Workflow{Def: def, Source: src, byID: map[string]*CompiledStep{}}
 	c.w = w
 	c.checkInputs()
+	c.checkNotify()
 	c.compileSteps()
 	c.checkGraph()
 	c.compileOutput()
