@@ -489,7 +489,7 @@
       document.getElementById('no-reviews').hidden = cards.size > 0;
       reviewCount(reviews.length);
     }
-    show(JSON.parse(list.dataset.reviews || '[]'));
+    show(JSON.parse(list.dataset.reviews || '[]') || []); // null when the listing failed (the page says why)
     const f = document.getElementById('reviewer');
     if (f && localStorage.getItem('weft-reviewer')) f.value = localStorage.getItem('weft-reviewer');
     setInterval(() => get('/api/reviews').then((r) => show(r.reviews)).catch(() => {}), 2000);
