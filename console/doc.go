@@ -8,7 +8,10 @@
 // Everything it reads and does goes through the client package, the one the CLI and the MCP gateway
 // use: it must not talk to Temporal on its own, run workflow code or tools, or read provider
 // credentials. Logins are auth's bearer keys, and state-changing requests carry a CSRF token. Pages
-// are html/template (every value escaped) and one hand-written script that builds the DOM with
-// textContent only, so no workflow data is ever executed as HTML. There is no Node toolchain: the
-// assets are embedded in the binary.
+// are html/template (every value escaped) and hand-written scripts that build the DOM with
+// textContent only, so no workflow data is ever executed as HTML. The builder (/build) draws its
+// canvas with Drawflow, vendored pinned under static/vendor/drawflow with its licence and
+// checksums (TestVendoredDrawflowMatchesItsChecksums); its palette and forms come from the tool
+// registry (/api/tools). Text edited in the page is started as a client-origin definition
+// (POST /api/runs). There is no Node toolchain: the assets are embedded in the binary.
 package console

@@ -764,9 +764,13 @@
     }
   }
 
+  // drawn is what the canvas shows; a change that alters none of it (most keystrokes in a form)
+  // does not draw the canvas again.
+  let drawn = '';
   function changed() {
     place(false);
-    render();
+    const now = JSON.stringify([steps().map((s) => s && [s.id, s.tool, s.name, !!s.forEach, !!s.condition, pos[s.id]]), edges(), selected]);
+    if (now !== drawn) { drawn = now; render(); }
     document.getElementById('b-undo').disabled = !undo.length;
     document.getElementById('b-redo').disabled = !redo.length;
     document.getElementById('b-json').textContent = exportText();
