@@ -376,8 +376,10 @@ func TestStartEditedTextIsClientOrigin(t *testing.T) {
 			require.Contains(t, out, tc.want)
 		})
 	}
-	t.Run("needs the token", func(t *testing.T) {
+	t.Run("needs the token and the console's origin", func(t *testing.T) {
 		code, _ := post(t, c, srv.URL+"/api/runs", "", srv.URL, payload(`{}`))
+		require.Equal(t, http.StatusForbidden, code)
+		code, _ = post(t, c, srv.URL+"/api/runs", token, "http://evil.example", payload(`{}`))
 		require.Equal(t, http.StatusForbidden, code)
 	})
 	t.Run("needs the runner role", func(t *testing.T) {
