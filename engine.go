@@ -1,0 +1,271 @@
+package weft
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	tclient "go.temporal.io/sdk/client"
+	sdkworker "go.temporal.io/sdk/worker"
+
+	"github.com/weftworks/weft/activities"
+	"github.com/weftworks/weft/client"
+	weftv1 "github.com/weftworks/weft/proto/weft/v1"
+	"github.com/weftworks/weft/worker"
+	"github.com/weftworks/weft/workflows/dsl"
+)
+
+// Options say where Temporal is and who runs the steps.
+type Options struct {
+	// Client says where Temporal is (zero: TEMPORAL_ADDRESS, else 127.0.0.1:7233, as `weft dev`
+	// prints).
+	Client client.Options
+	// Temporal is a connection to use instead of dialling (Close leaves it open).
+	Temporal tclient.Client
+	// TaskQueue the runs go to. Default: WEFT_TASK_QUEUE with Remote, else a queue of this
+	// program's own ("weft-go-" and the program's name), so that only workers that declare its
+	// Go tools run its steps.
+	TaskQueue string
+	// Remote starts no worker: runs go to the workers polling TaskQueue already (`weft dev`'s,
+	// `weft worker`), which know weft's built-in tools but not the Go tools of this program.
+	Remote bool
+	// Config is the in-process worker's providers (nil: activities.ConfigFromEnv, the
+	// environment `weft worker` reads: OPENAI_BASE_URL, OPENAI_API_KEY, MONGODB_URI, ...).
+	Config *activities.Config
+}
+
+// Engine runs workflows: a connection to Temporal and, unless Remote, a worker in this process
+// that runs the interpreter, weft's tools and the program's Go tools.
+type Engine struct {
+	c      *client.Client
+	worker sdkworker.Worker
+}
+
+// Start connects to Temporal and starts the worker.
+func Start(ctx context.Context, o Options) (*Engine, error) {
+	queue := o.TaskQueue
+	if queue == "" && !o.Remote {
+		queue = "weft-go-" + dsl.Slug(strings.TrimSuffix(filepath.Base(os.Args[0]), ".test"), "program")
+	}
+	var c *client.Client
+	if o.Temporal != nil {
+		c = client.New(o.Temporal, queue)
+	} else {
+		co := o.Client
+		if co.TaskQueue == "" {
+			co.TaskQueue = queue
+		}
+		var err error
+		if c, err = client.Dial(ctx, co); err != nil {
+			return nil, err
+		}
+	}
+	e := &Engine{c: c}
+	if o.Remote {
+		if names := toolNames(); len(names) > 0 {
+			e.Close()
+			return nil, fmt.Errorf("the Go tools %s run only on workers of this program: start the Engine without Remote (it runs a worker on its own task queue)", strings.Join(names, ", "))
+		}
+		return e, nil
+	}
+	cfg := activities.ConfigFromEnv(os.Getenv)
+	if o.Config != nil {
+		cfg = *o.Config
+	}
+	w, err := worker.New(c.Temporal(), worker.Options{TaskQueue: c.TaskQueue(), Config: cfg, Handlers: handlers()})
+	if err != nil {
+		e.Close()
+		return nil, err
+	}
+	if err := w.Start(); err != nil {
+		e.Close()
+		return nil, fmt.Errorf("starting the worker on task queue %s: %w", c.TaskQueue(), err)
+	}
+	e.worker = w
+	return e, nil
+}
+
+// Client is the weft client underneath (runs, state, schedules, chat).
+func (e *Engine) Client() *client.Client { return e.c }
+
+// Close stops the worker and closes the connection it opened.
+func (e *Engine) Close() {
+	if e.worker != nil {
+		e.worker.Stop()
+	}
+	e.c.Close()
+}
+
+// Inputs are a run's inputs by name (a struct with json tags does as well).
+type Inputs map[string]any
+
+// Event is one thing that happened in a run (client.Event): its Type is one of the Event*
+// constants of package client (step_started, llm_delta, tool_call_finished, run_completed, ...).
+type Event = client.Event
+
+// Event types a program usually looks at (all of them: client.Event*).
+const (
+	EventStepStarted     = client.EventStepStarted
+	EventStepCompleted   = client.EventStepCompleted
+	EventLLMDelta        = client.EventLLMDelta
+	EventToolCall        = client.EventToolCallFinished
+	EventReviewRequested = client.EventReviewRequested
+	EventRunCompleted    = client.EventRunCompleted
+)
+
+// Decision answers a review gate (client.Decision): Decision is approve, edit or reject.
+type Decision = client.Decision
+
+// Usage is what a run used, all its steps together.
+type Usage struct {
+	PromptTokens, CompletionTokens, TotalTokens, EmbeddingTokens int64
+	// Calls counts the provider calls.
+	Calls   int64
+	CostUSD float64
+}
+
+// Result is a finished run with its output decoded into T.
+type Result[T any] struct {
+	ID       string
+	Output   T
+	Usage    Usage
+	Duration time.Duration
+	// Raw is the run's result as the interpreter returned it (steps with their states).
+	Raw *weftv1.RunResult
+}
+
+// Execution is a started run.
+type Execution struct {
+	ID string
+	e  *Engine
+	r  *client.Run
+}
+
+// Start starts a run of wf with inputs (Inputs, a struct or nil) and returns at once.
+func (e *Engine) Start(ctx context.Context, wf *Workflow, inputs any) (*Execution, error) {
+	compiled, err := wf.Compile()
+	if err != nil {
+		return nil, err
+	}
+	in, err := asMap(inputs)
+	if err != nil {
+		return nil, fmt.Errorf("inputs of %s: %w", wf.name, err)
+	}
+	r, err := e.c.Start(ctx, compiled, client.StartOptions{Inputs: in, Source: "go:" + wf.name})
+	if err != nil {
+		return nil, err
+	}
+	return &Execution{ID: r.ID, e: e, r: r}, nil
+}
+
+// Stream calls fn with each of the run's events as they happen, until it ends.
+func (r *Execution) Stream(ctx context.Context, fn func(Event)) error {
+	_, err := r.e.c.Stream(ctx, r.ID, client.StreamOptions{}, fn)
+	return err
+}
+
+// Review decides a review gate of the run (d.Step or d.ID name it; either may be left out when
+// one gate waits). An agent's call waiting for approval is the gate "STEP/CALL_ID".
+func (r *Execution) Review(ctx context.Context, d Decision) error {
+	_, err := r.e.c.Review(ctx, r.ID, d)
+	return err
+}
+
+// Approve approves the one gate waiting in step (or in the run, when step is "").
+func (r *Execution) Approve(ctx context.Context, step string) error {
+	return r.Review(ctx, Decision{Step: step, Decision: "approve"})
+}
+
+// Get waits for run's result and decodes its output into T.
+func Get[T any](ctx context.Context, r *Execution) (*Result[T], error) {
+	res, err := r.e.c.Result(ctx, r.ID)
+	if err != nil {
+		return nil, fmt.Errorf("run %s: %s: %w", r.ID, client.Cause(err), err)
+	}
+	return decode[T](r.ID, res)
+}
+
+// Run starts wf on e, waits and decodes the output into T: a model step's text into a
+// string, JSON into a struct.
+func Run[T any](ctx context.Context, e *Engine, wf *Workflow, inputs any) (*Result[T], error) {
+	r, err := e.Start(ctx, wf, inputs)
+	if err != nil {
+		return nil, err
+	}
+	return Get[T](ctx, r)
+}
+
+// Stream is Run calling fn with each event as it happens.
+func Stream[T any](ctx context.Context, e *Engine, wf *Workflow, inputs any, fn func(Event)) (*Result[T], error) {
+	r, err := e.Start(ctx, wf, inputs)
+	if err != nil {
+		return nil, err
+	}
+	res, err := e.c.Stream(ctx, r.ID, client.StreamOptions{}, fn)
+	if err != nil {
+		return nil, fmt.Errorf("run %s: %s: %w", r.ID, client.Cause(err), err)
+	}
+	return decode[T](r.ID, res)
+}
+
+// Review decides a review gate of any run by id.
+func (e *Engine) Review(ctx context.Context, runID string, d Decision) error {
+	_, err := e.c.Review(ctx, runID, d)
+	return err
+}
+
+func decode[T any](id string, res *weftv1.RunResult) (*Result[T], error) {
+	out := &Result[T]{ID: id, Raw: res, Duration: time.Duration(res.GetDurationMs()) * time.Millisecond}
+	if u := res.GetUsage(); u != nil {
+		out.Usage = Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, TotalTokens: u.TotalTokens,
+			EmbeddingTokens: u.EmbeddingTokens, Calls: u.Calls, CostUSD: u.CostUsd}
+		if out.Usage.TotalTokens == 0 {
+			out.Usage.TotalTokens = u.PromptTokens + u.CompletionTokens
+		}
+	}
+	if err := Decode(res.GetOutput().AsInterface(), &out.Output); err != nil {
+		return out, fmt.Errorf("run %s: %w", id, err)
+	}
+	return out, nil
+}
+
+// Decode reads a run's output v into out (a pointer): a string takes a model answer's text
+// ({"text": ...}) as well as a string, anything else is decoded as JSON.
+func Decode(v any, out any) error {
+	if s, ok := out.(*string); ok {
+		switch x := v.(type) {
+		case string:
+			*s = x
+			return nil
+		case map[string]any:
+			if t, ok := x["text"].(string); ok {
+				*s = t
+				return nil
+			}
+		case nil:
+			*s = ""
+			return nil
+		}
+	}
+	if p, ok := out.(*any); ok {
+		*p = v
+		return nil
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		var ute *json.UnmarshalTypeError
+		if errors.As(err, &ute) {
+			return fmt.Errorf("the output does not fit %T: %w (set the workflow's Output, or decode into any)", out, err)
+		}
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,125 @@
+package weft
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"sort"
+	"sync"
+
+	"github.com/weftworks/weft/activities"
+	"github.com/weftworks/weft/activities/toolspec"
+)
+
+// ToolFunc is a tool implemented by a Go function (Tool): steps and agents name it like a
+// built-in, and the workers an Engine starts run it.
+type ToolFunc struct {
+	spec    *toolspec.Spec
+	handler activities.Handler
+}
+
+// ToolName is the tool's name (ToolFunc is a Named for Tools and Approve).
+func (t *ToolFunc) ToolName() string { return t.spec.Name }
+
+// Spec is the tool's declaration: its input schema is derived from the function's input type.
+func (t *ToolFunc) Spec() *toolspec.Spec { return t.spec }
+
+// ToolOption configures a tool's declaration.
+type ToolOption func(*toolspec.Spec)
+
+// ReadOnly says the tool changes nothing (MCP clients read the hint).
+func ReadOnly() ToolOption { return func(s *toolspec.Spec) { s.Annotations.ReadOnly = true } }
+
+// Destructive says the tool may destroy data.
+func Destructive() ToolOption { return func(s *toolspec.Spec) { s.Annotations.Destructive = true } }
+
+// OpenWorld says the tool reaches systems outside weft (the web, an API).
+func OpenWorld() ToolOption { return func(s *toolspec.Spec) { s.Annotations.OpenWorld = true } }
+
+// MaxAttempts sets how often a failing call is tried (default 5).
+func MaxAttempts(n int) ToolOption { return func(s *toolspec.Spec) { s.MaxAttempts = n } }
+
+var (
+	toolsMu sync.Mutex
+	goTools = map[string]*ToolFunc{}
+)
+
+// Tool declares a tool implemented by fn. The input schema is derived from In (a struct: json
+// names; fields without omitempty are required; `jsonschema:"..."` describes a field and
+// `weft:"min=1,max=10,default=3,enum=a|b"` constrains it), as for weft's own tools, and fn
+// receives the step's (or the model's) validated arguments decoded into In. Each call is a
+// durable activity run by the workers an Engine starts in this process.
+//
+// Declare tools at package level or before Start, like flags: the registry is read by running
+// workers. A name already declared (a built-in, or twice) panics, as a duplicate flag does.
+func Tool[In, Out any](name, description string, fn func(context.Context, In) (Out, error), opts ...ToolOption) *ToolFunc {
+	if reflect.TypeFor[In]().Kind() != reflect.Struct {
+		panic(fmt.Sprintf("weft.Tool %q: the input type %s is not a struct: a tool's arguments are a JSON object", name, reflect.TypeFor[In]()))
+	}
+	if _, dup := toolspec.Lookup(name); dup {
+		panic(fmt.Sprintf("weft.Tool %q: a tool of that name is declared already: choose another name", name))
+	}
+	spec := &toolspec.Spec{Name: name, Domain: toolspec.CategoryUtility, Kind: toolspec.KindActivity,
+		Title: name, Description: description}
+	for _, o := range opts {
+		o(spec)
+	}
+	toolsMu.Lock()
+	defer toolsMu.Unlock()
+	decl := toolspec.Declare[In, Out](spec)
+	if _, err := decl.Schema(); err != nil {
+		panic(fmt.Sprintf("weft.Tool %q: deriving the input schema from %s: %v", name, reflect.TypeFor[In](), err))
+	}
+	t := &ToolFunc{spec: spec, handler: func(ctx context.Context, inputs map[string]any) (any, *toolspec.Usage, error) {
+		in, err := decl.Decode(inputs)
+		if err != nil {
+			return nil, nil, &activities.InputError{Msg: err.Error()}
+		}
+		out, err := fn(ctx, in)
+		if err != nil {
+			return nil, nil, err
+		}
+		plain, err := plainJSON(out)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: the output is not JSON: %w", name, err)
+		}
+		return plain, nil, nil
+	}}
+	goTools[name] = t
+	return t
+}
+
+// handlers are the Go tools' handlers, for worker.New.
+func handlers() map[string]activities.Handler {
+	toolsMu.Lock()
+	defer toolsMu.Unlock()
+	out := make(map[string]activities.Handler, len(goTools))
+	for name, t := range goTools {
+		out[name] = t.handler
+	}
+	return out
+}
+
+// toolNames lists the declared Go tools, sorted.
+func toolNames() []string {
+	toolsMu.Lock()
+	defer toolsMu.Unlock()
+	out := make([]string, 0, len(goTools))
+	for n := range goTools {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// plainJSON turns a typed value into the maps, slices and float64s a workflow sees.
+func plainJSON(v any) (any, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var out any
+	err = json.Unmarshal(b, &out)
+	return out, err
+}
