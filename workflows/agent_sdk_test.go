@@ -118,3 +118,74 @@ func TestAgentInstructions(t *testing.T) {
 		require.NotEqual(t, "system", msg.(map[string]any)["role"])
 	}
 }
+
+func judgeSays(pass bool, reason string) func(map[string]any) map[string]any {
+	return func(map[string]any) map[string]any {
+		return map[string]any{"text": "", "json": map[string]any{"pass": pass, "reason": reason}, "toolCalls": []any{}}
+	}
+}
+
+// TestAgentGuardrails: input checks run before the first model call, output checks before the
+// step returns; a check that trips fails the step with an error naming it, or returns with
+// stopReason guardrail (onTrip: return); a judge is one more model call with the rubric.
+func TestAgentGuardrails(t *testing.T) {
+	with := func(g string) string {
+		return strings.Replace(agentFlow, `"maxIterations":4`, `"maxIterations":4,"guardrails":`+g, 1)
+	}
+	t.Run("input tripwire stops before the model", func(t *testing.T) {
+		h := newHarness(t)
+		m := &scriptedModel{}
+		withModel(h, m)
+		_, err := h.run(t, with(`{"input":[{"name":"no-limits","forbid":"(?i)rate limit"}]}`), nil)
+		require.ErrorContains(t, err, `input guardrail "no-limits" tripped: the text matches "(?i)rate limit"`)
+		require.Equal(t, 0, m.calls())
+	})
+	t.Run("input tripwire returns", func(t *testing.T) {
+		h := newHarness(t)
+		m := &scriptedModel{}
+		withModel(h, m)
+		res, err := h.run(t, with(`{"input":[{"name":"needs-code","require":"ERR-\\d+"}],"onTrip":"return"}`), nil)
+		require.NoError(t, err)
+		out := agentOutput(t, res)
+		require.Equal(t, workflows.StopGuardrail, out["stopReason"])
+		require.Equal(t, map[string]any{"name": "needs-code", "stage": "input", "reason": `the text does not match "ERR-\\d+" (require)`}, out["guardrail"])
+		require.Equal(t, 0, m.calls())
+	})
+	t.Run("output schema returns", func(t *testing.T) {
+		h := newHarness(t)
+		withModel(h, &scriptedModel{answers: []func(map[string]any) map[string]any{say(`{"answer": 7}`)}})
+		res, err := h.run(t, with(`{"output":[{"name":"shape","schema":{"type":"object","required":["answer"],"properties":{"answer":{"type":"string"}}}}],"onTrip":"return"}`), nil)
+		require.NoError(t, err)
+		out := agentOutput(t, res)
+		require.Equal(t, workflows.StopGuardrail, out["stopReason"])
+		require.Equal(t, "", out["text"], "a tripped answer is not handed on")
+		g := out["guardrail"].(map[string]any)
+		require.Equal(t, "shape", g["name"])
+		require.Equal(t, "output", g["stage"])
+		require.Contains(t, g["reason"], "does not fit the schema")
+	})
+	t.Run("output judge fails the step", func(t *testing.T) {
+		h := newHarness(t)
+		seen := &inputsSeen{}
+		m := &scriptedModel{answers: []func(map[string]any) map[string]any{say("Figure it out yourself."), seen.wrap(judgeSays(false, "rude"))}}
+		withModel(h, m)
+		_, err := h.run(t, with(`{"output":[{"name":"polite","judge":"The answer is polite."}]}`), nil)
+		require.ErrorContains(t, err, `output guardrail "polite" tripped: the judge says it fails the rubric: rude`)
+		require.Equal(t, 2, m.calls())
+		judged := seen.ins[0]["prompt"].(string)
+		require.NotNil(t, seen.ins[0]["responseFormat"], "the judge answers JSON")
+		require.Contains(t, judged, "The answer is polite.")
+		require.Contains(t, judged, "Figure it out yourself.")
+	})
+	t.Run("checks that pass", func(t *testing.T) {
+		h := newHarness(t)
+		m := &scriptedModel{answers: []func(map[string]any) map[string]any{judgeSays(true, "on topic"), say("Use Retry-After."), judgeSays(true, "polite")}}
+		withModel(h, m)
+		res, err := h.run(t, with(`{"input":[{"name":"topic","judge":"About our API."}],"output":[{"name":"short","forbid":"^.{200,}$"},{"name":"polite","judge":"Polite.","model":"fast"}]}`), nil)
+		require.NoError(t, err)
+		out := agentOutput(t, res)
+		require.Equal(t, "Use Retry-After.", out["text"])
+		require.Equal(t, workflows.StopFinalAnswer, out["stopReason"])
+		require.EqualValues(t, 330, res.Usage.TotalTokens, "the judges' calls count")
+	})
+}

@@ -243,6 +243,40 @@ func (r *run) agent(ctx workflow.Context, sr *stepRun, inputs map[string]any, en
 	spec, _ := toolspec.Lookup(toolspec.LLM)
 	key := stepKey(sr, env)
 	var calls []any
+	guards, err := parseGuardrails(inputs["guardrails"])
+	if err != nil {
+		return nil, temporal.NewNonRetryableApplicationError(err.Error(), toolspec.ErrInvalidInput, nil)
+	}
+	// answered runs the output guardrails on an answer the agent is about to return.
+	answered := func(res map[string]any) (any, error) {
+		if guards == nil || len(guards.output) == 0 {
+			return res, nil
+		}
+		text, _ := res["text"].(string)
+		trip, err := r.check(ctx, sr, key, GuardrailOutput, guards.output, text, res["json"], llm["model"])
+		if err != nil || trip == nil {
+			return res, err
+		}
+		if guards.onTrip != "return" {
+			return nil, trip.err()
+		}
+		res["text"], res["json"], res["stopReason"], res["guardrail"] = "", nil, StopGuardrail, trip.value()
+		return res, nil
+	}
+	if guards != nil && len(guards.input) > 0 {
+		trip, err := r.check(ctx, sr, key, GuardrailInput, guards.input, inputText(llm), nil, llm["model"])
+		if err != nil {
+			return nil, err
+		}
+		if trip != nil {
+			if guards.onTrip != "return" {
+				return nil, trip.err()
+			}
+			res := r.agentOutput(sr, llm, calls, "", 0, StopGuardrail)
+			res["guardrail"] = trip.value()
+			return res, nil
+		}
+	}
 	for iter := 1; ; iter++ {
 		if iter > cfg.maxIterations {
 			if cfg.onLimit == "return" {
@@ -280,12 +314,12 @@ func (r *run) agent(ctx workflow.Context, sr *stepRun, inputs map[string]any, en
 		if re := textStop(cfg.stopWhen, text); re != "" {
 			res := r.agentOutput(sr, llm, calls, text, iter, StopTextMatched)
 			res["json"], res["stoppedBy"] = answer["json"], re
-			return res, nil
+			return answered(res)
 		}
 		if len(requested) == 0 {
 			res := r.agentOutput(sr, llm, calls, text, iter, StopFinalAnswer)
 			res["json"] = answer["json"]
-			return res, nil
+			return answered(res)
 		}
 		results := make([]map[string]any, len(requested))
 		records := make([]map[string]any, len(requested))
@@ -326,7 +360,7 @@ func (r *run) agent(ctx workflow.Context, sr *stepRun, inputs map[string]any, en
 			if json.Unmarshal([]byte(content), &v) == nil {
 				res["json"] = v
 			}
-			return res, nil
+			return answered(res)
 		}
 	}
 }

@@ -74,15 +74,33 @@ var Completion = Declare[LLMIn, LLMOut](&Spec{
 // AgentIn is agent's input.
 type AgentIn struct {
 	ChatIn
-	Instructions      string   `json:"instructions,omitempty" jsonschema:"the system prompt, rendered again before each model call with the agent's state in scope: agent.iteration, agent.lastToolResult, agent.toolCalls (how many), agent.usage, agent.name" weft:"maxLength=100000"`
-	Tools             []string `json:"tools,omitempty" jsonschema:"weft tool names, or workflow:NAME for another workflow" weft:"maxItems=64,item.minLength=1"`
-	MaxIterations     int      `json:"maxIterations,omitempty" weft:"min=1,max=100,default=10"`
-	ParallelToolCalls bool     `json:"parallelToolCalls,omitempty" weft:"default=true"`
-	Approve           []string `json:"approve,omitempty" jsonschema:"tools whose calls wait for a person (\"*\": every tool)" weft:"item.minLength=1"`
-	ToolResultLimit   int      `json:"toolResultLimit,omitempty" jsonschema:"characters of a tool result the model sees" weft:"min=100,max=1000000,default=8000"`
-	OnLimit           string   `json:"onLimit,omitempty" jsonschema:"at maxIterations: fail the step, or return with stopReason max_iterations" weft:"enum=fail|return,default=fail"`
-	StopWhen          any      `json:"stopWhen,omitempty" jsonschema:"stop before the model answers on its own: {\"tool\": NAME} after a call to that tool completes (its result is the answer), {\"textMatches\": REGEX} when the model's text matches; one condition or a list (the first that holds stops)"`
-	ToolChoice        string   `json:"toolChoice,omitempty" jsonschema:"sent with each model call: auto (the model decides), none (no tool calls), required (at least one call), or a tool as tools names it (that tool); with required or a tool the agent stops through stopWhen or maxIterations" weft:"minLength=1"`
+	Instructions      string      `json:"instructions,omitempty" jsonschema:"the system prompt, rendered again before each model call with the agent's state in scope: agent.iteration, agent.lastToolResult, agent.toolCalls (how many), agent.usage, agent.name" weft:"maxLength=100000"`
+	Tools             []string    `json:"tools,omitempty" jsonschema:"weft tool names, or workflow:NAME for another workflow" weft:"maxItems=64,item.minLength=1"`
+	MaxIterations     int         `json:"maxIterations,omitempty" weft:"min=1,max=100,default=10"`
+	ParallelToolCalls bool        `json:"parallelToolCalls,omitempty" weft:"default=true"`
+	Approve           []string    `json:"approve,omitempty" jsonschema:"tools whose calls wait for a person (\"*\": every tool)" weft:"item.minLength=1"`
+	ToolResultLimit   int         `json:"toolResultLimit,omitempty" jsonschema:"characters of a tool result the model sees" weft:"min=100,max=1000000,default=8000"`
+	OnLimit           string      `json:"onLimit,omitempty" jsonschema:"at maxIterations: fail the step, or return with stopReason max_iterations" weft:"enum=fail|return,default=fail"`
+	StopWhen          any         `json:"stopWhen,omitempty" jsonschema:"stop before the model answers on its own: {\"tool\": NAME} after a call to that tool completes (its result is the answer), {\"textMatches\": REGEX} when the model's text matches; one condition or a list (the first that holds stops)"`
+	Guardrails        *Guardrails `json:"guardrails,omitempty" jsonschema:"checks of the input (before the first model call) and of the answer, with tripwire semantics: a check that trips fails the step, or returns with stopReason guardrail (onTrip: return)"`
+	ToolChoice        string      `json:"toolChoice,omitempty" jsonschema:"sent with each model call: auto (the model decides), none (no tool calls), required (at least one call), or a tool as tools names it (that tool); with required or a tool the agent stops through stopWhen or maxIterations" weft:"minLength=1"`
+}
+
+// Guardrails are an agent's input and output checks.
+type Guardrails struct {
+	Input  []Guardrail `json:"input,omitempty" jsonschema:"checks of the prompt (or the last user message) before the first model call" weft:"maxItems=16"`
+	Output []Guardrail `json:"output,omitempty" jsonschema:"checks of the answer (its JSON when the answer is JSON) before the step returns it" weft:"maxItems=16"`
+	OnTrip string      `json:"onTrip,omitempty" jsonschema:"when a check trips: fail the step, or return with stopReason guardrail and no text" weft:"enum=fail|return,default=fail"`
+}
+
+// Guardrail is one check: exactly one of schema, forbid, require and judge.
+type Guardrail struct {
+	Name    string `json:"name" jsonschema:"names the check in errors and in the output" weft:"minLength=1,maxLength=64"`
+	Schema  any    `json:"schema,omitempty" jsonschema:"a JSON Schema the text, read as JSON, must satisfy" weft:"type=object"`
+	Forbid  string `json:"forbid,omitempty" jsonschema:"a regular expression (RE2) the text must not match" weft:"minLength=1"`
+	Require string `json:"require,omitempty" jsonschema:"a regular expression (RE2) the text must match" weft:"minLength=1"`
+	Judge   string `json:"judge,omitempty" jsonschema:"a rubric a model reads with the text and answers pass or fail (one llm call)" weft:"minLength=1,maxLength=20000"`
+	Model   string `json:"model,omitempty" jsonschema:"the judge's model (default: the agent's)" weft:"minLength=1"`
 }
 
 // stopCondition is one condition of an agent's stopWhen.
@@ -104,7 +122,15 @@ type AgentOut struct {
 	Iterations int             `json:"iterations"`
 	StopReason string          `json:"stopReason" jsonschema:"final_answer, max_iterations, tool_called or text_matched (stopWhen)"`
 	StoppedBy  string          `json:"stoppedBy,omitempty" jsonschema:"the tool or pattern of the stopWhen condition that stopped the agent"`
+	Guardrail  *GuardrailTrip  `json:"guardrail,omitempty" jsonschema:"the check that tripped (stopReason guardrail)"`
 	Usage      TokenUsage      `json:"usage"`
+}
+
+// GuardrailTrip is a guardrail that tripped.
+type GuardrailTrip struct {
+	Name   string `json:"name"`
+	Stage  string `json:"stage" jsonschema:"input or output"`
+	Reason string `json:"reason"`
 }
 
 // AgentToolCall is one tool call an agent made.

@@ -19,6 +19,10 @@ func TestAgentSDKFiles(t *testing.T) {
 		{"stopWhen pattern does not compile", agent(`{"prompt":"x","tools":["search"],"stopWhen":[{"tool":"search"},{"textMatches":"("}]}`), `textMatches "(" is not a regular expression`},
 		{"stopWhen empty condition", agent(`{"prompt":"x","tools":["search"],"stopWhen":{}}`), `stopWhen`},
 		{"instructions name an unknown step", agent(`{"prompt":"x","instructions":"{{ nosuch.output }} at {{ agent.iteration }}"}`), `nosuch`},
+		{"guardrail with two checks", agent(`{"prompt":"x","guardrails":{"input":[{"name":"g","forbid":"a","judge":"b"}]}}`), `guardrail g is 2 checks`},
+		{"guardrail with no check", agent(`{"prompt":"x","guardrails":{"output":[{"name":"g"}]}}`), `guardrail g is 0 checks`},
+		{"guardrail pattern", agent(`{"prompt":"x","guardrails":{"output":[{"name":"g","require":"[a-"}]}}`), `require "[a-" is not a regular expression`},
+		{"guardrail onTrip", agent(`{"prompt":"x","guardrails":{"onTrip":"ignore"}}`), `onTrip`},
 		{"toolChoice names a tool not offered", agent(`{"prompt":"x","tools":["search"],"toolChoice":"ingest"}`), `toolChoice "ingest" is neither auto, none nor required, nor one of the tools`},
 	}
 	for _, tt := range bad {
@@ -29,6 +33,7 @@ func TestAgentSDKFiles(t *testing.T) {
 	}
 	good := []struct{ name, file string }{
 		{"instructions with the agent's state", agent(`{"prompt":"x","instructions":"turn {{ agent.iteration }}: {{ agent.lastToolResult }}"}`)},
+		{"guardrails", agent(`{"prompt":"x","guardrails":{"input":[{"name":"a","forbid":"secret"},{"name":"b","judge":"on topic","model":"fast"}],"output":[{"name":"c","schema":{"type":"object"}}],"onTrip":"return"}}`)},
 		{"stopWhen list", agent(`{"prompt":"x","tools":["search"],"stopWhen":[{"tool":"search"},{"textMatches":"^DONE"}]}`)},
 		{"toolChoice required", agent(`{"prompt":"x","tools":["search"],"toolChoice":"required"}`)},
 		{"toolChoice a tool", agent(`{"prompt":"x","tools":["search","workflow:other"],"toolChoice":"workflow:other"}`)},

@@ -93,6 +93,7 @@ func (c *compiler) checkAgentTools(cs *CompiledStep, inPtr string) {
 			"name a tool the agent lists in tools, or write auto, none or required")
 	}
 	c.checkStopWhen(cs, inPtr, known)
+	c.checkGuardrails(cs, inPtr)
 	approve, _ := cs.Step.Inputs["approve"].([]any)
 	for i, a := range approve {
 		name, ok := a.(string)
@@ -120,6 +121,34 @@ func (c *compiler) checkStopWhen(cs *CompiledStep, inPtr string, known map[strin
 		if src, ok := m["textMatches"].(string); ok && !strings.Contains(src, "{{") {
 			if _, err := regexp.Compile(src); err != nil {
 				c.errAt(ptr(i)+"/textMatches", fmt.Sprintf("textMatches %q is not a regular expression: %v", src, err), "write an RE2 regular expression (Go's regexp syntax); escape backslashes in JSON")
+			}
+		}
+	}
+}
+
+// checkGuardrails: each guardrail is exactly one check, and its patterns compile.
+func (c *compiler) checkGuardrails(cs *CompiledStep, inPtr string) {
+	g, _ := cs.Step.Inputs["guardrails"].(map[string]any)
+	for _, stage := range []string{"input", "output"} {
+		list, _ := g[stage].([]any)
+		for i, e := range list {
+			m, _ := e.(map[string]any)
+			ptr := inPtr + "/guardrails/" + stage + "/" + strconv.Itoa(i)
+			n := 0
+			for _, k := range []string{"schema", "forbid", "require", "judge"} {
+				if m[k] != nil {
+					n++
+				}
+			}
+			if n != 1 {
+				c.errAt(ptr, fmt.Sprintf("guardrail %v is %d checks", m["name"], n), "a guardrail is exactly one of schema, forbid, require and judge: write one guardrail per check")
+			}
+			for _, k := range []string{"forbid", "require"} {
+				if src, ok := m[k].(string); ok && !strings.Contains(src, "{{") {
+					if _, err := regexp.Compile(src); err != nil {
+						c.errAt(ptr+"/"+k, fmt.Sprintf("%s %q is not a regular expression: %v", k, src, err), "write an RE2 regular expression (Go's regexp syntax); escape backslashes in JSON")
+					}
+				}
 			}
 		}
 	}
