@@ -88,8 +88,12 @@ func TestToolHandlerDecodesWithDefaults(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, map[string]any{"city": "Oslo", "limit": float64(3)}, out, "the declared default reaches the function")
 	require.Contains(t, lookup.Spec().InputJSON(), `"default":3`)
-	require.Panics(t, func() { Tool("weft_test_lookup", "again", func(context.Context, lookupIn) (int, error) { return 0, nil }) })
-	require.Panics(t, func() { Tool("weft_test_scalar", "no struct", func(context.Context, int) (int, error) { return 0, nil }) })
+	require.Panics(t, func() {
+		Tool("weft_test_lookup", "again", func(context.Context, lookupIn) (int, error) { return 0, nil })
+	})
+	require.Panics(t, func() {
+		Tool("weft_test_scalar", "no struct", func(context.Context, int) (int, error) { return 0, nil })
+	})
 }
 
 func TestDecode(t *testing.T) {
