@@ -269,3 +269,12 @@ func Decode(v any, out any) error {
 	}
 	return nil
 }
+
+// Must returns v, or panics with err: for programs whose only answer to an error is to stop
+// (template.Must's idiom).
+func Must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
