@@ -189,3 +189,45 @@ func TestAgentGuardrails(t *testing.T) {
 		require.EqualValues(t, 330, res.Usage.TotalTokens, "the judges' calls count")
 	})
 }
+
+// TestAgentHandoff: the model calls transfer_to_billing; the billing agent continues the same
+// conversation in the same step with its own system prompt, model and tools, and answers.
+func TestAgentHandoff(t *testing.T) {
+	h := newHarness(t)
+	seen := &inputsSeen{}
+	m := &scriptedModel{answers: []func(map[string]any) map[string]any{
+		seen.wrap(callTools([3]string{"t1", "transfer_to_billing", `{}`})),
+		seen.wrap(callTools([3]string{"c2", "ingest", `{"text":"refund","source":"r.md"}`})),
+		seen.wrap(say("Refunded.")),
+	}}
+	withModel(h, m)
+	def := `{"name":"a","defaults":{"collection":"docs"},"steps":[
+  {"id":"triage","tool":"agent","inputs":{"system":"You route questions.","prompt":"I want a refund","tools":["search"],"maxIterations":5,
+    "handoffs":[{"name":"billing","description":"Questions about money.","agent":{"system":"You handle billing.","model":"smart","tools":["ingest"]}}]}}
+],"output":"{{ triage.output }}"}`
+	res, err := h.run(t, def, nil)
+	require.NoError(t, err)
+	out := agentOutput(t, res)
+	require.Equal(t, "Refunded.", out["text"])
+	require.Equal(t, "billing", out["agent"])
+	require.Equal(t, []any{map[string]any{"iteration": float64(1), "from": "triage", "to": "billing"}}, out["handoffs"])
+	require.EqualValues(t, 3, out["iterations"], "one step, one loop")
+	// The first call offered the transfer; the ones after it had billing's tools and model.
+	names := func(in map[string]any) []string {
+		var out []string
+		for _, d := range in["tools"].([]any) {
+			out = append(out, d.(map[string]any)["name"].(string))
+		}
+		return out
+	}
+	require.Equal(t, []string{"search", "transfer_to_billing"}, names(seen.ins[0]))
+	require.Equal(t, []string{"ingest"}, names(seen.ins[1]))
+	require.Equal(t, "smart", seen.ins[1]["model"])
+	second := m.seen[1]
+	require.Equal(t, map[string]any{"role": "system", "content": "You handle billing."}, second[0])
+	require.Equal(t, "I want a refund", second[1].(map[string]any)["content"], "the conversation goes on")
+	require.Equal(t, "tool", second[len(second)-1].(map[string]any)["role"])
+	require.Equal(t, 1, h.tools.count("ingest"))
+	calls := out["toolCalls"].([]any)
+	require.Equal(t, "handoff:billing", calls[0].(map[string]any)["tool"])
+}

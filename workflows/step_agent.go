@@ -182,33 +182,75 @@ func parseAgentConfig(in map[string]any) agentConfig {
 // the model as the tool's result, so it can correct itself.
 func (r *run) agent(ctx workflow.Context, sr *stepRun, inputs map[string]any, env map[string]any) (any, error) {
 	cfg := parseAgentConfig(inputs)
-	tools, err := r.agentTools(ctx, sr, inputs["tools"])
-	if err != nil {
+	invalid := func(err error) error {
 		var ae *temporal.ApplicationError
 		if errors.As(err, &ae) { // listing an MCP server failed: keep its type (retryable or not)
-			return nil, err
+			return err
 		}
-		return nil, temporal.NewNonRetryableApplicationError(err.Error(), toolspec.ErrInvalidInput, nil)
+		return temporal.NewNonRetryableApplicationError(err.Error(), toolspec.ErrInvalidInput, nil)
 	}
+	hands, err := parseHandoffs(inputs["handoffs"])
+	if err != nil {
+		return nil, invalid(err)
+	}
+	llm := map[string]any{}
+	for _, k := range []string{"model", "system", "prompt", "messages", "context", "temperature", "maxTokens", "responseFormat", "maxRepairs"} {
+		if v, ok := inputs[k]; ok {
+			llm[k] = v
+		}
+	}
+	if err := r.prepareChat(sr, llm); err != nil {
+		return nil, err
+	}
+	var tools []agentTool
 	byFunction := map[string]agentTool{}
-	defs := make([]any, 0, len(tools))
-	for _, t := range tools {
-		byFunction[t.FunctionName()] = t
-		defs = append(defs, t.Definition())
-	}
-	approveNames := make([]string, 0, len(cfg.approve))
-	//workflowcheck:ignore the result does not depend on map order (copied, or sorted after)
-	for name := range cfg.approve {
-		approveNames = append(approveNames, name)
-	}
-	sort.Strings(approveNames)
-	for _, name := range approveNames {
-		if name == "*" {
-			continue
+	// equip gives the agent (the step's, or one handed to) its tools, approvals and toolChoice.
+	equip := func(toolList, approve any, choice string, extra []agentTool) error {
+		list, err := r.agentTools(ctx, sr, toolList)
+		if err != nil {
+			return err
 		}
-		if _, ok := byFunction[functionName(name)]; !ok {
-			return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("approve names %q, which is not in tools", name), toolspec.ErrInvalidInput, nil)
+		tools = append(list, extra...)
+		byFunction = map[string]agentTool{}
+		defs := make([]any, 0, len(tools))
+		for _, t := range tools {
+			byFunction[t.FunctionName()] = t
+			defs = append(defs, t.Definition())
 		}
+		cfg.approve = parseAgentConfig(map[string]any{"approve": approve}).approve
+		approveNames := make([]string, 0, len(cfg.approve))
+		//workflowcheck:ignore the result does not depend on map order (copied, or sorted after)
+		for name := range cfg.approve {
+			approveNames = append(approveNames, name)
+		}
+		sort.Strings(approveNames)
+		for _, name := range approveNames {
+			if name == "*" {
+				continue
+			}
+			if _, ok := byFunction[functionName(name)]; !ok {
+				return fmt.Errorf("approve names %q, which is not in tools", name)
+			}
+		}
+		if len(defs) > 0 {
+			llm["tools"] = defs
+			llm["parallelToolCalls"] = cfg.parallel
+			if choice != "" {
+				fn, err := toolChoice(choice, tools)
+				if err != nil {
+					return err
+				}
+				llm["toolChoice"] = fn
+			}
+		}
+		return nil
+	}
+	var transfers []agentTool
+	for _, h := range hands {
+		transfers = append(transfers, handoffTool{h: h})
+	}
+	if err := equip(inputs["tools"], inputs["approve"], cfg.toolChoice, transfers); err != nil {
+		return nil, invalid(err)
 	}
 	if cfg.stopWhen, err = parseStopWhen(inputs["stopWhen"]); err != nil {
 		return nil, temporal.NewNonRetryableApplicationError(err.Error(), toolspec.ErrInvalidInput, nil)
@@ -220,29 +262,20 @@ func (r *run) agent(ctx workflow.Context, sr *stepRun, inputs map[string]any, en
 			}
 		}
 	}
-	llm := map[string]any{}
-	for _, k := range []string{"model", "system", "prompt", "messages", "context", "temperature", "maxTokens", "responseFormat", "maxRepairs"} {
-		if v, ok := inputs[k]; ok {
-			llm[k] = v
+	var calls []any
+	// With handoffs the output says which agent answered and the handoffs made.
+	active := sr.cs.ID
+	var handoffsMade []any
+	output := func(text string, iterations int, stop string) map[string]any {
+		res := r.agentOutput(sr, llm, calls, text, iterations, stop)
+		if len(hands) > 0 {
+			res["agent"] = active
+			res["handoffs"] = append([]any{}, handoffsMade...)
 		}
-	}
-	if err := r.prepareChat(sr, llm); err != nil {
-		return nil, err
-	}
-	if len(defs) > 0 {
-		llm["tools"] = defs
-		llm["parallelToolCalls"] = cfg.parallel
-		if cfg.toolChoice != "" {
-			choice, err := toolChoice(cfg.toolChoice, tools)
-			if err != nil {
-				return nil, temporal.NewNonRetryableApplicationError(err.Error(), toolspec.ErrInvalidInput, nil)
-			}
-			llm["toolChoice"] = choice
-		}
+		return res
 	}
 	spec, _ := toolspec.Lookup(toolspec.LLM)
 	key := stepKey(sr, env)
-	var calls []any
 	guards, err := parseGuardrails(inputs["guardrails"])
 	if err != nil {
 		return nil, temporal.NewNonRetryableApplicationError(err.Error(), toolspec.ErrInvalidInput, nil)
@@ -272,7 +305,7 @@ func (r *run) agent(ctx workflow.Context, sr *stepRun, inputs map[string]any, en
 			if guards.onTrip != "return" {
 				return nil, trip.err()
 			}
-			res := r.agentOutput(sr, llm, calls, "", 0, StopGuardrail)
+			res := output("", 0, StopGuardrail)
 			res["guardrail"] = trip.value()
 			return res, nil
 		}
@@ -280,7 +313,7 @@ func (r *run) agent(ctx workflow.Context, sr *stepRun, inputs map[string]any, en
 	for iter := 1; ; iter++ {
 		if iter > cfg.maxIterations {
 			if cfg.onLimit == "return" {
-				return r.agentOutput(sr, llm, calls, "", iter-1, StopMaxIterations), nil
+				return output("", iter-1, StopMaxIterations), nil
 			}
 			return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf(
 				"the agent did not answer within maxIterations (%d): it kept calling tools. Raise maxIterations, narrow the tools, or set onLimit: \"return\"", cfg.maxIterations),
@@ -291,7 +324,7 @@ func (r *run) agent(ctx workflow.Context, sr *stepRun, inputs map[string]any, en
 		opts := llmOptions(activityOptions(sr.cs.Policy, spec, fmt.Sprintf("%s · model call %d", sr.cs.Title(), iter)))
 		opts.ActivityID = r.activityID(sr, stepKey(sr, env))
 		call := llm
-		if sr.cs.ItemTemplate != nil && inputs["instructions"] != nil {
+		if sr.cs.ItemTemplate != nil && inputs["instructions"] != nil && active == sr.cs.ID {
 			if call, err = r.withInstructions(sr, llm, env, iter, calls); err != nil {
 				return nil, err
 			}
@@ -312,12 +345,12 @@ func (r *run) agent(ctx workflow.Context, sr *stepRun, inputs map[string]any, en
 		delete(llm, "system")
 		delete(llm, "context")
 		if re := textStop(cfg.stopWhen, text); re != "" {
-			res := r.agentOutput(sr, llm, calls, text, iter, StopTextMatched)
+			res := output(text, iter, StopTextMatched)
 			res["json"], res["stoppedBy"] = answer["json"], re
 			return answered(res)
 		}
 		if len(requested) == 0 {
-			res := r.agentOutput(sr, llm, calls, text, iter, StopFinalAnswer)
+			res := output(text, iter, StopFinalAnswer)
 			res["json"] = answer["json"]
 			return answered(res)
 		}
@@ -353,8 +386,18 @@ func (r *run) agent(ctx workflow.Context, sr *stepRun, inputs map[string]any, en
 			calls = append(calls, records[i])
 		}
 		llm["messages"] = msgs
+		if h := handedOff(records, byFunction); h != nil {
+			handoffsMade = append(handoffsMade, map[string]any{"iteration": iter, "from": active, "to": h.name})
+			active = h.name
+			handOff(llm, h)
+			choice, _ := h.agent["toolChoice"].(string)
+			if err := equip(h.agent["tools"], h.agent["approve"], choice, nil); err != nil {
+				return nil, invalid(fmt.Errorf("handoff %s: %w", h.name, err))
+			}
+			continue
+		}
 		if tool, content := toolStop(cfg.stopWhen, tools, records, results); tool != "" {
-			res := r.agentOutput(sr, llm, calls, content, iter, StopToolCalled)
+			res := output(content, iter, StopToolCalled)
 			res["stoppedBy"] = tool
 			var v any
 			if json.Unmarshal([]byte(content), &v) == nil {
@@ -587,7 +630,7 @@ func (r *run) toolCall(ctx workflow.Context, sr *stepRun, key string, iter, n in
 		return finish()
 	}
 	announce()
-	if cfg.approve["*"] || cfg.approve[tool.Name()] || needsApproval(tool) {
+	if _, transfer := tool.(handoffTool); !transfer && (cfg.approve["*"] || cfg.approve[tool.Name()] || needsApproval(tool)) {
 		decision, err := r.approveCall(ctx, sr, key+"/"+callID, tool, args)
 		// the tool's time starts after the decision; the wait for a person is reviewMs
 		decided := workflow.Now(ctx)

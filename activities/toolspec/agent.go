@@ -83,7 +83,27 @@ type AgentIn struct {
 	OnLimit           string      `json:"onLimit,omitempty" jsonschema:"at maxIterations: fail the step, or return with stopReason max_iterations" weft:"enum=fail|return,default=fail"`
 	StopWhen          any         `json:"stopWhen,omitempty" jsonschema:"stop before the model answers on its own: {\"tool\": NAME} after a call to that tool completes (its result is the answer), {\"textMatches\": REGEX} when the model's text matches; one condition or a list (the first that holds stops)"`
 	Guardrails        *Guardrails `json:"guardrails,omitempty" jsonschema:"checks of the input (before the first model call) and of the answer, with tripwire semantics: a check that trips fails the step, or returns with stopReason guardrail (onTrip: return)"`
+	Handoffs          []Handoff   `json:"handoffs,omitempty" jsonschema:"agents this one can pass the conversation to, offered to the model as transfer_to_NAME tools: the agent handed to continues the conversation in this step with its own model, system prompt and tools, and answers" weft:"maxItems=16"`
 	ToolChoice        string      `json:"toolChoice,omitempty" jsonschema:"sent with each model call: auto (the model decides), none (no tool calls), required (at least one call), or a tool as tools names it (that tool); with required or a tool the agent stops through stopWhen or maxIterations" weft:"minLength=1"`
+}
+
+// Handoff is an agent the conversation can be passed to.
+type Handoff struct {
+	Name        string       `json:"name" jsonschema:"the model sees transfer_to_NAME" pattern:"^[a-zA-Z0-9_-]{1,48}$"`
+	Description string       `json:"description,omitempty" jsonschema:"when to hand off: the transfer tool's description" weft:"maxLength=2000"`
+	Agent       HandoffAgent `json:"agent"`
+}
+
+// HandoffAgent is the agent a handoff passes the conversation to: what differs from the step's.
+type HandoffAgent struct {
+	Model          string   `json:"model,omitempty" jsonschema:"default: the step's model" weft:"minLength=1"`
+	System         string   `json:"system,omitempty" jsonschema:"replaces the step's system prompt (and instructions) from the handoff on" weft:"maxLength=100000"`
+	Tools          []string `json:"tools,omitempty" jsonschema:"its tools (none by default), named as the step's tools are" weft:"maxItems=64,item.minLength=1"`
+	Approve        []string `json:"approve,omitempty" weft:"item.minLength=1"`
+	ToolChoice     string   `json:"toolChoice,omitempty" weft:"minLength=1"`
+	Temperature    *float64 `json:"temperature,omitempty" weft:"min=0,max=2"`
+	MaxTokens      int      `json:"maxTokens,omitempty" weft:"min=1,max=200000"`
+	ResponseFormat any      `json:"responseFormat,omitempty" jsonschema:"text, json, or a JSON Schema (default: the step's)"`
 }
 
 // Guardrails are an agent's input and output checks.
@@ -123,7 +143,16 @@ type AgentOut struct {
 	StopReason string          `json:"stopReason" jsonschema:"final_answer, max_iterations, tool_called or text_matched (stopWhen)"`
 	StoppedBy  string          `json:"stoppedBy,omitempty" jsonschema:"the tool or pattern of the stopWhen condition that stopped the agent"`
 	Guardrail  *GuardrailTrip  `json:"guardrail,omitempty" jsonschema:"the check that tripped (stopReason guardrail)"`
+	Agent      string          `json:"agent,omitempty" jsonschema:"with handoffs: the agent that answered (the step's id, or a handoff's name)"`
+	Handoffs   []HandoffMade   `json:"handoffs,omitempty" jsonschema:"with handoffs: the handoffs made, in order"`
 	Usage      TokenUsage      `json:"usage"`
+}
+
+// HandoffMade is one handoff an agent made.
+type HandoffMade struct {
+	Iteration int    `json:"iteration"`
+	From      string `json:"from"`
+	To        string `json:"to"`
 }
 
 // GuardrailTrip is a guardrail that tripped.

@@ -23,6 +23,9 @@ func TestAgentSDKFiles(t *testing.T) {
 		{"guardrail with no check", agent(`{"prompt":"x","guardrails":{"output":[{"name":"g"}]}}`), `guardrail g is 0 checks`},
 		{"guardrail pattern", agent(`{"prompt":"x","guardrails":{"output":[{"name":"g","require":"[a-"}]}}`), `require "[a-" is not a regular expression`},
 		{"guardrail onTrip", agent(`{"prompt":"x","guardrails":{"onTrip":"ignore"}}`), `onTrip`},
+		{"handoff named twice", agent(`{"prompt":"x","handoffs":[{"name":"b","agent":{}},{"name":"b","agent":{}}]}`), `handoff "b" is named twice`},
+		{"handoff with a bad name", agent(`{"prompt":"x","handoffs":[{"name":"bill ing","agent":{}}]}`), `handoffs`},
+		{"handoff agent with an unknown tool", agent(`{"prompt":"x","handoffs":[{"name":"b","agent":{"tools":["teleport"]}}]}`), `handoff b: "teleport" is not a tool an agent can call`},
 		{"toolChoice names a tool not offered", agent(`{"prompt":"x","tools":["search"],"toolChoice":"ingest"}`), `toolChoice "ingest" is neither auto, none nor required, nor one of the tools`},
 	}
 	for _, tt := range bad {
@@ -34,6 +37,7 @@ func TestAgentSDKFiles(t *testing.T) {
 	good := []struct{ name, file string }{
 		{"instructions with the agent's state", agent(`{"prompt":"x","instructions":"turn {{ agent.iteration }}: {{ agent.lastToolResult }}"}`)},
 		{"guardrails", agent(`{"prompt":"x","guardrails":{"input":[{"name":"a","forbid":"secret"},{"name":"b","judge":"on topic","model":"fast"}],"output":[{"name":"c","schema":{"type":"object"}}],"onTrip":"return"}}`)},
+		{"handoffs", agent(`{"prompt":"x","tools":["search"],"handoffs":[{"name":"billing","description":"money","agent":{"system":"s","model":"smart","tools":["ingest"],"approve":["ingest"]}}]}`)},
 		{"stopWhen list", agent(`{"prompt":"x","tools":["search"],"stopWhen":[{"tool":"search"},{"textMatches":"^DONE"}]}`)},
 		{"toolChoice required", agent(`{"prompt":"x","tools":["search"],"toolChoice":"required"}`)},
 		{"toolChoice a tool", agent(`{"prompt":"x","tools":["search","workflow:other"],"toolChoice":"workflow:other"}`)},

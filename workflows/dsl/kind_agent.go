@@ -94,6 +94,7 @@ func (c *compiler) checkAgentTools(cs *CompiledStep, inPtr string) {
 	}
 	c.checkStopWhen(cs, inPtr, known)
 	c.checkGuardrails(cs, inPtr)
+	c.checkHandoffs(cs, inPtr, known)
 	approve, _ := cs.Step.Inputs["approve"].([]any)
 	for i, a := range approve {
 		name, ok := a.(string)
@@ -149,6 +150,32 @@ func (c *compiler) checkGuardrails(cs *CompiledStep, inPtr string) {
 						c.errAt(ptr+"/"+k, fmt.Sprintf("%s %q is not a regular expression: %v", k, src, err), "write an RE2 regular expression (Go's regexp syntax); escape backslashes in JSON")
 					}
 				}
+			}
+		}
+	}
+}
+
+// checkHandoffs: handoff names are unique and not a tool's, their agents' tools exist.
+func (c *compiler) checkHandoffs(cs *CompiledStep, inPtr string, known map[string]bool) {
+	list, _ := cs.Step.Inputs["handoffs"].([]any)
+	seen := map[string]bool{}
+	for i, e := range list {
+		m, _ := e.(map[string]any)
+		ptr := inPtr + "/handoffs/" + strconv.Itoa(i)
+		name, _ := m["name"].(string)
+		if seen[name] {
+			c.errAt(ptr+"/name", fmt.Sprintf("handoff %q is named twice", name), "give each handoff its own name")
+		}
+		seen[name] = true
+		agent, _ := m["agent"].(map[string]any)
+		tools, _ := agent["tools"].([]any)
+		for j, t := range tools {
+			tn, _ := t.(string)
+			if tn == "" || strings.Contains(tn, "{{") || strings.Contains(tn, ":") {
+				continue
+			}
+			if spec, ok := toolspec.Lookup(tn); !ok || spec.Kind != toolspec.KindActivity {
+				c.errAt(ptr+"/agent/tools/"+strconv.Itoa(j), fmt.Sprintf("handoff %s: %q is not a tool an agent can call", name, tn), "agent tools: "+strings.Join(AgentToolNames(), ", ")+`, or "workflow:NAME"`)
 			}
 		}
 	}
