@@ -46,6 +46,10 @@ type Config struct {
 	// MCPServersFile declares the external MCP servers agents may reach (WEFT_MCP_SERVERS): the
 	// only ones a definition sent by a client may name (LoadMCPPolicy).
 	MCPServersFile string
+	// Webhooks are the operator's webhooks (WEFT_WEBHOOKS: comma-separated URLs, or the path of a
+	// JSON file; internal/webhook.Load); WebhookSecret signs what they are sent
+	// (WEFT_WEBHOOK_SECRET); ConsoleURL is where their links point (WEFT_CONSOLE_URL).
+	Webhooks, WebhookSecret, ConsoleURL string
 }
 
 // ConfigFromEnv reads the settings with getenv (os.Getenv in the worker).
@@ -59,6 +63,9 @@ func ConfigFromEnv(getenv func(string) string) Config {
 		ModelAliases:   parseAliases(getenv("WEFT_MODEL_ALIASES")),
 		PricesFile:     getenv("WEFT_PRICES_FILE"),
 		MCPServersFile: getenv("WEFT_MCP_SERVERS"),
+		Webhooks:       getenv("WEFT_WEBHOOKS"),
+		WebhookSecret:  getenv("WEFT_WEBHOOK_SECRET"),
+		ConsoleURL:     getenv("WEFT_CONSOLE_URL"),
 		Getenv:         getenv,
 	}
 	if n, err := strconv.Atoi(getenv("WEFT_CLAIM_CHECK_ABOVE")); err == nil && n > 0 {

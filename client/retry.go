@@ -160,6 +160,9 @@ func (c *Client) Retry(ctx context.Context, runID string, o RetryOptions) (*Run,
 		if err := dsl.CheckClientDefinition(w.Def); err != nil {
 			return nil, nil, &InvalidError{Err: err}
 		}
+		if err := dsl.CheckClientNotify(w.Def); err != nil {
+			return nil, nil, &InvalidError{Err: err}
+		}
 	}
 	id := o.ID
 	if id == "" {

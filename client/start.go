@@ -127,6 +127,9 @@ func Request(w *dsl.Workflow, o StartOptions) (*weftv1.RunRequest, error) {
 		if err := dsl.CheckClientDefinition(w.Def); err != nil {
 			return nil, &InvalidError{Err: err}
 		}
+		if err := dsl.CheckClientNotify(w.Def); err != nil {
+			return nil, &InvalidError{Err: err}
+		}
 	}
 	req.Origin, req.StartedBy = o.Origin, o.StartedBy
 	resolve := o.Resolver

@@ -12,6 +12,7 @@ import (
 
 	"github.com/weftworks/weft/activities"
 	"github.com/weftworks/weft/activities/toolspec"
+	"github.com/weftworks/weft/internal/webhook"
 	"github.com/weftworks/weft/metrics"
 	"github.com/weftworks/weft/workflows"
 )
@@ -51,10 +52,14 @@ func New(c client.Client, o Options) (sdkworker.Worker, error) {
 	w.RegisterWorkflowWithOptions(workflows.Run, workflow.RegisterOptions{Name: workflows.WorkflowType})
 	w.RegisterWorkflowWithOptions(workflows.Chat, workflow.RegisterOptions{Name: workflows.ChatWorkflowType})
 	w.RegisterWorkflowWithOptions(workflows.Batch, workflow.RegisterOptions{Name: workflows.BatchWorkflowType})
+	w.RegisterWorkflowWithOptions(workflows.Notify, workflow.RegisterOptions{Name: workflows.NotifyWorkflowType})
 	tools := activities.NewTools(o.Config)
 	w.RegisterActivityWithOptions(tools.MCPList, activity.RegisterOptions{Name: activities.ActivityMCPList})
 	w.RegisterActivityWithOptions(tools.MCPCall, activity.RegisterOptions{Name: activities.ActivityMCPCall})
 	w.RegisterActivityWithOptions(tools.StoreValues, activity.RegisterOptions{Name: toolspec.ActivityBlobsPut})
+	// Notifications (WEFT_WEBHOOKS, a file's notify): internal, never tools a file can call.
+	w.RegisterActivityWithOptions(tools.NotifyPlan, activity.RegisterOptions{Name: webhook.ActivityPlan})
+	w.RegisterActivityWithOptions(tools.Notify, activity.RegisterOptions{Name: webhook.ActivityDeliver})
 	impl := tools.Handlers()
 	var claim activities.ClaimCheck
 	if o.Config.MongoDBURI != "" {

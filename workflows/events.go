@@ -215,6 +215,7 @@ func (r *run) record(ctx workflow.Context, e RunEvent) {
 	if e.Type == EventRunCompleted || e.Type == EventRunFailed {
 		l.ended = true
 	}
+	r.notifyEvent(ctx, e)
 }
 
 // page answers the events after since.
@@ -263,21 +264,22 @@ func (r *run) registerEventHandlers(ctx workflow.Context) error {
 }
 
 // finishEvents records how the run ended and lets the waits in flight answer before the run
-// returns (Temporal fails the Updates a run leaves unfinished). It adds no command.
+// returns (Temporal fails the Updates a run leaves unfinished), and the notifications of the end
+// start (notify.go; without webhooks it adds no command).
 func (r *run) finishEvents(ctx workflow.Context, err error) {
 	if err != nil {
 		r.record(ctx, RunEvent{Type: EventRunFailed, Error: errorText(err), Usage: copyUsage(&r.usage)})
 	} else {
 		r.record(ctx, RunEvent{Type: EventRunCompleted, Usage: copyUsage(&r.usage)})
 	}
-	_ = awaitDetached(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
+	_ = awaitDetached(ctx, func() bool { return workflow.AllHandlersFinished(ctx) && r.notify.starting == 0 })
 }
 
 // eventState is a step's state for an event: without its output (the state query has it) and
 // its tool calls (they have their own events).
 func (r *run) eventState(sr *stepRun) *weftv1.StepState {
-	s := r.stepState(sr, true)
-	s.Output, s.ToolCalls = nil, nil
+	s := r.stepHead(sr)
+	s.ToolCalls = nil
 	return s
 }
 

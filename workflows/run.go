@@ -46,6 +46,7 @@ type run struct {
 	cancel      workflow.CancelFunc
 	output      any
 	events      eventLog // what happened, in order (events.go)
+	notify      notifier // which webhooks hear of it (notify.go)
 }
 
 // stepRun is one step's progress.
@@ -81,6 +82,7 @@ func Run(ctx workflow.Context, req *weftv1.RunRequest) (*weftv1.RunResult, error
 	if err := r.registerEventHandlers(ctx); err != nil {
 		return nil, err
 	}
+	r.planNotify(ctx)
 	r.record(ctx, RunEvent{Type: EventRunStarted})
 	r.namedActivities = workflow.GetVersion(ctx, ChangeActivityIDs, workflow.DefaultVersion, 1) >= 1
 	r.setStatus(ctx, StatusRunning)

@@ -20,6 +20,7 @@ func definitionFrom(root map[string]any) *Definition {
 		d.Schedule = &Schedule{Cron: str(sch, "cron"), Every: duration(sch, "every"), Overlap: str(sch, "overlap")}
 		d.Schedule.Inputs, _ = sch["inputs"].(map[string]any)
 	}
+	d.Notify = notifyFrom(root["notify"])
 	if servers, ok := root["mcpServers"].(map[string]any); ok {
 		d.MCPServers = map[string]MCPServer{}
 		//workflowcheck:ignore the result does not depend on map order (copied, or sorted after)

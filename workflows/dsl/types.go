@@ -1,6 +1,10 @@
 package dsl
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/weftworks/weft/internal/webhook"
+)
 
 // Definition is a workflow file in the step format. Field order and JSON names are the file
 // format; ToJSON/FromJSON in builder.go round-trip it exactly.
@@ -22,6 +26,9 @@ type Definition struct {
 	MCPServers map[string]MCPServer `json:"mcpServers,omitempty"`
 	// Schedule is when `weft schedule create ID FILE` runs the workflow unless flags say otherwise.
 	Schedule *Schedule `json:"schedule,omitempty"`
+	// Notify sends the run's events to webhooks: names the operator declared (WEFT_WEBHOOKS)
+	// or, in the operator's own files, URLs (notify.go).
+	Notify []webhook.Entry `json:"notify,omitempty"`
 }
 
 // Schedule declares when a workflow runs: a cron expression or an interval, with its inputs.
