@@ -149,6 +149,19 @@ func stages(r *run) [][]string {
 
 // stepState reports one step; capped limits the output to OutputCap.
 func (r *run) stepState(sr *stepRun, capped bool) *weftv1.StepState {
+	s := r.stepHead(sr)
+	if sr.output != nil {
+		if capped && jsonSize(sr.output) > OutputCap {
+			s.OutputTruncated = true
+		} else if v, err := toValue(sr.output); err == nil {
+			s.Output = v
+		}
+	}
+	return s
+}
+
+// stepHead is a step's state without its output (which costs its size to convert).
+func (r *run) stepHead(sr *stepRun) *weftv1.StepState {
 	s := &weftv1.StepState{
 		Id: sr.cs.ID, Name: sr.cs.Name, Tool: sr.cs.Tool, Status: sr.status, Attempts: sr.attempts,
 		Error: sr.err, Reason: sr.reason, ItemsTotal: sr.itemsTotal, ItemsDone: sr.itemsDone,
@@ -165,13 +178,6 @@ func (r *run) stepState(sr *stepRun, capped bool) *weftv1.StepState {
 		s.FinishedAt = timestamppb.New(sr.finished)
 		if !sr.started.IsZero() {
 			s.DurationMs = sr.finished.Sub(sr.started).Milliseconds()
-		}
-	}
-	if sr.output != nil {
-		if capped && jsonSize(sr.output) > OutputCap {
-			s.OutputTruncated = true
-		} else if v, err := toValue(sr.output); err == nil {
-			s.Output = v
 		}
 	}
 	return s
