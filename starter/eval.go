@@ -1,0 +1,727 @@
+package starter
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/signal"
+	"reflect"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/spf13/cobra"
+
+	weftclient "github.com/weftworks/weft/client"
+	"github.com/weftworks/weft/workflows/dsl"
+)
+
+// EvalCase is one line of an eval dataset.
+type EvalCase struct {
+	Name   string         `json:"name"`
+	Inputs map[string]any `json:"inputs"`
+	Expect EvalExpect     `json:"expect"`
+}
+
+// EvalExpect holds a case's graders; every grader given must pass.
+type EvalExpect struct {
+	// Path selects the part of the output the graders read ("answer", "results.0.score"); max
+	// and min may name their own.
+	Path   string          `json:"path,omitempty"`
+	Equals json.RawMessage `json:"equals,omitempty"`
+	// Contains: a string, or a list of strings that must all appear.
+	Contains json.RawMessage `json:"contains,omitempty"`
+	Matches  string          `json:"matches,omitempty"`
+	Schema   json.RawMessage `json:"schema,omitempty"`
+	// Max and Min: a number, or {"path": ..., "value": N}.
+	Max   json.RawMessage `json:"max,omitempty"`
+	Min   json.RawMessage `json:"min,omitempty"`
+	Judge json.RawMessage `json:"judge,omitempty"`
+}
+
+// EvalGrade is one grader's verdict.
+type EvalGrade struct {
+	Grader string  `json:"grader"`
+	Pass   bool    `json:"pass"`
+	Score  float64 `json:"score"`
+	Detail string  `json:"detail,omitempty"`
+}
+
+// EvalCaseResult is one case's outcome.
+type EvalCaseResult struct {
+	Name      string      `json:"name"`
+	Pass      bool        `json:"pass"`
+	Score     float64     `json:"score"`
+	LatencyMs int64       `json:"latencyMs"`
+	Tokens    int64       `json:"tokens"`
+	CostUSD   float64     `json:"costUsd"`
+	RunID     string      `json:"runId,omitempty"`
+	Output    any         `json:"output,omitempty"`
+	Error     string      `json:"error,omitempty"`
+	Grades    []EvalGrade `json:"grades"`
+}
+
+// EvalSummary adds the cases up.
+type EvalSummary struct {
+	Cases        int     `json:"cases"`
+	Passed       int     `json:"passed"`
+	Failed       int     `json:"failed"`
+	PassRate     float64 `json:"passRate"`
+	MeanScore    float64 `json:"meanScore"`
+	LatencyP50Ms int64   `json:"latencyP50Ms"`
+	LatencyP95Ms int64   `json:"latencyP95Ms"`
+	Tokens       int64   `json:"tokens"`
+	CostUSD      float64 `json:"costUsd"`
+	// JudgeTokens and JudgeCostUSD are the judge's model calls.
+	JudgeTokens  int64   `json:"judgeTokens,omitempty"`
+	JudgeCostUSD float64 `json:"judgeCostUsd,omitempty"`
+	DurationMs   int64   `json:"durationMs"`
+}
+
+// EvalComparison is a report against a baseline report.
+type EvalComparison struct {
+	File string `json:"file"`
+	// Regressions passed in the baseline and fail now; Fixed the other way round.
+	Regressions    []string `json:"regressions"`
+	Fixed          []string `json:"fixed"`
+	New            []string `json:"new,omitempty"`
+	Missing        []string `json:"missing,omitempty"`
+	PassRateDelta  float64  `json:"passRateDelta"`
+	MeanScoreDelta float64  `json:"meanScoreDelta"`
+	CostDelta      float64  `json:"costUsdDelta"`
+	LatencyP50Diff int64    `json:"latencyP50MsDelta"`
+}
+
+// EvalReport is what `weft eval --json` prints and --baseline reads.
+type EvalReport struct {
+	Workflow    string           `json:"workflow"`
+	Dataset     string           `json:"dataset"`
+	Concurrency int              `json:"concurrency"`
+	Summary     EvalSummary      `json:"summary"`
+	Cases       []EvalCaseResult `json:"cases"`
+	Baseline    *EvalComparison  `json:"baseline,omitempty"`
+}
+
+type evalOptions struct {
+	conn        connFlags
+	dataset     string
+	baseline    string
+	report      string
+	asJSON      bool
+	concurrency int
+	judgeModel  string
+	timeout     time.Duration
+}
+
+func newEvalCommand() *cobra.Command {
+	var o evalOptions
+	cmd := &cobra.Command{
+		Use:   "eval FILE|TEMPLATE --dataset DATA.jsonl",
+		Short: "Run a dataset of cases through a workflow and grade the outputs",
+		Long: "Each line of the dataset is {\"name\", \"inputs\", \"expect\"}: the inputs run through the workflow on the\n" +
+			"workers of the task queue (the real interpreter and the configured model), and expect's graders\n" +
+			"check the output: equals (a JSON value), contains (a string or a list), matches (a regular\n" +
+			"expression), schema (a JSON Schema), max / min (a number, or {\"path\", \"value\"}), judge (a rubric the\n" +
+			"model scores from 0 to 1; {\"rubric\", \"pass\"} sets the passing score, default 0.5); \"path\" picks\n" +
+			"part of the output. Per case: pass, score, latency, tokens, cost; then a summary. --baseline REPORT\n" +
+			"(an earlier --json report) names the regressions. Exit status: 1 when a case that passed in the\n" +
+			"baseline fails (without --baseline: when any case fails), 2 for an invalid file or dataset.",
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return o.run(cmd, args[0]) },
+	}
+	o.conn.register(cmd)
+	cmd.Flags().StringVar(&o.dataset, "dataset", "", "the cases, one JSON object per line (required)")
+	cmd.Flags().StringVar(&o.baseline, "baseline", "", "an earlier report (weft eval --json) to compare with")
+	cmd.Flags().StringVar(&o.report, "report", "", "also write the JSON report to this file")
+	cmd.Flags().BoolVar(&o.asJSON, "json", false, "print the report as JSON")
+	cmd.Flags().IntVar(&o.concurrency, "concurrency", 4, "cases run at the same time")
+	cmd.Flags().StringVar(&o.judgeModel, "judge-model", "", "model of the judge grader (default: the worker's chat model)")
+	cmd.Flags().DurationVar(&o.timeout, "case-timeout", 5*time.Minute, "how long one case may run")
+	return cmd
+}
+
+// ReadEvalDataset reads a JSONL dataset: every line a case with a unique name.
+func ReadEvalDataset(r io.Reader, file string) ([]EvalCase, error) {
+	var cases []EvalCase
+	seen := map[string]int{}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 || line[0] == '#' {
+			continue
+		}
+		var c EvalCase
+		dec := json.NewDecoder(bytes.NewReader(line))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&c); err != nil {
+			return nil, fmt.Errorf("%s:%d: %w (a line is {\"name\", \"inputs\", \"expect\": {equals|contains|matches|schema|max|min|judge, path}})", file, n, err)
+		}
+		if c.Name == "" {
+			c.Name = fmt.Sprintf("line-%d", n)
+		}
+		if prev, dup := seen[c.Name]; dup {
+			return nil, fmt.Errorf("%s:%d: case %q is named on line %d too: names must be unique (reports compare cases by name)", file, n, c.Name, prev)
+		}
+		seen[c.Name] = n
+		if err := c.Expect.check(); err != nil {
+			return nil, fmt.Errorf("%s:%d: case %q: %w", file, n, c.Name, err)
+		}
+		cases = append(cases, c)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("reading %s: %w", file, err)
+	}
+	if len(cases) == 0 {
+		return nil, fmt.Errorf("%s holds no case: write one JSON object per line", file)
+	}
+	return cases, nil
+}
+
+// check says what is wrong with the graders before anything runs.
+func (x EvalExpect) check() error {
+	if x.Matches != "" {
+		if _, err := regexp.Compile(x.Matches); err != nil {
+			return fmt.Errorf("matches: %w", err)
+		}
+	}
+	if len(x.Schema) > 0 {
+		if _, err := compileEvalSchema(x.Schema); err != nil {
+			return err
+		}
+	}
+	if len(x.Contains) > 0 {
+		if _, err := x.contains(); err != nil {
+			return err
+		}
+	}
+	for name, b := range map[string]json.RawMessage{"max": x.Max, "min": x.Min} {
+		if len(b) > 0 {
+			if _, _, err := bound(b); err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+		}
+	}
+	if len(x.Judge) > 0 {
+		if _, _, err := x.judge(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (x EvalExpect) contains() ([]string, error) {
+	var one string
+	if json.Unmarshal(x.Contains, &one) == nil {
+		return []string{one}, nil
+	}
+	var many []string
+	if err := json.Unmarshal(x.Contains, &many); err != nil {
+		return nil, errors.New(`contains: give a string or a list of strings`)
+	}
+	return many, nil
+}
+
+func (x EvalExpect) judge() (rubric string, pass float64, err error) {
+	if json.Unmarshal(x.Judge, &rubric) == nil && rubric != "" {
+		return rubric, 0.5, nil
+	}
+	var j struct {
+		Rubric string   `json:"rubric"`
+		Pass   *float64 `json:"pass"`
+	}
+	if err := json.Unmarshal(x.Judge, &j); err != nil || j.Rubric == "" {
+		return "", 0, errors.New(`judge: give a rubric, or {"rubric": "...", "pass": 0.7}`)
+	}
+	pass = 0.5
+	if j.Pass != nil {
+		pass = *j.Pass
+	}
+	return j.Rubric, pass, nil
+}
+
+// bound reads a max/min grader: a number, or {"path", "value"}.
+func bound(b json.RawMessage) (path string, v float64, err error) {
+	if json.Unmarshal(b, &v) == nil {
+		return "", v, nil
+	}
+	var o struct {
+		Path  string   `json:"path"`
+		Value *float64 `json:"value"`
+	}
+	if err := json.Unmarshal(b, &o); err != nil || o.Value == nil {
+		return "", 0, errors.New(`give a number, or {"path": "score", "value": 5}`)
+	}
+	return o.Path, *o.Value, nil
+}
+
+func compileEvalSchema(raw json.RawMessage) (*jsonschema.Schema, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, fmt.Errorf("schema: %w", err)
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource("expect.json", doc); err != nil {
+		return nil, fmt.Errorf("schema: %w", err)
+	}
+	s, err := c.Compile("expect.json")
+	if err != nil {
+		return nil, fmt.Errorf("schema: %w", err)
+	}
+	return s, nil
+}
+
+// EvalAt reads path (dot-separated keys and indexes) in v.
+func EvalAt(v any, path string) (any, error) {
+	if path == "" {
+		return v, nil
+	}
+	cur := v
+	for _, p := range strings.Split(path, ".") {
+		switch c := cur.(type) {
+		case map[string]any:
+			next, ok := c[p]
+			if !ok {
+				return nil, fmt.Errorf("the output has no %q at %s", p, path)
+			}
+			cur = next
+		case []any:
+			i, err := strconv.Atoi(p)
+			if err != nil || i < 0 || i >= len(c) {
+				return nil, fmt.Errorf("%s: %q is not an index of a list of %d", path, p, len(c))
+			}
+			cur = c[i]
+		default:
+			return nil, fmt.Errorf("%s: %q is inside a %T, not an object or a list", path, p, cur)
+		}
+	}
+	return cur, nil
+}
+
+// evalText is what contains, matches and judge read: a string as it is, a model answer's text,
+// anything else as JSON.
+func evalText(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case map[string]any:
+		if t, ok := x["text"].(string); ok {
+			return t
+		}
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// Judge scores text against a rubric: a score from 0 to 1, why, and the tokens and cost it used.
+type Judge func(ctx context.Context, rubric, text string) (score float64, reason string, tokens int64, cost float64, err error)
+
+// GradeEval applies every grader of x to output (judge through judge; nil skips it).
+func GradeEval(ctx context.Context, x EvalExpect, output any, judge Judge) (grades []EvalGrade, tokens int64, cost float64) {
+	add := func(g string, pass bool, detail string) {
+		s := 0.0
+		if pass {
+			s = 1
+		}
+		grades = append(grades, EvalGrade{Grader: g, Pass: pass, Score: s, Detail: detail})
+	}
+	v, err := EvalAt(output, x.Path)
+	if err != nil {
+		add("path", false, err.Error())
+		return grades, 0, 0
+	}
+	text := evalText(v)
+	if len(x.Equals) > 0 {
+		var want any
+		_ = json.Unmarshal(x.Equals, &want)
+		got := v
+		if s, ok := want.(string); ok {
+			got = text
+			want = s
+		}
+		pass := reflect.DeepEqual(normJSON(got), normJSON(want))
+		add("equals", pass, cond(pass, "", fmt.Sprintf("want %s, got %s", shortJSON(want), shortJSON(got))))
+	}
+	if len(x.Contains) > 0 {
+		subs, _ := x.contains()
+		var missing []string
+		for _, s := range subs {
+			if !strings.Contains(text, s) {
+				missing = append(missing, strconv.Quote(s))
+			}
+		}
+		add("contains", len(missing) == 0, cond(len(missing) == 0, "", "not found: "+strings.Join(missing, ", ")))
+	}
+	if x.Matches != "" {
+		re := regexp.MustCompile(x.Matches)
+		pass := re.MatchString(text)
+		add("matches", pass, cond(pass, "", fmt.Sprintf("%q does not match %s", evalShorten(text, 80), x.Matches)))
+	}
+	if len(x.Schema) > 0 {
+		s, _ := compileEvalSchema(x.Schema)
+		err := s.Validate(normJSON(v))
+		add("schema", err == nil, cond(err == nil, "", fmt.Sprint(err)))
+	}
+	for _, b := range []struct {
+		name string
+		raw  json.RawMessage
+		ok   func(got, lim float64) bool
+	}{{"max", x.Max, func(g, l float64) bool { return g <= l }}, {"min", x.Min, func(g, l float64) bool { return g >= l }}} {
+		if len(b.raw) == 0 {
+			continue
+		}
+		path, lim, _ := bound(b.raw)
+		at, err := EvalAt(v, path)
+		if err != nil {
+			add(b.name, false, err.Error())
+			continue
+		}
+		got, ok := at.(float64)
+		if !ok {
+			if f, perr := strconv.ParseFloat(strings.TrimSpace(evalText(at)), 64); perr == nil {
+				got, ok = f, true
+			}
+		}
+		if !ok {
+			add(b.name, false, fmt.Sprintf("%s is not a number", shortJSON(at)))
+			continue
+		}
+		pass := b.ok(got, lim)
+		add(b.name, pass, cond(pass, "", fmt.Sprintf("%g is %s %g", got, cond(b.name == "max", "above", "below"), lim)))
+	}
+	if len(x.Judge) > 0 {
+		rubric, passAt, _ := x.judge()
+		if judge == nil {
+			add("judge", false, "no judge: the model is not reachable")
+		} else {
+			score, reason, tok, c, err := judge(ctx, rubric, text)
+			tokens, cost = tokens+tok, cost+c
+			if err != nil {
+				add("judge", false, "the judge failed: "+err.Error())
+			} else {
+				grades = append(grades, EvalGrade{Grader: "judge", Pass: score >= passAt, Score: score, Detail: reason})
+			}
+		}
+	}
+	return grades, tokens, cost
+}
+
+func cond(ok bool, a, b string) string {
+	if ok {
+		return a
+	}
+	return b
+}
+
+func normJSON(v any) any {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return v
+	}
+	var out any
+	_ = json.Unmarshal(b, &out)
+	return out
+}
+
+func shortJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return evalShorten(string(b), 80)
+}
+
+func evalShorten(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}
+
+// judgeWorkflow is the one-step workflow the judge grader runs: the model scores the answer.
+func judgeWorkflow(model string) (*dsl.Workflow, error) {
+	in := dsl.In{
+		"system": "You grade answers against a rubric. Reply with JSON: {\"score\": a number from 0 (fails the rubric) to 1 (meets it fully), \"reason\": one sentence}.",
+		"prompt": "Rubric:\n{{ inputs.rubric }}\n\nAnswer to grade:\n{{ inputs.answer }}",
+		"responseFormat": map[string]any{"type": "object", "required": []any{"score", "reason"},
+			"properties": map[string]any{"score": map[string]any{"type": "number", "minimum": 0, "maximum": 1}, "reason": map[string]any{"type": "string"}}},
+		"temperature": 0,
+	}
+	if model != "" {
+		in["model"] = model
+	}
+	return dsl.New("eval-judge").Input("rubric", "string", dsl.Required()).Input("answer", "string", dsl.Required()).
+		Step("judge", "llm", in).Output("{{ judge.output.json }}").Compile()
+}
+
+func (o *evalOptions) run(cmd *cobra.Command, arg string) error {
+	if o.dataset == "" {
+		return invalid(errors.New("weft eval: --dataset DATA.jsonl is required"))
+	}
+	if o.concurrency < 1 {
+		return invalid(fmt.Errorf("--concurrency %d: run at least 1 case at a time", o.concurrency))
+	}
+	w, err := loadWorkflow(arg)
+	if err != nil {
+		return err
+	}
+	f, err := os.Open(o.dataset)
+	if err != nil {
+		return invalid(fmt.Errorf("dataset: %w", err))
+	}
+	cases, err := ReadEvalDataset(f, o.dataset)
+	f.Close()
+	if err != nil {
+		return invalid(err)
+	}
+	var base *EvalReport
+	if o.baseline != "" {
+		if base, err = readEvalReport(o.baseline); err != nil {
+			return invalid(err)
+		}
+	}
+	judge, err := judgeWorkflow(o.judgeModel)
+	if err != nil {
+		return fmt.Errorf("the judge's workflow: %w", err)
+	}
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	c, err := o.conn.dial(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	rep := RunEval(ctx, c, w, arg, cases, o.concurrency, o.timeout, judge)
+	rep.Dataset = o.dataset
+	if base != nil {
+		rep.Baseline = CompareEval(base, rep)
+		rep.Baseline.File = o.baseline
+	}
+	if o.report != "" {
+		data, _ := json.MarshalIndent(rep, "", "  ")
+		if err := os.WriteFile(o.report, append(data, '\n'), 0o644); err != nil {
+			return fmt.Errorf("writing the report: %w", err)
+		}
+	}
+	out := cmd.OutOrStdout()
+	if o.asJSON {
+		if err := writeJSON(out, rep); err != nil {
+			return err
+		}
+	} else {
+		printEval(out, rep)
+	}
+	switch {
+	case rep.Baseline != nil && len(rep.Baseline.Regressions) > 0:
+		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("%d regression(s) against %s: %s", len(rep.Baseline.Regressions), o.baseline, strings.Join(rep.Baseline.Regressions, ", "))}
+	case rep.Baseline == nil && rep.Summary.Failed > 0:
+		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("%d of %d cases failed", rep.Summary.Failed, rep.Summary.Cases)}
+	}
+	return nil
+}
+
+func readEvalReport(path string) (*EvalReport, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("baseline: %w", err)
+	}
+	var r EvalReport
+	if err := json.Unmarshal(data, &r); err != nil || r.Cases == nil {
+		return nil, fmt.Errorf("baseline %s is not a weft eval report (write one with weft eval --json or --report): %v", path, err)
+	}
+	return &r, nil
+}
+
+// RunEval runs every case through w on c's task queue, at most concurrency at a time, and grades
+// them (judge: the judge's workflow, run on the same queue).
+func RunEval(ctx context.Context, c *weftclient.Client, w *dsl.Workflow, source string, cases []EvalCase, concurrency int, timeout time.Duration, judge *dsl.Workflow) *EvalReport {
+	start := time.Now()
+	rep := &EvalReport{Workflow: w.Def.Name, Concurrency: concurrency, Cases: make([]EvalCaseResult, len(cases))}
+	var judgeFn Judge
+	if judge != nil {
+		judgeFn = func(ctx context.Context, rubric, text string) (float64, string, int64, float64, error) {
+			res, err := c.Run(ctx, judge, weftclient.StartOptions{Inputs: map[string]any{"rubric": rubric, "answer": text}, Source: "weft eval judge"})
+			if err != nil {
+				return 0, "", 0, 0, err
+			}
+			tok, cost := res.GetUsage().GetPromptTokens()+res.GetUsage().GetCompletionTokens(), res.GetUsage().GetCostUsd()
+			var v struct {
+				Score  float64 `json:"score"`
+				Reason string  `json:"reason"`
+			}
+			if err := evalDecode(res.GetOutput().AsInterface(), &v); err != nil {
+				return 0, "", tok, cost, fmt.Errorf("the judge's answer: %w", err)
+			}
+			return math.Max(0, math.Min(1, v.Score)), v.Reason, tok, cost, nil
+		}
+	}
+	var (
+		wg         sync.WaitGroup
+		sem        = make(chan struct{}, concurrency)
+		mu         sync.Mutex
+		judgeTok   int64
+		judgeSpent float64
+	)
+	for i, cs := range cases {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			cctx, cancel := context.WithTimeout(ctx, timeout)
+			defer cancel()
+			r := EvalCaseResult{Name: cs.Name, Grades: []EvalGrade{}}
+			t0 := time.Now()
+			run, err := c.Start(cctx, w, weftclient.StartOptions{Inputs: cs.Inputs, Source: source})
+			if err == nil {
+				r.RunID = run.ID
+				res, gerr := run.Get(cctx)
+				r.LatencyMs = time.Since(t0).Milliseconds()
+				if gerr != nil {
+					err = fmt.Errorf("%s", weftclient.Cause(gerr))
+				} else {
+					u := res.GetUsage()
+					r.Tokens, r.CostUSD = u.GetPromptTokens()+u.GetCompletionTokens()+u.GetEmbeddingTokens(), u.GetCostUsd()
+					r.Output = res.GetOutput().AsInterface()
+					grades, tok, cost := GradeEval(cctx, cs.Expect, r.Output, judgeFn)
+					r.Grades = grades
+					mu.Lock()
+					judgeTok, judgeSpent = judgeTok+tok, judgeSpent+cost
+					mu.Unlock()
+				}
+			}
+			if err != nil {
+				r.Error = err.Error()
+			} else {
+				r.Pass = true
+				for _, g := range r.Grades {
+					r.Score += g.Score
+					r.Pass = r.Pass && g.Pass
+				}
+				if len(r.Grades) > 0 {
+					r.Score /= float64(len(r.Grades))
+				} else {
+					r.Score = 1 // no grader: the run completing is the test
+				}
+			}
+			rep.Cases[i] = r
+		}()
+	}
+	wg.Wait()
+	rep.Summary = summarizeEval(rep.Cases)
+	rep.Summary.JudgeTokens, rep.Summary.JudgeCostUSD = judgeTok, judgeSpent
+	rep.Summary.DurationMs = time.Since(start).Milliseconds()
+	return rep
+}
+
+func evalDecode(v any, out any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, out)
+}
+
+func summarizeEval(cases []EvalCaseResult) EvalSummary {
+	s := EvalSummary{Cases: len(cases)}
+	lat := make([]int64, 0, len(cases))
+	for _, c := range cases {
+		if c.Pass {
+			s.Passed++
+		}
+		s.MeanScore += c.Score
+		s.Tokens += c.Tokens
+		s.CostUSD += c.CostUSD
+		lat = append(lat, c.LatencyMs)
+	}
+	s.Failed = s.Cases - s.Passed
+	if s.Cases > 0 {
+		s.PassRate = float64(s.Passed) / float64(s.Cases)
+		s.MeanScore /= float64(s.Cases)
+		sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+		s.LatencyP50Ms = lat[(len(lat)-1)/2]
+		s.LatencyP95Ms = lat[int(math.Ceil(0.95*float64(len(lat))))-1]
+	}
+	return s
+}
+
+// CompareEval names what changed from base to cur, case by case (by name).
+func CompareEval(base, cur *EvalReport) *EvalComparison {
+	was := map[string]bool{}
+	for _, c := range base.Cases {
+		was[c.Name] = c.Pass
+	}
+	cmp := &EvalComparison{Regressions: []string{}, Fixed: []string{},
+		PassRateDelta:  cur.Summary.PassRate - base.Summary.PassRate,
+		MeanScoreDelta: cur.Summary.MeanScore - base.Summary.MeanScore,
+		CostDelta:      cur.Summary.CostUSD - base.Summary.CostUSD,
+		LatencyP50Diff: cur.Summary.LatencyP50Ms - base.Summary.LatencyP50Ms}
+	now := map[string]bool{}
+	for _, c := range cur.Cases {
+		now[c.Name] = true
+		passed, known := was[c.Name]
+		switch {
+		case !known:
+			cmp.New = append(cmp.New, c.Name)
+		case passed && !c.Pass:
+			cmp.Regressions = append(cmp.Regressions, c.Name)
+		case !passed && c.Pass:
+			cmp.Fixed = append(cmp.Fixed, c.Name)
+		}
+	}
+	for _, c := range base.Cases {
+		if !now[c.Name] {
+			cmp.Missing = append(cmp.Missing, c.Name)
+		}
+	}
+	return cmp
+}
+
+func printEval(out io.Writer, r *EvalReport) {
+	fmt.Fprintf(out, "eval %s on %s: %d cases, %d at a time\n", r.Workflow, r.Dataset, r.Summary.Cases, r.Concurrency)
+	for _, c := range r.Cases {
+		mark := "PASS"
+		if !c.Pass {
+			mark = "FAIL"
+		}
+		fmt.Fprintf(out, "  %s  %-24s score %.2f  %6dms  %6d tokens  $%.6f\n", mark, c.Name, c.Score, c.LatencyMs, c.Tokens, c.CostUSD)
+		if c.Error != "" {
+			fmt.Fprintf(out, "        error: %s\n", c.Error)
+		}
+		for _, g := range c.Grades {
+			if !g.Pass {
+				fmt.Fprintf(out, "        %s: %s\n", g.Grader, g.Detail)
+			}
+		}
+	}
+	s := r.Summary
+	fmt.Fprintf(out, "%d/%d passed (%.1f%%), mean score %.2f, latency p50 %dms p95 %dms, %d tokens, $%.6f, in %.1fs\n",
+		s.Passed, s.Cases, 100*s.PassRate, s.MeanScore, s.LatencyP50Ms, s.LatencyP95Ms, s.Tokens, s.CostUSD, float64(s.DurationMs)/1000)
+	if s.JudgeTokens > 0 {
+		fmt.Fprintf(out, "judge: %d tokens, $%.6f\n", s.JudgeTokens, s.JudgeCostUSD)
+	}
+	if b := r.Baseline; b != nil {
+		fmt.Fprintf(out, "against %s: pass rate %+.1f points, mean score %+.2f, cost %+.6f, latency p50 %+dms\n",
+			b.File, 100*b.PassRateDelta, b.MeanScoreDelta, b.CostDelta, b.LatencyP50Diff)
+		if len(b.Regressions) > 0 {
+			fmt.Fprintf(out, "  regressions (passed, fail now): %s\n", strings.Join(b.Regressions, ", "))
+		}
+		if len(b.Fixed) > 0 {
+			fmt.Fprintf(out, "  fixed: %s\n", strings.Join(b.Fixed, ", "))
+		}
+		if len(b.New) > 0 {
+			fmt.Fprintf(out, "  new cases: %s\n", strings.Join(b.New, ", "))
+		}
+		if len(b.Missing) > 0 {
+			fmt.Fprintf(out, "  not in this dataset: %s\n", strings.Join(b.Missing, ", "))
+		}
+	}
+}
