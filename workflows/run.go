@@ -262,6 +262,11 @@ func (r *run) runStep(ctx workflow.Context, sr *stepRun) {
 			sr.status, sr.err = StatusCancelled, "cancelled: another step failed"
 			return
 		}
+		if ctx.Err() != nil {
+			// the run itself was cancelled (weft cancel): the step did not fail
+			sr.status, sr.err = StatusCancelled, "cancelled: the run was cancelled"
+			return
+		}
 		var rej *reviewRejected
 		if errors.As(err, &rej) {
 			sr.output = rej.output // files branch on {{ step.output.decision }}
