@@ -231,3 +231,28 @@ func TestAgentHandoff(t *testing.T) {
 	calls := out["toolCalls"].([]any)
 	require.Equal(t, "handoff:billing", calls[0].(map[string]any)["tool"])
 }
+
+// TestAgentResume: an agent given resume (what weft fork writes) starts after the recorded
+// iterations: the recorded model answers and tool results are not asked again.
+func TestAgentResume(t *testing.T) {
+	h := newHarness(t)
+	m := &scriptedModel{answers: []func(map[string]any) map[string]any{say("Retry after the header says.")}}
+	withModel(h, m)
+	resume := `{"iteration":1,"from":"r1","messages":[{"role":"user","content":"Answer: rate limits"},
+	  {"role":"assistant","content":"","toolCalls":[{"id":"c1","name":"search","arguments":"{\"query\":\"x\"}"}]},
+	  {"role":"tool","toolCallId":"c1","name":"search","content":"{\"results\":[]}"},
+	  {"role":"user","content":"Look at {{ headers }} instead."}],
+	  "toolCalls":[{"iteration":1,"id":"c1","tool":"search","status":"completed","result":"{\"results\":[]}"}]}`
+	def := strings.Replace(agentFlow, `"maxIterations":4`, `"maxIterations":4,"resume":`+resume, 1)
+	res, err := h.run(t, def, nil)
+	require.NoError(t, err)
+	out := agentOutput(t, res)
+	require.Equal(t, "Retry after the header says.", out["text"])
+	require.EqualValues(t, 2, out["iterations"])
+	require.Len(t, out["toolCalls"], 1, "the recorded call is kept")
+	require.Equal(t, 1, m.calls(), "one model call: iteration 2")
+	require.Equal(t, 0, h.tools.count("search"))
+	sent := m.seen[0]
+	require.Len(t, sent, 4)
+	require.Equal(t, "Look at {{ headers }} instead.", sent[3].(map[string]any)["content"], "a resumed conversation is not a template")
+}

@@ -296,7 +296,39 @@ func (r *run) agent(ctx workflow.Context, sr *stepRun, inputs map[string]any, en
 		res["text"], res["json"], res["stopReason"], res["guardrail"] = "", nil, StopGuardrail, trip.value()
 		return res, nil
 	}
-	if guards != nil && len(guards.input) > 0 {
+	// A fork starts from a recorded conversation: its model and tool results are not asked again.
+	start := 1
+	resume, _ := inputs["resume"].(map[string]any)
+	if resume != nil {
+		msgs, _ := resume["messages"].([]any)
+		llm["messages"] = append([]any{}, msgs...)
+		delete(llm, "prompt")
+		delete(llm, "system")
+		delete(llm, "context")
+		recorded, _ := resume["toolCalls"].([]any)
+		calls = append(calls, recorded...)
+		if f, ok := resume["iteration"].(float64); ok && f >= 0 {
+			start = int(f) + 1
+		}
+		if a, _ := resume["agent"].(string); a != "" && a != sr.cs.ID {
+			var h *handoff
+			for i := range hands {
+				if hands[i].name == a {
+					h = &hands[i]
+				}
+			}
+			if h == nil {
+				return nil, invalid(fmt.Errorf("resume: agent %q is not one of the step's handoffs", a))
+			}
+			active = h.name
+			handOff(llm, h)
+			choice, _ := h.agent["toolChoice"].(string)
+			if err := equip(h.agent["tools"], h.agent["approve"], choice, nil); err != nil {
+				return nil, invalid(fmt.Errorf("handoff %s: %w", h.name, err))
+			}
+		}
+	}
+	if guards != nil && len(guards.input) > 0 && resume == nil {
 		trip, err := r.check(ctx, sr, key, GuardrailInput, guards.input, inputText(llm), nil, llm["model"])
 		if err != nil {
 			return nil, err
@@ -310,7 +342,7 @@ func (r *run) agent(ctx workflow.Context, sr *stepRun, inputs map[string]any, en
 			return res, nil
 		}
 	}
-	for iter := 1; ; iter++ {
+	for iter := start; ; iter++ {
 		if iter > cfg.maxIterations {
 			if cfg.onLimit == "return" {
 				return output("", iter-1, StopMaxIterations), nil

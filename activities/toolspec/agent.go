@@ -74,17 +74,28 @@ var Completion = Declare[LLMIn, LLMOut](&Spec{
 // AgentIn is agent's input.
 type AgentIn struct {
 	ChatIn
-	Instructions      string      `json:"instructions,omitempty" jsonschema:"the system prompt, rendered again before each model call with the agent's state in scope: agent.iteration, agent.lastToolResult, agent.toolCalls (how many), agent.usage, agent.name" weft:"maxLength=100000"`
-	Tools             []string    `json:"tools,omitempty" jsonschema:"weft tool names, or workflow:NAME for another workflow" weft:"maxItems=64,item.minLength=1"`
-	MaxIterations     int         `json:"maxIterations,omitempty" weft:"min=1,max=100,default=10"`
-	ParallelToolCalls bool        `json:"parallelToolCalls,omitempty" weft:"default=true"`
-	Approve           []string    `json:"approve,omitempty" jsonschema:"tools whose calls wait for a person (\"*\": every tool)" weft:"item.minLength=1"`
-	ToolResultLimit   int         `json:"toolResultLimit,omitempty" jsonschema:"characters of a tool result the model sees" weft:"min=100,max=1000000,default=8000"`
-	OnLimit           string      `json:"onLimit,omitempty" jsonschema:"at maxIterations: fail the step, or return with stopReason max_iterations" weft:"enum=fail|return,default=fail"`
-	StopWhen          any         `json:"stopWhen,omitempty" jsonschema:"stop before the model answers on its own: {\"tool\": NAME} after a call to that tool completes (its result is the answer), {\"textMatches\": REGEX} when the model's text matches; one condition or a list (the first that holds stops)"`
-	Guardrails        *Guardrails `json:"guardrails,omitempty" jsonschema:"checks of the input (before the first model call) and of the answer, with tripwire semantics: a check that trips fails the step, or returns with stopReason guardrail (onTrip: return)"`
-	Handoffs          []Handoff   `json:"handoffs,omitempty" jsonschema:"agents this one can pass the conversation to, offered to the model as transfer_to_NAME tools: the agent handed to continues the conversation in this step with its own model, system prompt and tools, and answers" weft:"maxItems=16"`
-	ToolChoice        string      `json:"toolChoice,omitempty" jsonschema:"sent with each model call: auto (the model decides), none (no tool calls), required (at least one call), or a tool as tools names it (that tool); with required or a tool the agent stops through stopWhen or maxIterations" weft:"minLength=1"`
+	Instructions      string       `json:"instructions,omitempty" jsonschema:"the system prompt, rendered again before each model call with the agent's state in scope: agent.iteration, agent.lastToolResult, agent.toolCalls (how many), agent.usage, agent.name" weft:"maxLength=100000"`
+	Tools             []string     `json:"tools,omitempty" jsonschema:"weft tool names, or workflow:NAME for another workflow" weft:"maxItems=64,item.minLength=1"`
+	MaxIterations     int          `json:"maxIterations,omitempty" weft:"min=1,max=100,default=10"`
+	ParallelToolCalls bool         `json:"parallelToolCalls,omitempty" weft:"default=true"`
+	Approve           []string     `json:"approve,omitempty" jsonschema:"tools whose calls wait for a person (\"*\": every tool)" weft:"item.minLength=1"`
+	ToolResultLimit   int          `json:"toolResultLimit,omitempty" jsonschema:"characters of a tool result the model sees" weft:"min=100,max=1000000,default=8000"`
+	OnLimit           string       `json:"onLimit,omitempty" jsonschema:"at maxIterations: fail the step, or return with stopReason max_iterations" weft:"enum=fail|return,default=fail"`
+	StopWhen          any          `json:"stopWhen,omitempty" jsonschema:"stop before the model answers on its own: {\"tool\": NAME} after a call to that tool completes (its result is the answer), {\"textMatches\": REGEX} when the model's text matches; one condition or a list (the first that holds stops)"`
+	Guardrails        *Guardrails  `json:"guardrails,omitempty" jsonschema:"checks of the input (before the first model call) and of the answer, with tripwire semantics: a check that trips fails the step, or returns with stopReason guardrail (onTrip: return)"`
+	Handoffs          []Handoff    `json:"handoffs,omitempty" jsonschema:"agents this one can pass the conversation to, offered to the model as transfer_to_NAME tools: the agent handed to continues the conversation in this step with its own model, system prompt and tools, and answers" weft:"maxItems=16"`
+	Resume            *AgentResume `json:"resume,omitempty" jsonschema:"start from a recorded conversation instead of iteration 1 (weft fork writes it): the model and tool results in it are not asked again"`
+	ToolChoice        string       `json:"toolChoice,omitempty" jsonschema:"sent with each model call: auto (the model decides), none (no tool calls), required (at least one call), or a tool as tools names it (that tool); with required or a tool the agent stops through stopWhen or maxIterations" weft:"minLength=1"`
+}
+
+// AgentResume is where a forked agent starts: the conversation and tool calls of a recorded run
+// up to an iteration.
+type AgentResume struct {
+	Messages  []any  `json:"messages" jsonschema:"the conversation so far (without instructions), ending where the agent goes on"`
+	ToolCalls []any  `json:"toolCalls,omitempty" jsonschema:"the tool calls made so far, as the agent's output records them"`
+	Iteration int    `json:"iteration" jsonschema:"the iterations done: the next model call is iteration+1" weft:"min=0,max=100"`
+	Agent     string `json:"agent,omitempty" jsonschema:"with handoffs: the agent that goes on (a handoff's name; default the step's)"`
+	From      string `json:"from,omitempty" jsonschema:"the run it was forked from"`
 }
 
 // Handoff is an agent the conversation can be passed to.
@@ -181,7 +192,7 @@ var Agent = Declare[AgentIn, AgentOut](&Spec{
 	Description: "A model that calls tools in a loop until it answers: each model call is one llm activity and each tool call " +
 		"its own activity (or child workflow for \"workflow:NAME\" tools). Calls to tools listed in approve pause for a person.",
 	RawInput:    withRaw(chatRaw, agentRaw),
-	Lazy:        []string{"instructions"},
+	Lazy:        []string{"instructions", "resume"},
 	Timeout:     5 * time.Minute,
 	Annotations: Annotations{OpenWorld: true},
 	Calls:       func(in map[string]any) Calls { return Calls{LLM: intInput(in, "maxIterations", 10)} },

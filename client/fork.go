@@ -1,0 +1,221 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/weftworks/weft/activities/toolspec"
+	"github.com/weftworks/weft/workflows"
+	"github.com/weftworks/weft/workflows/dsl"
+)
+
+// ForkOptions say where to fork an agent.
+type ForkOptions struct {
+	// Step is the agent step to fork.
+	Step string
+	// Iteration: the new run keeps the first Iteration model calls and their tool results and
+	// goes on with iteration Iteration+1 (0: from the start, with the prompt edited by Message).
+	Iteration int
+	// Message, when set, is a user message the agent reads next (at Iteration 0 it replaces the
+	// prompt).
+	Message string
+	// ID of the new run (default: the old id + "-fork-" + random).
+	ID string
+	// Origin and StartedBy as in RetryOptions.
+	Origin    string
+	StartedBy string
+}
+
+// ForkPlan says what a fork reuses.
+type ForkPlan struct {
+	Reused []string `json:"reused"`
+	Rerun  []string `json:"rerun"`
+	// Iterations is how many of the agent's recorded iterations the fork starts from.
+	Iterations int `json:"iterations"`
+	// Messages is the length of the conversation the forked agent starts from.
+	Messages int `json:"messages"`
+}
+
+// Fork starts a new run that reuses what run runID recorded up to an agent's iteration — the
+// outputs of the steps before the agent, the agent's model answers and tool results up to
+// o.Iteration — and goes on from there, with o.Message as the next user message. The recorded
+// conversation is the agent step's output: the step must have completed (or returned at a
+// limit). As LangGraph's update_state + fork, on Temporal: the source run is not changed.
+func (c *Client) Fork(ctx context.Context, runID string, o ForkOptions) (*Run, *ForkPlan, error) {
+	old, err := c.startRequest(ctx, runID)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := c.ownState(ctx, runID)
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading the recorded outputs of %s (a worker must be running to answer for a closed run): %w", runID, err)
+	}
+	w, err := workflows.RequestWorkflow(old)
+	if err != nil {
+		return nil, nil, fmt.Errorf("the run's own definition: %w", err)
+	}
+	cs, ok := w.Step(o.Step)
+	if !ok {
+		return nil, nil, &InvalidError{Err: fmt.Errorf("--step %q: the workflow has no such step", o.Step)}
+	}
+	if cs.Spec == nil || cs.Spec.Kind != toolspec.KindAgent {
+		return nil, nil, &InvalidError{Err: fmt.Errorf("--step %q is a %s step: only agent steps can be forked", o.Step, cs.Tool)}
+	}
+	completed := map[string]*structpb.Value{}
+	var agentOut map[string]any
+	for _, s := range st.Steps {
+		if s.Status != workflows.StatusCompleted || s.Output == nil || s.OutputTruncated {
+			if s.Id == o.Step {
+				return nil, nil, &InvalidError{Err: fmt.Errorf("step %s of run %s is %s: a fork starts from an agent's recorded conversation, which only a completed agent step holds (use weft retry for a failed one)", o.Step, runID, s.Status)}
+			}
+			continue
+		}
+		completed[s.Id] = s.Output
+		if s.Id == o.Step {
+			agentOut, _ = s.Output.AsInterface().(map[string]any)
+		}
+	}
+	if agentOut == nil {
+		return nil, nil, &InvalidError{Err: fmt.Errorf("step %s of run %s has no recorded output to fork from", o.Step, runID)}
+	}
+	resume, err := forkResume(agentOut, o, runID, cs.ID)
+	if err != nil {
+		return nil, nil, &InvalidError{Err: err}
+	}
+	// The definition with the agent's resume input: a lazy input, never read as a template.
+	var doc map[string]any
+	if err := json.Unmarshal(mustJSON(w.Def), &doc); err != nil {
+		return nil, nil, fmt.Errorf("the run's definition: %w", err)
+	}
+	steps, _ := doc["steps"].([]any)
+	for _, e := range steps {
+		if s, _ := e.(map[string]any); s["id"] == o.Step {
+			in, _ := s["inputs"].(map[string]any)
+			if in == nil {
+				in = map[string]any{}
+				s["inputs"] = in
+			}
+			in["resume"] = resume
+		}
+	}
+	name, _, _ := workflows.DefinitionText(old)
+	fw, err := dsl.Load(name, mustJSON(doc))
+	if err != nil {
+		return nil, nil, fmt.Errorf("the forked definition: %w", err)
+	}
+	again := map[string]bool{o.Step: true}
+	downstream(fw, again)
+	msgs, _ := resume["messages"].([]any)
+	plan := &ForkPlan{Reused: []string{}, Rerun: []string{}, Iterations: o.Iteration, Messages: len(msgs)}
+	reuse := map[string]*structpb.Value{}
+	for _, s := range fw.Steps {
+		if again[s.ID] || completed[s.ID] == nil {
+			plan.Rerun = append(plan.Rerun, s.ID)
+			continue
+		}
+		plan.Reused = append(plan.Reused, s.ID)
+		reuse[s.ID] = completed[s.ID]
+	}
+	sort.Strings(plan.Reused)
+	req, err := workflows.NewRequest(fw, old.Source, old.GetInputs().AsMap(), old.GetDefaults().AsMap())
+	if err != nil {
+		return nil, nil, &InvalidError{Err: err}
+	}
+	req.Workflows, req.WorkflowFiles, req.Reuse, req.ResumedFrom = old.Workflows, old.WorkflowFiles, reuse, runID
+	req.Origin, req.StartedBy = old.GetOrigin(), o.StartedBy
+	if o.Origin != OriginOperator {
+		req.Origin = o.Origin
+	}
+	if req.Origin == OriginClient {
+		if err := dsl.CheckClientDefinition(fw.Def); err != nil {
+			return nil, nil, &InvalidError{Err: err}
+		}
+	}
+	id := o.ID
+	if id == "" {
+		id = fmt.Sprintf("%s-fork-%s", runID, NewRunID("x")[len("weft-x-"):])
+	} else if err := CheckID(id); err != nil {
+		return nil, nil, err
+	}
+	run, err := c.StartRequest(ctx, fw.Def.Name, id, req)
+	if err != nil {
+		return nil, nil, err
+	}
+	return run, plan, nil
+}
+
+// forkResume is the agent's resume input: its recorded conversation up to (not including) the
+// model answer of iteration o.Iteration+1, the tool calls of those iterations, the agent that
+// was answering then, and o.Message.
+func forkResume(out map[string]any, o ForkOptions, runID, step string) (map[string]any, error) {
+	recorded, _ := out["iterations"].(float64)
+	if o.Iteration < 0 || o.Iteration > int(recorded) {
+		return nil, fmt.Errorf("--iteration %d: the agent %s recorded %d iterations; fork from 0 to %d", o.Iteration, step, int(recorded), int(recorded))
+	}
+	msgs, _ := out["messages"].([]any)
+	var kept []any
+	answers := 0
+	for _, m := range msgs {
+		if mm, _ := m.(map[string]any); mm["role"] == "assistant" {
+			answers++
+			if answers > o.Iteration {
+				break
+			}
+		}
+		kept = append(kept, m)
+	}
+	if o.Message != "" {
+		last, _ := lastOf(kept).(map[string]any)
+		if o.Iteration == 0 && last["role"] == "user" {
+			kept[len(kept)-1] = map[string]any{"role": "user", "content": o.Message}
+		} else {
+			kept = append(kept, map[string]any{"role": "user", "content": o.Message})
+		}
+	}
+	var calls []any
+	recCalls, _ := out["toolCalls"].([]any)
+	for _, c := range recCalls {
+		if cm, _ := c.(map[string]any); cm != nil {
+			if it, _ := cm["iteration"].(float64); int(it) <= o.Iteration {
+				calls = append(calls, c)
+			}
+		}
+	}
+	res := map[string]any{"messages": nonNil(kept), "toolCalls": nonNil(calls), "iteration": o.Iteration, "from": runID}
+	agent := ""
+	handoffs, _ := out["handoffs"].([]any)
+	for _, h := range handoffs {
+		if hm, _ := h.(map[string]any); hm != nil {
+			if it, _ := hm["iteration"].(float64); int(it) <= o.Iteration {
+				agent, _ = hm["to"].(string)
+			}
+		}
+	}
+	if agent != "" {
+		res["agent"] = agent
+	}
+	return res, nil
+}
+
+func lastOf(s []any) any {
+	if len(s) == 0 {
+		return nil
+	}
+	return s[len(s)-1]
+}
+
+func nonNil(s []any) []any {
+	if s == nil {
+		return []any{}
+	}
+	return s
+}
+
+func mustJSON(v any) []byte {
+	b, _ := json.Marshal(v)
+	return b
+}
