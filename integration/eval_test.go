@@ -1,0 +1,121 @@
+package integration
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/weftworks/weft/activities"
+	"github.com/weftworks/weft/internal/fakellm"
+	"github.com/weftworks/weft/starter"
+	"github.com/weftworks/weft/worker"
+)
+
+// TestEvalTwentyCases runs `weft eval` on 20 cases with the scripted model: every grader kind,
+// a report, then the same dataset against that report as a baseline after the model got two
+// answers wrong: exit 1 with the two regressions named.
+func TestEvalTwentyCases(t *testing.T) {
+	c := dial(t)
+	queue := "eval-20"
+	var broken atomic.Bool
+	fake := fakellm.New()
+	defer fake.Close()
+	fake.Respond = func(r fakellm.Request) fakellm.Reply {
+		all := fmt.Sprint(r.Messages)
+		if strings.Contains(all, "You grade answers") {
+			if strings.Contains(all, "unsure") {
+				return fakellm.Text(`{"score":0.2,"reason":"it hedges"}`)
+			}
+			return fakellm.Text(`{"score":0.9,"reason":"it answers"}`)
+		}
+		var n int
+		_, _ = fmt.Sscanf(all[strings.Index(all, "question ")+len("question "):], "%d", &n)
+		if broken.Load() && (n == 7 || n == 13) {
+			return fakellm.Text("unsure")
+		}
+		return fakellm.Text(fmt.Sprintf("%d", n*10))
+	}
+	cfg := activities.Config{OpenAIBaseURL: fake.BaseURL, OpenAIAPIKey: "k", ChatModel: "gpt-4o-mini"}
+	w, err := worker.New(c, worker.Options{TaskQueue: queue, Config: cfg})
+	require.NoError(t, err)
+	require.NoError(t, w.Start())
+	t.Cleanup(w.Stop)
+
+	dir := t.TempDir()
+	file := filepath.Join(dir, "qa.json")
+	require.NoError(t, os.WriteFile(file, []byte(`{"name": "qa", "inputs": {"n": {"type": "number", "required": true}},
+  "steps": [{"id": "answer", "tool": "llm", "inputs": {"prompt": "Answer question {{ inputs.n }} with a number"}}],
+  "output": {"text": "{{ answer.output.text }}", "model": "{{ answer.output.model }}"}}`), 0o644))
+	var lines []string
+	for n := 1; n <= 20; n++ {
+		want := fmt.Sprintf("%d", n*10)
+		var expect string
+		switch n % 6 {
+		case 0:
+			expect = fmt.Sprintf(`{"path":"text","equals":%q}`, want)
+		case 1:
+			expect = fmt.Sprintf(`{"contains":%q}`, want)
+		case 2:
+			expect = `{"path":"text","matches":"^[0-9]+$"}`
+		case 3:
+			expect = `{"schema":{"type":"object","required":["text","model"],"properties":{"text":{"type":"string","pattern":"^[0-9]+$"}}}}`
+		case 4:
+			expect = fmt.Sprintf(`{"path":"text","min":%d,"max":{"value":%d}}`, n*10, n*10)
+		case 5:
+			expect = `{"path":"text","judge":"answers with a number, without hedging"}`
+		}
+		lines = append(lines, fmt.Sprintf(`{"name":"q%02d","inputs":{"n":%d},"expect":%s}`, n, n, expect))
+	}
+	data := filepath.Join(dir, "cases.jsonl")
+	require.NoError(t, os.WriteFile(data, []byte(strings.Join(lines, "\n")+"\n"), 0o644))
+	base := filepath.Join(dir, "base.json")
+
+	start := time.Now()
+	code, out, errOut := weft(t, queue, "eval", file, "--dataset", data, "--report", base, "--concurrency", "8")
+	took := time.Since(start)
+	require.Equal(t, 0, code, out+errOut)
+	require.Contains(t, out, "20/20 passed (100.0%)")
+	require.Contains(t, out, "judge: ")
+	t.Logf("20 cases, 8 at a time: %v\n%s", took, out)
+	var rep starter.EvalReport
+	b, err := os.ReadFile(base)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &rep))
+	require.Len(t, rep.Cases, 20)
+	require.EqualValues(t, 20*15, rep.Summary.Tokens, "15 tokens per scripted call")
+	require.Greater(t, rep.Summary.CostUSD, 0.0)
+	require.Greater(t, rep.Cases[0].LatencyMs, int64(0))
+	graders := map[string]bool{}
+	for _, c := range rep.Cases {
+		require.True(t, c.Pass, c.Name)
+		require.NotEmpty(t, c.RunID)
+		for _, g := range c.Grades {
+			graders[g.Grader] = true
+		}
+	}
+	require.Len(t, graders, 7, "equals, contains, matches, schema, max, min, judge: %v", graders)
+
+	broken.Store(true)
+	start = time.Now()
+	code, out, errOut = weft(t, queue, "eval", file, "--dataset", data, "--baseline", base, "--json")
+	t.Logf("again against the baseline: %v", time.Since(start))
+	require.Equal(t, 1, code, out+errOut)
+	require.Contains(t, errOut, "2 regression(s) against "+base+": q07, q13")
+	var again starter.EvalReport
+	require.NoError(t, json.Unmarshal([]byte(out), &again))
+	require.Equal(t, []string{"q07", "q13"}, again.Baseline.Regressions)
+	require.InDelta(t, -0.1, again.Baseline.PassRateDelta, 1e-9)
+	for _, c := range again.Cases {
+		if c.Name == "q07" { // 7 % 6 == 1: contains
+			require.Equal(t, "contains", c.Grades[0].Grader)
+			require.Contains(t, c.Grades[0].Detail, `not found: "70"`)
+		}
+	}
+}
