@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -178,48 +180,154 @@ func (o *chatOptions) run(cmd *cobra.Command) error {
 }
 
 // send runs one turn. While it runs, the model's text streams (in a terminal) and pending
-// approvals are announced with the command that decides them.
+// approvals are announced with the command that decides them. It follows the session's events
+// (the wait-events long poll): it asks the session again only when something happened, and reads
+// the model's text while a model call runs.
 func (o *chatOptions) send(ctx context.Context, c *weftclient.Client, id, text string, out io.Writer, stream bool) (*workflows.ChatTurn, error) {
 	type result struct {
 		turn *workflows.ChatTurn
 		err  error
 	}
+	since, err := c.Events(ctx, id, math.MaxInt64)
 	done := make(chan result, 1)
 	go func() {
 		t, err := c.Send(ctx, id, text, "")
 		done <- result{t, err}
 	}()
-	var shown streamPrinter
-	announced := map[string]bool{}
-	tick := time.NewTicker(250 * time.Millisecond)
-	defer tick.Stop()
+	f := chatFollower{o: o, c: c, id: id, out: out, stream: stream && !o.asJSON, announced: map[string]bool{}, running: map[string]bool{}}
+	if err != nil {
+		f.polling = true // a session whose worker records no events: read its state at an interval
+	} else {
+		f.since = since.Last
+	}
+	wctx, stop := context.WithCancel(ctx)
+	defer stop()
+	waits := make(chan error, 1)
+	waiting := false
+	var tick *time.Ticker
+	defer func() {
+		if tick != nil {
+			tick.Stop()
+		}
+	}()
 	for {
+		if !f.polling && !waiting {
+			waiting = true
+			go func(since int64) {
+				_, err := c.WaitEvents(wctx, id, since)
+				waits <- err
+			}(f.since)
+		}
+		wantTick := f.stream && (len(f.running) > 0 || f.polling)
+		if wantTick && tick == nil {
+			tick = time.NewTicker(chatReadInterval)
+		} else if !wantTick && tick != nil {
+			tick.Stop()
+			tick = nil
+		}
+		var tickC, pollC <-chan time.Time
+		if tick != nil {
+			tickC = tick.C
+		}
+		if f.polling {
+			pollC = time.After(chatPollInterval)
+		}
 		select {
 		case r := <-done:
 			if r.err != nil {
 				return nil, r.err
 			}
 			if !o.asJSON {
-				shown.finish(out, r.turn.Answer)
+				f.shown.finish(out, r.turn.Answer)
 			}
 			return r.turn, nil
-		case <-tick.C:
-			if st, err := c.State(ctx, id); err == nil {
-				for _, rv := range st.PendingReviews {
-					if !announced[rv.Id] && !o.asJSON {
-						announced[rv.Id] = true
-						b, _ := rv.Data.MarshalJSON()
-						fmt.Fprintf(out, "⏸ %s wants to call %s with %s\n  decide: weft review %s approve|edit|reject --id '%s'\n", rv.Step, rv.Tool, truncate(string(b), 300), id, rv.Id)
-					}
-				}
+		case err := <-waits:
+			waiting = false
+			if errors.Is(err, weftclient.ErrNoWaits) || (err != nil && !errors.Is(err, weftclient.ErrEventsWaiting)) {
+				f.polling = true
 			}
-			if stream && !o.asJSON {
-				if d, err := c.Describe(ctx, id); err == nil {
-					shown.print(out, d.Pending)
-				}
+			if !f.read(ctx) && err != nil {
+				// Nothing new although the wait said so: the session is continuing as new.
+				f.polling = true
+			}
+		case <-pollC:
+			if !f.read(ctx) {
+				f.pollState(ctx)
+			}
+		case <-tickC:
+			if d, err := c.Describe(ctx, id); err == nil {
+				f.shown.print(out, d.Pending)
 			}
 		}
 	}
+}
+
+const (
+	// chatReadInterval: how often the model's text is read while a model call runs.
+	chatReadInterval = 100 * time.Millisecond
+	// chatPollInterval: how often a session that cannot be waited on is read.
+	chatPollInterval = 250 * time.Millisecond
+)
+
+// chatFollower follows one turn's events.
+type chatFollower struct {
+	o         *chatOptions
+	c         *weftclient.Client
+	id        string
+	out       io.Writer
+	stream    bool
+	since     int64
+	polling   bool
+	announced map[string]bool
+	running   map[string]bool // model calls in flight, by activity id
+	shown     streamPrinter
+}
+
+// read reads the session's events after the last one seen and reports whether there were any.
+func (f *chatFollower) read(ctx context.Context) bool {
+	page, err := f.c.Events(ctx, f.id, f.since)
+	if err != nil {
+		return false
+	}
+	if page.Last < f.since {
+		// The session continued as new: its new run numbers its events from 1.
+		f.since = 0
+		if page, err = f.c.Events(ctx, f.id, 0); err != nil {
+			return false
+		}
+	}
+	for _, e := range page.Events {
+		f.since = e.Seq
+		switch e.Type {
+		case workflows.EventLLMStarted:
+			f.running[e.Activity] = true
+		case workflows.EventLLMFinished:
+			delete(f.running, e.Activity)
+		case workflows.EventReviewRequested:
+			if rv := e.Review; rv != nil {
+				f.announce(rv.Id, rv.Step, rv.Tool, rv.Data)
+			}
+		}
+	}
+	return len(page.Events) > 0
+}
+
+// pollState reads the pending approvals from the state (a session without events).
+func (f *chatFollower) pollState(ctx context.Context) {
+	if st, err := f.c.State(ctx, f.id); err == nil {
+		for _, rv := range st.PendingReviews {
+			f.announce(rv.Id, rv.Step, rv.Tool, rv.Data)
+		}
+	}
+}
+
+func (f *chatFollower) announce(gate, step, tool string, data interface{ MarshalJSON() ([]byte, error) }) {
+	if f.announced[gate] || f.o.asJSON {
+		return
+	}
+	f.announced[gate] = true
+	b, _ := data.MarshalJSON()
+	fmt.Fprintf(f.out, "⏸ %s wants to call %s with %s\n  decide: weft review %s approve|edit|reject --id '%s'\n", step, tool, truncate(string(b), 300), f.id, gate)
 }
 
 // streamPrinter prints a turn's model text as it streams (client.TextFollower): what each read

@@ -111,6 +111,11 @@ func Chat(ctx workflow.Context, s *ChatSession) error {
 	if err := r.registerHandlers(ctx); err != nil {
 		return err
 	}
+	// A turn's events (model calls, tool calls, approvals asked) are read as a run's: weft chat
+	// waits on them (events.go) rather than polling. Registering adds no command.
+	if err := r.registerEventHandlers(ctx); err != nil {
+		return err
+	}
 	if err := workflow.SetQueryHandler(ctx, QueryChat, func() (*ChatSession, error) { return s, nil }); err != nil {
 		return err
 	}
@@ -158,7 +163,9 @@ func Chat(ctx workflow.Context, s *ChatSession) error {
 	if err := workflow.Await(ctx, func() bool { return turnsHere >= s.TurnsPerRun && !busy }); err != nil {
 		return err
 	}
-	// Let accepted updates finish, then continue with the conversation in a fresh history.
+	// Let accepted updates finish (waits for events answer now: this run records no more), then
+	// continue with the conversation in a fresh history.
+	r.events.ended = true
 	if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
 		return err
 	}
