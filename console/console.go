@@ -132,6 +132,9 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /api/runs", s.api(s.apiRuns))
 	mux.HandleFunc("GET /api/runs/{id}", s.api(s.apiRun))
 	mux.HandleFunc("GET /api/runs/{id}/events", s.api(s.apiEvents))
+	// AG-UI (agui.go): POST too, as AG-UI's HttpAgent sends it; it only reads.
+	mux.HandleFunc("GET /runs/{id}/agui", s.api(s.agui))
+	mux.HandleFunc("POST /runs/{id}/agui", s.api(s.agui))
 	mux.HandleFunc("GET /api/runs/{id}/steps/{step}/inputs", s.api(s.apiInputs))
 	mux.HandleFunc("GET /api/reviews", s.api(s.apiReviews))
 	mux.HandleFunc("POST /api/runs/{id}/reviews", s.guard(s.apiDecide))

@@ -1,0 +1,215 @@
+package console
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sort"
+	"strconv"
+
+	"google.golang.org/protobuf/proto"
+
+	weftclient "github.com/weftworks/weft/client"
+)
+
+// A run's events as AG-UI protocol events (https://docs.ag-ui.com), over server-sent events at
+// /runs/{id}/agui, so that frontends built on AG-UI clients show weft runs and agents without
+// code of their own. GET, or POST as AG-UI's HttpAgent sends its RunAgentInput (read and
+// ignored: the stream follows a run that exists, it starts nothing, so it needs no CSRF token).
+// Behind the console's login and its read rule (client.MayRead), like the run page.
+//
+// Mapping: run_started → RUN_STARTED and a STATE_SNAPSHOT; step_started → STEP_STARTED; a step's
+// end → STEP_FINISHED and a STATE_SNAPSHOT; a model call's text → TEXT_MESSAGE_START / CONTENT /
+// END (one message per model call and text attempt: a retry or a repair starts a new message);
+// an agent's tool call → TOOL_CALL_START / ARGS / END, then TOOL_CALL_RESULT; reviews → CUSTOM
+// (name weft.review_requested / weft.review_decided); run_completed → STATE_SNAPSHOT and
+// RUN_FINISHED with the run's output as result; run_failed → RUN_ERROR. Each event carries the
+// run's sequence number as its SSE id; Last-Event-ID resumes after it.
+
+// aguiEvent is one AG-UI event: its type and fields.
+type aguiEvent map[string]any
+
+// aguiTranslator turns one run's events into AG-UI events.
+type aguiTranslator struct {
+	run     string
+	steps   map[string]string // status by step id
+	started map[string]bool   // steps STEP_STARTED was sent for
+	msgs    map[string]string // the open text message of a model call, by activity id
+	attempt map[string]int32  // the text attempt of that message
+	ended   bool              // the run's end was translated
+}
+
+func newAGUITranslator(run string) *aguiTranslator {
+	return &aguiTranslator{run: run, steps: map[string]string{}, started: map[string]bool{}, msgs: map[string]string{}, attempt: map[string]int32{}}
+}
+
+func (t *aguiTranslator) snapshot(status string) aguiEvent {
+	steps := map[string]string{}
+	for id, s := range t.steps {
+		steps[id] = s
+	}
+	return aguiEvent{"type": "STATE_SNAPSHOT", "snapshot": map[string]any{"run": t.run, "status": status, "steps": steps}}
+}
+
+// endMessage closes the open message of a model call, if any.
+func (t *aguiTranslator) endMessage(activity string) []aguiEvent {
+	id, ok := t.msgs[activity]
+	if !ok {
+		return nil
+	}
+	delete(t.msgs, activity)
+	return []aguiEvent{{"type": "TEXT_MESSAGE_END", "messageId": id}}
+}
+
+// endAll closes every open message (in a stable order).
+func (t *aguiTranslator) endAll() []aguiEvent {
+	acts := make([]string, 0, len(t.msgs))
+	for a := range t.msgs {
+		acts = append(acts, a)
+	}
+	sort.Strings(acts)
+	var out []aguiEvent
+	for _, a := range acts {
+		out = append(out, t.endMessage(a)...)
+	}
+	return out
+}
+
+func protoValue(m proto.Message) any {
+	if m == nil || !m.ProtoReflect().IsValid() {
+		return nil
+	}
+	b, err := stateJSON.Marshal(m)
+	if err != nil {
+		return nil
+	}
+	var v any
+	_ = json.Unmarshal(b, &v)
+	return v
+}
+
+// translate returns the AG-UI events of one weft event.
+func (t *aguiTranslator) translate(e weftclient.Event) []aguiEvent {
+	switch e.Type {
+	case weftclient.EventRunStarted:
+		return []aguiEvent{{"type": "RUN_STARTED", "threadId": t.run, "runId": t.run}, t.snapshot("running")}
+	case weftclient.EventStepStarted:
+		t.steps[e.Step], t.started[e.Step] = "running", true
+		return []aguiEvent{{"type": "STEP_STARTED", "stepName": e.Step}}
+	case weftclient.EventStepCompleted, weftclient.EventStepFailed, weftclient.EventStepSkipped, weftclient.EventStepCancelled:
+		status := e.Type[len("step_"):]
+		if e.StepState != nil && e.StepState.Status != "" {
+			status = e.StepState.Status
+		}
+		t.steps[e.Step] = status
+		var out []aguiEvent
+		if t.started[e.Step] {
+			out = append(out, aguiEvent{"type": "STEP_FINISHED", "stepName": e.Step})
+		}
+		return append(out, t.snapshot("running"))
+	case weftclient.EventLLMDelta:
+		if e.Text == "" {
+			return nil
+		}
+		var out []aguiEvent
+		if _, open := t.msgs[e.Activity]; open && e.Attempt > t.attempt[e.Activity] {
+			out = append(out, t.endMessage(e.Activity)...) // a retry or a repair: a new message
+		}
+		if _, open := t.msgs[e.Activity]; !open {
+			id := e.Activity
+			if e.Attempt > 1 {
+				id += "/attempt-" + strconv.Itoa(int(e.Attempt))
+			}
+			t.msgs[e.Activity], t.attempt[e.Activity] = id, e.Attempt
+			out = append(out, aguiEvent{"type": "TEXT_MESSAGE_START", "messageId": id, "role": "assistant"})
+		}
+		return append(out, aguiEvent{"type": "TEXT_MESSAGE_CONTENT", "messageId": t.msgs[e.Activity], "delta": e.Text})
+	case weftclient.EventLLMFinished:
+		return t.endMessage(e.Activity)
+	case weftclient.EventToolCallStarted:
+		if e.Call == nil {
+			return nil
+		}
+		args := "{}"
+		if v := protoValue(e.Call.Arguments); v != nil {
+			args = string(mustJSON(v))
+		}
+		return []aguiEvent{
+			{"type": "TOOL_CALL_START", "toolCallId": e.Call.Id, "toolCallName": e.Call.Tool},
+			{"type": "TOOL_CALL_ARGS", "toolCallId": e.Call.Id, "delta": args},
+			{"type": "TOOL_CALL_END", "toolCallId": e.Call.Id},
+		}
+	case weftclient.EventToolCallFinished:
+		if e.Call == nil {
+			return nil
+		}
+		content := e.Call.Error
+		if content == "" {
+			content = string(mustJSON(protoValue(e.Call.Result)))
+		}
+		return []aguiEvent{{"type": "TOOL_CALL_RESULT", "messageId": "result-" + e.Call.Id, "toolCallId": e.Call.Id, "content": content, "role": "tool"}}
+	case weftclient.EventReviewRequested, weftclient.EventReviewDecided:
+		v := map[string]any{"step": e.Step, "review": protoValue(e.Review)}
+		if e.Decision != "" {
+			v["decision"], v["reviewer"] = e.Decision, e.Reviewer
+		}
+		return []aguiEvent{{"type": "CUSTOM", "name": "weft." + e.Type, "value": v}}
+	case weftclient.EventRunCompleted:
+		t.ended = true
+		out := append(t.endAll(), t.snapshot("completed"))
+		fin := aguiEvent{"type": "RUN_FINISHED", "threadId": t.run, "runId": t.run}
+		if e.Result != nil {
+			if v := protoValue(e.Result.Output); v != nil {
+				fin["result"] = v
+			}
+		}
+		return append(out, fin)
+	case weftclient.EventRunFailed:
+		t.ended = true
+		out := append(t.endAll(), t.snapshot("failed"))
+		return append(out, aguiEvent{"type": "RUN_ERROR", "message": e.Error, "code": "run_failed"})
+	}
+	return nil
+}
+
+// agui streams run id's events as AG-UI events until the run ends or the client goes away.
+func (s *Server) agui(w http.ResponseWriter, r *http.Request, sess *session) {
+	fl, ok := w.(http.Flusher)
+	if !ok {
+		writeError(w, http.StatusInternalServerError, "streaming is not supported by this connection")
+		return
+	}
+	id := r.PathValue("id")
+	if !s.mayRead(w, r, sess, id) {
+		return
+	}
+	var since int64
+	if v := r.Header.Get("Last-Event-ID"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			writeError(w, http.StatusBadRequest, fmt.Sprintf("Last-Event-ID %q: want the sequence number of the last event received", v))
+			return
+		}
+		since = n
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	fl.Flush()
+	t := newAGUITranslator(id)
+	_, err := s.o.Client.Stream(r.Context(), id, weftclient.StreamOptions{Since: since}, func(e weftclient.Event) {
+		for _, a := range t.translate(e) {
+			if e.Seq > 0 {
+				_, _ = fmt.Fprintf(w, "id: %d\n", e.Seq)
+			}
+			_, _ = fmt.Fprintf(w, "data: %s\n\n", mustJSON(a))
+		}
+		fl.Flush()
+	})
+	if err != nil && r.Context().Err() == nil && !t.ended {
+		// The stream broke before the run ended (a run that does not exist, a lost connection).
+		_, _ = fmt.Fprintf(w, "data: %s\n\n", mustJSON(aguiEvent{"type": "RUN_ERROR", "message": weftclient.Cause(err), "code": "stream"}))
+		fl.Flush()
+	}
+}
