@@ -8,6 +8,7 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/stretchr/testify/require"
 	"github.com/weftworks/weft/activities"
 	"github.com/weftworks/weft/activities/toolspec"
 	"github.com/weftworks/weft/worker"
@@ -84,11 +85,15 @@ func TestAgentHistoryPerIteration(t *testing.T) {
 	c := dial(t)
 	queue := "agent-history"
 	startWorker(t, c, queue, map[string]activities.Handler{"llm": loopModel(1), "search": noop})
+	// The runs are started detached and their results read without following them: a client
+	// that follows a run (weft run, the console) waits on it with wait-events Updates, which are
+	// history events of their own (counted below); this measures the interpreter.
 	count := func(iterations int, id string) int {
-		code, out, errOut := weft(t, queue, "run", writeTemp(t, agentFile(iterations)), "--id", id, "--quiet")
+		code, out, errOut := weft(t, queue, "run", writeTemp(t, agentFile(iterations)), "--id", id, "--detach")
 		if code != 0 {
 			t.Fatalf("run %s: %s %s", id, out, errOut)
 		}
+		require.NoError(t, c.GetWorkflow(context.Background(), id, "").Get(context.Background(), nil))
 		return historyLength(t, c, id)
 	}
 	one := count(1, "agent-hist-1")
@@ -101,5 +106,15 @@ func TestAgentHistoryPerIteration(t *testing.T) {
 	t.Logf("history events: %d for 1 iteration, %d for 10: %.1f per iteration (one model call + one tool call)", one, ten, per)
 	if per > 14 {
 		t.Fatalf("%.1f history events per agent iteration; expected at most 14 (2 activities and their workflow tasks)", per)
+	}
+	// Followed by weft run: each time the run records events while the client waits, the
+	// wait-events Update that wakes it adds its accepted and completed events (and a workflow
+	// task when none was due). Bounded: at most one wait per event batch, shared by every client.
+	code, out, errOut := weft(t, queue, "run", writeTemp(t, agentFile(10)), "--id", "agent-hist-10-followed", "--quiet")
+	require.Equal(t, 0, code, "%s %s", out, errOut)
+	followed := historyLength(t, c, "agent-hist-10-followed")
+	t.Logf("followed by weft run: %d history events for 10 iterations (%d more than unfollowed: %.1f per iteration)", followed, followed-ten, float64(followed-ten)/10)
+	if extra := float64(followed-ten) / 10; extra > 12 {
+		t.Fatalf("following a run added %.1f history events per agent iteration; expected at most 12 (two waits a iteration)", extra)
 	}
 }
