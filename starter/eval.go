@@ -23,6 +23,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/spf13/cobra"
 
+	"github.com/weftworks/weft/activities/toolspec"
 	weftclient "github.com/weftworks/weft/client"
 	"github.com/weftworks/weft/workflows/dsl"
 )
@@ -459,7 +460,7 @@ func judgeWorkflow(model string) (*dsl.Workflow, error) {
 		in["model"] = model
 	}
 	return dsl.New("eval-judge").Input("rubric", "string", dsl.Required()).Input("answer", "string", dsl.Required()).
-		Step("judge", "llm", in).Output("{{ judge.output.json }}").Compile()
+		Step("judge", toolspec.LLM, in).Output("{{ judge.output.json }}").Compile()
 }
 
 func (o *evalOptions) run(cmd *cobra.Command, arg string) error {
