@@ -121,27 +121,7 @@ func (c *Client) Fork(ctx context.Context, runID string, o ForkOptions) (*Run, *
 		reuse[s.ID] = completed[s.ID]
 	}
 	sort.Strings(plan.Reused)
-	req, err := workflows.NewRequest(fw, old.Source, old.GetInputs().AsMap(), old.GetDefaults().AsMap())
-	if err != nil {
-		return nil, nil, &InvalidError{Err: err}
-	}
-	req.Workflows, req.WorkflowFiles, req.Reuse, req.ResumedFrom = old.Workflows, old.WorkflowFiles, reuse, runID
-	req.Origin, req.StartedBy = old.GetOrigin(), o.StartedBy
-	if o.Origin != OriginOperator {
-		req.Origin = o.Origin
-	}
-	if req.Origin == OriginClient {
-		if err := dsl.CheckClientDefinition(fw.Def); err != nil {
-			return nil, nil, &InvalidError{Err: err}
-		}
-	}
-	id := o.ID
-	if id == "" {
-		id = fmt.Sprintf("%s-fork-%s", runID, NewRunID("x")[len("weft-x-"):])
-	} else if err := CheckID(id); err != nil {
-		return nil, nil, err
-	}
-	run, err := c.StartRequest(ctx, fw.Def.Name, id, req)
+	run, err := c.startAgain(ctx, runID, old, fw, reuse, restart{ID: o.ID, Origin: o.Origin, StartedBy: o.StartedBy, Suffix: "fork"})
 	if err != nil {
 		return nil, nil, err
 	}

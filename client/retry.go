@@ -147,9 +147,28 @@ func (c *Client) Retry(ctx context.Context, runID string, o RetryOptions) (*Run,
 		reuse[cs.ID] = completed[cs.ID].Output
 	}
 	sort.Strings(plan.Reused)
+	run, err := c.startAgain(ctx, runID, old, w, reuse, restart{ID: o.ID, Origin: o.Origin, StartedBy: o.StartedBy, Suffix: "retry"})
+	if err != nil {
+		return nil, nil, err
+	}
+	return run, plan, nil
+}
+
+// restart is who starts a run again from an old one (weft retry, weft fork), and its id.
+type restart struct {
+	ID, Origin, StartedBy string
+	// Suffix names the kind of restart in the default id: RUN-SUFFIX-RANDOM.
+	Suffix string
+}
+
+// startAgain starts w as a new run of the old run's request: its inputs, defaults, workflows,
+// the reused outputs. The new run keeps the old run's origin unless a client restarts it (a
+// restart never makes a client's definition the operator's), and a client-origin definition is
+// checked as any client's is (no processes, no addresses: CheckClientDefinition, CheckClientNotify).
+func (c *Client) startAgain(ctx context.Context, runID string, old *weftv1.RunRequest, w *dsl.Workflow, reuse map[string]*structpb.Value, o restart) (*Run, error) {
 	req, err := workflows.NewRequest(w, old.Source, old.GetInputs().AsMap(), old.GetDefaults().AsMap())
 	if err != nil {
-		return nil, nil, &InvalidError{Err: err}
+		return nil, &InvalidError{Err: err}
 	}
 	req.Workflows, req.WorkflowFiles, req.Reuse, req.ResumedFrom = old.Workflows, old.WorkflowFiles, reuse, runID
 	req.Origin, req.StartedBy = old.GetOrigin(), o.StartedBy
@@ -158,23 +177,19 @@ func (c *Client) Retry(ctx context.Context, runID string, o RetryOptions) (*Run,
 	}
 	if req.Origin == OriginClient {
 		if err := dsl.CheckClientDefinition(w.Def); err != nil {
-			return nil, nil, &InvalidError{Err: err}
+			return nil, &InvalidError{Err: err}
 		}
 		if err := dsl.CheckClientNotify(w.Def); err != nil {
-			return nil, nil, &InvalidError{Err: err}
+			return nil, &InvalidError{Err: err}
 		}
 	}
 	id := o.ID
 	if id == "" {
-		id = fmt.Sprintf("%s-retry-%s", runID, NewRunID("x")[len("weft-x-"):])
+		id = fmt.Sprintf("%s-%s-%s", runID, o.Suffix, NewRunID("x")[len("weft-x-"):])
 	} else if err := CheckID(id); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	run, err := c.StartRequest(ctx, w.Def.Name, id, req)
-	if err != nil {
-		return nil, nil, err
-	}
-	return run, plan, nil
+	return c.StartRequest(ctx, w.Def.Name, id, req)
 }
 
 // startRequest reads the RunRequest a run was started with, from its first history event.
