@@ -6,7 +6,7 @@ FUZZTIME  ?= 10m
 BENCHTIME ?= 1s
 TEMPORAL_CLI := bin/temporal
 
-.PHONY: help build test run bench fuzz lint fmt clean proto workflowcheck mcp-smoke temporal soak cluster scaleout
+.PHONY: help build test run bench fuzz lint fmt clean proto workflowcheck mcp-smoke agui-client temporal soak cluster scaleout
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
@@ -55,8 +55,12 @@ SERVER_TIMEOUT ?= 30m
 
 test: lint $(TEMPORAL_CLI) ## the test suite CI runs (the integration tests drive the temporal CLI too)
 	$(GO) test -race -count=1 -timeout $(RACE_TIMEOUT) $(RACE_PKGS)
+	$(MAKE) agui-client
 	$(GO) test -count=1 -timeout $(SERVER_TIMEOUT) $(SERVER_PKGS)
 	$(MAKE) mcp-smoke
+
+agui-client: ## install the public AG-UI client (npm, pinned) that TestAGUIClientAcceptsARealRun drives
+	npm ci --prefix scripts/agui-client --no-audit --no-fund --loglevel=error
 
 mcp-smoke: build ## the TypeScript MCP SDK and the MCP Inspector CLI against weft mcp (npm, pinned)
 	bash scripts/mcp-smoke/run.sh

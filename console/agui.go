@@ -36,6 +36,7 @@ type aguiTranslator struct {
 	started map[string]bool   // steps STEP_STARTED was sent for
 	msgs    map[string]string // the open text message of a model call, by activity id
 	attempt map[string]int32  // the text attempt of that message
+	begun   bool              // an event was sent: RUN_STARTED (or a RUN_ERROR) opened the stream
 	ended   bool              // the run's end was translated
 }
 
@@ -88,12 +89,37 @@ func protoValue(m proto.Message) any {
 	return v
 }
 
-// translate returns the AG-UI events of one weft event.
+// translate returns the AG-UI events of one weft event. AG-UI clients reject a stream whose first
+// event is not RUN_STARTED (or RUN_ERROR), so a stream that does not begin with the run's start (a
+// Last-Event-ID resume, a run that does not exist) opens with one.
 func (t *aguiTranslator) translate(e weftclient.Event) []aguiEvent {
+	out := t.event(e)
+	if t.begun || len(out) == 0 {
+		return out
+	}
+	t.begun = true
+	if typ := out[0]["type"]; typ == "RUN_STARTED" || typ == "RUN_ERROR" {
+		return out
+	}
+	return append([]aguiEvent{t.runStarted()}, out...)
+}
+
+func (t *aguiTranslator) runStarted() aguiEvent {
+	return aguiEvent{"type": "RUN_STARTED", "threadId": t.run, "runId": t.run}
+}
+
+// event returns the AG-UI events of one weft event, as they follow RUN_STARTED.
+func (t *aguiTranslator) event(e weftclient.Event) []aguiEvent {
 	switch e.Type {
 	case weftclient.EventRunStarted:
-		return []aguiEvent{{"type": "RUN_STARTED", "threadId": t.run, "runId": t.run}, t.snapshot("running")}
+		if t.begun {
+			return []aguiEvent{t.snapshot("running")} // AG-UI clients reject a second RUN_STARTED
+		}
+		return []aguiEvent{t.runStarted(), t.snapshot("running")}
 	case weftclient.EventStepStarted:
+		if t.started[e.Step] {
+			return nil // AG-UI clients reject STEP_STARTED for a step that is still active
+		}
 		t.steps[e.Step], t.started[e.Step] = "running", true
 		return []aguiEvent{{"type": "STEP_STARTED", "stepName": e.Step}}
 	case weftclient.EventStepCompleted, weftclient.EventStepFailed, weftclient.EventStepSkipped, weftclient.EventStepCancelled:
@@ -104,6 +130,7 @@ func (t *aguiTranslator) translate(e weftclient.Event) []aguiEvent {
 		t.steps[e.Step] = status
 		var out []aguiEvent
 		if t.started[e.Step] {
+			delete(t.started, e.Step)
 			out = append(out, aguiEvent{"type": "STEP_FINISHED", "stepName": e.Step})
 		}
 		return append(out, t.snapshot("running"))
@@ -166,6 +193,10 @@ func (t *aguiTranslator) translate(e weftclient.Event) []aguiEvent {
 		return append(out, fin)
 	case weftclient.EventRunFailed:
 		t.ended = true
+		if !t.begun {
+			// Nothing was sent (a run that does not exist): RUN_ERROR alone, as AG-UI allows.
+			return []aguiEvent{{"type": "RUN_ERROR", "message": e.Error, "code": "run_failed"}}
+		}
 		out := append(t.endAll(), t.snapshot("failed"))
 		return append(out, aguiEvent{"type": "RUN_ERROR", "message": e.Error, "code": "run_failed"})
 	}

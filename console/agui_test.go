@@ -75,3 +75,56 @@ func TestAGUIEvents(t *testing.T) {
 		{"type": "RUN_ERROR", "message": `step "a": boom`, "code": "run_failed"}}, fail)
 	require.True(t, tr.ended)
 }
+
+// TestAGUIStreamsOpenAsAGUIClientsRequire: @ag-ui/client rejects a stream whose first event is not
+// RUN_STARTED or RUN_ERROR, a second STEP_STARTED for an active step and STEP_FINISHED for a step
+// it did not see start; a stream resumed with Last-Event-ID and one for a run that does not exist
+// open the way it accepts.
+func TestAGUIStreamsOpenAsAGUIClientsRequire(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		evs  []weftclient.Event
+		want []string
+	}{
+		{"a resume after step a started", []weftclient.Event{
+			{Type: "step_completed", Seq: 5, Step: "a"},
+			{Type: "step_started", Seq: 6, Step: "b"},
+			{Type: "step_completed", Seq: 7, Step: "b"},
+			{Type: "run_completed", Seq: 8},
+		}, []string{"RUN_STARTED", "STATE_SNAPSHOT", "STEP_STARTED b", "STEP_FINISHED b", "STATE_SNAPSHOT", "STATE_SNAPSHOT", "RUN_FINISHED"}},
+		{"a resume in the middle of a model's text", []weftclient.Event{
+			{Type: "llm_delta", Step: "a", Activity: "a#1", Attempt: 1, Text: "lo", Offset: 3},
+			{Type: "llm_finished", Seq: 4, Step: "a", Activity: "a#1"},
+		}, []string{"RUN_STARTED", "TEXT_MESSAGE_START a#1", "TEXT_MESSAGE_CONTENT a#1 lo", "TEXT_MESSAGE_END a#1"}},
+		{"a run that does not exist", []weftclient.Event{
+			{Type: "run_failed", Error: `no run "x"`},
+		}, []string{"RUN_ERROR"}},
+		{"a step started twice, then again after it finished", []weftclient.Event{
+			{Type: "run_started", Seq: 1},
+			{Type: "step_started", Seq: 2, Step: "a"},
+			{Type: "step_started", Seq: 3, Step: "a"},
+			{Type: "step_completed", Seq: 4, Step: "a"},
+			{Type: "step_started", Seq: 5, Step: "a"},
+			{Type: "step_failed", Seq: 6, Step: "a"},
+			{Type: "run_failed", Seq: 7, Error: "boom"},
+		}, []string{"RUN_STARTED", "STATE_SNAPSHOT", "STEP_STARTED a", "STEP_FINISHED a", "STATE_SNAPSHOT",
+			"STEP_STARTED a", "STEP_FINISHED a", "STATE_SNAPSHOT", "STATE_SNAPSHOT", "RUN_ERROR"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := newAGUITranslator("r1")
+			var got []string
+			for _, e := range tc.evs {
+				for _, a := range tr.translate(e) {
+					s := a["type"].(string)
+					for _, k := range []string{"stepName", "messageId", "delta"} {
+						if v, ok := a[k]; ok {
+							s += " " + v.(string)
+						}
+					}
+					got = append(got, s)
+				}
+			}
+			require.Equal(t, tc.want, got)
+		})
+	}
+}
