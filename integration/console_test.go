@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -176,16 +177,30 @@ func TestConsoleHandlers(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "Plain", res.GetOutput().GetStringValue())
 
-	var runs struct {
-		Runs []console.RunRow `json:"runs"`
-	}
-	require.Equal(t, http.StatusOK, e.get(t, "/api/runs?status=completed&workflow=console-flow", &runs))
-	ids := []string{}
-	for _, r := range runs.Runs {
-		ids = append(ids, r.ID)
-		require.Equal(t, "completed", r.Status)
-	}
-	require.Contains(t, ids, id)
+	// The listing reads Temporal's visibility store, which learns of the completion a moment after
+	// the result is there: wait for it.
+	var ids []string
+	require.Eventually(t, func() bool {
+		var runs struct {
+			Runs []console.RunRow `json:"runs"`
+		}
+		resp, err := http.Get(e.url + "/api/runs?status=completed&workflow=console-flow")
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || json.NewDecoder(resp.Body).Decode(&runs) != nil {
+			return false
+		}
+		ids = ids[:0]
+		for _, r := range runs.Runs {
+			if r.Status != "completed" {
+				return false
+			}
+			ids = append(ids, r.ID)
+		}
+		return slices.Contains(ids, id)
+	}, 10*time.Second, 50*time.Millisecond, "completed runs listed: %v", ids)
 	require.Equal(t, http.StatusBadRequest, e.get(t, "/api/runs?status=sleeping", nil))
 
 	// cancel from the run page

@@ -20,6 +20,7 @@ import (
 
 	weftclient "github.com/weftworks/weft/client"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
+	"github.com/weftworks/weft/workflows"
 	"github.com/weftworks/weft/workflows/dsl"
 )
 
@@ -36,6 +37,8 @@ type runOptions struct {
 	since int64
 	// failedShown is the failed step whose error the progress lines already showed.
 	failedShown string
+	// stoppedAt is the step a cancellation stopped in flight (older workers record it as failed).
+	stoppedAt string
 	// cancelledBy is who asked a cancelled run to stop ("" when unknown).
 	cancelledBy string
 }
@@ -143,7 +146,7 @@ func (o *runOptions) follow(ctx context.Context, c *weftclient.Client, out, errO
 		fmt.Fprintf(errOut, "\nweft: stopped following; %s is still running. Follow it again with: weft status --follow %s\n", id, id)
 		return &ExitError{Code: ExitRunning, Silent: true}
 	}
-	o.failedShown = p.failed
+	o.failedShown, o.stoppedAt = p.failed, p.stopped
 	var ce *temporal.CanceledError
 	if errors.As(runErr, &ce) {
 		o.cancelledBy = c.CancelledBy(context.WithoutCancel(ctx), id)
@@ -202,6 +205,7 @@ type progress struct {
 	id        string
 	streaming string // the step whose model text is being printed
 	failed    string // a failed step whose line (with its error) was printed
+	stopped   string // the step a cancellation stopped in flight
 }
 
 func (p *progress) endStream() {
@@ -253,6 +257,9 @@ func (p *progress) event(e weftclient.Event) {
 		if e.Type == weftclient.EventStepFailed && p.failed == "" {
 			p.failed = e.Step
 		}
+		if e.Type == weftclient.EventStepCancelled && e.StepState.GetError() == workflows.StoppedInFlight && p.stopped == "" {
+			p.stopped = e.Step
+		}
 	case weftclient.EventToolCallFinished:
 		p.endStream()
 		fmt.Fprintln(p.out, toolCallLine(e.Call))
@@ -285,7 +292,11 @@ func (o *runOptions) finish(out, errOut io.Writer, id string, res *weftv1.RunRes
 		} else {
 			var ce *temporal.CanceledError
 			if errors.As(runErr, &ce) {
-				fmt.Fprintf(errOut, "\n%s\n", cancelledText(o.cancelledBy, o.failedShown))
+				at := o.stoppedAt
+				if at == "" {
+					at = o.failedShown
+				}
+				fmt.Fprintf(errOut, "\n%s\n", cancelledText(o.cancelledBy, at))
 			} else if o.failedShown != "" && !o.verbose && strings.HasPrefix(weftclient.Cause(runErr), fmt.Sprintf("step %q: ", o.failedShown)) {
 				fmt.Fprintf(errOut, "\nFailed at step %s (its error is above).\n", o.failedShown)
 			} else {

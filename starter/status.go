@@ -125,7 +125,9 @@ func printStatus(out io.Writer, id string, st *weftv1.ExecutionState, d *weftcli
 		// The steps in flight report the cancellation as their error; say what happened instead.
 		at := ""
 		for _, s := range st.Steps {
-			if s.Status == workflows.StatusFailed && st.Error == fmt.Sprintf("step %q: %s", s.Id, s.Error) {
+			stopped := s.Status == workflows.StatusCancelled && s.Error == workflows.StoppedInFlight
+			failedBefore := s.Status == workflows.StatusFailed && st.Error == fmt.Sprintf("step %q: %s", s.Id, s.Error) // older workers
+			if stopped || failedBefore {
 				at = s.Id
 				break
 			}

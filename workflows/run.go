@@ -204,6 +204,9 @@ func (r *run) resolveOutput(ctx workflow.Context) (any, error) {
 	return resolveValue(ctx, r.wf.Output, r.env, true)
 }
 
+// StoppedInFlight is the error of a step that was running when its run was cancelled.
+const StoppedInFlight = "cancelled: the run was cancelled"
+
 // runStep waits for the step's dependencies, then decides whether it runs, and runs it.
 func (r *run) runStep(ctx workflow.Context, sr *stepRun) {
 	defer func() {
@@ -264,7 +267,7 @@ func (r *run) runStep(ctx workflow.Context, sr *stepRun) {
 		}
 		if ctx.Err() != nil {
 			// the run itself was cancelled (weft cancel): the step did not fail
-			sr.status, sr.err = StatusCancelled, "cancelled: the run was cancelled"
+			sr.status, sr.err = StatusCancelled, StoppedInFlight
 			return
 		}
 		var rej *reviewRejected
