@@ -22,7 +22,7 @@ import (
 const MaxAnswerBytes = 512 << 10
 
 // deltaEvery is how often the streamed text is published at most.
-const deltaEvery = 250 * time.Millisecond
+const deltaEvery = 50 * time.Millisecond
 
 // keepaliveEvery is how often a running llm call heartbeats when no text arrives.
 const keepaliveEvery = 5 * time.Second

@@ -41,8 +41,8 @@ func New(c client.Client, o Options) (sdkworker.Worker, error) {
 		// After a worker dies, its sticky queue holds the next workflow task until this expires.
 		StickyScheduleToStartTimeout: 2 * time.Second,
 		// Heartbeat details carry the text an llm call has streamed so far (published every
-		// 250ms at most): send each at once so people watching see it come within a read.
-		MaxHeartbeatThrottleInterval: 200 * time.Millisecond,
+		// 50ms at most): send them at least every 100ms so people watching see text within a read.
+		MaxHeartbeatThrottleInterval: 100 * time.Millisecond,
 
 		MaxConcurrentWorkflowTaskPollers:       o.WorkflowPollers,
 		MaxConcurrentActivityTaskPollers:       o.ActivityPollers,
