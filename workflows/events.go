@@ -192,13 +192,19 @@ type EventPage struct {
 	Ended bool `json:"ended,omitempty"`
 }
 
-// eventLog is a run's ring of events.
+// eventLog is a run's ring of events: ring holds the newest EventRing, the oldest at head once
+// it is full (a full ring overwrites its oldest event in place: recording costs the same at the
+// millionth event as at the first).
 type eventLog struct {
 	ring  []RunEvent
+	head  int
 	seq   int64
 	ended bool
 	waits int
 }
+
+// at returns the i-th oldest event kept.
+func (l *eventLog) at(i int) *RunEvent { return &l.ring[(l.head+i)%len(l.ring)] }
 
 // record adds an event with the next sequence number and the workflow's time.
 func (r *run) record(ctx workflow.Context, e RunEvent) {
@@ -206,32 +212,34 @@ func (r *run) record(ctx workflow.Context, e RunEvent) {
 	l.seq++
 	e.Seq = l.seq
 	e.Time = workflow.Now(ctx)
+	l.add(e)
+	r.notifyEvent(ctx, e)
+}
+
+// add keeps e, numbered already, dropping the oldest event when the ring is full.
+func (l *eventLog) add(e RunEvent) {
 	if len(l.ring) >= EventRing {
-		copy(l.ring, l.ring[1:])
-		l.ring[len(l.ring)-1] = e
+		l.ring[l.head] = e
+		l.head = (l.head + 1) % len(l.ring)
 	} else {
 		l.ring = append(l.ring, e)
 	}
 	if e.Type == EventRunCompleted || e.Type == EventRunFailed {
 		l.ended = true
 	}
-	r.notifyEvent(ctx, e)
 }
 
 // page answers the events after since.
 func (l *eventLog) page(since int64) *EventPage {
 	p := &EventPage{Last: l.seq, Ended: l.ended, Oldest: l.seq + 1, Events: []RunEvent{}}
-	if len(l.ring) > 0 {
-		p.Oldest = l.ring[0].Seq
+	if len(l.ring) == 0 {
+		return p
 	}
-	for _, e := range l.ring {
-		if e.Seq <= since {
-			continue
-		}
-		if len(p.Events) == EventPageMax {
-			break
-		}
-		p.Events = append(p.Events, e)
+	p.Oldest = l.at(0).Seq
+	// the events kept are numbered Oldest, Oldest+1, …: start at the first after since
+	first := max(0, int(since-p.Oldest+1))
+	for i := first; i < len(l.ring) && len(p.Events) < EventPageMax; i++ {
+		p.Events = append(p.Events, *l.at(i))
 	}
 	return p
 }
