@@ -291,7 +291,7 @@ func TestInputsFromFiles(t *testing.T) {
 func TestVaiCorpus(t *testing.T) {
 	code, out, errOut := weft(t, "", "test", "../testdata/vai")
 	require.Equal(t, 0, code, out+errOut)
-	require.Contains(t, out, "9 passed, 0 failed")
+	require.Contains(t, out, "10 passed, 0 failed")
 	bad := map[string]string{
 		"mixed-text-condition.json": "must be a single expression, not text with templates",
 		"timeout-words.json":        `"ten seconds" is not a duration`,

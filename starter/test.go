@@ -21,6 +21,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/weftworks/weft/activities"
 	"github.com/weftworks/weft/activities/toolspec"
 	"github.com/weftworks/weft/internal/safefile"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
@@ -55,6 +56,8 @@ func newTestCommand() *cobra.Command {
 			"multi-collection-search), inputs, mocks {tool: output} ({\"$error\": \"msg\"} makes the tool fail),\n" +
 			"reviews {step: {decision, data, reviewer, comment}} and expectations: steps {id: {status}},\n" +
 			"output (objects match when every expected key matches), noErrors, or error (a substring).\n" +
+			"Pure local tools (chunk, estimate, explain, models: no network, no store) run for real when\n" +
+			"not mocked, and the case's line says which did; every other tool needs a mock.\n" +
 			"A mock or review key that names no step (or, for mocks, no tool), and a typo'd key in a\n" +
 			"decision or a mock, fail the case before it runs, with their line and a did-you-mean.\n" +
 			"Prints one line per case and `N passed, N failed`; exit 1 if any failed.",
@@ -67,14 +70,18 @@ func newTestCommand() *cobra.Command {
 			out := cmd.OutOrStdout()
 			passed, failed := 0, 0
 			for _, f := range files {
-				name, problems := runFixture(f)
+				name, problems, real := runFixture(f)
+				ran := ""
+				if len(real) > 0 {
+					ran = " (ran for real, unmocked: " + strings.Join(real, ", ") + ")"
+				}
 				if len(problems) == 0 {
 					passed++
-					fmt.Fprintf(out, "✔ %s\n", name)
+					fmt.Fprintf(out, "✔ %s%s\n", name, ran)
 					continue
 				}
 				failed++
-				fmt.Fprintf(out, "✗ %s\n", name)
+				fmt.Fprintf(out, "✗ %s%s\n", name, ran)
 				for _, p := range problems {
 					fmt.Fprintf(out, "    %s\n", p)
 				}
@@ -115,45 +122,51 @@ func fixtureFiles(args []string) ([]string, error) {
 // MaxFixtureBytes caps a fixture file (its inputs, mocked outputs and expectations).
 const MaxFixtureBytes = 8 << 20
 
-// runFixture runs one fixture file and returns its display name and every failed expectation.
-func runFixture(path string) (string, []string) {
+// runFixture runs one fixture file and returns its display name, every failed expectation and
+// the pure tools that ran for real because the fixture does not mock them.
+func runFixture(path string) (string, []string, []string) {
 	data, err := safefile.ReadHint(path, MaxFixtureBytes, "fixture",
 		"mock smaller outputs, or split the cases into several fixtures")
 	if err != nil {
-		return path, []string{err.Error()}
+		return path, []string{err.Error()}, nil
 	}
-	return runFixtureData(path, data)
+	return runFixtureReal(path, data)
 }
 
 // runFixtureData runs a fixture read from path.
 func runFixtureData(path string, data []byte) (string, []string) {
+	name, problems, _ := runFixtureReal(path, data)
+	return name, problems
+}
+
+// runFixtureReal runs a fixture read from path; real lists the pure tools run unmocked.
+func runFixtureReal(path string, data []byte) (name string, problems []string, real []string) {
 	var fx fixture
 	dec := json.NewDecoder(strings.NewReader(string(data)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&fx); err != nil {
-		return path, []string{fmt.Sprintf("%s: not a fixture: %v (fields: name, description, workflow, inputs, mocks, reviews, expect)", path, err)}
+		return path, []string{fmt.Sprintf("%s: not a fixture: %v (fields: name, description, workflow, inputs, mocks, reviews, expect)", path, err)}, nil
 	}
-	name := filepath.Base(path)
+	name = filepath.Base(path)
 	if fx.Name != "" {
 		name = fx.Name + " (" + filepath.Base(path) + ")"
 	}
 	src, def, err := fixtureWorkflow(path, fx.Workflow)
 	if err != nil {
-		return name, []string{err.Error()}
+		return name, []string{err.Error()}, real
 	}
 	w, err := dsl.Load(src, def)
 	if err != nil {
-		return name, []string{err.Error()}
+		return name, []string{err.Error()}, real
 	}
 	if problems := checkFixture(path, data, fx, w); len(problems) > 0 {
-		return name, problems
+		return name, problems, nil
 	}
 	inputs, err := dsl.ResolveInputs(w.Def, nil, fx.Inputs)
 	if err != nil {
-		return name, []string{err.Error()}
+		return name, []string{err.Error()}, real
 	}
-	res, missing, runErr := executeFixture(w, src, inputs, fx)
-	var problems []string
+	res, missing, real, runErr := executeFixture(w, src, inputs, fx)
 	for _, m := range missing {
 		if strings.HasPrefix(m, "reviews.") {
 			problems = append(problems, m)
@@ -162,16 +175,16 @@ func runFixtureData(path string, data []byte) (string, []string) {
 		problems = append(problems, fmt.Sprintf("review %q is waiting and the fixture has no reviews.%s decision", m, m))
 	}
 	if len(missing) > 0 {
-		return name, problems
+		return name, problems, real
 	}
 	if fx.Expect.Error != "" {
 		if runErr == nil || !strings.Contains(runErr.Error(), fx.Expect.Error) {
 			problems = append(problems, fmt.Sprintf("expected the run to fail with %q, got %v", fx.Expect.Error, runErr))
 		}
-		return name, problems
+		return name, problems, real
 	}
 	if runErr != nil {
-		return name, append(problems, "run failed: "+runErr.Error())
+		return name, append(problems, "run failed: "+runErr.Error()), real
 	}
 	got := map[string]*weftv1.StepState{}
 	for _, s := range res.Steps {
@@ -204,7 +217,7 @@ func runFixtureData(path string, data []byte) (string, []string) {
 			problems = append(problems, msg)
 		}
 	}
-	return name, problems
+	return name, problems, real
 }
 
 func detail(s *weftv1.StepState) string {
@@ -238,8 +251,9 @@ func fixtureWorkflow(fixturePath, ref string) (string, []byte, error) {
 
 // executeFixture runs the workflow in Temporal's test environment. Review decisions from the
 // fixture are signalled once their step is waiting; reviews without one are reported and the run
-// is cancelled.
-func executeFixture(w *dsl.Workflow, src string, inputs map[string]any, fx fixture) (*weftv1.RunResult, []string, error) {
+// is cancelled. Pure tools (toolspec.Spec.Pure: no network, no store) that the fixture does not
+// mock run for real; real lists them.
+func executeFixture(w *dsl.Workflow, src string, inputs map[string]any, fx fixture) (res *weftv1.RunResult, missing, real []string, err error) {
 	var suite testsuite.WorkflowTestSuite
 	suite.SetLogger(tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
 	env := suite.NewTestWorkflowEnvironment()
@@ -248,11 +262,17 @@ func executeFixture(w *dsl.Workflow, src string, inputs map[string]any, fx fixtu
 	env.RegisterWorkflowWithOptions(workflows.Batch, workflow.RegisterOptions{Name: workflows.BatchWorkflowType})
 	var mu sync.Mutex
 	calls := map[string]int{}
+	ranForReal := map[string]bool{}
+	handlers := new(activities.Tools).Handlers()
 	for _, s := range toolspec.All() {
 		if s.Kind != toolspec.KindActivity {
 			continue
 		}
 		tool := s.Name
+		var pure func(context.Context, map[string]any) (toolspec.Result, error)
+		if h := handlers[tool]; s.Pure && h != nil {
+			pure = activities.Activity(s, h)
+		}
 		env.RegisterActivityWithOptions(func(ctx context.Context, in map[string]any) (toolspec.Result, error) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -262,6 +282,10 @@ func executeFixture(w *dsl.Workflow, src string, inputs map[string]any, fx fixtu
 			if !ok {
 				key = tool
 				out, ok = fx.Mocks[tool]
+			}
+			if !ok && pure != nil {
+				ranForReal[tool] = true
+				return pure(ctx, in)
 			}
 			if !ok {
 				return toolspec.Result{}, temporal.NewNonRetryableApplicationError(
@@ -287,7 +311,7 @@ func executeFixture(w *dsl.Workflow, src string, inputs map[string]any, fx fixtu
 			return toolspec.Result{Output: out, Attempt: activity.GetInfo(ctx).Attempt}, nil
 		}, activity.RegisterOptions{Name: tool})
 	}
-	var missing, invalidReviews []string
+	var invalidReviews []string
 	sent := map[string]bool{}
 	var tick func()
 	tick = func() {
@@ -335,18 +359,19 @@ func executeFixture(w *dsl.Workflow, src string, inputs map[string]any, fx fixtu
 	env.RegisterDelayedCallback(tick, time.Second)
 	req, err := workflows.NewRequest(w, src, inputs, nil)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	env.ExecuteWorkflow(workflows.WorkflowType, req)
 	missing = append(missing, invalidReviews...)
+	real = sortedKeys(ranForReal)
 	if err := env.GetWorkflowError(); err != nil {
-		return nil, missing, err
+		return nil, missing, real, err
 	}
-	var res weftv1.RunResult
-	if err := env.GetWorkflowResult(&res); err != nil {
-		return nil, missing, err
+	var result weftv1.RunResult
+	if err := env.GetWorkflowResult(&result); err != nil {
+		return nil, missing, real, err
 	}
-	return &res, missing, nil
+	return &result, missing, real, nil
 }
 
 // checkFixtureDecision says what is wrong with a fixture's review decision ("" when nothing).

@@ -37,7 +37,7 @@ type CollectionInfo struct {
 
 // Models lists the model catalog.
 var Models = Declare[ModelsIn, ModelsOut](&Spec{
-	Name: "models", Domain: "management", Kind: KindActivity,
+	Name: "models", Domain: "management", Kind: KindActivity, Pure: true,
 	Title:       "List models",
 	Description: "The model catalog: dimensions, context length, price per token and category.",
 	Annotations: readOnlyClosed,

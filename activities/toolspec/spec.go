@@ -116,6 +116,9 @@ type Spec struct {
 	// NeedsCollection: the tool fails without a collection (the validator warns about a step
 	// that names none, in its inputs or the file's defaults).
 	NeedsCollection bool
+	// Pure: the tool's output depends on its inputs alone (no network, no store, no clock, no
+	// provider key), so `weft test` runs it for real when a fixture does not mock it.
+	Pure bool
 	// Aliases are other names files may use for inputs (vai's names), alias -> input. Steps are
 	// rewritten to the input's own name when compiled, so everything after sees one name.
 	Aliases map[string]string

@@ -2,7 +2,7 @@ package toolspec
 
 // Explain is weft's own explainers.
 var Explain = Declare[ExplainIn, ExplainOut](&Spec{
-	Name: "explain", Domain: "utility", Kind: KindActivity,
+	Name: "explain", Domain: "utility", Kind: KindActivity, Pure: true,
 	Title:       "Explain a concept",
 	Description: "weft's own explainers: embeddings, rerank, two-stage retrieval, quantization, rag, workflows, review, mcp, durability and more.",
 	Annotations: readOnlyClosed,
@@ -22,7 +22,7 @@ type ExplainOut struct {
 
 // Estimate compares embedding costs.
 var Estimate = Declare[EstimateIn, EstimateOut](&Spec{
-	Name: "estimate", Domain: "utility", Kind: KindActivity,
+	Name: "estimate", Domain: "utility", Kind: KindActivity, Pure: true,
 	Title:       "Estimate costs",
 	Description: "Embedding and query cost per model for a corpus size, query volume and horizon, including asymmetric-retrieval savings.",
 	Annotations: readOnlyClosed,
@@ -63,7 +63,7 @@ type ModelEstimate struct {
 
 // Chunk splits a text.
 var Chunk = Declare[ChunkIn, ChunkOut](&Spec{
-	Name: "chunk", Domain: "utility", Kind: KindActivity,
+	Name: "chunk", Domain: "utility", Kind: KindActivity, Pure: true,
 	Title:       "Chunk text",
 	Description: "Split a text with the ingest strategies without storing anything.",
 	Aliases:     map[string]string{"size": "chunkSize", "chunk_size": "chunkSize", "chunkOverlap": "overlap", "chunk_overlap": "overlap"},
