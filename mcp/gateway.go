@@ -61,14 +61,18 @@ type Options struct {
 
 // Gateway is an MCP server over weft.
 type Gateway struct {
-	o       Options
-	srv     *server.MCPServer
-	tools   map[string]activities.Handler
-	started time.Time
-	mu      sync.Mutex // guards wfTools
-	dialMu  sync.Mutex
-	client  *weftclient.Client
-	wfTools map[string]string // wf_ tool name -> the definition it was registered with
+	o         Options
+	srv       *server.MCPServer
+	tools     map[string]activities.Handler
+	started   time.Time
+	mu        sync.Mutex // guards wfTools
+	dialMu    sync.Mutex
+	client    *weftclient.Client
+	wfTools   map[string]string // wf_ tool name -> the definition it was registered with
+	wfNames   map[string]string // wf_ tool name -> the catalog name of its workflow
+	wfPrompts map[string]string // wf_ prompt name -> the definition it was registered with
+	levels    levels            // sessions that chose a log level
+	subs      *subscriptions    // followed runs of subscribed weft://executions/{id}
 }
 
 // New builds the gateway and registers its tools.
@@ -79,7 +83,7 @@ func New(o Options) *Gateway {
 	if o.Wait == 0 {
 		o.Wait = 60 * time.Second
 	}
-	g := &Gateway{o: o, tools: activities.NewTools(o.Config).Handlers(), started: time.Now(), wfTools: map[string]string{}}
+	g := &Gateway{o: o, tools: activities.NewTools(o.Config).Handlers(), started: time.Now(), wfTools: map[string]string{}, wfNames: map[string]string{}, wfPrompts: map[string]string{}}
 	if o.Log == nil {
 		o.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
 		g.o.Log = o.Log
@@ -101,8 +105,14 @@ func New(o Options) *Gateway {
 	}
 	hooks := &server.Hooks{}
 	hooks.AddAfterListTools(visibleTools) // a key sees the tools its roles allow
-	g.srv = server.NewMCPServer("weft", o.Version, server.WithToolCapabilities(true), server.WithResourceCapabilities(false, false),
-		server.WithToolHandlerMiddleware(logCalls), server.WithToolHandlerMiddleware(g.authorize), server.WithHooks(hooks),
+	hooks.AddAfterSetLevel(g.levels.afterSetLevel)
+	hooks.AddOnUnregisterSession(g.levels.forget)
+	g.subs = newSubscriptions(g)
+	g.subs.hook(hooks)
+	g.srv = server.NewMCPServer("weft", o.Version, server.WithToolCapabilities(true), server.WithResourceCapabilities(true, false),
+		server.WithLogging(), server.WithPromptCapabilities(true), server.WithCompletions(),
+		server.WithPromptCompletionProvider(completer{g}), server.WithResourceCompletionProvider(completer{g}),
+		server.WithToolHandlerMiddleware(logCalls), server.WithToolHandlerMiddleware(g.authorize), server.WithToolHandlerMiddleware(withProgressToken), server.WithHooks(hooks),
 		server.WithRecovery(), server.WithInstructions("weft runs durable AI/RAG workflows. Use weft_query to answer from the knowledge base, weft_workflows and weft_run_workflow to run pipelines, weft_execution to follow them and weft_review to approve paused steps."))
 	for _, name := range KnowledgeTools {
 		spec, _ := toolspec.Lookup(name)
@@ -111,6 +121,7 @@ func New(o Options) *Gateway {
 	g.addExecutionTools()
 	g.addResources()
 	g.refreshWorkflowTools()
+	g.addPrompts()
 	return g
 }
 
@@ -208,7 +219,13 @@ func (g *Gateway) start(ctx context.Context, w *dsl.Workflow, source string, inp
 	}
 	wctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
-	res, err := run.Get(wctx)
+	var res *weftv1.RunResult
+	if rep := g.reporterFor(ctx, len(w.Steps)); rep != nil {
+		// the client asked for progress or log lines: follow the run's events while waiting
+		res, err = c.Stream(wctx, run.ID, weftclient.StreamOptions{NoDeltas: true}, rep.event)
+	} else {
+		res, err = run.Get(wctx)
+	}
 	if err != nil {
 		if waitRanOut(ctx, err) {
 			return nil, run.ID, nil // still running

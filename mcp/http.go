@@ -57,10 +57,14 @@ func (g *Gateway) health(ctx context.Context) Health {
 	return h
 }
 
-// HTTPHandler serves POST /mcp (streamable HTTP, stateless, bearer keys) and GET /health.
-// allowedHosts guards against DNS rebinding: requests whose Host is not listed are refused.
+// HTTPHandler serves /mcp (streamable HTTP, bearer keys; sessions bound to their key for the
+// clients that keep the Mcp-Session-Id, stateless requests for the others: sessions.go) and GET
+// /health. allowedHosts guards against DNS rebinding: requests whose Host is not listed are refused.
 func (g *Gateway) HTTPHandler(keys *auth.Keys, allowedHosts []string, log *slog.Logger) http.Handler {
-	mcpHandler := server.NewStreamableHTTPServer(g.srv, server.WithStateLess(true), server.WithEndpointPath("/mcp"))
+	sessions := newKeySessions()
+	g.srv.GetHooks().AddOnUnregisterSession(sessions.forget)
+	mcpHandler := server.NewStreamableHTTPServer(g.srv, server.WithSessionIdManagerResolver(sessions), server.WithSessionIdleTTL(sessionIdleTTL),
+		server.WithHeartbeatInterval(25*time.Second), server.WithEndpointPath("/mcp"))
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) {
 		// A load balancer or weft ping --http reads the status code: 503 when what the gateway
@@ -73,6 +77,7 @@ func (g *Gateway) HTTPHandler(keys *auth.Keys, allowedHosts []string, log *slog.
 		_ = json.NewEncoder(w).Encode(h)
 	})
 	hygienic := withHygiene(allowedHosts, mcpHandler)
+	hygienic.sessions = sessions
 	limiter := auth.NewFailureLimiter(auth.FailureBurst, auth.FailureRate)
 	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()

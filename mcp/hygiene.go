@@ -12,6 +12,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/weftworks/weft/auth"
 )
 
 // BodyReadTimeout is the longest one request body may take to arrive once its handler starts
@@ -27,12 +29,13 @@ var bodyReadTimeout = BodyReadTimeout
 //   - Origin is validated (the spec's MUST, against DNS rebinding and cross-site pages): a request
 //     with an Origin whose host is not one of allowedHosts is refused 403; no Origin (a
 //     non-browser client) is fine.
-//   - GET /mcp answers 405 with Allow: POST: the gateway is stateless and offers no event stream
-//     (the library would open one that is never closed).
+//   - GET /mcp opens an event stream only for a session of the request's key (Mcp-Session-Id);
+//     without one it answers 405 with Allow: POST (the library would open a stream for no session
+//     that is never closed).
 //   - The body is read here, under a read deadline (bodyReadTimeout), then handed on; the
 //     deadline is lifted once it is read, so a long tool call is not cut.
 //   - A JSON-RPC batch (a JSON array) gets a clear error: the 2025-06-18 revision removed them.
-func withHygiene(allowedHosts []string, next http.Handler) http.Handler {
+func withHygiene(allowedHosts []string, next http.Handler) *hygiene {
 	return &hygiene{hosts: allowedHosts, next: next, timeout: bodyReadTimeout}
 }
 
@@ -40,6 +43,8 @@ type hygiene struct {
 	hosts   []string
 	next    http.Handler
 	timeout time.Duration
+	// sessions: the keys' sessions (nil: no GET stream at all)
+	sessions *keySessions
 }
 
 func (h *hygiene) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -56,9 +61,18 @@ func (h *hygiene) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	switch r.Method {
 	case http.MethodGet:
+		if sid := r.Header.Get("Mcp-Session-Id"); sid != "" && h.sessions != nil {
+			id, _ := auth.IdentityFrom(r.Context())
+			if h.sessions.owns(sid, id.Name) {
+				h.next.ServeHTTP(w, r) // the session's event stream
+				return
+			}
+			writeJSON(w, http.StatusNotFound, rpcError(-32001, "GET /mcp: "+errUnknownSession.Error()))
+			return
+		}
 		w.Header().Set("Allow", http.MethodPost)
 		writeJSON(w, http.StatusMethodNotAllowed, rpcError(-32000,
-			"GET /mcp: this gateway is stateless and opens no event stream; send each JSON-RPC request with POST /mcp"))
+			"GET /mcp: an event stream needs a session (the Mcp-Session-Id header initialize returned); without one, send each JSON-RPC request with POST /mcp"))
 		return
 	case http.MethodPost:
 	default:

@@ -95,13 +95,14 @@ func (g *Gateway) refreshWorkflowTools() {
 	wfs, fromDir, _ := g.workflowSources()
 	toolNames, _ := exposedTools(wfs, fromDir)
 	want := map[string]string{}
+	names := map[string]string{} // tool name -> catalog name
 	var changed []server.ServerTool
-	names := make([]string, 0, len(wfs))
+	order := make([]string, 0, len(wfs))
 	for n := range wfs {
-		names = append(names, n)
+		order = append(order, n)
 	}
-	sort.Strings(names)
-	for _, n := range names {
+	sort.Strings(order)
+	for _, n := range order {
 		w := wfs[n]
 		toolName, ok := toolNames[n]
 		if !ok {
@@ -116,6 +117,7 @@ func (g *Gateway) refreshWorkflowTools() {
 		def := w.Def
 		defJSON, _ := json.Marshal(def)
 		want[toolName] = string(defJSON)
+		names[toolName] = n
 		if g.wfTools[toolName] == want[toolName] {
 			continue // unchanged: no notification
 		}
@@ -149,4 +151,6 @@ func (g *Gateway) refreshWorkflowTools() {
 		g.srv.DeleteTools(stale...)
 	}
 	g.wfTools = want
+	g.wfNames = names
+	g.refreshPrompts(want, names)
 }

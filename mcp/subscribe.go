@@ -1,0 +1,226 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	mcplib "github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/weftworks/weft/auth"
+	weftclient "github.com/weftworks/weft/client"
+)
+
+// Resource subscriptions: a client subscribes to weft://executions/{id} (resources/subscribe) and
+// gets notifications/resources/updated each time the run's state changes (a step starts or ends,
+// a review is asked for or decided, the run ends), then reads the resource again. The gateway
+// follows each subscribed run once, with client.Stream (the run's events, a long poll: nothing is
+// asked while nothing happens), whatever the number of sessions subscribed to it; the follower
+// stops when the last of them unsubscribes or goes away, or when the run ends.
+//
+// Subscribing needs a session the gateway can reach later: stdio, or streamable HTTP with the
+// Mcp-Session-Id from initialize (and a GET /mcp stream to receive on). The caller must be allowed
+// to read the run (reader role, and the read rule of client.CheckRead).
+
+const executionsPrefix = "weft://executions/"
+
+// subscriptions holds the followed runs.
+type subscriptions struct {
+	g  *Gateway
+	mu sync.Mutex
+	// runs: run id -> its follower
+	runs map[string]*follower
+}
+
+type follower struct {
+	sessions map[string]bool // session ids
+	stop     context.CancelFunc
+	done     chan struct{}
+}
+
+func newSubscriptions(g *Gateway) *subscriptions {
+	return &subscriptions{g: g, runs: map[string]*follower{}}
+}
+
+func (s *subscriptions) hook(h *server.Hooks) {
+	h.AddOnRequestInitialization(s.check)
+	h.AddAfterSubscribe(func(ctx context.Context, _ any, req *mcplib.SubscribeRequest, _ *mcplib.EmptyResult) {
+		if sess := server.ClientSessionFromContext(ctx); sess != nil {
+			s.add(strings.TrimPrefix(req.Params.URI, executionsPrefix), sess.SessionID())
+		}
+	})
+	h.AddAfterUnsubscribe(func(ctx context.Context, _ any, req *mcplib.UnsubscribeRequest, _ *mcplib.EmptyResult) {
+		if sess := server.ClientSessionFromContext(ctx); sess != nil {
+			s.remove(strings.TrimPrefix(req.Params.URI, executionsPrefix), sess.SessionID())
+		}
+	})
+	h.AddOnUnregisterSession(func(_ context.Context, sess server.ClientSession) { s.removeSession(sess.SessionID()) })
+}
+
+// check refuses a resources/subscribe the gateway cannot honour or the caller may not make,
+// before mcp-go acknowledges it.
+func (s *subscriptions) check(ctx context.Context, _ any, message any) error {
+	raw, ok := message.(json.RawMessage)
+	if !ok {
+		return nil
+	}
+	var head struct {
+		Method string `json:"method"`
+	}
+	if json.Unmarshal(raw, &head) != nil || head.Method != string(mcplib.MethodResourcesSubscribe) {
+		return nil
+	}
+	var req mcplib.SubscribeRequest
+	if err := json.Unmarshal(raw, &req); err != nil {
+		return fmt.Errorf("resources/subscribe: %w", err)
+	}
+	uri := req.Params.URI
+	id := strings.TrimPrefix(uri, executionsPrefix)
+	if !strings.HasPrefix(uri, executionsPrefix) || id == "" || strings.Contains(id, "/") {
+		return fmt.Errorf("cannot subscribe to %q: only weft://executions/{id} can be subscribed to", uri)
+	}
+	sess := server.ClientSessionFromContext(ctx)
+	if sess == nil || sess.SessionID() == "" {
+		return fmt.Errorf("cannot subscribe to %s without a session: over HTTP send the Mcp-Session-Id header initialize returned, and open GET /mcp with it to receive updates", uri)
+	}
+	if err := needRole(ctx, "subscribing to "+uri, auth.RoleReader); err != nil {
+		return err
+	}
+	c, err := s.g.temporal(ctx)
+	if err != nil {
+		return err
+	}
+	return c.CheckRead(ctx, "execution "+id, id, caller(ctx))
+}
+
+// add subscribes a session to a run, starting the run's follower when it is the first.
+func (s *subscriptions) add(run, session string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if f, ok := s.runs[run]; ok {
+		f.sessions[session] = true
+		return
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	f := &follower{sessions: map[string]bool{session: true}, stop: stop, done: make(chan struct{})}
+	s.runs[run] = f
+	go s.follow(ctx, run, f)
+}
+
+func (s *subscriptions) remove(run, session string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f, ok := s.runs[run]
+	if !ok {
+		return
+	}
+	delete(f.sessions, session)
+	if len(f.sessions) == 0 {
+		f.stop()
+		delete(s.runs, run)
+	}
+}
+
+func (s *subscriptions) removeSession(session string) {
+	s.mu.Lock()
+	runs := make([]string, 0, len(s.runs))
+	for run, f := range s.runs {
+		if f.sessions[session] {
+			runs = append(runs, run)
+		}
+	}
+	s.mu.Unlock()
+	for _, run := range runs {
+		s.remove(run, session)
+	}
+}
+
+// followed returns the followed runs and their sessions (tests, logs).
+func (s *subscriptions) followed() map[string][]string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[string][]string{}
+	for run, f := range s.runs {
+		for sess := range f.sessions {
+			out[run] = append(out[run], sess)
+		}
+		sort.Strings(out[run])
+	}
+	return out
+}
+
+// changes says whether an event changes what weft://executions/{id} shows.
+func changes(e weftclient.Event) bool {
+	switch e.Type {
+	case weftclient.EventLLMDelta, weftclient.EventIteration, weftclient.EventLLMStarted, weftclient.EventLLMFinished, weftclient.EventUsage:
+		return false
+	}
+	return true
+}
+
+// follow streams one run's events and tells its sessions when its state changed, until the run
+// ends or ctx is cancelled (the last session left). A lost stream is resumed after the last event.
+func (s *subscriptions) follow(ctx context.Context, run string, f *follower) {
+	defer close(f.done)
+	uri := executionsPrefix + run
+	notify := func() {
+		s.mu.Lock()
+		sessions := make([]string, 0, len(f.sessions))
+		for sess := range f.sessions {
+			sessions = append(sessions, sess)
+		}
+		s.mu.Unlock()
+		for _, sess := range sessions {
+			_ = s.g.srv.SendNotificationToSpecificClient(sess, string(mcplib.MethodNotificationResourceUpdated), map[string]any{"uri": uri})
+		}
+	}
+	var since int64
+	for wait := 250 * time.Millisecond; ctx.Err() == nil; wait = min(2*wait, 10*time.Second) {
+		c, err := s.g.temporal(ctx)
+		if err == nil {
+			_, err = c.Stream(ctx, run, weftclient.StreamOptions{NoDeltas: true, Since: since}, func(e weftclient.Event) {
+				if e.Seq > 0 {
+					since = e.Seq
+				}
+				if changes(e) {
+					notify()
+				}
+			})
+			if ctx.Err() != nil {
+				return
+			}
+			if runEnded(err) {
+				// the run ended (its end was notified): nothing more will change
+				s.g.o.Log.Info("subscription follower done", "execution", run)
+				s.mu.Lock()
+				if s.runs[run] == f {
+					delete(s.runs, run)
+				}
+				s.mu.Unlock()
+				return
+			}
+		}
+		s.g.o.Log.Warn("following a subscribed execution", "execution", run, "error", err, "retry in", wait)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+	}
+}
+
+// runEnded tells the run's own end (no error, or a failed or cancelled run's error from Stream,
+// or a run that no longer exists) from a lost connection to Temporal (retry).
+func runEnded(err error) bool {
+	var ended *temporal.WorkflowExecutionError
+	var gone *serviceerror.NotFound
+	return err == nil || errors.As(err, &ended) || errors.As(err, &gone)
+}
