@@ -79,7 +79,7 @@ func (c *Client) WaitEvents(ctx context.Context, id string, since int64) (int64,
 		switch ae.Type() {
 		case workflows.ErrEventsAvailable, workflows.ErrRunEnded:
 			return 0, ErrEventsWaiting
-		case workflows.ErrNoMoreWaits:
+		case workflows.ErrNoMoreWaits, workflows.ErrEventsAhead:
 			return 0, ErrNoWaits
 		}
 	}

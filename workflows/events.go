@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -80,6 +81,9 @@ func WaitEventsID(since int64) string { return "weft-events-after-" + strconv.Fo
 const (
 	// ErrEventsAvailable: events after the number exist already; read them with the query.
 	ErrEventsAvailable = "EventsAvailable"
+	// ErrEventsAhead: the number is past the run's newest event (a client of another run, or of
+	// a chat session before it continued as new); read the query.
+	ErrEventsAhead = "EventsAhead"
 	// ErrRunEnded: the run recorded its last event.
 	ErrRunEnded = "RunEnded"
 	// ErrNoMoreWaits: the run takes no more waits; read the query at an interval.
@@ -264,6 +268,10 @@ func (r *run) registerEventHandlers(ctx workflow.Context) error {
 				return temporal.NewApplicationError("the run has ended: read its events with the events query", ErrRunEnded)
 			case r.events.seq > since:
 				return temporal.NewApplicationError("there are events after this one: read them with the events query", ErrEventsAvailable)
+			case since > r.events.seq:
+				// a wait after an event that does not exist yet would stay open until the run ends,
+				// one Update per number asked: only the newest event is waited after
+				return temporal.NewApplicationError(fmt.Sprintf("the run has recorded %d events, not %d: wait after the newest", r.events.seq, since), ErrEventsAhead)
 			case r.events.waits >= maxEventWaits || workflow.GetInfo(ctx).GetCurrentHistoryLength() > maxWaitHistory:
 				return temporal.NewApplicationError("this run takes no more waits: read its events with the events query at an interval", ErrNoMoreWaits)
 			}

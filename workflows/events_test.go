@@ -252,7 +252,7 @@ func TestEventsResumeFromAnySeq(t *testing.T) {
 func TestWaitEventsLongPoll(t *testing.T) {
 	h := newHarness(t)
 	var waitedFrom, answered int64
-	var refusedBehind string
+	var refusedBehind, refusedAhead string
 	decided := false
 	completedAfterDecision := false
 	h.env.RegisterDelayedCallback(func() {
@@ -270,6 +270,11 @@ func TestWaitEventsLongPoll(t *testing.T) {
 			OnAccept: func() { t.Error("a wait for events that exist was accepted") },
 			OnReject: func(err error) { refusedBehind = err.Error() }, OnComplete: func(any, error) {},
 		}, int64(1))
+		// a number past the newest event: accepted, it would stay open until the run ends
+		h.env.UpdateWorkflow(workflows.UpdateWaitEvents, "ahead", &testsuite.TestUpdateCallback{
+			OnAccept: func() { t.Error("a wait after an event that does not exist was accepted") },
+			OnReject: func(err error) { refusedAhead = err.Error() }, OnComplete: func(any, error) {},
+		}, waitedFrom+1000)
 	}, time.Minute)
 	h.env.RegisterDelayedCallback(func() {
 		decided = true
@@ -285,4 +290,5 @@ func TestWaitEventsLongPoll(t *testing.T) {
 	require.Greater(t, answered, waitedFrom, "it answered with an event after the one it waited from: %v", ls)
 	require.Equal(t, "review_requested ok", ls[waitedFrom-1], "it waited from the review's request")
 	require.Contains(t, refusedBehind, "there are events after this one")
+	require.Contains(t, refusedAhead, "wait after the newest")
 }
