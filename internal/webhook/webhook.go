@@ -308,8 +308,15 @@ func Body(d Delivery, consoleURL string) ([]byte, error) {
 	return json.Marshal(Payload{ID: d.ID, Notification: d.Notification, URL: link})
 }
 
+// slackEscape escapes what Slack reads as markup in text a run supplies (a review's title, a
+// step's error, which a file's author or a model may write): "<!channel>" or "<URL|label>" in a
+// title must show as written, not ping a channel or pass off a link as the console's.
+var slackEscape = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
+
 // Text is a one-line account of a notification for people (Slack), ending with the link.
 func Text(n Notification, link string) string {
+	n.Workflow, n.Step, n.Title, n.Error = slackEscape.Replace(n.Workflow), slackEscape.Replace(n.Step), slackEscape.Replace(n.Title), slackEscape.Replace(n.Error)
+	n.Decision, n.Reviewer, n.RunID = slackEscape.Replace(n.Decision), slackEscape.Replace(n.Reviewer), slackEscape.Replace(n.RunID)
 	var s string
 	switch n.Event {
 	case ReviewRequested:

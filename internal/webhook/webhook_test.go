@@ -132,3 +132,14 @@ func TestEntryJSON(t *testing.T) {
 	require.JSONEq(t, `["ops", {"to": "https://a.example", "events": ["run.failed"], "slack": true}]`, string(b))
 	require.True(t, strings.Contains(string(b), `"ops"`))
 }
+
+// TestSlackTextIsNotMarkup: a title or an error written by a file's author or a model cannot
+// ping a channel or show a link of its own in the operator's Slack.
+func TestSlackTextIsNotMarkup(t *testing.T) {
+	n := webhook.Notification{Event: webhook.ReviewRequested, RunID: "weft-x-1", Workflow: "w", Step: "s",
+		Title: "<!channel> <https://evil.example|Approve in the weft console> & more"}
+	got := webhook.Text(n, "http://127.0.0.1:8234/runs/weft-x-1")
+	require.Equal(t, "Review waiting in w (step s): &lt;!channel&gt; &lt;https://evil.example|Approve in the weft console&gt; &amp; more (weft-x-1) <http://127.0.0.1:8234/runs/weft-x-1|open in the weft console>", got)
+	n = webhook.Notification{Event: webhook.RunFailed, RunID: "weft-x-2", Workflow: "w", Error: "model said <@U123>"}
+	require.NotContains(t, webhook.Text(n, "http://x/runs/weft-x-2"), "<@U123>")
+}
