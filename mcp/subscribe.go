@@ -41,7 +41,9 @@ type subscriptions struct {
 }
 
 type follower struct {
-	sessions map[string]bool // session ids
+	// sessions: who is told, by key (a session id, or "listen:…" for a subscriptions/listen
+	// stream), with how to tell it
+	sessions map[string]func(uri string)
 	stop     context.CancelFunc
 	done     chan struct{}
 }
@@ -54,7 +56,33 @@ func (s *subscriptions) hook(h *server.Hooks) {
 	h.AddOnRequestInitialization(s.check)
 	h.AddAfterSubscribe(func(ctx context.Context, _ any, req *mcplib.SubscribeRequest, _ *mcplib.EmptyResult) {
 		if sess := server.ClientSessionFromContext(ctx); sess != nil {
-			s.add(strings.TrimPrefix(req.Params.URI, executionsPrefix), sess.SessionID())
+			id := sess.SessionID()
+			s.add(strings.TrimPrefix(req.Params.URI, executionsPrefix), id, func(uri string) {
+				_ = s.g.srv.SendNotificationToSpecificClient(id, string(mcplib.MethodNotificationResourceUpdated), map[string]any{"uri": uri})
+			})
+		}
+	})
+	// Protocol 2026-07-28 replaced resources/subscribe with subscriptions/listen: a stream that
+	// lasts as long as the request. Its resources are followed while it is open.
+	h.AddBeforeSubscriptionsListen(func(ctx context.Context, _ any, req *mcplib.SubscriptionsListenRequest) {
+		sess := server.ClientSessionFromContext(ctx)
+		if sess == nil {
+			return
+		}
+		for _, uri := range req.Params.Notifications.ResourceSubscriptions {
+			s.add(strings.TrimPrefix(uri, executionsPrefix), listenKey(sess), func(uri string) {
+				n := mcplib.JSONRPCNotification{JSONRPC: mcplib.JSONRPC_VERSION, Notification: mcplib.Notification{
+					Method: string(mcplib.MethodNotificationResourceUpdated), Params: mcplib.NotificationParams{AdditionalFields: map[string]any{"uri": uri}}}}
+				select {
+				case sess.NotificationChannel() <- n:
+				default: // the stream is not reading: it reads the resource when it catches up
+				}
+			})
+		}
+	})
+	h.AddAfterSubscriptionsListen(func(ctx context.Context, _ any, _ *mcplib.SubscriptionsListenRequest, _ *mcplib.SubscriptionsListenResult) {
+		if sess := server.ClientSessionFromContext(ctx); sess != nil {
+			s.removeSession(listenKey(sess))
 		}
 	})
 	h.AddAfterUnsubscribe(func(ctx context.Context, _ any, req *mcplib.UnsubscribeRequest, _ *mcplib.EmptyResult) {
@@ -64,6 +92,8 @@ func (s *subscriptions) hook(h *server.Hooks) {
 	})
 	h.AddOnUnregisterSession(func(_ context.Context, sess server.ClientSession) { s.removeSession(sess.SessionID()) })
 }
+
+func listenKey(sess server.ClientSession) string { return fmt.Sprintf("listen:%p", sess) }
 
 // check refuses a resources/subscribe the gateway cannot honour or the caller may not make,
 // before mcp-go acknowledges it.
@@ -75,21 +105,38 @@ func (s *subscriptions) check(ctx context.Context, _ any, message any) error {
 	var head struct {
 		Method string `json:"method"`
 	}
-	if json.Unmarshal(raw, &head) != nil || head.Method != string(mcplib.MethodResourcesSubscribe) {
+	if json.Unmarshal(raw, &head) != nil {
 		return nil
 	}
-	var req mcplib.SubscribeRequest
-	if err := json.Unmarshal(raw, &req); err != nil {
-		return fmt.Errorf("resources/subscribe: %w", err)
+	switch head.Method {
+	case string(mcplib.MethodResourcesSubscribe):
+		var req mcplib.SubscribeRequest
+		if err := json.Unmarshal(raw, &req); err != nil {
+			return fmt.Errorf("resources/subscribe: %w", err)
+		}
+		if sess := server.ClientSessionFromContext(ctx); sess == nil || sess.SessionID() == "" {
+			return fmt.Errorf("cannot subscribe to %s without a session: over HTTP send the Mcp-Session-Id header initialize returned, and open GET /mcp with it to receive updates", req.Params.URI)
+		}
+		return s.mayFollow(ctx, req.Params.URI)
+	case string(mcplib.MethodSubscriptionsListen):
+		var req mcplib.SubscriptionsListenRequest
+		if err := json.Unmarshal(raw, &req); err != nil {
+			return fmt.Errorf("subscriptions/listen: %w", err)
+		}
+		for _, uri := range req.Params.Notifications.ResourceSubscriptions {
+			if err := s.mayFollow(ctx, uri); err != nil {
+				return err
+			}
+		}
 	}
-	uri := req.Params.URI
+	return nil
+}
+
+// mayFollow checks that uri can be subscribed to, by this caller.
+func (s *subscriptions) mayFollow(ctx context.Context, uri string) error {
 	id := strings.TrimPrefix(uri, executionsPrefix)
 	if !strings.HasPrefix(uri, executionsPrefix) || id == "" || strings.Contains(id, "/") {
 		return fmt.Errorf("cannot subscribe to %q: only weft://executions/{id} can be subscribed to", uri)
-	}
-	sess := server.ClientSessionFromContext(ctx)
-	if sess == nil || sess.SessionID() == "" {
-		return fmt.Errorf("cannot subscribe to %s without a session: over HTTP send the Mcp-Session-Id header initialize returned, and open GET /mcp with it to receive updates", uri)
 	}
 	if err := needRole(ctx, "subscribing to "+uri, auth.RoleReader); err != nil {
 		return err
@@ -102,15 +149,15 @@ func (s *subscriptions) check(ctx context.Context, _ any, message any) error {
 }
 
 // add subscribes a session to a run, starting the run's follower when it is the first.
-func (s *subscriptions) add(run, session string) {
+func (s *subscriptions) add(run, session string, tell func(uri string)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if f, ok := s.runs[run]; ok {
-		f.sessions[session] = true
+		f.sessions[session] = tell
 		return
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	f := &follower{sessions: map[string]bool{session: true}, stop: stop, done: make(chan struct{})}
+	f := &follower{sessions: map[string]func(string){session: tell}, stop: stop, done: make(chan struct{})}
 	s.runs[run] = f
 	go s.follow(ctx, run, f)
 }
@@ -133,7 +180,7 @@ func (s *subscriptions) removeSession(session string) {
 	s.mu.Lock()
 	runs := make([]string, 0, len(s.runs))
 	for run, f := range s.runs {
-		if f.sessions[session] {
+		if _, ok := f.sessions[session]; ok {
 			runs = append(runs, run)
 		}
 	}
@@ -171,15 +218,30 @@ func changes(e weftclient.Event) bool {
 func (s *subscriptions) follow(ctx context.Context, run string, f *follower) {
 	defer close(f.done)
 	uri := executionsPrefix + run
-	notify := func() {
-		s.mu.Lock()
-		sessions := make([]string, 0, len(f.sessions))
-		for sess := range f.sessions {
-			sessions = append(sessions, sess)
+	// A burst of events (a page of them, a run read from its start) makes one notification: the
+	// client reads the whole state anyway.
+	changed := make(chan struct{}, 1)
+	sent := make(chan struct{})
+	defer func() { <-sent }()
+	defer close(changed)
+	go func() {
+		defer close(sent)
+		for range changed {
+			s.mu.Lock()
+			tell := make([]func(string), 0, len(f.sessions))
+			for _, t := range f.sessions {
+				tell = append(tell, t)
+			}
+			s.mu.Unlock()
+			for _, t := range tell {
+				t(uri)
+			}
 		}
-		s.mu.Unlock()
-		for _, sess := range sessions {
-			_ = s.g.srv.SendNotificationToSpecificClient(sess, string(mcplib.MethodNotificationResourceUpdated), map[string]any{"uri": uri})
+	}()
+	notify := func() {
+		select {
+		case changed <- struct{}{}:
+		default: // one is pending already
 		}
 	}
 	var since int64
