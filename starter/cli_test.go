@@ -291,8 +291,15 @@ func TestInputsFromFiles(t *testing.T) {
 func TestVaiCorpus(t *testing.T) {
 	code, out, errOut := weft(t, "", "test", "../testdata/vai")
 	require.Equal(t, 0, code, out+errOut)
-	require.Contains(t, out, "10 passed, 0 failed")
+	require.Contains(t, out, "12 passed, 0 failed")
+	// in vai's dialect, fields a tool does not take are warnings with a did-you-mean
+	code, out, errOut = weft(t, "", "validate", "../testdata/vai/ignored-fields.json")
+	require.Equal(t, 0, code, out+errOut)
+	require.Contains(t, out, `warning: steps[1].inputs.topK: unknown field "topK": rerank does not take it, so it is ignored (as vai ignores it) (known fields: documents, limit, model, query)`)
+	require.Contains(t, out, "valid, 2 steps, 3 warning(s)")
 	bad := map[string]string{
+		"weft-unknown-field.json":   `steps[0].inputs.responseType: unknown field "responseType"`,
+		"weft-numeric-segment.json": "write an index in brackets: search.output.results[0].source",
 		"mixed-text-condition.json": "must be a single expression, not text with templates",
 		"timeout-words.json":        `"ten seconds" is not a duration`,
 		"unknown-tool.json":         `unknown tool "summarize"`,

@@ -25,7 +25,10 @@ type Workflow struct {
 	Output   *expr.Value
 	Order    []string // a topological order; file order among steps that are ready together
 	Warnings Diagnostics
-	byID     map[string]*CompiledStep
+	// Dialect is the format the file is written in (dialect.go), DialectReason why.
+	Dialect       Dialect
+	DialectReason string
+	byID          map[string]*CompiledStep
 }
 
 // CompiledStep is one step, compiled.
@@ -163,6 +166,8 @@ type compiler struct {
 	// accepted: a run already accepted the definition (LoadAccepted); tool input schemas are
 	// not checked again.
 	accepted bool
+	// dialect of the file (dialect.go): vai's is read leniently.
+	dialect Dialect
 }
 
 func (c *compiler) errAt(ptr, msg, hint string) { c.diags = append(c.diags, c.src.At(ptr, msg, hint)) }
@@ -188,6 +193,12 @@ func (c *compiler) compile() *Workflow {
 		d.Severity = SeverityWarning
 		c.diags = append(c.diags, d)
 	}
+	dialect, why := DetectDialect(src.Root)
+	c.dialect = dialect
+	if dialect == DialectVai {
+		// vai's numeric path segments (results.0.score) are indexes: results[0].score
+		indexSegments(src.Root, true)
+	}
 	sch, err := workflowSchema()
 	if err != nil {
 		c.errAt("", "internal: workflow schema: "+err.Error(), "")
@@ -203,7 +214,7 @@ func (c *compiler) compile() *Workflow {
 	}
 	def := definitionFrom(src.Root.(map[string]any))
 	c.def = def
-	w := &Workflow{Def: def, Source: src, byID: map[string]*CompiledStep{}}
+	w := &Workflow{Def: def, Source: src, byID: map[string]*CompiledStep{}, Dialect: dialect, DialectReason: why}
 	c.w = w
 	c.checkInputs()
 	c.checkNotify()
@@ -320,6 +331,9 @@ func (c *compiler) compileStep(cs *CompiledStep) {
 		c.warnAt(ptr+"/inputs/"+escapePointer(a), fmt.Sprintf("%s is another name for %s, which is set too: %s is ignored", a, cs.Spec.Aliases[a], a), "remove one of them")
 	}
 	st.Inputs = canon
+	if c.dialect == DialectVai || c.accepted {
+		c.dropUnknownInputs(cs)
+	}
 	if cs.Spec.NeedsCollection && st.Inputs["collection"] == nil && c.def.Defaults["collection"] == nil && !c.isBad(ptr+"/inputs") {
 		d := c.src.At(ptr+"/inputs", fmt.Sprintf("%s has no collection: the step fails when it runs unless the run sets one", st.Tool),
 			`set inputs.collection, or "defaults": {"collection": ...} in the file (weft run --collection also sets it)`)

@@ -89,7 +89,11 @@ func compile(trimmed string) (*Program, error) {
 	cfg := config()
 	tree, err := parser.ParseWithConfig(code, cfg)
 	if err != nil {
-		return nil, parseError(err)
+		e := parseError(err)
+		if fixed, ok := IndexSegments(trimmed, false); ok && e.Hint == "" {
+			e.Hint = fmt.Sprintf("write an index in brackets: %s (results.0 is vai's spelling, read in vai's dialect only)", fixed)
+		}
+		return nil, e
 	}
 	c := &checker{}
 	c.walk(tree.Node)
