@@ -116,11 +116,21 @@ func (r *run) check(ctx workflow.Context, sr *stepRun, key, stage string, list [
 		trip := func(reason string) *guardTrip { return &guardTrip{name: g.name, stage: stage, reason: reason} }
 		switch {
 		case g.forbid != "":
-			if re := regexp.MustCompile(g.forbid); re.MatchString(text) {
+			// parseGuardrails compiled the patterns and schemas already: a failure here cannot
+			// happen, and must not panic workflow code if it ever does
+			re, err := regexp.Compile(g.forbid)
+			if err != nil {
+				return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("guardrail %q: %v", g.name, err), toolspec.ErrInvalidInput, nil)
+			}
+			if re.MatchString(text) {
 				return trip(fmt.Sprintf("the text matches %q, which it must not (forbid)", g.forbid)), nil
 			}
 		case g.require != "":
-			if re := regexp.MustCompile(g.require); !re.MatchString(text) {
+			re, err := regexp.Compile(g.require)
+			if err != nil {
+				return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("guardrail %q: %v", g.name, err), toolspec.ErrInvalidInput, nil)
+			}
+			if !re.MatchString(text) {
 				return trip(fmt.Sprintf("the text does not match %q (require)", g.require)), nil
 			}
 		case g.schema != nil:
@@ -130,7 +140,10 @@ func (r *run) check(ctx workflow.Context, sr *stepRun, key, stage string, list [
 					return trip("the text is not JSON (schema)"), nil
 				}
 			}
-			sch, _ := compileSchema(g.name, g.schema)
+			sch, err := compileSchema(g.name, g.schema)
+			if err != nil || sch == nil {
+				return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("guardrail %q: the schema does not compile: %v", g.name, err), toolspec.ErrInvalidInput, nil)
+			}
 			if err := sch.Validate(toJSONValue(v)); err != nil {
 				return trip("the JSON does not fit the schema: " + schemaMessage(err)), nil
 			}

@@ -4,8 +4,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/testsuite"
 
 	"github.com/weftworks/weft/workflows"
 )
@@ -255,4 +257,34 @@ func TestAgentResume(t *testing.T) {
 	sent := m.seen[0]
 	require.Len(t, sent, 4)
 	require.Equal(t, "Look at {{ headers }} instead.", sent[3].(map[string]any)["content"], "a resumed conversation is not a template")
+}
+
+// TestHandoffKeepsTheStepsApprovals: an agent handed to adds its own approve list to the step's;
+// a model cannot transfer to another agent to call, unasked, a tool the step said waits for a
+// person.
+func TestHandoffKeepsTheStepsApprovals(t *testing.T) {
+	h := newHarness(t)
+	m := &scriptedModel{answers: []func(map[string]any) map[string]any{
+		callTools([3]string{"t1", "transfer_to_billing", `{}`}),
+		callTools([3]string{"c2", "ingest", `{"text":"refund","source":"r.md"}`}),
+		say("Done."),
+	}}
+	withModel(h, m)
+	h.env.RegisterDelayedCallback(func() {
+		h.env.UpdateWorkflow(workflows.UpdateReview, "r", &testsuite.TestUpdateCallback{
+			OnAccept: func() {}, OnReject: func(err error) { t.Errorf("the gate for the call was not there: %v", err) }, OnComplete: func(any, error) {},
+		}, decision(t, `{"id":"triage/c2","decision":"reject","reviewer":"ana"}`))
+	}, time.Hour)
+	def := `{"name":"a","defaults":{"collection":"docs"},"steps":[
+  {"id":"triage","tool":"agent","inputs":{"prompt":"I want a refund","tools":["search"],"approve":["*"],"maxIterations":5,
+    "handoffs":[{"name":"billing","description":"Money.","agent":{"system":"You handle billing.","tools":["ingest"]}}]}}
+],"output":"{{ triage.output }}"}`
+	res, err := h.run(t, def, nil)
+	require.NoError(t, err)
+	calls := agentOutput(t, res)["toolCalls"].([]any)
+	require.Len(t, calls, 2)
+	ingest := calls[1].(map[string]any)
+	require.Equal(t, "ingest", ingest["tool"])
+	require.Equal(t, "reject", ingest["decision"], "the call waited for a person")
+	require.Equal(t, 0, h.tools.count("ingest"))
 }

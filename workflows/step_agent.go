@@ -205,6 +205,9 @@ func (r *run) agent(ctx workflow.Context, sr *stepRun, inputs map[string]any, en
 	var tools []agentTool
 	byFunction := map[string]agentTool{}
 	// equip gives the agent (the step's, or one handed to) its tools, approvals and toolChoice.
+	// The step's approve list holds for every agent of the step: an agent handed to adds its
+	// own, and a model cannot hand off to escape a person's approval.
+	stepApprove := parseAgentConfig(map[string]any{"approve": inputs["approve"]}).approve
 	equip := func(toolList, approve any, choice string, extra []agentTool) error {
 		list, err := r.agentTools(ctx, sr, toolList)
 		if err != nil {
@@ -231,6 +234,10 @@ func (r *run) agent(ctx workflow.Context, sr *stepRun, inputs map[string]any, en
 			if _, ok := byFunction[functionName(name)]; !ok {
 				return fmt.Errorf("approve names %q, which is not in tools", name)
 			}
+		}
+		//workflowcheck:ignore the result does not depend on map order (copied, or sorted after)
+		for name := range stepApprove {
+			cfg.approve[name] = true
 		}
 		if len(defs) > 0 {
 			llm["tools"] = defs
