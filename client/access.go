@@ -71,6 +71,13 @@ func (c *Client) StartedBy(ctx context.Context, id string) (string, error) {
 		return "", fmt.Errorf("run %s: its history does not start with its start request", id)
 	}
 	p := a.GetInput().GetPayloads()[0]
+	switch t := a.GetWorkflowType().GetName(); t {
+	case workflows.WorkflowType, workflows.ChatWorkflowType:
+	default:
+		// weft's own helpers (a forEach's batches, notification deliveries) record no starter:
+		// reading one as a run would make it everybody's
+		return "", &RefusedError{Msg: fmt.Sprintf("%s is not a run or chat session (it is a %s): read the run it belongs to", id, t)}
+	}
 	if a.GetWorkflowType().GetName() == workflows.ChatWorkflowType {
 		var s workflows.ChatSession
 		if err := c.converter().FromPayload(p, &s); err != nil {
