@@ -171,11 +171,27 @@ func (c *compiler) checkHandoffs(cs *CompiledStep, inPtr string, known map[strin
 		tools, _ := agent["tools"].([]any)
 		for j, t := range tools {
 			tn, _ := t.(string)
+			tptr := ptr + "/agent/tools/" + strconv.Itoa(j)
+			if wf, ok := strings.CutPrefix(tn, toolspec.WorkflowToolPrefix); ok && !strings.Contains(tn, "{{") {
+				if wf == "" {
+					c.errAt(tptr, "workflow tool without a name", `write "workflow:NAME" with the name of a built-in template or of a file in the workflows directory`)
+				} else if err := CheckWorkflowName(wf); err != nil {
+					c.errAt(tptr, err.Error(), workflowNameHint)
+				}
+				continue
+			}
+			if srv, ok := strings.CutPrefix(tn, toolspec.MCPToolPrefix); ok {
+				server, _, _ := strings.Cut(srv, "/")
+				if _, declared := c.def.MCPServers[server]; !declared {
+					c.errAt(tptr, fmt.Sprintf("handoff %s: MCP server %q is not declared", name, server), `declare it in "mcpServers"`)
+				}
+				continue
+			}
 			if tn == "" || strings.Contains(tn, "{{") || strings.Contains(tn, ":") {
 				continue
 			}
 			if spec, ok := toolspec.Lookup(tn); !ok || spec.Kind != toolspec.KindActivity {
-				c.errAt(ptr+"/agent/tools/"+strconv.Itoa(j), fmt.Sprintf("handoff %s: %q is not a tool an agent can call", name, tn), "agent tools: "+strings.Join(AgentToolNames(), ", ")+`, or "workflow:NAME"`)
+				c.errAt(tptr, fmt.Sprintf("handoff %s: %q is not a tool an agent can call", name, tn), "agent tools: "+strings.Join(AgentToolNames(), ", ")+`, or "workflow:NAME"`)
 			}
 		}
 	}
@@ -225,11 +241,23 @@ func CalledWorkflows(def *Definition) []string {
 				set[s] = true
 			}
 		case toolspec.Agent.Name:
+			lists := [][]any{}
 			tools, _ := st.Inputs["tools"].([]any)
-			for _, t := range tools {
-				if s, ok := t.(string); ok {
-					if wf, ok := strings.CutPrefix(s, toolspec.WorkflowToolPrefix); ok && wf != "" {
-						set[wf] = true
+			lists = append(lists, tools)
+			// the agents it may hand off to call workflows too
+			handoffs, _ := st.Inputs["handoffs"].([]any)
+			for _, h := range handoffs {
+				m, _ := h.(map[string]any)
+				agent, _ := m["agent"].(map[string]any)
+				ht, _ := agent["tools"].([]any)
+				lists = append(lists, ht)
+			}
+			for _, list := range lists {
+				for _, t := range list {
+					if s, ok := t.(string); ok {
+						if wf, ok := strings.CutPrefix(s, toolspec.WorkflowToolPrefix); ok && wf != "" && !strings.Contains(wf, "{{") {
+							set[wf] = true
+						}
 					}
 				}
 			}
