@@ -65,7 +65,7 @@ func DetectDialect(root any) (Dialect, string) {
 		tool, _ := step["tool"].(string)
 		inputs, _ := step["inputs"].(map[string]any)
 		if spec, ok := toolspec.Lookup(tool); ok {
-			for k := range inputs {
+			for _, k := range sortedKeys(inputs) { // the first alias by name: the same reason every time
 				if _, alias := spec.Aliases[k]; alias {
 					return DialectVai, fmt.Sprintf("steps[%d].inputs uses vai's name %s", i, k)
 				}
