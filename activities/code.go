@@ -1,0 +1,208 @@
+package activities
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/weftworks/weft/activities/codeindex"
+	"github.com/weftworks/weft/activities/mongostore"
+	"github.com/weftworks/weft/activities/toolspec"
+)
+
+func init() {
+	bind(toolspec.CodeIndex, (*Tools).codeIndex)
+	bind(toolspec.CodeSearch, (*Tools).codeSearch)
+	bind(toolspec.CodeStatus, (*Tools).codeStatus)
+}
+
+// codeChunk is one chunk of an indexed file, before its embedding.
+type codeChunk struct {
+	file  codeindex.File
+	index int
+	chunk codeindex.Chunk
+}
+
+// codeChunks walks root and splits its files as code_index does: the chunks in path order, and
+// what the walk found. It reads files only (the measured part of indexing without embeddings).
+func codeChunks(root string, in toolspec.CodeIndexIn) ([]codeChunk, *codeindex.WalkResult, error) {
+	walk, err := codeindex.Walk(root, codeindex.WalkOptions{MaxFiles: in.MaxFiles, MaxFileBytes: int64(in.MaxFileBytes), Languages: in.Languages})
+	if err != nil {
+		return nil, nil, &InputError{Msg: err.Error()}
+	}
+	var out []codeChunk
+	for _, f := range walk.Files {
+		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(f.Path)))
+		if err != nil {
+			walk.Skipped++
+			continue
+		}
+		for i, c := range codeindex.Split(f.Language, string(data), in.ChunkSize) {
+			out = append(out, codeChunk{file: f, index: i, chunk: c})
+		}
+	}
+	return out, walk, nil
+}
+
+func (t *Tools) codeIndex(ctx context.Context, in toolspec.CodeIndexIn) (toolspec.CodeIndexOut, *toolspec.Usage, error) {
+	var none toolspec.CodeIndexOut
+	start := time.Now()
+	coll, err := t.collectionNamed(in.Collection)
+	if err != nil {
+		return none, nil, err
+	}
+	root, err := filepath.Abs(in.Path)
+	if err != nil {
+		return none, nil, &InputError{Msg: fmt.Sprintf("path %q: %v", in.Path, err)}
+	}
+	chunks, walk, err := codeChunks(root, in)
+	if err != nil {
+		return none, nil, err
+	}
+	store, err := t.Store(ctx)
+	if err != nil {
+		return none, nil, err
+	}
+	db := t.databaseNamed(in.DB)
+	model := in.Model
+	if model == "" {
+		if model, err = store.CollectionModel(ctx, db, coll); err != nil {
+			return none, nil, err
+		}
+	}
+	stop := keepalive(ctx, 5*time.Second)
+	defer stop()
+	var tokens int64
+	now := time.Now().UTC()
+	const batch = 64
+	for s := 0; s < len(chunks); s += batch {
+		end := min(s+batch, len(chunks))
+		heartbeat(ctx, end)
+		texts := make([]string, 0, end-s)
+		for _, c := range chunks[s:end] {
+			// the path and symbol are part of what is embedded: a question names them
+			texts = append(texts, codeText(c))
+		}
+		emb, err := t.embedTexts(ctx, texts, "document", model, 0)
+		if err != nil {
+			return none, nil, err
+		}
+		model = emb.Model
+		tokens += emb.Tokens
+		docs := make([]mongostore.Chunk, 0, end-s)
+		for i, c := range chunks[s:end] {
+			docs = append(docs, mongostore.Chunk{
+				ID: mongostore.ChunkID(coll, root+"/"+c.file.Path, c.index, c.chunk.Text), Text: c.chunk.Text, Source: c.file.Path, ChunkIndex: c.index,
+				Metadata: map[string]any{"path": c.file.Path, "language": c.file.Language, "startLine": c.chunk.StartLine, "endLine": c.chunk.EndLine,
+					"symbol": c.chunk.Symbol, "kind": c.chunk.Kind, "root": root, "codeIndex": true},
+				Model: emb.Model, Embedding: bson.NewVector(emb.Vectors[i]), CreatedAt: now, UpdatedAt: now})
+		}
+		if err := store.Upsert(ctx, db, coll, docs); err != nil {
+			return none, nil, err
+		}
+	}
+	langs := map[string]int{}
+	for _, f := range walk.Files {
+		langs[f.Language]++
+	}
+	return toolspec.CodeIndexOut{Path: root, Collection: coll, DB: db, Model: model, Files: len(walk.Files), Chunks: len(chunks),
+		Skipped: walk.Skipped, Truncated: walk.Truncated, Languages: langs, DurationMs: time.Since(start).Milliseconds()}, &toolspec.Usage{EmbeddingTokens: tokens}, nil
+}
+
+// codeText is what is embedded for a chunk: its path and symbol, then its code.
+func codeText(c codeChunk) string {
+	head := c.file.Path
+	if c.chunk.Symbol != "" {
+		head += " " + c.chunk.Symbol
+	}
+	return head + "\n" + c.chunk.Text
+}
+
+func (t *Tools) codeSearch(ctx context.Context, in toolspec.CodeSearchIn) (toolspec.CodeSearchOut, *toolspec.Usage, error) {
+	filter := map[string]any{"metadata.codeIndex": true}
+	if in.Language != "" {
+		filter["metadata.language"] = strings.ToLower(in.Language)
+	}
+	n := candidates(in.Limit)
+	if in.PathPrefix != "" {
+		n *= 4 // the prefix is applied to the candidates
+	}
+	results, _, warnings, tokens, err := t.retrieve(ctx, in.Query, in.DB, in.Collection, in.Model, filter, n)
+	if err != nil {
+		return toolspec.CodeSearchOut{}, nil, err
+	}
+	hits := []toolspec.CodeHit{}
+	for _, r := range results {
+		if len(hits) == in.Limit {
+			break
+		}
+		m := r.Metadata
+		path, _ := m["path"].(string)
+		if in.PathPrefix != "" && !strings.HasPrefix(path, strings.TrimPrefix(in.PathPrefix, "./")) {
+			continue
+		}
+		lang, _ := m["language"].(string)
+		sym, _ := m["symbol"].(string)
+		kind, _ := m["kind"].(string)
+		hits = append(hits, toolspec.CodeHit{Path: path, Language: lang, StartLine: asInt(m["startLine"]), EndLine: asInt(m["endLine"]),
+			Symbol: sym, Kind: kind, Content: r.Content, Score: r.Score})
+	}
+	return toolspec.CodeSearchOut{Query: in.Query, Results: hits, Count: len(hits), Warnings: warnings}, &toolspec.Usage{EmbeddingTokens: tokens}, nil
+}
+
+func (t *Tools) codeStatus(ctx context.Context, in toolspec.CodeStatusIn) (toolspec.CodeStatusOut, *toolspec.Usage, error) {
+	coll, err := t.collectionNamed(in.Collection)
+	if err != nil {
+		return toolspec.CodeStatusOut{}, nil, err
+	}
+	store, err := t.Store(ctx)
+	if err != nil {
+		return toolspec.CodeStatusOut{}, nil, err
+	}
+	db := t.databaseNamed(in.DB)
+	groups, err := store.Aggregate(ctx, db, coll, []any{
+		map[string]any{"$match": map[string]any{"metadata.codeIndex": true}},
+		map[string]any{"$group": map[string]any{"_id": map[string]any{"lang": "$metadata.language", "path": "$source", "root": "$metadata.root"}, "n": map[string]any{"$sum": 1}}},
+	}, 1_000_000)
+	if err != nil {
+		return toolspec.CodeStatusOut{}, nil, &InputError{Msg: err.Error()}
+	}
+	out := toolspec.CodeStatusOut{Collection: coll, DB: db, Languages: map[string]int{}, Roots: []string{}}
+	roots := map[string]bool{}
+	for _, g := range groups {
+		m, _ := g.(map[string]any)
+		id, _ := m["_id"].(map[string]any)
+		lang, _ := id["lang"].(string)
+		n := asInt(m["n"])
+		out.Languages[lang] += n
+		out.Chunks += n
+		out.Files++
+		if r, _ := id["root"].(string); r != "" && !roots[r] {
+			roots[r] = true
+			out.Roots = append(out.Roots, r)
+		}
+	}
+	sort.Strings(out.Roots)
+	return out, nil, nil
+}
+
+// asInt reads a number decoded from JSON or BSON.
+func asInt(v any) int {
+	switch n := v.(type) {
+	case int:
+		return n
+	case int32:
+		return int(n)
+	case int64:
+		return int(n)
+	case float64:
+		return int(n)
+	}
+	return 0
+}

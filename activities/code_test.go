@@ -1,0 +1,105 @@
+package activities_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/weftworks/weft/activities"
+)
+
+// TestCodeToolsOnTheEmbeddedStore: code_index walks a tree (ignored files left out), stores
+// chunks with their path, lines and symbol; code_search finds a function by what it does, within
+// a language; code_status counts what is stored.
+func TestCodeToolsOnTheEmbeddedStore(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{
+		".gitignore": "generated/\n",
+		"auth/token.go": "package auth\n\n// IssueToken signs a session token for the user after the password check.\nfunc IssueToken(user string, password string) (string, error) {\n\treturn sign(user), nil\n}\n",
+		"billing/invoice.py": "import datetime\n\n\ndef send_invoice(customer, amount):\n    \"\"\"Email the monthly invoice to the customer.\"\"\"\n    return mail(customer, amount)\n",
+		"web/cart.ts": "export function addToCart(cart: string[], item: string): string[] {\n  return [...cart, item];\n}\n",
+		"generated/auth_token.go": "package generated\n\nfunc IssueTokenGenerated() {}\n",
+	}
+	for p, c := range files {
+		full := filepath.Join(root, filepath.FromSlash(p))
+		require.NoError(t, os.MkdirAll(filepath.Dir(full), 0o755))
+		require.NoError(t, os.WriteFile(full, []byte(c), 0o644))
+	}
+	cfg := activities.Config{MongoDBURI: storeURI}
+	res, err := run(t, cfg, "code_index", map[string]any{"path": root, "db": "code1", "collection": "repo", "chunkSize": 200})
+	require.NoError(t, err)
+	out := res.Output.(map[string]any)
+	require.Equal(t, float64(3), out["files"])
+	require.Equal(t, map[string]any{"go": float64(1), "python": float64(1), "typescript": float64(1)}, out["languages"])
+	indexed := out["chunks"]
+
+	res, err = run(t, cfg, "code_search", map[string]any{"query": "sign a session token after checking the password", "db": "code1", "collection": "repo", "limit": 3})
+	require.NoError(t, err)
+	hits := res.Output.(map[string]any)["results"].([]any)
+	first := hits[0].(map[string]any)
+	require.Equal(t, "auth/token.go", first["path"])
+	require.Equal(t, "IssueToken", first["symbol"])
+	require.Equal(t, float64(3), first["startLine"], "the doc comment belongs to the function")
+	require.Equal(t, float64(6), first["endLine"])
+
+	res, err = run(t, cfg, "code_search", map[string]any{"query": "sign a session token", "db": "code1", "collection": "repo", "language": "python"})
+	require.NoError(t, err)
+	for _, h := range res.Output.(map[string]any)["results"].([]any) {
+		require.Equal(t, "python", h.(map[string]any)["language"])
+	}
+
+	// re-indexing overwrites: the same chunks, no duplicates
+	_, err = run(t, cfg, "code_index", map[string]any{"path": root, "db": "code1", "collection": "repo", "chunkSize": 200})
+	require.NoError(t, err)
+	res, err = run(t, cfg, "code_status", map[string]any{"db": "code1", "collection": "repo"})
+	require.NoError(t, err)
+	st := res.Output.(map[string]any)
+	require.Equal(t, float64(3), st["files"])
+	require.Equal(t, indexed, st["chunks"])
+	require.Len(t, st["roots"], 1)
+
+	_, err = run(t, cfg, "code_index", map[string]any{"path": filepath.Join(root, "nope"), "db": "code1", "collection": "repo"})
+	require.ErrorContains(t, err, "no such file")
+}
+
+// TestCodeIndexThroughput indexes this repository with the local embedder into the embedded
+// store and asks a few questions whose answer is a known file. Set WEFT_MEASURE_CODE=1 to run it.
+func TestCodeIndexThroughput(t *testing.T) {
+	if os.Getenv("WEFT_MEASURE_CODE") == "" {
+		t.Skip("set WEFT_MEASURE_CODE=1 to index the whole repository")
+	}
+	cfg := activities.Config{MongoDBURI: storeURI}
+	start := time.Now()
+	res, err := run(t, cfg, "code_index", map[string]any{"path": "..", "db": "code2", "collection": "weft", "maxFiles": 20000})
+	require.NoError(t, err)
+	took := time.Since(start).Seconds()
+	out := res.Output.(map[string]any)
+	files, chunks := out["files"].(float64), out["chunks"].(float64)
+	t.Logf("indexed %v files, %v chunks (%v skipped) in %.1fs: %.0f files/s, %.0f chunks/s; languages %v",
+		files, chunks, out["skipped"], took, files/took, chunks/took, out["languages"])
+	questions := []struct{ q, lang, want string }{
+		{"split a text into chunks with overlap", "go", "activities/chunk/"},
+		{"gitignore pattern matching while walking a directory", "go", "activities/codeindex/walk.go"},
+		{"detect whether a workflow file is written in vai's dialect", "go", "workflows/dsl/dialect.go"},
+		{"numeric path segments rewritten to indexes", "go", "workflows/expr/numeric.go"},
+		{"fixture mocks for tools in weft test", "go", "starter/test.go"},
+	}
+	for _, q := range questions {
+		res, err := run(t, cfg, "code_search", map[string]any{"query": q.q, "db": "code2", "collection": "weft", "language": q.lang, "limit": 5})
+		require.NoError(t, err)
+		rank := 0
+		var got []string
+		for i, h := range res.Output.(map[string]any)["results"].([]any) {
+			p := h.(map[string]any)["path"].(string)
+			got = append(got, fmt.Sprintf("%s:%v", p, h.(map[string]any)["symbol"]))
+			if rank == 0 && len(p) >= len(q.want) && p[:len(q.want)] == q.want {
+				rank = i + 1
+			}
+		}
+		t.Logf("%q: want %s, rank %d (0: not in top 5); got %v", q.q, q.want, rank, got)
+	}
+}

@@ -1,0 +1,107 @@
+package toolspec
+
+import "time"
+
+// CodeIndex indexes a local source tree into a collection.
+var CodeIndex = Declare[CodeIndexIn, CodeIndexOut](&Spec{
+	Name: "code_index", Domain: "code", Kind: KindActivity, NeedsCollection: true,
+	Title: "Index a source tree",
+	Description: "Walk a local directory on the worker (honouring .gitignore files; binary and large files skipped), detect each file's language, " +
+		"split it at function, class and type boundaries (Go, JavaScript, TypeScript, Python, Java, Rust, Ruby, C, C++; line windows otherwise) " +
+		"and embed and upsert the chunks with their path, language, line numbers and symbol as metadata. Chunk ids derive from the path and content, so re-indexing overwrites.",
+	Timeout:   30 * time.Minute,
+	Heartbeat: 30 * time.Second, HeartbeatsItself: true,
+	Annotations: Annotations{Idempotent: true},
+	Calls:       func(map[string]any) Calls { return Calls{Embed: 1, DatabaseWrite: 1} },
+})
+
+// CodeIndexIn is code_index's input.
+type CodeIndexIn struct {
+	Path         string   `json:"path" weft:"minLength=1,maxLength=4096" jsonschema:"Directory on the worker to index"`
+	DB           string   `json:"db,omitempty"`
+	Collection   string   `json:"collection,omitempty"`
+	Model        string   `json:"model,omitempty" jsonschema:"Embedding model (voyage-code-3 suits code when a Voyage key is set)"`
+	Languages    []string `json:"languages,omitempty" jsonschema:"Index only these languages (go, python, typescript, ...)"`
+	MaxFiles     int      `json:"maxFiles,omitempty" weft:"min=1,max=100000,default=5000"`
+	MaxFileBytes int      `json:"maxFileBytes,omitempty" weft:"min=1,max=10485760,default=1048576"`
+	ChunkSize    int      `json:"chunkSize,omitempty" weft:"min=200,max=8000,default=1500" jsonschema:"Largest chunk, in characters"`
+}
+
+// CodeIndexOut is code_index's output.
+type CodeIndexOut struct {
+	Path       string         `json:"path"`
+	Collection string         `json:"collection"`
+	DB         string         `json:"db"`
+	Model      string         `json:"model"`
+	Files      int            `json:"files" jsonschema:"Files indexed"`
+	Chunks     int            `json:"chunks" jsonschema:"Chunks written"`
+	Skipped    int            `json:"skipped" jsonschema:"Files left out: ignored, binary, too large or in no known language"`
+	Truncated  bool           `json:"truncated" jsonschema:"maxFiles stopped the walk"`
+	Languages  map[string]int `json:"languages" jsonschema:"Files per language"`
+	DurationMs int64          `json:"durationMs"`
+}
+
+// CodeSearch searches an indexed source tree.
+var CodeSearch = Declare[CodeSearchIn, CodeSearchOut](&Spec{
+	Name: "code_search", Domain: "code", Kind: KindActivity, NeedsCollection: true,
+	Title:       "Search code",
+	Description: "Search a collection code_index filled: hybrid search (vector and keyword) over the chunks, optionally of one language or under one path prefix. Each result names its file, lines and symbol.",
+	Annotations: readOnlyOpen,
+	Calls:       func(map[string]any) Calls { return Calls{Embed: 1, VectorSearch: 1} },
+})
+
+// CodeSearchIn is code_search's input.
+type CodeSearchIn struct {
+	Query      string `json:"query" weft:"minLength=1,maxLength=5000"`
+	DB         string `json:"db,omitempty"`
+	Collection string `json:"collection,omitempty"`
+	Language   string `json:"language,omitempty" jsonschema:"Only chunks of this language (go, python, typescript, ...)"`
+	PathPrefix string `json:"pathPrefix,omitempty" jsonschema:"Only files under this path (activities/)"`
+	Limit      int    `json:"limit,omitempty" weft:"min=1,max=100,default=10"`
+	Model      string `json:"model,omitempty"`
+}
+
+// CodeSearchOut is code_search's output.
+type CodeSearchOut struct {
+	Query    string    `json:"query"`
+	Results  []CodeHit `json:"results" jsonschema:"Best first"`
+	Count    int       `json:"count"`
+	Warnings []string  `json:"warnings,omitempty"`
+}
+
+// CodeHit is one chunk code_search found.
+type CodeHit struct {
+	Path      string  `json:"path"`
+	Language  string  `json:"language"`
+	StartLine int     `json:"startLine"`
+	EndLine   int     `json:"endLine"`
+	Symbol    string  `json:"symbol"`
+	Kind      string  `json:"kind"`
+	Content   string  `json:"content"`
+	Score     float64 `json:"score" jsonschema:"Relevance in [0,1], as search scores"`
+}
+
+// CodeStatus says what a code collection holds.
+var CodeStatus = Declare[CodeStatusIn, CodeStatusOut](&Spec{
+	Name: "code_status", Domain: "code", Kind: KindActivity, NeedsCollection: true,
+	Title:       "Code index status",
+	Description: "What a collection code_index filled holds: chunks and files per language, and the directories indexed.",
+	Annotations: readOnlyClosed,
+	Calls:       func(map[string]any) Calls { return Calls{DatabaseRead: 1} },
+})
+
+// CodeStatusIn is code_status's input.
+type CodeStatusIn struct {
+	DB         string `json:"db,omitempty"`
+	Collection string `json:"collection,omitempty"`
+}
+
+// CodeStatusOut is code_status's output.
+type CodeStatusOut struct {
+	Collection string         `json:"collection"`
+	DB         string         `json:"db"`
+	Chunks     int            `json:"chunks"`
+	Files      int            `json:"files"`
+	Languages  map[string]int `json:"languages" jsonschema:"Chunks per language"`
+	Roots      []string       `json:"roots" jsonschema:"Directories indexed"`
+}
