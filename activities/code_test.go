@@ -18,10 +18,10 @@ import (
 func TestCodeToolsOnTheEmbeddedStore(t *testing.T) {
 	root := t.TempDir()
 	files := map[string]string{
-		".gitignore": "generated/\n",
-		"auth/token.go": "package auth\n\n// IssueToken signs a session token for the user after the password check.\nfunc IssueToken(user string, password string) (string, error) {\n\treturn sign(user), nil\n}\n",
-		"billing/invoice.py": "import datetime\n\n\ndef send_invoice(customer, amount):\n    \"\"\"Email the monthly invoice to the customer.\"\"\"\n    return mail(customer, amount)\n",
-		"web/cart.ts": "export function addToCart(cart: string[], item: string): string[] {\n  return [...cart, item];\n}\n",
+		".gitignore":              "generated/\n",
+		"auth/token.go":           "package auth\n\n// IssueToken signs a session token for the user after the password check.\nfunc IssueToken(user string, password string) (string, error) {\n\treturn sign(user), nil\n}\n",
+		"billing/invoice.py":      "import datetime\n\n\ndef send_invoice(customer, amount):\n    \"\"\"Email the monthly invoice to the customer.\"\"\"\n    return mail(customer, amount)\n",
+		"web/cart.ts":             "export function addToCart(cart: string[], item: string): string[] {\n  return [...cart, item];\n}\n",
 		"generated/auth_token.go": "package generated\n\nfunc IssueTokenGenerated() {}\n",
 	}
 	for p, c := range files {
