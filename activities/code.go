@@ -57,9 +57,9 @@ func (t *Tools) codeIndex(ctx context.Context, in toolspec.CodeIndexIn) (toolspe
 	if err != nil {
 		return none, nil, err
 	}
-	root, err := filepath.Abs(in.Path)
+	root, err := t.codeRoot(in.Path)
 	if err != nil {
-		return none, nil, &InputError{Msg: fmt.Sprintf("path %q: %v", in.Path, err)}
+		return none, nil, err
 	}
 	chunks, walk, err := codeChunks(root, in)
 	if err != nil {
@@ -205,4 +205,34 @@ func asInt(v any) int {
 		return int(n)
 	}
 	return 0
+}
+
+// codeRoot resolves the directory a code_index step names and refuses it unless it is inside a
+// directory the operator allows (WEFT_CODE_ROOTS): the path comes from a file's author, a client
+// or a model, and the worker's files are not theirs to read. Links are resolved first, so a link
+// inside an allowed directory cannot lead out of it.
+func (t *Tools) codeRoot(path string) (string, error) {
+	if len(t.cfg.CodeRoots) == 0 {
+		return "", &ConfigError{Msg: "code_index reads only directories the operator allows, and none are: set WEFT_CODE_ROOTS on the worker to the directories it may index (comma-separated)"}
+	}
+	abs, err := filepath.Abs(path)
+	if err == nil {
+		abs, err = filepath.EvalSymlinks(abs)
+	}
+	if err != nil {
+		return "", &InputError{Msg: fmt.Sprintf("path %q: %v", path, err)}
+	}
+	for _, r := range t.cfg.CodeRoots {
+		ra, err := filepath.Abs(r)
+		if err == nil {
+			ra, err = filepath.EvalSymlinks(ra)
+		}
+		if err != nil {
+			continue
+		}
+		if rel, err := filepath.Rel(ra, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return abs, nil
+		}
+	}
+	return "", &InputError{Msg: fmt.Sprintf("path %q is outside the directories code_index may read (WEFT_CODE_ROOTS): index a directory under one of them, or ask the operator to add it", path)}
 }

@@ -29,7 +29,7 @@ func TestCodeToolsOnTheEmbeddedStore(t *testing.T) {
 		require.NoError(t, os.MkdirAll(filepath.Dir(full), 0o755))
 		require.NoError(t, os.WriteFile(full, []byte(c), 0o644))
 	}
-	cfg := activities.Config{MongoDBURI: storeURI}
+	cfg := activities.Config{MongoDBURI: storeURI, CodeRoots: []string{root}}
 	res, err := run(t, cfg, "code_index", map[string]any{"path": root, "db": "code1", "collection": "repo", "chunkSize": 200})
 	require.NoError(t, err)
 	out := res.Output.(map[string]any)
@@ -101,5 +101,33 @@ func TestCodeIndexThroughput(t *testing.T) {
 			}
 		}
 		t.Logf("%q: want %s, rank %d (0: not in top 5); got %v", q.q, q.want, rank, got)
+	}
+}
+
+// TestCodeIndexReadsOnlyAllowedDirectories: a code_index step's path is a file author's, a
+// client's or a model's: it reads only under WEFT_CODE_ROOTS (none by default), and a link inside
+// an allowed directory does not lead out of it.
+func TestCodeIndexReadsOnlyAllowedDirectories(t *testing.T) {
+	allowed, outside := t.TempDir(), t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(outside, "secret.go"), []byte("package s\n\nconst Key = \"hunter2\"\n"), 0o644))
+	require.NoError(t, os.Symlink(outside, filepath.Join(allowed, "escape")))
+	cases := []struct {
+		name  string
+		roots []string
+		path  string
+		err   string
+	}{
+		{"nothing allowed by default", nil, allowed, "set WEFT_CODE_ROOTS"},
+		{"outside", []string{allowed}, outside, "outside the directories code_index may read"},
+		{"the worker's files", []string{allowed}, "/etc", "outside the directories code_index may read"},
+		{"up and out", []string{allowed}, filepath.Join(allowed, ".."), "outside the directories code_index may read"},
+		{"a link out", []string{allowed}, filepath.Join(allowed, "escape"), "outside the directories code_index may read"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := activities.Config{MongoDBURI: storeURI, CodeRoots: c.roots}
+			_, err := run(t, cfg, "code_index", map[string]any{"path": c.path, "db": "code2", "collection": "repo"})
+			require.ErrorContains(t, err, c.err)
+		})
 	}
 }

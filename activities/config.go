@@ -46,6 +46,10 @@ type Config struct {
 	// MCPServersFile declares the external MCP servers agents may reach (WEFT_MCP_SERVERS): the
 	// only ones a definition sent by a client may name (LoadMCPPolicy).
 	MCPServersFile string
+	// CodeRoots are the directories code_index may read (WEFT_CODE_ROOTS, comma-separated): none
+	// unless the operator names them, since a step's path is a file author's, a client's or a
+	// model's.
+	CodeRoots []string
 	// Webhooks are the operator's webhooks (WEFT_WEBHOOKS: comma-separated URLs, or the path of a
 	// JSON file; internal/webhook.Load); WebhookSecret signs what they are sent
 	// (WEFT_WEBHOOK_SECRET); ConsoleURL is where their links point (WEFT_CONSOLE_URL).
@@ -63,6 +67,7 @@ func ConfigFromEnv(getenv func(string) string) Config {
 		ModelAliases:   parseAliases(getenv("WEFT_MODEL_ALIASES")),
 		PricesFile:     getenv("WEFT_PRICES_FILE"),
 		MCPServersFile: getenv("WEFT_MCP_SERVERS"),
+		CodeRoots:      splitList(getenv("WEFT_CODE_ROOTS")),
 		Webhooks:       getenv("WEFT_WEBHOOKS"),
 		WebhookSecret:  getenv("WEFT_WEBHOOK_SECRET"),
 		ConsoleURL:     getenv("WEFT_CONSOLE_URL"),
