@@ -99,9 +99,27 @@ func (h *hygiene) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			"JSON-RPC batches (a JSON array of messages) are not supported: MCP 2025-06-18 removed them; send each request as its own POST /mcp"))
 		return
 	}
+	if sid := r.Header.Get("Mcp-Session-Id"); sid != "" && h.sessions != nil && isToolCall(body) {
+		// a tool call of a session is served on a session of its own (withCallSession)
+		id, _ := auth.IdentityFrom(r.Context())
+		if !h.sessions.owns(sid, id.Name) {
+			writeJSON(w, http.StatusNotFound, rpcError(-32001, errUnknownSession.Error()))
+			return
+		}
+		r = r.WithContext(withCallSession(r.Context(), sid))
+		r.Header.Del("Mcp-Session-Id")
+	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
 	h.next.ServeHTTP(w, r)
+}
+
+// isToolCall reports whether body is a tools/call request.
+func isToolCall(body []byte) bool {
+	var m struct {
+		Method string `json:"method"`
+	}
+	return json.Unmarshal(body, &m) == nil && m.Method == "tools/call"
 }
 
 // readBody reads the whole body under a read deadline on the connection, and lifts the deadline

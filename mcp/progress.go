@@ -33,26 +33,50 @@ func withProgressToken(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 	}
 }
 
-// levels remembers the sessions that chose a log level (logging/setLevel): only those are sent
+// levels remembers the level each session chose (logging/setLevel): only those sessions are sent
 // log lines about runs. A session without an id (stateless HTTP, where every request is its own
-// session) shares its level with every other such request, so it is never sent any.
-type levels struct{ set sync.Map } // session id -> true
+// session) would share its level with every other such request, so it is never sent any.
+type levels struct{ set sync.Map } // session id -> mcplib.LoggingLevel
 
-func (l *levels) afterSetLevel(ctx context.Context, _ any, _ *mcplib.SetLevelRequest, _ *mcplib.EmptyResult) {
+func (l *levels) afterSetLevel(ctx context.Context, _ any, req *mcplib.SetLevelRequest, _ *mcplib.EmptyResult) {
 	if s := server.ClientSessionFromContext(ctx); s != nil && s.SessionID() != "" {
-		l.set.Store(s.SessionID(), true)
+		l.set.Store(s.SessionID(), req.Params.Level)
 	}
 }
 
 func (l *levels) forget(_ context.Context, s server.ClientSession) { l.set.Delete(s.SessionID()) }
 
-func (l *levels) chosen(ctx context.Context) bool {
-	s := server.ClientSessionFromContext(ctx)
-	if s == nil || s.SessionID() == "" {
-		return false
+// chosen is the level of ctx's session, if it chose one.
+func (l *levels) chosen(ctx context.Context) (mcplib.LoggingLevel, bool) {
+	id := callSession(ctx)
+	if id == "" {
+		if s := server.ClientSessionFromContext(ctx); s != nil {
+			id = s.SessionID()
+		}
 	}
-	_, ok := l.set.Load(s.SessionID())
-	return ok
+	if id == "" {
+		return "", false
+	}
+	v, ok := l.set.Load(id)
+	if !ok {
+		return "", false
+	}
+	return v.(mcplib.LoggingLevel), true
+}
+
+type callSessionKey struct{}
+
+// withCallSession marks a tools/call that HTTPHandler serves on a session of its own although it
+// belongs to session id (see hygiene): mcp-go's sessions share one notification queue among all
+// their requests, and a request that ends first drops what it took from it, so a call's progress
+// could be lost to a concurrent request; on its own session it reaches that call's stream only.
+func withCallSession(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, callSessionKey{}, id)
+}
+
+func callSession(ctx context.Context) string {
+	id, _ := ctx.Value(callSessionKey{}).(string)
+	return id
 }
 
 // reporter turns a run's events into progress notifications and log lines for one tool call.
@@ -61,6 +85,7 @@ type reporter struct {
 	ctx   context.Context
 	token mcplib.ProgressToken // nil: no progress
 	logs  bool
+	level mcplib.LoggingLevel // the session's
 	total int
 	ended int
 }
@@ -69,11 +94,11 @@ type reporter struct {
 // progress nor log lines.
 func (g *Gateway) reporterFor(ctx context.Context, steps int) *reporter {
 	token := ctx.Value(progressKey{})
-	logs := g.levels.chosen(ctx)
+	level, logs := g.levels.chosen(ctx)
 	if token == nil && !logs {
 		return nil
 	}
-	return &reporter{g: g, ctx: ctx, token: token, logs: logs, total: steps}
+	return &reporter{g: g, ctx: ctx, token: token, logs: logs, level: level, total: steps}
 }
 
 func (r *reporter) event(e weftclient.Event) {
@@ -118,13 +143,14 @@ func (r *reporter) progress(msg string) {
 }
 
 func (r *reporter) log(level mcplib.LoggingLevel, e weftclient.Event, msg string) {
-	if !r.logs {
+	if !r.logs || !level.ShouldSendTo(r.level) {
 		return
 	}
 	data := map[string]any{"message": msg, "execution": e.Run, "event": e.Type}
 	if e.Step != "" {
 		data["step"] = e.Step
 	}
-	// SendLogMessageToClient drops what is below the session's level
-	_ = r.g.srv.SendLogMessageToClient(r.ctx, mcplib.NewLoggingMessageNotification(level, "weft", data))
+	// sent as a plain notification: the call may be served on a session of its own, whose level
+	// is not the one the client chose (withCallSession)
+	_ = r.g.srv.SendNotificationToClient(r.ctx, string(mcplib.MethodNotificationMessage), map[string]any{"level": level, "logger": "weft", "data": data})
 }

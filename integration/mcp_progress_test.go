@@ -1,0 +1,144 @@
+package integration
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/weftworks/weft/activities"
+	"github.com/weftworks/weft/auth"
+	"github.com/weftworks/weft/mcp"
+	"github.com/weftworks/weft/worker"
+)
+
+// TestMCPProgressLogsAndSubscriptions: through the gateway, with the official Go SDK's client
+// and a session: a wf_ tool call with a progressToken gets one notifications/progress per step as
+// each ends, log lines at the level the client chose (the review it waits for among them), and a
+// subscription to the run's resource gets notifications/resources/updated up to its end.
+func TestMCPProgressLogsAndSubscriptions(t *testing.T) {
+	c := dial(t)
+	queue := "mcp-progress"
+	cfg := activities.Config{MongoDBURI: store.URI, Database: "mcpprogress"}
+	w, err := worker.New(c, worker.Options{TaskQueue: queue, Config: cfg})
+	require.NoError(t, err)
+	require.NoError(t, w.Start())
+	t.Cleanup(w.Stop)
+
+	keyFile := filepath.Join(t.TempDir(), "keys.json")
+	key, _, err := auth.GenerateNamedKey(keyFile, "agent", nil)
+	require.NoError(t, err)
+	keys, err := auth.LoadKeys(keyFile)
+	require.NoError(t, err)
+	g := mcp.New(mcp.Options{Version: "test", Address: server.Address, Namespace: server.Namespace, TaskQueue: queue, Config: cfg, Wait: 60 * time.Second})
+	srv := httptest.NewServer(g.HTTPHandler(keys, []string{"127.0.0.1"}, slog.New(slog.NewTextHandler(io.Discard, nil))))
+	defer srv.Close()
+
+	progress := make(chan *sdk.ProgressNotificationParams, 32)
+	logs := make(chan *sdk.LoggingMessageParams, 64)
+	updated := make(chan string, 256)
+	ctx := context.Background()
+	s, err := sdk.NewClient(&sdk.Implementation{Name: "progress-test", Version: "1"}, &sdk.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, r *sdk.ProgressNotificationClientRequest) { progress <- r.Params },
+		LoggingMessageHandler:       func(_ context.Context, r *sdk.LoggingMessageRequest) { logs <- r.Params },
+		ResourceUpdatedHandler:      func(_ context.Context, r *sdk.ResourceUpdatedNotificationRequest) { updated <- r.Params.URI },
+	}).Connect(ctx, &sdk.StreamableClientTransport{Endpoint: srv.URL + "/mcp", HTTPClient: &http.Client{Transport: bearer{key: key, base: http.DefaultTransport}}},
+		&sdk.ClientSessionOptions{ProtocolVersion: "2025-06-18"})
+	require.NoError(t, err)
+	defer s.Close()
+	require.NoError(t, s.SetLoggingLevel(ctx, &sdk.SetLoggingLevelParams{Level: "info"}))
+
+	type answer struct {
+		res *sdk.CallToolResult
+		err error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		p := &sdk.CallToolParams{Name: "wf_approval_demo", Arguments: map[string]any{"version": "9.0"}}
+		p.SetProgressToken("release")
+		res, err := s.CallTool(ctx, p)
+		done <- answer{res, err}
+	}()
+
+	// the two steps before the review report their progress as they end (the SDK may hand
+	// notifications to the handler out of order: compare the set)
+	steps := func(from, to int) {
+		t.Helper()
+		got := map[float64]bool{}
+		for len(got) < to-from+1 {
+			select {
+			case p := <-progress:
+				require.Equal(t, "release", p.ProgressToken)
+				require.Equal(t, float64(4), p.Total, "approval-demo has 4 steps")
+				require.Contains(t, p.Message, "completed")
+				require.False(t, got[p.Progress], "progress %v twice", p.Progress)
+				got[p.Progress] = true
+			case <-time.After(30 * time.Second):
+				t.Fatalf("progress notifications %d..%d: got %v", from, to, got)
+			}
+		}
+		for want := from; want <= to; want++ {
+			require.True(t, got[float64(want)], "progress %d in %v", want, got)
+		}
+	}
+	steps(1, 2)
+	// the review it waits for is logged, with the execution to decide it in
+	var id string
+	deadline := time.After(30 * time.Second)
+	for id == "" {
+		select {
+		case l := <-logs:
+			require.Equal(t, "weft", l.Logger)
+			data, _ := l.Data.(map[string]any)
+			if l.Level == "notice" && strings.Contains(fmt.Sprint(data["message"]), "waits for a review") {
+				id = data["execution"].(string)
+			}
+		case <-deadline:
+			t.Fatal("no log line about the review")
+		}
+	}
+	uri := "weft://executions/" + id
+	require.NoError(t, s.Subscribe(ctx, &sdk.SubscribeParams{URI: uri}))
+
+	res, err := s.CallTool(ctx, &sdk.CallToolParams{Name: "weft_review", Arguments: map[string]any{"id": id, "decision": "approve"}})
+	require.NoError(t, err)
+	require.False(t, res.IsError, sdkText(res))
+
+	steps(3, 4)
+	select {
+	case a := <-done:
+		require.NoError(t, a.err)
+		require.False(t, a.res.IsError, sdkText(a.res))
+		require.Contains(t, sdkText(a.res), "Release 9.0")
+	case <-time.After(30 * time.Second):
+		t.Fatal("the tool call did not return after the run ended")
+	}
+
+	// the subscription saw the run change, up to its end: after some notification, the
+	// resource reads completed
+	deadline = time.After(30 * time.Second)
+	for completed := false; !completed; {
+		select {
+		case u := <-updated:
+			require.Equal(t, uri, u)
+			read, err := s.ReadResource(ctx, &sdk.ReadResourceParams{URI: uri})
+			require.NoError(t, err)
+			var st map[string]any
+			require.NoError(t, json.Unmarshal([]byte(read.Contents[0].Text), &st))
+			completed = st["status"] == "completed"
+		case <-deadline:
+			t.Fatal("no notifications/resources/updated showing the run completed")
+		}
+	}
+	require.NoError(t, s.Unsubscribe(ctx, &sdk.UnsubscribeParams{URI: uri}))
+}
