@@ -64,10 +64,12 @@ func BenchmarkGatewayLoad(b *testing.B) {
 	for _, c := range []struct {
 		name, url, tool string
 		args            map[string]any
+		version         string // "" : the latest protocol (no sessions); 2025-06-18: with an Mcp-Session-Id
 	}{
-		{"bare-models", bareSrv.URL + "/mcp", "models", map[string]any{"category": "embedding"}},
-		{"weft_models", weftSrv.URL + "/mcp", "weft_models", map[string]any{"category": "embedding"}},
-		{"weft_search", weftSrv.URL + "/mcp", "weft_search", map[string]any{"query": "rate limits", "collection": "docs", "db": "bench", "limit": 5}},
+		{"bare-models", bareSrv.URL + "/mcp", "models", map[string]any{"category": "embedding"}, ""},
+		{"weft_models", weftSrv.URL + "/mcp", "weft_models", map[string]any{"category": "embedding"}, ""},
+		{"weft_models-session", weftSrv.URL + "/mcp", "weft_models", map[string]any{"category": "embedding"}, "2025-06-18"},
+		{"weft_search", weftSrv.URL + "/mcp", "weft_search", map[string]any{"query": "rate limits", "collection": "docs", "db": "bench", "limit": 5}, ""},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			const workers = 8
@@ -82,6 +84,9 @@ func BenchmarkGatewayLoad(b *testing.B) {
 				}
 				init := mcplib.InitializeRequest{}
 				init.Params.ProtocolVersion = mcplib.LATEST_PROTOCOL_VERSION
+				if c.version != "" {
+					init.Params.ProtocolVersion = c.version
+				}
 				if _, err := cl.Initialize(context.Background(), init); err != nil {
 					b.Fatal(err)
 				}
