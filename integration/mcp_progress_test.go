@@ -142,3 +142,62 @@ func TestMCPProgressLogsAndSubscriptions(t *testing.T) {
 	}
 	require.NoError(t, s.Unsubscribe(ctx, &sdk.UnsubscribeParams{URI: uri}))
 }
+
+// TestMCPProgressWithoutSession: a request without Mcp-Session-Id (served statelessly, as every
+// request was before sessions) gets the progress of weft_run_workflow with wait on its own
+// response stream, every step's, in order, before the result. Repeated: mcp-go dropped the last
+// notification of a call now and then until the gateway gave it an event store.
+func TestMCPProgressWithoutSession(t *testing.T) {
+	c := dial(t)
+	queue := "mcp-progress-stateless"
+	w, err := worker.New(c, worker.Options{TaskQueue: queue})
+	require.NoError(t, err)
+	require.NoError(t, w.Start())
+	t.Cleanup(w.Stop)
+	keyFile := filepath.Join(t.TempDir(), "keys.json")
+	key, _, err := auth.GenerateNamedKey(keyFile, "stateless", nil)
+	require.NoError(t, err)
+	keys, err := auth.LoadKeys(keyFile)
+	require.NoError(t, err)
+	g := mcp.New(mcp.Options{Version: "test", Address: server.Address, Namespace: server.Namespace, TaskQueue: queue, Wait: 60 * time.Second})
+	srv := httptest.NewServer(g.HTTPHandler(keys, []string{"127.0.0.1"}, slog.New(slog.NewTextHandler(io.Discard, nil))))
+	defer srv.Close()
+
+	const body = `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"_meta":{"progressToken":7},"name":"weft_run_workflow","arguments":{"wait":60,"definition":` +
+		`{"name":"three","steps":[{"id":"a","tool":"estimate","inputs":{"docs":1000}},{"id":"b","tool":"estimate","inputs":{"docs":1000}},{"id":"c","tool":"estimate","inputs":{"docs":1000}}],"output":"{{ c.output }}"}}}}`
+	for i := 0; i < 10; i++ {
+		req, err := http.NewRequest(http.MethodPost, srv.URL+"/mcp", strings.NewReader(body))
+		require.NoError(t, err)
+		req.Header.Set("Authorization", "Bearer "+key)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("MCP-Protocol-Version", "2025-06-18")
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		out, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		_ = resp.Body.Close()
+		require.Empty(t, resp.Header.Get("Mcp-Session-Id"))
+		var seen []string
+		for _, line := range strings.Split(string(out), "\n") {
+			data, ok := strings.CutPrefix(line, "data: ")
+			if !ok {
+				continue
+			}
+			var m struct {
+				Method string `json:"method"`
+				Params struct {
+					Progress float64 `json:"progress"`
+				} `json:"params"`
+				Result json.RawMessage `json:"result"`
+			}
+			require.NoError(t, json.Unmarshal([]byte(data), &m))
+			if m.Method == "notifications/progress" {
+				seen = append(seen, fmt.Sprint(m.Params.Progress))
+			} else if m.Result != nil {
+				seen = append(seen, "result")
+			}
+		}
+		require.Equal(t, []string{"1", "2", "3", "result"}, seen, "call %d: %s", i, out)
+	}
+}

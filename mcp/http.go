@@ -63,7 +63,7 @@ func (g *Gateway) health(ctx context.Context) Health {
 func (g *Gateway) HTTPHandler(keys *auth.Keys, allowedHosts []string, log *slog.Logger) http.Handler {
 	sessions := newKeySessions()
 	g.srv.GetHooks().AddOnUnregisterSession(sessions.forget)
-	mcpHandler := server.NewStreamableHTTPServer(g.srv, server.WithSessionIdManagerResolver(sessions), server.WithSessionIdleTTL(sessionIdleTTL),
+	mcpHandler := server.NewStreamableHTTPServer(g.srv, server.WithSessionIdManagerResolver(sessions), server.WithSessionIdleTTL(sessionIdleTTL), server.WithEventStore(newEventLog()),
 		server.WithHeartbeatInterval(25*time.Second), server.WithEndpointPath("/mcp"))
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) {

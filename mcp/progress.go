@@ -46,8 +46,12 @@ func (l *levels) afterSetLevel(ctx context.Context, _ any, req *mcplib.SetLevelR
 
 func (l *levels) forget(_ context.Context, s server.ClientSession) { l.set.Delete(s.SessionID()) }
 
-// chosen is the level of ctx's session, if it chose one.
+// chosen is the level of ctx's request (protocol 2026-07-28 sets it per request) or of its
+// session, if it chose one.
 func (l *levels) chosen(ctx context.Context) (mcplib.LoggingLevel, bool) {
+	if info := server.RequestProtocolInfoFromContext(ctx); info != nil && info.Modern {
+		return info.LogLevel, info.LogLevel != ""
+	}
 	id := callSession(ctx)
 	if id == "" {
 		if s := server.ClientSessionFromContext(ctx); s != nil {

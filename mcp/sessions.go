@@ -4,8 +4,12 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
+	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -95,4 +99,69 @@ func (v *keyView) Terminate(id string) (bool, error) {
 	delete(v.k.owner, id)
 	v.k.mu.Unlock()
 	return false, nil
+}
+
+// maxSessionEvents is how many of a session's last stream messages are kept for a client that
+// resumes a broken stream (GET /mcp with Last-Event-ID).
+const maxSessionEvents = 1000
+
+// eventLog is the gateway's EventStore: resumable streams (Last-Event-ID) for sessions, the last
+// maxSessionEvents messages of each, dropped with the session. Requests without a session are
+// not recorded (nobody could resume them), so stateless traffic costs no memory. Having a store
+// also makes mcp-go hand a request's last notifications to its stream in order before the
+// response: without one, a notification taken off the queue as the call returns is dropped.
+type eventLog struct {
+	mu       sync.Mutex
+	next     int64
+	sessions map[string][]storedEvent
+}
+
+type storedEvent struct {
+	id, stream string
+	msg        json.RawMessage
+}
+
+func newEventLog() *eventLog { return &eventLog{sessions: map[string][]storedEvent{}} }
+
+func (l *eventLog) StoreEvent(_ context.Context, session, stream string, msg json.RawMessage) (string, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.next++
+	id := strconv.FormatInt(l.next, 10)
+	if session == "" {
+		return id, nil
+	}
+	events := append(l.sessions[session], storedEvent{id: id, stream: stream, msg: msg})
+	if len(events) > maxSessionEvents {
+		events = slices.Clone(events[len(events)-maxSessionEvents:])
+	}
+	l.sessions[session] = events
+	return id, nil
+}
+
+func (l *eventLog) ReplayEventsAfter(_ context.Context, session, last string, send func(string, json.RawMessage) error) (string, error) {
+	l.mu.Lock()
+	events := slices.Clone(l.sessions[session])
+	l.mu.Unlock()
+	at := slices.IndexFunc(events, func(e storedEvent) bool { return e.id == last })
+	if at < 0 {
+		return "", fmt.Errorf("event %q of this session is not kept (the last %d are): %w", last, maxSessionEvents, server.ErrUnknownEventID)
+	}
+	stream := events[at].stream
+	for _, e := range events[at+1:] {
+		if e.stream != stream {
+			continue
+		}
+		if err := send(e.id, e.msg); err != nil {
+			return stream, err
+		}
+	}
+	return stream, nil
+}
+
+func (l *eventLog) PurgeSession(_ context.Context, session string) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.sessions, session)
+	return nil
 }
