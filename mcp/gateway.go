@@ -73,6 +73,8 @@ type Gateway struct {
 	wfPrompts map[string]string // wf_ prompt name -> the definition it was registered with
 	levels    levels            // sessions that chose a log level
 	subs      *subscriptions    // followed runs of subscribed weft://executions/{id}
+	// sessions of the last HTTPHandler (tests)
+	sessions *keySessions
 }
 
 // New builds the gateway and registers its tools.

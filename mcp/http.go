@@ -62,8 +62,9 @@ func (g *Gateway) health(ctx context.Context) Health {
 // /health. allowedHosts guards against DNS rebinding: requests whose Host is not listed are refused.
 func (g *Gateway) HTTPHandler(keys *auth.Keys, allowedHosts []string, log *slog.Logger) http.Handler {
 	sessions := newKeySessions()
+	g.sessions = sessions
 	g.srv.GetHooks().AddOnUnregisterSession(sessions.forget)
-	mcpHandler := server.NewStreamableHTTPServer(g.srv, server.WithSessionIdManagerResolver(sessions), server.WithSessionIdleTTL(sessionIdleTTL), server.WithEventStore(newEventLog()),
+	mcpHandler := server.NewStreamableHTTPServer(g.srv, server.WithSessionIdManagerResolver(sessions), server.WithEventStore(newEventLog()),
 		server.WithHeartbeatInterval(25*time.Second), server.WithEndpointPath("/mcp"))
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) {
@@ -78,6 +79,12 @@ func (g *Gateway) HTTPHandler(keys *auth.Keys, allowedHosts []string, log *slog.
 	})
 	hygienic := withHygiene(allowedHosts, mcpHandler)
 	hygienic.sessions = sessions
+	sessions.end = func(id, key string) { // as its key would: DELETE /mcp
+		r, _ := http.NewRequestWithContext(auth.WithIdentity(context.Background(), auth.Identity{Name: key}), http.MethodDelete, "/mcp", nil)
+		r.Header.Set("Mcp-Session-Id", id)
+		r.Header.Set("MCP-Protocol-Version", "2025-06-18")
+		mcpHandler.ServeHTTP(discard{header: http.Header{}}, r)
+	}
 	limiter := auth.NewFailureLimiter(auth.FailureBurst, auth.FailureRate)
 	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -116,6 +123,13 @@ func (g *Gateway) HTTPHandler(keys *auth.Keys, allowedHosts []string, log *slog.
 	})
 	return auth.HostGuard(allowedHosts, "--allowed-host", mux)
 }
+
+// discard is a ResponseWriter for answers nobody reads.
+type discard struct{ header http.Header }
+
+func (d discard) Header() http.Header         { return d.header }
+func (d discard) Write(b []byte) (int, error) { return len(b), nil }
+func (d discard) WriteHeader(int)             {}
 
 type statusRecorder struct {
 	http.ResponseWriter

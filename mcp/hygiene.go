@@ -64,6 +64,7 @@ func (h *hygiene) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if sid := r.Header.Get("Mcp-Session-Id"); sid != "" && h.sessions != nil {
 			id, _ := auth.IdentityFrom(r.Context())
 			if h.sessions.owns(sid, id.Name) {
+				defer h.sessions.streaming(sid)()
 				h.next.ServeHTTP(w, r) // the session's event stream
 				return
 			}
@@ -98,6 +99,9 @@ func (h *hygiene) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, rpcError(-32600,
 			"JSON-RPC batches (a JSON array of messages) are not supported: MCP 2025-06-18 removed them; send each request as its own POST /mcp"))
 		return
+	}
+	if sid := r.Header.Get("Mcp-Session-Id"); sid != "" && h.sessions != nil {
+		h.sessions.touch(sid)
 	}
 	if sid := r.Header.Get("Mcp-Session-Id"); sid != "" && h.sessions != nil && isToolCall(body) {
 		// a tool call of a session is served on a session of its own (withCallSession)

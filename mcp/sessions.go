@@ -24,21 +24,95 @@ import (
 // that opened it: another key's requests with its id are answered 404 like an unknown id, and
 // only its key may end it (DELETE). A request without the header is served as before, statelessly
 // (its own short-lived session, progress on the POST's own stream), so stateless clients and
-// scripts work unchanged. Sessions idle for sessionIdleTTL are reclaimed.
+// scripts work unchanged. Sessions without a request or an open stream for sessionIdleTTL are
+// ended (keySessions.sweep: mcp-go's own idle clock would not see the tool calls served on a
+// session of their own, nor an open stream).
 
 // sessionIdleTTL is how long a session lives without a request or an open stream.
 var sessionIdleTTL = 30 * time.Minute
 
-// keySessions records which key opened which session.
+// keySessions records which key opened which session, and when each was last used.
 type keySessions struct {
 	mu    sync.Mutex
-	owner map[string]string // session id -> key name
+	owner map[string]string    // session id -> key name
+	seen  map[string]time.Time // session id -> its last request
+	open  map[string]int       // session id -> its open event streams
+	// end terminates a session through the transport (a DELETE as its key); set by HTTPHandler
+	end      func(id, key string)
+	sweeping bool
 }
 
-func newKeySessions() *keySessions { return &keySessions{owner: map[string]string{}} }
+func newKeySessions() *keySessions {
+	return &keySessions{owner: map[string]string{}, seen: map[string]time.Time{}, open: map[string]int{}}
+}
+
+// touch records a request of session id (every request counts, the tool calls HTTPHandler serves
+// on a session of their own included, which mcp-go's own idle clock would not see).
+func (k *keySessions) touch(id string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if _, ok := k.owner[id]; ok {
+		k.seen[id] = time.Now()
+	}
+}
+
+// streaming marks an event stream of session id open until the returned func is called: a
+// session with an open stream is not idle.
+func (k *keySessions) streaming(id string) func() {
+	k.mu.Lock()
+	k.open[id]++
+	k.mu.Unlock()
+	return func() {
+		k.mu.Lock()
+		if k.open[id]--; k.open[id] <= 0 {
+			delete(k.open, id)
+		}
+		k.mu.Unlock()
+		k.touch(id)
+	}
+}
+
+// sweep ends the sessions idle for sessionIdleTTL, every quarter of it, while there are any.
+func (k *keySessions) sweep() {
+	t := time.NewTicker(sessionIdleTTL / 4)
+	defer t.Stop()
+	for range t.C {
+		k.mu.Lock()
+		if len(k.owner) == 0 {
+			k.sweeping = false
+			k.mu.Unlock()
+			return
+		}
+		var idle [][2]string
+		for id, key := range k.owner {
+			if k.open[id] == 0 && time.Since(k.seen[id]) > sessionIdleTTL {
+				idle = append(idle, [2]string{id, key})
+			}
+		}
+		end := k.end
+		k.mu.Unlock()
+		for _, s := range idle {
+			if end != nil {
+				end(s[0], s[1])
+			}
+			k.mu.Lock()
+			k.drop(s[0])
+			k.mu.Unlock()
+		}
+	}
+}
+
+// drop forgets session id; k.mu held.
+func (k *keySessions) drop(id string) {
+	delete(k.owner, id)
+	delete(k.seen, id)
+}
 
 // ResolveSessionIdManager gives mcp-go a view of the sessions bound to the request's key.
 func (k *keySessions) ResolveSessionIdManager(r *http.Request) server.SessionIdManager {
+	if r == nil {
+		return &keyView{k: k, key: "\x00nobody"} // mcp-go's own sweeper (not enabled): terminates nothing
+	}
 	id, _ := auth.IdentityFrom(r.Context())
 	return &keyView{k: k, key: id.Name}
 }
@@ -54,7 +128,7 @@ func (k *keySessions) owns(id, key string) bool {
 func (k *keySessions) forget(_ context.Context, s server.ClientSession) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	delete(k.owner, s.SessionID())
+	k.drop(s.SessionID())
 }
 
 // size is the number of live sessions (tests).
@@ -77,6 +151,11 @@ func (v *keyView) Generate() string {
 	id := "weft-" + hex.EncodeToString(b)
 	v.k.mu.Lock()
 	v.k.owner[id] = v.key
+	v.k.seen[id] = time.Now()
+	if !v.k.sweeping {
+		v.k.sweeping = true
+		go v.k.sweep()
+	}
 	v.k.mu.Unlock()
 	return id
 }
@@ -96,7 +175,7 @@ func (v *keyView) Terminate(id string) (bool, error) {
 		return true, nil // not this key's: not allowed
 	}
 	v.k.mu.Lock()
-	delete(v.k.owner, id)
+	v.k.drop(id)
 	v.k.mu.Unlock()
 	return false, nil
 }
