@@ -37,7 +37,9 @@ func TestIdleSessionsEnd(t *testing.T) {
 		require.Equal(t, http.StatusOK, status, out)
 		return hdr.Get("Mcp-Session-Id")
 	}
-	with := func(sid string) map[string]string { return map[string]string{"Mcp-Session-Id": sid, "MCP-Protocol-Version": v["MCP-Protocol-Version"]} }
+	with := func(sid string) map[string]string {
+		return map[string]string{"Mcp-Session-Id": sid, "MCP-Protocol-Version": v["MCP-Protocol-Version"]}
+	}
 	alive := func(sid string) bool {
 		status, _, _, _ := post(t, http.MethodPost, srv.URL, key, strings.NewReader(pingBody), with(sid))
 		return status == http.StatusOK
