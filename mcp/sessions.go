@@ -131,13 +131,6 @@ func (k *keySessions) forget(_ context.Context, s server.ClientSession) {
 	k.drop(s.SessionID())
 }
 
-// size is the number of live sessions (tests).
-func (k *keySessions) size() int {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	return len(k.owner)
-}
-
 var errUnknownSession = errors.New("unknown session: initialize again (a session ends after 30 minutes idle or when its key ends it)")
 
 type keyView struct {
