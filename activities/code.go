@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
-
 	"github.com/weftworks/weft/activities/codeindex"
 	"github.com/weftworks/weft/activities/mongostore"
 	"github.com/weftworks/weft/activities/toolspec"
@@ -76,36 +74,18 @@ func (t *Tools) codeIndex(ctx context.Context, in toolspec.CodeIndexIn) (toolspe
 			return none, nil, err
 		}
 	}
-	stop := keepalive(ctx, 5*time.Second)
-	defer stop()
-	var tokens int64
-	now := time.Now().UTC()
-	const batch = 64
-	for s := 0; s < len(chunks); s += batch {
-		end := min(s+batch, len(chunks))
-		heartbeat(ctx, end)
-		texts := make([]string, 0, end-s)
-		for _, c := range chunks[s:end] {
-			// the path and symbol are part of what is embedded: a question names them
-			texts = append(texts, codeText(c))
-		}
-		emb, err := t.embedTexts(ctx, texts, "document", model, 0)
-		if err != nil {
-			return none, nil, err
-		}
-		model = emb.Model
-		tokens += emb.Tokens
-		docs := make([]mongostore.Chunk, 0, end-s)
-		for i, c := range chunks[s:end] {
-			docs = append(docs, mongostore.Chunk{
-				ID: mongostore.ChunkID(coll, root+"/"+c.file.Path, c.index, c.chunk.Text), Text: c.chunk.Text, Source: c.file.Path, ChunkIndex: c.index,
-				Metadata: map[string]any{"path": c.file.Path, "language": c.file.Language, "startLine": c.chunk.StartLine, "endLine": c.chunk.EndLine,
-					"symbol": c.chunk.Symbol, "kind": c.chunk.Kind, "root": root, "codeIndex": true},
-				Model: emb.Model, Embedding: bson.NewVector(emb.Vectors[i]), CreatedAt: now, UpdatedAt: now})
-		}
-		if err := store.Upsert(ctx, db, coll, docs); err != nil {
-			return none, nil, err
-		}
+	texts := make([]string, len(chunks))
+	for i, c := range chunks {
+		texts[i] = codeText(c) // the path and symbol are part of what is embedded: a question names them
+	}
+	model, tokens, err := t.embedAndStore(ctx, store, db, coll, model, texts, func(i int) mongostore.Chunk {
+		c := chunks[i]
+		return mongostore.Chunk{ID: mongostore.ChunkID(coll, root+"/"+c.file.Path, c.index, c.chunk.Text), Text: c.chunk.Text, Source: c.file.Path, ChunkIndex: c.index,
+			Metadata: map[string]any{"path": c.file.Path, "language": c.file.Language, "startLine": c.chunk.StartLine, "endLine": c.chunk.EndLine,
+				"symbol": c.chunk.Symbol, "kind": c.chunk.Kind, "root": root, "codeIndex": true}}
+	})
+	if err != nil {
+		return none, nil, err
 	}
 	langs := map[string]int{}
 	for _, f := range walk.Files {

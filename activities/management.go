@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.temporal.io/sdk/activity"
 
 	"github.com/weftworks/weft/activities/chunk"
@@ -109,30 +108,12 @@ func (t *Tools) ingest(ctx context.Context, in toolspec.IngestIn) (toolspec.Inge
 			return none, nil, err
 		}
 	}
-	stop := keepalive(ctx, 3*time.Second)
-	defer stop()
-	var tokens int64
 	meta := in.Metadata
-	now := time.Now().UTC()
-	const batch = 64
-	for start := 0; start < len(chunks); start += batch {
-		end := min(start+batch, len(chunks))
-		heartbeat(ctx, end)
-		emb, err := t.embedTexts(ctx, chunks[start:end], "document", model, 0)
-		if err != nil {
-			return none, nil, err
-		}
-		model = emb.Model
-		tokens += emb.Tokens
-		docs := make([]mongostore.Chunk, 0, end-start)
-		for i, c := range chunks[start:end] {
-			idx := start + i
-			docs = append(docs, mongostore.Chunk{ID: mongostore.ChunkID(coll, source, idx, c), Text: c, Source: source, ChunkIndex: idx,
-				Metadata: meta, Model: emb.Model, Embedding: bson.NewVector(emb.Vectors[i]), CreatedAt: now, UpdatedAt: now})
-		}
-		if err := store.Upsert(ctx, db, coll, docs); err != nil {
-			return none, nil, err
-		}
+	model, tokens, err := t.embedAndStore(ctx, store, db, coll, model, chunks, func(i int) mongostore.Chunk {
+		return mongostore.Chunk{ID: mongostore.ChunkID(coll, source, i, chunks[i]), Text: chunks[i], Source: source, ChunkIndex: i, Metadata: meta}
+	})
+	if err != nil {
+		return none, nil, err
 	}
 	return toolspec.IngestOut{Source: source, ChunksCreated: len(chunks), Collection: coll, DB: db, Model: model, Metadata: meta},
 		&toolspec.Usage{EmbeddingTokens: tokens}, nil
