@@ -3,12 +3,14 @@ package integration
 import (
 	"context"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/weftworks/weft/activities"
+	weftclient "github.com/weftworks/weft/client"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 )
 
@@ -26,6 +28,19 @@ func TestCrashResume(t *testing.T) {
 
 	code, _, errOut := weft(t, queue, "run", "../testdata/fixtures/crash-chain.json", "--id", "crash-1", "--detach")
 	require.Equal(t, 0, code, errOut)
+	// A client follows the run through the crash: the run's events are rebuilt by replay on the
+	// new worker, and the client sees each once, in order.
+	var mu sync.Mutex
+	var seen []weftclient.Event
+	streamed := make(chan error, 1)
+	go func() {
+		_, err := weftclient.New(c, queue).Stream(context.Background(), "crash-1", weftclient.StreamOptions{NoDeltas: true}, func(e weftclient.Event) {
+			mu.Lock()
+			seen = append(seen, e)
+			mu.Unlock()
+		})
+		streamed <- err
+	}()
 	require.Eventually(t, func() bool { return se.count("start slow-b") == 1 }, 30*time.Second, 20*time.Millisecond)
 	require.Equal(t, 1, se.count("done a"), "step a finished before the crash")
 	proc.kill(t)
@@ -43,4 +58,28 @@ func TestCrashResume(t *testing.T) {
 	require.Equal(t, 1, se.count("done slow-b"))
 	require.Equal(t, 1, se.count("start c"))
 	require.Equal(t, 1, se.count("done c"))
+
+	select {
+	case err := <-streamed:
+		require.NoError(t, err)
+	case <-ctx.Done():
+		t.Fatal("the client's stream did not end with the run")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	var kinds []string
+	started := map[string]int{}
+	for i, e := range seen {
+		require.Equal(t, int64(i+1), e.Seq, "event %d (%s %s): numbered 1, 2, 3, … across the crash, none missing or twice", i, e.Type, e.Step)
+		if e.Type == weftclient.EventStepStarted {
+			started[e.Step]++
+		}
+		if e.Step != "" {
+			kinds = append(kinds, e.Type+" "+e.Step)
+		} else {
+			kinds = append(kinds, e.Type)
+		}
+	}
+	require.Equal(t, map[string]int{"a": 1, "b": 1, "c": 1}, started, "each step started once as the run saw it (b's activity ran twice; the step did not): %v", kinds)
+	require.Equal(t, weftclient.EventRunCompleted, seen[len(seen)-1].Type, "%v", kinds)
 }
