@@ -99,7 +99,7 @@ func TestChatEndToEnd(t *testing.T) {
 	defer w.Stop()
 	code, out, errOut = weftIn(t, queue, "/usage\n", "chat", "--session", "chat-e2e-1")
 	require.Equal(t, 0, code, out+errOut)
-	require.Contains(t, out, "2 turns:", "the session survived the kill")
+	require.Contains(t, out, "2 turns:", "the session survived the kill: %s", errOut)
 	require.Equal(t, 5, fake.Count(), "no model call was made again")
 
 	// A new session with the same memory scope recalls the fact.
