@@ -2,7 +2,6 @@ package weft
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"reflect"
 	"sort"
@@ -71,21 +70,10 @@ func Tool[In, Out any](name, description string, fn func(context.Context, In) (O
 	if _, err := decl.Schema(); err != nil {
 		panic(fmt.Sprintf("weft.Tool %q: deriving the input schema from %s: %v", name, reflect.TypeFor[In](), err))
 	}
-	t := &ToolFunc{spec: spec, handler: func(ctx context.Context, inputs map[string]any) (any, *toolspec.Usage, error) {
-		in, err := decl.Decode(inputs)
-		if err != nil {
-			return nil, nil, &activities.InputError{Msg: err.Error()}
-		}
+	t := &ToolFunc{spec: spec, handler: activities.Adapt(decl, func(ctx context.Context, in In) (Out, *toolspec.Usage, error) {
 		out, err := fn(ctx, in)
-		if err != nil {
-			return nil, nil, err
-		}
-		plain, err := plainJSON(out)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s: the output is not JSON: %w", name, err)
-		}
-		return plain, nil, nil
-	}}
+		return out, nil, err
+	})}
 	goTools[name] = t
 	return t
 }
@@ -111,15 +99,4 @@ func toolNames() []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// plainJSON turns a typed value into the maps, slices and float64s a workflow sees.
-func plainJSON(v any) (any, error) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	var out any
-	err = json.Unmarshal(b, &out)
-	return out, err
 }

@@ -26,32 +26,37 @@ type binding struct {
 
 var bindings []binding
 
-// bind pairs a declaration with its handler: the handler gets the step's inputs decoded into In
-// (defaults filled in), and what it returns is handed on as plain JSON values, as the workflow
-// will see them.
+// bind pairs a declaration with its handler (Adapt with the handler's *Tools).
 func bind[In, Out any](tool toolspec.Tool[In, Out], h func(*Tools, context.Context, In) (Out, *toolspec.Usage, error)) {
 	bindings = append(bindings, binding{spec: tool.Spec, handler: func(t *Tools) Handler {
-		return func(ctx context.Context, inputs map[string]any) (any, *toolspec.Usage, error) {
-			in, err := tool.Decode(inputs)
-			if err != nil {
-				return nil, nil, &InputError{Msg: err.Error()}
-			}
-			out, usage, err := h(t, ctx, in)
-			if err != nil {
-				return nil, usage, err
-			}
-			plain, err := plainJSON(out)
-			if err != nil {
-				return nil, usage, fmt.Errorf("%s: output is not JSON: %w", tool.Name, err)
-			}
-			return plain, usage, nil
-		}
+		return Adapt(tool, func(ctx context.Context, in In) (Out, *toolspec.Usage, error) { return h(t, ctx, in) })
 	}})
 }
 
-// plainJSON turns a typed output into the maps, slices and float64s the workflow receives, so a
+// Adapt makes a typed handler of a declaration a Handler: it gets the step's inputs decoded into
+// In (defaults filled in), and what it returns is handed on as plain JSON values, as the workflow
+// will see them. The built-in tools (bind) and Go programs' own tools (weft.Tool) go through it.
+func Adapt[In, Out any](tool toolspec.Tool[In, Out], h func(context.Context, In) (Out, *toolspec.Usage, error)) Handler {
+	return func(ctx context.Context, inputs map[string]any) (any, *toolspec.Usage, error) {
+		in, err := tool.Decode(inputs)
+		if err != nil {
+			return nil, nil, &InputError{Msg: err.Error()}
+		}
+		out, usage, err := h(ctx, in)
+		if err != nil {
+			return nil, usage, err
+		}
+		plain, err := PlainJSON(out)
+		if err != nil {
+			return nil, usage, fmt.Errorf("%s: output is not JSON: %w", tool.Name, err)
+		}
+		return plain, usage, nil
+	}
+}
+
+// PlainJSON turns a typed output into the maps, slices and float64s the workflow receives, so a
 // caller in the same process (the MCP gateway) sees what a workflow would.
-func plainJSON(v any) (any, error) {
+func PlainJSON(v any) (any, error) {
 	if m, ok := v.(map[string]any); ok {
 		return m, nil
 	}
