@@ -9,6 +9,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/weftworks/weft/activities/toolspec"
 )
 
@@ -21,7 +22,8 @@ const (
 	GuardrailOutput = "output"
 )
 
-// guardrail is one check of an agent's guardrails, as the file declares it.
+// guardrail is one check of an agent's guardrails, as the file declares it, its patterns and
+// schema compiled once (parseGuardrails).
 type guardrail struct {
 	name    string
 	schema  any
@@ -29,6 +31,9 @@ type guardrail struct {
 	require string
 	judge   string
 	model   string
+
+	forbidRe, requireRe *regexp.Regexp
+	sch                 *jsonschema.Schema
 }
 
 // guardrails are an agent's checks of its input and of its answer.
@@ -84,15 +89,25 @@ func parseGuardrails(v any) (*guardrails, error) {
 			if kinds != 1 {
 				return nil, fmt.Errorf("guardrails.%s[%d] (%s): a guardrail is exactly one of schema, forbid, require and judge", stage, i, gr.name)
 			}
-			for _, src := range []string{gr.forbid, gr.require} {
-				if _, err := regexp.Compile(src); src != "" && err != nil {
-					return nil, fmt.Errorf("guardrails.%s[%d] (%s): %q is not a regular expression (RE2): %w", stage, i, gr.name, src, err)
+			for _, p := range []struct {
+				src string
+				re  **regexp.Regexp
+			}{{gr.forbid, &gr.forbidRe}, {gr.require, &gr.requireRe}} {
+				if p.src == "" {
+					continue
 				}
+				re, err := regexp.Compile(p.src)
+				if err != nil {
+					return nil, fmt.Errorf("guardrails.%s[%d] (%s): %q is not a regular expression (RE2): %w", stage, i, gr.name, p.src, err)
+				}
+				*p.re = re
 			}
 			if gr.schema != nil {
-				if _, err := compileSchema(gr.name, gr.schema); err != nil {
+				sch, err := compileSchema(gr.name, gr.schema)
+				if err != nil {
 					return nil, fmt.Errorf("guardrails.%s[%d] (%s): %w", stage, i, gr.name, err)
 				}
+				gr.sch = sch
 			}
 			if stage == GuardrailInput {
 				g.input = append(g.input, gr)
@@ -115,36 +130,22 @@ func (r *run) check(ctx workflow.Context, sr *stepRun, key, stage string, list [
 	for _, g := range list {
 		trip := func(reason string) *guardTrip { return &guardTrip{name: g.name, stage: stage, reason: reason} }
 		switch {
-		case g.forbid != "":
-			// parseGuardrails compiled the patterns and schemas already: a failure here cannot
-			// happen, and must not panic workflow code if it ever does
-			re, err := regexp.Compile(g.forbid)
-			if err != nil {
-				return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("guardrail %q: %v", g.name, err), toolspec.ErrInvalidInput, nil)
-			}
-			if re.MatchString(text) {
+		case g.forbidRe != nil:
+			if g.forbidRe.MatchString(text) {
 				return trip(fmt.Sprintf("the text matches %q, which it must not (forbid)", g.forbid)), nil
 			}
-		case g.require != "":
-			re, err := regexp.Compile(g.require)
-			if err != nil {
-				return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("guardrail %q: %v", g.name, err), toolspec.ErrInvalidInput, nil)
-			}
-			if !re.MatchString(text) {
+		case g.requireRe != nil:
+			if !g.requireRe.MatchString(text) {
 				return trip(fmt.Sprintf("the text does not match %q (require)", g.require)), nil
 			}
-		case g.schema != nil:
+		case g.sch != nil:
 			v := value
 			if v == nil {
 				if err := json.Unmarshal([]byte(strings.TrimSpace(text)), &v); err != nil {
 					return trip("the text is not JSON (schema)"), nil
 				}
 			}
-			sch, err := compileSchema(g.name, g.schema)
-			if err != nil || sch == nil {
-				return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("guardrail %q: the schema does not compile: %v", g.name, err), toolspec.ErrInvalidInput, nil)
-			}
-			if err := sch.Validate(toJSONValue(v)); err != nil {
+			if err := g.sch.Validate(toJSONValue(v)); err != nil {
 				return trip("the JSON does not fit the schema: " + schemaMessage(err)), nil
 			}
 		case g.judge != "":

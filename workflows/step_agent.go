@@ -207,7 +207,7 @@ func (r *run) agent(ctx workflow.Context, sr *stepRun, inputs map[string]any, en
 	// equip gives the agent (the step's, or one handed to) its tools, approvals and toolChoice.
 	// The step's approve list holds for every agent of the step: an agent handed to adds its
 	// own, and a model cannot hand off to escape a person's approval.
-	stepApprove := parseAgentConfig(map[string]any{"approve": inputs["approve"]}).approve
+	stepApprove := cfg.approve // equip gives cfg a new map each time: this one stays the step's
 	equip := func(toolList, approve any, choice string, extra []agentTool) error {
 		list, err := r.agentTools(ctx, sr, toolList)
 		if err != nil {
