@@ -57,21 +57,9 @@ func (c *compiler) checkAgentTools(cs *CompiledStep, inPtr string) {
 		}
 		known[name] = true
 		ptr := inPtr + "/tools/" + strconv.Itoa(i)
-		if srv, ok := strings.CutPrefix(name, toolspec.MCPToolPrefix); ok {
-			server, _, _ := strings.Cut(srv, "/")
-			if _, declared := c.def.MCPServers[server]; !declared {
-				c.errAt(ptr, fmt.Sprintf("MCP server %q is not declared", server), `declare it in "mcpServers": {"`+server+`": {}} to use the server of that name the operator declared on the worker (WEFT_MCP_SERVERS), or with {"command": ...} or {"url": ...} in the operator's own files`)
-			}
-			if cs.Spec.ModelCall {
+		if c.checkPrefixedTool(ptr, name, "") {
+			if cs.Spec.ModelCall && strings.HasPrefix(name, toolspec.MCPToolPrefix) {
 				c.errAt(ptr, "an llm step cannot offer MCP server tools", "use an agent step: it lists the server's tools and runs the calls")
-			}
-			continue
-		}
-		if wf, ok := strings.CutPrefix(name, toolspec.WorkflowToolPrefix); ok {
-			if wf == "" {
-				c.errAt(ptr, "workflow tool without a name", `write "workflow:NAME" with the name of a built-in template or of a file in the workflows directory`)
-			} else if err := CheckWorkflowName(wf); err != nil {
-				c.errAt(ptr, err.Error(), workflowNameHint)
 			}
 			continue
 		}
@@ -172,22 +160,7 @@ func (c *compiler) checkHandoffs(cs *CompiledStep, inPtr string, known map[strin
 		for j, t := range tools {
 			tn, _ := t.(string)
 			tptr := ptr + "/agent/tools/" + strconv.Itoa(j)
-			if wf, ok := strings.CutPrefix(tn, toolspec.WorkflowToolPrefix); ok && !strings.Contains(tn, "{{") {
-				if wf == "" {
-					c.errAt(tptr, "workflow tool without a name", `write "workflow:NAME" with the name of a built-in template or of a file in the workflows directory`)
-				} else if err := CheckWorkflowName(wf); err != nil {
-					c.errAt(tptr, err.Error(), workflowNameHint)
-				}
-				continue
-			}
-			if srv, ok := strings.CutPrefix(tn, toolspec.MCPToolPrefix); ok {
-				server, _, _ := strings.Cut(srv, "/")
-				if _, declared := c.def.MCPServers[server]; !declared {
-					c.errAt(tptr, fmt.Sprintf("handoff %s: MCP server %q is not declared", name, server), `declare it in "mcpServers"`)
-				}
-				continue
-			}
-			if tn == "" || strings.Contains(tn, "{{") || strings.Contains(tn, ":") {
+			if tn == "" || strings.Contains(tn, "{{") || c.checkPrefixedTool(tptr, tn, "handoff "+name+": ") || strings.Contains(tn, ":") {
 				continue
 			}
 			if spec, ok := toolspec.Lookup(tn); !ok || spec.Kind != toolspec.KindActivity {
@@ -195,6 +168,28 @@ func (c *compiler) checkHandoffs(cs *CompiledStep, inPtr string, known map[strin
 			}
 		}
 	}
+}
+
+// checkPrefixedTool checks an agent tool named by a prefix (mcp:SERVER[/TOOL], workflow:NAME)
+// and reports whether name was one; what (a handoff's name) leads its messages. The step's own
+// tools and its handoffs' are checked by it alike.
+func (c *compiler) checkPrefixedTool(ptr, name, what string) bool {
+	if srv, ok := strings.CutPrefix(name, toolspec.MCPToolPrefix); ok {
+		server, _, _ := strings.Cut(srv, "/")
+		if _, declared := c.def.MCPServers[server]; !declared {
+			c.errAt(ptr, fmt.Sprintf("%sMCP server %q is not declared", what, server), `declare it in "mcpServers": {"`+server+`": {}} to use the server of that name the operator declared on the worker (WEFT_MCP_SERVERS), or with {"command": ...} or {"url": ...} in the operator's own files`)
+		}
+		return true
+	}
+	if wf, ok := strings.CutPrefix(name, toolspec.WorkflowToolPrefix); ok {
+		if wf == "" {
+			c.errAt(ptr, what+"workflow tool without a name", `write "workflow:NAME" with the name of a built-in template or of a file in the workflows directory`)
+		} else if err := CheckWorkflowName(wf); err != nil {
+			c.errAt(ptr, what+err.Error(), workflowNameHint)
+		}
+		return true
+	}
+	return false
 }
 
 // offers reports whether an agent with the literal tools known offers name: a choice, a tool,
