@@ -72,24 +72,23 @@ func (c *Client) StartedBy(ctx context.Context, id string) (string, error) {
 	}
 	p := a.GetInput().GetPayloads()[0]
 	switch t := a.GetWorkflowType().GetName(); t {
-	case workflows.WorkflowType, workflows.ChatWorkflowType:
-	default:
-		// weft's own helpers (a forEach's batches, notification deliveries) record no starter:
-		// reading one as a run would make it everybody's
-		return "", &RefusedError{Msg: fmt.Sprintf("%s is not a run or chat session (it is a %s): read the run it belongs to", id, t)}
-	}
-	if a.GetWorkflowType().GetName() == workflows.ChatWorkflowType {
+	case workflows.ChatWorkflowType:
 		var s workflows.ChatSession
 		if err := c.converter().FromPayload(p, &s); err != nil {
 			return "", fmt.Errorf("chat session %s: reading its start request: %w", id, err)
 		}
 		return s.StartedBy, nil
+	case workflows.WorkflowType:
+		var req weftv1.RunRequest
+		if err := c.converter().FromPayload(p, &req); err != nil {
+			return "", fmt.Errorf("run %s: reading its start request: %w", id, err)
+		}
+		return req.GetStartedBy(), nil
+	default:
+		// weft's own helpers (a forEach's batches, notification deliveries) record no starter:
+		// reading one as a run would make it everybody's
+		return "", &RefusedError{Msg: fmt.Sprintf("%s is not a run or chat session (it is a %s): read the run it belongs to", id, t)}
 	}
-	var req weftv1.RunRequest
-	if err := c.converter().FromPayload(p, &req); err != nil {
-		return "", fmt.Errorf("run %s: reading its start request: %w", id, err)
-	}
-	return req.GetStartedBy(), nil
 }
 
 // CheckRead refuses (*RefusedError) when who may not read run or chat session id (what names it

@@ -10,8 +10,6 @@ import (
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/api/workflowservice/v1"
 	tclient "go.temporal.io/sdk/client"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 
 	"github.com/weftworks/weft/workflows"
 )
@@ -98,18 +96,7 @@ func (c *Client) Send(ctx context.Context, id, text, from string) (*workflows.Ch
 
 // ChatSession reads a session's conversation, turns and usage.
 func (c *Client) ChatSession(ctx context.Context, id string) (*workflows.ChatSession, error) {
-	qctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-	defer cancel()
-	v, err := c.t.QueryWorkflow(qctx, id, "", workflows.QueryChat)
-	for err != nil && qctx.Err() == nil && isQueryTimeout(err) {
-		// The worker that held the session died (its sticky queue still looks served for a few
-		// seconds, and the server gives up on the query there): ask again, a live worker answers.
-		select {
-		case <-qctx.Done():
-		case <-time.After(250 * time.Millisecond):
-		}
-		v, err = c.t.QueryWorkflow(qctx, id, "", workflows.QueryChat)
-	}
+	v, err := c.query(ctx, id, workflows.QueryChat)
 	if err != nil {
 		if isNotFound(err) {
 			return nil, c.notFound(ctx, id)
@@ -160,11 +147,4 @@ func (c *Client) ListChats(ctx context.Context, limit int) ([]RunSummary, error)
 		out = append(out, r)
 	}
 	return out, nil
-}
-
-// isQueryTimeout reports whether a query failed because nobody answered in time (rather than
-// because the run or the query does not exist).
-func isQueryTimeout(err error) bool {
-	var dl *serviceerror.DeadlineExceeded
-	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &dl) || status.Code(err) == codes.DeadlineExceeded
 }

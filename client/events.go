@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
-	"go.temporal.io/api/serviceerror"
 	tclient "go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
@@ -17,9 +15,7 @@ import (
 // Events reads the events a run recorded after since (its events query): at most
 // workflows.EventPageMax of them; page.Last says whether more follow.
 func (c *Client) Events(ctx context.Context, id string, since int64) (*workflows.EventPage, error) {
-	qctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	v, err := c.t.QueryWorkflow(qctx, id, "", workflows.QueryEvents, since)
+	v, err := c.query(ctx, id, workflows.QueryEvents, since)
 	if err != nil {
 		if isNotFound(err) {
 			return nil, c.notFound(ctx, id)
@@ -83,8 +79,7 @@ func (c *Client) WaitEvents(ctx context.Context, id string, since int64) (int64,
 			return 0, ErrNoWaits
 		}
 	}
-	var nf *serviceerror.NotFound
-	if errors.As(err, &nf) || isClosedError(err) {
+	if isNotFound(err) || isClosedError(err) {
 		return 0, ErrEventsWaiting // the run ended: its events are read with the query
 	}
 	return 0, fmt.Errorf("%w: %v", ErrNoWaits, err)

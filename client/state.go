@@ -31,9 +31,7 @@ func (c *Client) State(ctx context.Context, id string) (*weftv1.ExecutionState, 
 }
 
 func (c *Client) ownState(ctx context.Context, id string) (*weftv1.ExecutionState, error) {
-	qctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	v, err := c.t.QueryWorkflow(qctx, id, "", workflows.QueryState)
+	v, err := c.query(ctx, id, workflows.QueryState)
 	if err != nil {
 		if isNotFound(err) {
 			return nil, c.notFound(ctx, id)

@@ -1,0 +1,39 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/converter"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// query asks run or session id a query, for at most queryTimeout. When nobody answered in time
+// because the worker that held the run died (its sticky queue still looks served for a few
+// seconds, and the server gives up on the query there) it asks again: a live worker answers.
+func (c *Client) query(ctx context.Context, id, name string, args ...any) (converter.EncodedValue, error) {
+	qctx, cancel := context.WithTimeout(ctx, queryTimeout)
+	defer cancel()
+	v, err := c.t.QueryWorkflow(qctx, id, "", name, args...)
+	for err != nil && qctx.Err() == nil && isQueryTimeout(err) {
+		select {
+		case <-qctx.Done():
+		case <-time.After(250 * time.Millisecond):
+		}
+		v, err = c.t.QueryWorkflow(qctx, id, "", name, args...)
+	}
+	return v, err
+}
+
+// queryTimeout bounds a query, its asking again included.
+const queryTimeout = 15 * time.Second
+
+// isQueryTimeout reports whether a query failed because nobody answered in time (rather than
+// because the run or the query does not exist).
+func isQueryTimeout(err error) bool {
+	var dl *serviceerror.DeadlineExceeded
+	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &dl) || status.Code(err) == codes.DeadlineExceeded
+}
