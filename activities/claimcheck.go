@@ -108,6 +108,16 @@ func claimCheck(ctx context.Context, blobs Blobs, above int, out any) (any, erro
 	return store(out, data)
 }
 
+// shortBlobRef is a reference whose preview is cut to 40 characters: references that travel by
+// the thousand (a forEach's outputs, a list's items).
+func shortBlobRef(id string, b []byte) map[string]any {
+	ref := blobRef(id, b)
+	if p, _ := ref["preview"].(string); len([]rune(p)) > 40 {
+		ref["preview"] = string([]rune(p)[:40]) + "…"
+	}
+	return ref
+}
+
 // resolveBlobs replaces references in a tool's inputs by the stored values (references inside
 // them included), as the evaluate activity reads them.
 func resolveBlobs(ctx context.Context, blobs Blobs, v any) (any, error) {
@@ -138,11 +148,7 @@ func (t *Tools) StoreValues(ctx context.Context, in map[string]any) (map[string]
 	}
 	refs := make([]any, len(values))
 	for i, b := range datas {
-		ref := blobRef(ids[i], b)
-		if p, _ := ref["preview"].(string); len([]rune(p)) > 40 {
-			ref["preview"] = string([]rune(p)[:40]) + "…"
-		}
-		refs[i] = ref
+		refs[i] = shortBlobRef(ids[i], b)
 	}
 	return map[string]any{"refs": refs}, nil
 }

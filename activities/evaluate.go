@@ -38,13 +38,8 @@ func Evaluate(ev Evaluator, cc ClaimCheck) func(ctx context.Context, req toolspe
 					"a template reads a value kept in the knowledge store, and this worker has no store to read it from (set MONGODB_URI on the worker)",
 					toolspec.ErrMissingConfig, nil)
 			}
-			rd := &storedReader{blobs: cc.Blobs, read: map[string]any{}}
-			for _, k := range envKeys(env) {
-				v, err := rd.resolve(ctx, env[k], 0)
-				if err != nil {
-					return toolspec.EvalResult{}, err // retryable: the store may be back soon
-				}
-				env[k] = v
+			if _, err := resolveBlobs(ctx, cc.Blobs, env); err != nil { // in place, one read per value
+				return toolspec.EvalResult{}, err // retryable: the store may be back soon
 			}
 		}
 		values, err := ev(req.Jobs, env)
@@ -187,20 +182,7 @@ func storeItems(ctx context.Context, blobs Blobs, above int, v any) (any, error)
 		if err != nil {
 			return nil, fmt.Errorf("storing item %d of a %d KiB list: %w (set MONGODB_URI)", i, len(data)>>10, err)
 		}
-		ref := blobRef(id, b)
-		if p, _ := ref["preview"].(string); len([]rune(p)) > 40 {
-			ref["preview"] = string([]rune(p)[:40]) + "…"
-		}
-		out[i] = ref
+		out[i] = shortBlobRef(id, b)
 	}
 	return out, nil
-}
-
-func envKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
