@@ -69,11 +69,6 @@ func (t *Tools) codeIndex(ctx context.Context, in toolspec.CodeIndexIn) (toolspe
 	}
 	db := t.databaseNamed(in.DB)
 	model := in.Model
-	if model == "" {
-		if model, err = store.CollectionModel(ctx, db, coll); err != nil {
-			return none, nil, err
-		}
-	}
 	texts := make([]string, len(chunks))
 	for i, c := range chunks {
 		texts[i] = codeText(c) // the path and symbol are part of what is embedded: a question names them

@@ -103,11 +103,6 @@ func (t *Tools) ingest(ctx context.Context, in toolspec.IngestIn) (toolspec.Inge
 	}
 	db := t.databaseNamed(in.DB)
 	model := in.Model
-	if model == "" {
-		if model, err = store.CollectionModel(ctx, db, coll); err != nil {
-			return none, nil, err
-		}
-	}
 	meta := in.Metadata
 	model, tokens, err := t.embedAndStore(ctx, store, db, coll, model, chunks, func(i int) mongostore.Chunk {
 		return mongostore.Chunk{ID: mongostore.ChunkID(coll, source, i, chunks[i]), Text: chunks[i], Source: source, ChunkIndex: i, Metadata: meta}
@@ -139,11 +134,4 @@ func keepalive(ctx context.Context, every time.Duration) (stop func()) {
 		}
 	}()
 	return func() { close(done) }
-}
-
-// heartbeat reports progress when running as an activity, so a dead worker is noticed quickly.
-func heartbeat(ctx context.Context, done int) {
-	if activity.IsActivity(ctx) {
-		activity.RecordHeartbeat(ctx, done)
-	}
 }

@@ -9,8 +9,8 @@ var CodeIndex = Declare[CodeIndexIn, CodeIndexOut](&Spec{
 	Description: "Walk a local directory on the worker (honouring .gitignore files; binary and large files skipped), detect each file's language, " +
 		"split it at function, class and type boundaries (Go, JavaScript, TypeScript, Python, Java, Rust, Ruby, C, C++; line windows otherwise) " +
 		"and embed and upsert the chunks with their path, language, line numbers and symbol as metadata. Chunk ids derive from the path and content, so re-indexing overwrites.",
-	Timeout:   30 * time.Minute,
-	Heartbeat: 30 * time.Second, HeartbeatsItself: true,
+	Timeout:     30 * time.Minute,
+	Heartbeat:   30 * time.Second,
 	Annotations: Annotations{Idempotent: true},
 	Calls:       func(map[string]any) Calls { return Calls{Embed: 1, DatabaseWrite: 1} },
 })

@@ -73,7 +73,7 @@ var Ingest = Declare[IngestIn, IngestOut](&Spec{
 	Description: "Chunk a text, embed the chunks and upsert them into a collection. Chunk ids derive from (collection, source, chunk index, content hash), so a retried ingest never duplicates data.",
 	Aliases:     map[string]string{"chunk_strategy": "chunkStrategy", "strategy": "chunkStrategy", "chunk_size": "chunkSize", "size": "chunkSize", "chunk_overlap": "chunkOverlap", "overlap": "chunkOverlap"},
 	Timeout:     10 * time.Minute,
-	Heartbeat:   15 * time.Second, HeartbeatsItself: true,
+	Heartbeat:   15 * time.Second,
 	Annotations: Annotations{OpenWorld: true},
 	Calls:       func(map[string]any) Calls { return Calls{Embed: 1, DatabaseWrite: 1} },
 })
