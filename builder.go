@@ -65,28 +65,8 @@ func (w *Workflow) Describe(d string) *Workflow { w.b.Describe(d); return w }
 
 // MCPServer declares an external MCP server whose tools agents list as "mcp:NAME" (Tools(MCP(name))).
 func (w *Workflow) MCPServer(name string, s dsl.MCPServer) *Workflow {
-	def, err := w.b.Definition()
-	if err != nil {
-		w.errs = append(w.errs, err)
-		return w
-	}
-	if def.MCPServers == nil {
-		def.MCPServers = map[string]dsl.MCPServer{}
-	}
-	def.MCPServers[name] = s
-	w.rebuild(def)
+	w.b.MCPServer(name, s)
 	return w
-}
-
-// rebuild replaces the builder's definition (for fields dsl.Builder has no setter for).
-func (w *Workflow) rebuild(def *dsl.Definition) {
-	data, err := json.Marshal(def)
-	if err == nil {
-		w.b, err = dsl.FromJSON(data)
-	}
-	if err != nil {
-		w.errs = append(w.errs, err)
-	}
 }
 
 // Step is one step, made by LLM, Agent, Call or ReviewStep, for Parallel and ForEach (the

@@ -119,6 +119,15 @@ func (b *Builder) Output(v any) *Builder { b.def.Output = v; return b }
 // ExposeMCP offers the workflow to MCP clients as its own tool.
 func (b *Builder) ExposeMCP() *Builder { b.def.MCP = &MCPOptions{Expose: true}; return b }
 
+// MCPServer declares an external MCP server the workflow's agents may list as "mcp:NAME".
+func (b *Builder) MCPServer(name string, s MCPServer) *Builder {
+	if b.def.MCPServers == nil {
+		b.def.MCPServers = map[string]MCPServer{}
+	}
+	b.def.MCPServers[name] = s
+	return b
+}
+
 // Definition returns a copy of the definition built so far (normalised through JSON).
 func (b *Builder) Definition() (*Definition, error) {
 	data, err := b.ToJSON()
