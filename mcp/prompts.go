@@ -14,6 +14,7 @@ import (
 	"github.com/weftworks/weft/activities/toolspec"
 	"github.com/weftworks/weft/auth"
 	weftclient "github.com/weftworks/weft/client"
+	"github.com/weftworks/weft/workflows/dsl"
 )
 
 // Prompts: each workflow offered as a wf_ tool is also a prompt of the same name (its inputs are
@@ -95,8 +96,9 @@ func (g *Gateway) reviewPrompt(ctx context.Context, req mcplib.GetPromptRequest)
 }
 
 // refreshPrompts offers each exposed workflow as a prompt named like its wf_ tool; called with
-// the wf_ tools (refreshWorkflowTools), it changes only what changed.
-func (g *Gateway) refreshPrompts(tools map[string]string, wfNames map[string]string) {
+// the wf_ tools and the catalog they came from (refreshWorkflowTools), it changes only what
+// changed.
+func (g *Gateway) refreshPrompts(tools map[string]string, wfNames map[string]string, wfs map[string]*dsl.Workflow) {
 	want := map[string]bool{}
 	var add []server.ServerPrompt
 	for toolName, def := range tools {
@@ -106,7 +108,6 @@ func (g *Gateway) refreshPrompts(tools map[string]string, wfNames map[string]str
 		}
 		g.wfPrompts[toolName] = def
 		name := wfNames[toolName]
-		wfs, _ := g.workflowFiles()
 		w, ok := wfs[name]
 		if !ok {
 			continue

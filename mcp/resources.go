@@ -152,5 +152,5 @@ func (g *Gateway) refreshWorkflowTools() {
 	}
 	g.wfTools = want
 	g.wfNames = names
-	g.refreshPrompts(want, names)
+	g.refreshPrompts(want, names, wfs)
 }
