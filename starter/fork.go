@@ -41,11 +41,7 @@ func newForkCommand() *cobra.Command {
 			if detach {
 				return nil
 			}
-			p := &progress{o: &runOptions{runFlags: runFlags{asJSON: asJSON}}, out: out, id: run.ID}
-			res, runErr := c.Stream(cmd.Context(), run.ID, weftclient.StreamOptions{}, p.event)
-			p.endStream()
-			o := &runOptions{runFlags: runFlags{asJSON: asJSON}}
-			return o.finish(out, cmd.ErrOrStderr(), run.ID, res, runErr, nil)
+			return followStarted(cmd, c, run.ID, asJSON)
 		},
 	}
 	conn.register(cmd)

@@ -49,11 +49,7 @@ func newRetryCommand() *cobra.Command {
 			if detach {
 				return nil // started: a script can go on with `&&`
 			}
-			p := &progress{o: &runOptions{runFlags: runFlags{asJSON: asJSON}}, out: out, id: run.ID}
-			res, runErr := c.Stream(cmd.Context(), run.ID, weftclient.StreamOptions{}, p.event)
-			p.endStream()
-			o := &runOptions{runFlags: runFlags{asJSON: asJSON}}
-			return o.finish(out, cmd.ErrOrStderr(), run.ID, res, runErr, nil)
+			return followStarted(cmd, c, run.ID, asJSON)
 		},
 	}
 	conn.register(cmd)
@@ -70,4 +66,14 @@ func list(ids []string) string {
 		return "(none)"
 	}
 	return strings.Join(ids, ", ")
+}
+
+// followStarted follows a run weft retry or weft fork started until it ends, as weft run shows
+// one, and exits as weft run does.
+func followStarted(cmd *cobra.Command, c *weftclient.Client, id string, asJSON bool) error {
+	o := &runOptions{runFlags: runFlags{asJSON: asJSON}}
+	p := &progress{o: o, out: cmd.OutOrStdout(), id: id}
+	res, runErr := c.Stream(cmd.Context(), id, weftclient.StreamOptions{}, p.event)
+	p.endStream()
+	return o.finish(cmd.OutOrStdout(), cmd.ErrOrStderr(), id, res, runErr, nil)
 }
