@@ -2,7 +2,9 @@ package starter
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -50,7 +52,7 @@ func checkFixture(path string, data []byte, fx fixture, w *dsl.Workflow) []strin
 		}
 	}
 	var problems []dsl.Diagnostic
-	for _, k := range sortedKeys(fx.Mocks) {
+	for _, k := range slices.Sorted(maps.Keys(fx.Mocks)) {
 		ptr := "/mocks/" + pointerToken(k)
 		if cs, ok := steps[k]; ok {
 			if kind := stepKind(cs); kind == toolspec.KindInline || kind == toolspec.KindReview {
@@ -75,7 +77,7 @@ func checkFixture(path string, data []byte, fx fixture, w *dsl.Workflow) []strin
 		}
 		problems = append(problems, checkMockValue(at, ptr, fx.Mocks[k])...)
 	}
-	for _, k := range sortedKeys(fx.Reviews) {
+	for _, k := range slices.Sorted(maps.Keys(fx.Reviews)) {
 		ptr := "/reviews/" + pointerToken(k)
 		step := k
 		if m := reviewKey.FindStringSubmatch(k); m != nil {
@@ -101,8 +103,8 @@ func checkFixture(path string, data []byte, fx fixture, w *dsl.Workflow) []strin
 			problems = append(problems, at(ptr, fmt.Sprintf("step %q is a %s step, which never waits for a review", step, cs.Tool), hint))
 			continue
 		}
-		for _, dk := range sortedKeys(fx.Reviews[k]) {
-			if contains(decisionKeys, dk) {
+		for _, dk := range slices.Sorted(maps.Keys(fx.Reviews[k])) {
+			if slices.Contains(decisionKeys, dk) {
 				continue
 			}
 			hint := "a decision has decision, data, reviewer and comment"
@@ -138,8 +140,8 @@ func checkMockValue(at func(pointer, msg, hint string) dsl.Diagnostic, ptr strin
 		return nil
 	}
 	var problems []dsl.Diagnostic
-	for _, k := range sortedKeys(m) {
-		if !strings.HasPrefix(k, "$") || contains(mockKeys, k) || k == "$weftBlob" {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if !strings.HasPrefix(k, "$") || slices.Contains(mockKeys, k) || k == "$weftBlob" {
 			continue
 		}
 		hint := `a mock is an output, {"$error": "message"} or {"$calls": [output, ...]}`
@@ -182,24 +184,6 @@ func waitsForReview(cs *dsl.CompiledStep) bool {
 	switch stepKind(cs) {
 	case toolspec.KindReview, toolspec.KindAgent, toolspec.KindChild:
 		return true
-	}
-	return false
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
 	}
 	return false
 }

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -363,7 +365,7 @@ func executeFixture(w *dsl.Workflow, src string, inputs map[string]any, fx fixtu
 	}
 	env.ExecuteWorkflow(workflows.WorkflowType, req)
 	missing = append(missing, invalidReviews...)
-	real = sortedKeys(ranForReal)
+	real = slices.Sorted(maps.Keys(ranForReal))
 	if err := env.GetWorkflowError(); err != nil {
 		return nil, missing, real, err
 	}
