@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sort"
 
 	"google.golang.org/protobuf/types/known/structpb"
 
@@ -65,19 +64,16 @@ func (c *Client) Fork(ctx context.Context, runID string, o ForkOptions) (*Run, *
 	if cs.Spec == nil || cs.Spec.Kind != toolspec.KindAgent {
 		return nil, nil, &InvalidError{Err: fmt.Errorf("--step %q is a %s step: only agent steps can be forked", o.Step, cs.Tool)}
 	}
-	completed := map[string]*structpb.Value{}
+	completed := completedOutputs(st)
 	var agentOut map[string]any
 	for _, s := range st.Steps {
-		if s.Status != workflows.StatusCompleted || s.Output == nil || s.OutputTruncated {
-			if s.Id == o.Step {
-				return nil, nil, &InvalidError{Err: fmt.Errorf("step %s of run %s is %s: a fork starts from an agent's recorded conversation, which only a completed agent step holds (use weft retry for a failed one)", o.Step, runID, s.Status)}
-			}
+		if s.Id != o.Step {
 			continue
 		}
-		completed[s.Id] = s.Output
-		if s.Id == o.Step {
-			agentOut, _ = s.Output.AsInterface().(map[string]any)
+		if completed[s.Id] == nil {
+			return nil, nil, &InvalidError{Err: fmt.Errorf("step %s of run %s is %s: a fork starts from an agent's recorded conversation, which only a completed agent step holds (use weft retry for a failed one)", o.Step, runID, s.Status)}
 		}
+		agentOut, _ = completed[s.Id].AsInterface().(map[string]any)
 	}
 	if agentOut == nil {
 		return nil, nil, &InvalidError{Err: fmt.Errorf("step %s of run %s has no recorded output to fork from", o.Step, runID)}
@@ -110,17 +106,9 @@ func (c *Client) Fork(ctx context.Context, runID string, o ForkOptions) (*Run, *
 	again := map[string]bool{o.Step: true}
 	downstream(fw, again)
 	msgs, _ := resume["messages"].([]any)
-	plan := &ForkPlan{Reused: []string{}, Rerun: []string{}, Iterations: o.Iteration, Messages: len(msgs)}
-	reuse := map[string]*structpb.Value{}
-	for _, s := range fw.Steps {
-		if again[s.ID] || completed[s.ID] == nil {
-			plan.Rerun = append(plan.Rerun, s.ID)
-			continue
-		}
-		plan.Reused = append(plan.Reused, s.ID)
-		reuse[s.ID] = completed[s.ID]
-	}
-	sort.Strings(plan.Reused)
+	plan := &ForkPlan{Iterations: o.Iteration, Messages: len(msgs)}
+	var reuse map[string]*structpb.Value
+	plan.Reused, plan.Rerun, reuse = splitPlan(fw, again, completed)
 	run, err := c.startAgain(ctx, runID, old, fw, reuse, restart{ID: o.ID, Origin: o.Origin, StartedBy: o.StartedBy, Suffix: "fork"})
 	if err != nil {
 		return nil, nil, err

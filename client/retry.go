@@ -107,12 +107,7 @@ func (c *Client) Retry(ctx context.Context, runID string, o RetryOptions) (*Run,
 			return nil, nil, &InvalidError{Err: fmt.Errorf("--from %q: the workflow has no such step", o.From)}
 		}
 	}
-	completed := map[string]*weftv1.StepState{}
-	for _, s := range st.Steps {
-		if s.Status == workflows.StatusCompleted && !s.OutputTruncated && s.Output != nil {
-			completed[s.Id] = s
-		}
-	}
+	completed := completedOutputs(st)
 	oldSteps := map[string]dsl.Step{}
 	for _, s := range oldDef.Steps {
 		oldSteps[s.ID] = s
@@ -136,22 +131,41 @@ func (c *Client) Retry(ctx context.Context, runID string, o RetryOptions) (*Run,
 		}
 		downstream(w, again)
 	}
-	plan := &RetryPlan{Reused: []string{}, Rerun: []string{}}
-	reuse := map[string]*structpb.Value{}
-	for _, cs := range w.Steps {
-		if again[cs.ID] {
-			plan.Rerun = append(plan.Rerun, cs.ID)
-			continue
-		}
-		plan.Reused = append(plan.Reused, cs.ID)
-		reuse[cs.ID] = completed[cs.ID].Output
-	}
-	sort.Strings(plan.Reused)
+	plan := &RetryPlan{}
+	var reuse map[string]*structpb.Value
+	plan.Reused, plan.Rerun, reuse = splitPlan(w, again, completed)
 	run, err := c.startAgain(ctx, runID, old, w, reuse, restart{ID: o.ID, Origin: o.Origin, StartedBy: o.StartedBy, Suffix: "retry"})
 	if err != nil {
 		return nil, nil, err
 	}
 	return run, plan, nil
+}
+
+// completedOutputs are the outputs a run recorded whole, by step: what a restart may reuse.
+func completedOutputs(st *weftv1.ExecutionState) map[string]*structpb.Value {
+	out := map[string]*structpb.Value{}
+	for _, s := range st.Steps {
+		if s.Status == workflows.StatusCompleted && !s.OutputTruncated && s.Output != nil {
+			out[s.Id] = s.Output
+		}
+	}
+	return out
+}
+
+// splitPlan divides w's steps for a restart: those in again, or with no completed output, run;
+// the others are reused with their outputs (reused sorted, rerun in the file's order).
+func splitPlan(w *dsl.Workflow, again map[string]bool, completed map[string]*structpb.Value) (reused, rerun []string, reuse map[string]*structpb.Value) {
+	reused, rerun, reuse = []string{}, []string{}, map[string]*structpb.Value{}
+	for _, cs := range w.Steps {
+		if again[cs.ID] || completed[cs.ID] == nil {
+			rerun = append(rerun, cs.ID)
+			continue
+		}
+		reused = append(reused, cs.ID)
+		reuse[cs.ID] = completed[cs.ID]
+	}
+	sort.Strings(reused)
+	return reused, rerun, reuse
 }
 
 // restart is who starts a run again from an old one (weft retry, weft fork), and its id.
