@@ -132,7 +132,6 @@ func valueSource(v *expr.Value) any {
 	if v == nil {
 		return nil
 	}
-	out, _ := v.Literal()
-	v.Each(func(path string, t *expr.Template) { out = setPointer(out, path, t.Source()) })
+	out, _ := v.ResolveWith(func(_ string, t *expr.Template) (any, error) { return t.Source(), nil })
 	return out
 }

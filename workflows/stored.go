@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -165,21 +164,12 @@ func resolveValue(ctx workflow.Context, val *expr.Value, env map[string]any, who
 	for i, p := range paths {
 		remote[p] = values[i]
 	}
-	out, _ := val.Literal()
-	val.Each(func(path string, t *expr.Template) {
-		if err != nil {
-			return
+	return val.ResolveWith(func(path string, t *expr.Template) (any, error) {
+		if v, ok := remote[path]; ok {
+			return v, nil
 		}
-		v, ok := remote[path]
-		if !ok {
-			v, err = t.Render(env)
-		}
-		out = setPointer(out, path, v)
+		return t.Render(env)
 	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
 }
 
 // evalBool evaluates a condition; one that looks inside a stored value is evaluated by the
@@ -348,39 +338,4 @@ func materialize(n *pathNode, v any) any {
 		return out
 	}
 	return v
-}
-
-// setPointer puts v at JSON pointer ptr inside root (the containers on the way exist: they hold
-// a template) and returns the root.
-func setPointer(root any, ptr string, v any) any {
-	if ptr == "" {
-		return v
-	}
-	segs := strings.Split(ptr[1:], "/")
-	cur := root
-	for i, seg := range segs {
-		seg = strings.ReplaceAll(strings.ReplaceAll(seg, "~1", "/"), "~0", "~")
-		last := i == len(segs)-1
-		switch c := cur.(type) {
-		case map[string]any:
-			if last {
-				c[seg] = v
-			} else {
-				cur = c[seg]
-			}
-		case []any:
-			j, ok := segIndex(seg)
-			if !ok || j >= len(c) {
-				return root
-			}
-			if last {
-				c[j] = v
-			} else {
-				cur = c[j]
-			}
-		default:
-			return root
-		}
-	}
-	return root
 }

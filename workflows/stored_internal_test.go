@@ -98,12 +98,8 @@ func TestValueSourceCompilesTheSameValue(t *testing.T) {
 	env := storedEnv(t)
 	want, err := v.Resolve(env)
 	require.NoError(t, err)
-	// Rendering each template into the literal skeleton is what Resolve gives.
-	out, _ := v.Literal()
-	v.Each(func(path string, tm *expr.Template) {
-		r, err := tm.Render(env)
-		require.NoError(t, err)
-		out = setPointer(out, path, r)
-	})
+	// Rendering each template where it stands (what resolveValue does) is what Resolve gives.
+	out, err := v.ResolveWith(func(_ string, tm *expr.Template) (any, error) { return tm.Render(env) })
+	require.NoError(t, err)
 	require.Equal(t, want, out)
 }

@@ -301,6 +301,42 @@ func (v *Value) Resolve(env map[string]any) (any, error) {
 	}
 }
 
+// ResolveWith returns the value with each template replaced by what fn gives for it (path is
+// the template's JSON pointer, as Each names it): Resolve, with the rendering chosen per
+// template. The first error stops it.
+func (v *Value) ResolveWith(fn func(path string, t *Template) (any, error)) (any, error) {
+	return v.resolveWith("", fn)
+}
+
+func (v *Value) resolveWith(path string, fn func(string, *Template) (any, error)) (any, error) {
+	switch v.kind {
+	case 'l':
+		return v.lit, nil
+	case 't':
+		return fn(path, v.tmpl)
+	case 'm':
+		out := make(map[string]any, len(v.keys))
+		for i, k := range v.keys {
+			r, err := v.elems[i].resolveWith(path+"/"+escapePointer(k), fn)
+			if err != nil {
+				return nil, err
+			}
+			out[k] = r
+		}
+		return out, nil
+	default:
+		out := make([]any, len(v.elems))
+		for i, e := range v.elems {
+			r, err := e.resolveWith(path+"/"+strconv.Itoa(i), fn)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = r
+		}
+		return out, nil
+	}
+}
+
 // Literal returns the value with each templated part replaced by nil, and the JSON pointers of
 // those parts (validators ignore what they find there).
 func (v *Value) Literal() (any, []string) {
