@@ -9,6 +9,7 @@
 // any Go program use it; none of them talks to Temporal about runs on its own.
 //
 // It imports the interpreter's names and contracts (workflows, proto) but never runs workflow code,
-// it never runs tools, and it never reads provider credentials or the environment: the caller
-// passes the address, the security settings and the DataConverter (codec).
+// it never runs tools, and it never reads provider credentials: the caller passes the security
+// settings and the DataConverter (codec). Of the environment, Dial reads only TEMPORAL_ADDRESS,
+// TEMPORAL_NAMESPACE and WEFT_TASK_QUEUE, for the Options the caller leaves empty.
 package client
