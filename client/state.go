@@ -219,6 +219,12 @@ type ListOptions struct {
 	Workflow string
 	// Limit (default 20, at most 1000).
 	Limit int
+	// Search keeps runs whose id, workflow, status or starter contain every word of it (any case).
+	Search string
+	// After is a page token (ListPage's Next, PageToken): list the runs after that one.
+	After string
+
+	cursor *pageCursor // After, decoded
 }
 
 // temporalStatus maps weft's status names to the ExecutionStatus values of visibility queries.
@@ -250,6 +256,13 @@ func (c *Client) List(ctx context.Context, o ListOptions) ([]RunSummary, error) 
 	}
 	if o.AwaitingReview {
 		q += fmt.Sprintf(` AND ExecutionStatus = "Running" AND %s = %q`, workflows.StatusAttribute.GetName(), workflows.StatusAwaitingReview)
+	}
+	cur, err := parsePageToken(o.After)
+	if err != nil {
+		return nil, err
+	}
+	if o.cursor = cur; cur != nil {
+		q += cur.query()
 	}
 	lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
@@ -327,7 +340,7 @@ func (c *Client) listQuery(ctx context.Context, q string, o ListOptions, closed 
 					return out, nil
 				}
 			}
-			if o.Workflow != "" && r.Workflow != o.Workflow {
+			if !o.matches(r, o.cursor) {
 				continue
 			}
 			out = append(out, r)
