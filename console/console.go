@@ -46,7 +46,9 @@ type Options struct {
 	Reviewer string
 	// PollInterval is how often a live page's state is read (default 250 ms).
 	PollInterval time.Duration
-	Log          *slog.Logger
+	// RunsPerPage is how many runs a page of the runs list shows (default 50).
+	RunsPerPage int
+	Log         *slog.Logger
 }
 
 // Server is the console.
@@ -85,6 +87,9 @@ const SessionLifetime = 12 * time.Hour
 func New(o Options) (*Server, error) {
 	if o.PollInterval <= 0 {
 		o.PollInterval = 250 * time.Millisecond
+	}
+	if o.RunsPerPage <= 0 {
+		o.RunsPerPage = 50
 	}
 	if len(o.AllowedHosts) == 0 {
 		o.AllowedHosts = []string{"127.0.0.1", "localhost", "::1"}

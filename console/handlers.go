@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -36,6 +35,7 @@ type pageData struct {
 	Status   string
 	Workflow string
 	Statuses []string
+	Pager    Pager
 
 	RunID      string
 	Run        *RunView
@@ -50,12 +50,9 @@ type pageData struct {
 }
 
 var funcs = template.FuncMap{
-	"ago": func(t time.Time) string {
-		if t.IsZero() {
-			return ""
-		}
-		return t.Local().Format("2006-01-02 15:04:05")
-	},
+	// ago: a <time> saying how long ago, with the absolute time as its tooltip (format.go)
+	"ago":      timeTag,
+	"duration": duration,
 	"cost": func(v float64) string {
 		if v == 0 {
 			return "—"
@@ -147,12 +144,15 @@ func (s *Server) mayRead(w http.ResponseWriter, r *http.Request, sess *session, 
 	return false
 }
 
-func (s *Server) runRows(ctx context.Context, q url.Values, sess *session) ([]RunRow, error) {
-	runs, err := s.o.Client.List(ctx, weftclient.ListOptions{Status: q.Get("status"), Workflow: q.Get("workflow"), Limit: 50})
+func (s *Server) runRows(ctx context.Context, q url.Values, sess *session) ([]RunRow, Pager, error) {
+	pg := newPager(q)
+	page, err := s.o.Client.ListPage(ctx, weftclient.ListOptions{Status: q.Get("status"), Workflow: q.Get("workflow"),
+		Search: q.Get("q"), After: q.Get("after"), Limit: s.o.RunsPerPage})
 	if err != nil {
-		return nil, err
+		return nil, pg, err
 	}
-	runs = s.o.Client.Readable(ctx, sess.reader(), runs)
+	pg.next(page.Next)
+	runs := s.o.Client.Readable(ctx, sess.reader(), page.Runs)
 	rows := make([]RunRow, len(runs))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 8)
@@ -162,7 +162,7 @@ func (s *Server) runRows(ctx context.Context, q url.Values, sess *session) ([]Ru
 		if end.IsZero() {
 			end = time.Now()
 		}
-		rows[i].Duration = end.Sub(r.Started).Round(time.Millisecond).String()
+		rows[i].Duration = duration(end.Sub(r.Started))
 		wg.Add(1)
 		go func(row *RunRow) {
 			defer wg.Done()
@@ -172,7 +172,7 @@ func (s *Server) runRows(ctx context.Context, q url.Values, sess *session) ([]Ru
 		}(&rows[i])
 	}
 	wg.Wait()
-	return rows, nil
+	return rows, pg, nil
 }
 
 // usage reads a run's token cost from its state; a closed run's never changes, so it is kept.
@@ -208,21 +208,21 @@ func (s *Server) usage(ctx context.Context, r weftclient.RunSummary) (float64, i
 func (s *Server) runsPage(w http.ResponseWriter, r *http.Request, sess *session) {
 	d := s.base(sess, "Runs", "runs")
 	d.Status, d.Workflow = r.URL.Query().Get("status"), r.URL.Query().Get("workflow")
-	rows, err := s.runRows(r.Context(), r.URL.Query(), sess)
+	rows, pg, err := s.runRows(r.Context(), r.URL.Query(), sess)
 	if err != nil {
 		d.Error = err.Error()
 	}
-	d.Runs = rows
+	d.Runs, d.Pager = rows, pg
 	s.render(w, "runs", d, http.StatusOK)
 }
 
 func (s *Server) apiRuns(w http.ResponseWriter, r *http.Request, sess *session) {
-	rows, err := s.runRows(r.Context(), r.URL.Query(), sess)
+	rows, pg, err := s.runRows(r.Context(), r.URL.Query(), sess)
 	if err != nil {
 		clientError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"runs": rows})
+	writeJSON(w, http.StatusOK, map[string]any{"runs": rows, "next": pg.Next, "pager": pg})
 }
 
 // ---- one run ----
@@ -328,8 +328,8 @@ func (s *Server) apiRun(w http.ResponseWriter, r *http.Request, sess *session) {
 }
 
 // apiEvents streams a run's snapshots as server-sent events, one whenever something changed
-// (read as soon as the run records an event, and every PollInterval while model text streams:
-// runFollower), and the run's own events as "run-event", until the run ends or the page goes away.
+// (read as soon as the run records an event, and every PollInterval while model text streams),
+// and the run's own events as "run-event", until the run ends or the page goes away: followRun.
 func (s *Server) apiEvents(w http.ResponseWriter, r *http.Request, sess *session) {
 	fl, ok := w.(http.Flusher)
 	if !ok {
@@ -345,36 +345,7 @@ func (s *Server) apiEvents(w http.ResponseWriter, r *http.Request, sess *session
 	w.Header().Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
 	fl.Flush()
-	ctx := r.Context()
-	t := time.NewTicker(s.o.PollInterval)
-	defer t.Stop()
-	var last []byte
-	f := &runFollower{s: s, id: id}
-	for {
-		snap, err := s.snapshot(ctx, id)
-		if ctx.Err() != nil {
-			return
-		}
-		if err != nil {
-			_, _ = fmt.Fprintf(w, "event: problem\ndata: %s\n\n", mustJSON(map[string]string{"error": err.Error()}))
-			fl.Flush()
-		} else if b, _ := json.Marshal(snap); !bytes.Equal(b, last) {
-			last = b
-			_, _ = fmt.Fprintf(w, "event: snapshot\ndata: %s\n\n", b)
-			fl.Flush()
-			if snap.Closed && snap.StateErr == "" {
-				f.forward(ctx, w)
-				_, _ = io.WriteString(w, "event: end\ndata: {}\n\n")
-				fl.Flush()
-				return
-			}
-		}
-		f.forward(ctx, w)
-		fl.Flush()
-		if !f.next(ctx, w, t.C, snap) {
-			return
-		}
-	}
+	s.followRun(r.Context(), w, fl, r, id)
 }
 
 func (s *Server) apiCancel(w http.ResponseWriter, r *http.Request, sess *session) {

@@ -50,11 +50,52 @@
     if (!r.ok) throw new Error(j.error || r.statusText);
     return j;
   }
-  function fmtMs(ms) {
-    if (ms === undefined || ms === null || ms === '') return '';
-    ms = Number(ms);
-    return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(ms < 10000 ? 2 : 1)} s`;
+  // Times and durations, written as console/format.go writes them (TestFormats holds the two to
+  // the same examples): a time is relative ("3 min ago") with the absolute local time as its
+  // tooltip; a duration is 850 ms, 1.2 s, 3 min 4 s, 2 h 5 min or 1 d 3 h.
+  const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+  const pad = (n) => String(n).padStart(2, '0');
+  function absTime(t) {
+    const d = new Date(t);
+    const zone = (d.toLocaleTimeString('en-US', { timeZoneName: 'short' }).split(' ').pop()) || '';
+    return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())} ${zone}`;
   }
+  function fmtAgo(t, now) {
+    const ms = (now === undefined ? Date.now() : now) - new Date(t).getTime();
+    const s = Math.floor(Math.abs(ms) / 1000);
+    if (s < 5) return 'just now';
+    let v;
+    if (s < 60) v = `${s} s`;
+    else if (s < 3600) v = `${Math.floor(s / 60)} min`;
+    else if (s < 86400) v = `${Math.floor(s / 3600)} h`;
+    else if (s < 7 * 86400) v = `${Math.floor(s / 86400)} d`;
+    else { const d = new Date(t); return `${d.getDate()} ${MONTHS[d.getMonth()]} ${d.getFullYear()}`; }
+    return ms < 0 ? `in ${v}` : `${v} ago`;
+  }
+  function fmtDuration(ms) {
+    if (ms === undefined || ms === null || ms === '') return '';
+    ms = Math.max(0, Math.floor(Number(ms)));
+    if (ms < 1000) return `${ms} ms`;
+    if (ms < 60000) { const t = Math.floor(ms / 100); return `${Math.floor(t / 10)}.${t % 10} s`; }
+    const s = Math.floor(ms / 1000);
+    const two = (a, ua, b, ub) => (b ? `${a} ${ua} ${b} ${ub}` : `${a} ${ua}`);
+    if (s < 3600) return two(Math.floor(s / 60), 'min', s % 60, 's');
+    if (s < 86400) return two(Math.floor(s / 3600), 'h', Math.floor((s % 3600) / 60), 'min');
+    return two(Math.floor(s / 86400), 'd', Math.floor((s % 86400) / 3600), 'h');
+  }
+  const fmtMs = fmtDuration;
+  // timeEl is a <time> for t that tick() keeps current.
+  function timeEl(t) {
+    if (!t) return '';
+    return el('time', { datetime: new Date(t).toISOString(), title: absTime(t) }, fmtAgo(t));
+  }
+  function tick() {
+    document.querySelectorAll('time[datetime]').forEach((e) => {
+      const v = fmtAgo(e.dateTime);
+      if (e.textContent !== v) e.textContent = v;
+    });
+  }
+  window.weftFormat = { fmtAgo, fmtDuration, absTime };
   function fmtCost(u) {
     if (!u) return '';
     const parts = [];
@@ -63,7 +104,6 @@
     if (u.costUsd) parts.push(`$${Number(u.costUsd).toFixed(4)}`);
     return parts.join(' · ');
   }
-  const when = (t) => (t ? new Date(t).toLocaleString() : '');
 
   // ---- the graph ----
   const NODE_W = 168, NODE_H = 48, GAP_X = 28, GAP_Y = 46, PAD = 16;
@@ -256,7 +296,7 @@
         if (data !== undefined) body.data = data;
         const d = await post(`/api/runs/${encodeURIComponent(runId)}/reviews`, body);
         card.classList.add('decided', `d-${d.decision}`);
-        status.textContent = `${PAST[d.decision] || d.decision} by ${d.reviewer || 'unknown'} at ${when(d.decidedAt)}${d.comment ? ' — “' + d.comment + '”' : ''}`;
+        status.replaceChildren(`${PAST[d.decision] || d.decision} by ${d.reviewer || 'unknown'} `, timeEl(d.decidedAt), d.comment ? ' — “' + d.comment + '”' : '');
         card.querySelectorAll('.actions, .edit-data, .send-edit, .comment').forEach((x) => x.remove());
         if (onDecided) onDecided(r.id);
       } catch (err) {
@@ -290,8 +330,8 @@
       el('p', { class: 'meta' },
         el('a', { href: `/runs/${encodeURIComponent(runId)}` }, runId), ` · gate ${r.id}`,
         r.kind === 'tool_call' ? ` · tool call ${r.tool}` : '',
-        r.requestedAt ? ` · asked ${when(r.requestedAt)}` : '',
-        r.deadline ? ` · ${r.onTimeout || 'fail'} at ${when(r.deadline)}` : ''),
+        r.requestedAt ? [' · asked ', timeEl(r.requestedAt)] : '',
+        r.deadline ? [` · ${r.onTimeout || 'fail'} `, timeEl(r.deadline)] : ''),
       r.instructions ? el('p', { class: 'instructions' }, r.instructions) : null,
       jsonBlock(r.data, true),
       comment,
@@ -427,31 +467,64 @@
   }
 
   // ---- runs page ----
+  // The rows are read again every second for the page shown (its filters, and where it starts:
+  // a page token and the trail of the pages before it, console/pager.go). Typing in the filters
+  // goes back to the newest runs that match, and the address follows.
   function runsPage() {
     const body = document.getElementById('runs-body');
     const form = document.getElementById('run-filters');
     if (!body || !form) return;
+    let at = { after: body.dataset.after || '', back: body.dataset.back || '' };
+    let seq = 0;
+    function link(id, href) {
+      const a = document.getElementById(id);
+      if (!a) return;
+      a.hidden = !href;
+      if (href) a.setAttribute('href', href); else a.removeAttribute('href');
+    }
     async function refresh() {
-      const q = new URLSearchParams(new FormData(form));
+      const q = new URLSearchParams();
+      for (const [k, v] of new FormData(form)) if (String(v).trim()) q.set(k, v);
+      if (at.after) q.set('after', at.after);
+      if (at.back) q.set('back', at.back);
+      const mine = ++seq;
       try {
-        const { runs } = await get(`/api/runs?${q}`);
+        const { runs, pager } = await get(`/api/runs?${q}`);
+        if (mine !== seq) return; // a newer request was sent since
         if (!runs.length) {
           body.replaceChildren(el('tr', { class: 'empty' }, el('td', { colspan: 7 }, 'No runs match.')));
-          return;
+        } else {
+          body.replaceChildren(...runs.map((r) => el('tr', { 'data-run': r.id },
+            el('td', {}, el('a', { href: `/runs/${encodeURIComponent(r.id)}` }, r.id)),
+            el('td', {}, r.workflow || ''),
+            el('td', {}, el('span', { class: `status s-${r.status}` }, r.status), r.awaitingReview ? [' ', el('span', { class: 'badge review' }, 'awaiting review')] : null),
+            el('td', {}, timeEl(r.started)),
+            el('td', { class: 'num' }, r.duration),
+            el('td', { class: 'num' }, r.tokens > 0 ? r.tokens.toLocaleString() : '—'),
+            el('td', { class: 'num' }, r.costUsd ? `$${r.costUsd.toFixed(4)}` : '—'))));
         }
-        body.replaceChildren(...runs.map((r) => el('tr', { 'data-run': r.id },
-          el('td', {}, el('a', { href: `/runs/${encodeURIComponent(r.id)}` }, r.id)),
-          el('td', {}, r.workflow || ''),
-          el('td', {}, el('span', { class: `status s-${r.status}` }, r.status), r.awaitingReview ? [' ', el('span', { class: 'badge review' }, 'awaiting review')] : null),
-          el('td', {}, when(r.started)),
-          el('td', {}, r.duration),
-          el('td', {}, r.tokens > 0 ? r.tokens.toLocaleString() : '—'),
-          el('td', {}, r.costUsd ? `$${r.costUsd.toFixed(4)}` : '—'))));
+        link('newest', pager.newestURL);
+        link('newer', pager.newerURL);
+        link('older', pager.olderURL);
+        document.getElementById('page-no').textContent = `page ${pager.page}`;
         document.getElementById('live').classList.remove('stale');
       } catch (err) {
         document.getElementById('live').classList.add('stale');
       }
     }
+    let typing = null;
+    const filtered = () => {
+      clearTimeout(typing);
+      typing = setTimeout(() => {
+        at = { after: '', back: '' };
+        const q = new URLSearchParams();
+        for (const [k, v] of new FormData(form)) if (String(v).trim()) q.set(k, v);
+        history.replaceState(null, '', q.toString() ? `/?${q}` : '/');
+        refresh();
+      }, 300);
+    };
+    form.addEventListener('input', filtered);
+    form.addEventListener('change', filtered);
     setInterval(refresh, 1000);
   }
 
@@ -627,6 +700,8 @@
     if (document.body.dataset.page === 'runs' && !run) runsPage();
     if (document.body.dataset.page === 'reviews') reviewsPage();
     else pollReviewCount();
+    tick();
+    setInterval(tick, 15000);
     window.__weftReady = true;
     window.__weftReadyAt = performance.now();
   }
