@@ -75,6 +75,8 @@ type Gateway struct {
 	subs      *subscriptions    // followed runs of subscribed weft://executions/{id}
 	// sessions of the last HTTPHandler (tests)
 	sessions *keySessions
+	caps     clientCaps // sessions whose clients can be asked (elicit.go)
+	secret   []byte     // signs the requestState of input_required results (elicit.go)
 }
 
 // New builds the gateway and registers its tools.
@@ -85,7 +87,7 @@ func New(o Options) *Gateway {
 	if o.Wait == 0 {
 		o.Wait = 60 * time.Second
 	}
-	g := &Gateway{o: o, tools: activities.NewTools(o.Config).Handlers(), started: time.Now(), wfTools: map[string]string{}, wfNames: map[string]string{}, wfPrompts: map[string]string{}}
+	g := &Gateway{o: o, tools: activities.NewTools(o.Config).Handlers(), started: time.Now(), wfTools: map[string]string{}, wfNames: map[string]string{}, wfPrompts: map[string]string{}, secret: newSecret()}
 	if o.Log == nil {
 		o.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
 		g.o.Log = o.Log
@@ -109,12 +111,14 @@ func New(o Options) *Gateway {
 	hooks.AddAfterListTools(visibleTools) // a key sees the tools its roles allow
 	hooks.AddAfterSetLevel(g.levels.afterSetLevel)
 	hooks.AddOnUnregisterSession(g.levels.forget)
+	hooks.AddAfterInitialize(g.caps.afterInitialize)
+	hooks.AddOnUnregisterSession(g.caps.forget)
 	g.subs = newSubscriptions(g)
 	g.subs.hook(hooks)
 	g.srv = server.NewMCPServer("weft", o.Version, server.WithToolCapabilities(true), server.WithResourceCapabilities(true, false),
 		server.WithLogging(), server.WithPromptCapabilities(true), server.WithCompletions(),
 		server.WithPromptCompletionProvider(completer{g}), server.WithResourceCompletionProvider(completer{g}),
-		server.WithToolHandlerMiddleware(logCalls), server.WithToolHandlerMiddleware(g.authorize), server.WithToolHandlerMiddleware(withProgressToken), server.WithHooks(hooks),
+		server.WithToolHandlerMiddleware(logCalls), server.WithToolHandlerMiddleware(g.authorize), server.WithToolHandlerMiddleware(withProgressToken), server.WithToolHandlerMiddleware(g.reviewsInClient), server.WithHooks(hooks),
 		server.WithRecovery(), server.WithInstructions("weft runs durable AI/RAG workflows. Use weft_query to answer from the knowledge base, weft_workflows and weft_run_workflow to run pipelines, weft_execution to follow them and weft_review to approve paused steps."))
 	for _, name := range KnowledgeTools {
 		spec, _ := toolspec.Lookup(name)
@@ -210,6 +214,11 @@ func (g *Gateway) start(ctx context.Context, w *dsl.Workflow, source string, inp
 	if err != nil {
 		return nil, "", err
 	}
+	ask := askFrom(ctx)
+	if ask != nil && ask.resume != nil {
+		// a review was answered in the client (elicit.go): follow the run the call started
+		return g.await(ctx, c, ask.resume.Run, len(w.Steps), max(wait, time.Second), ask)
+	}
 	resolver := weftclient.FileResolver(g.o.WorkflowsDir)
 	origin, by := startedBy(ctx)
 	run, err := c.Start(ctx, w, weftclient.StartOptions{Source: source, Inputs: inputs, Resolver: resolver, Origin: origin, StartedBy: by})
@@ -218,6 +227,9 @@ func (g *Gateway) start(ctx context.Context, w *dsl.Workflow, source string, inp
 	}
 	if wait <= 0 {
 		return nil, run.ID, nil
+	}
+	if ask != nil {
+		return g.await(ctx, c, run.ID, len(w.Steps), wait, ask) // may ask about its reviews
 	}
 	wctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()

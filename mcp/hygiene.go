@@ -111,7 +111,12 @@ func (h *hygiene) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		r = r.WithContext(withCallSession(r.Context(), sid))
-		r.Header.Del("Mcp-Session-Id")
+		r.Header.Set("Mcp-Session-Id", h.sessions.callID(sid)) // its own session, named after the session
+	} else if sid != "" && h.sessions != nil && isResponse(body) {
+		// the client's answer to a question a call asked (elicit.go) goes to that call's session
+		if call := h.sessions.answerTo(sid); call != "" {
+			r.Header.Set("Mcp-Session-Id", call)
+		}
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
@@ -124,6 +129,15 @@ func isToolCall(body []byte) bool {
 		Method string `json:"method"`
 	}
 	return json.Unmarshal(body, &m) == nil && m.Method == "tools/call"
+}
+
+// isResponse reports whether body is a JSON-RPC response (a client's answer to a server request).
+func isResponse(body []byte) bool {
+	var m struct {
+		Method string          `json:"method"`
+		ID     json.RawMessage `json:"id"`
+	}
+	return json.Unmarshal(body, &m) == nil && m.Method == "" && len(m.ID) > 0
 }
 
 // readBody reads the whole body under a read deadline on the connection, and lifts the deadline

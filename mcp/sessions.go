@@ -10,7 +10,9 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
@@ -40,10 +42,70 @@ type keySessions struct {
 	// end terminates a session through the transport (a DELETE as its key); set by HTTPHandler
 	end      func(id, key string)
 	sweeping bool
+	// calls numbers the call sessions of tool calls (callID); ask holds, per session, the call
+	// session asking its person now (elicitation: one question at a time), and askFree a
+	// one-slot semaphore per session
+	calls   atomic.Int64
+	ask     map[string]string
+	askFree map[string]chan struct{}
 }
 
 func newKeySessions() *keySessions {
-	return &keySessions{owner: map[string]string{}, seen: map[string]time.Time{}, open: map[string]int{}}
+	return &keySessions{owner: map[string]string{}, seen: map[string]time.Time{}, open: map[string]int{}, ask: map[string]string{}, askFree: map[string]chan struct{}{}}
+}
+
+// callMark separates a session's id from the number of one of its tool calls in the id of the
+// call session that call is served on (hygiene): "weft-…~call-7".
+const callMark = "~call-"
+
+// callID names a new call session of session id.
+func (k *keySessions) callID(id string) string {
+	return id + callMark + strconv.FormatInt(k.calls.Add(1), 10)
+}
+
+// ofSession is the session a (call) session id belongs to.
+func ofSession(id string) string {
+	base, _, _ := strings.Cut(id, callMark)
+	return base
+}
+
+// asking marks call session cs (of session id) as asking its person a question (elicitation)
+// until the returned func is called: the client's answer, posted with the session's id, goes to
+// it (answerTo). A session's calls ask one at a time; this waits for its turn. Without a session
+// (stdio, no HTTPHandler) there is nothing to route.
+func (k *keySessions) asking(ctx context.Context, id string, cs server.ClientSession) (func(), error) {
+	if k == nil || id == "" || cs == nil {
+		return func() {}, nil
+	}
+	k.mu.Lock()
+	free, ok := k.askFree[id]
+	if !ok {
+		free = make(chan struct{}, 1)
+		free <- struct{}{}
+		k.askFree[id] = free
+	}
+	k.mu.Unlock()
+	select {
+	case <-free:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	k.mu.Lock()
+	k.ask[id] = cs.SessionID()
+	k.mu.Unlock()
+	return func() {
+		k.mu.Lock()
+		delete(k.ask, id)
+		k.mu.Unlock()
+		free <- struct{}{}
+	}, nil
+}
+
+// answerTo is the call session a client's response posted with session id is for ("" : none).
+func (k *keySessions) answerTo(id string) string {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.ask[id]
 }
 
 // touch records a request of session id (every request counts, the tool calls HTTPHandler serves
@@ -106,6 +168,7 @@ func (k *keySessions) sweep() {
 func (k *keySessions) drop(id string) {
 	delete(k.owner, id)
 	delete(k.seen, id)
+	delete(k.askFree, id)
 }
 
 // ResolveSessionIdManager gives mcp-go a view of the sessions bound to the request's key.
@@ -157,7 +220,7 @@ func (v *keyView) Validate(id string) (bool, error) {
 	if id == "" {
 		return false, nil // no session asked for: served statelessly
 	}
-	if !v.k.owns(id, v.key) {
+	if !v.k.owns(ofSession(id), v.key) { // a call session is its session's
 		return false, errUnknownSession
 	}
 	return false, nil
@@ -200,8 +263,8 @@ func (l *eventLog) StoreEvent(_ context.Context, session, stream string, msg jso
 	defer l.mu.Unlock()
 	l.next++
 	id := strconv.FormatInt(l.next, 10)
-	if session == "" {
-		return id, nil
+	if session == "" || strings.Contains(session, callMark) {
+		return id, nil // nobody resumes a call session's stream (a call is served on its own)
 	}
 	events := append(l.sessions[session], storedEvent{id: id, stream: stream, msg: msg})
 	if len(events) > maxSessionEvents {

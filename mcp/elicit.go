@@ -1,0 +1,622 @@
+package mcp
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	mcplib "github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+	"google.golang.org/protobuf/encoding/protojson"
+
+	"github.com/weftworks/weft/auth"
+	weftclient "github.com/weftworks/weft/client"
+	weftv1 "github.com/weftworks/weft/proto/weft/v1"
+	"github.com/weftworks/weft/workflows"
+)
+
+// Reviews inside the client (MCP elicitation).
+//
+// When a tool call that waits for its run (a wf_ tool, weft_run_workflow with wait, a knowledge
+// tool that runs as an execution) sees the run pause for a review, and the client declared the
+// elicitation capability, and the caller's key may review (the reviewer role, and the gate's
+// reviewers list it), the gateway asks the person: the review's title, instructions and data in
+// the message, and a flat form (requestedSchema) with
+//
+//   - decision: approve | edit | reject (required),
+//   - comment,
+//   - for edit, one field "data.NAME" per top-level field of the data (from the review's schema,
+//     else from the data's own shape), filled with the current value. Fields the schema types
+//     as string, number, integer or boolean are form fields of that type (enum, bounds, title and
+//     description kept); objects, arrays and anything else are string fields holding the value as
+//     JSON, parsed on return (MCP elicitation forms have primitive fields only). Data that is not
+//     an object is one JSON field "data".
+//
+// The answer is recorded through client.Review under the key's identity (never a name from the
+// form), bound to the digest of the data shown. An answer that cannot be recorded (invalid JSON,
+// data the review's schema refuses) is asked again with the reason. Declined or cancelled, the
+// review stays pending and the call returns at once with the execution id and the pending
+// review. Clients without the capability, and keys that may not review, get the answer they got
+// before (the call waits, then says the run is still running).
+//
+// Two protocol eras:
+//   - before 2026-07-28 (sessions, stdio): the gateway sends elicitation/create during the call
+//     (server.RequestElicitation) and goes on following the run once it is decided. Over HTTP a
+//     session's tool call is served on a call session of its own (hygiene.go): the client's
+//     answer, posted with the session's id, is routed to the call asking (keySessions.asking),
+//     and a session's calls ask one at a time.
+//   - 2026-07-28 and later (no server-initiated requests): the call returns an input_required
+//     result (SEP-2322) with the form and a signed requestState naming the run and the gate; the
+//     client retries the call with the answer, and the gateway records it and follows the same
+//     run (it does not start another).
+
+// elicitationKey names the gateway's one input request in an input_required result.
+const elicitationKey = "review"
+
+// askStateTTL is how long an input_required result's requestState is honoured.
+const askStateTTL = 24 * time.Hour
+
+// maxAsks bounds how often one pause is asked about again after an answer that could not be
+// recorded (before 2026-07-28; newer clients bound their own retries).
+const maxAsks = 3
+
+// asking is what a tool call that may ask its client about reviews carries in its context.
+type asking struct {
+	modern bool      // answer with input_required instead of sending elicitation/create
+	resume *askState // the run this (retried) call follows instead of starting one
+	since  int64     // the last event of the run seen
+	ended  int       // steps ended so far (progress)
+	// set by the wait: the gate to ask about (modern), or the gate left pending (declined)
+	paused  *weftv1.ReviewRequest
+	pending *weftv1.ReviewRequest
+	run     string
+}
+
+type askingKey struct{}
+
+func askFrom(ctx context.Context) *asking {
+	a, _ := ctx.Value(askingKey{}).(*asking)
+	return a
+}
+
+// askState is the requestState of an input_required result: which run and gate the answer is
+// for, who was asked, and where the following stopped. It is signed with the gateway's secret:
+// the client echoes it back, it cannot forge one.
+type askState struct {
+	Run    string `json:"run"`
+	Gate   string `json:"gate"`
+	Key    string `json:"key"`
+	Tool   string `json:"tool"`
+	Since  int64  `json:"since"`
+	Ended  int    `json:"ended"`
+	Expiry int64  `json:"exp"`
+}
+
+func newSecret() []byte {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b)
+	return b
+}
+
+func (g *Gateway) sealState(s askState) string {
+	b, _ := json.Marshal(s)
+	mac := hmac.New(sha256.New, g.secret)
+	mac.Write(b)
+	return base64.RawURLEncoding.EncodeToString(b) + "." + base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
+}
+
+func (g *Gateway) openState(ctx context.Context, sealed, tool string) (*askState, error) {
+	body, sig, ok := strings.Cut(sealed, ".")
+	b, err1 := base64.RawURLEncoding.DecodeString(body)
+	want, err2 := base64.RawURLEncoding.DecodeString(sig)
+	mac := hmac.New(sha256.New, g.secret)
+	mac.Write(b)
+	var s askState
+	if !ok || err1 != nil || err2 != nil || !hmac.Equal(mac.Sum(nil), want) || json.Unmarshal(b, &s) != nil {
+		return nil, errors.New("the requestState of this call was not issued by this gateway (or it restarted since): find the run with weft_executions and decide its review with weft_review")
+	}
+	_, by := startedBy(ctx)
+	switch {
+	case s.Key != by:
+		return nil, errors.New("the requestState of this call was issued to another key: decide the review with weft_review")
+	case s.Tool != tool:
+		return nil, fmt.Errorf("the requestState of this call belongs to %s, not %s: retry that tool", s.Tool, tool)
+	case time.Now().Unix() > s.Expiry:
+		return nil, fmt.Errorf("the requestState of this call expired: decide the review of execution %s with weft_review", s.Run)
+	}
+	return &s, nil
+}
+
+// clientCaps remembers which sessions' clients declared elicitation at initialize (a session's
+// tool calls are served on call sessions of their own, which do not know it).
+type clientCaps struct{ elicit sync.Map } // session id -> true
+
+func (c *clientCaps) afterInitialize(ctx context.Context, _ any, req *mcplib.InitializeRequest, _ *mcplib.InitializeResult) {
+	if s := server.ClientSessionFromContext(ctx); s != nil && s.SessionID() != "" && formElicitation(req.Params.Capabilities.Elicitation) {
+		c.elicit.Store(s.SessionID(), true)
+	}
+}
+
+func (c *clientCaps) forget(_ context.Context, s server.ClientSession) {
+	c.elicit.Delete(s.SessionID())
+}
+
+// formElicitation: a client's elicitation capability includes forms ({} means forms).
+func formElicitation(e *mcplib.ElicitationCapability) bool {
+	return e != nil && (e.Form != nil || e.URL == nil)
+}
+
+// mayAsk says whether ctx's call may ask its client about reviews: the key may review, and the
+// client declared form elicitation (in the request from 2026-07-28 on, at initialize before).
+func (g *Gateway) mayAsk(ctx context.Context) *asking {
+	if _, ok := permitted(ctx, auth.RoleReviewer); !ok {
+		return nil
+	}
+	if info := server.RequestProtocolInfoFromContext(ctx); info != nil && info.Modern {
+		if info.ClientCapabilities == nil || !formElicitation(info.ClientCapabilities.Elicitation) {
+			return nil
+		}
+		return &asking{modern: true}
+	}
+	if s, ok := server.ClientSessionFromContext(ctx).(server.SessionWithClientInfo); ok && formElicitation(s.GetClientCapabilities().Elicitation) {
+		return &asking{} // stdio: the session itself knows
+	}
+	if sid := callSession(ctx); sid != "" {
+		if _, ok := g.caps.elicit.Load(sid); ok {
+			return &asking{}
+		}
+	}
+	return nil // a stateless request: nothing could carry the question to it
+}
+
+// reviewsInClient is the tool middleware that asks about reviews (see the top of this file).
+func (g *Gateway) reviewsInClient(next server.ToolHandlerFunc) server.ToolHandlerFunc {
+	return func(ctx context.Context, req mcplib.CallToolRequest) (*mcplib.CallToolResult, error) {
+		ask := g.mayAsk(ctx)
+		if ask == nil {
+			return next(ctx, req)
+		}
+		if sealed := req.Params.RequestState; sealed != "" {
+			s, err := g.openState(ctx, sealed, req.Params.Name)
+			if err != nil {
+				return mcplib.NewToolResultError(err.Error()), nil
+			}
+			c, err := g.temporal(ctx)
+			if err != nil {
+				return mcplib.NewToolResultError(err.Error()), nil
+			}
+			gate, err := g.pendingGate(ctx, c, s.Run, s.Gate)
+			if err != nil {
+				return mcplib.NewToolResultError(err.Error()), nil
+			}
+			if gate != nil { // nil: decided meanwhile (weft_review, the console): follow the run
+				answer := server.ElicitationResponse(req.Params.InputResponses, elicitationKey)
+				if answer == nil || answer.Action != mcplib.ElicitationResponseActionAccept {
+					return pendingAnswer(s.Run, gate), nil
+				}
+				if note := g.decide(ctx, c, s.Run, gate, answer.Content); note != "" {
+					if gate, err = g.pendingGate(ctx, c, s.Run, s.Gate); err != nil || gate == nil {
+						return mcplib.NewToolResultError(fmt.Sprintf("review %s of execution %s: %s", s.Gate, s.Run, note)), nil
+					}
+					return g.inputRequired(ctx, req.Params.Name, s.Run, gate, note, s.Since, s.Ended), nil
+				}
+			}
+			ask.resume, ask.since, ask.ended = s, s.Since, s.Ended
+		}
+		res, err := next(context.WithValue(ctx, askingKey{}, ask), req)
+		if err != nil || res == nil || res.IsError {
+			return res, err
+		}
+		switch {
+		case ask.paused != nil:
+			return g.inputRequired(ctx, req.Params.Name, ask.run, ask.paused, "", ask.since, ask.ended), nil
+		case ask.pending != nil:
+			return pendingAnswer(ask.run, ask.pending), nil
+		}
+		return res, nil
+	}
+}
+
+// await follows run id for at most wait, like start does, and asks about the reviews it pauses
+// for.
+func (g *Gateway) await(ctx context.Context, c *weftclient.Client, id string, steps int, wait time.Duration, ask *asking) (*weftv1.RunResult, string, error) {
+	ask.run = id
+	rep := g.reporterFor(ctx, steps)
+	if rep != nil {
+		rep.ended = ask.ended
+	}
+	for {
+		wctx, cancel := context.WithTimeout(ctx, wait)
+		res, gate, err := g.follow(wctx, ctx, c, id, rep, ask)
+		cancel()
+		if rep != nil {
+			ask.ended = rep.ended
+		}
+		if err != nil {
+			if waitRanOut(ctx, err) {
+				return nil, id, nil // still running
+			}
+			return nil, id, fmt.Errorf("execution %s failed: %s", id, weftclient.Cause(err))
+		}
+		if gate == nil {
+			return res, id, nil
+		}
+		if ask.modern {
+			ask.paused = gate // the middleware answers input_required
+			return nil, id, nil
+		}
+		if !g.askNow(ctx, c, id, gate) {
+			ask.pending = gate
+			return nil, id, nil
+		}
+	}
+}
+
+// follow streams run id's events from ask.since until it ends (its result) or pauses for a
+// review this caller may decide (that gate). Pauses for reviews others decide are waited out.
+func (g *Gateway) follow(wctx, ctx context.Context, c *weftclient.Client, id string, rep *reporter, ask *asking) (*weftv1.RunResult, *weftv1.ReviewRequest, error) {
+	for {
+		sctx, stop := context.WithCancel(wctx)
+		paused := false
+		res, err := c.Stream(sctx, id, weftclient.StreamOptions{NoDeltas: true, Since: ask.since}, func(e weftclient.Event) {
+			if e.Seq > 0 {
+				ask.since = e.Seq
+			}
+			if rep != nil {
+				rep.event(e)
+			}
+			if e.Type == weftclient.EventReviewRequested {
+				paused = true
+				stop()
+			}
+		})
+		stop()
+		if !paused || (err == nil && res != nil) {
+			return res, nil, err
+		}
+		if wctx.Err() != nil {
+			return nil, nil, wctx.Err() // the wait ran out as the run paused
+		}
+		gate, perr := g.askable(ctx, c, id)
+		if perr != nil {
+			return nil, nil, perr
+		}
+		if gate != nil {
+			return nil, gate, nil
+		}
+	}
+}
+
+// askable is the first pending gate of run id (its children's included) the caller may decide.
+func (g *Gateway) askable(ctx context.Context, c *weftclient.Client, id string) (*weftv1.ReviewRequest, error) {
+	pending, err := c.Pending(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	who, authenticated := auth.IdentityFrom(ctx)
+	for _, r := range pending {
+		if !authenticated || who.Has(auth.RoleAdmin) || workflows.ReviewerListed(r.Reviewers, who.Name, who.Roles) {
+			return r, nil
+		}
+	}
+	return nil, nil
+}
+
+// pendingGate is gate id of run if it is still pending, nil if not.
+func (g *Gateway) pendingGate(ctx context.Context, c *weftclient.Client, run, id string) (*weftv1.ReviewRequest, error) {
+	pending, err := c.Pending(ctx, run)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range pending {
+		if r.Id == id {
+			return r, nil
+		}
+	}
+	return nil, nil
+}
+
+// askNow asks with elicitation/create (clients before 2026-07-28) and records the answer;
+// false when the person declined or cancelled, or the question could not be asked.
+func (g *Gateway) askNow(ctx context.Context, c *weftclient.Client, run string, gate *weftv1.ReviewRequest) bool {
+	note := ""
+	for range maxAsks {
+		params, err := elicitation(ctx, run, gate, note)
+		if err != nil {
+			g.o.Log.Warn("review not asked in the client", "execution", run, "review", gate.Id, "error", err)
+			return false
+		}
+		release, err := g.sessions.asking(ctx, callSession(ctx), server.ClientSessionFromContext(ctx))
+		if err != nil {
+			return false
+		}
+		answer, err := g.srv.RequestElicitation(ctx, mcplib.ElicitationRequest{Request: mcplib.Request{Method: string(mcplib.MethodElicitationCreate)}, Params: params})
+		release()
+		if err != nil {
+			g.o.Log.Warn("review not asked in the client", "execution", run, "review", gate.Id, "error", err)
+			return false
+		}
+		if answer.Action != mcplib.ElicitationResponseActionAccept {
+			return false
+		}
+		if note = g.decide(ctx, c, run, gate, answer.Content); note == "" {
+			return true
+		}
+		fresh, err := g.pendingGate(ctx, c, run, gate.Id)
+		if err != nil || fresh == nil {
+			return err == nil // decided meanwhile: follow the run
+		}
+		gate = fresh
+	}
+	return false
+}
+
+// inputRequired is the 2026-07-28 answer: the form, and the state the retry brings back.
+func (g *Gateway) inputRequired(ctx context.Context, tool, run string, gate *weftv1.ReviewRequest, note string, since int64, ended int) *mcplib.CallToolResult {
+	params, err := elicitation(ctx, run, gate, note)
+	if err != nil {
+		return pendingAnswer(run, gate)
+	}
+	_, by := startedBy(ctx)
+	state := g.sealState(askState{Run: run, Gate: gate.Id, Key: by, Tool: tool, Since: since, Ended: ended, Expiry: time.Now().Add(askStateTTL).Unix()})
+	return server.NewInputRequestBuilder(state).Elicit(elicitationKey, params).ToolResult()
+}
+
+// pendingAnswer is the call's answer when the person did not decide: the run waits.
+func pendingAnswer(run string, gate *weftv1.ReviewRequest) *mcplib.CallToolResult {
+	b, _ := protojson.Marshal(gate)
+	return result(map[string]any{"executionId": run, "status": "running", "pendingReviews": []any{asJSON(b)},
+		"hint": "the run waits for this review: decide it with weft_review (the review was not decided in the client)"})
+}
+
+// decide records the form's answer through client.Review under the caller's identity; it
+// returns why it could not ("" when recorded).
+func (g *Gateway) decide(ctx context.Context, c *weftclient.Client, run string, gate *weftv1.ReviewRequest, content any) string {
+	form, _ := content.(map[string]any)
+	decision, _ := form["decision"].(string)
+	comment, _ := form["comment"].(string)
+	d := weftclient.Decision{ID: gate.Id, Decision: decision, Comment: comment, Digest: gate.Digest}
+	if who, ok := auth.IdentityFrom(ctx); ok {
+		d.By = &who
+	} else {
+		d.Reviewer = "operator (MCP client)" // stdio: nobody authenticated
+	}
+	switch decision {
+	case "approve", "reject":
+	case "edit":
+		data, err := editedData(gate, form)
+		if err != nil {
+			return err.Error()
+		}
+		d.Data = data
+	default:
+		return fmt.Sprintf("choose a decision: approve, edit or reject (got %q)", decision)
+	}
+	if _, err := c.Review(ctx, run, d); err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+// A formField is one data field of the edit form.
+type formField struct {
+	name   string // the form's property: "data.NAME", or "data" for the whole value
+	key    string // the data's field ("" : the whole value)
+	asJSON bool
+	schema map[string]any
+}
+
+// dataPrefix starts the names of the form's data fields.
+const dataPrefix = "data."
+
+// formFields maps a gate's data (and schema) onto flat form fields.
+func formFields(gate *weftv1.ReviewRequest) []formField {
+	data := gate.GetData().AsInterface()
+	schema, _ := gate.GetSchema().AsInterface().(map[string]any)
+	obj, isObj := data.(map[string]any)
+	props, _ := schema["properties"].(map[string]any)
+	if !isObj && (data != nil || len(props) == 0) {
+		return []formField{jsonField("data", "", data, schema)}
+	}
+	names := map[string]bool{}
+	for k := range obj {
+		names[k] = true
+	}
+	for k := range props {
+		names[k] = true
+	}
+	keys := make([]string, 0, len(names))
+	for k := range names {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var out []formField
+	for _, k := range keys {
+		ps, _ := props[k].(map[string]any)
+		if f, ok := primitiveField(k, obj[k], ps); ok {
+			out = append(out, f)
+			continue
+		}
+		out = append(out, jsonField(dataPrefix+k, k, obj[k], ps))
+	}
+	return out
+}
+
+// primitiveField is a typed form field for a string, number, integer or boolean field.
+func primitiveField(key string, v any, ps map[string]any) (formField, bool) {
+	typ, _ := ps["type"].(string)
+	if ps == nil {
+		switch v.(type) {
+		case string:
+			typ = "string"
+		case float64:
+			typ = "number"
+		case bool:
+			typ = "boolean"
+		}
+	}
+	s := map[string]any{"type": typ, "title": key}
+	switch typ {
+	case "string":
+		if enum, ok := ps["enum"].([]any); ok {
+			for _, e := range enum {
+				if _, ok := e.(string); !ok {
+					return formField{}, false // a form's enums are strings
+				}
+			}
+			s["enum"] = enum
+		}
+		for _, k := range []string{"minLength", "maxLength"} {
+			if n, ok := ps[k].(float64); ok {
+				s[k] = n
+			}
+		}
+		if f, ok := ps["format"].(string); ok && (f == "email" || f == "uri" || f == "date" || f == "date-time") {
+			s["format"] = f
+		}
+		if str, ok := v.(string); ok {
+			s["default"] = str
+		}
+	case "number", "integer":
+		for _, k := range []string{"minimum", "maximum"} {
+			if n, ok := ps[k].(float64); ok {
+				s[k] = n
+			}
+		}
+		if n, ok := v.(float64); ok && (typ == "number" || n == math.Trunc(n)) {
+			s["default"] = n
+		}
+	case "boolean":
+		if b, ok := v.(bool); ok {
+			s["default"] = b
+		}
+	default:
+		return formField{}, false
+	}
+	if t, ok := ps["title"].(string); ok && t != "" {
+		s["title"] = t
+	}
+	if d, ok := ps["description"].(string); ok && d != "" {
+		s["description"] = d
+	}
+	return formField{name: dataPrefix + key, key: key, schema: s}, true
+}
+
+// jsonField is a string form field holding a value as JSON.
+func jsonField(name, key string, v any, ps map[string]any) formField {
+	kind := "value"
+	if t, ok := ps["type"].(string); ok {
+		kind = t
+	} else {
+		switch v.(type) {
+		case []any:
+			kind = "array"
+		case map[string]any:
+			kind = "object"
+		}
+	}
+	desc := fmt.Sprintf("the whole %s as JSON; edit it and keep it valid JSON", kind)
+	if d, ok := ps["description"].(string); ok && d != "" {
+		desc = d + " (" + desc + ")"
+	}
+	title := name
+	if key != "" {
+		title = key
+	}
+	s := map[string]any{"type": "string", "title": title + " (JSON)", "description": desc}
+	if v != nil {
+		b, _ := json.Marshal(v)
+		s["default"] = string(b)
+	}
+	return formField{name: name, key: key, asJSON: true, schema: s}
+}
+
+// elicitation is the question about gate: the message and the form.
+func elicitation(ctx context.Context, run string, gate *weftv1.ReviewRequest, note string) (mcplib.ElicitationParams, error) {
+	props := map[string]any{
+		"decision": map[string]any{"type": "string", "title": "Decision", "enum": []any{"approve", "edit", "reject"},
+			"description": "approve the data as shown; edit: change the data fields below; reject: say why in the comment"},
+		"comment": map[string]any{"type": "string", "title": "Comment", "description": "why (recorded with the decision; say it when you reject)"},
+	}
+	fields := formFields(gate)
+	for _, f := range fields {
+		props[f.name] = f.schema
+	}
+	var msg strings.Builder
+	title := gate.Title
+	if title == "" {
+		title = "Review of step " + gate.Step
+	}
+	msg.WriteString(title + "\n\n")
+	if gate.Instructions != "" {
+		msg.WriteString(gate.Instructions + "\n\n")
+	}
+	data, _ := json.MarshalIndent(gate.GetData().AsInterface(), "", "  ")
+	if len(data) > 16000 {
+		data = append(data[:16000], []byte("\n… (cut: read it whole with weft_execution)")...)
+	}
+	fmt.Fprintf(&msg, "Data:\n%s\n\n", data)
+	who := "the operator"
+	if id, ok := auth.IdentityFrom(ctx); ok {
+		who = "key " + id.Name
+	}
+	fmt.Fprintf(&msg, "Execution %s waits at review %s (step %s). Choose approve, edit (change the data.* fields; objects and lists are JSON) or reject (with a comment). Recorded as decided by %s.", run, gate.Id, gate.Step, who)
+	if note != "" {
+		fmt.Fprintf(&msg, "\n\nYour last answer was not recorded: %s", note)
+	}
+	p := mcplib.ElicitationParams{Message: msg.String(), RequestedSchema: map[string]any{"type": "object", "properties": props, "required": []any{"decision"}}}
+	return p, p.Validate()
+}
+
+// editedData is the gate's data with the form's data fields put in; an error says which field
+// is wrong and how.
+func editedData(gate *weftv1.ReviewRequest, form map[string]any) (any, error) {
+	current := gate.GetData().AsInterface()
+	out := map[string]any{}
+	if obj, ok := current.(map[string]any); ok {
+		for k, v := range obj {
+			out[k] = v
+		}
+	}
+	for _, f := range formFields(gate) {
+		raw, ok := form[f.name]
+		if !ok || raw == nil {
+			if f.key == "" {
+				return current, nil // the whole value, left out: unchanged
+			}
+			continue
+		}
+		v := raw
+		if f.asJSON {
+			s, _ := raw.(string)
+			if strings.TrimSpace(s) == "" {
+				if f.key == "" {
+					return current, nil
+				}
+				continue // left empty: unchanged
+			}
+			if err := json.Unmarshal([]byte(s), &v); err != nil {
+				return nil, fmt.Errorf("%s is not valid JSON (%v): give the whole value as JSON, as it was shown", f.name, err)
+			}
+		} else if f.schema["type"] == "integer" {
+			if n, ok := raw.(float64); !ok || n != math.Trunc(n) {
+				return nil, fmt.Errorf("%s must be a whole number, not %v", f.name, raw)
+			}
+		}
+		if f.key == "" {
+			return v, nil
+		}
+		out[f.key] = v
+	}
+	return out, nil
+}
