@@ -15,7 +15,13 @@ import (
 // Events reads the events a run recorded after since (its events query): at most
 // workflows.EventPageMax of them; page.Last says whether more follow.
 func (c *Client) Events(ctx context.Context, id string, since int64) (*workflows.EventPage, error) {
-	v, err := c.query(ctx, id, workflows.QueryEvents, since)
+	return c.EventsOf(ctx, id, "", since)
+}
+
+// EventsOf reads the events one run of id recorded after since (runID "": the newest run, as
+// Events): a session that continued as new keeps its earlier runs' events, numbered apart.
+func (c *Client) EventsOf(ctx context.Context, id, runID string, since int64) (*workflows.EventPage, error) {
+	v, err := c.queryRun(ctx, id, runID, workflows.QueryEvents, since)
 	if err != nil {
 		if isNotFound(err) {
 			return nil, c.notFound(ctx, id)

@@ -15,15 +15,20 @@ import (
 // because the worker that held the run died (its sticky queue still looks served for a few
 // seconds, and the server gives up on the query there) it asks again: a live worker answers.
 func (c *Client) query(ctx context.Context, id, name string, args ...any) (converter.EncodedValue, error) {
+	return c.queryRun(ctx, id, "", name, args...)
+}
+
+// queryRun is query of one run of id (runID "": the newest).
+func (c *Client) queryRun(ctx context.Context, id, runID, name string, args ...any) (converter.EncodedValue, error) {
 	qctx, cancel := context.WithTimeout(ctx, queryTimeout)
 	defer cancel()
-	v, err := c.t.QueryWorkflow(qctx, id, "", name, args...)
+	v, err := c.t.QueryWorkflow(qctx, id, runID, name, args...)
 	for err != nil && qctx.Err() == nil && isQueryTimeout(err) {
 		select {
 		case <-qctx.Done():
 		case <-time.After(250 * time.Millisecond):
 		}
-		v, err = c.t.QueryWorkflow(qctx, id, "", name, args...)
+		v, err = c.t.QueryWorkflow(qctx, id, runID, name, args...)
 	}
 	return v, err
 }

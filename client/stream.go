@@ -46,6 +46,10 @@ const (
 	// EventSkippedEvents: the reader fell further behind than the run keeps events (Missed says
 	// how many); the state has the rest.
 	EventSkippedEvents = "events_skipped"
+	// EventContinuedAsNew: the run continued as new (a chat session after its turns per run):
+	// the events after it are the new run's (RunID), numbered from 1 again. After is the last
+	// event of the run before.
+	EventContinuedAsNew = "continued_as_new"
 )
 
 // Event is one thing that happened in a run. Only the fields of its type are set.
@@ -78,6 +82,9 @@ type Event struct {
 	Child string `json:"child,omitempty"`
 	// Missed: events_skipped.
 	Missed int64 `json:"missed,omitempty"`
+	// RunID: continued_as_new, the Temporal run id of the new run (resume in it with
+	// StreamOptions.SinceRun).
+	RunID string `json:"runId,omitempty"`
 	// StepState is the step's state (step_* events).
 	StepState *weftv1.StepState `json:"-"`
 	// Review is the gate (review_* events).
@@ -143,6 +150,11 @@ type StreamOptions struct {
 	DeltaInterval time.Duration
 	// Since resumes after the event with this sequence number (0: from the start).
 	Since int64
+	// SinceRun is the Temporal run id Since counts in (EventPage.Run, a continued_as_new event's
+	// RunID), for a run that continues as new: when the run answering is a later one, Stream
+	// reads the rest of that run's events first, then the new run's from its first. Without it a
+	// new run is noticed only when its numbers are below Since.
+	SinceRun string
 	// StepOutputs fills the outputs of ended steps into their events' StepState (from the state
 	// query: events carry no outputs).
 	StepOutputs bool
@@ -167,8 +179,12 @@ func (c *Client) Stream(ctx context.Context, id string, o StreamOptions, fn func
 		o.DeltaInterval = 100 * time.Millisecond
 	}
 	done := make(chan outcome, 1)
+	// The result is waited for beyond ctx (a run that ends as ctx does still reports its end), but
+	// not beyond Stream: a chat session's follower stops with its turn, the session goes on.
+	rctx, stopResult := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopResult()
 	go func() {
-		res, err := c.Result(context.WithoutCancel(ctx), id)
+		res, err := c.Result(rctx, id)
 		done <- outcome{res, err}
 	}()
 	if o.Polled {
@@ -178,7 +194,7 @@ func (c *Client) Stream(ctx context.Context, id string, o StreamOptions, fn func
 	if errors.Is(err, errNoEventModel) {
 		return c.streamPolled(ctx, id, o, fn, done)
 	}
-	s := &streamer{c: c, id: id, o: o, fn: fn, since: o.Since, models: map[string]Event{}}
+	s := &streamer{c: c, id: id, o: o, fn: fn, since: o.Since, runID: o.SinceRun, models: map[string]Event{}}
 	return s.run(ctx, page, err, done)
 }
 
@@ -189,17 +205,21 @@ type outcome struct {
 
 // streamer follows one run's events.
 type streamer struct {
-	c      *Client
-	id     string
-	o      StreamOptions
-	fn     func(Event)
-	since  int64            // the last event emitted
-	models map[string]Event // running model calls by activity id (their llm_started)
-	follow TextFollower
-	ended  *Event // the run's last event, held until the result is known
-	kids   map[string]bool
-	side   chan Event      // child runs' review events
-	wctx   context.Context // ends when Stream returns
+	c     *Client
+	id    string
+	o     StreamOptions
+	fn    func(Event)
+	since int64  // the last event emitted
+	runID string // the Temporal run whose events since counts ("": not known yet)
+	// continuing: the run records no more events but did not end (a chat session continuing as
+	// new): read at o.Interval until the new run answers
+	continuing bool
+	models     map[string]Event // running model calls by activity id (their llm_started)
+	follow     TextFollower
+	ended      *Event // the run's last event, held until the result is known
+	kids       map[string]bool
+	side       chan Event      // child runs' review events
+	wctx       context.Context // ends when Stream returns
 }
 
 type waited struct {
@@ -223,8 +243,17 @@ func (s *streamer) run(ctx context.Context, page *workflows.EventPage, err error
 		}
 	}()
 	for {
+		if err == nil && page != nil && s.newRun(page) {
+			page, err = s.continued(ctx, page)
+			polling, s.continuing = false, false
+			continue
+		}
 		if err == nil && page != nil {
 			s.emitPage(ctx, page)
+			if page.Run != "" {
+				s.runID = page.Run
+			}
+			s.continuing = page.Ended && s.ended == nil
 			if page.Last > s.since && len(page.Events) > 0 {
 				page, err = s.c.Events(ctx, s.id, s.since) // more than one page
 				continue
@@ -261,7 +290,7 @@ func (s *streamer) run(ctx context.Context, page *workflows.EventPage, err error
 		if tick != nil {
 			tickC = tick.C
 		}
-		if !waiting && !polling {
+		if !waiting && !polling && !s.continuing {
 			waiting = true
 			since := s.since
 			go func() {
@@ -270,7 +299,7 @@ func (s *streamer) run(ctx context.Context, page *workflows.EventPage, err error
 			}()
 		}
 		var pollC <-chan time.Time
-		if polling {
+		if polling || s.continuing {
 			pollC = time.After(s.o.Interval)
 		}
 		select {
@@ -297,6 +326,37 @@ func (s *streamer) run(ctx context.Context, page *workflows.EventPage, err error
 			polling = true
 		}
 	}
+}
+
+// newRun reports whether page comes from a later run than the events read so far: the run
+// continued as new (its run id changed or, from a worker that does not say it, its numbers went
+// back).
+func (s *streamer) newRun(p *workflows.EventPage) bool {
+	if p.Run != "" && s.runID != "" {
+		return p.Run != s.runID
+	}
+	return p.Last < s.since
+}
+
+// continued goes from the run followed to the one that continued it (p answered): it emits what
+// the earlier run recorded after the last event read (read from that run), then continued_as_new,
+// and returns the new run's events from its first.
+func (s *streamer) continued(ctx context.Context, p *workflows.EventPage) (*workflows.EventPage, error) {
+	for s.runID != "" {
+		old, err := s.c.EventsOf(ctx, s.id, s.runID, s.since)
+		if err != nil || len(old.Events) == 0 {
+			break
+		}
+		before := s.since
+		s.emitPage(ctx, old)
+		if old.Last <= s.since || s.since == before {
+			break
+		}
+	}
+	s.emit(Event{Type: EventContinuedAsNew, RunID: p.Run})
+	// the earlier run's model calls ended with it
+	s.runID, s.since, s.models, s.follow = p.Run, 0, map[string]Event{}, TextFollower{}
+	return s.c.Events(ctx, s.id, 0)
 }
 
 // emitPage emits a page's events in order.

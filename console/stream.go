@@ -1,81 +1,130 @@
 package console
 
 import (
+	"bytes"
 	"context"
-	"errors"
+	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
+	"strconv"
 	"time"
 
 	weftclient "github.com/weftworks/weft/client"
-	"github.com/weftworks/weft/workflows"
 )
 
-// runFollower tells a run page's event stream when to read the run again: as soon as the run
-// records an event (its wait-events long poll, issue 23), or every PollInterval while a model call
-// streams text (heartbeats are not events) or when the run cannot be waited on (an older worker,
-// a run past the waits it takes). It also forwards the run's own events to the page as
-// "run-event" server-sent events with their sequence number as the id.
-type runFollower struct {
-	s        *Server
-	id       string
-	since    int64
-	noWait   bool
-	noEvents bool            // the run records no events (an older worker)
-	models   map[string]bool // model calls running (llm_started without llm_finished)
-}
+// quietSnapshot is how long a run page's stream goes without an event before it reads the
+// snapshot again anyway (what no event tells: a worker that went away, or came back).
+const quietSnapshot = 30 * time.Second
 
-// next waits for the next change; false when the page went away.
-func (f *runFollower) next(ctx context.Context, w io.Writer, tick <-chan time.Time, snap *Snapshot) bool {
-	poll := func() bool {
-		select {
-		case <-ctx.Done():
-			return false
-		case <-tick:
+// followRun writes run id's snapshots to a run page's event stream (apiEvents), one whenever
+// something changed, and the run's own events as "run-event" server-sent events (client.Event's
+// JSON, with the sequence number as the id; Last-Event-ID resumes after it), until the run ends
+// ("end") or the page goes away. It follows the run with client.Stream: it reads the snapshot
+// again as soon as the run records an event (the wait-events long poll) and whenever a model call
+// streamed more text (every PollInterval while one runs), and asks nothing while nothing happens.
+func (s *Server) followRun(ctx context.Context, w io.Writer, fl http.Flusher, r *http.Request, id string) {
+	since, _ := strconv.ParseInt(r.Header.Get("Last-Event-ID"), 10, 64)
+	evs := make(chan weftclient.Event, 256)
+	followed := make(chan struct{})
+	sctx, stop := context.WithCancel(ctx)
+	defer stop()
+	go func() {
+		defer close(followed)
+		o := weftclient.StreamOptions{Since: max(since, 0), Interval: s.o.PollInterval, DeltaInterval: s.o.PollInterval}
+		_, _ = s.o.Client.Stream(sctx, id, o, func(e weftclient.Event) {
+			select {
+			case evs <- e:
+			case <-sctx.Done():
+			}
+		})
+	}()
+	var last []byte
+	// snapshot writes the run's snapshot when it changed; done: the run closed and its state was
+	// read (the stream has said all)
+	snapshot := func() (done bool) {
+		snap, err := s.snapshot(ctx, id)
+		if ctx.Err() != nil {
 			return true
 		}
-	}
-	if f.noWait || len(f.models) > 0 || (snap != nil && len(snap.Streaming) > 0) {
-		return poll()
-	}
-	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	_, err := f.s.o.Client.WaitEvents(wctx, f.id, f.since)
-	switch {
-	case ctx.Err() != nil:
-		return false
-	case err == nil, errors.Is(err, weftclient.ErrEventsWaiting), errors.Is(err, context.DeadlineExceeded):
-		return true
-	case errors.Is(err, weftclient.ErrNoWaits):
-		f.noWait = true
-	}
-	return poll()
-}
-
-// forward writes the run's events after the last forwarded.
-func (f *runFollower) forward(ctx context.Context, w io.Writer) {
-	if f.noEvents {
-		return
-	}
-	p, err := f.s.o.Client.Events(ctx, f.id, f.since)
-	if err != nil {
-		f.noEvents, f.noWait = true, true
-		return
-	}
-	for _, e := range p.Events {
-		if e.Seq <= f.since {
-			continue
+		if err != nil {
+			_, _ = fmt.Fprintf(w, "event: problem\ndata: %s\n\n", mustJSON(map[string]string{"error": err.Error()}))
+			fl.Flush()
+			return false
 		}
-		_, _ = fmt.Fprintf(w, "event: run-event\nid: %d\ndata: %s\n\n", e.Seq, mustJSON(e))
-		f.since = e.Seq
-		switch e.Type {
-		case workflows.EventLLMStarted:
-			if f.models == nil {
-				f.models = map[string]bool{}
+		if b, _ := json.Marshal(snap); !bytes.Equal(b, last) {
+			last = b
+			_, _ = fmt.Fprintf(w, "event: snapshot\ndata: %s\n\n", b)
+			fl.Flush()
+		}
+		return snap.Closed && snap.StateErr == ""
+	}
+	forward := func(e weftclient.Event) {
+		if e.Seq > 0 {
+			_, _ = fmt.Fprintf(w, "event: run-event\nid: %d\ndata: %s\n\n", e.Seq, mustJSON(e))
+		} else {
+			_, _ = fmt.Fprintf(w, "event: run-event\ndata: %s\n\n", mustJSON(e))
+		}
+	}
+	// drain forwards the events waiting, so that one snapshot follows a burst of them
+	drain := func() {
+		for {
+			select {
+			case e := <-evs:
+				forward(e)
+			default:
+				return
 			}
-			f.models[e.Activity] = true
-		case workflows.EventLLMFinished:
-			delete(f.models, e.Activity)
 		}
+	}
+	quiet := time.NewTimer(quietSnapshot)
+	defer quiet.Stop()
+	snapshot()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case e := <-evs:
+			forward(e)
+			drain()
+			fl.Flush()
+		case <-quiet.C:
+		case <-followed:
+			// The run ended (or cannot be followed): its last events, then its closed state, read
+			// again at the interval while its worker cannot answer.
+			drain()
+			fl.Flush()
+			t := time.NewTicker(s.o.PollInterval)
+			defer t.Stop()
+			for !snapshot() {
+				select {
+				case <-ctx.Done():
+					return
+				case <-t.C:
+				}
+			}
+			_, _ = io.WriteString(w, "event: end\ndata: {}\n\n")
+			fl.Flush()
+			return
+		}
+		if snapshot() && ctx.Err() == nil {
+			// closed: the stream ends once the follower has delivered the run's last events
+			for {
+				select {
+				case e := <-evs:
+					forward(e)
+					continue
+				case <-followed:
+					drain()
+				case <-ctx.Done():
+					return
+				}
+				break
+			}
+			_, _ = io.WriteString(w, "event: end\ndata: {}\n\n")
+			fl.Flush()
+			return
+		}
+		quiet.Reset(quietSnapshot)
 	}
 }

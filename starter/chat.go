@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -181,85 +180,31 @@ func (o *chatOptions) run(cmd *cobra.Command) error {
 
 // send runs one turn. While it runs, the model's text streams (in a terminal) and pending
 // approvals are announced with the command that decides them. It follows the session's events
-// (the wait-events long poll): it asks the session again only when something happened, and reads
-// the model's text while a model call runs.
+// with client.Stream from the last one recorded before the message (the wait-events long poll:
+// it asks the session again only when something happened, and reads the model's text while a
+// model call runs), into the session's next run when it continues as new.
 func (o *chatOptions) send(ctx context.Context, c *weftclient.Client, id, text string, out io.Writer, stream bool) (*workflows.ChatTurn, error) {
-	type result struct {
-		turn *workflows.ChatTurn
-		err  error
+	f := chatFollower{o: o, id: id, out: out, stream: stream && !o.asJSON, announced: map[string]bool{}}
+	so := weftclient.StreamOptions{NoDeltas: !f.stream, DeltaInterval: chatReadInterval, Interval: chatPollInterval}
+	if page, err := c.Events(ctx, id, math.MaxInt64); err == nil {
+		so.Since, so.SinceRun = page.Last, page.Run
 	}
-	since, err := c.Events(ctx, id, math.MaxInt64)
-	done := make(chan result, 1)
+	sctx, stop := context.WithCancel(ctx)
+	followed := make(chan struct{})
 	go func() {
-		t, err := c.Send(ctx, id, text, "")
-		done <- result{t, err}
+		defer close(followed)
+		_, _ = c.Stream(sctx, id, so, f.event)
 	}()
-	f := chatFollower{o: o, c: c, id: id, out: out, stream: stream && !o.asJSON, announced: map[string]bool{}, running: map[string]bool{}}
+	turn, err := c.Send(ctx, id, text, "")
+	stop()
+	<-followed // the follower prints nothing more: the answer's rest is printed here
 	if err != nil {
-		f.polling = true // a session whose worker records no events: read its state at an interval
-	} else {
-		f.since = since.Last
+		return nil, err
 	}
-	wctx, stop := context.WithCancel(ctx)
-	defer stop()
-	waits := make(chan error, 1)
-	waiting := false
-	var tick *time.Ticker
-	defer func() {
-		if tick != nil {
-			tick.Stop()
-		}
-	}()
-	for {
-		if !f.polling && !waiting {
-			waiting = true
-			go func(since int64) {
-				_, err := c.WaitEvents(wctx, id, since)
-				waits <- err
-			}(f.since)
-		}
-		wantTick := f.stream && (len(f.running) > 0 || f.polling)
-		if wantTick && tick == nil {
-			tick = time.NewTicker(chatReadInterval)
-		} else if !wantTick && tick != nil {
-			tick.Stop()
-			tick = nil
-		}
-		var tickC, pollC <-chan time.Time
-		if tick != nil {
-			tickC = tick.C
-		}
-		if f.polling {
-			pollC = time.After(chatPollInterval)
-		}
-		select {
-		case r := <-done:
-			if r.err != nil {
-				return nil, r.err
-			}
-			if !o.asJSON {
-				f.shown.finish(out, r.turn.Answer)
-			}
-			return r.turn, nil
-		case err := <-waits:
-			waiting = false
-			if errors.Is(err, weftclient.ErrNoWaits) || (err != nil && !errors.Is(err, weftclient.ErrEventsWaiting)) {
-				f.polling = true
-			}
-			if !f.read(ctx) && err != nil {
-				// Nothing new although the wait said so: the session is continuing as new.
-				f.polling = true
-			}
-		case <-pollC:
-			if !f.read(ctx) {
-				f.pollState(ctx)
-			}
-		case <-tickC:
-			if d, err := c.Describe(ctx, id); err == nil {
-				f.shown.print(out, d.Pending)
-			}
-		}
+	if !o.asJSON {
+		f.shown.finish(out, turn.Answer)
 	}
+	return turn, nil
 }
 
 const (
@@ -269,83 +214,64 @@ const (
 	chatPollInterval = 250 * time.Millisecond
 )
 
-// chatFollower follows one turn's events.
+// chatFollower shows one turn's events.
 type chatFollower struct {
 	o         *chatOptions
-	c         *weftclient.Client
 	id        string
 	out       io.Writer
 	stream    bool
-	since     int64
-	polling   bool
 	announced map[string]bool
-	running   map[string]bool // model calls in flight, by activity id
 	shown     streamPrinter
 }
 
-// read reads the session's events after the last one seen and reports whether there were any.
-func (f *chatFollower) read(ctx context.Context) bool {
-	page, err := f.c.Events(ctx, f.id, f.since)
-	if err != nil {
-		return false
-	}
-	if page.Last < f.since {
-		// The session continued as new: its new run numbers its events from 1.
-		f.since = 0
-		if page, err = f.c.Events(ctx, f.id, 0); err != nil {
-			return false
-		}
-	}
-	for _, e := range page.Events {
-		f.since = e.Seq
-		switch e.Type {
-		case workflows.EventLLMStarted:
-			f.running[e.Activity] = true
-		case workflows.EventLLMFinished:
-			delete(f.running, e.Activity)
-		case workflows.EventReviewRequested:
-			if rv := e.Review; rv != nil {
-				f.announce(rv.Id, rv.Step, rv.Tool, rv.Data)
+// event shows one of the session's events: an approval asked (of the session, or of a child run
+// a workflow: tool started) and the model's text.
+func (f *chatFollower) event(e weftclient.Event) {
+	switch e.Type {
+	case weftclient.EventReviewRequested:
+		if rv := e.Review; rv != nil {
+			run := f.id
+			if e.Child != "" {
+				run = e.Child
 			}
+			f.announce(run, rv.Id, rv.Step, rv.Tool, rv.Data)
 		}
-	}
-	return len(page.Events) > 0
-}
-
-// pollState reads the pending approvals from the state (a session without events).
-func (f *chatFollower) pollState(ctx context.Context) {
-	if st, err := f.c.State(ctx, f.id); err == nil {
-		for _, rv := range st.PendingReviews {
-			f.announce(rv.Id, rv.Step, rv.Tool, rv.Data)
+	case weftclient.EventLLMDelta:
+		if f.stream {
+			f.shown.add(f.out, e)
 		}
 	}
 }
 
-func (f *chatFollower) announce(gate, step, tool string, data interface{ MarshalJSON() ([]byte, error) }) {
+func (f *chatFollower) announce(run, gate, step, tool string, data interface{ MarshalJSON() ([]byte, error) }) {
 	if f.announced[gate] || f.o.asJSON {
 		return
 	}
 	f.announced[gate] = true
 	b, _ := data.MarshalJSON()
-	fmt.Fprintf(f.out, "⏸ %s wants to call %s with %s\n  decide: weft review %s approve|edit|reject --id '%s'\n", step, tool, truncate(string(b), 300), f.id, gate)
+	fmt.Fprintf(f.out, "⏸ %s wants to call %s with %s\n  decide: weft review %s approve|edit|reject --id '%s'\n", step, tool, truncate(string(b), 300), run, gate)
 }
 
-// streamPrinter prints a turn's model text as it streams (client.TextFollower): what each read
-// added; a later model call (the agent's next iteration) or a retry starts a new line.
+// streamPrinter prints a turn's model text as it streams (llm_delta events): a later model call
+// (the agent's next iteration) or a new attempt of one (a retry, a repair) starts a new line.
 type streamPrinter struct {
-	follow weftclient.TextFollower
-	text   string // what was printed of the model call shown last
-	call   string // its activity id
+	text    string // what was printed of the model call attempt shown last
+	call    string // its activity id
+	attempt int32
 }
 
-func (p *streamPrinter) print(out io.Writer, pending []weftclient.PendingActivity) {
-	for _, t := range p.follow.Next(weftclient.LLMText(pending)) {
-		if (t.ActivityID != p.call || t.Restarted) && p.text != "" {
+func (p *streamPrinter) add(out io.Writer, e weftclient.Event) {
+	if e.Text == "" {
+		return
+	}
+	if e.Activity != p.call || e.Attempt != p.attempt {
+		if p.text != "" {
 			fmt.Fprintln(out)
 		}
-		fmt.Fprint(out, t.New)
-		p.text, p.call = t.Text, t.ActivityID
+		p.text, p.call, p.attempt = "", e.Activity, e.Attempt
 	}
+	fmt.Fprint(out, e.Text)
+	p.text += e.Text
 }
 
 // finish prints the turn's answer: the rest of it when the streamed text began it, else all of it

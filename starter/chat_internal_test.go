@@ -9,8 +9,8 @@ import (
 	weftclient "github.com/weftworks/weft/client"
 )
 
-// TestChatStreamsTheAnswer: weft chat prints what each read of the model's text added, starts a
-// new line for the agent's next model call and for a retry, and finishes with the rest of the
+// TestChatStreamsTheAnswer: weft chat prints the llm_delta events Stream makes of each read of the
+// model's text, starts a new line for the agent's next model call and for a retry, and finishes with the rest of the
 // answer (or the whole answer when what streamed did not begin it).
 func TestChatStreamsTheAnswer(t *testing.T) {
 	llm := func(id, text string) []weftclient.PendingActivity {
@@ -35,8 +35,11 @@ func TestChatStreamsTheAnswer(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var out bytes.Buffer
 			var p streamPrinter
+			var follow weftclient.TextFollower
 			for _, r := range tc.reads {
-				p.print(&out, r)
+				for _, d := range follow.Next(weftclient.LLMText(r)) {
+					p.add(&out, weftclient.Event{Type: weftclient.EventLLMDelta, Activity: d.ActivityID, Attempt: d.Attempt, Offset: d.Offset, Text: d.New})
+				}
 			}
 			p.finish(&out, tc.answer)
 			require.Equal(t, tc.want, out.String())

@@ -192,8 +192,12 @@ type EventPage struct {
 	Oldest int64 `json:"oldest"`
 	// Last is the newest sequence number: more events follow when it is past the page's last.
 	Last int64 `json:"last"`
-	// Ended: the run recorded its last event (run_completed or run_failed).
+	// Ended: the run recorded its last event (run_completed or run_failed), or (a chat session)
+	// records no more because it continues as new.
 	Ended bool `json:"ended,omitempty"`
+	// Run is the Temporal run id of the run that answered: a session that continued as new
+	// answers from its new run, which numbers its events from 1 again.
+	Run string `json:"run,omitempty"`
 }
 
 // eventLog is a run's ring of events: ring holds the newest EventRing, the oldest at head once
@@ -251,8 +255,11 @@ func (l *eventLog) page(since int64) *EventPage {
 // registerEventHandlers installs the events query and the wait Update. Neither adds a command:
 // the query reads memory, and the Update only waits (workflow.Await) for the run's own progress.
 func (r *run) registerEventHandlers(ctx workflow.Context) error {
+	runID := workflow.GetInfo(ctx).WorkflowExecution.RunID
 	if err := workflow.SetQueryHandler(ctx, QueryEvents, func(since int64) (*EventPage, error) {
-		return r.events.page(since), nil
+		p := r.events.page(since)
+		p.Run = runID
+		return p, nil
 	}); err != nil {
 		return err
 	}
