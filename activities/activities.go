@@ -95,13 +95,8 @@ func adaptCall(spec *toolspec.Spec, h Handler, cc ...ClaimCheck) func(ctx contex
 		}
 		inputs, _ = spec.Canonical(inputs)
 		if err := spec.ValidateInputs(inputs); err != nil {
-			msg := err.Error()
-			var ve *jsonschema.ValidationError
-			if errors.As(err, &ve) {
-				msg = ve.Error()
-			}
 			return toolspec.Result{}, temporal.NewNonRetryableApplicationError(
-				fmt.Sprintf("%s: invalid inputs: %s", spec.Name, msg), toolspec.ErrInvalidInput, nil)
+				fmt.Sprintf("%s: invalid inputs: %s", spec.Name, validationText(err)), toolspec.ErrInvalidInput, nil)
 		}
 		out, usage, err := h(ctx, inputs)
 		usage = sumUsage(priorUsage(ctx), usage)
@@ -117,6 +112,15 @@ func adaptCall(spec *toolspec.Spec, h Handler, cc ...ClaimCheck) func(ctx contex
 		}
 		return toolspec.Result{Output: out, Attempt: activity.GetInfo(ctx).Attempt, Usage: usage, Warnings: warnings}, nil
 	}
+}
+
+// validationText is a validation error's message (the schema validator's own, when it is one).
+func validationText(err error) string {
+	var ve *jsonschema.ValidationError
+	if errors.As(err, &ve) {
+		return ve.Error()
+	}
+	return err.Error()
 }
 
 // toolError turns a handler's error into the activity error: input and configuration problems

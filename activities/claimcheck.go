@@ -41,6 +41,15 @@ func (t *Tools) PutBlob(ctx context.Context, data []byte) (string, error) {
 	return store.PutBlob(ctx, t.databaseNamed(""), data)
 }
 
+// PutBlobs stores many values in one write.
+func (t *Tools) PutBlobs(ctx context.Context, datas [][]byte) ([]string, error) {
+	store, err := t.Store(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return store.PutBlobs(ctx, t.databaseNamed(""), datas)
+}
+
 // GetBlob implements Blobs.
 func (t *Tools) GetBlob(ctx context.Context, id string) ([]byte, error) {
 	store, err := t.Store(ctx)

@@ -82,5 +82,15 @@ func New(c client.Client, o Options) (sdkworker.Worker, error) {
 			w.RegisterActivityWithOptions(activities.Activity(s, h, claim), activity.RegisterOptions{Name: s.Name})
 		}
 	}
+	// A forEach over a batching tool sends its items in batches (toolspec.Batch). A tool whose
+	// handler the program replaced batches by calling the replacement per item.
+	batch := tools.BatchHandlers()
+	for _, s := range toolspec.Batchable() {
+		bh := batch[s.Name]
+		if _, replaced := o.Handlers[s.Name]; replaced || bh == nil {
+			bh = activities.PerItemBatch(s, handlers[s.Name])
+		}
+		w.RegisterActivityWithOptions(activities.BatchActivity(s, bh, claim), activity.RegisterOptions{Name: s.BatchActivity()})
+	}
 	return w, nil
 }

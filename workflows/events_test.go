@@ -100,7 +100,7 @@ func TestEventsAreRecordedWhereThingsHappen(t *testing.T) {
 		},
 		{
 			name: "forEach with a failing item",
-			flow: `{"name":"f","inputs":{"xs":{"type":"array"}},"steps":[{"id":"each","tool":"embed","forEach":"{{ inputs.xs }}","concurrency":1,"inputs":{"text":"{{ item }}"}}]}`,
+			flow: `{"name":"f","inputs":{"xs":{"type":"array"}},"steps":[{"id":"each","tool":"embed","forEach":"{{ inputs.xs }}","batch":false,"concurrency":1,"inputs":{"text":"{{ item }}"}}]}`,
 			setup: func(h *harness) {
 				h.tools.scripts["embed"] = func(in map[string]any) (any, *toolspec.Usage, error) {
 					if in["text"] == "bad" {
@@ -114,6 +114,24 @@ func TestEventsAreRecordedWhereThingsHappen(t *testing.T) {
 				{"step_started each", "item_started each[0]"}, {"item_started each[0]", "item_completed each[0]"},
 				{"item_completed each[0]", "item_started each[1]"}, {"item_started each[1]", "item_failed each[1]"},
 				{"item_failed each[1]", "step_failed each"}, {"step_failed each", "run_failed "},
+			},
+		},
+		{
+			name: "batched forEach with a failing item",
+			flow: `{"name":"f","inputs":{"xs":{"type":"array"}},"steps":[{"id":"each","tool":"embed","forEach":"{{ inputs.xs }}","inputs":{"text":"{{ item }}"}}]}`,
+			setup: func(h *harness) {
+				h.tools.scripts["embed"] = func(in map[string]any) (any, *toolspec.Usage, error) {
+					if in["text"] == "bad" {
+						return nil, nil, temporal.NewNonRetryableApplicationError("cannot embed bad", toolspec.ErrInvalidInput, nil)
+					}
+					return map[string]any{"dimensions": 3}, nil, nil
+				}
+			},
+			failed: true,
+			pairs: [][2]string{
+				{"step_started each", "item_started each[0]"}, {"item_started each[2]", "item_completed each[0]"},
+				{"item_started each[1]", "item_failed each[1]"}, {"item_completed each[0]", "item_failed each[1]"},
+				{"item_failed each[1]", "item_completed each[2]"}, {"item_completed each[2]", "step_failed each"}, {"step_failed each", "run_failed "},
 			},
 		},
 		{

@@ -96,6 +96,45 @@ func (f *fakeTools) handler(tool string) func(ctx context.Context, in map[string
 	}
 }
 
+// batchHandler is the fake of a batching tool's batch activity: the tool's fake per item, an
+// item's non-retryable error its own, any other error the whole batch's (retried).
+func (f *fakeTools) batchHandler(spec *toolspec.Spec) func(ctx context.Context, in toolspec.BatchIn) (toolspec.BatchOut, error) {
+	item := f.handler(spec.Name)
+	return func(ctx context.Context, in toolspec.BatchIn) (toolspec.BatchOut, error) {
+		f.mu.Lock()
+		f.calls[spec.BatchActivity()]++
+		f.mu.Unlock()
+		out := toolspec.BatchOut{Items: make([]toolspec.BatchItem, len(in.Items)), Attempt: activity.GetInfo(ctx).Attempt, Requests: 1}
+		for i, inputs := range in.Items {
+			res, err := item(ctx, inputs)
+			f.mu.Lock()
+			f.calls[spec.Name]-- // counted as the batch's, not as a call of its own
+			f.mu.Unlock()
+			if err != nil {
+				var ae *temporal.ApplicationError
+				if errors.As(err, &ae) && ae.NonRetryable() {
+					out.Items[i] = toolspec.BatchItem{Error: ae.Message(), ErrorType: ae.Type()}
+					continue
+				}
+				return toolspec.BatchOut{}, err
+			}
+			out.Items[i] = toolspec.BatchItem{Output: res.Output, Usage: res.Usage}
+			if res.Usage != nil {
+				u := *res.Usage
+				if out.Usage != nil {
+					u.PromptTokens += out.Usage.PromptTokens
+					u.CompletionTokens += out.Usage.CompletionTokens
+					u.TotalTokens += out.Usage.TotalTokens
+					u.EmbeddingTokens += out.Usage.EmbeddingTokens
+					u.CostUSD += out.Usage.CostUSD
+				}
+				out.Usage = &u
+			}
+		}
+		return out, nil
+	}
+}
+
 type harness struct {
 	testsuite.WorkflowTestSuite
 	env   *testsuite.TestWorkflowEnvironment
@@ -113,6 +152,9 @@ func newHarness(t *testing.T) *harness {
 		if s.Kind == toolspec.KindActivity {
 			h.env.RegisterActivityWithOptions(h.tools.handler(s.Name), activity.RegisterOptions{Name: s.Name})
 		}
+	}
+	for _, s := range toolspec.Batchable() {
+		h.env.RegisterActivityWithOptions(h.tools.batchHandler(s), activity.RegisterOptions{Name: s.BatchActivity()})
 	}
 	return h
 }
@@ -226,7 +268,8 @@ func TestConditionsAndBranches(t *testing.T) {
 	}
 }
 
-// TestForEachKeepsOrderAndLimitsConcurrency measures the most items in flight at once and
+// TestForEachKeepsOrderAndLimitsConcurrency measures the most items in flight at once (one
+// activity per item: "batch": false; TestBatchedForEachLimitsRequests is the batched layout) and
 // requires it to be the configured concurrency, so that an interpreter running items one by one
 // (peak 1) fails as surely as one running more at once than allowed. It needs no sleep: see
 // inFlight.
@@ -239,7 +282,7 @@ func TestForEachKeepsOrderAndLimitsConcurrency(t *testing.T) {
 		return toolspec.Result{Output: map[string]any{"text": in["text"]}}, nil
 	})
 	def := `{"name":"f","inputs":{"docs":{"type":"array"}},"steps":[
-	  {"id":"each","tool":"embed","forEach":"{{ inputs.docs }}","concurrency":` + fmt.Sprint(concurrency) + `,"inputs":{"text":"{{ index }}:{{ item }}"}}
+	  {"id":"each","tool":"embed","forEach":"{{ inputs.docs }}","batch":false,"concurrency":` + fmt.Sprint(concurrency) + `,"inputs":{"text":"{{ index }}:{{ item }}"}}
 	],"output":"{{ each.output }}"}`
 	res, err := h.run(t, def, map[string]any{"docs": []any{"a", "b", "c", "d", "e"}})
 	require.NoError(t, err)

@@ -53,6 +53,11 @@ type BatchRequest struct {
 	Inputs      []map[string]any `json:"inputs"`
 	Concurrency int              `json:"concurrency"`
 	NamedIDs    bool             `json:"namedIds"`
+	// Provider: send the items to the tool's batch activity in provider requests
+	// (step_providerbatch.go), their outputs together at most OutputBudget bytes of the batch's
+	// history (beyond it they are kept in the store).
+	Provider     bool `json:"provider,omitempty"`
+	OutputBudget int  `json:"outputBudget,omitempty"`
 }
 
 // BatchResult is what a batch hands back.
@@ -90,19 +95,17 @@ func batchSizes(layout, n, total, limit int) (parallel, per int) {
 // most maxParallelBatches at a time with the step's concurrency shared among them, and puts the
 // results back in item order.
 func (r *run) forEachBatches(ctx workflow.Context, sr *stepRun, items []any, limit, layout int) (any, error) {
-	inputs := make([]map[string]any, len(items))
-	sizes := make([]int, len(items))
-	total := 0
-	for i, item := range items {
-		env := itemEnv(r.env, map[string]any{"item": item, "index": i})
-		in, err := r.resolveInputs(ctx, sr.cs, sr.cs.InputValue, sr.cs.Spec, env)
-		if err != nil {
-			return nil, fmt.Errorf("item %d: %w", i, err)
-		}
-		b, _ := json.Marshal(in)
-		inputs[i], sizes[i] = in, len(b)
-		total += len(b)
+	inputs, sizes, total, err := r.resolveItems(ctx, sr, items)
+	if err != nil {
+		return nil, err
 	}
+	return r.runBatches(ctx, sr, inputs, sizes, total, limit, layout, false)
+}
+
+// runBatches runs resolved items in batch child workflows; with provider each child sends its
+// items to the tool's batch activity in provider requests (step_providerbatch.go).
+func (r *run) runBatches(ctx workflow.Context, sr *stepRun, inputs []map[string]any, sizes []int, total, limit, layout int, provider bool) (any, error) {
+	items := inputs
 	parallel, per := batchSizes(layout, len(items), total, limit)
 	var batches []BatchRequest
 	cur := BatchRequest{Tool: sr.cs.Tool, Step: *sr.cs.Step, Title: sr.cs.Title(), NamedIDs: r.namedActivities}
@@ -120,6 +123,10 @@ func (r *run) forEachBatches(ctx workflow.Context, sr *stepRun, items []any, lim
 	parallel = min(parallel, len(batches))
 	for i := range batches {
 		batches[i].Concurrency = max(1, (limit+parallel-1)/parallel)
+		if provider {
+			batches[i].Provider = true
+			batches[i].OutputBudget = min(batchResultBytes, forEachOutputBudget/len(batches))
+		}
 	}
 
 	results := make([]any, len(items))
@@ -185,7 +192,79 @@ func Batch(ctx workflow.Context, req BatchRequest) (*BatchResult, error) {
 		return nil, temporal.NewNonRetryableApplicationError("batch: "+err.Error(), toolspec.ErrInvalidInput, nil)
 	}
 	res := &BatchResult{Results: make([]any, len(req.Inputs))}
-	err = eachBounded(ctx, len(req.Inputs), req.Concurrency, func(ctx workflow.Context, i int) error {
+	if req.Provider && spec.Batch != nil {
+		err = batchProviderCalls(ctx, spec, policy, req, res)
+	} else {
+		err = batchActivities(ctx, spec, policy, req, res)
+	}
+	if err != nil {
+		// The items that ran were billed although the batch failed: the parent counts them.
+		var app *temporal.ApplicationError
+		if errors.As(err, &app) && (res.Calls > 0) {
+			return nil, temporal.NewApplicationErrorWithOptions(app.Message(), app.Type(), temporal.ApplicationErrorOptions{
+				NonRetryable: app.NonRetryable(), Details: []any{BatchUsage{Calls: res.Calls, Usage: res.Usage}}})
+		}
+		return nil, err
+	}
+	if b, _ := json.Marshal(res); len(b) > batchResultBytes {
+		// More than a workflow result carries: the outputs go to the knowledge store and the
+		// batch hands back references, as the claim check does for one large output.
+		if err := spill(ctx, req, res); err != nil {
+			return nil, err
+		}
+		if b, _ := json.Marshal(res); len(b) > batchResultBytes {
+			return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf(
+				"items %d–%d: even as references their outputs are %.1f MB, more than one batch can hand back: split the list",
+				req.First, req.First+len(req.Inputs)-1, float64(len(b))/(1<<20)), toolspec.ErrInvalidInput, nil)
+		}
+	}
+	return res, nil
+}
+
+// batchProviderCalls runs a batch's items in provider requests of the tool's batch activity.
+func batchProviderCalls(ctx workflow.Context, spec *toolspec.Spec, policy dsl.Policy, req BatchRequest, res *BatchResult) error {
+	spans := batchSpans(spec.Batch, req.Inputs, inputSizes(req.Inputs))
+	calls := &providerCalls{
+		spec: spec, policy: policy, title: req.Title, step: req.Step.ID, named: req.NamedIDs,
+		storeAbove: req.OutputBudget / max(1, len(spans)),
+		started:    func(workflow.Context, int) {},
+		finished: func(_ workflow.Context, i int, it toolspec.BatchItem, err error) {
+			if err == nil {
+				res.Results[i-req.First] = it.Output
+			}
+		},
+		done: func(_ workflow.Context, out *toolspec.BatchOut, n int) {
+			res.Attempts += max(out.Attempt, 1) * int32(n)
+			res.Calls += int64(out.Requests)
+			if u := out.Usage; u != nil {
+				res.Usage.PromptTokens += u.PromptTokens
+				res.Usage.CompletionTokens += u.CompletionTokens
+				res.Usage.TotalTokens += u.TotalTokens
+				res.Usage.EmbeddingTokens += u.EmbeddingTokens
+				res.Usage.CostUSD += u.CostUSD
+			}
+			for _, w := range out.Warnings {
+				if !slices.Contains(res.Warnings, w) {
+					res.Warnings = append(res.Warnings, w)
+				}
+			}
+		},
+	}
+	return calls.run(ctx, req.Inputs, spans, req.First, req.Concurrency)
+}
+
+func inputSizes(inputs []map[string]any) []int {
+	sizes := make([]int, len(inputs))
+	for i, in := range inputs {
+		b, _ := json.Marshal(in)
+		sizes[i] = len(b)
+	}
+	return sizes
+}
+
+// batchActivities runs a batch's items one activity each.
+func batchActivities(ctx workflow.Context, spec *toolspec.Spec, policy dsl.Policy, req BatchRequest, res *BatchResult) error {
+	return eachBounded(ctx, len(req.Inputs), req.Concurrency, func(ctx workflow.Context, i int) error {
 		opts := activityOptions(policy, spec, req.Title)
 		if req.NamedIDs {
 			opts.ActivityID = itemKey(req.Step.ID, req.First+i) + "#1"
@@ -215,28 +294,6 @@ func Batch(ctx workflow.Context, req BatchRequest) (*BatchResult, error) {
 		}
 		return nil
 	})
-	if err != nil {
-		// The items that ran were billed although the batch failed: the parent counts them.
-		var app *temporal.ApplicationError
-		if errors.As(err, &app) && (res.Calls > 0) {
-			return nil, temporal.NewApplicationErrorWithOptions(app.Message(), app.Type(), temporal.ApplicationErrorOptions{
-				NonRetryable: app.NonRetryable(), Details: []any{BatchUsage{Calls: res.Calls, Usage: res.Usage}}})
-		}
-		return nil, err
-	}
-	if b, _ := json.Marshal(res); len(b) > batchResultBytes {
-		// More than a workflow result carries: the outputs go to the knowledge store and the
-		// batch hands back references, as the claim check does for one large output.
-		if err := spill(ctx, req, res); err != nil {
-			return nil, err
-		}
-		if b, _ := json.Marshal(res); len(b) > batchResultBytes {
-			return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf(
-				"items %d–%d: even as references their outputs are %.1f MB, more than one batch can hand back: split the list",
-				req.First, req.First+len(req.Inputs)-1, float64(len(b))/(1<<20)), toolspec.ErrInvalidInput, nil)
-		}
-	}
-	return res, nil
 }
 
 // spillGroupBytes is how much output one store call carries.

@@ -50,6 +50,9 @@ func (r *run) forEach(ctx workflow.Context, sr *stepRun) (any, error) {
 	if limit <= 0 {
 		limit = DefaultConcurrency
 	}
+	if r.providerBatched(ctx, sr) {
+		return r.forEachProviderBatches(ctx, sr, items, limit)
+	}
 	if layout := r.batchLayout(ctx, sr, len(items)); layout > 0 {
 		return r.forEachBatches(ctx, sr, items, limit, layout)
 	}

@@ -7,6 +7,12 @@ var Embed = Declare[EmbedIn, EmbedOut](&Spec{
 	Description: "Return the embedding vector of a text, for custom similarity logic or storage elsewhere.",
 	Annotations: readOnlyOpen,
 	Calls:       func(map[string]any) Calls { return Calls{Embed: 1} },
+	// Voyage takes up to 1,000 inputs and 120k tokens a request, OpenAI 2,048 and 300k: 128
+	// items and 100k tokens fit both. Larger vectors than a result carries go to the store.
+	Batch: &Batch{MaxItems: 128, MaxTokens: 100_000, Tokens: func(in map[string]any) int {
+		s, _ := in["text"].(string)
+		return len(s)/3 + 1 // ~3-4 bytes a token: overestimate rather than exceed the limit
+	}},
 })
 
 // EmbedIn is embed's input.

@@ -122,6 +122,9 @@ type Spec struct {
 	// Aliases are other names files may use for inputs (vai's names), alias -> input. Steps are
 	// rewritten to the input's own name when compiled, so everything after sees one name.
 	Aliases map[string]string
+	// Batch says that a forEach over this tool sends its items to the provider in batches, and
+	// within which limits (batch.go). Nil: one activity per item.
+	Batch *Batch
 
 	once     sync.Once
 	schema   *jsonschema.Schema

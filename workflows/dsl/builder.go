@@ -79,6 +79,9 @@ func ForEach(items string, concurrency int) StepOption {
 	return func(s *Step) { s.ForEach, s.Concurrency = items, concurrency }
 }
 
+// NoBatch runs a forEach over a batching tool one call per item.
+func NoBatch() StepOption { return func(s *Step) { f := false; s.Batch = &f } }
+
 // ContinueOnError records a failure and goes on.
 func ContinueOnError() StepOption { return func(s *Step) { s.ContinueOnError = true } }
 

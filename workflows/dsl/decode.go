@@ -67,6 +67,9 @@ func definitionFrom(root map[string]any) *Definition {
 		st.Condition, st.ForEach, st.Timeout = str(m, "condition"), str(m, "forEach"), duration(m, "timeout")
 		st.Concurrency = integer(m, "concurrency")
 		st.ContinueOnError = boolean(m, "continueOnError")
+		if b, ok := m["batch"].(bool); ok {
+			st.Batch = &b
+		}
 		if deps, ok := m["dependsOn"].([]any); ok {
 			for _, dep := range deps {
 				if s, ok := dep.(string); ok {

@@ -70,9 +70,12 @@ type Step struct {
 	ForEach         string         `json:"forEach,omitempty"`
 	Concurrency     int            `json:"concurrency,omitempty"`
 	ContinueOnError bool           `json:"continueOnError,omitempty"`
-	DependsOn       []string       `json:"dependsOn,omitempty"`
-	Timeout         string         `json:"timeout,omitempty"`
-	Retry           *Retry         `json:"retry,omitempty"`
+	// Batch false runs a forEach over a batching tool (embed) one call per item instead of
+	// grouping its items into provider requests (nil: batch).
+	Batch     *bool    `json:"batch,omitempty"`
+	DependsOn []string `json:"dependsOn,omitempty"`
+	Timeout   string   `json:"timeout,omitempty"`
+	Retry     *Retry   `json:"retry,omitempty"`
 }
 
 // Retry overrides a step's retry policy; zero fields keep the tool's defaults.

@@ -1,0 +1,344 @@
+package activities
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/weftworks/weft/activities/provider"
+	"github.com/weftworks/weft/activities/toolspec"
+)
+
+// A tool that declares toolspec.Batch has, besides its handler, a batch handler taking many
+// items' inputs at once (one provider request for all of them), bound like the handler:
+//
+//	func init() { bindBatch(toolspec.Embed, (*Tools).embedBatch) }
+//
+// AdaptBatch gives it the per-item semantics of one activity per item: each item is validated
+// and decoded on its own (an invalid item gets its own error and the others go on), and when the
+// provider rejects a request because of what one item holds, the request is split in halves
+// until the item stands alone, so every other item still gets its output.
+
+// BatchHandler runs one batch: the items' inputs (resolved, not yet validated), one result per
+// item out, in order, the batch's total usage and the provider requests it made. An error is
+// the whole batch's (the provider is down: retried).
+type BatchHandler func(ctx context.Context, items []map[string]any) (results []toolspec.BatchItem, usage *toolspec.Usage, requests int, err error)
+
+type batchBinding struct {
+	spec    *toolspec.Spec
+	handler func(*Tools) BatchHandler
+}
+
+var batchBindings []batchBinding
+
+// bindBatch pairs a batching declaration with its batch handler (AdaptBatch with the handler's
+// *Tools). The handler returns one output per input, in order.
+func bindBatch[In, Out any](tool toolspec.Tool[In, Out], h func(*Tools, context.Context, []In) ([]Out, *toolspec.Usage, error)) {
+	batchBindings = append(batchBindings, batchBinding{spec: tool.Spec, handler: func(t *Tools) BatchHandler {
+		return AdaptBatch(tool, func(ctx context.Context, in []In) ([]Out, *toolspec.Usage, error) { return h(t, ctx, in) })
+	}})
+}
+
+// BatchHandlers returns the batch handler of every batching tool, by tool name.
+func (t *Tools) BatchHandlers() map[string]BatchHandler {
+	out := make(map[string]BatchHandler, len(batchBindings))
+	for _, b := range batchBindings {
+		out[b.spec.Name] = b.handler(t)
+	}
+	return out
+}
+
+// AdaptBatch makes a typed batch handler a BatchHandler with per-item validation, isolation of
+// rejected items, and usage shared among the items in proportion to their estimated tokens.
+func AdaptBatch[In, Out any](tool toolspec.Tool[In, Out], h func(context.Context, []In) ([]Out, *toolspec.Usage, error)) BatchHandler {
+	spec := tool.Spec
+	return func(ctx context.Context, items []map[string]any) ([]toolspec.BatchItem, *toolspec.Usage, int, error) {
+		results := make([]toolspec.BatchItem, len(items))
+		ins := make([]In, len(items))
+		var valid []int
+		for i, raw := range items {
+			in, err := decodeItem(tool, raw)
+			if err != nil {
+				results[i] = itemError(spec, err)
+				continue
+			}
+			ins[i] = in
+			valid = append(valid, i)
+		}
+		b := &batchRun[In, Out]{spec: spec, h: h, items: items, ins: ins, results: results}
+		err := b.run(ctx, valid)
+		return results, b.usage, b.requests, err
+	}
+}
+
+type batchRun[In, Out any] struct {
+	spec     *toolspec.Spec
+	h        func(context.Context, []In) ([]Out, *toolspec.Usage, error)
+	items    []map[string]any
+	ins      []In
+	results  []toolspec.BatchItem
+	usage    *toolspec.Usage
+	requests int
+}
+
+// run calls the handler with the items idx; a rejection caused by an item's content splits the
+// call in halves until the item is alone and gets the error as its own.
+func (b *batchRun[In, Out]) run(ctx context.Context, idx []int) error {
+	if len(idx) == 0 {
+		return nil
+	}
+	in := make([]In, len(idx))
+	for n, i := range idx {
+		in[n] = b.ins[i]
+	}
+	outs, usage, err := b.h(ctx, in)
+	b.requests++
+	b.usage = sumUsage(b.usage, usage)
+	if err != nil {
+		if !itemCaused(err) {
+			return err
+		}
+		if len(idx) == 1 {
+			b.results[idx[0]] = itemError(b.spec, err)
+			return nil
+		}
+		half := len(idx) / 2
+		if err := b.run(ctx, idx[:half]); err != nil {
+			return err
+		}
+		return b.run(ctx, idx[half:])
+	}
+	if len(outs) != len(idx) {
+		return fmt.Errorf("%s: the batch handler returned %d outputs for %d items", b.spec.Name, len(outs), len(idx))
+	}
+	tokens, total := make([]int, len(idx)), 0
+	for n, i := range idx {
+		tokens[n] = b.spec.Batch.ItemTokens(b.items[i])
+		total += tokens[n]
+	}
+	for n, i := range idx {
+		plain, err := PlainJSON(outs[n])
+		if err != nil {
+			return fmt.Errorf("%s: output is not JSON: %w", b.spec.Name, err)
+		}
+		b.results[i] = toolspec.BatchItem{Output: plain, Usage: shareOf(usage, tokens[n], total)}
+	}
+	return nil
+}
+
+// decodeItem validates and decodes one item's inputs as the tool's activity would.
+func decodeItem[In, Out any](tool toolspec.Tool[In, Out], raw map[string]any) (In, error) {
+	var zero In
+	if raw == nil {
+		raw = map[string]any{}
+	}
+	raw, _ = tool.Canonical(raw)
+	if err := tool.ValidateInputs(raw); err != nil {
+		return zero, &InputError{Msg: "invalid inputs: " + validationText(err)}
+	}
+	in, err := tool.Decode(raw)
+	if err != nil {
+		return zero, &InputError{Msg: err.Error()}
+	}
+	return in, nil
+}
+
+// itemCaused reports whether an error is about what the items hold (invalid input, a request
+// the provider rejected as malformed or too large), so splitting the batch can isolate it.
+func itemCaused(err error) bool {
+	var ie *InputError
+	if errors.As(err, &ie) {
+		return true
+	}
+	var pe *provider.Error
+	if errors.As(err, &pe) && !pe.Retryable && pe.Setting == "" {
+		return pe.Status == http.StatusBadRequest || pe.Status == http.StatusRequestEntityTooLarge || pe.Status == http.StatusUnprocessableEntity
+	}
+	return false
+}
+
+// itemError is an item's own error as the item's activity would have reported it.
+func itemError(spec *toolspec.Spec, err error) toolspec.BatchItem {
+	var ae *temporal.ApplicationError
+	if errors.As(toolError(spec, err), &ae) {
+		return toolspec.BatchItem{Error: ae.Message(), ErrorType: ae.Type()}
+	}
+	return toolspec.BatchItem{Error: spec.Name + ": " + err.Error(), ErrorType: toolspec.ErrInvalidInput}
+}
+
+// shareOf is part tokens/total of u.
+func shareOf(u *toolspec.Usage, part, total int) *toolspec.Usage {
+	if isZero(u) || total == 0 {
+		return nil
+	}
+	f := float64(part) / float64(total)
+	return &toolspec.Usage{
+		PromptTokens: int64(float64(u.PromptTokens) * f), CompletionTokens: int64(float64(u.CompletionTokens) * f),
+		TotalTokens: int64(float64(u.TotalTokens) * f), EmbeddingTokens: int64(float64(u.EmbeddingTokens) * f),
+		CostUSD: u.CostUSD * f, Model: u.Model,
+	}
+}
+
+// resultLimit is what one activity result may carry: Temporal refuses payloads over 2 MB.
+const resultLimit = 1800 << 10
+
+// BatchActivity is the activity that runs a batch of a tool's forEach items
+// (spec.BatchActivity()). Outputs over the claim-check threshold are stored one by one as an
+// item's activity would; when the outputs together exceed in.StoreAbove, every output is stored
+// (one bulk write) and the items' results are references.
+func BatchActivity(spec *toolspec.Spec, h BatchHandler, cc ...ClaimCheck) func(ctx context.Context, in toolspec.BatchIn) (toolspec.BatchOut, error) {
+	var claim ClaimCheck
+	if len(cc) > 0 {
+		claim = cc[0]
+	}
+	return func(ctx context.Context, in toolspec.BatchIn) (toolspec.BatchOut, error) {
+		if !spec.HeartbeatsItself {
+			defer keepalive(ctx, spec.EffectiveHeartbeat()/3)()
+		}
+		if claim.Blobs != nil {
+			for i, item := range in.Items {
+				if toolspec.HoldsBlob(item) {
+					v, err := resolveBlobs(ctx, claim.Blobs, item)
+					if err != nil {
+						return toolspec.BatchOut{}, err // retryable: the store may be back soon
+					}
+					in.Items[i], _ = v.(map[string]any)
+				}
+			}
+		}
+		results, usage, requests, err := h(ctx, in.Items)
+		usage = sumUsage(priorUsage(ctx), usage)
+		if err != nil {
+			return toolspec.BatchOut{}, withUsage(ctx, toolError(spec, err), usage)
+		}
+		out := toolspec.BatchOut{Items: results, Usage: usage, Requests: requests, Attempt: attemptOf(ctx)}
+		for i := range out.Items {
+			for _, w := range warningsOf(out.Items[i].Output) {
+				if !slices.Contains(out.Warnings, w) {
+					out.Warnings = append(out.Warnings, w)
+				}
+			}
+		}
+		if err := storeOutputs(ctx, claim, in.StoreAbove, out.Items); err != nil {
+			return toolspec.BatchOut{}, withUsage(ctx, temporal.NewApplicationErrorWithOptions(spec.Name+": "+err.Error(), ErrProviderUnavailable,
+				temporal.ApplicationErrorOptions{Cause: err}), usage)
+		}
+		if b, _ := json.Marshal(out); len(b) > resultLimit {
+			return toolspec.BatchOut{}, temporal.NewNonRetryableApplicationError(fmt.Sprintf(
+				"%s: the outputs of %d items are %.1f MB, more than one activity result carries: set MONGODB_URI on the worker so weft keeps them in the store, or run the step with \"batch\": false",
+				spec.Name, len(in.Items), float64(len(b))/(1<<20)), toolspec.ErrMissingConfig, nil)
+		}
+		return out, nil
+	}
+}
+
+// storeOutputs keeps outputs in the store: each one over the claim-check threshold, or all of
+// them when together they take more than storeAbove bytes.
+func storeOutputs(ctx context.Context, claim ClaimCheck, storeAbove int, items []toolspec.BatchItem) error {
+	if claim.Blobs == nil {
+		return nil
+	}
+	datas := make([][]byte, len(items))
+	total := 0
+	for i, it := range items {
+		if it.Error != "" {
+			continue
+		}
+		b, err := json.Marshal(it.Output)
+		if err != nil {
+			return err
+		}
+		datas[i] = b
+		total += len(b)
+	}
+	var store []int
+	for i, b := range datas {
+		if b != nil && ((storeAbove > 0 && total > storeAbove) || len(b) > claim.Above) {
+			store = append(store, i)
+		}
+	}
+	if len(store) == 0 {
+		return nil
+	}
+	put := make([][]byte, len(store))
+	for n, i := range store {
+		put[n] = datas[i]
+	}
+	ids, err := putBlobs(ctx, claim.Blobs, put)
+	if err != nil {
+		return fmt.Errorf("storing the outputs of %d items: %w", len(store), err)
+	}
+	for n, i := range store {
+		items[i].Output = shortBlobRef(ids[n], datas[i])
+	}
+	return nil
+}
+
+// putBlobs stores many values in one write when the store can.
+func putBlobs(ctx context.Context, blobs Blobs, datas [][]byte) ([]string, error) {
+	if many, ok := blobs.(interface {
+		PutBlobs(ctx context.Context, datas [][]byte) ([]string, error)
+	}); ok {
+		return many.PutBlobs(ctx, datas)
+	}
+	ids := make([]string, len(datas))
+	for i, d := range datas {
+		id, err := blobs.PutBlob(ctx, d)
+		if err != nil {
+			return nil, err
+		}
+		ids[i] = id
+	}
+	return ids, nil
+}
+
+func attemptOf(ctx context.Context) int32 {
+	if !activity.IsActivity(ctx) {
+		return 1
+	}
+	return activity.GetInfo(ctx).Attempt
+}
+
+// PerItemBatch runs a batch by calling the tool's handler once per item. It is the batch
+// activity of a tool whose handler a program replaced (worker.Options.Handlers, a Go program's
+// own tool), so what runs is the replacement, with the batch's per-item semantics.
+func PerItemBatch(spec *toolspec.Spec, h Handler) BatchHandler {
+	return func(ctx context.Context, items []map[string]any) ([]toolspec.BatchItem, *toolspec.Usage, int, error) {
+		results := make([]toolspec.BatchItem, len(items))
+		var usage *toolspec.Usage
+		requests := 0
+		for i, raw := range items {
+			if raw == nil {
+				raw = map[string]any{}
+			}
+			raw, _ = spec.Canonical(raw)
+			if err := spec.ValidateInputs(raw); err != nil {
+				results[i] = itemError(spec, &InputError{Msg: "invalid inputs: " + validationText(err)})
+				continue
+			}
+			out, u, err := h(ctx, raw)
+			usage = sumUsage(usage, u)
+			requests++
+			if err != nil {
+				var ae *temporal.ApplicationError
+				if itemCaused(err) || (errors.As(err, &ae) && ae.NonRetryable()) {
+					results[i] = itemError(spec, err)
+					continue
+				}
+				return results, usage, requests, err
+			}
+			plain, err := PlainJSON(out)
+			if err != nil {
+				return results, usage, requests, fmt.Errorf("%s: output is not JSON: %w", spec.Name, err)
+			}
+			results[i] = toolspec.BatchItem{Output: plain, Usage: u}
+		}
+		return results, usage, requests, nil
+	}
+}

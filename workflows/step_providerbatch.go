@@ -1,0 +1,208 @@
+package workflows
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/weftworks/weft/activities/toolspec"
+	weftv1 "github.com/weftworks/weft/proto/weft/v1"
+	"github.com/weftworks/weft/workflows/dsl"
+)
+
+// A forEach over a tool that declares toolspec.Batch (embed) groups its items into calls of the
+// tool's batch activity, each within the declared limits (items, estimated tokens) and at most
+// batchInputBytes of inputs, instead of one activity per item: 10,000 embeds are ~80 provider
+// requests and ~80 activities. The step's concurrency is the number of requests in flight.
+// Per item nothing changes: outputs in order, item events, progress, an item's own error
+// ("item N: ...") failing the step, usage per item (on item_completed) and in total. A step opts
+// out with "batch": false.
+const (
+	// ChangeProviderBatches marks runs whose forEach steps over a batching tool send their items
+	// in batches (histories recorded before replay one activity per item).
+	ChangeProviderBatches = "provider-batches"
+	// providerBatchInlineItems and providerBatchInlineBytes bound the forEach the run batches in
+	// its own history; a larger one runs in batch child workflows (step_batches.go), each of
+	// which batches its items the same way.
+	providerBatchInlineItems = 50_000
+	providerBatchInlineBytes = 8 << 20
+	// forEachOutputBudget is how much of a history a batched forEach's outputs may take: beyond
+	// it the batch activities keep the outputs in the store and hand back references.
+	forEachOutputBudget = 8 << 20
+)
+
+// providerBatched reports whether the forEach of sr groups its items into provider requests.
+func (r *run) providerBatched(ctx workflow.Context, sr *stepRun) bool {
+	cs := sr.cs
+	if cs.Spec.Batch == nil || cs.Nested != nil || (cs.Step.Batch != nil && !*cs.Step.Batch) {
+		return false
+	}
+	return workflow.GetVersion(ctx, ChangeProviderBatches, workflow.DefaultVersion, 1) >= 1
+}
+
+// resolveItems renders the step's inputs for every item, with each item's size in bytes.
+func (r *run) resolveItems(ctx workflow.Context, sr *stepRun, items []any) (inputs []map[string]any, sizes []int, total int, err error) {
+	inputs = make([]map[string]any, len(items))
+	sizes = make([]int, len(items))
+	for i, item := range items {
+		env := itemEnv(r.env, map[string]any{"item": item, "index": i})
+		in, err := r.resolveInputs(ctx, sr.cs, sr.cs.InputValue, sr.cs.Spec, env)
+		if err != nil {
+			return nil, nil, 0, fmt.Errorf("item %d: %w", i, err)
+		}
+		b, _ := json.Marshal(in)
+		inputs[i], sizes[i] = in, len(b)
+		total += len(b)
+	}
+	return inputs, sizes, total, nil
+}
+
+// forEachProviderBatches runs a batched forEach: in this run's history when it is small enough,
+// in batch child workflows otherwise.
+func (r *run) forEachProviderBatches(ctx workflow.Context, sr *stepRun, items []any, limit int) (any, error) {
+	inputs, sizes, total, err := r.resolveItems(ctx, sr, items)
+	if err != nil {
+		return nil, err
+	}
+	if len(items) > providerBatchInlineItems || total > providerBatchInlineBytes {
+		layout := int(workflow.GetVersion(ctx, ChangeForEachBatches, workflow.DefaultVersion, ForEachBatchLayout))
+		return r.runBatches(ctx, sr, inputs, sizes, total, limit, layout, true)
+	}
+	results := make([]any, len(items))
+	sr.itemsTotal = int32(len(items))
+	finished := 0
+	spans := batchSpans(sr.cs.Spec.Batch, inputs, sizes)
+	calls := &providerCalls{
+		spec: sr.cs.Spec, policy: sr.cs.Policy, title: sr.cs.Title(), step: sr.cs.ID, named: r.namedActivities,
+		storeAbove: forEachOutputBudget / max(1, len(spans)),
+		started:    func(ctx workflow.Context, i int) { r.recordItem(ctx, sr, i, EventItemStarted, nil) },
+		finished: func(ctx workflow.Context, i int, it toolspec.BatchItem, err error) {
+			if err != nil {
+				r.recordItem(ctx, sr, i, EventItemFailed, err)
+				return
+			}
+			results[i] = it.Output
+			r.record(ctx, RunEvent{Type: EventItemCompleted, Step: sr.cs.ID, Key: itemKey(sr.cs.ID, i), Item: &i, Usage: tokenUsage(it.Usage, 0)})
+		},
+		done: func(ctx workflow.Context, out *toolspec.BatchOut, n int) {
+			if out != nil {
+				sr.attempts += max(out.Attempt, 1) * int32(n)
+				r.addChildUsage(sr, tokenUsage(out.Usage, int64(out.Requests)))
+				if out.Usage != nil {
+					r.recordUsage(ctx, sr)
+				}
+				for _, w := range out.Warnings {
+					if !slices.Contains(sr.warnings, w) {
+						sr.warnings = append(sr.warnings, w)
+					}
+				}
+			}
+			finished += n
+			sr.itemsDone = int32(finished)
+		},
+	}
+	if err := calls.run(ctx, inputs, spans, 0, limit); err != nil {
+		return nil, err
+	}
+	return map[string]any{"results": results, "count": len(results)}, nil
+}
+
+// span is the items [first, first+n) of one batch request.
+type span struct{ first, n int }
+
+// batchSpans groups items in order into requests within the tool's limits.
+func batchSpans(b *toolspec.Batch, inputs []map[string]any, sizes []int) []span {
+	var out []span
+	cur, tokens, bytes := span{}, 0, 0
+	for i, in := range inputs {
+		t := b.ItemTokens(in)
+		if cur.n > 0 && (cur.n >= b.MaxItems || tokens+t > b.MaxTokens || bytes+sizes[i] > batchInputBytes) {
+			out = append(out, cur)
+			cur, tokens, bytes = span{first: i}, 0, 0
+		}
+		cur.n++
+		tokens += t
+		bytes += sizes[i]
+	}
+	if cur.n > 0 {
+		out = append(out, cur)
+	}
+	return out
+}
+
+// providerCalls runs batch requests of one tool and reports each item and each request.
+type providerCalls struct {
+	spec       *toolspec.Spec
+	policy     dsl.Policy
+	title      string
+	step       string
+	named      bool
+	storeAbove int
+	// started and finished are told of each item (err is the item's own error, "item N: ...");
+	// done of each request that returned (out nil when it failed) with its item count.
+	started  func(ctx workflow.Context, i int)
+	finished func(ctx workflow.Context, i int, it toolspec.BatchItem, err error)
+	done     func(ctx workflow.Context, out *toolspec.BatchOut, n int)
+}
+
+// run sends the spans, at most limit requests in flight. Item indexes are first + the item's
+// position in inputs. The first failed item (by index within a request) fails the whole: the
+// requests in flight are cancelled and no more start, as when one activity runs per item.
+func (p *providerCalls) run(ctx workflow.Context, inputs []map[string]any, spans []span, first, limit int) error {
+	return eachBounded(ctx, len(spans), limit, func(ctx workflow.Context, si int) error {
+		s := spans[si]
+		opts := activityOptions(p.policy, p.spec, p.title)
+		if p.named {
+			opts.ActivityID = fmt.Sprintf("%s[%d-%d]#1", p.step, first+s.first, first+s.first+s.n-1)
+		}
+		for k := 0; k < s.n; k++ {
+			p.started(ctx, first+s.first+k)
+		}
+		var out toolspec.BatchOut
+		in := toolspec.BatchIn{Items: inputs[s.first : s.first+s.n], StoreAbove: p.storeAbove}
+		err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), p.spec.BatchActivity(), in).Get(ctx, &out)
+		if err != nil {
+			if u := failedUsage(err); u != nil {
+				p.done(ctx, &toolspec.BatchOut{Usage: u, Requests: 1}, 0)
+			}
+			werr := temporal.NewNonRetryableApplicationError(fmt.Sprintf("items %d–%d: %s", first+s.first, first+s.first+s.n-1, ErrorText(err)), ErrStepFailed, nil)
+			for k := 0; k < s.n; k++ {
+				p.finished(ctx, first+s.first+k, toolspec.BatchItem{}, werr)
+			}
+			if s.n == 1 {
+				return temporal.NewNonRetryableApplicationError(fmt.Sprintf("item %d: %s", first+s.first, ErrorText(err)), ErrStepFailed, nil)
+			}
+			return werr
+		}
+		var firstErr error
+		for k, it := range out.Items {
+			i := first + s.first + k
+			if it.Error != "" {
+				ierr := temporal.NewNonRetryableApplicationError(fmt.Sprintf("item %d: %s", i, it.Error), ErrStepFailed, nil)
+				p.finished(ctx, i, it, ierr)
+				if firstErr == nil {
+					firstErr = ierr
+				}
+				continue
+			}
+			p.finished(ctx, i, it, nil)
+		}
+		p.done(ctx, &out, s.n)
+		return firstErr
+	})
+}
+
+// tokenUsage is a tool's usage as the run counts it, with calls requests.
+func tokenUsage(u *toolspec.Usage, calls int64) *weftv1.TokenUsage {
+	if u == nil {
+		if calls == 0 {
+			return nil
+		}
+		return &weftv1.TokenUsage{Calls: calls}
+	}
+	return &weftv1.TokenUsage{Calls: calls, PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens,
+		TotalTokens: u.TotalTokens, EmbeddingTokens: u.EmbeddingTokens, CostUsd: u.CostUSD}
+}
