@@ -1,0 +1,153 @@
+package activities_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/weftworks/weft/activities"
+	"github.com/weftworks/weft/activities/toolspec"
+	"github.com/weftworks/weft/internal/fakeembed"
+)
+
+func embedBatch(t *testing.T, cfg activities.Config, claim ...activities.ClaimCheck) (func(context.Context, toolspec.BatchIn) (toolspec.BatchOut, error), *activities.Tools) {
+	t.Helper()
+	tools := activities.NewTools(cfg)
+	h := tools.BatchHandlers()["embed"]
+	require.NotNil(t, h, "embed declares Batch and binds a batch handler")
+	return activities.BatchActivity(toolspec.Embed.Spec, h, claim...), tools
+}
+
+func fakeProvider(t *testing.T) (*fakeembed.Server, activities.Config) {
+	t.Helper()
+	f, err := fakeembed.Start(0)
+	require.NoError(t, err)
+	t.Cleanup(f.Close)
+	return f, activities.Config{OpenAIBaseURL: f.URL(), OpenAIAPIKey: "k", EmbeddingModel: "text-embedding-3-small"}
+}
+
+func texts(n int) []map[string]any {
+	items := make([]map[string]any, n)
+	for i := range items {
+		items[i] = map[string]any{"text": fmt.Sprintf("text number %d", i), "dimensions": 256.0}
+	}
+	return items
+}
+
+// TestEmbedBatchIsOneRequest: a batch's items go to the provider in one request, and each gets
+// its own vector, in order, with its share of the usage.
+func TestEmbedBatchIsOneRequest(t *testing.T) {
+	f, cfg := fakeProvider(t)
+	run, _ := embedBatch(t, cfg)
+	items := texts(100)
+	out, err := run(context.Background(), toolspec.BatchIn{Items: items})
+	require.NoError(t, err)
+	requests, inputs := f.Counts()
+	require.Equal(t, 1, requests)
+	require.Equal(t, 100, inputs)
+	require.Equal(t, 1, out.Requests)
+	require.Len(t, out.Items, 100)
+	var shares int64
+	for i, it := range out.Items {
+		require.Empty(t, it.Error)
+		m := it.Output.(map[string]any)
+		require.Equal(t, items[i]["text"], m["text"], "item %d in its place", i)
+		require.Len(t, m["vector"], 256)
+		shares += it.Usage.EmbeddingTokens
+	}
+	require.Positive(t, out.Usage.EmbeddingTokens)
+	require.InDelta(t, out.Usage.EmbeddingTokens, shares, 100, "the items' shares add up to the batch's usage (rounded down each)")
+}
+
+// TestEmbedBatchIsolatesBadItems: an item the schema refuses, and an item the provider refuses
+// (the whole request fails with a 400), each get their own error; every other item its vector.
+func TestEmbedBatchIsolatesBadItems(t *testing.T) {
+	f, cfg := fakeProvider(t)
+	f.MaxInputChars = 100
+	run, _ := embedBatch(t, cfg)
+	items := texts(10)
+	items[2]["text"] = ""                       // invalid: minLength 1
+	items[6]["text"] = strings.Repeat("x", 200) // the provider refuses the request holding it
+	out, err := run(context.Background(), toolspec.BatchIn{Items: items})
+	require.NoError(t, err)
+	for i, it := range out.Items {
+		switch i {
+		case 2:
+			require.Equal(t, toolspec.ErrInvalidInput, it.ErrorType)
+			require.Contains(t, it.Error, "text")
+		case 6:
+			require.Equal(t, activities.ErrProviderRejected, it.ErrorType)
+			require.Contains(t, it.Error, "maximum context length")
+		default:
+			require.Empty(t, it.Error, "item %d", i)
+			require.Len(t, it.Output.(map[string]any)["vector"], 256, "item %d", i)
+		}
+	}
+	requests, _ := f.Counts()
+	require.Equal(t, out.Requests, requests)
+	require.LessOrEqual(t, requests, 8, "halving isolates one bad item of 9 in about 2·log2(9) requests")
+}
+
+// TestEmbedBatchFailsWholeWhenTheProviderIsDown: a 500 is the batch's, retried by Temporal.
+func TestEmbedBatchFailsWholeWhenTheProviderIsDown(t *testing.T) {
+	f, cfg := fakeProvider(t)
+	f.FailWhen(func(int) bool { return true })
+	run, _ := embedBatch(t, cfg)
+	_, err := run(context.Background(), toolspec.BatchIn{Items: texts(4)})
+	var ae *temporal.ApplicationError
+	require.True(t, errors.As(err, &ae), "%v", err)
+	require.Equal(t, activities.ErrProviderUnavailable, ae.Type())
+	require.False(t, ae.NonRetryable())
+	requests, _ := f.Counts()
+	require.Equal(t, 1, requests, "a provider error is not split")
+}
+
+// TestEmbedBatchStoresLargeOutputs: outputs together over StoreAbove are kept in the store and
+// the items hold references to them.
+func TestEmbedBatchStoresLargeOutputs(t *testing.T) {
+	_, cfg := fakeProvider(t)
+	cfg.MongoDBURI = storeURI
+	tools := activities.NewTools(cfg)
+	run := activities.BatchActivity(toolspec.Embed.Spec, tools.BatchHandlers()["embed"], activities.ClaimCheck{Blobs: tools, Above: 256 << 10})
+	out, err := run(context.Background(), toolspec.BatchIn{Items: texts(20), StoreAbove: 10 << 10})
+	require.NoError(t, err)
+	for i, it := range out.Items {
+		ref := it.Output.(map[string]any)
+		id, ok := ref[toolspec.BlobKey].(string)
+		require.True(t, ok, "item %d is a reference: %v", i, ref)
+		data, err := tools.GetBlob(context.Background(), id)
+		require.NoError(t, err)
+		require.Contains(t, string(data), fmt.Sprintf(`"text":"text number %d"`, i))
+	}
+	small, err := run(context.Background(), toolspec.BatchIn{Items: texts(2), StoreAbove: 1 << 20})
+	require.NoError(t, err)
+	require.Contains(t, small.Items[0].Output, "vector", "under StoreAbove the outputs stay as they are")
+}
+
+// TestPerItemBatch: a replaced handler batches by being called per item, with the same
+// per-item errors.
+func TestPerItemBatch(t *testing.T) {
+	calls := 0
+	h := activities.PerItemBatch(toolspec.Embed.Spec, func(ctx context.Context, in map[string]any) (any, *toolspec.Usage, error) {
+		calls++
+		if in["text"] == "bad" {
+			return nil, nil, &activities.InputError{Msg: "cannot embed bad"}
+		}
+		return map[string]any{"text": in["text"]}, &toolspec.Usage{EmbeddingTokens: 2}, nil
+	})
+	out, err := activities.BatchActivity(toolspec.Embed.Spec, h)(context.Background(), toolspec.BatchIn{Items: []map[string]any{
+		{"text": "a"}, {"text": "bad"}, {"text": ""}, {"text": "d"},
+	}})
+	require.NoError(t, err)
+	require.Equal(t, 3, calls, "the invalid item is not called")
+	require.Equal(t, "a", out.Items[0].Output.(map[string]any)["text"])
+	require.Equal(t, "embed: cannot embed bad", out.Items[1].Error)
+	require.Equal(t, toolspec.ErrInvalidInput, out.Items[2].ErrorType)
+	require.Equal(t, "d", out.Items[3].Output.(map[string]any)["text"])
+	require.Equal(t, int64(4), out.Usage.EmbeddingTokens)
+}
