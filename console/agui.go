@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"sort"
 	"strconv"
+	"strings"
 
 	"google.golang.org/protobuf/proto"
 
@@ -18,12 +19,14 @@ import (
 // ignored: the stream follows a run that exists, it starts nothing, so it needs no CSRF token).
 // Behind the console's login and its read rule (client.MayRead), like the run page.
 //
-// Mapping: run_started → RUN_STARTED and a STATE_SNAPSHOT; step_started → STEP_STARTED; a step's
-// end → STEP_FINISHED and a STATE_SNAPSHOT; a model call's text → TEXT_MESSAGE_START / CONTENT /
-// END (one message per model call and text attempt: a retry or a repair starts a new message);
-// an agent's tool call → TOOL_CALL_START / ARGS / END, then TOOL_CALL_RESULT; reviews → CUSTOM
-// (name weft.review_requested / weft.review_decided); run_completed → STATE_SNAPSHOT and
-// RUN_FINISHED with the run's output as result; run_failed → RUN_ERROR. Each event carries the
+// Mapping: run_started → RUN_STARTED and a STATE_SNAPSHOT (the run, its status and its steps'
+// statuses); every change of that state after it (a step started or ended, the run's end) → a
+// STATE_DELTA, a JSON Patch (RFC 6902) from the state sent before; step_started → STEP_STARTED; a
+// step's end → STEP_FINISHED; a model call's text → TEXT_MESSAGE_START / CONTENT / END (one message
+// per model call and text attempt: a retry or a repair starts a new message); an agent's tool call
+// → TOOL_CALL_START / ARGS / END, then TOOL_CALL_RESULT; reviews → CUSTOM (name
+// weft.review_requested / weft.review_decided); run_completed → RUN_FINISHED with the run's output
+// as result; run_failed → RUN_ERROR. Each event carries the
 // run's sequence number as its SSE id; Last-Event-ID resumes after it.
 
 // aguiEvent is one AG-UI event: its type and fields.
@@ -36,6 +39,7 @@ type aguiTranslator struct {
 	started map[string]bool   // steps STEP_STARTED was sent for
 	msgs    map[string]string // the open text message of a model call, by activity id
 	attempt map[string]int32  // the text attempt of that message
+	sent    map[string]any    // the state as last sent (nil: no STATE_SNAPSHOT yet)
 	begun   bool              // an event was sent: RUN_STARTED (or a RUN_ERROR) opened the stream
 	ended   bool              // the run's end was translated
 }
@@ -44,12 +48,62 @@ func newAGUITranslator(run string) *aguiTranslator {
 	return &aguiTranslator{run: run, steps: map[string]string{}, started: map[string]bool{}, msgs: map[string]string{}, attempt: map[string]int32{}}
 }
 
-func (t *aguiTranslator) snapshot(status string) aguiEvent {
+// state returns the event that brings a client's state to the run's now: the first a
+// STATE_SNAPSHOT, then a STATE_DELTA of what changed (none when nothing did).
+func (t *aguiTranslator) state(status string) []aguiEvent {
 	steps := map[string]string{}
 	for id, s := range t.steps {
 		steps[id] = s
 	}
-	return aguiEvent{"type": "STATE_SNAPSHOT", "snapshot": map[string]any{"run": t.run, "status": status, "steps": steps}}
+	now := map[string]any{"run": t.run, "status": status, "steps": steps}
+	before := t.sent
+	t.sent = now
+	if before == nil {
+		return []aguiEvent{{"type": "STATE_SNAPSHOT", "snapshot": now}}
+	}
+	if ops := statePatch(before, now); len(ops) > 0 {
+		return []aguiEvent{{"type": "STATE_DELTA", "delta": ops}}
+	}
+	return nil
+}
+
+// statePatch is the JSON Patch (RFC 6902) from one state to the next: the status replaced, steps
+// added, replaced or removed (in the order of their ids).
+func statePatch(before, now map[string]any) []map[string]any {
+	var ops []map[string]any
+	if before["status"] != now["status"] {
+		ops = append(ops, map[string]any{"op": "replace", "path": "/status", "value": now["status"]})
+	}
+	was, is := before["steps"].(map[string]string), now["steps"].(map[string]string)
+	ids := make([]string, 0, len(was)+len(is))
+	for id := range was {
+		ids = append(ids, id)
+	}
+	for id := range is {
+		if _, ok := was[id]; !ok {
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		path := "/steps/" + pointerToken(id)
+		old, had := was[id]
+		s, has := is[id]
+		switch {
+		case !had:
+			ops = append(ops, map[string]any{"op": "add", "path": path, "value": s})
+		case !has:
+			ops = append(ops, map[string]any{"op": "remove", "path": path})
+		case old != s:
+			ops = append(ops, map[string]any{"op": "replace", "path": path, "value": s})
+		}
+	}
+	return ops
+}
+
+// pointerToken escapes a key for a JSON Pointer (RFC 6901): ~ as ~0, / as ~1.
+func pointerToken(k string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
 }
 
 // endMessage closes the open message of a model call, if any.
@@ -113,15 +167,15 @@ func (t *aguiTranslator) event(e weftclient.Event) []aguiEvent {
 	switch e.Type {
 	case weftclient.EventRunStarted:
 		if t.begun {
-			return []aguiEvent{t.snapshot("running")} // AG-UI clients reject a second RUN_STARTED
+			return t.state("running") // AG-UI clients reject a second RUN_STARTED
 		}
-		return []aguiEvent{t.runStarted(), t.snapshot("running")}
+		return append([]aguiEvent{t.runStarted()}, t.state("running")...)
 	case weftclient.EventStepStarted:
 		if t.started[e.Step] {
 			return nil // AG-UI clients reject STEP_STARTED for a step that is still active
 		}
 		t.steps[e.Step], t.started[e.Step] = "running", true
-		return []aguiEvent{{"type": "STEP_STARTED", "stepName": e.Step}}
+		return append([]aguiEvent{{"type": "STEP_STARTED", "stepName": e.Step}}, t.state("running")...)
 	case weftclient.EventStepCompleted, weftclient.EventStepFailed, weftclient.EventStepSkipped, weftclient.EventStepCancelled:
 		status := e.Type[len("step_"):]
 		if e.StepState != nil && e.StepState.Status != "" {
@@ -133,7 +187,7 @@ func (t *aguiTranslator) event(e weftclient.Event) []aguiEvent {
 			delete(t.started, e.Step)
 			out = append(out, aguiEvent{"type": "STEP_FINISHED", "stepName": e.Step})
 		}
-		return append(out, t.snapshot("running"))
+		return append(out, t.state("running")...)
 	case weftclient.EventLLMDelta:
 		if e.Text == "" {
 			return nil
@@ -183,7 +237,7 @@ func (t *aguiTranslator) event(e weftclient.Event) []aguiEvent {
 		return []aguiEvent{{"type": "CUSTOM", "name": "weft." + e.Type, "value": v}}
 	case weftclient.EventRunCompleted:
 		t.ended = true
-		out := append(t.endAll(), t.snapshot("completed"))
+		out := append(t.endAll(), t.state("completed")...)
 		fin := aguiEvent{"type": "RUN_FINISHED", "threadId": t.run, "runId": t.run}
 		if e.Result != nil {
 			if v := protoValue(e.Result.Output); v != nil {
@@ -197,7 +251,7 @@ func (t *aguiTranslator) event(e weftclient.Event) []aguiEvent {
 			// Nothing was sent (a run that does not exist): RUN_ERROR alone, as AG-UI allows.
 			return []aguiEvent{{"type": "RUN_ERROR", "message": e.Error, "code": "run_failed"}}
 		}
-		out := append(t.endAll(), t.snapshot("failed"))
+		out := append(t.endAll(), t.state("failed")...)
 		return append(out, aguiEvent{"type": "RUN_ERROR", "message": e.Error, "code": "run_failed"})
 	}
 	return nil

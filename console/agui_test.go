@@ -1,6 +1,8 @@
 package console
 
 import (
+	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -11,7 +13,9 @@ import (
 )
 
 // TestAGUIEvents: a run with an agent step that streams text, retries it (a new message), calls
-// a tool, asks a review and completes, as AG-UI events in order; a failed run ends with RUN_ERROR.
+// a tool, asks a review and completes, as AG-UI events in order; the state is one STATE_SNAPSHOT,
+// then a STATE_DELTA (JSON Patch) for each change, which applied to it give the run's last state; a
+// failed run ends with RUN_ERROR.
 func TestAGUIEvents(t *testing.T) {
 	args, _ := structpb.NewValue(map[string]any{"query": "retries"})
 	result, _ := structpb.NewValue(map[string]any{"count": 2})
@@ -42,8 +46,8 @@ func TestAGUIEvents(t *testing.T) {
 		for _, a := range tr.translate(e) {
 			s := a["type"].(string)
 			for _, k := range []string{"stepName", "messageId", "toolCallId", "name", "delta"} {
-				if v, ok := a[k]; ok {
-					s += " " + v.(string)
+				if v, ok := a[k].(string); ok {
+					s += " " + v
 				}
 			}
 			got = append(got, s)
@@ -52,26 +56,36 @@ func TestAGUIEvents(t *testing.T) {
 	}
 	require.Equal(t, []string{
 		"RUN_STARTED", "STATE_SNAPSHOT",
-		"STEP_STARTED helper",
+		"STEP_STARTED helper", "STATE_DELTA",
 		"TEXT_MESSAGE_START helper#1", "TEXT_MESSAGE_CONTENT helper#1 Let me", "TEXT_MESSAGE_CONTENT helper#1  look",
 		"TEXT_MESSAGE_END helper#1",
 		"TEXT_MESSAGE_START helper#1/attempt-2", "TEXT_MESSAGE_CONTENT helper#1/attempt-2 Searching", "TEXT_MESSAGE_END helper#1/attempt-2",
 		"TOOL_CALL_START c1", `TOOL_CALL_ARGS c1 {"query":"retries"}`, "TOOL_CALL_END c1", "TOOL_CALL_RESULT result-c1 c1",
 		"CUSTOM weft.review_requested", "CUSTOM weft.review_decided",
-		"STEP_FINISHED helper", "STATE_SNAPSHOT", "STATE_SNAPSHOT",
-		"STATE_SNAPSHOT", "RUN_FINISHED",
+		"STEP_FINISHED helper", "STATE_DELTA", "STATE_DELTA",
+		"STATE_DELTA", "RUN_FINISHED",
 	}, got)
 	last := all[len(all)-1]
 	require.Equal(t, aguiEvent{"type": "RUN_FINISHED", "threadId": "r1", "runId": "r1", "result": "done"}, last)
-	require.Equal(t, map[string]any{"run": "r1", "status": "completed", "steps": map[string]string{"helper": "completed", "never": "skipped"}}, all[len(all)-2]["snapshot"])
-	require.Equal(t, `{"count":2}`, all[13]["content"])
-	require.Equal(t, "tool", all[13]["role"])
+	require.Equal(t, map[string]any{"run": "r1", "status": "running", "steps": map[string]string{}}, all[1]["snapshot"])
+	require.Equal(t, []map[string]any{{"op": "add", "path": "/steps/helper", "value": "running"}}, all[3]["delta"])
+	require.Equal(t, []map[string]any{{"op": "replace", "path": "/status", "value": "completed"}}, all[len(all)-2]["delta"])
+	state := all[1]["snapshot"].(map[string]any)
+	for _, a := range all[2:] {
+		if a["type"] == "STATE_DELTA" {
+			state = applyPatch(t, state, a["delta"].([]map[string]any))
+		}
+	}
+	require.Equal(t, map[string]any{"run": "r1", "status": "completed", "steps": map[string]any{"helper": "completed", "never": "skipped"}}, state)
+	require.Equal(t, `{"count":2}`, all[14]["content"])
+	require.Equal(t, "tool", all[14]["role"])
 
 	tr = newAGUITranslator("r2")
 	tr.translate(weftclient.Event{Type: "run_started", Seq: 1})
 	tr.translate(weftclient.Event{Type: "llm_delta", Activity: "a#1", Attempt: 1, Text: "Hal"})
 	fail := tr.translate(weftclient.Event{Type: "run_failed", Seq: 3, Error: `step "a": boom`})
-	require.Equal(t, []aguiEvent{{"type": "TEXT_MESSAGE_END", "messageId": "a#1"}, tr.snapshot("failed"),
+	require.Equal(t, []aguiEvent{{"type": "TEXT_MESSAGE_END", "messageId": "a#1"},
+		{"type": "STATE_DELTA", "delta": []map[string]any{{"op": "replace", "path": "/status", "value": "failed"}}},
 		{"type": "RUN_ERROR", "message": `step "a": boom`, "code": "run_failed"}}, fail)
 	require.True(t, tr.ended)
 }
@@ -91,7 +105,7 @@ func TestAGUIStreamsOpenAsAGUIClientsRequire(t *testing.T) {
 			{Type: "step_started", Seq: 6, Step: "b"},
 			{Type: "step_completed", Seq: 7, Step: "b"},
 			{Type: "run_completed", Seq: 8},
-		}, []string{"RUN_STARTED", "STATE_SNAPSHOT", "STEP_STARTED b", "STEP_FINISHED b", "STATE_SNAPSHOT", "STATE_SNAPSHOT", "RUN_FINISHED"}},
+		}, []string{"RUN_STARTED", "STATE_SNAPSHOT", "STEP_STARTED b", "STATE_DELTA", "STEP_FINISHED b", "STATE_DELTA", "STATE_DELTA", "RUN_FINISHED"}},
 		{"a resume in the middle of a model's text", []weftclient.Event{
 			{Type: "llm_delta", Step: "a", Activity: "a#1", Attempt: 1, Text: "lo", Offset: 3},
 			{Type: "llm_finished", Seq: 4, Step: "a", Activity: "a#1"},
@@ -107,8 +121,8 @@ func TestAGUIStreamsOpenAsAGUIClientsRequire(t *testing.T) {
 			{Type: "step_started", Seq: 5, Step: "a"},
 			{Type: "step_failed", Seq: 6, Step: "a"},
 			{Type: "run_failed", Seq: 7, Error: "boom"},
-		}, []string{"RUN_STARTED", "STATE_SNAPSHOT", "STEP_STARTED a", "STEP_FINISHED a", "STATE_SNAPSHOT",
-			"STEP_STARTED a", "STEP_FINISHED a", "STATE_SNAPSHOT", "STATE_SNAPSHOT", "RUN_ERROR"}},
+		}, []string{"RUN_STARTED", "STATE_SNAPSHOT", "STEP_STARTED a", "STATE_DELTA", "STEP_FINISHED a", "STATE_DELTA",
+			"STEP_STARTED a", "STATE_DELTA", "STEP_FINISHED a", "STATE_DELTA", "STATE_DELTA", "RUN_ERROR"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tr := newAGUITranslator("r1")
@@ -117,8 +131,8 @@ func TestAGUIStreamsOpenAsAGUIClientsRequire(t *testing.T) {
 				for _, a := range tr.translate(e) {
 					s := a["type"].(string)
 					for _, k := range []string{"stepName", "messageId", "delta"} {
-						if v, ok := a[k]; ok {
-							s += " " + v.(string)
+						if v, ok := a[k].(string); ok {
+							s += " " + v
 						}
 					}
 					got = append(got, s)
@@ -127,4 +141,41 @@ func TestAGUIStreamsOpenAsAGUIClientsRequire(t *testing.T) {
 			require.Equal(t, tc.want, got)
 		})
 	}
+}
+
+// applyPatch applies the JSON Patch operations the translator makes (add, replace and remove of
+// members, RFC 6902) to a copy of state, through JSON as a client would; an operation on a path
+// that is not there fails the test, as it fails an AG-UI client.
+func applyPatch(t *testing.T, state map[string]any, ops []map[string]any) map[string]any {
+	t.Helper()
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal([]byte(mustJSON(state)), &doc))
+	for _, op := range ops {
+		path := strings.Split(strings.TrimPrefix(op["path"].(string), "/"), "/")
+		parent := doc
+		for _, k := range path[:len(path)-1] {
+			next, ok := parent[unescapeToken(k)].(map[string]any)
+			require.True(t, ok, "%v: no object at %q", op, k)
+			parent = next
+		}
+		key := unescapeToken(path[len(path)-1])
+		_, exists := parent[key]
+		switch op["op"] {
+		case "add":
+			parent[key] = op["value"]
+		case "replace":
+			require.True(t, exists, "%v: replaces nothing", op)
+			parent[key] = op["value"]
+		case "remove":
+			require.True(t, exists, "%v: removes nothing", op)
+			delete(parent, key)
+		default:
+			t.Fatalf("unexpected op %v", op)
+		}
+	}
+	return doc
+}
+
+func unescapeToken(k string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(k, "~1", "/"), "~0", "~")
 }

@@ -15,8 +15,8 @@ import (
 
 // TestAGUIStreamOfARealRun: the console serves a run's events as AG-UI events over SSE at
 // /runs/{id}/agui (POST with a RunAgentInput, as AG-UI's HttpAgent sends it): RUN_STARTED first,
-// each step's STEP_STARTED before its STEP_FINISHED, the review as CUSTOM events, state
-// snapshots, and RUN_FINISHED with the run's output last; an unknown run gets RUN_ERROR.
+// each step's STEP_STARTED before its STEP_FINISHED, the review as CUSTOM events, a state
+// snapshot and JSON Patch deltas that end with every step completed, and RUN_FINISHED with the run's output last; an unknown run gets RUN_ERROR.
 func TestAGUIStreamOfARealRun(t *testing.T) {
 	e := startConsole(t, "agui-q")
 	id := e.start(t)
@@ -84,8 +84,31 @@ func TestAGUIStreamOfARealRun(t *testing.T) {
 	fin := r.events[len(r.events)-1]
 	require.Equal(t, id, fin["runId"])
 	require.Contains(t, fin["result"], "<img src=x", "the run's output is the result")
-	snap := r.events[len(r.events)-2]["snapshot"].(map[string]any)
-	require.Equal(t, "completed", snap["status"])
+	// the state: one snapshot, then JSON Patch deltas that, applied in order, end completed
+	var state map[string]any
+	for _, ev := range r.events {
+		switch ev["type"] {
+		case "STATE_SNAPSHOT":
+			require.Nil(t, state, "one STATE_SNAPSHOT, then deltas: %v", types)
+			state = ev["snapshot"].(map[string]any)
+		case "STATE_DELTA":
+			require.NotNil(t, state, "a STATE_DELTA after the snapshot: %v", types)
+			for _, op := range ev["delta"].([]any) {
+				op := op.(map[string]any)
+				path := strings.Split(strings.TrimPrefix(op["path"].(string), "/"), "/")
+				at := state
+				if len(path) == 2 {
+					at = state[path[0]].(map[string]any)
+				}
+				_, exists := at[path[len(path)-1]]
+				require.True(t, exists || op["op"] == "add", "%v applies to the state %v", op, state)
+				at[path[len(path)-1]] = op["value"]
+			}
+		}
+	}
+	require.Contains(t, pos, "STATE_DELTA")
+	require.Equal(t, "completed", state["status"])
+	require.Equal(t, map[string]any{"split": "completed", "draft": "completed", "approve": "completed", "publish": "completed"}, state["steps"])
 
 	resp, err := http.Get(e.url + "/runs/no-such-run/agui")
 	require.NoError(t, err)
