@@ -41,6 +41,8 @@ const (
 	EventToolCallFinished = workflows.EventToolCallFinished
 	EventUsage            = workflows.EventUsage
 	EventChildStarted     = workflows.EventChildStarted
+	EventGuardrailTripped = workflows.EventGuardrailTripped
+	EventHandoff          = workflows.EventHandoff
 	EventRunCompleted     = workflows.EventRunCompleted
 	EventRunFailed        = workflows.EventRunFailed
 	// EventSkippedEvents: the reader fell further behind than the run keeps events (Missed says
@@ -82,6 +84,13 @@ type Event struct {
 	Child string `json:"child,omitempty"`
 	// Missed: events_skipped.
 	Missed int64 `json:"missed,omitempty"`
+	// Guardrail, Stage (input or output) and Reason: guardrail_tripped.
+	Guardrail string `json:"guardrail,omitempty"`
+	Stage     string `json:"stage,omitempty"`
+	Reason    string `json:"reason,omitempty"`
+	// From and To: the agents of a handoff.
+	From string `json:"from,omitempty"`
+	To   string `json:"to,omitempty"`
 	// RunID: continued_as_new, the Temporal run id of the new run (resume in it with
 	// StreamOptions.SinceRun).
 	RunID string `json:"runId,omitempty"`
@@ -489,7 +498,8 @@ func (s *streamer) followChild(ctx context.Context, e Event) {
 func fromRunEvent(re workflows.RunEvent) Event {
 	return Event{Type: re.Type, Seq: re.Seq, Time: re.Time, Step: re.Step, Key: re.Key, Item: re.Item, Iteration: re.Iteration,
 		Activity: re.Activity, Decision: re.Decision, Reviewer: re.Reviewer, Child: re.Child, StepState: re.State,
-		Review: re.Review, Text: re.Text, Call: re.Call, Usage: re.Usage, Error: re.Error}
+		Review: re.Review, Text: re.Text, Call: re.Call, Usage: re.Usage, Error: re.Error,
+		Guardrail: re.Guardrail, Stage: re.Stage, Reason: re.Reason, From: re.From, To: re.To}
 }
 
 // streamPolled follows a run whose worker records no events: it reads the state at o.Interval

@@ -263,6 +263,16 @@ func (p *progress) event(e weftclient.Event) {
 	case weftclient.EventToolCallFinished:
 		p.endStream()
 		fmt.Fprintln(p.out, toolCallLine(e.Call))
+	case weftclient.EventGuardrailTripped:
+		if o.verbose {
+			p.endStream()
+			fmt.Fprintf(p.out, "  ⛔ %s: %s guardrail %q tripped: %s\n", e.Step, e.Stage, e.Guardrail, e.Reason)
+		}
+	case weftclient.EventHandoff:
+		if o.verbose {
+			p.endStream()
+			fmt.Fprintf(p.out, "  ↪ %s: %s handed off to %s (iteration %d)\n", e.Step, e.From, e.To, e.Iteration)
+		}
 	case weftclient.EventReviewRequested:
 		p.endStream()
 		r := e.Review

@@ -123,10 +123,20 @@ func parseGuardrails(v any) (*guardrails, error) {
 var judgeSchema = map[string]any{"type": "object", "required": []any{"pass", "reason"}, "additionalProperties": false,
 	"properties": map[string]any{"pass": map[string]any{"type": "boolean"}, "reason": map[string]any{"type": "string"}}}
 
-// check runs the guardrails of one stage in order and returns the first that trips (nil: none).
-// text is what is checked; value its JSON when the answer is JSON (nil: the text read as JSON).
-// A judge is one llm activity whose usage counts as the step's.
+// check runs the guardrails of one stage in order and returns the first that trips (nil: none),
+// recorded as a guardrail_tripped event. text is what is checked; value its JSON when the answer
+// is JSON (nil: the text read as JSON). A judge is one llm activity whose usage counts as the
+// step's.
 func (r *run) check(ctx workflow.Context, sr *stepRun, key, stage string, list []guardrail, text string, value any, model any) (*guardTrip, error) {
+	trip, err := r.checkStage(ctx, sr, key, stage, list, text, value, model)
+	if trip != nil && err == nil {
+		r.record(ctx, RunEvent{Type: EventGuardrailTripped, Step: sr.cs.ID, Key: key, Iteration: sr.iterations,
+			Guardrail: trip.name, Stage: trip.stage, Reason: trip.reason})
+	}
+	return trip, err
+}
+
+func (r *run) checkStage(ctx workflow.Context, sr *stepRun, key, stage string, list []guardrail, text string, value any, model any) (*guardTrip, error) {
 	for _, g := range list {
 		trip := func(reason string) *guardTrip { return &guardTrip{name: g.name, stage: stage, reason: reason} }
 		switch {

@@ -74,6 +74,12 @@ func handedOff(records []map[string]any, tools map[string]agentTool) *handoff {
 	return nil
 }
 
+// recordHandoff records that the agent of step sr passed the conversation from one agent to
+// another in iteration iter.
+func (r *run) recordHandoff(ctx workflow.Context, sr *stepRun, key string, iter int, from, to string) {
+	r.record(ctx, RunEvent{Type: EventHandoff, Step: sr.cs.ID, Key: key, Iteration: int32(iter), From: from, To: to})
+}
+
 // handOff passes the conversation to h's agent: its model and settings where it sets them, its
 // system prompt in place of the step's, its tools in place of the step's.
 func handOff(llm map[string]any, h *handoff) {

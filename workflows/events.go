@@ -49,6 +49,11 @@ const (
 	EventReviewDecided    = "review_decided"
 	EventUsage            = "usage"
 	EventChildStarted     = "child_started"
+	// EventGuardrailTripped: an agent's guardrail check tripped (Guardrail, Stage, Reason); the
+	// step fails or returns with stopReason guardrail after it.
+	EventGuardrailTripped = "guardrail_tripped"
+	// EventHandoff: an agent passed the conversation to another (From, To) in its step.
+	EventHandoff = "handoff"
 )
 
 const (
@@ -114,6 +119,13 @@ type RunEvent struct {
 	Reviewer string `json:"reviewer,omitempty"`
 	// Child is a child run's id (step_started of a workflow step, when known).
 	Child string `json:"child,omitempty"`
+	// Guardrail, Stage (input or output) and Reason: guardrail_tripped.
+	Guardrail string `json:"guardrail,omitempty"`
+	Stage     string `json:"stage,omitempty"`
+	Reason    string `json:"reason,omitempty"`
+	// From and To name the agents of a handoff.
+	From string `json:"from,omitempty"`
+	To   string `json:"to,omitempty"`
 
 	State  *weftv1.StepState     `json:"-"` // step_* events: the step as it was (no output)
 	Review *weftv1.ReviewRequest `json:"-"` // review_* events

@@ -2,6 +2,7 @@ package workflows_test
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -309,4 +310,55 @@ func TestWaitEventsLongPoll(t *testing.T) {
 	require.Equal(t, "review_requested ok", ls[waitedFrom-1], "it waited from the review's request")
 	require.Contains(t, refusedBehind, "there are events after this one")
 	require.Contains(t, refusedAhead, "wait after the newest")
+}
+
+// TestEventsGuardrailsAndHandoffs: an agent's guardrail that trips and a handoff are events where
+// they happen: the trip (its guardrail, stage and reason) after the answer it checked and before
+// the step ends; the handoff (from, to, iteration) after the transfer call and before the next
+// agent's model call.
+func TestEventsGuardrailsAndHandoffs(t *testing.T) {
+	t.Run("guardrail", func(t *testing.T) {
+		h := newHarness(t)
+		withModel(h, &scriptedModel{answers: []func(map[string]any) map[string]any{say(`{"answer": 7}`)}})
+		def := strings.Replace(agentFlow, `"maxIterations":4`, `"maxIterations":4,"guardrails":{"output":[{"name":"shape","schema":{"type":"object","required":["answer"],"properties":{"answer":{"type":"string"}}}}],"onTrip":"return"}`, 1)
+		_, err := h.run(t, def, nil)
+		require.NoError(t, err)
+		p := events(t, h, 0)
+		requireWellFormed(t, p.Events)
+		ls := lines(p.Events)
+		before(t, ls, [2]string{"llm_finished helper", "guardrail_tripped helper"}, [2]string{"guardrail_tripped helper", "step_completed helper"})
+		e := p.Events[index(ls, "guardrail_tripped helper")]
+		require.Equal(t, "shape", e.Guardrail)
+		require.Equal(t, workflows.GuardrailOutput, e.Stage)
+		require.Contains(t, e.Reason, "does not fit the schema")
+	})
+	t.Run("handoff", func(t *testing.T) {
+		h := newHarness(t)
+		withModel(h, &scriptedModel{answers: []func(map[string]any) map[string]any{
+			callTools([3]string{"t1", "transfer_to_billing", `{}`}), say("Refunded."),
+		}})
+		def := `{"name":"a","defaults":{"collection":"docs"},"steps":[
+  {"id":"triage","tool":"agent","inputs":{"prompt":"I want a refund","tools":["search"],"maxIterations":5,
+    "handoffs":[{"name":"billing","description":"Questions about money.","agent":{"system":"You handle billing."}}]}}
+],"output":"{{ triage.output }}"}`
+		_, err := h.run(t, def, nil)
+		require.NoError(t, err)
+		p := events(t, h, 0)
+		requireWellFormed(t, p.Events)
+		ls := lines(p.Events)
+		before(t, ls, [2]string{"tool_call_finished triage/t1", "handoff triage"})
+		at := index(ls, "handoff triage")
+		require.Equal(t, "iteration_started triage", ls[at+1], "billing's iteration comes after the handoff: %v", ls)
+		e := p.Events[at]
+		require.Equal(t, "triage", e.From)
+		require.Equal(t, "billing", e.To)
+		require.EqualValues(t, 1, e.Iteration)
+		n := 0
+		for _, l := range ls {
+			if l == "handoff triage" {
+				n++
+			}
+		}
+		require.Equal(t, 1, n, "one handoff: %v", ls)
+	})
 }

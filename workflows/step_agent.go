@@ -427,6 +427,7 @@ func (r *run) agent(ctx workflow.Context, sr *stepRun, inputs map[string]any, en
 		llm["messages"] = msgs
 		if h := handedOff(records, byFunction); h != nil {
 			handoffsMade = append(handoffsMade, map[string]any{"iteration": iter, "from": active, "to": h.name})
+			r.recordHandoff(ctx, sr, key, iter, active, h.name)
 			active = h.name
 			handOff(llm, h)
 			choice, _ := h.agent["toolChoice"].(string)
