@@ -4,7 +4,8 @@
 // vector search with $vectorSearch where the server has it (Atlas, atlas-local) and otherwise an
 // exact top-k in Go over a per-collection cache that stays correct after ingests by any weft
 // process (a version document per collection in MetaCollection); and content-addressed blobs
-// (BlobCollection) for step outputs too large for workflow history (claim checks).
+// (BlobCollection) for step outputs too large for workflow history (claim checks); and the
+// embedding cache (EmbeddingCacheCollection: vectors by EmbeddingKey, GetEmbeddings/PutEmbeddings).
 //
 // Entry points: Open (or FromClient), then Store's Upsert, Search, Find, Delete, Aggregate,
 // Collections, the vector index helpers and PutBlob/PutBlobs/GetBlob; Matches and ValidateFilter
