@@ -98,13 +98,14 @@ func adaptCall(spec *toolspec.Spec, h Handler, cc ...ClaimCheck) func(ctx contex
 			return toolspec.Result{}, temporal.NewNonRetryableApplicationError(
 				fmt.Sprintf("%s: invalid inputs: %s", spec.Name, validationText(err)), toolspec.ErrInvalidInput, nil)
 		}
+		ctx, sink := withWarnings(ctx)
 		out, usage, err := h(ctx, inputs)
 		usage = sumUsage(priorUsage(ctx), usage)
 		if err != nil {
 			res := toolspec.Result{Usage: usage} // the calls it billed (metrics); the error carries them too
 			return res, withUsage(ctx, toolError(spec, err), usage)
 		}
-		warnings := warningsOf(out)
+		warnings := append(warningsOf(out), sink.take()...)
 		if len(cc) > 0 && cc[0].Blobs != nil {
 			if out, err = claimCheck(ctx, cc[0].Blobs, cc[0].Above, out); err != nil {
 				return toolspec.Result{Usage: usage}, withUsage(ctx, temporal.NewApplicationErrorWithOptions(spec.Name+": "+err.Error(), ErrProviderUnavailable, temporal.ApplicationErrorOptions{Cause: err}), usage)

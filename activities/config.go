@@ -50,6 +50,9 @@ type Config struct {
 	// unless the operator names them, since a step's path is a file author's, a client's or a
 	// model's.
 	CodeRoots []string
+	// NoEmbedCache turns the embedding cache off (WEFT_EMBED_CACHE=off): every embedding is asked
+	// of the provider, as when no store is configured.
+	NoEmbedCache bool
 	// Webhooks are the operator's webhooks (WEFT_WEBHOOKS: comma-separated URLs, or the path of a
 	// JSON file; internal/webhook.Load); WebhookSecret signs what they are sent
 	// (WEFT_WEBHOOK_SECRET); ConsoleURL is where their links point (WEFT_CONSOLE_URL).
@@ -73,6 +76,10 @@ func ConfigFromEnv(getenv func(string) string) Config {
 		ConsoleURL:     getenv("WEFT_CONSOLE_URL"),
 		Getenv:         getenv,
 	}
+	switch strings.ToLower(strings.TrimSpace(getenv("WEFT_EMBED_CACHE"))) {
+	case "off", "false", "0", "no":
+		c.NoEmbedCache = true
+	}
 	if n, err := strconv.Atoi(getenv("WEFT_CLAIM_CHECK_ABOVE")); err == nil && n > 0 {
 		c.ClaimCheckAbove = n
 	}
@@ -91,6 +98,8 @@ type Tools struct {
 
 	storeMu sync.Mutex
 	store   *mongostore.Store
+
+	embedCache embedCacheState
 }
 
 // NewTools builds the handlers for cfg.

@@ -33,6 +33,9 @@ func str(in map[string]any, k string) string {
 	return s
 }
 
+// embedTexts embeds texts with model (when "", the default) in one provider request, through the
+// embedding cache (embedcache.go): texts embedded before with the same model, input type and
+// dimensions cost no request, and Tokens counts only what the provider embedded.
 func (t *Tools) embedTexts(ctx context.Context, texts []string, inputType, model string, dims int) (*provider.Embeddings, error) {
 	if model == "" {
 		model = t.defaultEmbeddingModel()
@@ -41,7 +44,10 @@ func (t *Tools) embedTexts(ctx context.Context, texts []string, inputType, model
 	if err != nil {
 		return nil, err
 	}
-	return p.Embed(ctx, texts, inputType, model, dims)
+	if len(texts) == 0 || !t.embedCacheFor(model) {
+		return p.Embed(ctx, texts, inputType, model, dims)
+	}
+	return t.embedCached(ctx, p, texts, inputType, model, dims)
 }
 
 func init() {
