@@ -1,6 +1,7 @@
 package activities
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -123,11 +124,12 @@ func (b *batchRun[In, Out]) run(ctx context.Context, idx []int) error {
 		total += tokens[n]
 	}
 	for n, i := range idx {
-		plain, err := PlainJSON(outs[n])
+		raw, err := json.Marshal(outs[n])
 		if err != nil {
 			return fmt.Errorf("%s: output is not JSON: %w", b.spec.Name, err)
 		}
-		b.results[i] = toolspec.BatchItem{Output: plain, Usage: shareOf(usage, tokens[n], total)}
+		// as JSON: the workflow receives plain values, and the activity encodes them only once
+		b.results[i] = toolspec.BatchItem{Output: json.RawMessage(raw), Usage: shareOf(usage, tokens[n], total)}
 	}
 	return nil
 }
@@ -219,7 +221,13 @@ func BatchActivity(spec *toolspec.Spec, h BatchHandler, cc ...ClaimCheck) func(c
 		}
 		out := toolspec.BatchOut{Items: results, Usage: usage, Requests: requests, Attempt: attemptOf(ctx)}
 		for i := range out.Items {
-			for _, w := range warningsOf(out.Items[i].Output) {
+			raw, _ := out.Items[i].Output.(json.RawMessage)
+			if !bytes.Contains(raw, []byte(`"warnings"`)) {
+				continue
+			}
+			var m map[string]any
+			_ = json.Unmarshal(raw, &m)
+			for _, w := range warningsOf(m) {
 				if !slices.Contains(out.Warnings, w) {
 					out.Warnings = append(out.Warnings, w)
 				}
@@ -238,8 +246,9 @@ func BatchActivity(spec *toolspec.Spec, h BatchHandler, cc ...ClaimCheck) func(c
 	}
 }
 
-// storeOutputs keeps outputs in the store: each one over the claim-check threshold, or all of
-// them when together they take more than storeAbove bytes.
+// storeOutputs keeps outputs in the store: when together they take more than storeAbove bytes,
+// all of them in one stored list, each item's result a reference to its element; otherwise each
+// one over the claim-check threshold on its own, as the item's activity would.
 func storeOutputs(ctx context.Context, claim ClaimCheck, storeAbove int, items []toolspec.BatchItem) error {
 	if claim.Blobs == nil {
 		return nil
@@ -250,52 +259,46 @@ func storeOutputs(ctx context.Context, claim ClaimCheck, storeAbove int, items [
 		if it.Error != "" {
 			continue
 		}
-		b, err := json.Marshal(it.Output)
-		if err != nil {
-			return err
-		}
+		b, _ := it.Output.(json.RawMessage)
 		datas[i] = b
 		total += len(b)
 	}
-	var store []int
-	for i, b := range datas {
-		if b != nil && ((storeAbove > 0 && total > storeAbove) || len(b) > claim.Above) {
-			store = append(store, i)
+	if storeAbove > 0 && total > storeAbove {
+		list := make([]json.RawMessage, len(items))
+		for i, b := range datas {
+			list[i] = json.RawMessage("null")
+			if b != nil {
+				list[i] = b
+			}
 		}
-	}
-	if len(store) == 0 {
+		all, err := json.Marshal(list)
+		if err != nil {
+			return err
+		}
+		id, err := claim.Blobs.PutBlob(ctx, all)
+		if err != nil {
+			return fmt.Errorf("storing the outputs of %d items: %w", len(items), err)
+		}
+		for i, b := range datas {
+			if b != nil {
+				ref := shortBlobRef(id, b)
+				ref[BlobItem] = i
+				items[i].Output = ref
+			}
+		}
 		return nil
 	}
-	put := make([][]byte, len(store))
-	for n, i := range store {
-		put[n] = datas[i]
-	}
-	ids, err := putBlobs(ctx, claim.Blobs, put)
-	if err != nil {
-		return fmt.Errorf("storing the outputs of %d items: %w", len(store), err)
-	}
-	for n, i := range store {
-		items[i].Output = shortBlobRef(ids[n], datas[i])
+	for i, b := range datas {
+		if b == nil || len(b) <= claim.Above {
+			continue
+		}
+		id, err := claim.Blobs.PutBlob(ctx, b)
+		if err != nil {
+			return fmt.Errorf("storing the output of an item: %w", err)
+		}
+		items[i].Output = blobRef(id, b)
 	}
 	return nil
-}
-
-// putBlobs stores many values in one write when the store can.
-func putBlobs(ctx context.Context, blobs Blobs, datas [][]byte) ([]string, error) {
-	if many, ok := blobs.(interface {
-		PutBlobs(ctx context.Context, datas [][]byte) ([]string, error)
-	}); ok {
-		return many.PutBlobs(ctx, datas)
-	}
-	ids := make([]string, len(datas))
-	for i, d := range datas {
-		id, err := blobs.PutBlob(ctx, d)
-		if err != nil {
-			return nil, err
-		}
-		ids[i] = id
-	}
-	return ids, nil
 }
 
 func attemptOf(ctx context.Context) int32 {
@@ -333,11 +336,11 @@ func PerItemBatch(spec *toolspec.Spec, h Handler) BatchHandler {
 				}
 				return results, usage, requests, err
 			}
-			plain, err := PlainJSON(out)
+			raw, err := json.Marshal(out)
 			if err != nil {
 				return results, usage, requests, fmt.Errorf("%s: output is not JSON: %w", spec.Name, err)
 			}
-			results[i] = toolspec.BatchItem{Output: plain, Usage: u}
+			results[i] = toolspec.BatchItem{Output: json.RawMessage(raw), Usage: u}
 		}
 		return results, usage, requests, nil
 	}

@@ -2,8 +2,10 @@ package activities_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -55,7 +57,7 @@ func TestEmbedBatchIsOneRequest(t *testing.T) {
 	var shares int64
 	for i, it := range out.Items {
 		require.Empty(t, it.Error)
-		m := it.Output.(map[string]any)
+		m := asMap(t, it.Output)
 		require.Equal(t, items[i]["text"], m["text"], "item %d in its place", i)
 		require.Len(t, m["vector"], 256)
 		shares += it.Usage.EmbeddingTokens
@@ -85,7 +87,7 @@ func TestEmbedBatchIsolatesBadItems(t *testing.T) {
 			require.Contains(t, it.Error, "maximum context length")
 		default:
 			require.Empty(t, it.Error, "item %d", i)
-			require.Len(t, it.Output.(map[string]any)["vector"], 256, "item %d", i)
+			require.Len(t, asMap(t, it.Output)["vector"], 256, "item %d", i)
 		}
 	}
 	requests, _ := f.Counts()
@@ -116,17 +118,23 @@ func TestEmbedBatchStoresLargeOutputs(t *testing.T) {
 	run := activities.BatchActivity(toolspec.Embed.Spec, tools.BatchHandlers()["embed"], activities.ClaimCheck{Blobs: tools, Above: 256 << 10})
 	out, err := run(context.Background(), toolspec.BatchIn{Items: texts(20), StoreAbove: 10 << 10})
 	require.NoError(t, err)
+	var ids []string
 	for i, it := range out.Items {
-		ref := it.Output.(map[string]any)
+		ref := asMap(t, it.Output)
 		id, ok := ref[toolspec.BlobKey].(string)
 		require.True(t, ok, "item %d is a reference: %v", i, ref)
+		require.Equal(t, i, ref[activities.BlobItem], "the reference names its element")
+		ids = append(ids, id)
 		data, err := tools.GetBlob(context.Background(), id)
 		require.NoError(t, err)
-		require.Contains(t, string(data), fmt.Sprintf(`"text":"text number %d"`, i))
+		var list []map[string]any
+		require.NoError(t, json.Unmarshal(data, &list))
+		require.Equal(t, fmt.Sprintf("text number %d", i), list[i]["text"])
 	}
+	require.Len(t, slices.Compact(ids), 1, "one write for the batch")
 	small, err := run(context.Background(), toolspec.BatchIn{Items: texts(2), StoreAbove: 1 << 20})
 	require.NoError(t, err)
-	require.Contains(t, small.Items[0].Output, "vector", "under StoreAbove the outputs stay as they are")
+	require.Contains(t, asMap(t, small.Items[0].Output), "vector", "under StoreAbove the outputs stay as they are")
 }
 
 // TestPerItemBatch: a replaced handler batches by being called per item, with the same
@@ -145,9 +153,22 @@ func TestPerItemBatch(t *testing.T) {
 	}})
 	require.NoError(t, err)
 	require.Equal(t, 3, calls, "the invalid item is not called")
-	require.Equal(t, "a", out.Items[0].Output.(map[string]any)["text"])
+	require.Equal(t, "a", asMap(t, out.Items[0].Output)["text"])
 	require.Equal(t, "embed: cannot embed bad", out.Items[1].Error)
 	require.Equal(t, toolspec.ErrInvalidInput, out.Items[2].ErrorType)
-	require.Equal(t, "d", out.Items[3].Output.(map[string]any)["text"])
+	require.Equal(t, "d", asMap(t, out.Items[3].Output)["text"])
 	require.Equal(t, int64(4), out.Usage.EmbeddingTokens)
+}
+
+// asMap reads an item's output, which a batch activity hands on as JSON.
+func asMap(t *testing.T, v any) map[string]any {
+	t.Helper()
+	if m, ok := v.(map[string]any); ok {
+		return m
+	}
+	raw, ok := v.(json.RawMessage)
+	require.True(t, ok, "output %T", v)
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(raw, &m))
+	return m
 }

@@ -26,6 +26,10 @@ const DefaultClaimCheckAbove = 256 << 10
 // BlobKey marks a reference to a stored value.
 const BlobKey = toolspec.BlobKey
 
+// BlobItem, in a reference, names one element of the stored list: the outputs of a batch are
+// stored together, and each item's reference points at its own (batch.go).
+const BlobItem = "item"
+
 // Blobs stores and reads large values.
 type Blobs interface {
 	PutBlob(ctx context.Context, data []byte) (string, error)
@@ -39,15 +43,6 @@ func (t *Tools) PutBlob(ctx context.Context, data []byte) (string, error) {
 		return "", err
 	}
 	return store.PutBlob(ctx, t.databaseNamed(""), data)
-}
-
-// PutBlobs stores many values in one write.
-func (t *Tools) PutBlobs(ctx context.Context, datas [][]byte) ([]string, error) {
-	store, err := t.Store(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return store.PutBlobs(ctx, t.databaseNamed(""), datas)
 }
 
 // GetBlob implements Blobs.

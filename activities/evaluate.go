@@ -70,24 +70,22 @@ func (r *storedReader) resolve(ctx context.Context, v any, depth int) (any, erro
 	switch x := v.(type) {
 	case map[string]any:
 		if id, ok := x[BlobKey].(string); ok {
-			if out, ok := r.read[id]; ok {
-				return out, nil
-			}
-			if depth >= maxStoredDepth {
-				return nil, fmt.Errorf("stored value %s: references nested more than %d deep", id, maxStoredDepth)
-			}
-			data, err := r.blobs.GetBlob(ctx, id)
+			out, err := r.value(ctx, id, depth)
 			if err != nil {
-				return nil, fmt.Errorf("reading stored value %s: %w", id, err)
-			}
-			var out any
-			if err := json.Unmarshal(data, &out); err != nil {
-				return nil, fmt.Errorf("stored value %s: %w", id, err)
-			}
-			if out, err = r.resolve(ctx, out, depth+1); err != nil {
 				return nil, err
 			}
-			r.read[id] = out
+			if item, ok := x[BlobItem]; ok {
+				// one output of a batch whose outputs were stored together (batch.go)
+				list, _ := out.([]any)
+				n, isInt := item.(int)
+				if f, ok := item.(float64); ok && f == float64(int(f)) {
+					n, isInt = int(f), true
+				}
+				if !isInt || n < 0 || n >= len(list) {
+					return nil, fmt.Errorf("stored value %s has no item %v", id, item)
+				}
+				return list[n], nil
+			}
 			return out, nil
 		}
 		for k, e := range x {
@@ -107,6 +105,29 @@ func (r *storedReader) resolve(ctx context.Context, v any, depth int) (any, erro
 		}
 	}
 	return v, nil
+}
+
+// value reads stored value id (once per reader), references inside it resolved.
+func (r *storedReader) value(ctx context.Context, id string, depth int) (any, error) {
+	if out, ok := r.read[id]; ok {
+		return out, nil
+	}
+	if depth >= maxStoredDepth {
+		return nil, fmt.Errorf("stored value %s: references nested more than %d deep", id, maxStoredDepth)
+	}
+	data, err := r.blobs.GetBlob(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("reading stored value %s: %w", id, err)
+	}
+	var out any
+	if err := json.Unmarshal(data, &out); err != nil {
+		return nil, fmt.Errorf("stored value %s: %w", id, err)
+	}
+	if out, err = r.resolve(ctx, out, depth+1); err != nil {
+		return nil, err
+	}
+	r.read[id] = out
+	return out, nil
 }
 
 // storeResults claim-checks each job's value like a tool's output (a list of items stays a list,

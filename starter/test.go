@@ -275,7 +275,7 @@ func executeFixture(w *dsl.Workflow, src string, inputs map[string]any, fx fixtu
 		if h := handlers[tool]; s.Pure && h != nil {
 			pure = activities.Activity(s, h)
 		}
-		env.RegisterActivityWithOptions(func(ctx context.Context, in map[string]any) (toolspec.Result, error) {
+		call := func(ctx context.Context, in map[string]any) (toolspec.Result, error) {
 			mu.Lock()
 			defer mu.Unlock()
 			// A mock is keyed by the step's id (activity ids name their step) or by the tool.
@@ -311,7 +311,17 @@ func executeFixture(w *dsl.Workflow, src string, inputs map[string]any, fx fixtu
 				}
 			}
 			return toolspec.Result{Output: out, Attempt: activity.GetInfo(ctx).Attempt}, nil
-		}, activity.RegisterOptions{Name: tool})
+		}
+		env.RegisterActivityWithOptions(call, activity.RegisterOptions{Name: tool})
+		if s.Batch != nil {
+			// A forEach over a batching tool calls its batch activity: each item gets the mock
+			// (or the pure tool's own output), as one call per item would.
+			perItem := activities.PerItemBatch(s, func(ctx context.Context, in map[string]any) (any, *toolspec.Usage, error) {
+				r, err := call(ctx, in)
+				return r.Output, r.Usage, err
+			})
+			env.RegisterActivityWithOptions(activities.BatchActivity(s, perItem), activity.RegisterOptions{Name: s.BatchActivity()})
+		}
 	}
 	var invalidReviews []string
 	sent := map[string]bool{}

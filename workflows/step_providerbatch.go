@@ -31,7 +31,7 @@ const (
 	providerBatchInlineBytes = 8 << 20
 	// forEachOutputBudget is how much of a history a batched forEach's outputs may take: beyond
 	// it the batch activities keep the outputs in the store and hand back references.
-	forEachOutputBudget = 8 << 20
+	forEachOutputBudget = 16 << 20
 )
 
 // providerBatched reports whether the forEach of sr groups its items into provider requests.

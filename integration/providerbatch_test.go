@@ -1,0 +1,211 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/weftworks/weft/activities"
+	"github.com/weftworks/weft/activities/embedder"
+	"github.com/weftworks/weft/activities/toolspec"
+	weftclient "github.com/weftworks/weft/client"
+	"github.com/weftworks/weft/internal/fakeembed"
+	"github.com/weftworks/weft/worker"
+	"github.com/weftworks/weft/workflows/dsl"
+)
+
+// embedFanoutDef is a forEach of n embeds; batch "false" opts out of provider batches.
+func embedFanoutDef(t testing.TB, n, concurrency int, model, batch string) *dsl.Workflow {
+	opt := ""
+	if batch != "" {
+		opt = `"batch":` + batch + `,`
+	}
+	dims := ""
+	if model != embedder.Model {
+		dims = `,"dimensions":256`
+	}
+	w, err := dsl.Load("embeds.json", []byte(fmt.Sprintf(`{"name":"embeds","inputs":{"items":{"type":"array","required":true}},"steps":[
+	  {"id":"each","tool":"embed","forEach":"{{ inputs.items }}",%s"concurrency":%d,"inputs":{"text":"{{ item }}","model":%q,"inputType":"document"%s}}],
+	  "output":{"count":"{{ each.output.count }}","first":"{{ each.output.results[0].text }}","last":"{{ each.output.results[%d].text }}","dims":"{{ each.output.results[%d].dimensions }}"}}`, opt, concurrency, model, dims, n-1, n-1)))
+	require.NoError(t, err)
+	return w
+}
+
+// TestBatchedEmbedsOf10000Items: a forEach of 10,000 embeds against an OpenAI-compatible
+// provider goes out in 79 requests of at most 128 inputs, with every output in its place, and a
+// history of a few hundred events.
+func TestBatchedEmbedsOf10000Items(t *testing.T) {
+	const n = 10000
+	f, err := fakeembed.Start(0)
+	require.NoError(t, err)
+	t.Cleanup(f.Close)
+	queue := "batched-embeds"
+	startWorkerWithConfig(t, queue, activities.Config{MongoDBURI: store.URI, OpenAIBaseURL: f.URL(), OpenAIAPIKey: "k"}, nil)
+	c := dial(t)
+	wc := weftclient.New(c, queue)
+	t0 := time.Now()
+	run, err := wc.Start(context.Background(), embedFanoutDef(t, n, 8, "text-embedding-3-small", ""), weftclient.StartOptions{Source: "embeds", Inputs: map[string]any{"items": fanoutItems(n)}})
+	require.NoError(t, err)
+	res, err := run.Get(context.Background())
+	require.NoError(t, err)
+	wall := time.Since(t0)
+	out := res.Output.GetStructValue().AsMap()
+	require.EqualValues(t, n, out["count"])
+	require.Equal(t, "item 0", out["first"])
+	require.Equal(t, fmt.Sprintf("item %d", n-1), out["last"], "outputs in item order, read through their references")
+	require.EqualValues(t, 256, out["dims"])
+	requests, inputs := f.Counts()
+	require.Equal(t, (n+127)/128, requests, "one request per 128 items")
+	require.Equal(t, n, inputs, "each text sent once")
+	events := historyEvents(t, c, run.ID)
+	require.Less(t, events, n/10, "history events: a few per request, not per item")
+	st, err := wc.State(context.Background(), run.ID)
+	require.NoError(t, err)
+	for _, s := range st.Steps {
+		if s.Id == "each" {
+			require.Equal(t, int32(n), s.ItemsDone)
+			require.EqualValues(t, requests, s.Usage.GetCalls(), "calls counted per request")
+			require.Positive(t, s.Usage.GetEmbeddingTokens())
+		}
+	}
+	t.Logf("%d embeds in %s: %.0f items/s, %d requests, %.3f history events per item", n, wall.Round(10*time.Millisecond), float64(n)/wall.Seconds(), requests, float64(events)/float64(n))
+}
+
+// handEmbeds is the hand-written per-item counterpart: one embed activity per item.
+func handEmbeds(ctx workflow.Context, inputs []map[string]any, concurrency int) (int, error) {
+	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: time.Minute})
+	running, done := 0, 0
+	var firstErr error
+	for _, in := range inputs {
+		if err := workflow.Await(ctx, func() bool { return running < concurrency }); err != nil {
+			return 0, err
+		}
+		running++
+		workflow.Go(ctx, func(ctx workflow.Context) {
+			var r toolspec.Result
+			if err := workflow.ExecuteActivity(ctx, "embed", in).Get(ctx, &r); err != nil && firstErr == nil {
+				firstErr = err
+			}
+			running--
+			done++
+		})
+	}
+	if err := workflow.Await(ctx, func() bool { return running == 0 }); err != nil {
+		return 0, err
+	}
+	return done, firstErr
+}
+
+// BenchmarkEmbedFanout: a forEach of embeds (concurrency 32) batched into provider requests,
+// against the same forEach one activity per item ("batch": false) and a hand-written workflow
+// scheduling one embed activity per item, side by side on the same server and worker, with the
+// offline embedder and with an OpenAI-compatible fake answering each request in 20 ms;
+// provider=fake-fail1% fails 1% of requests with a 500 (retried). WEFT_FANOUT_ITEMS sets the
+// items (default 10,000); WEFT_FANOUT_PER_ITEM=0 leaves the per-item layouts out (for 100,000).
+//
+//	go test ./integration -run '^$' -bench EmbedFanout -benchtime 1x
+func BenchmarkEmbedFanout(b *testing.B) {
+	n := 10000
+	if v, err := strconv.Atoi(os.Getenv("WEFT_FANOUT_ITEMS")); err == nil && v > 0 {
+		n = v
+	}
+	perItem := os.Getenv("WEFT_FANOUT_PER_ITEM") != "0"
+	c := dial(b)
+	for _, provider := range []string{"local", "fake-20ms", "fake-20ms-fail1%"} {
+		b.Run(fmt.Sprintf("items=%d/provider=%s", n, provider), func(b *testing.B) {
+			cfg := activities.Config{MongoDBURI: store.URI}
+			model := embedder.Model
+			var f *fakeembed.Server
+			if provider != "local" {
+				var err error
+				f, err = fakeembed.Start(20 * time.Millisecond)
+				require.NoError(b, err)
+				defer f.Close()
+				if provider == "fake-20ms-fail1%" {
+					f.FailWhen(func(n int) bool { return n%100 == 50 })
+				}
+				cfg.OpenAIBaseURL, cfg.OpenAIAPIKey, model = f.URL(), "k", "text-embedding-3-small"
+			}
+			queue := "bench-embeds-" + provider
+			w, err := worker.New(c, worker.Options{TaskQueue: queue, Config: cfg})
+			require.NoError(b, err)
+			w.RegisterWorkflowWithOptions(handEmbeds, workflow.RegisterOptions{Name: "handEmbeds"})
+			require.NoError(b, w.Start())
+			defer w.Stop()
+			wc := weftclient.New(c, queue)
+			items := fanoutItems(n)
+			inputs := make([]map[string]any, n)
+			for i, it := range items {
+				inputs[i] = map[string]any{"text": it, "model": model, "inputType": "document"}
+				if model != embedder.Model {
+					inputs[i]["dimensions"] = 256
+				}
+			}
+			requests := func() int {
+				if f == nil {
+					return 0
+				}
+				r, _ := f.Counts()
+				return r
+			}
+			weft := func(batch string) (time.Duration, int, int) {
+				r0 := requests()
+				t0 := time.Now()
+				run, err := wc.Start(context.Background(), embedFanoutDef(b, n, 32, model, batch), weftclient.StartOptions{Source: "embeds", Inputs: map[string]any{"items": items}})
+				require.NoError(b, err)
+				res, err := run.Get(context.Background())
+				require.NoError(b, err)
+				wall := time.Since(t0)
+				require.EqualValues(b, n, res.Output.GetStructValue().AsMap()["count"])
+				return wall, requests() - r0, historyEvents(b, c, run.ID)
+			}
+			hand := func() (time.Duration, int, int) {
+				r0 := requests()
+				t0 := time.Now()
+				hr, err := c.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{ID: fmt.Sprintf("hand-embeds-%d", time.Now().UnixNano()), TaskQueue: queue}, "handEmbeds", inputs, 32)
+				require.NoError(b, err)
+				var done int
+				require.NoError(b, hr.Get(context.Background(), &done))
+				require.Equal(b, n, done)
+				wall := time.Since(t0)
+				return wall, requests() - r0, historyEvents(b, c, hr.GetID())
+			}
+			type figure struct {
+				name string
+				run  func() (time.Duration, int, int)
+			}
+			figures := []figure{{"batched", func() (time.Duration, int, int) { return weft("") }}}
+			if perItem {
+				figures = append(figures, figure{"per-item", func() (time.Duration, int, int) { return weft("false") }}, figure{"hand", hand})
+			}
+			walls := map[string][]float64{}
+			for i := 0; b.Loop(); i++ {
+				order := slices.Clone(figures)
+				if i%2 == 1 {
+					slices.Reverse(order)
+				}
+				for _, fg := range order {
+					wall, reqs, events := fg.run()
+					walls[fg.name] = append(walls[fg.name], wall.Seconds())
+					b.ReportMetric(float64(reqs), fg.name+"-requests")
+					b.ReportMetric(float64(events)/float64(n), fg.name+"-events/item")
+				}
+			}
+			for _, fg := range figures {
+				b.ReportMetric(float64(n)/median(walls[fg.name]), fg.name+"-items/s")
+			}
+			if perItem {
+				b.ReportMetric(median(walls["per-item"])/median(walls["batched"]), "speedup-vs-per-item")
+				b.ReportMetric(median(walls["hand"])/median(walls["batched"]), "speedup-vs-hand")
+			}
+		})
+	}
+}
