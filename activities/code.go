@@ -73,21 +73,52 @@ func (t *Tools) codeIndex(ctx context.Context, in toolspec.CodeIndexIn) (toolspe
 	for i, c := range chunks {
 		texts[i] = codeText(c) // the path and symbol are part of what is embedded: a question names them
 	}
+	ids := make([]string, len(chunks))
+	for i, c := range chunks {
+		ids[i] = mongostore.ChunkID(coll, root+"/"+c.file.Path, c.index, c.chunk.Text)
+	}
 	model, tokens, err := t.embedAndStore(ctx, store, db, coll, model, texts, func(i int) mongostore.Chunk {
 		c := chunks[i]
-		return mongostore.Chunk{ID: mongostore.ChunkID(coll, root+"/"+c.file.Path, c.index, c.chunk.Text), Text: c.chunk.Text, Source: c.file.Path, ChunkIndex: c.index,
+		return mongostore.Chunk{ID: ids[i], Text: c.chunk.Text, Source: c.file.Path, ChunkIndex: c.index,
 			Metadata: map[string]any{"path": c.file.Path, "language": c.file.Language, "startLine": c.chunk.StartLine, "endLine": c.chunk.EndLine,
 				"symbol": c.chunk.Symbol, "kind": c.chunk.Kind, "root": root, "codeIndex": true}}
 	})
 	if err != nil {
 		return none, nil, err
 	}
+	removed, err := store.Delete(ctx, db, coll, staleCodeChunks(root, in.Languages, walk, ids))
+	if err != nil {
+		return none, nil, fmt.Errorf("removing chunks of %s that changed or were deleted since it was last indexed (the new chunks are stored; index again): %w", root, err)
+	}
 	langs := map[string]int{}
 	for _, f := range walk.Files {
 		langs[f.Language]++
 	}
 	return toolspec.CodeIndexOut{Path: root, Collection: coll, DB: db, Model: model, Files: len(walk.Files), Chunks: len(chunks),
-		Skipped: walk.Skipped, Truncated: walk.Truncated, Languages: langs, DurationMs: time.Since(start).Milliseconds()}, &toolspec.Usage{EmbeddingTokens: tokens}, nil
+		Removed: int(removed), Skipped: walk.Skipped, Truncated: walk.Truncated, Languages: langs, DurationMs: time.Since(start).Milliseconds()}, &toolspec.Usage{EmbeddingTokens: tokens}, nil
+}
+
+// staleCodeChunks selects what an earlier code_index of root stored that this one did not write
+// (ids): chunks of files deleted since, and the old chunks of files changed since (a chunk's id
+// holds its content). It stays within what this walk covered: the languages it was limited to,
+// and when maxFiles cut it short, the files it reached (a file it did not reach may still exist).
+func staleCodeChunks(root string, languages []string, walk *codeindex.WalkResult, ids []string) map[string]any {
+	f := map[string]any{"metadata.codeIndex": true, "metadata.root": root, "_id": map[string]any{"$nin": ids}}
+	if len(languages) > 0 {
+		langs := make([]string, len(languages))
+		for i, l := range languages {
+			langs[i] = strings.ToLower(l)
+		}
+		f["metadata.language"] = map[string]any{"$in": langs}
+	}
+	if walk.Truncated {
+		paths := make([]string, len(walk.Files))
+		for i, file := range walk.Files {
+			paths[i] = file.Path
+		}
+		f["source"] = map[string]any{"$in": paths}
+	}
+	return f
 }
 
 // codeText is what is embedded for a chunk: its path and symbol, then its code.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -128,6 +129,77 @@ func TestCodeIndexReadsOnlyAllowedDirectories(t *testing.T) {
 			cfg := activities.Config{MongoDBURI: storeURI, CodeRoots: c.roots}
 			_, err := run(t, cfg, "code_index", map[string]any{"path": c.path, "db": "code2", "collection": "repo"})
 			require.ErrorContains(t, err, c.err)
+		})
+	}
+}
+
+// TestCodeIndexRemovesStaleChunks: re-indexing removes the chunks of files deleted since and the
+// old chunks of files changed since, so search no longer finds code that is gone; an index
+// limited to some languages leaves the others' chunks alone.
+func TestCodeIndexRemovesStaleChunks(t *testing.T) {
+	root := t.TempDir()
+	write := func(p, c string) {
+		full := filepath.Join(root, filepath.FromSlash(p))
+		require.NoError(t, os.MkdirAll(filepath.Dir(full), 0o755))
+		require.NoError(t, os.WriteFile(full, []byte(c), 0o644))
+	}
+	write("auth/token.go", "package auth\n\n// IssueToken signs a session token for the user after the password check.\nfunc IssueToken(user string) string {\n\treturn sign(user)\n}\n")
+	write("billing/invoice.py", "def send_invoice(customer, amount):\n    \"\"\"Email the monthly invoice to the customer.\"\"\"\n    return mail(customer, amount)\n")
+	write("web/cart.ts", "export function addToCart(cart: string[], item: string): string[] {\n  return [...cart, item];\n}\n")
+	cfg := activities.Config{MongoDBURI: storeURI, CodeRoots: []string{root}}
+	index := func(extra map[string]any) map[string]any {
+		in := map[string]any{"path": root, "db": "code3", "collection": "repo"}
+		for k, v := range extra {
+			in[k] = v
+		}
+		res, err := run(t, cfg, "code_index", in)
+		require.NoError(t, err)
+		return res.Output.(map[string]any)
+	}
+	search := func(q string) []string {
+		res, err := run(t, cfg, "code_search", map[string]any{"query": q, "db": "code3", "collection": "repo", "limit": 10})
+		require.NoError(t, err)
+		var got []string
+		for _, h := range res.Output.(map[string]any)["results"].([]any) {
+			got = append(got, h.(map[string]any)["content"].(string))
+		}
+		return got
+	}
+	status := func() map[string]any {
+		res, err := run(t, cfg, "code_status", map[string]any{"db": "code3", "collection": "repo"})
+		require.NoError(t, err)
+		return res.Output.(map[string]any)
+	}
+	out := index(nil)
+	require.Equal(t, float64(3), out["chunks"])
+	require.Equal(t, float64(0), out["removed"])
+	require.Contains(t, strings.Join(search("email the monthly invoice"), "\n"), "send_invoice")
+
+	require.NoError(t, os.Remove(filepath.Join(root, "billing", "invoice.py")))
+	write("auth/token.go", "package auth\n\n// RevokeToken ends a session before it expires.\nfunc RevokeToken(token string) {\n\tforget(token)\n}\n")
+	steps := []struct {
+		name        string
+		in          map[string]any
+		removed     float64
+		files       float64
+		gone, found []string
+	}{
+		{"an index of one language leaves the others alone", map[string]any{"languages": []any{"typescript"}}, 0, 3, nil, []string{"send_invoice", "IssueToken"}},
+		{"a full index removes deleted and changed files' chunks", nil, 2, 2, []string{"send_invoice", "IssueToken"}, []string{"RevokeToken", "addToCart"}},
+		{"an unchanged tree removes nothing", nil, 0, 2, []string{"send_invoice", "IssueToken"}, []string{"RevokeToken", "addToCart"}},
+	}
+	for _, s := range steps {
+		t.Run(s.name, func(t *testing.T) {
+			out := index(s.in)
+			require.Equal(t, s.removed, out["removed"])
+			require.Equal(t, s.files, status()["files"])
+			found := strings.Join(search("session token invoice cart"), "\n")
+			for _, g := range s.gone {
+				require.NotContains(t, found, g)
+			}
+			for _, f := range s.found {
+				require.Contains(t, found, f)
+			}
 		})
 	}
 }

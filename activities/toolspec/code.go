@@ -8,7 +8,8 @@ var CodeIndex = Declare[CodeIndexIn, CodeIndexOut](&Spec{
 	Title: "Index a source tree",
 	Description: "Walk a local directory on the worker (honouring .gitignore files; binary and large files skipped), detect each file's language, " +
 		"split it at function, class and type boundaries (Go, JavaScript, TypeScript, Python, Java, Rust, Ruby, C, C++; line windows otherwise) " +
-		"and embed and upsert the chunks with their path, language, line numbers and symbol as metadata. Chunk ids derive from the path and content, so re-indexing overwrites.",
+		"and embed and upsert the chunks with their path, language, line numbers and symbol as metadata. Chunk ids derive from the path and content, so re-indexing overwrites, " +
+		"and chunks of files deleted or changed since the directory was last indexed are removed. Unchanged chunks cost no provider request (the embedding cache).",
 	Timeout:     30 * time.Minute,
 	Heartbeat:   30 * time.Second,
 	Annotations: Annotations{Idempotent: true},
@@ -35,6 +36,7 @@ type CodeIndexOut struct {
 	Model      string         `json:"model"`
 	Files      int            `json:"files" jsonschema:"Files indexed"`
 	Chunks     int            `json:"chunks" jsonschema:"Chunks written"`
+	Removed    int            `json:"removed" jsonschema:"Chunks removed: those of files deleted or changed since the directory was last indexed"`
 	Skipped    int            `json:"skipped" jsonschema:"Files left out: ignored, binary, too large or in no known language"`
 	Truncated  bool           `json:"truncated" jsonschema:"maxFiles stopped the walk"`
 	Languages  map[string]int `json:"languages" jsonschema:"Files per language"`
