@@ -2,6 +2,7 @@ package activities
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -18,6 +19,7 @@ func init() {
 	bind(toolspec.CodeIndex, (*Tools).codeIndex)
 	bind(toolspec.CodeSearch, (*Tools).codeSearch)
 	bind(toolspec.CodeStatus, (*Tools).codeStatus)
+	bind(toolspec.CodeFindSimilar, (*Tools).codeFindSimilar)
 }
 
 // codeChunk is one chunk of an indexed file, before its embedding.
@@ -160,6 +162,73 @@ func (t *Tools) codeSearch(ctx context.Context, in toolspec.CodeSearchIn) (tools
 			Symbol: sym, Kind: kind, Content: r.Content, Score: r.Score})
 	}
 	return toolspec.CodeSearchOut{Query: in.Query, Results: hits, Count: len(hits), Warnings: warnings}, &toolspec.Usage{EmbeddingTokens: tokens}, nil
+}
+
+// codeFindSimilar embeds the snippet as code_index embeds chunks (a document, with the
+// collection's model) and keeps the nearest chunks at least threshold alike, by cosine alone: a
+// snippet is compared with code, not read as a question, so keywords do not enter the score.
+func (t *Tools) codeFindSimilar(ctx context.Context, in toolspec.CodeFindSimilarIn) (toolspec.CodeFindSimilarOut, *toolspec.Usage, error) {
+	var none toolspec.CodeFindSimilarOut
+	coll, err := t.collectionNamed(in.Collection)
+	if err != nil {
+		return none, nil, err
+	}
+	store, err := t.Store(ctx)
+	if err != nil {
+		return none, nil, err
+	}
+	db := t.databaseNamed(in.DB)
+	model := in.Model
+	if model == "" {
+		if model, err = store.CollectionModel(ctx, db, coll); err != nil {
+			return none, nil, err
+		}
+	}
+	emb, err := t.embedTexts(ctx, []string{in.Code}, "document", model, 0)
+	if err != nil {
+		return none, nil, err
+	}
+	usage := &toolspec.Usage{EmbeddingTokens: emb.Tokens}
+	filter := map[string]any{"metadata.codeIndex": true}
+	if in.Language != "" {
+		filter["metadata.language"] = strings.ToLower(in.Language)
+	}
+	n := in.Limit
+	if in.PathPrefix != "" {
+		n *= 4 // the prefix is applied to the candidates
+	}
+	hits, path, err := store.Search(ctx, db, coll, emb.Vectors[0], n, filter)
+	var de *mongostore.DimensionError
+	if errors.As(err, &de) {
+		return none, usage, &InputError{Msg: err.Error()}
+	}
+	if err != nil {
+		return none, usage, err
+	}
+	out := toolspec.CodeFindSimilarOut{Results: []toolspec.CodeHit{}}
+	for _, h := range hits {
+		if len(out.Results) == in.Limit {
+			break
+		}
+		sim := similarity(path, h.Score)
+		m := h.Metadata
+		p, _ := m["path"].(string)
+		if sim < in.Threshold || in.PathPrefix != "" && !strings.HasPrefix(p, strings.TrimPrefix(in.PathPrefix, "./")) {
+			continue
+		}
+		lang, _ := m["language"].(string)
+		sym, _ := m["symbol"].(string)
+		kind, _ := m["kind"].(string)
+		out.Results = append(out.Results, toolspec.CodeHit{Path: p, Language: lang, StartLine: asInt(m["startLine"]), EndLine: asInt(m["endLine"]),
+			Symbol: sym, Kind: kind, Content: h.Content, Score: sim})
+	}
+	out.Count = len(out.Results)
+	if len(hits) == 0 {
+		if w := emptyCollectionWarning(ctx, store, db, coll); w != "" {
+			out.Warnings = []string{w}
+		}
+	}
+	return out, usage, nil
 }
 
 func (t *Tools) codeStatus(ctx context.Context, in toolspec.CodeStatusIn) (toolspec.CodeStatusOut, *toolspec.Usage, error) {

@@ -203,3 +203,58 @@ func TestCodeIndexRemovesStaleChunks(t *testing.T) {
 		})
 	}
 }
+
+// TestCodeFindSimilar: given a snippet, code_find_similar returns the indexed chunks most like it,
+// by cosine similarity, within a language and above a threshold.
+func TestCodeFindSimilar(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{
+		"auth/token.go":      "package auth\n\n// IssueToken signs a session token for the user after the password check.\nfunc IssueToken(user string, password string) (string, error) {\n\treturn sign(user), nil\n}\n",
+		"billing/invoice.py": "def send_invoice(customer, amount):\n    \"\"\"Email the monthly invoice to the customer.\"\"\"\n    return mail(customer, amount)\n",
+		"web/cart.ts":        "export function addToCart(cart: string[], item: string): string[] {\n  return [...cart, item];\n}\n",
+	}
+	for p, c := range files {
+		full := filepath.Join(root, filepath.FromSlash(p))
+		require.NoError(t, os.MkdirAll(filepath.Dir(full), 0o755))
+		require.NoError(t, os.WriteFile(full, []byte(c), 0o644))
+	}
+	cfg := activities.Config{MongoDBURI: storeURI, CodeRoots: []string{root}}
+	_, err := run(t, cfg, "code_index", map[string]any{"path": root, "db": "code4", "collection": "repo"})
+	require.NoError(t, err)
+
+	cases := []struct {
+		name  string
+		in    map[string]any
+		paths []string // the results' paths, most similar first (nil: none)
+	}{
+		{"a rewrite of a function finds it first", map[string]any{"code": "def email_invoice(customer, total):\n    # mail the monthly invoice to the customer\n    return send_mail(customer, total)\n", "limit": 1},
+			[]string{"billing/invoice.py"}},
+		{"within a language", map[string]any{"code": "def email_invoice(customer, total):\n    # mail the monthly invoice to the customer\n    return send_mail(customer, total)\n", "language": "go", "threshold": 0},
+			[]string{"auth/token.go"}},
+		{"under a path", map[string]any{"code": "function addItem(cart, item) { return cart.concat([item]); }", "pathPrefix": "web/", "threshold": 0},
+			[]string{"web/cart.ts"}},
+		{"nothing is that alike", map[string]any{"code": "func IssueToken()", "threshold": 0.999}, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			in := map[string]any{"db": "code4", "collection": "repo"}
+			for k, v := range c.in {
+				in[k] = v
+			}
+			res, err := run(t, cfg, "code_find_similar", in)
+			require.NoError(t, err)
+			out := res.Output.(map[string]any)
+			var paths []string
+			prev := 2.0
+			for _, h := range out["results"].([]any) {
+				hit := h.(map[string]any)
+				paths = append(paths, hit["path"].(string))
+				score := hit["score"].(float64)
+				require.LessOrEqual(t, score, prev, "most similar first")
+				prev = score
+			}
+			require.Equal(t, c.paths, paths)
+			require.Equal(t, float64(len(c.paths)), out["count"])
+		})
+	}
+}

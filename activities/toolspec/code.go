@@ -83,6 +83,36 @@ type CodeHit struct {
 	Score     float64 `json:"score" jsonschema:"Relevance in [0,1], as search scores"`
 }
 
+// CodeFindSimilar finds indexed code like a snippet.
+var CodeFindSimilar = Declare[CodeFindSimilarIn, CodeFindSimilarOut](&Spec{
+	Name: "code_find_similar", Domain: "code", Kind: KindActivity, NeedsCollection: true,
+	Title: "Find similar code",
+	Description: "Given a code snippet, return the chunks of a collection code_index filled that are most like it (cosine similarity of their embeddings, " +
+		"at least threshold), optionally of one language or under one path prefix: other implementations of the same thing, copies to merge, the code a fragment came from.",
+	Annotations: readOnlyOpen,
+	Calls:       func(map[string]any) Calls { return Calls{Embed: 1, VectorSearch: 1} },
+})
+
+// CodeFindSimilarIn is code_find_similar's input.
+type CodeFindSimilarIn struct {
+	Code       string  `json:"code" weft:"minLength=1,maxLength=10000" jsonschema:"Code snippet to find similar implementations for"`
+	DB         string  `json:"db,omitempty"`
+	Collection string  `json:"collection,omitempty"`
+	Language   string  `json:"language,omitempty" jsonschema:"Only chunks of this language (go, python, typescript, ...)"`
+	PathPrefix string  `json:"pathPrefix,omitempty" jsonschema:"Only files under this path (activities/)"`
+	Limit      int     `json:"limit,omitempty" weft:"min=1,max=50,default=10"`
+	Threshold  float64 `json:"threshold,omitempty" weft:"min=0,max=1,default=0.5" jsonschema:"Least cosine similarity a result has"`
+	Model      string  `json:"model,omitempty" jsonschema:"Embedding model (default: the one the collection was indexed with)"`
+}
+
+// CodeFindSimilarOut is code_find_similar's output; each result's score is its cosine similarity
+// to the snippet.
+type CodeFindSimilarOut struct {
+	Results  []CodeHit `json:"results" jsonschema:"Most similar first"`
+	Count    int       `json:"count"`
+	Warnings []string  `json:"warnings,omitempty"`
+}
+
 // CodeStatus says what a code collection holds.
 var CodeStatus = Declare[CodeStatusIn, CodeStatusOut](&Spec{
 	Name: "code_status", Domain: "code", Kind: KindActivity, NeedsCollection: true,
