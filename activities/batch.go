@@ -214,12 +214,13 @@ func BatchActivity(spec *toolspec.Spec, h BatchHandler, cc ...ClaimCheck) func(c
 				}
 			}
 		}
+		ctx, sink := withWarnings(ctx)
 		results, usage, requests, err := h(ctx, in.Items)
 		usage = sumUsage(priorUsage(ctx), usage)
 		if err != nil {
 			return toolspec.BatchOut{}, withUsage(ctx, toolError(spec, err), usage)
 		}
-		out := toolspec.BatchOut{Items: results, Usage: usage, Requests: requests, Attempt: attemptOf(ctx)}
+		out := toolspec.BatchOut{Items: results, Usage: usage, Requests: requests, Attempt: attemptOf(ctx), Warnings: sink.take()}
 		for i := range out.Items {
 			raw, _ := out.Items[i].Output.(json.RawMessage)
 			if !bytes.Contains(raw, []byte(`"warnings"`)) {

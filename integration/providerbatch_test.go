@@ -39,11 +39,12 @@ func embedFanoutDef(t testing.TB, n, concurrency int, model, batch string) *dsl.
 	return w
 }
 
-// TestBatchedEmbedsOf10000Items: a forEach of 10,000 embeds against an OpenAI-compatible
-// provider goes out in 79 requests of at most 128 inputs, with every output in its place, and a
-// history of a few hundred events.
-func TestBatchedEmbedsOf10000Items(t *testing.T) {
-	const n = 10000
+// TestBatchedEmbeds: a forEach of 3,000 embeds against an OpenAI-compatible provider goes out
+// in 24 requests of at most 128 inputs, with every output in its place (read through the
+// references the store keeps), a history of a few events per request, and the same corpus
+// again costs no request (the embedding cache). BenchmarkEmbedFanout measures 10,000 and more.
+func TestBatchedEmbeds(t *testing.T) {
+	const n = 3000
 	f, err := fakeembed.Start(0)
 	require.NoError(t, err)
 	t.Cleanup(f.Close)
@@ -77,6 +78,17 @@ func TestBatchedEmbedsOf10000Items(t *testing.T) {
 		}
 	}
 	t.Logf("%d embeds in %s: %.0f items/s, %d requests, %.3f history events per item", n, wall.Round(10*time.Millisecond), float64(n)/wall.Seconds(), requests, float64(events)/float64(n))
+
+	// The same corpus again: the embedding cache answers, the provider is not asked.
+	t0 = time.Now()
+	run, err = wc.Start(context.Background(), embedFanoutDef(t, n, 8, "text-embedding-3-small", ""), weftclient.StartOptions{Source: "embeds", Inputs: map[string]any{"items": fanoutItems(n)}})
+	require.NoError(t, err)
+	res, err = run.Get(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, fmt.Sprintf("item %d", n-1), res.Output.GetStructValue().AsMap()["last"])
+	again, _ := f.Counts()
+	require.Equal(t, requests, again, "an unchanged corpus costs no provider request")
+	t.Logf("again, from the embedding cache: %s, %d requests", time.Since(t0).Round(10*time.Millisecond), again-requests)
 }
 
 // handEmbeds is the hand-written per-item counterpart: one embed activity per item.
@@ -121,7 +133,9 @@ func BenchmarkEmbedFanout(b *testing.B) {
 	c := dial(b)
 	for _, provider := range []string{"local", "fake-20ms", "fake-20ms-fail1%"} {
 		b.Run(fmt.Sprintf("items=%d/provider=%s", n, provider), func(b *testing.B) {
-			cfg := activities.Config{MongoDBURI: store.URI}
+			// The cache off: every layout embeds every item (TestBatchedEmbeds
+			// measures the cache).
+			cfg := activities.Config{MongoDBURI: store.URI, NoEmbedCache: true}
 			model := embedder.Model
 			var f *fakeembed.Server
 			if provider != "local" {
