@@ -164,5 +164,5 @@ func refuse(w http.ResponseWriter, status int, msg, typ, code string) {
 		body["code"] = code
 	}
 	b, _ := json.Marshal(map[string]any{"error": body})
-	_, _ = io.WriteString(w, string(b))
+	_, _ = w.Write(b)
 }
