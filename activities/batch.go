@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"sync"
+	"time"
 
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
@@ -199,18 +201,19 @@ func BatchActivity(spec *toolspec.Spec, h BatchHandler, cc ...ClaimCheck) func(c
 	if len(cc) > 0 {
 		claim = cc[0]
 	}
-	return func(ctx context.Context, in toolspec.BatchIn) (toolspec.BatchOut, error) {
+	run := func(ctx context.Context, in toolspec.BatchIn) (toolspec.BatchOut, error) {
 		if !spec.HeartbeatsItself {
 			defer keepalive(ctx, spec.EffectiveHeartbeat()/3)()
 		}
 		if claim.Blobs != nil {
+			// one reader for all items: items referring to one stored list read it once
+			items := make([]any, len(in.Items))
 			for i, item := range in.Items {
-				if toolspec.HoldsBlob(item) {
-					v, err := resolveBlobs(ctx, claim.Blobs, item)
-					if err != nil {
-						return toolspec.BatchOut{}, err // retryable: the store may be back soon
-					}
-					in.Items[i], _ = v.(map[string]any)
+				items[i] = item
+			}
+			if toolspec.HoldsBlob(items) {
+				if _, err := resolveBlobs(ctx, claim.Blobs, items); err != nil {
+					return toolspec.BatchOut{}, err // retryable: the store may be back soon
 				}
 			}
 		}
@@ -218,7 +221,7 @@ func BatchActivity(spec *toolspec.Spec, h BatchHandler, cc ...ClaimCheck) func(c
 		results, usage, requests, err := h(ctx, in.Items)
 		usage = sumUsage(priorUsage(ctx), usage)
 		if err != nil {
-			return toolspec.BatchOut{}, withUsage(ctx, toolError(spec, err), usage)
+			return toolspec.BatchOut{Usage: usage}, withUsage(ctx, toolError(spec, err), usage)
 		}
 		out := toolspec.BatchOut{Items: results, Usage: usage, Requests: requests, Attempt: attemptOf(ctx), Warnings: sink.take()}
 		for i := range out.Items {
@@ -235,15 +238,32 @@ func BatchActivity(spec *toolspec.Spec, h BatchHandler, cc ...ClaimCheck) func(c
 			}
 		}
 		if err := storeOutputs(ctx, claim, in.StoreAbove, out.Items); err != nil {
-			return toolspec.BatchOut{}, withUsage(ctx, temporal.NewApplicationErrorWithOptions(spec.Name+": "+err.Error(), ErrProviderUnavailable,
+			return toolspec.BatchOut{Usage: usage}, withUsage(ctx, temporal.NewApplicationErrorWithOptions(spec.Name+": "+err.Error(), ErrProviderUnavailable,
 				temporal.ApplicationErrorOptions{Cause: err}), usage)
 		}
 		if b, _ := json.Marshal(out); len(b) > resultLimit {
-			return toolspec.BatchOut{}, temporal.NewNonRetryableApplicationError(fmt.Sprintf(
-				"%s: the outputs of %d items are %.1f MB, more than one activity result carries: set MONGODB_URI on the worker so weft keeps them in the store, or run the step with \"batch\": false",
-				spec.Name, len(in.Items), float64(len(b))/(1<<20)), toolspec.ErrMissingConfig, nil)
+			msg := "set MONGODB_URI on the worker so weft keeps them in the store, or run the step with \"batch\": false"
+			if claim.Blobs != nil {
+				msg = "run the step with \"batch\": false"
+			}
+			return toolspec.BatchOut{Usage: usage}, withUsage(ctx, temporal.NewNonRetryableApplicationError(fmt.Sprintf(
+				"%s: the outputs of %d items are %.1f MB, more than one activity result carries: %s",
+				spec.Name, len(in.Items), float64(len(b))/(1<<20), msg), toolspec.ErrMissingConfig, nil), usage)
 		}
 		return out, nil
+	}
+	if claim.Observe == nil {
+		return run
+	}
+	return func(ctx context.Context, in toolspec.BatchIn) (toolspec.BatchOut, error) {
+		start := time.Now()
+		out, err := run(ctx, in)
+		status := "completed"
+		if err != nil {
+			status = "failed"
+		}
+		claim.Observe(spec.Name, status, time.Since(start), out.Usage) // metrics count the tool's calls, batched or not
+		return out, err
 	}
 }
 
@@ -282,9 +302,7 @@ func storeOutputs(ctx context.Context, claim ClaimCheck, storeAbove int, items [
 		}
 		for i, b := range datas {
 			if b != nil {
-				ref := shortBlobRef(id, b)
-				ref[BlobItem] = i
-				items[i].Output = ref
+				items[i].Output = itemRef(id, i, b)
 			}
 		}
 		return nil
@@ -309,14 +327,21 @@ func attemptOf(ctx context.Context) int32 {
 	return activity.GetInfo(ctx).Attempt
 }
 
-// PerItemBatch runs a batch by calling the tool's handler once per item. It is the batch
+// PerItemBatch runs a batch by calling the tool's handler once per item, concurrency at a time
+// (in item order when 1). It is the batch
 // activity of a tool whose handler a program replaced (worker.Options.Handlers, a Go program's
 // own tool), so what runs is the replacement, with the batch's per-item semantics.
-func PerItemBatch(spec *toolspec.Spec, h Handler) BatchHandler {
+func PerItemBatch(spec *toolspec.Spec, h Handler, concurrency int) BatchHandler {
 	return func(ctx context.Context, items []map[string]any) ([]toolspec.BatchItem, *toolspec.Usage, int, error) {
 		results := make([]toolspec.BatchItem, len(items))
-		var usage *toolspec.Usage
-		requests := 0
+		var (
+			mu       sync.Mutex
+			usage    *toolspec.Usage
+			requests int
+			firstErr error
+			wg       sync.WaitGroup
+		)
+		slots := make(chan struct{}, max(1, concurrency))
 		for i, raw := range items {
 			if raw == nil {
 				raw = map[string]any{}
@@ -326,23 +351,40 @@ func PerItemBatch(spec *toolspec.Spec, h Handler) BatchHandler {
 				results[i] = itemError(spec, &InputError{Msg: "invalid inputs: " + validationText(err)})
 				continue
 			}
-			out, u, err := h(ctx, raw)
-			usage = sumUsage(usage, u)
-			requests++
-			if err != nil {
+			wg.Add(1)
+			slots <- struct{}{}
+			go func() {
+				defer func() { <-slots; wg.Done() }()
+				out, u, err := h(ctx, raw)
+				var it toolspec.BatchItem
 				var ae *temporal.ApplicationError
-				if itemCaused(err) || (errors.As(err, &ae) && ae.NonRetryable()) {
-					results[i] = itemError(spec, err)
-					continue
+				switch {
+				case err != nil && (itemCaused(err) || (errors.As(err, &ae) && ae.NonRetryable())):
+					it = itemError(spec, err)
+				case err == nil:
+					var raw []byte
+					if raw, err = json.Marshal(out); err != nil {
+						err = fmt.Errorf("%s: output is not JSON: %w", spec.Name, err)
+					}
+					it = toolspec.BatchItem{Output: json.RawMessage(raw), Usage: u}
 				}
-				return results, usage, requests, err
-			}
-			raw, err := json.Marshal(out)
-			if err != nil {
-				return results, usage, requests, fmt.Errorf("%s: output is not JSON: %w", spec.Name, err)
-			}
-			results[i] = toolspec.BatchItem{Output: json.RawMessage(raw), Usage: u}
+				mu.Lock()
+				defer mu.Unlock()
+				usage = sumUsage(usage, u)
+				requests++
+				if err != nil && it.Error == "" {
+					if firstErr == nil {
+						firstErr = err
+					}
+					return
+				}
+				results[i] = it
+			}()
 		}
-		return results, usage, requests, nil
+		wg.Wait()
+		return results, usage, requests, firstErr
 	}
 }
+
+// PerItemConcurrency is how many items a worker's PerItemBatch runs at once.
+const PerItemConcurrency = 8

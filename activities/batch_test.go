@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -123,9 +124,13 @@ func TestEmbedBatchStoresLargeOutputs(t *testing.T) {
 		ref := asMap(t, it.Output)
 		id, ok := ref[toolspec.BlobKey].(string)
 		require.True(t, ok, "item %d is a reference: %v", i, ref)
-		require.Equal(t, i, ref[activities.BlobItem], "the reference names its element")
-		ids = append(ids, id)
-		data, err := tools.GetBlob(context.Background(), id)
+		base, at, found := strings.Cut(id, "@")
+		require.True(t, found, "the reference names its element: %s", id)
+		require.Equal(t, fmt.Sprint(i), at)
+		_, err := tools.GetBlob(context.Background(), id)
+		require.Error(t, err, "a reader that does not know item references finds nothing, never the whole list")
+		ids = append(ids, base)
+		data, err := tools.GetBlob(context.Background(), base)
 		require.NoError(t, err)
 		var list []map[string]any
 		require.NoError(t, json.Unmarshal(data, &list))
@@ -140,19 +145,19 @@ func TestEmbedBatchStoresLargeOutputs(t *testing.T) {
 // TestPerItemBatch: a replaced handler batches by being called per item, with the same
 // per-item errors.
 func TestPerItemBatch(t *testing.T) {
-	calls := 0
+	var calls atomic.Int32
 	h := activities.PerItemBatch(toolspec.Embed.Spec, func(ctx context.Context, in map[string]any) (any, *toolspec.Usage, error) {
-		calls++
+		calls.Add(1)
 		if in["text"] == "bad" {
 			return nil, nil, &activities.InputError{Msg: "cannot embed bad"}
 		}
 		return map[string]any{"text": in["text"]}, &toolspec.Usage{EmbeddingTokens: 2}, nil
-	})
+	}, activities.PerItemConcurrency)
 	out, err := activities.BatchActivity(toolspec.Embed.Spec, h)(context.Background(), toolspec.BatchIn{Items: []map[string]any{
 		{"text": "a"}, {"text": "bad"}, {"text": ""}, {"text": "d"},
 	}})
 	require.NoError(t, err)
-	require.Equal(t, 3, calls, "the invalid item is not called")
+	require.EqualValues(t, 3, calls.Load(), "the invalid item is not called")
 	require.Equal(t, "a", asMap(t, out.Items[0].Output)["text"])
 	require.Equal(t, "embed: cannot embed bad", out.Items[1].Error)
 	require.Equal(t, toolspec.ErrInvalidInput, out.Items[2].ErrorType)

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/weftworks/weft/activities/toolspec"
 	"go.temporal.io/sdk/temporal"
@@ -26,9 +28,25 @@ const DefaultClaimCheckAbove = 256 << 10
 // BlobKey marks a reference to a stored value.
 const BlobKey = toolspec.BlobKey
 
-// BlobItem, in a reference, names one element of the stored list: the outputs of a batch are
-// stored together, and each item's reference points at its own (batch.go).
-const BlobItem = "item"
+// itemRef is a reference to element i of a stored list ("id@i"): the outputs of a batch are
+// stored together, and each item's reference points at its own. A reader that does not know the
+// form fails to find "id@i" rather than reading the whole list.
+func itemRef(id string, i int, data []byte) map[string]any {
+	return shortBlobRef(fmt.Sprintf("%s@%d", id, i), data)
+}
+
+// splitItemRef returns the stored list's id and the element of an item reference.
+func splitItemRef(ref string) (id string, item int, ok bool) {
+	id, n, found := strings.Cut(ref, "@")
+	if !found {
+		return ref, 0, false
+	}
+	i, err := strconv.Atoi(n)
+	if err != nil || i < 0 {
+		return ref, 0, false
+	}
+	return id, i, true
+}
 
 // Blobs stores and reads large values.
 type Blobs interface {
@@ -156,9 +174,7 @@ func (t *Tools) StoreValues(ctx context.Context, in map[string]any) (map[string]
 	}
 	refs := make([]any, len(values))
 	for i, b := range datas {
-		ref := shortBlobRef(id, b)
-		ref[BlobItem] = i
-		refs[i] = ref
+		refs[i] = itemRef(id, i, b)
 	}
 	return map[string]any{"refs": refs}, nil
 }

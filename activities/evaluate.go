@@ -69,22 +69,19 @@ type storedReader struct {
 func (r *storedReader) resolve(ctx context.Context, v any, depth int) (any, error) {
 	switch x := v.(type) {
 	case map[string]any:
-		if id, ok := x[BlobKey].(string); ok {
+		if ref, ok := x[BlobKey].(string); ok {
+			id, item, isItem := splitItemRef(ref)
 			out, err := r.value(ctx, id, depth)
 			if err != nil {
 				return nil, err
 			}
-			if item, ok := x[BlobItem]; ok {
+			if isItem {
 				// one output of a batch whose outputs were stored together (batch.go)
 				list, _ := out.([]any)
-				n, isInt := item.(int)
-				if f, ok := item.(float64); ok && f == float64(int(f)) {
-					n, isInt = int(f), true
+				if item >= len(list) {
+					return nil, fmt.Errorf("stored value %s has no item %d", id, item)
 				}
-				if !isInt || n < 0 || n >= len(list) {
-					return nil, fmt.Errorf("stored value %s has no item %v", id, item)
-				}
-				return list[n], nil
+				return list[item], nil
 			}
 			return out, nil
 		}

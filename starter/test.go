@@ -319,7 +319,7 @@ func executeFixture(w *dsl.Workflow, src string, inputs map[string]any, fx fixtu
 			perItem := activities.PerItemBatch(s, func(ctx context.Context, in map[string]any) (any, *toolspec.Usage, error) {
 				r, err := call(ctx, in)
 				return r.Output, r.Usage, err
-			})
+			}, 1) // one at a time: a mock's $calls answer in item order
 			env.RegisterActivityWithOptions(activities.BatchActivity(s, perItem), activity.RegisterOptions{Name: s.BatchActivity()})
 		}
 	}

@@ -88,7 +88,7 @@ func New(c client.Client, o Options) (sdkworker.Worker, error) {
 	for _, s := range toolspec.Batchable() {
 		bh := batch[s.Name]
 		if _, replaced := o.Handlers[s.Name]; replaced || bh == nil {
-			bh = activities.PerItemBatch(s, handlers[s.Name])
+			bh = activities.PerItemBatch(s, handlers[s.Name], activities.PerItemConcurrency)
 		}
 		w.RegisterActivityWithOptions(activities.BatchActivity(s, bh, claim), activity.RegisterOptions{Name: s.BatchActivity()})
 	}

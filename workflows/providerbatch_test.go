@@ -170,7 +170,7 @@ func TestBatchedForEachRetriesABatch(t *testing.T) {
 func TestBatchedForEachLimitsRequests(t *testing.T) {
 	h := newHarness(t)
 	flight := countInFlight(h, "embed.batch")
-	var sizes []int
+	var sizes, storeAbove []int
 	h.env.OnActivity("embed.batch", anyCtx, anyArg).Return(func(ctx context.Context, in toolspec.BatchIn) (toolspec.BatchOut, error) {
 		defer flight.returned()
 		out := toolspec.BatchOut{Items: make([]toolspec.BatchItem, len(in.Items)), Attempt: 1, Requests: 1}
@@ -179,6 +179,7 @@ func TestBatchedForEachLimitsRequests(t *testing.T) {
 		}
 		h.tools.mu.Lock()
 		sizes = append(sizes, len(in.Items))
+		storeAbove = append(storeAbove, in.StoreAbove)
 		h.tools.mu.Unlock()
 		return out, nil
 	})
@@ -189,6 +190,10 @@ func TestBatchedForEachLimitsRequests(t *testing.T) {
 	res, err := h.run(t, embedFlow("", ""), map[string]any{"xs": xs})
 	require.NoError(t, err)
 	require.ElementsMatch(t, []int{128, 128, 128, 128, 88}, sizes)
+	for _, sa := range storeAbove {
+		require.Positive(t, sa)
+		require.LessOrEqual(t, sa, 1<<20, "a request's outputs over 1 MB go to the store, whatever the step's budget: a result carries 2 MB")
+	}
 	require.Equal(t, 3, flight.max(), "requests in flight at once: the step's concurrency")
 	out := res.Output.GetStructValue().AsMap()
 	results := out["results"].([]any)

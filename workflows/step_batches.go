@@ -226,7 +226,7 @@ func batchProviderCalls(ctx workflow.Context, spec *toolspec.Spec, policy dsl.Po
 	spans := batchSpans(spec.Batch, req.Inputs, inputSizes(req.Inputs))
 	calls := &providerCalls{
 		spec: spec, policy: policy, title: req.Title, step: req.Step.ID, named: req.NamedIDs,
-		storeAbove: req.OutputBudget / max(1, len(spans)),
+		storeAbove: min(batchStoreCap, req.OutputBudget/max(1, len(spans))),
 		started:    func(workflow.Context, int) {},
 		finished: func(_ workflow.Context, i int, it toolspec.BatchItem, err error) {
 			if err == nil {

@@ -32,6 +32,12 @@ const (
 	// forEachOutputBudget is how much of a history a batched forEach's outputs may take: beyond
 	// it the batch activities keep the outputs in the store and hand back references.
 	forEachOutputBudget = 16 << 20
+	// batchStoreCap: one request's outputs over this are kept in the store whatever the budget
+	// (an activity result carries at most 2 MB).
+	batchStoreCap = 1 << 20
+	// batchTimeoutFactor: a batch activity may take this many times the step's per-call timeout
+	// (one request, and when an item is refused, the requests that isolate it).
+	batchTimeoutFactor = 3
 )
 
 // providerBatched reports whether the forEach of sr groups its items into provider requests.
@@ -77,7 +83,7 @@ func (r *run) forEachProviderBatches(ctx workflow.Context, sr *stepRun, items []
 	spans := batchSpans(sr.cs.Spec.Batch, inputs, sizes)
 	calls := &providerCalls{
 		spec: sr.cs.Spec, policy: sr.cs.Policy, title: sr.cs.Title(), step: sr.cs.ID, named: r.namedActivities,
-		storeAbove: forEachOutputBudget / max(1, len(spans)),
+		storeAbove: min(batchStoreCap, forEachOutputBudget/max(1, len(spans))),
 		started:    func(ctx workflow.Context, i int) { r.recordItem(ctx, sr, i, EventItemStarted, nil) },
 		finished: func(ctx workflow.Context, i int, it toolspec.BatchItem, err error) {
 			if err != nil {
@@ -155,6 +161,7 @@ func (p *providerCalls) run(ctx workflow.Context, inputs []map[string]any, spans
 	return eachBounded(ctx, len(spans), limit, func(ctx workflow.Context, si int) error {
 		s := spans[si]
 		opts := activityOptions(p.policy, p.spec, p.title)
+		opts.StartToCloseTimeout *= batchTimeoutFactor
 		if p.named {
 			opts.ActivityID = fmt.Sprintf("%s[%d-%d]#1", p.step, first+s.first, first+s.first+s.n-1)
 		}
@@ -176,6 +183,10 @@ func (p *providerCalls) run(ctx workflow.Context, inputs []map[string]any, spans
 				return temporal.NewNonRetryableApplicationError(fmt.Sprintf("item %d: %s", first+s.first, ErrorText(err)), ErrStepFailed, nil)
 			}
 			return werr
+		}
+		if len(out.Items) != s.n {
+			return temporal.NewNonRetryableApplicationError(fmt.Sprintf("items %d–%d: the batch activity answered %d results for %d items",
+				first+s.first, first+s.first+s.n-1, len(out.Items), s.n), ErrStepFailed, nil)
 		}
 		var firstErr error
 		for k, it := range out.Items {

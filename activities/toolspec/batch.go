@@ -8,7 +8,10 @@ package toolspec
 // (the call is split until the bad item stands alone) and reports its own error, and outputs map
 // back to items by position.
 
-// Batch is how a tool batches.
+// Batch is how a tool batches. Workflow code groups the items with these limits, so the
+// groups a running workflow made are replayed from them: changing a limit (or a tool's Batch)
+// changes the activities a replay expects, and needs a new version of the provider-batches
+// change in workflows/step_providerbatch.go that keeps the old limits for older runs.
 type Batch struct {
 	// MaxItems is the most items one call carries (the provider's limit on inputs per request,
 	// or less).
