@@ -40,7 +40,8 @@ func TestGraphMinimap(t *testing.T) {
 		chromedp.Evaluate(scroll, &before),
 		chromedp.Evaluate(`(() => { const b = document.querySelector('svg.minimap').getBoundingClientRect(); return [b.right - 3, b.top + b.height / 2]; })()`, &at),
 		chromedp.ActionFunc(func(ctx context.Context) error { return chromedp.MouseClickXY(at[0], at[1]).Do(ctx) }),
-		chromedp.Poll(`document.querySelector('.graph-wrap').scrollLeft > 0`, nil),
+		// the outline follows on the scroll event, after the scroll itself: wait for both
+		chromedp.Poll(`document.querySelector('.graph-wrap').scrollLeft > 0 && Number(document.querySelector('svg.minimap .mm-view').getAttribute('x')) > 0`, nil),
 		chromedp.Evaluate(scroll, &after))
 	require.Equal(t, 100, boxes, "every step is on the minimap")
 	require.Zero(t, before.Left)
