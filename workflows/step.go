@@ -2,7 +2,6 @@ package workflows
 
 import (
 	"fmt"
-	"slices"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -161,11 +160,7 @@ func (r *run) runActivity(ctx workflow.Context, sr *stepRun, tool string, opts w
 	if res.Usage != nil {
 		r.recordUsage(ctx, sr)
 	}
-	for _, w := range res.Warnings {
-		if !slices.Contains(sr.warnings, w) {
-			sr.warnings = append(sr.warnings, w)
-		}
-	}
+	addWarnings(&sr.warnings, res.Warnings)
 	return res.Output, nil
 }
 

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -13,7 +12,6 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/weftworks/weft/activities/toolspec"
-	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 	"github.com/weftworks/weft/workflows/dsl"
 )
 
@@ -144,20 +142,14 @@ func (r *run) runBatches(ctx workflow.Context, sr *stepRun, inputs []map[string]
 		var res BatchResult
 		if err := workflow.ExecuteChildWorkflow(cctx, BatchWorkflowType, req).Get(ctx, &res); err != nil {
 			if bu := failedBatchUsage(err); bu != nil {
-				r.addChildUsage(sr, &weftv1.TokenUsage{Calls: bu.Calls, PromptTokens: bu.Usage.PromptTokens, CompletionTokens: bu.Usage.CompletionTokens,
-					TotalTokens: bu.Usage.TotalTokens, EmbeddingTokens: bu.Usage.EmbeddingTokens, CostUsd: bu.Usage.CostUSD})
+				r.addChildUsage(sr, tokenUsage(&bu.Usage, bu.Calls))
 			}
 			return batchError(err)
 		}
 		copy(results[req.First:], res.Results)
 		sr.attempts += res.Attempts
-		r.addChildUsage(sr, &weftv1.TokenUsage{Calls: res.Calls, PromptTokens: res.Usage.PromptTokens, CompletionTokens: res.Usage.CompletionTokens,
-			TotalTokens: res.Usage.TotalTokens, EmbeddingTokens: res.Usage.EmbeddingTokens, CostUsd: res.Usage.CostUSD})
-		for _, w := range res.Warnings {
-			if !slices.Contains(sr.warnings, w) {
-				sr.warnings = append(sr.warnings, w)
-			}
-		}
+		r.addChildUsage(sr, tokenUsage(&res.Usage, res.Calls))
+		addWarnings(&sr.warnings, res.Warnings)
 		finished += len(req.Inputs)
 		sr.itemsDone = int32(finished)
 		return nil
@@ -236,18 +228,10 @@ func batchProviderCalls(ctx workflow.Context, spec *toolspec.Spec, policy dsl.Po
 		done: func(_ workflow.Context, out *toolspec.BatchOut, n int) {
 			res.Attempts += max(out.Attempt, 1) * int32(n)
 			res.Calls += int64(out.Requests)
-			if u := out.Usage; u != nil {
-				res.Usage.PromptTokens += u.PromptTokens
-				res.Usage.CompletionTokens += u.CompletionTokens
-				res.Usage.TotalTokens += u.TotalTokens
-				res.Usage.EmbeddingTokens += u.EmbeddingTokens
-				res.Usage.CostUSD += u.CostUSD
+			if out.Usage != nil {
+				addToolUsage(&res.Usage, out.Usage)
 			}
-			for _, w := range out.Warnings {
-				if !slices.Contains(res.Warnings, w) {
-					res.Warnings = append(res.Warnings, w)
-				}
-			}
+			addWarnings(&res.Warnings, out.Warnings)
 		},
 	}
 	return calls.run(ctx, req.Inputs, spans, req.First, req.Concurrency)
@@ -280,18 +264,10 @@ func batchActivities(ctx workflow.Context, spec *toolspec.Spec, policy dsl.Polic
 		res.Results[i] = out.Output
 		res.Attempts += max(out.Attempt, 1)
 		res.Calls++
-		if u := out.Usage; u != nil {
-			res.Usage.PromptTokens += u.PromptTokens
-			res.Usage.CompletionTokens += u.CompletionTokens
-			res.Usage.TotalTokens += u.TotalTokens
-			res.Usage.EmbeddingTokens += u.EmbeddingTokens
-			res.Usage.CostUSD += u.CostUSD
+		if out.Usage != nil {
+			addToolUsage(&res.Usage, out.Usage)
 		}
-		for _, w := range out.Warnings {
-			if !slices.Contains(res.Warnings, w) {
-				res.Warnings = append(res.Warnings, w)
-			}
-		}
+		addWarnings(&res.Warnings, out.Warnings)
 		return nil
 	})
 }

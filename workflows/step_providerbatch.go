@@ -3,7 +3,6 @@ package workflows
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -94,18 +93,12 @@ func (r *run) forEachProviderBatches(ctx workflow.Context, sr *stepRun, items []
 			r.record(ctx, RunEvent{Type: EventItemCompleted, Step: sr.cs.ID, Key: itemKey(sr.cs.ID, i), Item: &i, Usage: tokenUsage(it.Usage, 0)})
 		},
 		done: func(ctx workflow.Context, out *toolspec.BatchOut, n int) {
-			if out != nil {
-				sr.attempts += max(out.Attempt, 1) * int32(n)
-				r.addChildUsage(sr, tokenUsage(out.Usage, int64(out.Requests)))
-				if out.Usage != nil {
-					r.recordUsage(ctx, sr)
-				}
-				for _, w := range out.Warnings {
-					if !slices.Contains(sr.warnings, w) {
-						sr.warnings = append(sr.warnings, w)
-					}
-				}
+			sr.attempts += max(out.Attempt, 1) * int32(n)
+			r.addChildUsage(sr, tokenUsage(out.Usage, int64(out.Requests)))
+			if out.Usage != nil {
+				r.recordUsage(ctx, sr)
 			}
+			addWarnings(&sr.warnings, out.Warnings)
 			finished += n
 			sr.itemsDone = int32(finished)
 		},
@@ -148,7 +141,7 @@ type providerCalls struct {
 	named      bool
 	storeAbove int
 	// started and finished are told of each item (err is the item's own error, "item N: ...");
-	// done of each request that returned (out nil when it failed) with its item count.
+	// done of each request with its item count (a failed request: its usage, no items).
 	started  func(ctx workflow.Context, i int)
 	finished func(ctx workflow.Context, i int, it toolspec.BatchItem, err error)
 	done     func(ctx workflow.Context, out *toolspec.BatchOut, n int)

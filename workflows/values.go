@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	"go.temporal.io/sdk/temporal"
 	"google.golang.org/protobuf/types/known/structpb"
@@ -74,6 +75,15 @@ func failedBatchUsage(err error) *BatchUsage {
 		return nil
 	}
 	return &bu
+}
+
+// addWarnings appends to list the warnings of ws it does not hold yet.
+func addWarnings(list *[]string, ws []string) {
+	for _, w := range ws {
+		if !slices.Contains(*list, w) {
+			*list = append(*list, w)
+		}
+	}
 }
 
 // addToolUsage adds u to total.
