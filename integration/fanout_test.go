@@ -108,19 +108,19 @@ func TestForEachOf50000Items(t *testing.T) {
 }
 
 // handFanout is the hand-written counterpart of the weft forEach: one workflow that schedules an
-// activity per item, concurrency at a time.
-func handFanout(ctx workflow.Context, items []string, concurrency int) (int, error) {
+// activity of tool per item's inputs, concurrency at a time.
+func handFanout(ctx workflow.Context, tool string, inputs []map[string]any, concurrency int) (int, error) {
 	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: time.Minute})
 	running, done := 0, 0
 	var firstErr error
-	for _, item := range items {
+	for _, in := range inputs {
 		if err := workflow.Await(ctx, func() bool { return running < concurrency }); err != nil {
 			return 0, err
 		}
 		running++
 		workflow.Go(ctx, func(ctx workflow.Context) {
 			var r toolspec.Result
-			if err := workflow.ExecuteActivity(ctx, "chunk", map[string]any{"text": item}).Get(ctx, &r); err != nil && firstErr == nil {
+			if err := workflow.ExecuteActivity(ctx, tool, in).Get(ctx, &r); err != nil && firstErr == nil {
 				firstErr = err
 			}
 			running--
@@ -149,9 +149,9 @@ func BenchmarkFanout10k(b *testing.B) {
 	}{{10000, 0}, {10000, 20 * time.Millisecond}, {5000, 200 * time.Millisecond}} {
 		n, delay := tc.n, tc.delay
 		items := fanoutItems(n)
-		strs := make([]string, n)
+		inputs := make([]map[string]any, n)
 		for i, it := range items {
-			strs[i] = it.(string)
+			inputs[i] = map[string]any{"text": it}
 		}
 		def := fanoutDef(n, 32)
 		name := fmt.Sprintf("items=%d/activity=instant", n)
@@ -185,7 +185,7 @@ func BenchmarkFanout10k(b *testing.B) {
 			}
 			hand := func() time.Duration {
 				t0 := time.Now()
-				hr, err := c.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{ID: fmt.Sprintf("hand-fanout-%d", time.Now().UnixNano()), TaskQueue: queue}, "handFanout", strs, 32)
+				hr, err := c.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{ID: fmt.Sprintf("hand-fanout-%d", time.Now().UnixNano()), TaskQueue: queue}, "handFanout", "chunk", inputs, 32)
 				require.NoError(b, err)
 				var done int
 				require.NoError(b, hr.Get(context.Background(), &done))

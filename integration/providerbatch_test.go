@@ -15,7 +15,6 @@ import (
 
 	"github.com/weftworks/weft/activities"
 	"github.com/weftworks/weft/activities/embedder"
-	"github.com/weftworks/weft/activities/toolspec"
 	weftclient "github.com/weftworks/weft/client"
 	"github.com/weftworks/weft/internal/fakeembed"
 	"github.com/weftworks/weft/worker"
@@ -91,31 +90,6 @@ func TestBatchedEmbeds(t *testing.T) {
 	t.Logf("again, from the embedding cache: %s, %d requests", time.Since(t0).Round(10*time.Millisecond), again-requests)
 }
 
-// handEmbeds is the hand-written per-item counterpart: one embed activity per item.
-func handEmbeds(ctx workflow.Context, inputs []map[string]any, concurrency int) (int, error) {
-	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: time.Minute})
-	running, done := 0, 0
-	var firstErr error
-	for _, in := range inputs {
-		if err := workflow.Await(ctx, func() bool { return running < concurrency }); err != nil {
-			return 0, err
-		}
-		running++
-		workflow.Go(ctx, func(ctx workflow.Context) {
-			var r toolspec.Result
-			if err := workflow.ExecuteActivity(ctx, "embed", in).Get(ctx, &r); err != nil && firstErr == nil {
-				firstErr = err
-			}
-			running--
-			done++
-		})
-	}
-	if err := workflow.Await(ctx, func() bool { return running == 0 }); err != nil {
-		return 0, err
-	}
-	return done, firstErr
-}
-
 // BenchmarkEmbedFanout: a forEach of embeds (concurrency 32) batched into provider requests,
 // against the same forEach one activity per item ("batch": false) and a hand-written workflow
 // scheduling one embed activity per item, side by side on the same server and worker, with the
@@ -151,7 +125,7 @@ func BenchmarkEmbedFanout(b *testing.B) {
 			queue := "bench-embeds-" + provider
 			w, err := worker.New(c, worker.Options{TaskQueue: queue, Config: cfg})
 			require.NoError(b, err)
-			w.RegisterWorkflowWithOptions(handEmbeds, workflow.RegisterOptions{Name: "handEmbeds"})
+			w.RegisterWorkflowWithOptions(handFanout, workflow.RegisterOptions{Name: "handFanout"})
 			require.NoError(b, w.Start())
 			defer w.Stop()
 			wc := weftclient.New(c, queue)
@@ -184,7 +158,7 @@ func BenchmarkEmbedFanout(b *testing.B) {
 			hand := func() (time.Duration, int, int) {
 				r0 := requests()
 				t0 := time.Now()
-				hr, err := c.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{ID: fmt.Sprintf("hand-embeds-%d", time.Now().UnixNano()), TaskQueue: queue}, "handEmbeds", inputs, 32)
+				hr, err := c.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{ID: fmt.Sprintf("hand-embeds-%d", time.Now().UnixNano()), TaskQueue: queue}, "handFanout", "embed", inputs, 32)
 				require.NoError(b, err)
 				var done int
 				require.NoError(b, hr.Get(context.Background(), &done))
