@@ -2,7 +2,6 @@ package activities
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -133,14 +132,7 @@ func codeText(c codeChunk) string {
 }
 
 func (t *Tools) codeSearch(ctx context.Context, in toolspec.CodeSearchIn) (toolspec.CodeSearchOut, *toolspec.Usage, error) {
-	filter := map[string]any{"metadata.codeIndex": true}
-	if in.Language != "" {
-		filter["metadata.language"] = strings.ToLower(in.Language)
-	}
-	n := candidates(in.Limit)
-	if in.PathPrefix != "" {
-		n *= 4 // the prefix is applied to the candidates
-	}
+	filter, n := codeFilter(in.Language, in.PathPrefix, candidates(in.Limit))
 	results, _, warnings, tokens, err := t.retrieve(ctx, in.Query, in.DB, in.Collection, in.Model, filter, n)
 	if err != nil {
 		return toolspec.CodeSearchOut{}, nil, err
@@ -150,84 +142,67 @@ func (t *Tools) codeSearch(ctx context.Context, in toolspec.CodeSearchIn) (tools
 		if len(hits) == in.Limit {
 			break
 		}
-		m := r.Metadata
-		path, _ := m["path"].(string)
-		if in.PathPrefix != "" && !strings.HasPrefix(path, strings.TrimPrefix(in.PathPrefix, "./")) {
-			continue
+		if h, ok := codeHit(r.Metadata, r.Content, r.Score, in.PathPrefix); ok {
+			hits = append(hits, h)
 		}
-		lang, _ := m["language"].(string)
-		sym, _ := m["symbol"].(string)
-		kind, _ := m["kind"].(string)
-		hits = append(hits, toolspec.CodeHit{Path: path, Language: lang, StartLine: asInt(m["startLine"]), EndLine: asInt(m["endLine"]),
-			Symbol: sym, Kind: kind, Content: r.Content, Score: r.Score})
 	}
 	return toolspec.CodeSearchOut{Query: in.Query, Results: hits, Count: len(hits), Warnings: warnings}, &toolspec.Usage{EmbeddingTokens: tokens}, nil
+}
+
+// codeFilter is the search filter of the code tools, and how many candidates to ask for: more
+// when a path prefix is applied to them afterwards.
+func codeFilter(language, pathPrefix string, n int) (map[string]any, int) {
+	filter := map[string]any{"metadata.codeIndex": true}
+	if language != "" {
+		filter["metadata.language"] = strings.ToLower(language)
+	}
+	if pathPrefix != "" {
+		n *= 4
+	}
+	return filter, n
+}
+
+// codeHit is a found chunk as the code tools answer it; ok is false when its path is outside
+// pathPrefix.
+func codeHit(m map[string]any, content string, score float64, pathPrefix string) (toolspec.CodeHit, bool) {
+	path, _ := m["path"].(string)
+	if pathPrefix != "" && !strings.HasPrefix(path, strings.TrimPrefix(pathPrefix, "./")) {
+		return toolspec.CodeHit{}, false
+	}
+	lang, _ := m["language"].(string)
+	sym, _ := m["symbol"].(string)
+	kind, _ := m["kind"].(string)
+	return toolspec.CodeHit{Path: path, Language: lang, StartLine: asInt(m["startLine"]), EndLine: asInt(m["endLine"]),
+		Symbol: sym, Kind: kind, Content: content, Score: score}, true
 }
 
 // codeFindSimilar embeds the snippet as code_index embeds chunks (a document, with the
 // collection's model) and keeps the nearest chunks at least threshold alike, by cosine alone: a
 // snippet is compared with code, not read as a question, so keywords do not enter the score.
 func (t *Tools) codeFindSimilar(ctx context.Context, in toolspec.CodeFindSimilarIn) (toolspec.CodeFindSimilarOut, *toolspec.Usage, error) {
-	var none toolspec.CodeFindSimilarOut
-	coll, err := t.collectionNamed(in.Collection)
-	if err != nil {
-		return none, nil, err
-	}
-	store, err := t.Store(ctx)
-	if err != nil {
-		return none, nil, err
-	}
-	db := t.databaseNamed(in.DB)
-	model := in.Model
-	if model == "" {
-		if model, err = store.CollectionModel(ctx, db, coll); err != nil {
-			return none, nil, err
-		}
-	}
-	emb, err := t.embedTexts(ctx, []string{in.Code}, "document", model, 0)
-	if err != nil {
-		return none, nil, err
-	}
-	usage := &toolspec.Usage{EmbeddingTokens: emb.Tokens}
-	filter := map[string]any{"metadata.codeIndex": true}
-	if in.Language != "" {
-		filter["metadata.language"] = strings.ToLower(in.Language)
-	}
-	n := in.Limit
-	if in.PathPrefix != "" {
-		n *= 4 // the prefix is applied to the candidates
-	}
-	hits, path, err := store.Search(ctx, db, coll, emb.Vectors[0], n, filter)
-	var de *mongostore.DimensionError
-	if errors.As(err, &de) {
-		return none, usage, &InputError{Msg: err.Error()}
+	filter, n := codeFilter(in.Language, in.PathPrefix, in.Limit)
+	near, err := t.nearest(ctx, in.Code, "document", in.DB, in.Collection, in.Model, filter, n)
+	var usage *toolspec.Usage
+	if near.tokens > 0 || err == nil {
+		usage = &toolspec.Usage{EmbeddingTokens: near.tokens}
 	}
 	if err != nil {
-		return none, usage, err
+		return toolspec.CodeFindSimilarOut{}, usage, err
 	}
-	out := toolspec.CodeFindSimilarOut{Results: []toolspec.CodeHit{}}
-	for _, h := range hits {
+	out := toolspec.CodeFindSimilarOut{Results: []toolspec.CodeHit{}, Warnings: near.warnings}
+	for _, h := range near.hits {
 		if len(out.Results) == in.Limit {
 			break
 		}
-		sim := similarity(path, h.Score)
-		m := h.Metadata
-		p, _ := m["path"].(string)
-		if sim < in.Threshold || in.PathPrefix != "" && !strings.HasPrefix(p, strings.TrimPrefix(in.PathPrefix, "./")) {
+		sim := similarity(near.path, h.Score)
+		if sim < in.Threshold {
 			continue
 		}
-		lang, _ := m["language"].(string)
-		sym, _ := m["symbol"].(string)
-		kind, _ := m["kind"].(string)
-		out.Results = append(out.Results, toolspec.CodeHit{Path: p, Language: lang, StartLine: asInt(m["startLine"]), EndLine: asInt(m["endLine"]),
-			Symbol: sym, Kind: kind, Content: h.Content, Score: sim})
-	}
-	out.Count = len(out.Results)
-	if len(hits) == 0 {
-		if w := emptyCollectionWarning(ctx, store, db, coll); w != "" {
-			out.Warnings = []string{w}
+		if hit, ok := codeHit(h.Metadata, h.Content, sim, in.PathPrefix); ok {
+			out.Results = append(out.Results, hit)
 		}
 	}
+	out.Count = len(out.Results)
 	return out, usage, nil
 }
 

@@ -44,50 +44,71 @@ func candidates(limit int) int { return max(limit*4, 20) }
 func (t *Tools) retrieve(ctx context.Context, query, dbName, collection, model string, filter map[string]any, n int) ([]toolspec.Document, toolspec.ResultsMetadata, []string, int64, error) {
 	var meta toolspec.ResultsMetadata
 	start := time.Now()
-	coll, err := t.collectionNamed(collection)
+	near, err := t.nearest(ctx, query, "query", dbName, collection, model, filter, n)
 	if err != nil {
 		return nil, meta, nil, 0, err
+	}
+	results, err := hybrid(query, near.hits, near.path)
+	if err != nil {
+		return nil, meta, nil, 0, err
+	}
+	took := time.Since(start).Milliseconds()
+	meta = toolspec.ResultsMetadata{DB: near.db, Collection: near.coll, Model: near.model, SearchPath: near.path, Ranking: rank.Model, RetrievalTimeMs: &took}
+	return results, meta, near.warnings, near.tokens, nil
+}
+
+// nearestHits is what nearest found.
+type nearestHits struct {
+	hits                  []mongostore.Hit
+	path, db, coll, model string // the search path, where it searched, the embedding's model
+	tokens                int64  // the embedding's, also when the search failed
+	warnings              []string
+}
+
+// nearest embeds text as inputType with the collection's own model (unless model is given) and
+// vector-searches n candidates, best first, with a warning when nothing was found because the
+// collection is empty.
+func (t *Tools) nearest(ctx context.Context, text, inputType, dbName, collection, model string, filter map[string]any, n int) (nearestHits, error) {
+	var near nearestHits
+	coll, err := t.collectionNamed(collection)
+	if err != nil {
+		return near, err
 	}
 	store, err := t.Store(ctx)
 	if err != nil {
-		return nil, meta, nil, 0, err
+		return near, err
 	}
 	if filter != nil {
 		if err := mongostore.ValidateFilter(filter); err != nil {
-			return nil, meta, nil, 0, &InputError{Msg: err.Error()}
+			return near, &InputError{Msg: err.Error()}
 		}
 	}
 	db := t.databaseNamed(dbName)
 	if model == "" {
 		if model, err = store.CollectionModel(ctx, db, coll); err != nil {
-			return nil, meta, nil, 0, err
+			return near, err
 		}
 	}
-	emb, err := t.embedTexts(ctx, []string{query}, "query", model, 0)
+	emb, err := t.embedTexts(ctx, []string{text}, inputType, model, 0)
 	if err != nil {
-		return nil, meta, nil, 0, err
+		return near, err
 	}
+	near.tokens = emb.Tokens
 	hits, path, err := store.Search(ctx, db, coll, emb.Vectors[0], n, filter)
 	var de *mongostore.DimensionError
 	if errors.As(err, &de) {
-		return nil, meta, nil, 0, &InputError{Msg: err.Error()}
+		return near, &InputError{Msg: err.Error()}
 	}
 	if err != nil {
-		return nil, meta, nil, 0, err
+		return near, err
 	}
-	results, err := hybrid(query, hits, path)
-	if err != nil {
-		return nil, meta, nil, 0, err
-	}
-	took := time.Since(start).Milliseconds()
-	meta = toolspec.ResultsMetadata{DB: db, Collection: coll, Model: emb.Model, SearchPath: path, Ranking: rank.Model, RetrievalTimeMs: &took}
-	var warnings []string
+	near.hits, near.path, near.db, near.coll, near.model = hits, path, db, coll, emb.Model
 	if len(hits) == 0 {
 		if w := emptyCollectionWarning(ctx, store, db, coll); w != "" {
-			warnings = []string{w}
+			near.warnings = []string{w}
 		}
 	}
-	return results, meta, warnings, emb.Tokens, nil
+	return near, nil
 }
 
 // similarity is a hit's cosine similarity to the query whichever path found it: $vectorSearch
