@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -144,6 +147,50 @@ func toolError(spec *toolspec.Spec, err error) error {
 		return temporal.NewNonRetryableApplicationError(spec.Name+": "+ce.Msg, toolspec.ErrMissingConfig, err)
 	}
 	return err
+}
+
+// Warnings a handler gives without putting them in its output: the activity adapter collects
+// them into the step's warnings (toolspec.Result.Warnings).
+
+type warningsKey struct{}
+
+type warningSink struct {
+	mu   sync.Mutex
+	list []string
+}
+
+// withWarnings returns a context whose warn calls are collected by the returned sink.
+func withWarnings(ctx context.Context) (context.Context, *warningSink) {
+	s := &warningSink{}
+	return context.WithValue(ctx, warningsKey{}, s), s
+}
+
+// warn logs msg and, in a call the adapter runs, adds it to the step's warnings (once).
+func warn(ctx context.Context, msg string) {
+	if activity.IsActivity(ctx) {
+		activity.GetLogger(ctx).Warn(msg)
+	} else {
+		slog.Warn(msg)
+	}
+	s, _ := ctx.Value(warningsKey{}).(*warningSink)
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !slices.Contains(s.list, msg) {
+		s.list = append(s.list, msg)
+	}
+}
+
+// take returns the warnings collected so far (nil for a nil sink).
+func (s *warningSink) take() []string {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.list...)
 }
 
 // warningsOf reads the "warnings" a tool put in its output object.

@@ -3,11 +3,8 @@ package activities
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"sync"
 	"time"
-
-	"go.temporal.io/sdk/activity"
 
 	"github.com/weftworks/weft/activities/embedder"
 	"github.com/weftworks/weft/activities/mongostore"
@@ -142,51 +139,4 @@ func withTimeout(ctx context.Context, f func(context.Context) error) error {
 	ctx, cancel := context.WithTimeout(ctx, embedCacheTimeout)
 	defer cancel()
 	return f(ctx)
-}
-
-// Warnings a handler gives without putting them in its output: the activity adapter collects
-// them into the step's warnings (toolspec.Result.Warnings).
-
-type warningsKey struct{}
-
-type warningSink struct {
-	mu   sync.Mutex
-	list []string
-}
-
-// withWarnings returns a context whose warn calls are collected by the returned sink.
-func withWarnings(ctx context.Context) (context.Context, *warningSink) {
-	s := &warningSink{}
-	return context.WithValue(ctx, warningsKey{}, s), s
-}
-
-// warn logs msg and, in a call the adapter runs, adds it to the step's warnings (once).
-func warn(ctx context.Context, msg string) {
-	if activity.IsActivity(ctx) {
-		activity.GetLogger(ctx).Warn(msg)
-	} else {
-		slog.Warn(msg)
-	}
-	s, _ := ctx.Value(warningsKey{}).(*warningSink)
-	if s == nil {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, w := range s.list {
-		if w == msg {
-			return
-		}
-	}
-	s.list = append(s.list, msg)
-}
-
-// take returns the warnings collected so far (nil for a nil sink).
-func (s *warningSink) take() []string {
-	if s == nil {
-		return nil
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]string(nil), s.list...)
 }

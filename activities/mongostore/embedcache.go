@@ -103,7 +103,7 @@ func onlyDuplicates(err error) bool {
 		return false
 	}
 	for _, we := range bwe.WriteErrors {
-		if we.Code != 11000 && we.Code != 11001 && we.Code != 12582 {
+		if !mongo.IsDuplicateKeyError(we.WriteError) {
 			return false
 		}
 	}
