@@ -22,7 +22,6 @@ import (
 	"github.com/weftworks/weft/auth"
 	weftclient "github.com/weftworks/weft/client"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
-	"github.com/weftworks/weft/workflows"
 )
 
 // Reviews inside the client (MCP elicitation).
@@ -303,9 +302,8 @@ func (g *Gateway) askable(ctx context.Context, c *weftclient.Client, id string) 
 	if err != nil {
 		return nil, err
 	}
-	who, authenticated := auth.IdentityFrom(ctx)
 	for _, r := range pending {
-		if !authenticated || who.Has(auth.RoleAdmin) || workflows.ReviewerListed(r.Reviewers, who.Name, who.Roles) {
+		if weftclient.MayDecide(caller(ctx), r) {
 			return r, nil
 		}
 	}
