@@ -23,7 +23,7 @@ func (c *Client) ListPage(ctx context.Context, o ListOptions) (ListPage, error) 
 	if o.Limit <= 0 {
 		o.Limit = 20
 	}
-	o.Limit = min(o.Limit, 1000)
+	o.Limit = min(o.Limit, 999) // List reads at most 1000: the page and one more
 	limit := o.Limit
 	o.Limit++ // one more, to know whether there is a next page
 	runs, err := c.List(ctx, o)
