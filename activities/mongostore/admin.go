@@ -283,33 +283,6 @@ func (s *Store) PutBlob(ctx context.Context, db string, data []byte) (string, er
 	return id, nil
 }
 
-// PutBlobs stores many blobs in one bulk write (each as PutBlob would) and returns their ids in
-// order.
-func (s *Store) PutBlobs(ctx context.Context, db string, datas [][]byte) ([]string, error) {
-	ids := make([]string, len(datas))
-	var models []mongo.WriteModel
-	for n, data := range datas {
-		sum := sha256.Sum256(data)
-		id := hex.EncodeToString(sum[:16])
-		ids[n] = id
-		parts := (len(data) + blobPart - 1) / blobPart
-		for i := 0; i < parts; i++ {
-			end := min(len(data), (i+1)*blobPart)
-			models = append(models, mongo.NewUpdateOneModel().SetUpsert(true).SetFilter(bson.D{{Key: "_id", Value: fmt.Sprintf("%s#%d", id, i)}}).
-				SetUpdate(bson.D{{Key: "$set", Value: bson.D{{Key: "blob", Value: id}, {Key: "part", Value: i}, {Key: "data", Value: bson.Binary{Data: data[i*blobPart : end]}}}}}))
-		}
-		models = append(models, mongo.NewUpdateOneModel().SetUpsert(true).SetFilter(bson.D{{Key: "_id", Value: id}}).
-			SetUpdate(bson.D{{Key: "$set", Value: bson.D{{Key: "parts", Value: parts}, {Key: "size", Value: len(data)}}}}))
-	}
-	if len(models) == 0 {
-		return ids, nil
-	}
-	if _, err := s.client.Database(db).Collection(BlobCollection).BulkWrite(ctx, models, options.BulkWrite().SetOrdered(false)); err != nil {
-		return nil, fmt.Errorf("storing large outputs: %w", err)
-	}
-	return ids, nil
-}
-
 // GetBlob reads a blob PutBlob stored.
 func (s *Store) GetBlob(ctx context.Context, db, id string) ([]byte, error) {
 	c := s.client.Database(db).Collection(BlobCollection)

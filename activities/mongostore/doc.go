@@ -8,7 +8,7 @@
 // embedding cache (EmbeddingCacheCollection: vectors by EmbeddingKey, GetEmbeddings/PutEmbeddings).
 //
 // Entry points: Open (or FromClient), then Store's Upsert, Search, Find, Delete, Aggregate,
-// Collections, the vector index helpers and PutBlob/PutBlobs/GetBlob; Matches and ValidateFilter
+// Collections, the vector index helpers and PutBlob/GetBlob; Matches and ValidateFilter
 // apply the metadata filters of the exact path.
 //
 // It uses only what FerretDB v1 implements correctly (no $lookup, no multi-accumulator $group, no
