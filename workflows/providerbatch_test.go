@@ -2,6 +2,7 @@ package workflows_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -215,4 +216,71 @@ func TestBatchedForEachSplitsByTokens(t *testing.T) {
 	_, err := h.run(t, embedFlow("", ""), map[string]any{"xs": xs})
 	require.NoError(t, err)
 	require.Equal(t, 3, h.tools.count("embed.batch"), "20 items of ~10k tokens: 9 + 9 + 2")
+}
+
+// TestBatchedLoopCollectsItemErrors runs the same loop over embed one activity per item
+// ("batch": false) and in provider batches: a loop collects its items' errors instead of
+// failing, and both layouts give the same output (results in order, null where an item failed,
+// the errors in order), progress and usage, from 3 requests instead of 300 activities.
+func TestBatchedLoopCollectsItemErrors(t *testing.T) {
+	xs := make([]any, 300)
+	for i := range xs {
+		xs[i] = fmt.Sprintf("x%d", i)
+	}
+	for _, b := range []int{7, 150, 299} {
+		xs[b] = "bad"
+	}
+	flow := func(batch string) string {
+		b := ""
+		if batch != "" {
+			b = `"batch":` + batch + `,`
+		}
+		return `{"name":"f","inputs":{"xs":{"type":"array"}},"steps":[
+		  {"id":"each","tool":"loop",` + b + `"inputs":{"items":"{{ inputs.xs }}","as":"x","concurrency":2,"maxIterations":1000,
+		    "step":{"tool":"embed","inputs":{"text":"{{ index }}:{{ x }}"}}}}
+		],"output":"{{ each.output }}"}`
+	}
+	script := func(in map[string]any) (any, *toolspec.Usage, error) {
+		text := fmt.Sprint(in["text"])
+		if strings.HasSuffix(text, ":bad") {
+			return nil, nil, temporal.NewNonRetryableApplicationError("embed: cannot embed "+text, toolspec.ErrInvalidInput, nil)
+		}
+		return map[string]any{"text": text}, &toolspec.Usage{EmbeddingTokens: int64(len(text))}, nil
+	}
+	outcomes := map[string]batchOutcome{}
+	for _, batch := range []string{"false", ""} {
+		h := newHarness(t)
+		h.tools.scripts["embed"] = script
+		outcomes[batch] = runEmbedFlow(t, h, flow(batch), xs)
+		if batch == "" {
+			require.Zero(t, h.tools.count("embed"), "a batched loop calls no per-item activity")
+			require.Equal(t, 3, h.tools.count("embed.batch"), "one request per 128 items")
+		} else {
+			require.Equal(t, 300, h.tools.count("embed"))
+			require.Zero(t, h.tools.count("embed.batch"))
+		}
+	}
+	one, batched := outcomes["false"], outcomes[""]
+	require.Empty(t, batched.runErr, "a loop does not fail on its items' errors")
+	require.Equal(t, one.output, batched.output, "results and errors, in order")
+	var out struct {
+		Iterations int
+		Results    []any
+		Errors     []struct {
+			Index int
+			Error string
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(batched.output), &out))
+	require.Equal(t, 300, out.Iterations)
+	require.Len(t, out.Errors, 3)
+	for k, i := range []int{7, 150, 299} {
+		require.Equal(t, i, out.Errors[k].Index)
+		require.Equal(t, fmt.Sprintf("embed: cannot embed %d:bad", i), out.Errors[k].Error, "the item's own error, as the per-item loop gives it")
+		require.Nil(t, out.Results[i])
+	}
+	require.Equal(t, map[string]any{"text": "8:x8"}, out.Results[8])
+	require.Equal(t, int32(300), batched.step.ItemsDone)
+	require.Equal(t, one.step.ItemsDone, batched.step.ItemsDone)
+	require.Equal(t, one.step.Usage.GetEmbeddingTokens(), batched.step.Usage.GetEmbeddingTokens(), "usage in total")
 }

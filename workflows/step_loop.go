@@ -57,6 +57,9 @@ func (r *run) loop(ctx workflow.Context, sr *stepRun, inputs map[string]any, env
 		limit = int(f)
 	}
 	sr.itemsTotal = int32(len(items))
+	if r.loopBatched(ctx, sr) {
+		return r.loopProviderBatches(ctx, sr, items, env, limit)
+	}
 	results := make([]any, len(items))
 	errs := make([]any, len(items))
 	// Items never fail the loop (their errors are collected), so eachBounded runs them all.
@@ -73,13 +76,88 @@ func (r *run) loop(ctx workflow.Context, sr *stepRun, inputs map[string]any, env
 	if err != nil {
 		return nil, err
 	}
+	return loopOutput(results, errs), nil
+}
+
+// loopOutput is a loop's output: every item's result in order (nil where it failed) and the
+// items' errors in order.
+func loopOutput(results, errs []any) map[string]any {
 	collected := []any{}
 	for _, e := range errs {
 		if e != nil {
 			collected = append(collected, e)
 		}
 	}
-	return map[string]any{"iterations": len(items), "results": results, "errors": collected}, nil
+	return map[string]any{"iterations": len(results), "results": results, "errors": collected}
+}
+
+// ChangeLoopProviderBatches marks runs whose loops over a batching tool (embed) send their items
+// in provider requests, as a forEach does (step_providerbatch.go); histories recorded before
+// replay one activity per item.
+const ChangeLoopProviderBatches = "loop-provider-batches"
+
+// loopBatched reports whether the loop of sr groups its items into provider requests: its
+// nested tool declares a batch and the step does not say "batch": false.
+func (r *run) loopBatched(ctx workflow.Context, sr *stepRun) bool {
+	ns := sr.cs.Nested
+	if ns.Spec.Batch == nil || (sr.cs.Step.Batch != nil && !*sr.cs.Step.Batch) {
+		return false
+	}
+	return workflow.GetVersion(ctx, ChangeLoopProviderBatches, workflow.DefaultVersion, 1) >= 1
+}
+
+// loopProviderBatches runs a loop over a batching tool in provider requests, at most limit in
+// flight, with the loop's semantics: every item runs, and an item's error (its inputs, the
+// provider refusing it, or its request failing after its retries) is collected, not raised.
+// A loop holds at most MaxLoopIterations items, so its batches always run in this history.
+func (r *run) loopProviderBatches(ctx workflow.Context, sr *stepRun, items []any, env map[string]any, limit int) (any, error) {
+	ns := sr.cs.Nested
+	results := make([]any, len(items))
+	errs := make([]any, len(items))
+	fail := func(i int, msg string) { errs[i] = map[string]any{"index": i, "error": msg} }
+	// The items whose inputs resolve are sent; at[k] is the loop index of the k-th sent.
+	var at []int
+	var inputs []map[string]any
+	var sizes []int
+	for i, item := range items {
+		in, size, err := r.resolveItem(ctx, ns.Inputs, ns.Spec, sr.cs, itemEnv(env, map[string]any{ns.As: item, "index": i}))
+		if err != nil {
+			if activityFailed(err) {
+				return nil, err // the evaluate activity failed: the store is down, not the item
+			}
+			fail(i, errorText(err))
+			sr.itemsDone++
+			continue
+		}
+		at, inputs, sizes = append(at, i), append(inputs, in), append(sizes, size)
+	}
+	spans := batchSpans(ns.Spec.Batch, inputs, sizes)
+	calls := &providerCalls{
+		spec: ns.Spec, policy: sr.cs.Policy, title: sr.cs.Title() + " (" + ns.Tool + ")", step: sr.cs.ID, named: r.namedActivities,
+		storeAbove: min(batchStoreCap, forEachOutputBudget/max(1, len(spans))),
+		collect:    true,
+		started:    func(workflow.Context, int) {},
+		finished: func(_ workflow.Context, k int, it toolspec.BatchItem, err error) {
+			sr.itemsDone++
+			if err != nil {
+				fail(at[k], it.Error)
+				return
+			}
+			results[at[k]] = it.Output
+		},
+		done: func(ctx workflow.Context, out *toolspec.BatchOut, n int) {
+			sr.attempts += max(out.Attempt, 1) * int32(n)
+			r.addChildUsage(sr, tokenUsage(out.Usage, int64(out.Requests)))
+			if out.Usage != nil {
+				r.recordUsage(ctx, sr)
+			}
+			addWarnings(&sr.warnings, out.Warnings)
+		},
+	}
+	if err := calls.run(ctx, inputs, spans, 0, limit); err != nil {
+		return nil, err
+	}
+	return loopOutput(results, errs), nil
 }
 
 // nested runs the loop's per-item step.

@@ -10,6 +10,7 @@ import (
 	"github.com/weftworks/weft/activities/toolspec"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 	"github.com/weftworks/weft/workflows/dsl"
+	"github.com/weftworks/weft/workflows/expr"
 )
 
 // A forEach over a tool that declares toolspec.Batch (embed) groups its items into calls of the
@@ -53,16 +54,24 @@ func (r *run) resolveItems(ctx workflow.Context, sr *stepRun, items []any) (inpu
 	inputs = make([]map[string]any, len(items))
 	sizes = make([]int, len(items))
 	for i, item := range items {
-		env := itemEnv(r.env, map[string]any{"item": item, "index": i})
-		in, err := r.resolveInputs(ctx, sr.cs, sr.cs.InputValue, sr.cs.Spec, env)
+		in, size, err := r.resolveItem(ctx, sr.cs.InputValue, sr.cs.Spec, sr.cs, itemEnv(r.env, map[string]any{"item": item, "index": i}))
 		if err != nil {
 			return nil, nil, 0, fmt.Errorf("item %d: %w", i, err)
 		}
-		b, _ := json.Marshal(in)
-		inputs[i], sizes[i] = in, len(b)
-		total += len(b)
+		inputs[i], sizes[i] = in, size
+		total += size
 	}
 	return inputs, sizes, total, nil
+}
+
+// resolveItem renders one item's inputs and measures them in bytes.
+func (r *run) resolveItem(ctx workflow.Context, val *expr.Value, spec *toolspec.Spec, cs *dsl.CompiledStep, env map[string]any) (map[string]any, int, error) {
+	in, err := r.resolveInputs(ctx, cs, val, spec, env)
+	if err != nil {
+		return nil, 0, err
+	}
+	b, _ := json.Marshal(in)
+	return in, len(b), nil
 }
 
 // forEachProviderBatches runs a batched forEach: in this run's history when it is small enough,
@@ -140,7 +149,12 @@ type providerCalls struct {
 	step       string
 	named      bool
 	storeAbove int
-	// started and finished are told of each item (err is the item's own error, "item N: ...");
+	// collect: an item's error (or a failed request's, for each of its items) goes to finished
+	// and the other requests go on, as a loop collects its items' errors; otherwise the first
+	// one fails the whole.
+	collect bool
+	// started and finished are told of each item (err is the item's own error, "item N: ...";
+	// it.Error its text without the item's number);
 	// done of each request with its item count (a failed request: its usage, no items).
 	started  func(ctx workflow.Context, i int)
 	finished func(ctx workflow.Context, i int, it toolspec.BatchItem, err error)
@@ -170,7 +184,10 @@ func (p *providerCalls) run(ctx workflow.Context, inputs []map[string]any, spans
 			}
 			werr := temporal.NewNonRetryableApplicationError(fmt.Sprintf("items %d–%d: %s", first+s.first, first+s.first+s.n-1, ErrorText(err)), ErrStepFailed, nil)
 			for k := 0; k < s.n; k++ {
-				p.finished(ctx, first+s.first+k, toolspec.BatchItem{}, werr)
+				p.finished(ctx, first+s.first+k, toolspec.BatchItem{Error: ErrorText(err)}, werr)
+			}
+			if p.collect {
+				return nil
 			}
 			if s.n == 1 {
 				return temporal.NewNonRetryableApplicationError(fmt.Sprintf("item %d: %s", first+s.first, ErrorText(err)), ErrStepFailed, nil)
@@ -195,6 +212,9 @@ func (p *providerCalls) run(ctx workflow.Context, inputs []map[string]any, spans
 			p.finished(ctx, i, it, nil)
 		}
 		p.done(ctx, &out, s.n)
+		if p.collect {
+			return nil
+		}
 		return firstErr
 	})
 }

@@ -21,6 +21,9 @@ func TestBatchOption(t *testing.T) {
 			`w.json:1:55: warning: steps[0].batch: batch has no effect without forEach (remove it, or add forEach)`},
 		{"a tool that does not batch", `{"id":"e","tool":"chunk","forEach":"{{ ['a'] }}","batch":false,"inputs":{"text":"{{ item }}"}}`, new(bool),
 			`w.json:1:79: warning: steps[0].batch: chunk does not batch: its forEach items run one call each (remove batch)`},
+		{"a loop over embed", `{"id":"e","tool":"loop","batch":false,"inputs":{"as":"item","items":[1],"step":{"tool":"embed","inputs":{"text":"{{ item }}"}}}}`, new(bool), ""},
+		{"a loop over a tool that does not batch", `{"id":"e","tool":"loop","batch":false,"inputs":{"as":"item","items":["a"],"step":{"tool":"chunk","inputs":{"text":"{{ item }}"}}}}`, new(bool),
+			`w.json:1:54: warning: steps[0].batch: chunk does not batch: the loop runs one call per item (remove batch)`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w, err := dsl.Load("w.json", []byte(`{"name":"x","steps":[`+tc.step+`]}`))

@@ -35,6 +35,9 @@ func (c *compiler) compileNested(cs *CompiledStep, inPtr string) {
 		return
 	}
 	ns.Spec = spec
+	if cs.Step.Batch != nil && spec.Batch == nil {
+		c.warnAt(strings.TrimSuffix(inPtr, "/inputs")+"/batch", fmt.Sprintf("%s does not batch: the loop runs one call per item", ns.Tool), "remove batch")
+	}
 	inputs, _ := step["inputs"].(map[string]any)
 	if inputs == nil {
 		inputs = map[string]any{}

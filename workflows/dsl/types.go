@@ -70,7 +70,7 @@ type Step struct {
 	ForEach         string         `json:"forEach,omitempty"`
 	Concurrency     int            `json:"concurrency,omitempty"`
 	ContinueOnError bool           `json:"continueOnError,omitempty"`
-	// Batch false runs a forEach over a batching tool (embed) one call per item instead of
+	// Batch false runs a forEach or loop over a batching tool (embed) one call per item instead of
 	// grouping its items into provider requests (nil: batch).
 	Batch     *bool    `json:"batch,omitempty"`
 	DependsOn []string `json:"dependsOn,omitempty"`

@@ -315,9 +315,9 @@ func (c *compiler) compileStep(cs *CompiledStep) {
 	if st.Concurrency > 0 && st.ForEach == "" {
 		c.warnAt(ptr+"/concurrency", "concurrency has no effect without forEach", "remove it, or add forEach")
 	}
-	if st.Batch != nil && st.ForEach == "" {
+	if st.Batch != nil && st.ForEach == "" && cs.Spec != toolspec.Loop.Spec {
 		c.warnAt(ptr+"/batch", "batch has no effect without forEach", "remove it, or add forEach")
-	} else if st.Batch != nil && cs.Spec != nil && cs.Spec.Batch == nil {
+	} else if st.Batch != nil && cs.Spec != nil && cs.Spec.Batch == nil && cs.Spec != toolspec.Loop.Spec {
 		c.warnAt(ptr+"/batch", fmt.Sprintf("%s does not batch: its forEach items run one call each", st.Tool), "remove batch")
 	}
 	for i, d := range st.DependsOn {
