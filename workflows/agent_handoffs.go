@@ -107,3 +107,9 @@ func handOff(llm map[string]any, h *handoff) {
 	delete(llm, "parallelToolCalls")
 	delete(llm, "toolChoice")
 }
+
+// resetToolChoice is the handoff's agent's resetToolChoice (default true).
+func (h *handoff) resetToolChoice() bool {
+	b, ok := h.agent["resetToolChoice"].(bool)
+	return b || !ok
+}

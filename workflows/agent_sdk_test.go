@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
 
 	"github.com/weftworks/weft/workflows"
 )
@@ -27,25 +28,62 @@ func (s *inputsSeen) wrap(f func(map[string]any) map[string]any) func(map[string
 	}
 }
 
-// TestAgentToolChoice: toolChoice goes with each model call, a tool as the model names it.
+// TestAgentToolChoice: toolChoice goes with the model calls, a tool as the model names it;
+// required and a tool go until the agent has called tools, then auto (resetToolChoice, as the
+// OpenAI Agents SDK's reset_tool_choice), or with every call with resetToolChoice false.
 func TestAgentToolChoice(t *testing.T) {
-	for _, tc := range []struct{ choice, want string }{{"required", "required"}, {"search", "search"}, {"none", "none"}} {
-		t.Run(tc.choice, func(t *testing.T) {
+	for _, tc := range []struct {
+		choice, extra string
+		want          [3]string
+	}{
+		{"required", "", [3]string{"required", "auto", "auto"}},
+		{"search", "", [3]string{"search", "auto", "auto"}},
+		{"none", "", [3]string{"none", "none", "none"}},
+		{"auto", "", [3]string{"auto", "auto", "auto"}},
+		{"required", `,"resetToolChoice":false`, [3]string{"required", "required", "required"}},
+		{"search", `,"resetToolChoice":false`, [3]string{"search", "search", "search"}},
+	} {
+		t.Run(tc.choice+tc.extra, func(t *testing.T) {
 			h := newHarness(t)
 			seen := &inputsSeen{}
 			withModel(h, &scriptedModel{answers: []func(map[string]any) map[string]any{
 				seen.wrap(callTools([3]string{"c1", "search", `{"query":"x"}`})),
+				seen.wrap(callTools([3]string{"c2", "search", `{"query":"y"}`})),
 				seen.wrap(say("done")),
 			}})
-			def := strings.Replace(agentFlow, `"maxIterations":4`, `"maxIterations":4,"toolChoice":"`+tc.choice+`"`, 1)
+			def := strings.Replace(agentFlow, `"maxIterations":4`, `"maxIterations":4,"toolChoice":"`+tc.choice+`"`+tc.extra, 1)
 			_, err := h.run(t, def, nil)
 			require.NoError(t, err)
-			require.Len(t, seen.ins, 2)
-			for _, in := range seen.ins {
-				require.Equal(t, tc.want, in["toolChoice"])
+			require.Len(t, seen.ins, 3)
+			for i, in := range seen.ins {
+				require.Equal(t, tc.want[i], in["toolChoice"], "model call %d", i+1)
 			}
 		})
 	}
+	t.Run("a turn without calls keeps required", func(t *testing.T) {
+		h := newHarness(t)
+		seen := &inputsSeen{}
+		withModel(h, &scriptedModel{answers: []func(map[string]any) map[string]any{
+			seen.wrap(say("")), // answers without a call: the agent ends, having called nothing
+		}})
+		def := strings.Replace(agentFlow, `"maxIterations":4`, `"maxIterations":4,"toolChoice":"required"`, 1)
+		_, err := h.run(t, def, nil)
+		require.NoError(t, err)
+		require.Equal(t, "required", seen.ins[0]["toolChoice"])
+	})
+	t.Run("runs recorded before the reset keep toolChoice", func(t *testing.T) {
+		h := newHarness(t)
+		h.env.OnGetVersion(workflows.ChangeAgentResetToolChoice, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+		seen := &inputsSeen{}
+		withModel(h, &scriptedModel{answers: []func(map[string]any) map[string]any{
+			seen.wrap(callTools([3]string{"c1", "search", `{"query":"x"}`})),
+			seen.wrap(say("done")),
+		}})
+		def := strings.Replace(agentFlow, `"maxIterations":4`, `"maxIterations":4,"toolChoice":"required"`, 1)
+		_, err := h.run(t, def, nil)
+		require.NoError(t, err)
+		require.Equal(t, "required", seen.ins[1]["toolChoice"], "an old history replays with the inputs it recorded")
+	})
 	t.Run("no choice sends none", func(t *testing.T) {
 		h := newHarness(t)
 		seen := &inputsSeen{}

@@ -20,6 +20,9 @@ import (
 const (
 	DefaultAgentIterations = 10
 	DefaultToolResultLimit = 8000
+	// DefaultMaxHandoffs caps the handoffs of one agent step, so agents cannot pass the
+	// conversation back and forth forever.
+	DefaultMaxHandoffs = 10
 	// autoContextLimit caps each upstream output rendered by "context": "auto".
 	autoContextLimit = 20000
 )
@@ -30,7 +33,13 @@ const (
 	StopMaxIterations = "max_iterations"
 	StopToolCalled    = "tool_called"  // stopWhen {tool}: a call to the tool completed
 	StopTextMatched   = "text_matched" // stopWhen {textMatches}: the model's text matched
+	StopMaxHandoffs   = "max_handoffs" // maxHandoffs reached with onLimit: return
 )
+
+// ChangeAgentResetToolChoice (workflow.GetVersion): an agent whose toolChoice is required or a
+// tool sends auto once it has called tools (resetToolChoice, as the OpenAI Agents SDK's
+// reset_tool_choice); runs recorded before it send their toolChoice with every model call.
+const ChangeAgentResetToolChoice = "agent-reset-tool-choice"
 
 // prepareChat completes an llm call's inputs in workflow code: "context": "auto" becomes the
 // outputs of the steps this one depends on, and tool names become function definitions.
@@ -113,6 +122,8 @@ type agentConfig struct {
 	toolResultLimit int
 	onLimit         string
 	toolChoice      string
+	resetToolChoice bool // after a turn with tool calls, the model calls go with auto
+	maxHandoffs     int
 	stopWhen        []stopRule
 }
 
@@ -151,7 +162,8 @@ func parseStopWhen(v any) ([]stopRule, error) {
 }
 
 func parseAgentConfig(in map[string]any) agentConfig {
-	c := agentConfig{maxIterations: DefaultAgentIterations, parallel: true, approve: map[string]bool{}, toolResultLimit: DefaultToolResultLimit, onLimit: "fail"}
+	c := agentConfig{maxIterations: DefaultAgentIterations, parallel: true, approve: map[string]bool{}, toolResultLimit: DefaultToolResultLimit, onLimit: "fail",
+		resetToolChoice: true, maxHandoffs: DefaultMaxHandoffs}
 	if f, ok := in["maxIterations"].(float64); ok && f >= 1 {
 		c.maxIterations = int(f)
 	}
@@ -172,6 +184,12 @@ func parseAgentConfig(in map[string]any) agentConfig {
 		c.onLimit = s
 	}
 	c.toolChoice, _ = in["toolChoice"].(string)
+	if b, ok := in["resetToolChoice"].(bool); ok {
+		c.resetToolChoice = b
+	}
+	if f, ok := in["maxHandoffs"].(float64); ok && f >= 1 {
+		c.maxHandoffs = int(f)
+	}
 	return c
 }
 
@@ -208,7 +226,9 @@ func (r *run) agent(ctx workflow.Context, sr *stepRun, inputs map[string]any, en
 	// The step's approve list holds for every agent of the step: an agent handed to adds its
 	// own, and a model cannot hand off to escape a person's approval.
 	stepApprove := cfg.approve // equip gives cfg a new map each time: this one stays the step's
-	equip := func(toolList, approve any, choice string, extra []agentTool) error {
+	resetChoice := cfg.resetToolChoice // the active agent's resetToolChoice
+	equip := func(toolList, approve any, choice string, reset bool, extra []agentTool) error {
+		resetChoice = reset
 		list, err := r.agentTools(ctx, sr, toolList)
 		if err != nil {
 			return err
@@ -256,7 +276,7 @@ func (r *run) agent(ctx workflow.Context, sr *stepRun, inputs map[string]any, en
 	for _, h := range hands {
 		transfers = append(transfers, handoffTool{h: h})
 	}
-	if err := equip(inputs["tools"], inputs["approve"], cfg.toolChoice, transfers); err != nil {
+	if err := equip(inputs["tools"], inputs["approve"], cfg.toolChoice, cfg.resetToolChoice, transfers); err != nil {
 		return nil, invalid(err)
 	}
 	if cfg.stopWhen, err = parseStopWhen(inputs["stopWhen"]); err != nil {
@@ -303,6 +323,11 @@ func (r *run) agent(ctx workflow.Context, sr *stepRun, inputs map[string]any, en
 		res["text"], res["json"], res["stopReason"], res["guardrail"] = "", nil, StopGuardrail, trip.value()
 		return res, nil
 	}
+	// usedTools: the agents (by name) that have called tools in this step. An agent that has, and
+	// whose toolChoice is required or a tool, goes on with auto unless it sets resetToolChoice
+	// false: the model decides again, instead of being made to call tools until maxIterations.
+	usedTools := map[string]bool{}
+	resetVersion := -2 // ChangeAgentResetToolChoice, read when it first matters
 	// A fork starts from a recorded conversation: its model and tool results are not asked again.
 	start := 1
 	resume, _ := inputs["resume"].(map[string]any)
@@ -314,6 +339,7 @@ func (r *run) agent(ctx workflow.Context, sr *stepRun, inputs map[string]any, en
 		delete(llm, "context")
 		recorded, _ := resume["toolCalls"].([]any)
 		calls = append(calls, recorded...)
+		markUsedTools(usedTools, sr.cs.ID, recorded)
 		if f, ok := resume["iteration"].(float64); ok && f >= 0 {
 			start = int(f) + 1
 		}
@@ -330,7 +356,7 @@ func (r *run) agent(ctx workflow.Context, sr *stepRun, inputs map[string]any, en
 			active = h.name
 			handOff(llm, h)
 			choice, _ := h.agent["toolChoice"].(string)
-			if err := equip(h.agent["tools"], h.agent["approve"], choice, nil); err != nil {
+			if err := equip(h.agent["tools"], h.agent["approve"], choice, h.resetToolChoice(), nil); err != nil {
 				return nil, invalid(fmt.Errorf("handoff %s: %w", h.name, err))
 			}
 		}
@@ -360,6 +386,14 @@ func (r *run) agent(ctx workflow.Context, sr *stepRun, inputs map[string]any, en
 		}
 		sr.iterations = int32(iter)
 		r.record(ctx, RunEvent{Type: EventIteration, Step: sr.cs.ID, Key: key, Iteration: sr.iterations})
+		if resetChoice && usedTools[active] && forcesTools(llm["toolChoice"]) {
+			if resetVersion == -2 {
+				resetVersion = int(workflow.GetVersion(ctx, ChangeAgentResetToolChoice, workflow.DefaultVersion, 1))
+			}
+			if resetVersion >= 1 {
+				llm["toolChoice"] = "auto"
+			}
+		}
 		opts := llmOptions(activityOptions(sr.cs.Policy, spec, fmt.Sprintf("%s · model call %d", sr.cs.Title(), iter)))
 		opts.ActivityID = r.activityID(sr, stepKey(sr, env))
 		call := llm
@@ -425,13 +459,14 @@ func (r *run) agent(ctx workflow.Context, sr *stepRun, inputs map[string]any, en
 			calls = append(calls, records[i])
 		}
 		llm["messages"] = msgs
+		usedTools[active] = true
 		if h := handedOff(records, byFunction); h != nil {
 			handoffsMade = append(handoffsMade, map[string]any{"iteration": iter, "from": active, "to": h.name})
 			r.recordHandoff(ctx, sr, key, iter, active, h.name)
 			active = h.name
 			handOff(llm, h)
 			choice, _ := h.agent["toolChoice"].(string)
-			if err := equip(h.agent["tools"], h.agent["approve"], choice, nil); err != nil {
+			if err := equip(h.agent["tools"], h.agent["approve"], choice, h.resetToolChoice(), nil); err != nil {
 				return nil, invalid(fmt.Errorf("handoff %s: %w", h.name, err))
 			}
 			continue
@@ -515,6 +550,33 @@ func toolStop(rules []stopRule, tools []agentTool, records, results []map[string
 		}
 	}
 	return "", ""
+}
+
+// forcesTools reports whether a toolChoice sent to the model makes it call a tool: required or
+// a tool's name.
+func forcesTools(choice any) bool {
+	s, _ := choice.(string)
+	return s != "" && s != "auto" && s != "none"
+}
+
+// markUsedTools marks the agents that made the recorded tool calls of a resumed agent: the
+// step's agent, and from the turn after a completed transfer the agent handed to.
+func markUsedTools(used map[string]bool, stepAgent string, recorded []any) {
+	cur, next := stepAgent, ""
+	last := -1.0
+	for _, e := range recorded {
+		rec, _ := e.(map[string]any)
+		iter, _ := rec["iteration"].(float64)
+		if iter != last && next != "" {
+			cur, next = next, ""
+		}
+		last = iter
+		used[cur] = true
+		tool, _ := rec["tool"].(string)
+		if name, ok := strings.CutPrefix(tool, HandoffToolPrefix); ok && rec["status"] == StatusCompleted && next == "" {
+			next = name
+		}
+	}
 }
 
 // toolChoice is the agent's toolChoice as the model reads it: auto, none, required, or the

@@ -85,7 +85,9 @@ type AgentIn struct {
 	Guardrails        *Guardrails  `json:"guardrails,omitempty" jsonschema:"checks of the input (before the first model call) and of the answer, with tripwire semantics: a check that trips fails the step, or returns with stopReason guardrail (onTrip: return)"`
 	Handoffs          []Handoff    `json:"handoffs,omitempty" jsonschema:"agents this one can pass the conversation to, offered to the model as transfer_to_NAME tools: the agent handed to continues the conversation in this step with its own model, system prompt and tools, and answers" weft:"maxItems=16"`
 	Resume            *AgentResume `json:"resume,omitempty" jsonschema:"start from a recorded conversation instead of iteration 1 (weft fork writes it): the model and tool results in it are not asked again"`
-	ToolChoice        string       `json:"toolChoice,omitempty" jsonschema:"sent with each model call: auto (the model decides), none (no tool calls), required (at least one call), or a tool as tools names it (that tool); with required or a tool the agent stops through stopWhen or maxIterations" weft:"minLength=1"`
+	ToolChoice        string       `json:"toolChoice,omitempty" jsonschema:"sent with each model call: auto (the model decides), none (no tool calls), required (at least one call), or a tool as tools names it (that tool); required and a tool hold until the agent has called tools (see resetToolChoice)" weft:"minLength=1"`
+	ResetToolChoice   bool         `json:"resetToolChoice,omitempty" jsonschema:"once the agent has called tools, its later model calls go with auto instead of a toolChoice of required or a tool, so a forced call cannot loop until maxIterations (as the OpenAI Agents SDK's reset_tool_choice); false keeps toolChoice for every call (then stop through stopWhen or maxIterations)" weft:"default=true"`
+	MaxHandoffs       int          `json:"maxHandoffs,omitempty" jsonschema:"the most handoffs the step's agents may make in all (A to B to A counts 2): one more fails the step, or with onLimit return returns with stopReason max_handoffs" weft:"min=1,max=100,default=10"`
 }
 
 // AgentResume is where a forked agent starts: the conversation and tool calls of a recorded run
@@ -107,14 +109,16 @@ type Handoff struct {
 
 // HandoffAgent is the agent a handoff passes the conversation to: what differs from the step's.
 type HandoffAgent struct {
-	Model          string   `json:"model,omitempty" jsonschema:"default: the step's model" weft:"minLength=1"`
-	System         string   `json:"system,omitempty" jsonschema:"replaces the step's system prompt (and instructions) from the handoff on" weft:"maxLength=100000"`
-	Tools          []string `json:"tools,omitempty" jsonschema:"its tools (none by default), named as the step's tools are" weft:"maxItems=64,item.minLength=1"`
-	Approve        []string `json:"approve,omitempty" weft:"item.minLength=1"`
-	ToolChoice     string   `json:"toolChoice,omitempty" weft:"minLength=1"`
-	Temperature    *float64 `json:"temperature,omitempty" weft:"min=0,max=2"`
-	MaxTokens      int      `json:"maxTokens,omitempty" weft:"min=1,max=200000"`
-	ResponseFormat any      `json:"responseFormat,omitempty" jsonschema:"text, json, or a JSON Schema (default: the step's)"`
+	Model           string   `json:"model,omitempty" jsonschema:"default: the step's model" weft:"minLength=1"`
+	System          string   `json:"system,omitempty" jsonschema:"replaces the step's system prompt (and instructions) from the handoff on" weft:"maxLength=100000"`
+	Tools           []string `json:"tools,omitempty" jsonschema:"its tools (none by default), named as the step's tools are" weft:"maxItems=64,item.minLength=1"`
+	Approve         []string `json:"approve,omitempty" weft:"item.minLength=1"`
+	ToolChoice      string   `json:"toolChoice,omitempty" weft:"minLength=1"`
+	ResetToolChoice bool     `json:"resetToolChoice,omitempty" jsonschema:"as the step's: once this agent has called tools it goes on with auto" weft:"default=true"`
+	Handoffs        []string `json:"handoffs,omitempty" jsonschema:"the agents this one can pass the conversation to: names of the step's handoffs, or the step's id for the step's own agent (none by default)" weft:"maxItems=16,item.minLength=1"`
+	Temperature     *float64 `json:"temperature,omitempty" weft:"min=0,max=2"`
+	MaxTokens       int      `json:"maxTokens,omitempty" weft:"min=1,max=200000"`
+	ResponseFormat  any      `json:"responseFormat,omitempty" jsonschema:"text, json, or a JSON Schema (default: the step's)"`
 }
 
 // Guardrails are an agent's input and output checks.
@@ -151,7 +155,7 @@ type AgentOut struct {
 	Messages   []any           `json:"messages"`
 	ToolCalls  []AgentToolCall `json:"toolCalls"`
 	Iterations int             `json:"iterations"`
-	StopReason string          `json:"stopReason" jsonschema:"final_answer, max_iterations, tool_called or text_matched (stopWhen)"`
+	StopReason string          `json:"stopReason" jsonschema:"final_answer, max_iterations, max_handoffs, tool_called or text_matched (stopWhen), guardrail"`
 	StoppedBy  string          `json:"stoppedBy,omitempty" jsonschema:"the tool or pattern of the stopWhen condition that stopped the agent"`
 	Guardrail  *GuardrailTrip  `json:"guardrail,omitempty" jsonschema:"the check that tripped (stopReason guardrail)"`
 	Agent      string          `json:"agent,omitempty" jsonschema:"with handoffs: the agent that answered (the step's id, or a handoff's name)"`
