@@ -11,12 +11,14 @@ import (
 
 	"github.com/weftworks/weft/activities/codeindex"
 	"github.com/weftworks/weft/activities/mongostore"
+	"github.com/weftworks/weft/activities/rank"
 	"github.com/weftworks/weft/activities/toolspec"
 )
 
 func init() {
 	bind(toolspec.CodeIndex, (*Tools).codeIndex)
 	bind(toolspec.CodeSearch, (*Tools).codeSearch)
+	bind(toolspec.CodeQuery, (*Tools).codeQuery)
 	bind(toolspec.CodeStatus, (*Tools).codeStatus)
 	bind(toolspec.CodeFindSimilar, (*Tools).codeFindSimilar)
 }
@@ -69,7 +71,10 @@ func (t *Tools) codeIndex(ctx context.Context, in toolspec.CodeIndexIn) (toolspe
 		return none, nil, err
 	}
 	db := t.databaseNamed(in.DB)
-	model := in.Model
+	model, err := t.codeModel(ctx, store, db, coll, in.Model)
+	if err != nil {
+		return none, nil, err
+	}
 	texts := make([]string, len(chunks))
 	for i, c := range chunks {
 		texts[i] = codeText(c) // the path and symbol are part of what is embedded: a question names them
@@ -131,35 +136,253 @@ func codeText(c codeChunk) string {
 	return head + "\n" + c.chunk.Text
 }
 
-func (t *Tools) codeSearch(ctx context.Context, in toolspec.CodeSearchIn) (toolspec.CodeSearchOut, *toolspec.Usage, error) {
-	filter, n := codeFilter(in.Language, in.PathPrefix, candidates(in.Limit))
-	results, _, warnings, tokens, err := t.retrieve(ctx, in.Query, in.DB, in.Collection, in.Model, filter, n)
+// codeModel is the embedding model of a code tool: the one its step names, else the one the
+// collection was indexed with (a search must embed as the chunks were), else defaultCodeModel.
+func (t *Tools) codeModel(ctx context.Context, store *mongostore.Store, db, coll, model string) (string, error) {
+	if model != "" {
+		return model, nil
+	}
+	model, err := store.CollectionModel(ctx, db, coll)
+	if err != nil || model != "" {
+		return model, err
+	}
+	return t.defaultCodeModel(), nil
+}
+
+// defaultCodeModel is the model code is embedded with when neither the step nor the collection
+// names one: voyage-code-3 (Voyage's model for code) when the embedding provider in use is Voyage,
+// otherwise the default of every tool.
+func (t *Tools) defaultCodeModel() string {
+	m := t.defaultEmbeddingModel()
+	if strings.HasPrefix(m, "voyage-") {
+		return "voyage-code-3"
+	}
+	return m
+}
+
+// codeSearchModel is codeModel for a search, which names its collection by the step's inputs.
+func (t *Tools) codeSearchModel(ctx context.Context, dbName, collection, model string) (string, error) {
+	if model != "" {
+		return model, nil
+	}
+	coll, err := t.collectionNamed(collection)
 	if err != nil {
-		return toolspec.CodeSearchOut{}, nil, err
+		return "", err
+	}
+	store, err := t.Store(ctx)
+	if err != nil {
+		return "", err
+	}
+	return t.codeModel(ctx, store, t.databaseNamed(dbName), coll, "")
+}
+
+// codeRetrieval is what code_search and code_query do, each with its own defaults: how many
+// candidates the vector search finds for limit results, and whether they are reranked.
+type codeRetrieval struct {
+	query, db, collection, language, pathPrefix, model string
+	filter                                             map[string]any
+	limit, candidates                                  int
+	rerank                                             bool
+}
+
+func (t *Tools) codeSearch(ctx context.Context, in toolspec.CodeSearchIn) (toolspec.CodeSearchOut, *toolspec.Usage, error) {
+	return t.codeRetrieve(ctx, codeRetrieval{query: in.Query, db: in.DB, collection: in.Collection, language: in.Language, pathPrefix: in.PathPrefix,
+		model: in.Model, filter: in.Filter, limit: in.Limit, candidates: candidates(in.Limit), rerank: in.Rerank})
+}
+
+// codeQuery is vai's code_query: code_search over five times as many candidates as results
+// (more than code_search ranks), always reranked.
+func (t *Tools) codeQuery(ctx context.Context, in toolspec.CodeQueryIn) (toolspec.CodeSearchOut, *toolspec.Usage, error) {
+	return t.codeRetrieve(ctx, codeRetrieval{query: in.Query, db: in.DB, collection: in.Collection, language: in.Language, pathPrefix: in.PathPrefix,
+		model: in.Model, filter: in.Filter, limit: in.Limit, candidates: codeQueryCandidates(in.Limit), rerank: true})
+}
+
+// codeQueryCandidates is how many candidates code_query reranks for limit results: five times
+// limit, and always more than code_search ranks (candidates).
+func codeQueryCandidates(limit int) int { return max(limit*5, 25) }
+
+// codeRetrieve searches code chunks by hybrid ranking and, when asked, reranks the candidates
+// as query does: with Voyage's reranker when a key is configured; offline the reranker would be
+// the fusion search already ranked by, so the results keep their order.
+func (t *Tools) codeRetrieve(ctx context.Context, r codeRetrieval) (toolspec.CodeSearchOut, *toolspec.Usage, error) {
+	var none toolspec.CodeSearchOut
+	filter, n, err := codeFilter(r.language, r.pathPrefix, r.filter, r.candidates)
+	if err != nil {
+		return none, nil, err
+	}
+	model, err := t.codeSearchModel(ctx, r.db, r.collection, r.model)
+	if err != nil {
+		return none, nil, err
+	}
+	results, _, warnings, tokens, err := t.retrieve(ctx, r.query, r.db, r.collection, model, filter, n)
+	if err != nil {
+		return none, nil, err
+	}
+	keep := r.limit
+	if r.rerank {
+		keep = r.candidates // the reranker reads every candidate
 	}
 	hits := []toolspec.CodeHit{}
-	for _, r := range results {
-		if len(hits) == in.Limit {
+	for _, d := range results {
+		if len(hits) == keep {
 			break
 		}
-		if h, ok := codeHit(r.Metadata, r.Content, r.Score, in.PathPrefix); ok {
+		if h, ok := codeHit(d.Metadata, d.Content, d.Score, r.pathPrefix); ok {
 			hits = append(hits, h)
 		}
 	}
-	return toolspec.CodeSearchOut{Query: in.Query, Results: hits, Count: len(hits), Warnings: warnings}, &toolspec.Usage{EmbeddingTokens: tokens}, nil
+	out := toolspec.CodeSearchOut{Query: r.query, Warnings: warnings}
+	usage := &toolspec.Usage{EmbeddingTokens: tokens}
+	switch {
+	case r.rerank && len(hits) > 0 && t.voyage != nil:
+		texts, names := make([]string, len(hits)), make([]string, len(hits))
+		for i, h := range hits {
+			texts[i], names[i] = rerankText(h), h.Path
+		}
+		ranking, err := t.rankTexts(ctx, r.query, texts, names, "", r.limit)
+		if err != nil {
+			return none, usage, err
+		}
+		ranked := make([]toolspec.CodeHit, 0, len(ranking.Results))
+		for _, rk := range ranking.Results {
+			h := hits[rk.Index]
+			h.RerankedScore = &rk.Score
+			ranked = append(ranked, h)
+		}
+		sort.SliceStable(ranked, func(i, j int) bool { return *ranked[i].RerankedScore > *ranked[j].RerankedScore })
+		hits, out.RerankModel = ranked, ranking.Model
+		usage.TotalTokens += ranking.Tokens
+	case r.rerank && len(hits) > 0:
+		for i := range hits {
+			score := hits[i].Score
+			hits[i].RerankedScore = &score
+		}
+		out.RerankModel = rank.Model
+	}
+	if len(hits) > r.limit {
+		hits = hits[:r.limit]
+	}
+	out.Results, out.Count = hits, len(hits)
+	return out, usage, nil
+}
+
+// rerankText is what the reranker reads for a chunk: what was embedded for it, its path and
+// symbol before its code.
+func rerankText(h toolspec.CodeHit) string {
+	head := h.Path
+	if h.Symbol != "" {
+		head += " " + h.Symbol
+	}
+	return head + "\n" + h.Content
+}
+
+// codeFilterFields are the chunk metadata a code tool's filter may name (vai's names too), and
+// where code_index stores each.
+var codeFilterFields = map[string]string{
+	"language": "metadata.language", "path": "metadata.path", "source": "source", "symbol": "metadata.symbol", "symbols": "metadata.symbol",
+	"kind": "metadata.kind", "chunkType": "metadata.kind", "startLine": "metadata.startLine", "endLine": "metadata.endLine", "root": "metadata.root",
 }
 
 // codeFilter is the search filter of the code tools, and how many candidates to ask for: more
-// when a path prefix is applied to them afterwards.
-func codeFilter(language, pathPrefix string, n int) (map[string]any, int) {
+// when a path prefix is applied to them afterwards. A step's filter (vai's free-form filter) is
+// merged in, but only on the metadata code_index writes and only with values or $in lists: it
+// narrows the search among code chunks and cannot reach anything else (the collection is the
+// step's, and metadata.codeIndex stays required).
+func codeFilter(language, pathPrefix string, extra map[string]any, n int) (map[string]any, int, error) {
 	filter := map[string]any{"metadata.codeIndex": true}
 	if language != "" {
 		filter["metadata.language"] = strings.ToLower(language)
 	}
+	keys := make([]string, 0, len(extra))
+	for k := range extra {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var and []any
+	for _, k := range keys {
+		field, ok := codeFilterFields[strings.TrimPrefix(k, "metadata.")]
+		if !ok || (strings.HasPrefix(k, "metadata.") && !strings.HasPrefix(field, "metadata.")) {
+			return nil, 0, &InputError{Msg: fmt.Sprintf("filter field %q is not chunk metadata code_index writes: filter on %s", k, strings.Join(codeFilterNames(), ", "))}
+		}
+		v, err := codeFilterValue(k, extra[k], field == "metadata.language")
+		if err != nil {
+			return nil, 0, err
+		}
+		if _, taken := filter[field]; taken {
+			and = append(and, map[string]any{field: v}) // language given twice: both must hold
+			continue
+		}
+		filter[field] = v
+	}
+	if len(and) > 0 {
+		filter["$and"] = and
+	}
 	if pathPrefix != "" {
 		n *= 4
 	}
-	return filter, n
+	return filter, n, nil
+}
+
+// codeFilterNames are the fields a code tool's filter may name, sorted.
+func codeFilterNames() []string {
+	names := make([]string, 0, len(codeFilterFields))
+	for k := range codeFilterFields {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// codeFilterValue checks the value a filter gives a field: a string, number or boolean, or
+// {"$in": [such values]}; language values are lowercased as code_index stores them.
+func codeFilterValue(field string, v any, lower bool) (any, error) {
+	scalar := func(x any) (any, bool) {
+		switch s := x.(type) {
+		case string:
+			if lower {
+				return strings.ToLower(s), true
+			}
+			return s, true
+		case bool, float64, float32, int, int32, int64:
+			return s, true
+		}
+		return nil, false
+	}
+	if x, ok := scalar(v); ok {
+		return x, nil
+	}
+	if m, ok := v.(map[string]any); ok && len(m) == 1 {
+		if list, ok := m["$in"].([]any); ok {
+			out := make([]any, len(list))
+			for i, e := range list {
+				x, ok := scalar(e)
+				if !ok {
+					return nil, &InputError{Msg: fmt.Sprintf("filter.%s: $in[%d] is %s, not a string, number or boolean", field, i, filterValueKind(e))}
+				}
+				out[i] = x
+			}
+			return map[string]any{"$in": out}, nil
+		}
+	}
+	return nil, &InputError{Msg: fmt.Sprintf(`filter.%s: %s is not a string, number, boolean or {"$in": [...]} (the only operator a code filter takes)`, field, filterValueKind(v))}
+}
+
+// filterValueKind names a filter value for an error: its operators when it is an object.
+func filterValueKind(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		return "an object with " + strings.Join(keys, ", ")
+	case []any:
+		return "an array"
+	}
+	return fmt.Sprintf("%T", v)
 }
 
 // codeHit is a found chunk as the code tools answer it; ok is false when its path is outside
@@ -180,8 +403,15 @@ func codeHit(m map[string]any, content string, score float64, pathPrefix string)
 // collection's model) and keeps the nearest chunks at least threshold alike, by cosine alone: a
 // snippet is compared with code, not read as a question, so keywords do not enter the score.
 func (t *Tools) codeFindSimilar(ctx context.Context, in toolspec.CodeFindSimilarIn) (toolspec.CodeFindSimilarOut, *toolspec.Usage, error) {
-	filter, n := codeFilter(in.Language, in.PathPrefix, in.Limit)
-	near, err := t.nearest(ctx, in.Code, "document", in.DB, in.Collection, in.Model, filter, n)
+	filter, n, err := codeFilter(in.Language, in.PathPrefix, in.Filter, in.Limit)
+	if err != nil {
+		return toolspec.CodeFindSimilarOut{}, nil, err
+	}
+	model, err := t.codeSearchModel(ctx, in.DB, in.Collection, in.Model)
+	if err != nil {
+		return toolspec.CodeFindSimilarOut{}, nil, err
+	}
+	near, err := t.nearest(ctx, in.Code, "document", in.DB, in.Collection, model, filter, n)
 	var usage *toolspec.Usage
 	if near.tokens > 0 || err == nil {
 		usage = &toolspec.Usage{EmbeddingTokens: near.tokens}

@@ -21,7 +21,7 @@ type CodeIndexIn struct {
 	Path         string   `json:"path" weft:"minLength=1,maxLength=4096" jsonschema:"Directory on the worker to index"`
 	DB           string   `json:"db,omitempty"`
 	Collection   string   `json:"collection,omitempty"`
-	Model        string   `json:"model,omitempty" jsonschema:"Embedding model (voyage-code-3 suits code when a Voyage key is set)"`
+	Model        string   `json:"model,omitempty" jsonschema:"Embedding model (default: the collection's, else voyage-code-3 when the embedding provider is Voyage, else the configured default)"`
 	Languages    []string `json:"languages,omitempty" jsonschema:"Index only these languages (go, python, typescript, ...)"`
 	MaxFiles     int      `json:"maxFiles,omitempty" weft:"min=1,max=100000,default=5000"`
 	MaxFileBytes int      `json:"maxFileBytes,omitempty" weft:"min=1,max=10485760,default=1048576"`
@@ -47,40 +47,73 @@ type CodeIndexOut struct {
 var CodeSearch = Declare[CodeSearchIn, CodeSearchOut](&Spec{
 	Name: "code_search", Domain: "code", Kind: KindActivity, NeedsCollection: true,
 	Title:       "Search code",
-	Description: "Search a collection code_index filled: hybrid search (vector and keyword) over the chunks, optionally of one language or under one path prefix. Each result names its file, lines and symbol.",
+	Description: "Search a collection code_index filled: hybrid search (vector and keyword) over the chunks, optionally of one language, under one path prefix or matching a metadata filter, optionally reranked. Each result names its file, lines and symbol.",
 	Annotations: readOnlyOpen,
-	Calls:       func(map[string]any) Calls { return Calls{Embed: 1, VectorSearch: 1} },
+	Calls: func(in map[string]any) Calls {
+		c := Calls{Embed: 1, VectorSearch: 1}
+		if boolInput(in, "rerank", false) {
+			c.Rerank = 1
+		}
+		return c
+	},
 })
 
 // CodeSearchIn is code_search's input.
 type CodeSearchIn struct {
-	Query      string `json:"query" weft:"minLength=1,maxLength=5000"`
-	DB         string `json:"db,omitempty"`
-	Collection string `json:"collection,omitempty"`
-	Language   string `json:"language,omitempty" jsonschema:"Only chunks of this language (go, python, typescript, ...)"`
-	PathPrefix string `json:"pathPrefix,omitempty" jsonschema:"Only files under this path (activities/)"`
-	Limit      int    `json:"limit,omitempty" weft:"min=1,max=100,default=10"`
-	Model      string `json:"model,omitempty"`
+	Query      string         `json:"query" weft:"minLength=1,maxLength=5000"`
+	DB         string         `json:"db,omitempty"`
+	Collection string         `json:"collection,omitempty"`
+	Language   string         `json:"language,omitempty" jsonschema:"Only chunks of this language (go, python, typescript, ...)"`
+	PathPrefix string         `json:"pathPrefix,omitempty" jsonschema:"Only files under this path (activities/)"`
+	Filter     map[string]any `json:"filter,omitempty" jsonschema:"Chunk metadata to match, merged into the search filter: field to a string, number, boolean or {\"$in\": [...]}; fields: language, path, source, symbol, kind (chunkType), startLine, endLine, root"`
+	Limit      int            `json:"limit,omitempty" weft:"min=1,max=100,default=10"`
+	Model      string         `json:"model,omitempty" jsonschema:"Embedding model (default: the one the collection was indexed with, else as code_index's)"`
+	Rerank     bool           `json:"rerank,omitempty" jsonschema:"Rerank the candidates with Voyage's reranker when a key is configured (offline, results keep search's order)"`
+}
+
+// CodeQuery is vai's full RAG query over an indexed source tree: code_search with more
+// candidates, always reranked, five results by default.
+var CodeQuery = Declare[CodeQueryIn, CodeSearchOut](&Spec{
+	Name: "code_query", Domain: "code", Kind: KindActivity, NeedsCollection: true,
+	Title: "Ask about code",
+	Description: "Answer a question from a collection code_index filled: code_search over five times as many candidates as results, always reranked (Voyage's reranker when a key is configured; offline, search's order), " +
+		"optionally of one language, under one path prefix or matching a metadata filter. Each result names its file, lines and symbol: the context an llm step cites.",
+	Annotations: readOnlyOpen,
+	Calls:       func(map[string]any) Calls { return Calls{Embed: 1, VectorSearch: 1, Rerank: 1} },
+})
+
+// CodeQueryIn is code_query's input: code_search's, without the choice to rerank.
+type CodeQueryIn struct {
+	Query      string         `json:"query" weft:"minLength=1,maxLength=5000"`
+	DB         string         `json:"db,omitempty"`
+	Collection string         `json:"collection,omitempty"`
+	Language   string         `json:"language,omitempty" jsonschema:"Only chunks of this language (go, python, typescript, ...)"`
+	PathPrefix string         `json:"pathPrefix,omitempty" jsonschema:"Only files under this path (activities/)"`
+	Filter     map[string]any `json:"filter,omitempty" jsonschema:"Chunk metadata to match, merged into the search filter: field to a string, number, boolean or {\"$in\": [...]}; fields: language, path, source, symbol, kind (chunkType), startLine, endLine, root"`
+	Limit      int            `json:"limit,omitempty" weft:"min=1,max=50,default=5"`
+	Model      string         `json:"model,omitempty" jsonschema:"Embedding model (default: the one the collection was indexed with, else as code_index's)"`
 }
 
 // CodeSearchOut is code_search's output.
 type CodeSearchOut struct {
-	Query    string    `json:"query"`
-	Results  []CodeHit `json:"results" jsonschema:"Best first"`
-	Count    int       `json:"count"`
-	Warnings []string  `json:"warnings,omitempty"`
+	Query       string    `json:"query"`
+	Results     []CodeHit `json:"results" jsonschema:"Best first"`
+	Count       int       `json:"count"`
+	RerankModel string    `json:"rerankModel,omitempty" jsonschema:"The reranker that ordered the results (absent: they were not reranked)"`
+	Warnings    []string  `json:"warnings,omitempty"`
 }
 
 // CodeHit is one chunk code_search found.
 type CodeHit struct {
-	Path      string  `json:"path"`
-	Language  string  `json:"language"`
-	StartLine int     `json:"startLine"`
-	EndLine   int     `json:"endLine"`
-	Symbol    string  `json:"symbol"`
-	Kind      string  `json:"kind"`
-	Content   string  `json:"content"`
-	Score     float64 `json:"score" jsonschema:"Relevance in [0,1], as search scores"`
+	Path          string   `json:"path"`
+	Language      string   `json:"language"`
+	StartLine     int      `json:"startLine"`
+	EndLine       int      `json:"endLine"`
+	Symbol        string   `json:"symbol"`
+	Kind          string   `json:"kind"`
+	Content       string   `json:"content"`
+	Score         float64  `json:"score" jsonschema:"Relevance in [0,1], as search scores"`
+	RerankedScore *float64 `json:"rerankedScore,omitempty" jsonschema:"The reranker's relevance in [0,1], when the results were reranked (offline it equals score)"`
 }
 
 // CodeFindSimilar finds indexed code like a snippet.
@@ -88,21 +121,22 @@ var CodeFindSimilar = Declare[CodeFindSimilarIn, CodeFindSimilarOut](&Spec{
 	Name: "code_find_similar", Domain: "code", Kind: KindActivity, NeedsCollection: true,
 	Title: "Find similar code",
 	Description: "Given a code snippet, return the chunks of a collection code_index filled that are most like it (cosine similarity of their embeddings, " +
-		"at least threshold), optionally of one language or under one path prefix: other implementations of the same thing, copies to merge, the code a fragment came from.",
+		"at least threshold), optionally of one language, under one path prefix or matching a metadata filter: other implementations of the same thing, copies to merge, the code a fragment came from.",
 	Annotations: readOnlyOpen,
 	Calls:       func(map[string]any) Calls { return Calls{Embed: 1, VectorSearch: 1} },
 })
 
 // CodeFindSimilarIn is code_find_similar's input.
 type CodeFindSimilarIn struct {
-	Code       string  `json:"code" weft:"minLength=1,maxLength=10000" jsonschema:"Code snippet to find similar implementations for"`
-	DB         string  `json:"db,omitempty"`
-	Collection string  `json:"collection,omitempty"`
-	Language   string  `json:"language,omitempty" jsonschema:"Only chunks of this language (go, python, typescript, ...)"`
-	PathPrefix string  `json:"pathPrefix,omitempty" jsonschema:"Only files under this path (activities/)"`
-	Limit      int     `json:"limit,omitempty" weft:"min=1,max=50,default=10"`
-	Threshold  float64 `json:"threshold,omitempty" weft:"min=0,max=1,default=0.5" jsonschema:"Least cosine similarity a result has"`
-	Model      string  `json:"model,omitempty" jsonschema:"Embedding model (default: the one the collection was indexed with)"`
+	Code       string         `json:"code" weft:"minLength=1,maxLength=10000" jsonschema:"Code snippet to find similar implementations for"`
+	DB         string         `json:"db,omitempty"`
+	Collection string         `json:"collection,omitempty"`
+	Language   string         `json:"language,omitempty" jsonschema:"Only chunks of this language (go, python, typescript, ...)"`
+	PathPrefix string         `json:"pathPrefix,omitempty" jsonschema:"Only files under this path (activities/)"`
+	Filter     map[string]any `json:"filter,omitempty" jsonschema:"Chunk metadata to match, merged into the search filter: field to a string, number, boolean or {\"$in\": [...]}; fields: language, path, source, symbol, kind (chunkType), startLine, endLine, root"`
+	Limit      int            `json:"limit,omitempty" weft:"min=1,max=50,default=10"`
+	Threshold  float64        `json:"threshold,omitempty" weft:"min=0,max=1,default=0.5" jsonschema:"Least cosine similarity a result has"`
+	Model      string         `json:"model,omitempty" jsonschema:"Embedding model (default: the one the collection was indexed with, else as code_index's)"`
 }
 
 // CodeFindSimilarOut is code_find_similar's output; each result's score is its cosine similarity

@@ -10,7 +10,7 @@ import (
 )
 
 func TestRegistryHasEveryTool(t *testing.T) {
-	want := []string{"agent", "aggregate", "chunk", "code_find_similar", "code_index", "code_search", "code_status", "collections", "conditional", "dedupe", "embed", "estimate", "explain", "filter", "generate", "http",
+	want := []string{"agent", "aggregate", "chunk", "code_find_similar", "code_index", "code_query", "code_search", "code_status", "collections", "conditional", "dedupe", "embed", "estimate", "explain", "filter", "generate", "http",
 		"ingest", "llm", "loop", "merge", "models", "query", "recall", "remember", "rerank", "review", "search", "similarity", "template", "transform", "workflow"}
 	require.Equal(t, want, toolspec.Names())
 	for _, s := range toolspec.All() {
