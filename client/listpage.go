@@ -43,6 +43,14 @@ func PageToken(r RunSummary) string {
 	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(r.Started.UnixNano(), 10) + "/" + r.ID))
 }
 
+// CheckPageToken reports whether token is one a listing gave (ListPage's Next, PageToken), so a
+// caller can name its own flag or field for a bad one before it lists: nil for "" (the first
+// page), an *InvalidError otherwise.
+func CheckPageToken(token string) error {
+	_, err := parsePageToken(token)
+	return err
+}
+
 // pageCursor is a decoded page token: the listing goes on with runs that sort after (started, id).
 type pageCursor struct {
 	started time.Time

@@ -64,8 +64,8 @@ func (g *Gateway) addExecutionTools() {
 		toolspec.Annotations{OpenWorld: true}), g.chatSend)
 	g.srv.AddTool(tool("weft_chat_read", "Read a chat session", "The turns (questions, answers, tool calls) and usage of a chat session.",
 		`{"type":"object","required":["session"],"additionalProperties":false,"properties":{"session":{"type":"string"}}}`, ro), g.chatRead)
-	g.srv.AddTool(tool("weft_executions", "Recent executions", "Recent executions with their status; awaitingReview lists only those waiting for a decision (runs, their child runs, chat sessions) and their pending reviews.",
-		`{"type":"object","additionalProperties":false,"properties":{"awaitingReview":{"type":"boolean"},"limit":{"type":"integer","minimum":1,"maximum":100}}}`, ro), g.executions)
+	g.srv.AddTool(tool("weft_executions", "Recent executions", "Recent executions with their status, newest first, a page at a time (nextCursor, when there are more, reads the next page as cursor); awaitingReview lists only those waiting for a decision (runs, their child runs, chat sessions) and their pending reviews.",
+		`{"type":"object","additionalProperties":false,"properties":{"awaitingReview":{"type":"boolean"},"limit":{"type":"integer","minimum":1,"maximum":100,"description":"executions a page (default 20)"},"search":{"type":"string","description":"keep executions whose id, workflow, status or starter contain every word"},"cursor":{"type":"string","description":"the nextCursor of the previous page: list the executions after it (executions started meanwhile do not shift pages)"}}}`, ro), g.executions)
 }
 
 func (g *Gateway) listWorkflows(ctx context.Context, req mcplib.CallToolRequest) (*mcplib.CallToolResult, error) {
@@ -234,6 +234,14 @@ func (g *Gateway) executions(ctx context.Context, req mcplib.CallToolRequest) (*
 		o.Limit = int(f)
 	}
 	o.AwaitingReview, _ = args["awaitingReview"].(bool)
+	o.After, _ = args["cursor"].(string)
+	o.Search, _ = args["search"].(string)
+	if o.AwaitingReview && (o.After != "" || o.Search != "") {
+		return mcplib.NewToolResultError("cursor and search page and filter the listing of executions; awaitingReview lists every waiting one at once: leave them out"), nil
+	}
+	if err := weftclient.CheckPageToken(o.After); err != nil {
+		return mcplib.NewToolResultError("cursor: " + err.Error()), nil
+	}
 	c, err := g.temporal(ctx)
 	if err != nil {
 		return mcplib.NewToolResultError(err.Error()), nil
@@ -241,11 +249,15 @@ func (g *Gateway) executions(ctx context.Context, req mcplib.CallToolRequest) (*
 	if o.AwaitingReview {
 		return g.awaiting(ctx, c, o.Limit)
 	}
-	runs, err := c.List(ctx, o)
+	page, err := c.ListPage(ctx, o)
 	if err != nil {
 		return mcplib.NewToolResultError(err.Error()), nil
 	}
-	return result(map[string]any{"executions": c.Readable(ctx, caller(ctx), runs)}), nil
+	out := map[string]any{"executions": c.Readable(ctx, caller(ctx), page.Runs)}
+	if page.Next != "" {
+		out["nextCursor"] = page.Next
+	}
+	return result(out), nil
 }
 
 // awaiting lists the executions that wait for a decision (client.PendingReviews: runs, their

@@ -2,6 +2,7 @@ package starter
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -16,40 +17,95 @@ func newRunsCommand() *cobra.Command {
 	var conn connFlags
 	var asJSON bool
 	var limit int
+	var after, search string
 	cmd := &cobra.Command{
 		Use:   "runs",
-		Short: "List recent weft runs with their status",
-		Args:  cobra.NoArgs,
+		Short: "List recent weft runs with their status, a page at a time",
+		Long: "List weft runs, newest start first, a page of --limit at a time. When there are more, the last\n" +
+			"line says how to read the next page (--after TOKEN; runs started meanwhile do not shift it).\n" +
+			"--search keeps runs whose id, workflow, status or starter contain every word.",
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if limit < 1 || limit > maxRunsPage {
+				return invalid(fmt.Errorf("--limit %d: give 1 to %d runs a page", limit, maxRunsPage))
+			}
+			if err := weftclient.CheckPageToken(after); err != nil {
+				return invalid(fmt.Errorf("--after: %w", err))
+			}
 			c, err := conn.dial(cmd.Context())
 			if err != nil {
 				return err
 			}
 			defer c.Close()
-			runs, err := c.List(cmd.Context(), weftclient.ListOptions{Limit: limit})
+			page, err := c.ListPage(cmd.Context(), weftclient.ListOptions{Limit: limit, After: after, Search: search})
 			if err != nil {
-				return err
+				return clientError(err)
 			}
 			out := cmd.OutOrStdout()
+			more := ""
+			if page.Next != "" {
+				more = "more: " + nextRunsCommand(cmd.Flags().Changed("limit"), limit, search, asJSON, page.Next)
+			}
 			if asJSON {
-				return writeJSON(out, runs)
+				if more != "" {
+					fmt.Fprintln(cmd.ErrOrStderr(), more) // stdout stays one JSON array
+				}
+				return writeJSON(out, page.Runs)
 			}
 			tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "ID\tWORKFLOW\tSTATUS\tSTARTED")
-			for _, r := range runs {
+			for _, r := range page.Runs {
 				status := r.Status
 				if r.Weft == workflows.StatusAwaitingReview && r.Status == "running" {
 					status = "awaiting review"
 				}
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.ID, r.Workflow, status, r.Started.Local().Format(time.DateTime))
 			}
-			return tw.Flush()
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			if more != "" {
+				fmt.Fprintln(out, more)
+			}
+			return nil
 		},
 	}
 	conn.register(cmd)
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
-	cmd.Flags().IntVar(&limit, "limit", 20, "how many runs")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON (the next page's command goes to stderr)")
+	cmd.Flags().IntVar(&limit, "limit", 20, fmt.Sprintf("how many runs a page (at most %d)", maxRunsPage))
+	cmd.Flags().StringVar(&after, "after", "", "the page token a previous listing printed: list the runs after its page")
+	cmd.Flags().StringVar(&search, "search", "", "keep runs whose id, workflow, status or starter contain every word")
 	return cmd
+}
+
+// maxRunsPage is the most runs client.ListPage reads a page.
+const maxRunsPage = 999
+
+// nextRunsCommand is the weft runs command line that reads the page after this one: the same
+// page size, search and output, and the token.
+func nextRunsCommand(limitGiven bool, limit int, search string, asJSON bool, next string) string {
+	args := []string{"weft", "runs"}
+	if limitGiven {
+		args = append(args, "--limit", strconv.Itoa(limit))
+	}
+	if search != "" {
+		args = append(args, "--search", shellWord(search))
+	}
+	if asJSON {
+		args = append(args, "--json")
+	}
+	return strings.Join(append(args, "--after", next), " ")
+}
+
+// shellWord quotes s for a POSIX shell when it holds anything but plain word characters.
+func shellWord(s string) string {
+	plain := s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:@=,+", r))
+	}) < 0
+	if plain {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 func newCancelCommand() *cobra.Command {
