@@ -1,0 +1,214 @@
+package wfpkg
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/netip"
+	"net/url"
+	"sort"
+	"strings"
+
+	"github.com/weftworks/weft/activities/toolspec"
+	"github.com/weftworks/weft/internal/fuzzy"
+	"github.com/weftworks/weft/internal/netaddr"
+	"github.com/weftworks/weft/workflows/dsl"
+)
+
+// Severities of a finding: an error makes `weft check` exit 1.
+const (
+	SeverityError   = "error"
+	SeverityWarning = "warning"
+	SeverityNote    = "note"
+)
+
+// Finding is one thing Check found: where (the step), what, and what to change.
+type Finding struct {
+	File     string `json:"file"`
+	Step     string `json:"step,omitempty"`
+	Severity string `json:"severity"`
+	// Check names the rule: unknown-tool, invalid, write-without-review, private-address,
+	// no-description.
+	Check   string `json:"check"`
+	Message string `json:"message"`
+	Fix     string `json:"fix"`
+}
+
+func (f Finding) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s: ", f.File, f.Severity)
+	if f.Step != "" {
+		fmt.Fprintf(&b, "step %q: ", f.Step)
+	}
+	b.WriteString(f.Message)
+	if f.Fix != "" {
+		b.WriteString(" (" + f.Fix + ")")
+	}
+	return b.String()
+}
+
+// writeTool reports whether steps of the tool write to the knowledge store (ingest, code_index,
+// remember): what the registry's call estimate counts as a database write.
+func writeTool(s *toolspec.Spec) bool {
+	return s != nil && s.Kind == toolspec.KindActivity && s.EstimateCalls(nil).DatabaseWrite > 0
+}
+
+// Check runs vai's security and quality checks on a workflow file: unknown tools and an invalid
+// file are errors; a write to the knowledge store with no review step before it, and an http step
+// whose URL is a literal private, loopback or link-local address, are warnings; a workflow, step
+// or input without a description is a note.
+func Check(file string, data []byte) []Finding {
+	var out []Finding
+	add := func(step, sev, check, msg, fix string) {
+		out = append(out, Finding{File: file, Step: step, Severity: sev, Check: check, Message: msg, Fix: fix})
+	}
+	w, loadErr := dsl.Load(file, data)
+	var def dsl.Definition
+	if w != nil {
+		def = *w.Def
+	} else if err := json.Unmarshal(data, &def); err != nil {
+		var raw map[string]any
+		if json.Unmarshal(data, &raw) != nil {
+			add("", SeverityError, "invalid", "not a JSON workflow file: "+firstLine(loadErr), "weft validate "+file+" shows where")
+			return out
+		}
+		// a field of the wrong type: the checks below see what decodes; validate's errors follow
+	}
+
+	if strings.TrimSpace(def.Description) == "" {
+		add("", SeverityNote, "no-description", `the workflow has no "description"`,
+			`add one saying what it does and what it needs: weft list, weft info and MCP clients show it`)
+	}
+	inputs := make([]string, 0, len(def.Inputs))
+	for name := range def.Inputs {
+		inputs = append(inputs, name)
+	}
+	sort.Strings(inputs)
+	for _, name := range inputs {
+		if strings.TrimSpace(def.Inputs[name].Description) == "" {
+			add("", SeverityNote, "no-description", fmt.Sprintf("input %q has no \"description\"", name),
+				"say what to give: weft run asks for it with this text, and MCP clients show it")
+		}
+	}
+
+	unknown := false
+	for _, st := range def.Steps {
+		spec, known := toolspec.Lookup(st.Tool)
+		switch {
+		case st.Tool == "":
+			unknown = true
+			add(st.ID, SeverityError, "unknown-tool", `the step names no "tool"`, "name one of weft tools' tools")
+		case !known:
+			unknown = true
+			fix := "weft tools lists the tools there are"
+			if near := fuzzy.Nearest(st.Tool, toolspec.Names()); near != "" {
+				fix = fmt.Sprintf("did you mean %q? %s", near, fix)
+			}
+			add(st.ID, SeverityError, "unknown-tool", fmt.Sprintf("unknown tool %q", st.Tool), fix)
+		}
+		if w != nil && writeTool(spec) && !reviewedBefore(w, st.ID) {
+			add(st.ID, SeverityWarning, "write-without-review",
+				fmt.Sprintf("%s writes to the knowledge store and no review step runs before it", st.Tool),
+				fmt.Sprintf(`add a review step (tool "review") that shows what will be written, and name it in %q's "dependsOn" or use its output`, st.ID))
+		}
+		if st.Tool == "http" {
+			if u, ok := st.Inputs["url"].(string); ok {
+				if host, private := privateHost(u); private {
+					add(st.ID, SeverityWarning, "private-address",
+						fmt.Sprintf("http to %s, a private, loopback or link-local address", host),
+						"point the step at a public URL: the worker refuses this address unless its WEFT_HTTP_ALLOW names it")
+				}
+			}
+		}
+		if strings.TrimSpace(st.Name) == "" {
+			add(st.ID, SeverityNote, "no-description", `the step has no "name"`,
+				"add a short one saying what it does: plans, weft status and the Temporal UI show it")
+		}
+	}
+
+	var ds dsl.Diagnostics
+	if loadErr != nil && !errors.As(loadErr, &ds) {
+		add("", SeverityError, "invalid", firstLine(loadErr), "weft validate "+file+" shows every problem")
+	}
+	for _, d := range ds.Errors() {
+		if unknown && strings.Contains(d.Message, "unknown tool") {
+			continue // reported above, by step
+		}
+		msg := d.Message
+		if d.Where != "" {
+			msg = d.Where + ": " + msg
+		}
+		fix := d.Hint
+		if fix == "" {
+			fix = fmt.Sprintf("line %d:%d; weft validate %s shows every problem", d.Line, d.Col, file)
+		} else {
+			fix = fmt.Sprintf("%s; line %d:%d", fix, d.Line, d.Col)
+		}
+		add("", SeverityError, "invalid", msg, fix)
+	}
+	return out
+}
+
+// reviewedBefore reports whether a review step is among the steps id waits for, directly or not.
+func reviewedBefore(w *dsl.Workflow, id string) bool {
+	seen := map[string]bool{}
+	stack := []string{id}
+	for len(stack) > 0 {
+		cur := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		cs, ok := w.Step(cur)
+		if !ok {
+			continue
+		}
+		for _, dep := range cs.Deps {
+			if seen[dep] {
+				continue
+			}
+			seen[dep] = true
+			if ds, ok := w.Step(dep); ok && ds.Spec != nil && ds.Spec.Kind == toolspec.KindReview {
+				return true
+			}
+			stack = append(stack, dep)
+		}
+	}
+	return false
+}
+
+// privateHost reports the host of a literal URL when it is an IP address that is not public (as
+// the http tool's guard classifies it) or localhost. Templated hosts are not judged.
+func privateHost(raw string) (string, bool) {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil || u.Host == "" {
+		return "", false
+	}
+	host := u.Hostname()
+	if strings.Contains(host, "{{") {
+		return "", false
+	}
+	if h := strings.ToLower(strings.TrimSuffix(host, ".")); h == "localhost" || strings.HasSuffix(h, ".localhost") {
+		return host, true
+	}
+	ip, err := netip.ParseAddr(strings.Split(host, "%")[0])
+	if err != nil {
+		return "", false
+	}
+	return host, !netaddr.Public(ip)
+}
+
+func firstLine(err error) string {
+	if err == nil {
+		return ""
+	}
+	s, _, _ := strings.Cut(err.Error(), "\n")
+	return s
+}
+
+// Failed reports whether any finding is an error.
+func Failed(fs []Finding) bool {
+	for _, f := range fs {
+		if f.Severity == SeverityError {
+			return true
+		}
+	}
+	return false
+}

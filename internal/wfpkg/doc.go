@@ -1,0 +1,20 @@
+// Package wfpkg reads vai's workflow packages and keeps the installed ones: npm packages named
+// vai-workflow-* or under the @vaicli/ scope (tier official for @vaicli/*, community otherwise),
+// each a package.json (name, version, description, author, license, keywords, and a "vai" field:
+// workflowVersion, category, tags, minVaiVersion, recorded as written) plus the workflow file
+// (workflow.json, or the file package.json's "main" names) and an optional README.md.
+//
+// Install takes a package from the npm registry (NAME[@VERSION]: the packument, the version's
+// dist.tarball, checked against dist.integrity or dist.shasum), from a local directory or from a
+// local .tgz, reads it in Go (archive/tar, compress/gzip) and never runs anything: no npm, no
+// package scripts. A tarball entry that is a link, a device, outside the package, or over the size
+// limits is refused. The workflow is compiled with workflows/dsl (what `weft validate` does) before
+// anything is moved into the store, so an invalid package leaves nothing behind. The store is a
+// directory: DIR/NAME/VERSION (DIR/@scope/name/VERSION), one version per package.
+//
+// Check runs vai's `check` on any workflow file: write tools with no review step before them,
+// http steps aimed at literal private addresses (classified by internal/netaddr, the http tool's
+// own guard), unknown tools, missing descriptions.
+//
+// It must not import Temporal, activities (the tool handlers) or the CLI; starter/ wires it.
+package wfpkg

@@ -1,0 +1,186 @@
+package wfpkg
+
+import (
+	"encoding/json"
+	"fmt"
+	"path"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// Tiers of a package.
+const (
+	TierOfficial  = "official"  // @vaicli/*
+	TierCommunity = "community" // everything else
+)
+
+// OfficialScope is the npm scope of vai's own packages.
+const OfficialScope = "@vaicli/"
+
+// Tier is the tier of the package named name.
+func Tier(name string) string {
+	if strings.HasPrefix(name, OfficialScope) {
+		return TierOfficial
+	}
+	return TierCommunity
+}
+
+// VaiMeta is package.json's "vai" field, as far as it is there.
+type VaiMeta struct {
+	WorkflowVersion string   `json:"workflowVersion,omitempty"`
+	Category        string   `json:"category,omitempty"`
+	Tags            []string `json:"tags,omitempty"`
+	MinVaiVersion   string   `json:"minVaiVersion,omitempty"`
+	// Raw is the whole field as written (other keys included).
+	Raw map[string]any `json:"raw,omitempty"`
+}
+
+// Manifest is what weft reads of a package.json. Fields of the wrong type are left empty rather
+// than refused: only name and version are required.
+type Manifest struct {
+	Name        string   `json:"name"`
+	Version     string   `json:"version"`
+	Description string   `json:"description,omitempty"`
+	Author      string   `json:"author,omitempty"`
+	License     string   `json:"license,omitempty"`
+	Keywords    []string `json:"keywords,omitempty"`
+	// Main is the workflow file's path inside the package (package.json's "main", default workflow.json).
+	Main string  `json:"main"`
+	Vai  VaiMeta `json:"vai"`
+	// Scripts are the names of package.json's scripts: recorded, never run.
+	Scripts []string `json:"scripts,omitempty"`
+}
+
+// DefaultMain is the workflow file of a package whose package.json names none.
+const DefaultMain = "workflow.json"
+
+var (
+	nameRE    = regexp.MustCompile(`^(?:@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*$`)
+	versionRE = regexp.MustCompile(`^[0-9A-Za-z][0-9A-Za-z.+-]*$`)
+)
+
+// CheckName says what is wrong with an npm package name, or nil.
+func CheckName(name string) error {
+	if len(name) > 214 || !nameRE.MatchString(name) {
+		return fmt.Errorf("%q is not an npm package name (lowercase letters, digits, - . _ ~, optionally @scope/ first)", name)
+	}
+	return nil
+}
+
+func checkVersion(v string) error {
+	if len(v) > 64 || !versionRE.MatchString(v) || strings.Contains(v, "..") {
+		return fmt.Errorf("%q is not a version (e.g. 1.2.0)", v)
+	}
+	return nil
+}
+
+// ParseManifest reads a package.json leniently.
+func ParseManifest(data []byte) (*Manifest, error) {
+	var raw map[string]any
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, fmt.Errorf("package.json is not a JSON object: %w", err)
+	}
+	str := func(k string) string { s, _ := raw[k].(string); return strings.TrimSpace(s) }
+	m := &Manifest{Name: str("name"), Version: str("version"), Description: str("description"), License: str("license"), Main: str("main")}
+	if m.Name == "" {
+		return nil, fmt.Errorf("package.json has no \"name\": a workflow package is named vai-workflow-NAME or @vaicli/NAME")
+	}
+	if err := CheckName(m.Name); err != nil {
+		return nil, fmt.Errorf("package.json \"name\": %w", err)
+	}
+	if m.Version == "" {
+		return nil, fmt.Errorf("package.json of %s has no \"version\"", m.Name)
+	}
+	if err := checkVersion(m.Version); err != nil {
+		return nil, fmt.Errorf("package.json of %s, \"version\": %w", m.Name, err)
+	}
+	switch a := raw["author"].(type) {
+	case string:
+		m.Author = a
+	case map[string]any:
+		n, _ := a["name"].(string)
+		if e, _ := a["email"].(string); e != "" {
+			n = strings.TrimSpace(n + " <" + e + ">")
+		}
+		m.Author = n
+	}
+	if m.License == "" {
+		if l, ok := raw["license"].(map[string]any); ok {
+			m.License, _ = l["type"].(string)
+		}
+	}
+	m.Keywords = strings_(raw["keywords"])
+	if s, ok := raw["scripts"].(map[string]any); ok {
+		for k := range s {
+			m.Scripts = append(m.Scripts, k)
+		}
+		sort.Strings(m.Scripts)
+	}
+	if v, ok := raw["vai"].(map[string]any); ok {
+		m.Vai.Raw = v
+		m.Vai.WorkflowVersion = scalar(v["workflowVersion"])
+		m.Vai.Category, _ = v["category"].(string)
+		m.Vai.Tags = strings_(v["tags"])
+		m.Vai.MinVaiVersion = scalar(v["minVaiVersion"])
+	}
+	if m.Main == "" || !strings.HasSuffix(strings.ToLower(m.Main), ".json") {
+		m.Main = DefaultMain // "main" may name a JS entry point of a package that also holds workflow.json
+	}
+	main, err := cleanPath(m.Main)
+	if err != nil {
+		return nil, fmt.Errorf("package.json of %s, \"main\": %w", m.Name, err)
+	}
+	m.Main = main
+	return m, nil
+}
+
+// Tier is the package's tier.
+func (m *Manifest) Tier() string { return Tier(m.Name) }
+
+// VaiNamed reports whether the name follows vai's convention (vai-workflow-* or @vaicli/*).
+func (m *Manifest) VaiNamed() bool {
+	base := m.Name
+	if i := strings.LastIndex(base, "/"); i >= 0 {
+		base = base[i+1:]
+	}
+	return strings.HasPrefix(m.Name, OfficialScope) || strings.HasPrefix(base, "vai-workflow-")
+}
+
+func strings_(v any) []string {
+	list, _ := v.([]any)
+	var out []string
+	for _, x := range list {
+		if s, ok := x.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func scalar(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case float64:
+		return fmt.Sprint(x)
+	}
+	return ""
+}
+
+// cleanPath checks a path inside a package: relative, slash-separated, never leaving the package.
+func cleanPath(p string) (string, error) {
+	if p == "" || strings.Contains(p, "\\") || strings.ContainsRune(p, 0) || path.IsAbs(p) {
+		return "", fmt.Errorf("%q is not a relative path inside the package", p)
+	}
+	for _, part := range strings.Split(p, "/") {
+		if part == ".." {
+			return "", fmt.Errorf("%q leaves the package (..)", p)
+		}
+	}
+	c := path.Clean(p)
+	if c == "." {
+		return "", fmt.Errorf("%q names no file", p)
+	}
+	return c, nil
+}

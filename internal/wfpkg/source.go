@@ -1,0 +1,150 @@
+package wfpkg
+
+import (
+	"archive/tar"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/weftworks/weft/internal/safefile"
+)
+
+// Limits on what a package may hold. A vai package is a package.json, one workflow file and a
+// README: these are far above that and far below what could fill a disk or memory.
+const (
+	MaxFileSize    = 4 << 20  // one file in a package
+	MaxPackageSize = 32 << 20 // all files of a package, unpacked
+	MaxTarballSize = 16 << 20 // a .tgz, compressed
+	MaxEntries     = 2000     // entries in a tarball
+)
+
+// files are a package's files by path inside the package.
+type files map[string][]byte
+
+// readTarball reads an npm tarball (gzip'd tar whose entries sit under one top folder, "package/"
+// in npm's): regular files only. A link, a device, an entry leaving the package or anything over
+// the limits refuses the whole package.
+func readTarball(r io.Reader, what string) (files, error) {
+	zr, err := gzip.NewReader(io.LimitReader(r, MaxTarballSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s is not a gzip'd tarball (.tgz): %w", what, err)
+	}
+	defer zr.Close()
+	tr := tar.NewReader(zr)
+	out := files{}
+	var total int64
+	for n := 0; ; n++ {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", what, err)
+		}
+		if n >= MaxEntries {
+			return nil, fmt.Errorf("%s has more than %d entries: refused", what, MaxEntries)
+		}
+		name := h.Name
+		if _, err := cleanPath(strings.TrimPrefix(name, "./")); err != nil {
+			return nil, fmt.Errorf("%s: entry %s: %w: refused (nothing installed)", what, name, err)
+		}
+		switch h.Typeflag {
+		case tar.TypeDir:
+			continue
+		case tar.TypeReg, tar.TypeRegA:
+		case tar.TypeSymlink, tar.TypeLink:
+			return nil, fmt.Errorf("%s: entry %s is a link (to %s): packages may hold only regular files: refused (nothing installed)", what, name, h.Linkname)
+		default:
+			return nil, fmt.Errorf("%s: entry %s is not a regular file (tar type %q): refused (nothing installed)", what, name, h.Typeflag)
+		}
+		rel := stripTop(name)
+		if h.Size > MaxFileSize {
+			return nil, fmt.Errorf("%s: entry %s has %d bytes, over the %d MiB a package file may have: refused", what, name, h.Size, MaxFileSize>>20)
+		}
+		total += h.Size
+		if total > MaxPackageSize {
+			return nil, fmt.Errorf("%s unpacks to more than %d MiB: refused", what, MaxPackageSize>>20)
+		}
+		data, err := io.ReadAll(io.LimitReader(tr, MaxFileSize+1))
+		if err != nil {
+			return nil, fmt.Errorf("reading %s from %s: %w", name, what, err)
+		}
+		if int64(len(data)) > MaxFileSize {
+			return nil, fmt.Errorf("%s: entry %s is over %d MiB: refused", what, name, MaxFileSize>>20)
+		}
+		out[rel] = data
+	}
+	if zr.Close() != nil {
+		return nil, fmt.Errorf("%s: the gzip stream is corrupt", what)
+	}
+	return out, nil
+}
+
+// stripTop drops the tarball's top folder ("package/" in npm's tarballs), as npm does.
+func stripTop(name string) string {
+	name = strings.TrimPrefix(name, "./")
+	if _, rest, ok := strings.Cut(name, "/"); ok {
+		return rest
+	}
+	return name
+}
+
+// readTarballFile reads a local .tgz.
+func readTarballFile(p string) (files, error) {
+	f, err := safefile.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s is not a regular file: give the path of a .tgz", p)
+	} else if st.Size() > MaxTarballSize {
+		f.Close()
+		return nil, fmt.Errorf("%s has %d bytes, over the %d MiB a package tarball may have", p, st.Size(), MaxTarballSize>>20)
+	}
+	defer f.Close()
+	return readTarball(f, p)
+}
+
+// readDir reads what weft needs of a package directory: package.json, its workflow file and
+// README.md. Links are refused like in a tarball; other files are not read.
+func readDir(dir string) (files, error) {
+	out := files{}
+	read := func(rel string, optional bool) error {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		st, err := os.Lstat(p)
+		if optional && errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("package directory %s: %w", dir, err)
+		}
+		if st.Mode()&os.ModeSymlink != 0 {
+			return fmt.Errorf("package directory %s: %s is a symbolic link: packages may hold only regular files", dir, rel)
+		}
+		data, err := safefile.Read(p, MaxFileSize, "package file")
+		if err != nil {
+			return err
+		}
+		out[rel] = data
+		return nil
+	}
+	if err := read("package.json", false); err != nil {
+		return nil, err
+	}
+	m, err := ParseManifest(out["package.json"])
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	if err := read(m.Main, false); err != nil {
+		return nil, err
+	}
+	if err := read("README.md", true); err != nil {
+		return nil, err
+	}
+	return out, nil
+}

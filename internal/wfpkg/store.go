@@ -1,0 +1,229 @@
+package wfpkg
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/weftworks/weft/workflows/dsl"
+)
+
+// Store is the directory installed packages live in: DIR/NAME/VERSION, one version per name.
+type Store struct {
+	Dir string
+}
+
+// Package is an installed (or about to be installed) package.
+type Package struct {
+	Manifest
+	Tier string `json:"tier"`
+	// Dir is the package's directory in the store; WorkflowPath its workflow file.
+	Dir          string `json:"dir,omitempty"`
+	WorkflowPath string `json:"workflowPath,omitempty"`
+	// Source says where it came from: the registry's tarball URL, a .tgz or a directory.
+	Source string `json:"source"`
+	// Integrity is the checked hash of a registry tarball (SRI), empty for local sources.
+	Integrity   string    `json:"integrity,omitempty"`
+	InstalledAt time.Time `json:"installedAt"`
+	// Warnings are what the install noticed but accepted (scripts not run, an unusual name).
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// record is the file the store keeps beside a package's own files.
+const record = ".weft-install.json"
+
+// ErrNotInstalled is wrapped by the errors for a package the store does not have.
+var ErrNotInstalled = errors.New("package not installed")
+
+// prepare reads and checks a package's files: the manifest, and its workflow compiled as
+// `weft validate` compiles it. Nothing is written.
+func prepare(fs files, source string) (*Package, []byte, error) {
+	mf, ok := fs["package.json"]
+	if !ok {
+		return nil, nil, fmt.Errorf("%s has no package.json: a workflow package is a package.json plus workflow.json", source)
+	}
+	m, err := ParseManifest(mf)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", source, err)
+	}
+	wf, ok := fs[m.Main]
+	if !ok {
+		return nil, nil, fmt.Errorf("%s (%s@%s) has no workflow file %s: a workflow package holds workflow.json (or the .json file package.json's \"main\" names)", source, m.Name, m.Version, m.Main)
+	}
+	if len(wf) > dsl.MaxFileSize {
+		return nil, nil, fmt.Errorf("%s@%s: %s has %d bytes, over the %d a workflow file may have", m.Name, m.Version, m.Main, len(wf), dsl.MaxFileSize)
+	}
+	if _, err := dsl.Load(m.Name+"/"+m.Main, wf); err != nil {
+		return nil, nil, fmt.Errorf("%s@%s: its workflow is invalid, nothing installed (weft check or weft validate on the file says more):\n%w", m.Name, m.Version, err)
+	}
+	p := &Package{Manifest: *m, Tier: m.Tier(), Source: source}
+	if len(m.Scripts) > 0 {
+		p.Warnings = append(p.Warnings, fmt.Sprintf("package.json declares scripts (%s): weft never runs them", strings.Join(m.Scripts, ", ")))
+	}
+	if !m.VaiNamed() {
+		p.Warnings = append(p.Warnings, fmt.Sprintf("%s is not named like a vai workflow package (vai-workflow-NAME or @vaicli/NAME)", m.Name))
+	}
+	return p, wf, nil
+}
+
+// install writes a prepared package into the store: into a staging folder first, renamed into
+// place when complete; other versions of the package are removed after.
+func (s Store) install(p *Package, fs files) (*Package, error) {
+	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("package store %s: %w", s.Dir, err)
+	}
+	stage, err := os.MkdirTemp(s.Dir, ".staging-")
+	if err != nil {
+		return nil, fmt.Errorf("package store %s: %w", s.Dir, err)
+	}
+	defer os.RemoveAll(stage)
+	keep := []string{"package.json", p.Main}
+	if _, ok := fs["README.md"]; ok {
+		keep = append(keep, "README.md")
+	}
+	for _, rel := range keep {
+		dst := filepath.Join(stage, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(dst, fs[rel], 0o644); err != nil {
+			return nil, fmt.Errorf("package store %s: %w", s.Dir, err)
+		}
+	}
+	p.InstalledAt = time.Now().UTC().Truncate(time.Second)
+	p.Dir, p.WorkflowPath = "", ""
+	rec, err := json.MarshalIndent(p, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(stage, record), rec, 0o644); err != nil {
+		return nil, fmt.Errorf("package store %s: %w", s.Dir, err)
+	}
+	nameDir := filepath.Join(s.Dir, filepath.FromSlash(p.Name))
+	if err := os.MkdirAll(nameDir, 0o755); err != nil {
+		return nil, fmt.Errorf("package store %s: %w", s.Dir, err)
+	}
+	final := filepath.Join(nameDir, p.Version)
+	if err := os.RemoveAll(final); err != nil { // the same version again: replaced
+		return nil, fmt.Errorf("replacing %s: %w", final, err)
+	}
+	if err := os.Rename(stage, final); err != nil {
+		return nil, fmt.Errorf("package store %s: %w", s.Dir, err)
+	}
+	entries, _ := os.ReadDir(nameDir)
+	for _, e := range entries {
+		if e.Name() != p.Version {
+			_ = os.RemoveAll(filepath.Join(nameDir, e.Name()))
+		}
+	}
+	return s.Get(p.Name)
+}
+
+// Get returns the installed package named name.
+func (s Store) Get(name string) (*Package, error) {
+	if err := CheckName(name); err != nil {
+		return nil, err
+	}
+	nameDir := filepath.Join(s.Dir, filepath.FromSlash(name))
+	entries, err := os.ReadDir(nameDir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("package store %s: %w", s.Dir, err)
+	}
+	var versions []string
+	for _, e := range entries {
+		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
+			if _, err := os.Stat(filepath.Join(nameDir, e.Name(), record)); err == nil {
+				versions = append(versions, e.Name())
+			}
+		}
+	}
+	if len(versions) == 0 {
+		return nil, fmt.Errorf("%s: %w in %s (weft list --packages shows what is; weft install %s adds it)", name, ErrNotInstalled, s.Dir, name)
+	}
+	sort.Strings(versions)
+	dir := filepath.Join(nameDir, versions[len(versions)-1])
+	data, err := os.ReadFile(filepath.Join(dir, record))
+	if err != nil {
+		return nil, fmt.Errorf("package %s: %w", name, err)
+	}
+	var p Package
+	if err := json.Unmarshal(data, &p); err != nil {
+		return nil, fmt.Errorf("package %s: %s is damaged (%v): weft install it again", name, filepath.Join(dir, record), err)
+	}
+	p.Dir = dir
+	p.WorkflowPath = filepath.Join(dir, filepath.FromSlash(p.Main))
+	return &p, nil
+}
+
+// Workflow returns the installed package's workflow file: its path (for messages) and bytes.
+func (s Store) Workflow(name string) (string, []byte, error) {
+	p, err := s.Get(name)
+	if err != nil {
+		return "", nil, err
+	}
+	data, err := dsl.ReadFile(p.WorkflowPath)
+	if err != nil {
+		return "", nil, err
+	}
+	return p.WorkflowPath, data, nil
+}
+
+// List returns the installed packages, sorted by name.
+func (s Store) List() ([]*Package, error) {
+	top, err := os.ReadDir(s.Dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("package store %s: %w", s.Dir, err)
+	}
+	var names []string
+	for _, e := range top {
+		switch {
+		case !e.IsDir() || strings.HasPrefix(e.Name(), "."):
+		case strings.HasPrefix(e.Name(), "@"):
+			sub, _ := os.ReadDir(filepath.Join(s.Dir, e.Name()))
+			for _, se := range sub {
+				if se.IsDir() {
+					names = append(names, e.Name()+"/"+se.Name())
+				}
+			}
+		default:
+			names = append(names, e.Name())
+		}
+	}
+	sort.Strings(names)
+	var out []*Package
+	for _, n := range names {
+		p, err := s.Get(n)
+		if errors.Is(err, ErrNotInstalled) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// Uninstall removes the package named name.
+func (s Store) Uninstall(name string) (*Package, error) {
+	p, err := s.Get(name)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.RemoveAll(filepath.Join(s.Dir, filepath.FromSlash(name))); err != nil {
+		return nil, fmt.Errorf("removing %s: %w", name, err)
+	}
+	if scope, _, ok := strings.Cut(name, "/"); ok {
+		_ = os.Remove(filepath.Join(s.Dir, scope)) // only when empty
+	}
+	return p, nil
+}
