@@ -6,6 +6,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	weftclient "github.com/weftworks/weft/client"
 	"github.com/weftworks/weft/internal/fakeembed"
 	"github.com/weftworks/weft/worker"
+	"github.com/weftworks/weft/workflows"
 	"github.com/weftworks/weft/workflows/dsl"
 )
 
@@ -90,12 +92,73 @@ func TestBatchedEmbeds(t *testing.T) {
 	t.Logf("again, from the embedding cache: %s, %d requests", time.Since(t0).Round(10*time.Millisecond), again-requests)
 }
 
+// TestBatchedLoopWithBadItems: a loop of 1,000 embeds of which 10 are too long for the model,
+// against an OpenAI-compatible provider that refuses a whole request when one input is too
+// long: the loop's requests are split until each refused item stands alone, the other 990 are
+// embedded, and each refused item reports the provider's own message.
+func TestBatchedLoopWithBadItems(t *testing.T) {
+	const n = 1000
+	f, err := fakeembed.Start(0)
+	require.NoError(t, err)
+	t.Cleanup(f.Close)
+	f.MaxInputChars = 64
+	queue := "batched-loop-bad-items"
+	startWorkerWithConfig(t, queue, activities.Config{MongoDBURI: store.URI, OpenAIBaseURL: f.URL(), OpenAIAPIKey: "k", NoEmbedCache: true}, nil)
+	wc := weftclient.New(dial(t), queue)
+	items := fanoutItems(n)
+	for i := 50; i < n; i += 100 {
+		items[i] = strings.Repeat("too long ", 10) + fmt.Sprint(i)
+	}
+	run, err := wc.Start(context.Background(), embedLoopDef(t, n, 4, "text-embedding-3-small", ""), weftclient.StartOptions{Source: "embeds", Inputs: map[string]any{"items": items}})
+	require.NoError(t, err)
+	res, err := run.Get(context.Background())
+	require.NoError(t, err)
+	out := res.Output.GetStructValue().AsMap()
+	require.EqualValues(t, n, out["count"])
+	require.EqualValues(t, 10, out["errors"])
+	first := out["firstError"].(map[string]any)
+	require.EqualValues(t, 50, first["index"])
+	require.Contains(t, first["error"], "maximum context length", "the provider's own message for the item")
+	require.Nil(t, out["r50"], "a refused item's result is null")
+	require.Equal(t, "item 51", out["r51"])
+	requests, inputs := f.Counts()
+	// 8 requests of 128 (the last 104); each holds one or two refused items, and isolating one
+	// takes at most 2×7 more requests. Every good item is embedded once in the request that
+	// succeeds, but is sent again in each refused request that held it.
+	require.Less(t, requests, 8+10*14+1, "the refused requests are split, not the whole loop re-sent per item")
+	require.Greater(t, inputs, n, "refused requests are sent again in halves")
+	st, err := wc.State(context.Background(), run.ID)
+	require.NoError(t, err)
+	require.Equal(t, int32(n), st.Steps[0].ItemsDone)
+	t.Logf("loop of %d embeds with 10 refused: %d requests, %d inputs sent", n, requests, inputs)
+}
+
+// embedLoopDef is a loop of n embeds (which collects its items' errors); batch "false" opts out
+// of provider batches.
+func embedLoopDef(t testing.TB, n, concurrency int, model, batch string) *dsl.Workflow {
+	opt := ""
+	if batch != "" {
+		opt = `"batch":` + batch + `,`
+	}
+	w, err := dsl.Load("embeds.json", []byte(fmt.Sprintf(`{"name":"embeds","inputs":{"items":{"type":"array","required":true}},"steps":[
+	  {"id":"each","tool":"loop",%s"inputs":{"items":"{{ inputs.items }}","as":"item","concurrency":%d,"maxIterations":%d,
+	    "step":{"tool":"embed","inputs":{"text":"{{ item }}","model":%q,"inputType":"document","dimensions":256}}}}],
+	  "output":{"count":"{{ each.output.iterations }}","errors":"{{ len(each.output.errors) }}","firstError":"{{ each.output.errors[0] }}",
+	    "r50":"{{ each.output.results[50] }}","r51":"{{ each.output.results[51].text }}"}}`, opt, concurrency, n, model)))
+	require.NoError(t, err)
+	return w
+}
+
 // BenchmarkEmbedFanout: a forEach of embeds (concurrency 32) batched into provider requests,
 // against the same forEach one activity per item ("batch": false) and a hand-written workflow
 // scheduling one embed activity per item, side by side on the same server and worker, with the
-// offline embedder and with an OpenAI-compatible fake answering each request in 20 ms;
-// provider=fake-fail1% fails 1% of requests with a 500 (retried). WEFT_FANOUT_ITEMS sets the
-// items (default 10,000); WEFT_FANOUT_PER_ITEM=0 leaves the per-item layouts out (for 100,000).
+// offline embedder and with an OpenAI-compatible fake answering each request in 20 ms.
+// provider=fake-20ms-fail1% fails 1% of requests with a 500 (retried). provider=fake-20ms-bad1%
+// makes 1% of the items too long for the model, so the provider refuses every request that holds
+// one: the step is a loop (which collects its items' errors, where a forEach stops at the first),
+// batched and "batch": false, and the hand-written workflow counts its failures the same way.
+// WEFT_FANOUT_ITEMS sets the items (default 10,000; the bad1% row needs at most 10,000, a loop's
+// limit); WEFT_FANOUT_PER_ITEM=0 leaves the per-item layouts out (for 100,000).
 //
 //	go test ./integration -run '^$' -bench EmbedFanout -benchtime 1x
 func BenchmarkEmbedFanout(b *testing.B) {
@@ -105,7 +168,11 @@ func BenchmarkEmbedFanout(b *testing.B) {
 	}
 	perItem := os.Getenv("WEFT_FANOUT_PER_ITEM") != "0"
 	c := dial(b)
-	for _, provider := range []string{"local", "fake-20ms", "fake-20ms-fail1%"} {
+	for _, provider := range []string{"local", "fake-20ms", "fake-20ms-fail1%", "fake-20ms-bad1%"} {
+		bad := provider == "fake-20ms-bad1%"
+		if bad && n > workflows.MaxLoopIterations {
+			continue
+		}
 		b.Run(fmt.Sprintf("items=%d/provider=%s", n, provider), func(b *testing.B) {
 			// The cache off: every layout embeds every item (TestBatchedEmbeds
 			// measures the cache).
@@ -130,6 +197,15 @@ func BenchmarkEmbedFanout(b *testing.B) {
 			defer w.Stop()
 			wc := weftclient.New(c, queue)
 			items := fanoutItems(n)
+			wantErrors := 0
+			if bad {
+				// Items 50, 150, ...: longer than the fake takes.
+				f.MaxInputChars = 64
+				for i := 50; i < n; i += 100 {
+					items[i] = strings.Repeat("too long ", 10) + fmt.Sprint(i)
+					wantErrors++
+				}
+			}
 			inputs := make([]map[string]any, n)
 			for i, it := range items {
 				inputs[i] = map[string]any{"text": it, "model": model, "inputType": "document"}
@@ -147,12 +223,20 @@ func BenchmarkEmbedFanout(b *testing.B) {
 			weft := func(batch string) (time.Duration, int, int) {
 				r0 := requests()
 				t0 := time.Now()
-				run, err := wc.Start(context.Background(), embedFanoutDef(b, n, 32, model, batch), weftclient.StartOptions{Source: "embeds", Inputs: map[string]any{"items": items}})
+				def := embedFanoutDef(b, n, 32, model, batch)
+				if bad {
+					def = embedLoopDef(b, n, 32, model, batch)
+				}
+				run, err := wc.Start(context.Background(), def, weftclient.StartOptions{Source: "embeds", Inputs: map[string]any{"items": items}})
 				require.NoError(b, err)
 				res, err := run.Get(context.Background())
 				require.NoError(b, err)
 				wall := time.Since(t0)
-				require.EqualValues(b, n, res.Output.GetStructValue().AsMap()["count"])
+				out := res.Output.GetStructValue().AsMap()
+				require.EqualValues(b, n, out["count"])
+				if bad {
+					require.EqualValues(b, wantErrors, out["errors"], "each refused item reports its own error")
+				}
 				return wall, requests() - r0, historyEvents(b, c, run.ID)
 			}
 			hand := func() (time.Duration, int, int) {
@@ -162,7 +246,7 @@ func BenchmarkEmbedFanout(b *testing.B) {
 				require.NoError(b, err)
 				var done int
 				require.NoError(b, hr.Get(context.Background(), &done))
-				require.Equal(b, n, done)
+				require.Equal(b, n-wantErrors, done)
 				wall := time.Since(t0)
 				return wall, requests() - r0, historyEvents(b, c, hr.GetID())
 			}
