@@ -1,0 +1,214 @@
+package wfpkg_test
+
+import (
+	"archive/tar"
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/weftworks/weft/internal/wfpkg"
+	"github.com/weftworks/weft/internal/wfpkg/wfpkgtest"
+)
+
+// storeFiles lists every file under dir (none when it does not exist).
+func storeFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if os.IsNotExist(err) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			rel, _ := filepath.Rel(dir, p)
+			out = append(out, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	return out
+}
+
+// TestInstall: a package installs from a directory, a local .tgz and the npm registry (latest,
+// an exact version, a scoped official one, sha1 only), and everything else is refused with
+// nothing left in the store: a wrong integrity, an entry leaving the package, a link, a file over
+// the limit, an invalid workflow, a missing workflow file. Scripts are never run.
+func TestInstall(t *testing.T) {
+	const name = "vai-workflow-greet"
+	good := wfpkgtest.Tgz(t, wfpkgtest.Package(name, "1.1.0"))
+	old := wfpkgtest.Tgz(t, wfpkgtest.Package(name, "1.0.0"))
+	official := wfpkgtest.Tgz(t, wfpkgtest.Package("@vaicli/greet", "2.0.0"))
+	marker := filepath.Join(t.TempDir(), "postinstall-ran")
+	withScripts := wfpkgtest.Package(name, "1.2.0")
+	withScripts["package.json"] = wfpkgtest.Manifest(name, "1.2.0", map[string]any{"scripts": map[string]any{
+		"preinstall": "touch " + marker, "install": "touch " + marker, "postinstall": "touch " + marker}})
+	otherMain := wfpkgtest.Files{"package.json": wfpkgtest.Manifest(name, "1.3.0", map[string]any{"main": "flows/greet.json"}),
+		"flows/greet.json": wfpkgtest.Workflow}
+	invalid := wfpkgtest.Package(name, "1.4.0")
+	invalid["workflow.json"] = wfpkgtest.InvalidWorkflow
+	noWorkflow := wfpkgtest.Files{"package.json": wfpkgtest.Manifest(name, "1.5.0", nil)}
+	escape := filepath.Join(t.TempDir(), "escaped.json")
+
+	tests := []struct {
+		name    string
+		arg     func(t *testing.T) string // what weft install is given
+		want    string                    // the version installed
+		tier    string
+		wantErr string
+		check   func(t *testing.T, p *wfpkg.Package)
+	}{
+		{name: "directory", arg: func(t *testing.T) string { return wfpkgtest.Dir(t, wfpkgtest.Package(name, "1.1.0")) }, want: "1.1.0", tier: "community"},
+		{name: "local tgz", arg: func(t *testing.T) string { return wfpkgtest.WriteTgz(t, good) }, want: "1.1.0", tier: "community"},
+		{name: "registry latest", arg: func(t *testing.T) string {
+			r := wfpkgtest.NewRegistry(t, name, wfpkgtest.Version{Version: "1.0.0", Tarball: old}, wfpkgtest.Version{Version: "1.1.0", Tarball: good})
+			t.Setenv("WEFT_NPM_REGISTRY", r.URL)
+			return name
+		}, want: "1.1.0", tier: "community", check: func(t *testing.T, p *wfpkg.Package) {
+			require.Equal(t, wfpkgtest.SRI(good), p.Integrity)
+			require.Contains(t, p.Source, "/tarballs/")
+		}},
+		{name: "registry exact version", arg: func(t *testing.T) string {
+			r := wfpkgtest.NewRegistry(t, name, wfpkgtest.Version{Version: "1.0.0", Tarball: old}, wfpkgtest.Version{Version: "1.1.0", Tarball: good})
+			t.Setenv("npm_config_registry", r.URL)
+			return name + "@1.0.0"
+		}, want: "1.0.0", tier: "community"},
+		{name: "registry scoped official", arg: func(t *testing.T) string {
+			r := wfpkgtest.NewRegistry(t, "@vaicli/greet", wfpkgtest.Version{Version: "2.0.0", Tarball: official})
+			t.Setenv("WEFT_NPM_REGISTRY", r.URL)
+			return "@vaicli/greet"
+		}, want: "2.0.0", tier: "official"},
+		{name: "registry sha1 only", arg: func(t *testing.T) string {
+			r := wfpkgtest.NewRegistry(t, name, wfpkgtest.Version{Version: "1.1.0", Tarball: good, Integrity: "-", Shasum: wfpkgtest.SHA1(good)})
+			t.Setenv("WEFT_NPM_REGISTRY", r.URL)
+			return name
+		}, want: "1.1.0", tier: "community"},
+		{name: "scripts are not run", arg: func(t *testing.T) string { return wfpkgtest.WriteTgz(t, wfpkgtest.Tgz(t, withScripts)) },
+			want: "1.2.0", tier: "community", check: func(t *testing.T, p *wfpkg.Package) {
+				require.NoFileExists(t, marker, "a package script ran")
+				require.Equal(t, []string{"install", "postinstall", "preinstall"}, p.Scripts)
+				require.Contains(t, strings.Join(p.Warnings, "\n"), "weft never runs them")
+			}},
+		{name: "main names the workflow", arg: func(t *testing.T) string { return wfpkgtest.Dir(t, otherMain) }, want: "1.3.0", tier: "community",
+			check: func(t *testing.T, p *wfpkg.Package) { require.FileExists(t, filepath.Join(p.Dir, "flows", "greet.json")) }},
+
+		{name: "wrong integrity", arg: func(t *testing.T) string {
+			r := wfpkgtest.NewRegistry(t, name, wfpkgtest.Version{Version: "1.1.0", Tarball: good, Integrity: wfpkgtest.SRI(old)})
+			t.Setenv("WEFT_NPM_REGISTRY", r.URL)
+			return name
+		}, wantErr: "integrity check failed: the tarball's sha512 is"},
+		{name: "wrong shasum", arg: func(t *testing.T) string {
+			r := wfpkgtest.NewRegistry(t, name, wfpkgtest.Version{Version: "1.1.0", Tarball: good, Integrity: "-", Shasum: wfpkgtest.SHA1(old)})
+			t.Setenv("WEFT_NPM_REGISTRY", r.URL)
+			return name
+		}, wantErr: "integrity check failed: the tarball's sha1 is"},
+		{name: "no integrity at all", arg: func(t *testing.T) string {
+			r := wfpkgtest.NewRegistry(t, name, wfpkgtest.Version{Version: "1.1.0", Tarball: good, Integrity: "-"})
+			t.Setenv("WEFT_NPM_REGISTRY", r.URL)
+			return name
+		}, wantErr: "neither dist.integrity nor dist.shasum"},
+		{name: "unknown version", arg: func(t *testing.T) string {
+			r := wfpkgtest.NewRegistry(t, name, wfpkgtest.Version{Version: "1.1.0", Tarball: good})
+			t.Setenv("WEFT_NPM_REGISTRY", r.URL)
+			return name + "@9.9.9"
+		}, wantErr: `has no version or dist-tag "9.9.9"`},
+		{name: "registry holds another package", arg: func(t *testing.T) string {
+			r := wfpkgtest.NewRegistry(t, "vai-workflow-other", wfpkgtest.Version{Version: "1.1.0", Tarball: good})
+			t.Setenv("WEFT_NPM_REGISTRY", r.URL)
+			return "vai-workflow-other"
+		}, wantErr: "holds package vai-workflow-greet: refused"},
+		{name: "traversal entry", arg: func(t *testing.T) string {
+			rel, err := filepath.Rel(t.TempDir(), escape)
+			require.NoError(t, err)
+			return wfpkgtest.WriteTgz(t, wfpkgtest.Tgz(t, wfpkgtest.Package(name, "1.1.0"), wfpkgtest.Entry{Name: "package/../" + filepath.ToSlash(rel), Body: "{}"}))
+		}, wantErr: "leaves the package (..): refused (nothing installed)"},
+		{name: "absolute entry", arg: func(t *testing.T) string {
+			return wfpkgtest.WriteTgz(t, wfpkgtest.Tgz(t, wfpkgtest.Package(name, "1.1.0"), wfpkgtest.Entry{Name: escape, Body: "{}"}))
+		}, wantErr: "is not a relative path inside the package"},
+		{name: "symlink entry", arg: func(t *testing.T) string {
+			return wfpkgtest.WriteTgz(t, wfpkgtest.Tgz(t, wfpkgtest.Package(name, "1.1.0"), wfpkgtest.Entry{Name: "package/link", Type: tar.TypeSymlink, Linkname: "/etc/passwd"}))
+		}, wantErr: "is a link (to /etc/passwd)"},
+		{name: "hard link entry", arg: func(t *testing.T) string {
+			return wfpkgtest.WriteTgz(t, wfpkgtest.Tgz(t, wfpkgtest.Package(name, "1.1.0"), wfpkgtest.Entry{Name: "package/hl", Type: tar.TypeLink, Linkname: "package/workflow.json"}))
+		}, wantErr: "is a link"},
+		{name: "file over the limit", arg: func(t *testing.T) string {
+			return wfpkgtest.WriteTgz(t, wfpkgtest.Tgz(t, wfpkgtest.Package(name, "1.1.0"), wfpkgtest.Entry{Name: "package/big.txt", Body: strings.Repeat("a", wfpkg.MaxFileSize+1)}))
+		}, wantErr: "over the 4 MiB a package file may have"},
+		{name: "invalid workflow", arg: func(t *testing.T) string { return wfpkgtest.Dir(t, invalid) }, wantErr: "its workflow is invalid, nothing installed"},
+		{name: "no workflow file", arg: func(t *testing.T) string { return wfpkgtest.WriteTgz(t, wfpkgtest.Tgz(t, noWorkflow)) }, wantErr: "has no workflow file workflow.json"},
+		{name: "not a package name", arg: func(t *testing.T) string { return "Not A Name" }, wantErr: "is not an npm package name"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			store := wfpkg.Store{Dir: filepath.Join(t.TempDir(), "packages")}
+			arg := tc.arg(t)
+			p, err := store.Install(context.Background(), arg, wfpkg.Registry{URL: wfpkg.RegistryFromEnv()})
+			if tc.wantErr != "" {
+				require.ErrorContains(t, err, tc.wantErr)
+				require.Empty(t, storeFiles(t, store.Dir), "a refused package leaves nothing in the store")
+				require.NoFileExists(t, escape)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, tc.want, p.Version)
+			require.Equal(t, tc.tier, p.Tier)
+			require.Equal(t, "A greeting workflow", p.Description)
+			require.Equal(t, "Ana <ana@example.com>", p.Author)
+			require.Equal(t, "MIT", p.License)
+			require.Equal(t, wfpkg.VaiMeta{WorkflowVersion: "1.0", Category: "utility", Tags: []string{"demo"}, MinVaiVersion: "1.4.0",
+				Raw: map[string]any{"workflowVersion": "1.0", "category": "utility", "tags": []any{"demo"}, "minVaiVersion": "1.4.0"}}, p.Vai)
+			file, data, err := store.Workflow(p.Name)
+			require.NoError(t, err)
+			require.Equal(t, p.WorkflowPath, file)
+			require.JSONEq(t, wfpkgtest.Workflow, string(data))
+			if tc.check != nil {
+				tc.check(t, p)
+			}
+		})
+	}
+}
+
+// TestStoreListUninstall: installed packages are listed by name with their tier, a new version
+// replaces the old one, and uninstall removes a package (scoped ones too).
+func TestStoreListUninstall(t *testing.T) {
+	store := wfpkg.Store{Dir: filepath.Join(t.TempDir(), "packages")}
+	ctx := context.Background()
+	install := func(name, version string) {
+		_, err := store.Install(ctx, wfpkgtest.Dir(t, wfpkgtest.Package(name, version)), wfpkg.Registry{})
+		require.NoError(t, err)
+	}
+	list := func() []string {
+		ps, err := store.List()
+		require.NoError(t, err)
+		var out []string
+		for _, p := range ps {
+			out = append(out, p.Name+"@"+p.Version+" "+p.Tier)
+		}
+		return out
+	}
+	require.Empty(t, list())
+	install("vai-workflow-greet", "1.0.0")
+	install("@vaicli/digest", "0.3.0")
+	install("vai-workflow-greet", "1.1.0")
+	require.Equal(t, []string{"@vaicli/digest@0.3.0 official", "vai-workflow-greet@1.1.0 community"}, list())
+	require.NoDirExists(t, filepath.Join(store.Dir, "vai-workflow-greet", "1.0.0"), "the old version is replaced")
+
+	p, err := store.Uninstall("@vaicli/digest")
+	require.NoError(t, err)
+	require.Equal(t, "0.3.0", p.Version)
+	require.Equal(t, []string{"vai-workflow-greet@1.1.0 community"}, list())
+	require.NoDirExists(t, filepath.Join(store.Dir, "@vaicli"))
+
+	_, err = store.Uninstall("@vaicli/digest")
+	require.ErrorIs(t, err, wfpkg.ErrNotInstalled)
+	_, _, err = store.Workflow("vai-workflow-nothing")
+	require.ErrorIs(t, err, wfpkg.ErrNotInstalled)
+	_, err = store.Get("../escape")
+	require.ErrorContains(t, err, "is not an npm package name")
+}
