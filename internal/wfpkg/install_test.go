@@ -96,7 +96,9 @@ func TestInstall(t *testing.T) {
 				require.Contains(t, strings.Join(p.Warnings, "\n"), "weft never runs them")
 			}},
 		{name: "main names the workflow", arg: func(t *testing.T) string { return wfpkgtest.Dir(t, otherMain) }, want: "1.3.0", tier: "community",
-			check: func(t *testing.T, p *wfpkg.Package) { require.FileExists(t, filepath.Join(p.Dir, "flows", "greet.json")) }},
+			check: func(t *testing.T, p *wfpkg.Package) {
+				require.FileExists(t, filepath.Join(p.Dir, "flows", "greet.json"))
+			}},
 
 		{name: "wrong integrity", arg: func(t *testing.T) string {
 			r := wfpkgtest.NewRegistry(t, name, wfpkgtest.Version{Version: "1.1.0", Tarball: good, Integrity: wfpkgtest.SRI(old)})
