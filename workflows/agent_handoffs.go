@@ -2,6 +2,8 @@ package workflows
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"go.temporal.io/sdk/workflow"
 )
@@ -13,6 +15,7 @@ const HandoffToolPrefix = "handoff:"
 type handoff struct {
 	name, desc string
 	agent      map[string]any
+	next       []string // the agents it can hand to (its agent's handoffs): handoff names, or the step's id
 }
 
 func parseHandoffs(v any) ([]handoff, error) {
@@ -34,6 +37,12 @@ func parseHandoffs(v any) ([]handoff, error) {
 		seen[h.name] = true
 		if h.agent == nil {
 			h.agent = map[string]any{}
+		}
+		next, _ := h.agent["handoffs"].([]any)
+		for _, n := range next {
+			if s, _ := n.(string); s != "" {
+				h.next = append(h.next, s)
+			}
 		}
 		out = append(out, h)
 	}
@@ -80,12 +89,83 @@ func (r *run) recordHandoff(ctx workflow.Context, sr *stepRun, key string, iter 
 	r.record(ctx, RunEvent{Type: EventHandoff, Step: sr.cs.ID, Key: key, Iteration: int32(iter), From: from, To: to})
 }
 
-// handOff passes the conversation to h's agent: its model and settings where it sets them, its
-// system prompt in place of the step's, its tools in place of the step's.
-func handOff(llm map[string]any, h *handoff) {
-	for _, k := range []string{"model", "temperature", "maxTokens", "responseFormat"} {
+// handoffSettings are the model settings an agent handed to may set; those it does not set are
+// the step's.
+var handoffSettings = []string{"model", "temperature", "maxTokens", "responseFormat"}
+
+// stepAgent is the step's own agent as a handoff (named by the step's id), which an agent handed
+// to may hand back to: the step's model settings, system prompt, tools, approvals and
+// toolChoice, and every handoff of the step.
+func stepAgent(id string, inputs map[string]any, system string, hands []handoff) handoff {
+	agent := map[string]any{}
+	for _, k := range append([]string{"tools", "approve", "toolChoice", "resetToolChoice"}, handoffSettings...) {
+		if v, ok := inputs[k]; ok {
+			agent[k] = v
+		}
+	}
+	if system != "" {
+		agent["system"] = system
+	}
+	h := handoff{name: id, agent: agent}
+	for _, o := range hands {
+		h.next = append(h.next, o.name)
+	}
+	return h
+}
+
+// transfers are the transfer tools of an agent that can hand to the agents named next (checked
+// by handoffChains): the step's handoffs, or root, the step's own agent.
+func transfers(next []string, hands []handoff, root *handoff) []agentTool {
+	var out []agentTool
+	for _, name := range next {
+		if name == root.name {
+			out = append(out, handoffTool{h: *root})
+			continue
+		}
+		for _, h := range hands {
+			if h.name == name {
+				out = append(out, handoffTool{h: h})
+			}
+		}
+	}
+	return out
+}
+
+// handoffChains checks that the agents the step's handoffs hand to exist.
+func handoffChains(stepID string, hands []handoff) error {
+	names := []string{stepID}
+	for _, h := range hands {
+		names = append(names, h.name)
+	}
+	for _, h := range hands {
+		for _, n := range h.next {
+			if n == stepID {
+				for _, o := range hands {
+					if o.name == stepID {
+						return fmt.Errorf("handoff %s hands to %q, which names both the step and one of its handoffs: rename the handoff", h.name, n)
+					}
+				}
+				continue
+			}
+			if !slices.Contains(names, n) {
+				return fmt.Errorf("handoff %s hands to %q, which is neither one of the step's handoffs nor the step (%s)", h.name, n, strings.Join(names, ", "))
+			}
+		}
+	}
+	return nil
+}
+
+// handOff passes the conversation to h's agent: its model and settings where it sets them (the
+// step's where it does not: base holds them), its system prompt in place of the one before, its
+// tools in place of the ones before.
+func handOff(llm map[string]any, h *handoff, base map[string]any) {
+	for _, k := range handoffSettings {
 		if v, ok := h.agent[k]; ok {
 			llm[k] = v
+		} else if v, ok := base[k]; ok {
+			llm[k] = v
+		} else {
+			delete(llm, k)
 		}
 	}
 	msgs := messages(llm)

@@ -326,3 +326,97 @@ func TestHandoffKeepsTheStepsApprovals(t *testing.T) {
 	require.Equal(t, "reject", ingest["decision"], "the call waited for a person")
 	require.Equal(t, 0, h.tools.count("ingest"))
 }
+
+// toolNames are the names of the tools a model call offered.
+func toolNames(in map[string]any) []string {
+	var out []string
+	list, _ := in["tools"].([]any)
+	for _, d := range list {
+		out = append(out, d.(map[string]any)["name"].(string))
+	}
+	return out
+}
+
+// TestHandoffChain: an agent handed to hands on to the agents its own handoffs name, and back to
+// the step's agent by the step's id (triage → billing → refunds → triage); each agent is offered
+// its own tools and transfers, with its own model or else the step's, and its system prompt.
+func TestHandoffChain(t *testing.T) {
+	h := newHarness(t)
+	seen := &inputsSeen{}
+	m := &scriptedModel{answers: []func(map[string]any) map[string]any{
+		seen.wrap(callTools([3]string{"t1", "transfer_to_billing", `{}`})),
+		seen.wrap(callTools([3]string{"t2", "transfer_to_refunds", `{}`})),
+		seen.wrap(callTools([3]string{"t3", "transfer_to_triage", `{}`})),
+		seen.wrap(say("Sorted.")),
+	}}
+	withModel(h, m)
+	def := `{"name":"a","defaults":{"collection":"docs"},"steps":[
+  {"id":"triage","tool":"agent","inputs":{"system":"You route questions.","prompt":"I want a refund","tools":["search"],"maxIterations":6,
+    "handoffs":[
+      {"name":"billing","description":"Money.","agent":{"system":"You handle billing.","model":"smart","tools":["ingest"],"handoffs":["refunds"]}},
+      {"name":"refunds","description":"Refunds.","agent":{"system":"You handle refunds.","handoffs":["triage","billing"]}}]}}
+],"output":"{{ triage.output }}"}`
+	res, err := h.run(t, def, nil)
+	require.NoError(t, err)
+	out := agentOutput(t, res)
+	require.Equal(t, "Sorted.", out["text"])
+	require.Equal(t, "triage", out["agent"], "the step's agent answered, handed back to")
+	require.Equal(t, []any{
+		map[string]any{"iteration": float64(1), "from": "triage", "to": "billing"},
+		map[string]any{"iteration": float64(2), "from": "billing", "to": "refunds"},
+		map[string]any{"iteration": float64(3), "from": "refunds", "to": "triage"},
+	}, out["handoffs"])
+	require.Len(t, seen.ins, 4)
+	require.Equal(t, []string{"search", "transfer_to_billing", "transfer_to_refunds"}, toolNames(seen.ins[0]))
+	require.Equal(t, []string{"ingest", "transfer_to_refunds"}, toolNames(seen.ins[1]))
+	require.Equal(t, []string{"transfer_to_triage", "transfer_to_billing"}, toolNames(seen.ins[2]))
+	require.Equal(t, []string{"search", "transfer_to_billing", "transfer_to_refunds"}, toolNames(seen.ins[3]))
+	require.Equal(t, "smart", seen.ins[1]["model"])
+	require.NotContains(t, seen.ins[2], "model", "refunds sets no model: the step's (none), not billing's")
+	require.Equal(t, "You route questions.", seen.ins[0]["system"])
+	for i, system := range []string{"You handle billing.", "You handle refunds.", "You route questions."} {
+		sent := m.seen[i+1] // the first call went with system and prompt, the others with messages
+		require.Equal(t, map[string]any{"role": "system", "content": system}, sent[0], "model call %d", i+2)
+		require.Equal(t, "I want a refund", sent[1].(map[string]any)["content"], "the conversation goes on")
+	}
+}
+
+// TestHandoffPingPong: two agents that hand the conversation back and forth stop at maxHandoffs:
+// the step fails saying so (as the OpenAI Agents SDK's MaxTurnsExceeded and LangGraph's
+// recursion limit do), or with onLimit return returns stopReason max_handoffs.
+func TestHandoffPingPong(t *testing.T) {
+	transfer := func(in map[string]any) map[string]any {
+		for _, n := range toolNames(in) {
+			if strings.HasPrefix(n, "transfer_to_") {
+				return callTools([3]string{"t", n, `{}`})(in)
+			}
+		}
+		return say("no transfer offered")(in)
+	}
+	def := func(extra string) string {
+		return `{"name":"a","steps":[
+  {"id":"ping","tool":"agent","inputs":{"prompt":"Who answers?","maxIterations":50,"maxHandoffs":3` + extra + `,
+    "handoffs":[{"name":"pong","agent":{"handoffs":["ping"]}}]}}
+],"output":"{{ ping.output }}"}`
+	}
+	t.Run("fails", func(t *testing.T) {
+		h := newHarness(t)
+		m := &scriptedModel{answers: []func(map[string]any) map[string]any{transfer, transfer, transfer, transfer, transfer}}
+		withModel(h, m)
+		_, err := h.run(t, def(""), nil)
+		require.ErrorContains(t, err, "more than maxHandoffs (3) times (ping → pong → ping → pong → ping)")
+		require.Equal(t, 4, m.calls(), "three handoffs made, the fourth refused")
+	})
+	t.Run("returns", func(t *testing.T) {
+		h := newHarness(t)
+		m := &scriptedModel{answers: []func(map[string]any) map[string]any{transfer, transfer, transfer, transfer, transfer}}
+		withModel(h, m)
+		res, err := h.run(t, def(`,"onLimit":"return"`), nil)
+		require.NoError(t, err)
+		out := agentOutput(t, res)
+		require.Equal(t, workflows.StopMaxHandoffs, out["stopReason"])
+		require.Equal(t, "pong", out["agent"], "the agent that asked for the refused handoff")
+		require.Len(t, out["handoffs"], 3)
+		require.EqualValues(t, 4, out["iterations"])
+	})
+}

@@ -208,6 +208,9 @@ func (r *run) agent(ctx workflow.Context, sr *stepRun, inputs map[string]any, en
 		return temporal.NewNonRetryableApplicationError(err.Error(), toolspec.ErrInvalidInput, nil)
 	}
 	hands, err := parseHandoffs(inputs["handoffs"])
+	if err == nil {
+		err = handoffChains(sr.cs.ID, hands)
+	}
 	if err != nil {
 		return nil, invalid(err)
 	}
@@ -220,13 +223,23 @@ func (r *run) agent(ctx workflow.Context, sr *stepRun, inputs map[string]any, en
 	if err := r.prepareChat(sr, llm); err != nil {
 		return nil, err
 	}
+	// base: the step's model settings, which an agent handed to has where it sets none; root:
+	// the step's own agent, which an agent handed to may hand back to.
+	base := map[string]any{}
+	for _, k := range handoffSettings {
+		if v, ok := llm[k]; ok {
+			base[k] = v
+		}
+	}
+	root := stepAgent(sr.cs.ID, inputs, firstSystem(messages(llm)), hands)
 	var tools []agentTool
 	byFunction := map[string]agentTool{}
 	// equip gives the agent (the step's, or one handed to) its tools, approvals and toolChoice.
 	// The step's approve list holds for every agent of the step: an agent handed to adds its
 	// own, and a model cannot hand off to escape a person's approval.
 	stepApprove := cfg.approve // equip gives cfg a new map each time: this one stays the step's
-	resetChoice := cfg.resetToolChoice // the active agent's resetToolChoice
+	// resetChoice is the active agent's resetToolChoice.
+	resetChoice := cfg.resetToolChoice
 	equip := func(toolList, approve any, choice string, reset bool, extra []agentTool) error {
 		resetChoice = reset
 		list, err := r.agentTools(ctx, sr, toolList)
@@ -272,11 +285,7 @@ func (r *run) agent(ctx workflow.Context, sr *stepRun, inputs map[string]any, en
 		}
 		return nil
 	}
-	var transfers []agentTool
-	for _, h := range hands {
-		transfers = append(transfers, handoffTool{h: h})
-	}
-	if err := equip(inputs["tools"], inputs["approve"], cfg.toolChoice, cfg.resetToolChoice, transfers); err != nil {
+	if err := equip(inputs["tools"], inputs["approve"], cfg.toolChoice, cfg.resetToolChoice, transfers(root.next, hands, &root)); err != nil {
 		return nil, invalid(err)
 	}
 	if cfg.stopWhen, err = parseStopWhen(inputs["stopWhen"]); err != nil {
@@ -354,9 +363,9 @@ func (r *run) agent(ctx workflow.Context, sr *stepRun, inputs map[string]any, en
 				return nil, invalid(fmt.Errorf("resume: agent %q is not one of the step's handoffs", a))
 			}
 			active = h.name
-			handOff(llm, h)
+			handOff(llm, h, base)
 			choice, _ := h.agent["toolChoice"].(string)
-			if err := equip(h.agent["tools"], h.agent["approve"], choice, h.resetToolChoice(), nil); err != nil {
+			if err := equip(h.agent["tools"], h.agent["approve"], choice, h.resetToolChoice(), transfers(h.next, hands, &root)); err != nil {
 				return nil, invalid(fmt.Errorf("handoff %s: %w", h.name, err))
 			}
 		}
@@ -461,12 +470,20 @@ func (r *run) agent(ctx workflow.Context, sr *stepRun, inputs map[string]any, en
 		llm["messages"] = msgs
 		usedTools[active] = true
 		if h := handedOff(records, byFunction); h != nil {
+			if len(handoffsMade) >= cfg.maxHandoffs {
+				if cfg.onLimit == "return" {
+					return output("", iter, StopMaxHandoffs), nil
+				}
+				return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf(
+					"the agents handed the conversation off more than maxHandoffs (%d) times (%s): they keep passing it on. Say in the handoffs' descriptions when to hand off, raise maxHandoffs, or set onLimit: \"return\"",
+					cfg.maxHandoffs, handoffPath(handoffsMade, h.name)), ErrStepFailed, nil)
+			}
 			handoffsMade = append(handoffsMade, map[string]any{"iteration": iter, "from": active, "to": h.name})
 			r.recordHandoff(ctx, sr, key, iter, active, h.name)
 			active = h.name
-			handOff(llm, h)
+			handOff(llm, h, base)
 			choice, _ := h.agent["toolChoice"].(string)
-			if err := equip(h.agent["tools"], h.agent["approve"], choice, h.resetToolChoice(), nil); err != nil {
+			if err := equip(h.agent["tools"], h.agent["approve"], choice, h.resetToolChoice(), transfers(h.next, hands, &root)); err != nil {
 				return nil, invalid(fmt.Errorf("handoff %s: %w", h.name, err))
 			}
 			continue
@@ -550,6 +567,34 @@ func toolStop(rules []stopRule, tools []agentTool, records, results []map[string
 		}
 	}
 	return "", ""
+}
+
+// firstSystem is the content of the first system message of a conversation ("": none).
+func firstSystem(msgs []any) string {
+	for _, m := range msgs {
+		if mm, _ := m.(map[string]any); mm["role"] == "system" {
+			s, _ := mm["content"].(string)
+			return s
+		}
+	}
+	return ""
+}
+
+// handoffPath renders the last handoffs made and the next one: "… a → b → a → b".
+func handoffPath(made []any, next string) string {
+	var names []string
+	for _, m := range made {
+		mm, _ := m.(map[string]any)
+		if len(names) == 0 {
+			names = append(names, fmt.Sprint(mm["from"]))
+		}
+		names = append(names, fmt.Sprint(mm["to"]))
+	}
+	names = append(names, next)
+	if len(names) > 6 {
+		names = append([]string{"…"}, names[len(names)-6:]...)
+	}
+	return strings.Join(names, " → ")
 }
 
 // forcesTools reports whether a toolChoice sent to the model makes it call a tool: required or

@@ -26,6 +26,7 @@ func TestAgentSDKFiles(t *testing.T) {
 		{"handoff named twice", agent(`{"prompt":"x","handoffs":[{"name":"b","agent":{}},{"name":"b","agent":{}}]}`), `handoff "b" is named twice`},
 		{"handoff with a bad name", agent(`{"prompt":"x","handoffs":[{"name":"bill ing","agent":{}}]}`), `handoffs`},
 		{"handoff agent with an unknown tool", agent(`{"prompt":"x","handoffs":[{"name":"b","agent":{"tools":["teleport"]}}]}`), `handoff b: "teleport" is not a tool an agent can call`},
+		{"handoff hands to an agent the step lacks", agent(`{"prompt":"x","handoffs":[{"name":"b","agent":{"handoffs":["ag","c"]}}]}`), `handoff b hands to "c", which is neither one of the step's handoffs nor the step`},
 		{"toolChoice names a tool not offered", agent(`{"prompt":"x","tools":["search"],"toolChoice":"ingest"}`), `toolChoice "ingest" is neither auto, none nor required, nor one of the tools`},
 	}
 	for _, tt := range bad {
@@ -38,6 +39,7 @@ func TestAgentSDKFiles(t *testing.T) {
 		{"instructions with the agent's state", agent(`{"prompt":"x","instructions":"turn {{ agent.iteration }}: {{ agent.lastToolResult }}"}`)},
 		{"guardrails", agent(`{"prompt":"x","guardrails":{"input":[{"name":"a","forbid":"secret"},{"name":"b","judge":"on topic","model":"fast"}],"output":[{"name":"c","schema":{"type":"object"}}],"onTrip":"return"}}`)},
 		{"handoffs", agent(`{"prompt":"x","tools":["search"],"handoffs":[{"name":"billing","description":"money","agent":{"system":"s","model":"smart","tools":["ingest"],"approve":["ingest"]}}]}`)},
+		{"handoff chains", agent(`{"prompt":"x","maxHandoffs":4,"resetToolChoice":false,"handoffs":[{"name":"b","agent":{"handoffs":["c"],"toolChoice":"required","resetToolChoice":false}},{"name":"c","agent":{"handoffs":["ag","b"]}}]}`)},
 		{"stopWhen list", agent(`{"prompt":"x","tools":["search"],"stopWhen":[{"tool":"search"},{"textMatches":"^DONE"}]}`)},
 		{"toolChoice required", agent(`{"prompt":"x","tools":["search"],"toolChoice":"required"}`)},
 		{"toolChoice a tool", agent(`{"prompt":"x","tools":["search","workflow:other"],"toolChoice":"workflow:other"}`)},

@@ -156,6 +156,15 @@ func (c *compiler) checkHandoffs(cs *CompiledStep, inPtr string, known map[strin
 		}
 		seen[name] = true
 		agent, _ := m["agent"].(map[string]any)
+		next, _ := agent["handoffs"].([]any)
+		for j, n := range next {
+			target, _ := n.(string)
+			if target == "" || target == cs.ID || strings.Contains(target, "{{") || handoffNamed(list, target) {
+				continue
+			}
+			c.errAt(ptr+"/agent/handoffs/"+strconv.Itoa(j), fmt.Sprintf("handoff %s hands to %q, which is neither one of the step's handoffs nor the step", name, target),
+				fmt.Sprintf("name a handoff of this step, or %q to hand back to the step's agent", cs.ID))
+		}
 		tools, _ := agent["tools"].([]any)
 		for j, t := range tools {
 			tn, _ := t.(string)
@@ -168,6 +177,16 @@ func (c *compiler) checkHandoffs(cs *CompiledStep, inPtr string, known map[strin
 			}
 		}
 	}
+}
+
+// handoffNamed reports whether a step's handoffs list has one named name.
+func handoffNamed(list []any, name string) bool {
+	for _, e := range list {
+		if m, _ := e.(map[string]any); m["name"] == name {
+			return true
+		}
+	}
+	return false
 }
 
 // checkPrefixedTool checks an agent tool named by a prefix (mcp:SERVER[/TOOL], workflow:NAME)
