@@ -1,16 +1,24 @@
 package activities_test
 
 import (
+	"crypto/sha256"
+	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/weftworks/weft/activities"
+	"github.com/weftworks/weft/activities/embedder"
 )
 
 // TestCodeToolsOnTheEmbeddedStore: code_index walks a tree (ignored files left out), stores
@@ -256,5 +264,292 @@ func TestCodeFindSimilar(t *testing.T) {
 			require.Equal(t, c.paths, paths)
 			require.Equal(t, float64(len(c.paths)), out["count"])
 		})
+	}
+}
+
+// fakeVoyage answers /embeddings with a small vector per text (the same text, the same vector)
+// and /rerank by the order prefer puts first, recording each request's model and documents.
+type fakeVoyage struct {
+	url string
+
+	mu         sync.Mutex
+	embedModel []string // the model of each /embeddings request
+	reranked   [][]any  // the documents of each /rerank request
+}
+
+func startFakeVoyage(t *testing.T, prefer string) *fakeVoyage {
+	t.Helper()
+	f := &fakeVoyage{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body map[string]any
+		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+			t.Errorf("fake Voyage: request body: %v", err) // not require: this is the server's goroutine
+			w.WriteHeader(400)
+			return
+		}
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		switch {
+		case strings.HasSuffix(r.URL.Path, "/embeddings"):
+			model, _ := body["model"].(string)
+			f.embedModel = append(f.embedModel, model)
+			var data []any
+			for i, in := range body["input"].([]any) {
+				h := sha256.Sum256([]byte(in.(string)))
+				vec := make([]float64, 8)
+				for j := range vec {
+					vec[j] = float64(h[j]) - 127.5
+				}
+				data = append(data, map[string]any{"index": i, "embedding": vec})
+			}
+			_ = json.NewEncoder(w).Encode(map[string]any{"data": data, "model": model, "usage": map[string]any{"total_tokens": 3}})
+		case strings.HasSuffix(r.URL.Path, "/rerank"):
+			docs := body["documents"].([]any)
+			f.reranked = append(f.reranked, docs)
+			var data []any
+			for i, d := range docs {
+				score := 0.1
+				if strings.Contains(d.(string), prefer) {
+					score = 0.99
+				}
+				data = append(data, map[string]any{"index": i, "relevance_score": score})
+			}
+			_ = json.NewEncoder(w).Encode(map[string]any{"data": data, "model": "rerank-2.5", "usage": map[string]any{"total_tokens": 50}})
+		default:
+			t.Errorf("fake Voyage: unexpected path %s", r.URL.Path)
+			w.WriteHeader(404)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	f.url = srv.URL
+	return f
+}
+
+// take returns the models of the /embeddings requests and the documents of the /rerank
+// requests since the last take.
+func (f *fakeVoyage) take() ([]string, [][]any) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	m, r := f.embedModel, f.reranked
+	f.embedModel, f.reranked = nil, nil
+	return m, r
+}
+
+// codeTree writes files under a new directory and returns it.
+func codeTree(t *testing.T, files map[string]string) string {
+	t.Helper()
+	root := t.TempDir()
+	for p, c := range files {
+		full := filepath.Join(root, filepath.FromSlash(p))
+		require.NoError(t, os.MkdirAll(filepath.Dir(full), 0o755))
+		require.NoError(t, os.WriteFile(full, []byte(c), 0o644))
+	}
+	return root
+}
+
+var threeFiles = map[string]string{
+	"auth/token.go":      "package auth\n\n// IssueToken signs a session token for the user after the password check.\nfunc IssueToken(user string, password string) (string, error) {\n\treturn sign(user), nil\n}\n",
+	"billing/invoice.py": "def send_invoice(customer, amount):\n    \"\"\"Email the monthly invoice to the customer.\"\"\"\n    return mail(customer, amount)\n",
+	"web/cart.ts":        "export function addToCart(cart: string[], item: string): string[] {\n  return [...cart, item];\n}\n",
+}
+
+// TestCodeQuery: code_query is code_search with five results by default, five times as many
+// candidates as results (more than code_search reranks) and always reranked: offline in search's
+// order (rerankedScore repeats score), with a Voyage key by Voyage's reranker, which reads each
+// chunk's path and symbol with its code. The collection's model embeds the question even when a
+// Voyage key would make voyage-code-3 the default.
+func TestCodeQuery(t *testing.T) {
+	files := map[string]string{}
+	for i := range 30 {
+		files[fmt.Sprintf("pkg/f%02d.go", i)] = fmt.Sprintf("package pkg\n\n// Func%02d returns %d.\nfunc Func%02d() int {\n\treturn %d\n}\n", i, i, i, i)
+	}
+	for p, c := range threeFiles {
+		files[p] = c
+	}
+	root := codeTree(t, files)
+	cfg := activities.Config{MongoDBURI: storeURI, CodeRoots: []string{root}}
+	res, err := run(t, cfg, "code_index", map[string]any{"path": root, "db": "code5", "collection": "repo"})
+	require.NoError(t, err)
+	require.Equal(t, embedder.Model, res.Output.(map[string]any)["model"])
+
+	// offline
+	res, err = run(t, cfg, "code_query", map[string]any{"query": "email the monthly invoice", "db": "code5", "collection": "repo"})
+	require.NoError(t, err)
+	out := res.Output.(map[string]any)
+	require.Equal(t, float64(5), out["count"], "five results by default")
+	require.Equal(t, "local-bm25-hybrid", out["rerankModel"])
+	first := out["results"].([]any)[0].(map[string]any)
+	require.Equal(t, "billing/invoice.py", first["path"])
+	for _, h := range out["results"].([]any) {
+		require.Equal(t, h.(map[string]any)["score"], h.(map[string]any)["rerankedScore"])
+	}
+	res, err = run(t, cfg, "code_search", map[string]any{"query": "email the monthly invoice", "db": "code5", "collection": "repo"})
+	require.NoError(t, err)
+	require.Nil(t, res.Output.(map[string]any)["rerankModel"], "code_search reranks only when asked")
+	require.Nil(t, res.Output.(map[string]any)["results"].([]any)[0].(map[string]any)["rerankedScore"])
+
+	// with Voyage's reranker, which prefers the cart
+	voy := startFakeVoyage(t, "addToCart")
+	vcfg := cfg
+	vcfg.VoyageAPIKey, vcfg.VoyageBaseURL = "k", voy.url
+	vcfg.NoEmbedCache = true
+	cases := []struct {
+		name     string
+		tool     string
+		in       map[string]any
+		count    int
+		reranked int // documents the reranker read
+	}{
+		{"code_query reranks five times its limit", "code_query", map[string]any{}, 5, 25},
+		{"at most what the collection holds", "code_query", map[string]any{"limit": 10}, 10, 33},
+		{"code_search reranks fewer when asked", "code_search", map[string]any{"rerank": true, "limit": 5}, 5, 20},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			in := map[string]any{"query": "email the monthly invoice", "db": "code5", "collection": "repo"}
+			for k, v := range c.in {
+				in[k] = v
+			}
+			res, err := run(t, vcfg, c.tool, in)
+			require.NoError(t, err)
+			out := res.Output.(map[string]any)
+			require.Equal(t, float64(c.count), out["count"])
+			require.Equal(t, "rerank-2.5", out["rerankModel"])
+			top := out["results"].([]any)[0].(map[string]any)
+			require.Equal(t, "web/cart.ts", top["path"], "the reranker's order")
+			require.Equal(t, 0.99, top["rerankedScore"])
+			models, reranked := voy.take()
+			require.Empty(t, models, "the question is embedded with the collection's local model, not voyage-code-3")
+			require.Len(t, reranked, 1)
+			require.Len(t, reranked[0], c.reranked)
+			require.Contains(t, fmt.Sprint(reranked[0]), "web/cart.ts addToCart\n", "the reranker reads the path and symbol")
+		})
+	}
+}
+
+// TestCodeFilter: vai's free-form filter narrows code_search, code_query and code_find_similar
+// to chunks whose metadata matches (vai's names for it too, values or $in lists), alongside the
+// language input; a field code_index does not write, an operator other than $in or a value of
+// another kind is refused, naming it, without retries.
+func TestCodeFilter(t *testing.T) {
+	root := codeTree(t, threeFiles)
+	cfg := activities.Config{MongoDBURI: storeURI, CodeRoots: []string{root}}
+	_, err := run(t, cfg, "code_index", map[string]any{"path": root, "db": "code6", "collection": "repo"})
+	require.NoError(t, err)
+	all := []string{"auth/token.go", "billing/invoice.py", "web/cart.ts"}
+	cases := []struct {
+		name   string
+		in     map[string]any
+		paths  []string // the results' paths, sorted, all tools alike
+		err    string
+		fields string // and the error names these
+	}{
+		{"no filter", map[string]any{}, all, "", ""},
+		{"a path", map[string]any{"filter": map[string]any{"path": "web/cart.ts"}}, []string{"web/cart.ts"}, "", ""},
+		{"languages by $in, any case", map[string]any{"filter": map[string]any{"language": map[string]any{"$in": []any{"Go", "python"}}}}, []string{"auth/token.go", "billing/invoice.py"}, "", ""},
+		{"a symbol under its stored name", map[string]any{"filter": map[string]any{"metadata.symbol": "IssueToken"}}, []string{"auth/token.go"}, "", ""},
+		{"vai's chunkType is the kind", map[string]any{"filter": map[string]any{"chunkType": "function", "source": "billing/invoice.py"}}, []string{"billing/invoice.py"}, "", ""},
+		{"a line number", map[string]any{"filter": map[string]any{"endLine": 6}}, []string{"auth/token.go"}, "", ""},
+		{"with the language input: both hold", map[string]any{"language": "go", "filter": map[string]any{"language": "typescript"}}, nil, "", ""},
+		{"an unknown field", map[string]any{"filter": map[string]any{"owner": "ana"}}, nil, `filter field "owner" is not chunk metadata code_index writes`, "chunkType, endLine, kind, language, path, root, source, startLine, symbol, symbols"},
+		{"the flag that keeps it to code", map[string]any{"filter": map[string]any{"codeIndex": false}}, nil, `filter field "codeIndex"`, ""},
+		{"another document's field", map[string]any{"filter": map[string]any{"metadata.source": "x"}}, nil, `filter field "metadata.source"`, ""},
+		{"$where", map[string]any{"filter": map[string]any{"$where": "true"}}, nil, `filter field "$where"`, ""},
+		{"$or widens", map[string]any{"filter": map[string]any{"$or": []any{map[string]any{"path": "x"}}}}, nil, `filter field "$or"`, ""},
+		{"$expr inside", map[string]any{"filter": map[string]any{"path": map[string]any{"$expr": map[string]any{}}}}, nil, `filter.path: an object with $expr is not a string, number, boolean or {"$in": [...]}`, ""},
+		{"$ne", map[string]any{"filter": map[string]any{"path": map[string]any{"$ne": "x"}}}, nil, `filter.path: an object with $ne is not`, ""},
+		{"an object in $in", map[string]any{"filter": map[string]any{"path": map[string]any{"$in": []any{map[string]any{"$gt": ""}}}}}, nil, `filter.path: $in[0] is an object with $gt, not a string, number or boolean`, ""},
+		{"an array", map[string]any{"filter": map[string]any{"kind": []any{"function"}}}, nil, `filter.kind: an array is not`, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			for _, tool := range []string{"code_search", "code_query", "code_find_similar"} {
+				in := map[string]any{"db": "code6", "collection": "repo", "limit": 10}
+				if tool == "code_find_similar" {
+					in["code"], in["threshold"] = "func addItem(cart []string, item string) []string", 0
+				} else {
+					in["query"] = "token invoice cart"
+				}
+				for k, v := range c.in {
+					in[k] = v
+				}
+				res, err := run(t, cfg, tool, in)
+				if c.err != "" {
+					require.ErrorContains(t, err, c.err, tool)
+					require.ErrorContains(t, err, c.fields, tool)
+					var ae *temporal.ApplicationError
+					require.ErrorAs(t, err, &ae)
+					require.True(t, ae.NonRetryable(), "no retry helps: %v", err)
+					continue
+				}
+				require.NoError(t, err, tool)
+				var paths []string
+				for _, h := range res.Output.(map[string]any)["results"].([]any) {
+					paths = append(paths, h.(map[string]any)["path"].(string))
+				}
+				sort.Strings(paths)
+				require.Equal(t, c.paths, paths, tool)
+			}
+		})
+	}
+}
+
+// TestCodeModelDefault: without a model, code is embedded with voyage-code-3 when the embedding
+// provider is Voyage, and with the default otherwise; a search embeds with the model the
+// collection was indexed with, whatever the default; a step's model wins over both.
+func TestCodeModelDefault(t *testing.T) {
+	root := codeTree(t, threeFiles)
+	voy := startFakeVoyage(t, "")
+	local := activities.Config{MongoDBURI: storeURI, CodeRoots: []string{root}}
+	withVoyage := local
+	withVoyage.VoyageAPIKey, withVoyage.VoyageBaseURL = "k", voy.url
+	withVoyage.NoEmbedCache = true // every embedding reaches the fake, which records its model
+	index := func(cfg activities.Config, coll string, extra map[string]any) string {
+		in := map[string]any{"path": root, "db": "code7", "collection": coll}
+		for k, v := range extra {
+			in[k] = v
+		}
+		res, err := run(t, cfg, "code_index", in)
+		require.NoError(t, err)
+		return res.Output.(map[string]any)["model"].(string)
+	}
+	require.Equal(t, embedder.Model, index(local, "local", nil), "no Voyage key: today's default")
+	models, _ := voy.take()
+	require.Empty(t, models)
+	require.Equal(t, "voyage-code-3", index(withVoyage, "code3", nil))
+	models, _ = voy.take()
+	require.Equal(t, []string{"voyage-code-3"}, models)
+	require.Equal(t, "voyage-4-lite", index(withVoyage, "lite", map[string]any{"model": "voyage-4-lite"}), "the step's model wins")
+	voy.take()
+
+	searches := []struct {
+		coll  string
+		model string   // the step's
+		want  []string // models of the embedding requests
+	}{
+		{"code3", "", []string{"voyage-code-3"}},
+		{"lite", "", []string{"voyage-4-lite"}},
+		{"local", "", nil},
+		{"lite", "voyage-code-3", []string{"voyage-code-3"}},
+	}
+	for _, s := range searches {
+		for _, tool := range []string{"code_search", "code_query", "code_find_similar"} {
+			t.Run(tool+" "+s.coll+" "+s.model, func(t *testing.T) {
+				in := map[string]any{"db": "code7", "collection": s.coll, "query": "session token " + tool, "code": "func IssueToken() " + tool, "threshold": 0}
+				if tool == "code_find_similar" {
+					delete(in, "query")
+				} else {
+					delete(in, "code")
+					delete(in, "threshold")
+				}
+				if s.model != "" {
+					in["model"] = s.model
+				}
+				_, err := run(t, withVoyage, tool, in)
+				require.NoError(t, err)
+				models, _ := voy.take()
+				require.Equal(t, s.want, models)
+			})
+		}
 	}
 }
