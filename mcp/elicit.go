@@ -10,7 +10,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -37,9 +39,13 @@ import (
 //   - for edit, one field "data.NAME" per top-level field of the data (from the review's schema,
 //     else from the data's own shape), filled with the current value. Fields the schema types
 //     as string, number, integer or boolean are form fields of that type (enum, bounds, title and
-//     description kept); objects, arrays and anything else are string fields holding the value as
-//     JSON, parsed on return (MCP elicitation forms have primitive fields only). Data that is not
-//     an object is one JSON field "data".
+//     description kept); a string whose choices have titles (oneOf or anyOf of {const, title}) is
+//     a titled single-select (oneOf); an array of string choices (items with an enum, or oneOf or
+//     anyOf of {const, title}) is a multi-select (items enum or anyOf, minItems and maxItems
+//     kept). Other objects, arrays and anything else are string fields holding the value as
+//     JSON, parsed on return (MCP elicitation forms have primitive fields and multi-selects
+//     only). Data that is not an object is one JSON field "data". An answer outside a field's
+//     choices is asked again with the choices.
 //
 // The answer is recorded through client.Review under the key's identity (never a name from the
 // form), bound to the digest of the data shown. An answer that cannot be recorded (invalid JSON,
@@ -412,6 +418,12 @@ type formField struct {
 	key    string // the data's field ("" : the whole value)
 	asJSON bool
 	schema map[string]any
+	// a select's choices (nil: not a select), their titles (titled choices), and for a
+	// multi-select (a list of choices) how many may be chosen (-1: no bound)
+	choices            []string
+	titles             map[string]string
+	multi              bool
+	minItems, maxItems int
 }
 
 // dataPrefix starts the names of the form's data fields.
@@ -450,7 +462,8 @@ func formFields(gate *weftv1.ReviewRequest) []formField {
 	return out
 }
 
-// primitiveField is a typed form field for a string, number, integer or boolean field.
+// primitiveField is a typed form field for a string, number, integer or boolean field, or a
+// multi-select for an array of string choices.
 func primitiveField(key string, v any, ps map[string]any) (formField, bool) {
 	typ, _ := ps["type"].(string)
 	if ps == nil {
@@ -463,16 +476,24 @@ func primitiveField(key string, v any, ps map[string]any) (formField, bool) {
 			typ = "boolean"
 		}
 	}
+	if _, has, ok := choicesOf(ps); typ == "" && has && ok {
+		typ = "string" // choices of strings say the type
+	}
+	f := formField{name: dataPrefix + key, key: key}
 	s := map[string]any{"type": typ, "title": key}
 	switch typ {
 	case "string":
-		if enum, ok := ps["enum"].([]any); ok {
-			for _, e := range enum {
-				if _, ok := e.(string); !ok {
-					return formField{}, false // a form's enums are strings
-				}
+		c, has, ok := choicesOf(ps)
+		if has && !ok {
+			return formField{}, false // a form's choices are strings
+		}
+		if has {
+			f.choices, f.titles = c.consts, c.titles
+			if c.titled != nil {
+				s["oneOf"] = c.titled
+			} else {
+				s["enum"] = c.enum
 			}
-			s["enum"] = enum
 		}
 		for _, k := range []string{"minLength", "maxLength"} {
 			if n, ok := ps[k].(float64); ok {
@@ -498,6 +519,26 @@ func primitiveField(key string, v any, ps map[string]any) (formField, bool) {
 		if b, ok := v.(bool); ok {
 			s["default"] = b
 		}
+	case "array":
+		items, _ := ps["items"].(map[string]any)
+		c, has, ok := choicesOf(items)
+		if it, _ := items["type"].(string); !has || !ok || (it != "" && it != "string") {
+			return formField{}, false // not a list of choices: a JSON field
+		}
+		f.choices, f.titles, f.multi, f.minItems, f.maxItems = c.consts, c.titles, true, -1, -1
+		if c.titled != nil {
+			s["items"] = map[string]any{"anyOf": c.titled}
+		} else {
+			s["items"] = map[string]any{"type": "string", "enum": c.enum}
+		}
+		for k, n := range map[string]*int{"minItems": &f.minItems, "maxItems": &f.maxItems} {
+			if m, ok := ps[k].(float64); ok && m >= 0 && m == math.Trunc(m) {
+				s[k], *n = m, int(m)
+			}
+		}
+		if list, ok := v.([]any); ok && f.check(list) == nil {
+			s["default"] = list // the current choices (a value outside them is not offered)
+		}
 	default:
 		return formField{}, false
 	}
@@ -507,7 +548,108 @@ func primitiveField(key string, v any, ps map[string]any) (formField, bool) {
 	if d, ok := ps["description"].(string); ok && d != "" {
 		s["description"] = d
 	}
-	return formField{name: dataPrefix + key, key: key, schema: s}, true
+	f.schema = s
+	return f, true
+}
+
+// choiceSet is a schema's string choices: an enum (untitled), or oneOf or anyOf of
+// {const, title} (titled; a choice without a title is titled with itself).
+type choiceSet struct {
+	consts []string
+	enum   []any             // the enum as given (untitled)
+	titled []any             // {const, title} entries (titled)
+	titles map[string]string // const -> title (titled)
+}
+
+// choicesOf reads the choices of a field's schema: has says the schema gives choices, ok that
+// they are all non-empty strings (the only choices a form has).
+func choicesOf(ps map[string]any) (c choiceSet, has, ok bool) {
+	if enum, isList := ps["enum"].([]any); isList {
+		for _, e := range enum {
+			str, isStr := e.(string)
+			if !isStr {
+				return choiceSet{}, true, false
+			}
+			c.consts = append(c.consts, str)
+		}
+		c.enum = enum
+		return c, true, true
+	}
+	opts, isList := ps["oneOf"].([]any)
+	if !isList {
+		opts, isList = ps["anyOf"].([]any)
+	}
+	if !isList || len(opts) == 0 {
+		return choiceSet{}, false, false
+	}
+	for _, o := range opts {
+		if m, _ := o.(map[string]any); m == nil || m["const"] == nil {
+			return choiceSet{}, false, false // alternatives, not choices
+		}
+	}
+	c.titles = map[string]string{}
+	for _, o := range opts {
+		m := o.(map[string]any)
+		str, isStr := m["const"].(string)
+		if !isStr || str == "" {
+			return choiceSet{}, true, false
+		}
+		title, _ := m["title"].(string)
+		if title == "" {
+			title = str
+		}
+		c.consts = append(c.consts, str)
+		c.titled = append(c.titled, map[string]any{"const": str, "title": title})
+		c.titles[str] = title
+	}
+	return c, true, true
+}
+
+// check says why an answer is not among a select's choices (nil: it is).
+func (f formField) check(answer any) error {
+	if !f.multi {
+		if s, ok := answer.(string); ok && slices.Contains(f.choices, s) {
+			return nil
+		}
+		return fmt.Errorf("%s must be one of %s, not %s", f.name, f.choiceList(), shown(answer))
+	}
+	list, ok := answer.([]any)
+	if !ok {
+		return fmt.Errorf("%s must be a list of choices among %s, not %s", f.name, f.choiceList(), shown(answer))
+	}
+	for _, a := range list {
+		if s, ok := a.(string); !ok || !slices.Contains(f.choices, s) {
+			return fmt.Errorf("%s: %s is not a choice: choose among %s", f.name, shown(a), f.choiceList())
+		}
+	}
+	switch {
+	case f.minItems >= 0 && len(list) < f.minItems:
+		return fmt.Errorf("%s: choose at least %d (got %d)", f.name, f.minItems, len(list))
+	case f.maxItems >= 0 && len(list) > f.maxItems:
+		return fmt.Errorf("%s: choose at most %d (got %d)", f.name, f.maxItems, len(list))
+	}
+	return nil
+}
+
+// choiceList names a select's choices: "low", "high" or, titled, "lo" (Low), "hi" (High).
+func (f formField) choiceList() string {
+	out := make([]string, len(f.choices))
+	for i, c := range f.choices {
+		out[i] = strconv.Quote(c)
+		if t := f.titles[c]; t != "" && t != c {
+			out[i] += " (" + t + ")"
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// shown is an answer as JSON, for messages.
+func shown(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
 }
 
 // jsonField is a string form field holding a value as JSON.
@@ -568,7 +710,7 @@ func elicitation(ctx context.Context, run string, gate *weftv1.ReviewRequest, no
 	if id, ok := auth.IdentityFrom(ctx); ok {
 		who = "key " + id.Name
 	}
-	fmt.Fprintf(&msg, "Execution %s waits at review %s (step %s). Choose approve, edit (change the data.* fields; objects and lists are JSON) or reject (with a comment). Recorded as decided by %s.", run, gate.Id, gate.Step, who)
+	fmt.Fprintf(&msg, "Execution %s waits at review %s (step %s). Choose approve, edit (change the data.* fields; objects and lists other than choices are JSON) or reject (with a comment). Recorded as decided by %s.", run, gate.Id, gate.Step, who)
 	if note != "" {
 		fmt.Fprintf(&msg, "\n\nYour last answer was not recorded: %s", note)
 	}
@@ -609,6 +751,10 @@ func editedData(gate *weftv1.ReviewRequest, form map[string]any) (any, error) {
 		} else if f.schema["type"] == "integer" {
 			if n, ok := raw.(float64); !ok || n != math.Trunc(n) {
 				return nil, fmt.Errorf("%s must be a whole number, not %v", f.name, raw)
+			}
+		} else if f.choices != nil {
+			if err := f.check(raw); err != nil {
+				return nil, err
 			}
 		}
 		if f.key == "" {

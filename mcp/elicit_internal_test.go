@@ -4,9 +4,17 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	mcplib "github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 	"google.golang.org/protobuf/types/known/structpb"
 
@@ -99,6 +107,105 @@ func TestReviewForm(t *testing.T) {
 	require.Equal(t, []any{"x"}, got, "left out: unchanged")
 }
 
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// selectsGate is a review whose schema has titled single-selects and multi-selects, and fields
+// that look like them but are not (they stay what they were: a string field, JSON fields).
+func selectsGate(t *testing.T) *weftv1.ReviewRequest {
+	schema := map[string]any{"type": "object", "properties": map[string]any{
+		"tone": map[string]any{"type": "string", "title": "Tone", "oneOf": []any{
+			map[string]any{"const": "formal", "title": "Formal"}, map[string]any{"const": "casual"}}},
+		"level": map[string]any{"enum": []any{"low", "high"}}, // choices of strings: a string
+		"tags":  map[string]any{"type": "array", "minItems": 1.0, "items": map[string]any{"type": "string", "enum": []any{"bug", "feature", "docs"}}},
+		"channels": map[string]any{"type": "array", "description": "where to announce", "maxItems": 1.0, "items": map[string]any{"anyOf": []any{
+			map[string]any{"const": "blog", "title": "Blog"}, map[string]any{"const": "mail", "title": "Mailing list"}}}},
+		"notes":   map[string]any{"type": "array", "items": map[string]any{"type": "string"}},                                           // no choices: JSON
+		"pattern": map[string]any{"type": "string", "oneOf": []any{map[string]any{"pattern": "^a"}, map[string]any{"format": "email"}}}, // alternatives: a string
+		"sizes":   map[string]any{"type": "array", "items": map[string]any{"enum": []any{1.0, 2.0}}},                                    // not strings: JSON
+	}}
+	data := map[string]any{"tone": "formal", "level": "low", "tags": []any{"bug"}, "channels": []any{"blog", "mail"},
+		"notes": []any{"x"}, "pattern": "abc", "sizes": []any{1.0}}
+	return gateOf(t, data, schema)
+}
+
+// TestReviewFormSelects: a string field with titled choices is a titled single-select (oneOf
+// {const, title}), an array of string choices a multi-select (items enum, or anyOf of {const,
+// title}, with minItems and maxItems), as MCP 2025-11-25 elicitation forms have them (the form
+// is golden: testdata/review_form_selects.json, -update rewrites it); answers outside the
+// choices are refused with the choices, which the client is asked again with.
+func TestReviewFormSelects(t *testing.T) {
+	gate := selectsGate(t)
+	p, err := elicitation(context.Background(), "run-1", gate, "")
+	require.NoError(t, err)
+	got, err := json.MarshalIndent(p, "", "  ")
+	require.NoError(t, err)
+	golden := filepath.Join("testdata", "review_form_selects.json")
+	if *update {
+		require.NoError(t, os.MkdirAll("testdata", 0o755))
+		require.NoError(t, os.WriteFile(golden, append(got, '\n'), 0o644))
+	}
+	want, err := os.ReadFile(golden)
+	require.NoError(t, err, "run go test -run TestReviewFormSelects -update ./mcp/ to write it")
+	require.JSONEq(t, string(want), string(got))
+
+	kinds := map[string]string{}
+	for _, f := range formFields(gate) {
+		switch {
+		case f.asJSON:
+			kinds[f.key] = "json"
+		case f.multi:
+			kinds[f.key] = "multi-select"
+		case f.choices != nil:
+			kinds[f.key] = "select"
+		default:
+			kinds[f.key] = f.schema["type"].(string)
+		}
+	}
+	require.Equal(t, map[string]string{"tone": "select", "level": "select", "tags": "multi-select", "channels": "multi-select",
+		"notes": "json", "pattern": "string", "sizes": "json"}, kinds)
+
+	data := gate.GetData().AsInterface().(map[string]any)
+	with := func(k string, v any) map[string]any {
+		out := map[string]any{}
+		for dk, dv := range data {
+			out[dk] = dv
+		}
+		out[k] = v
+		return out
+	}
+	cases := []struct {
+		name string
+		form map[string]any
+		want any
+		err  string
+	}{
+		{"unchanged", map[string]any{"decision": "edit"}, data, ""},
+		{"titled choice", map[string]any{"data.tone": "casual"}, with("tone", "casual"), ""},
+		{"untitled choice", map[string]any{"data.level": "high"}, with("level", "high"), ""},
+		{"several choices", map[string]any{"data.tags": []any{"feature", "docs"}}, with("tags", []any{"feature", "docs"}), ""},
+		{"titled choices", map[string]any{"data.channels": []any{"mail"}}, with("channels", []any{"mail"}), ""},
+		{"not a titled choice", map[string]any{"data.tone": "loud"}, nil, `data.tone must be one of "formal" (Formal), "casual", not "loud"`},
+		{"not a choice", map[string]any{"data.level": "mid"}, nil, `data.level must be one of "low", "high", not "mid"`},
+		{"a choice that is not a string", map[string]any{"data.level": 1.0}, nil, `data.level must be one of "low", "high", not 1`},
+		{"one of several not a choice", map[string]any{"data.tags": []any{"bug", "wontfix"}}, nil, `data.tags: "wontfix" is not a choice: choose among "bug", "feature", "docs"`},
+		{"several choices not a list", map[string]any{"data.tags": "bug"}, nil, `data.tags must be a list of choices among "bug", "feature", "docs", not "bug"`},
+		{"too few", map[string]any{"data.tags": []any{}}, nil, "data.tags: choose at least 1 (got 0)"},
+		{"too many", map[string]any{"data.channels": []any{"blog", "mail"}}, nil, "data.channels: choose at most 1 (got 2)"},
+		{"titled choices by title", map[string]any{"data.channels": []any{"Blog"}}, nil, `data.channels: "Blog" is not a choice: choose among "blog" (Blog), "mail" (Mailing list)`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := editedData(gate, c.form)
+			if c.err != "" {
+				require.EqualError(t, err, c.err)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, c.want, got)
+		})
+	}
+}
+
 // TestAskState: a requestState opens only in the gateway that sealed it, for the key and tool
 // it was issued to, before it expires.
 func TestAskState(t *testing.T) {
@@ -123,4 +230,64 @@ func TestAskState(t *testing.T) {
 	expired := g.sealState(askState{Run: "r1", Key: "ana", Tool: "wf_x", Expiry: 1})
 	_, err = g.openState(ana, expired, "wf_x")
 	require.ErrorContains(t, err, "expired")
+}
+
+// TestReviewFormSelectsInTheGoSDKClient: the official Go SDK's client accepts the form with its
+// selects (it refuses forms MCP does not allow), answers it, and checks the answer against it;
+// the answer parses back into the data. Over an in-process stdio pipe pair, protocol 2025-11-25.
+func TestReviewFormSelectsInTheGoSDKClient(t *testing.T) {
+	gate := selectsGate(t)
+	srv := server.NewMCPServer("t", "1")
+	srv.AddTool(mcplib.NewTool("ask"), func(ctx context.Context, _ mcplib.CallToolRequest) (*mcplib.CallToolResult, error) {
+		params, err := elicitation(ctx, "run-1", gate, "")
+		if err != nil {
+			return nil, err
+		}
+		answer, err := srv.RequestElicitation(ctx, mcplib.ElicitationRequest{Request: mcplib.Request{Method: string(mcplib.MethodElicitationCreate)}, Params: params})
+		if err != nil {
+			return mcplib.NewToolResultError(err.Error()), nil
+		}
+		data, err := editedData(gate, answer.Content.(map[string]any))
+		if err != nil {
+			return mcplib.NewToolResultError(err.Error()), nil
+		}
+		b, _ := json.Marshal(data)
+		return mcplib.NewToolResultText(string(b)), nil
+	})
+	toServer, fromClient := io.Pipe()
+	toClient, fromServer := io.Pipe()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	go func() { _ = server.NewStdioServer(srv).Listen(ctx, toServer, fromServer) }()
+
+	var answer map[string]any
+	client := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, &sdk.ClientOptions{
+		ElicitationHandler: func(_ context.Context, r *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+			return &sdk.ElicitResult{Action: "accept", Content: answer}, nil
+		}})
+	s, err := client.Connect(ctx, &sdk.IOTransport{Reader: toClient, Writer: fromClient}, &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	require.NoError(t, err)
+	defer s.Close()
+	call := func(form map[string]any) (string, bool) {
+		answer = form
+		res, err := s.CallTool(ctx, &sdk.CallToolParams{Name: "ask"})
+		require.NoError(t, err)
+		var text strings.Builder
+		for _, c := range res.Content {
+			if tc, ok := c.(*sdk.TextContent); ok {
+				text.WriteString(tc.Text)
+			}
+		}
+		return text.String(), res.IsError
+	}
+
+	out, failed := call(map[string]any{"decision": "edit", "data.tone": "casual", "data.tags": []any{"feature", "docs"}, "data.channels": []any{"mail"}})
+	require.False(t, failed, out)
+	require.JSONEq(t, `{"tone":"casual","level":"low","tags":["feature","docs"],"channels":["mail"],"notes":["x"],"pattern":"abc","sizes":[1]}`, out)
+
+	// the client itself refuses an answer outside the choices (the gateway checks them too, for
+	// clients that do not)
+	out, failed = call(map[string]any{"decision": "edit", "data.tags": []any{"wontfix"}})
+	require.True(t, failed)
+	require.Contains(t, out, "does not match requested schema")
 }
