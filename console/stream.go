@@ -6,8 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	weftclient "github.com/weftworks/weft/client"
@@ -21,8 +24,9 @@ const quietSnapshot = 30 * time.Second
 // something changed, and the run's own events as "run-event" server-sent events (client.Event's
 // JSON, with the sequence number as the id; Last-Event-ID resumes after it), until the run ends
 // ("end") or the page goes away. It follows the run with client.Stream: it reads the snapshot
-// again as soon as the run records an event (the wait-events long poll) and whenever a model call
-// streamed more text (every PollInterval while one runs), and asks nothing while nothing happens.
+// again as soon as the run records an event (the wait-events long poll), and asks nothing while
+// nothing happens. Model text (llm_delta, read by Stream every PollInterval while a model call
+// runs) goes into the last snapshot's streaming text without reading the run again.
 func (s *Server) followRun(ctx context.Context, w io.Writer, fl http.Flusher, r *http.Request, id string) {
 	since, _ := strconv.ParseInt(r.Header.Get("Last-Event-ID"), 10, 64)
 	evs := make(chan weftclient.Event, 256)
@@ -40,8 +44,16 @@ func (s *Server) followRun(ctx context.Context, w io.Writer, fl http.Flusher, r 
 		})
 	}()
 	var last []byte
-	// snapshot writes the run's snapshot when it changed; done: the run closed and its state was
-	// read (the stream has said all)
+	var shown *Snapshot // the last snapshot written
+	write := func(snap *Snapshot) {
+		if b, _ := json.Marshal(snap); !bytes.Equal(b, last) {
+			last, shown = b, snap
+			_, _ = fmt.Fprintf(w, "event: snapshot\ndata: %s\n\n", b)
+			fl.Flush()
+		}
+	}
+	// snapshot reads the run and writes its snapshot when it changed; done: the run closed and
+	// its state was read (the stream has said all)
 	snapshot := func() (done bool) {
 		snap, err := s.snapshot(ctx, id)
 		if ctx.Err() != nil {
@@ -52,19 +64,19 @@ func (s *Server) followRun(ctx context.Context, w io.Writer, fl http.Flusher, r 
 			fl.Flush()
 			return false
 		}
-		if b, _ := json.Marshal(snap); !bytes.Equal(b, last) {
-			last = b
-			_, _ = fmt.Fprintf(w, "event: snapshot\ndata: %s\n\n", b)
-			fl.Flush()
-		}
+		write(snap)
 		return snap.Closed && snap.StateErr == ""
 	}
+	texts := streamedTexts{}
+	// onlyText: every event forwarded since the last snapshot was model text that texts placed
+	onlyText := true
 	forward := func(e weftclient.Event) {
 		if e.Seq > 0 {
 			_, _ = fmt.Fprintf(w, "event: run-event\nid: %d\ndata: %s\n\n", e.Seq, mustJSON(e))
 		} else {
 			_, _ = fmt.Fprintf(w, "event: run-event\ndata: %s\n\n", mustJSON(e))
 		}
+		onlyText = texts.add(e) && onlyText
 	}
 	// drain forwards the events waiting, so that one snapshot follows a burst of them
 	drain := func() {
@@ -80,7 +92,8 @@ func (s *Server) followRun(ctx context.Context, w io.Writer, fl http.Flusher, r 
 	quiet := time.NewTimer(quietSnapshot)
 	defer quiet.Stop()
 	snapshot()
-	for {
+	for closed := false; !closed; {
+		onlyText = true
 		select {
 		case <-ctx.Done():
 			return
@@ -88,7 +101,14 @@ func (s *Server) followRun(ctx context.Context, w io.Writer, fl http.Flusher, r 
 			forward(e)
 			drain()
 			fl.Flush()
+			if onlyText && shown != nil && !shown.Closed && shown.StateErr == "" {
+				// model text only: the snapshot shown with its streaming text so far
+				write(texts.into(shown))
+				break
+			}
+			closed = snapshot()
 		case <-quiet.C:
+			closed = snapshot()
 		case <-followed:
 			// The run ended (or cannot be followed): its last events, then its closed state, read
 			// again at the interval while its worker cannot answer.
@@ -103,28 +123,68 @@ func (s *Server) followRun(ctx context.Context, w io.Writer, fl http.Flusher, r 
 				case <-t.C:
 				}
 			}
-			_, _ = io.WriteString(w, "event: end\ndata: {}\n\n")
-			fl.Flush()
-			return
-		}
-		if snapshot() && ctx.Err() == nil {
-			// closed: the stream ends once the follower has delivered the run's last events
-			for {
-				select {
-				case e := <-evs:
-					forward(e)
-					continue
-				case <-followed:
-					drain()
-				case <-ctx.Done():
-					return
-				}
-				break
-			}
-			_, _ = io.WriteString(w, "event: end\ndata: {}\n\n")
-			fl.Flush()
-			return
+			closed = true
 		}
 		quiet.Reset(quietSnapshot)
 	}
+	// closed: the stream ends once the follower has delivered the run's last events
+	for {
+		select {
+		case e := <-evs:
+			forward(e)
+			continue
+		case <-followed:
+			drain()
+		case <-ctx.Done():
+			return
+		}
+		break
+	}
+	if ctx.Err() != nil {
+		return
+	}
+	_, _ = io.WriteString(w, "event: end\ndata: {}\n\n")
+	fl.Flush()
+}
+
+// streamedTexts is the text so far of the model calls a run page follows, by activity id, from
+// their llm_delta events.
+type streamedTexts map[string]struct{ step, text string }
+
+// add takes a run event in: it reports whether e was model text placed in the texts so far (a
+// delta that continues what was read, or starts over at offset 0). A finished call, or the calls
+// of a step that ended, are dropped.
+func (t streamedTexts) add(e weftclient.Event) bool {
+	switch e.Type {
+	case weftclient.EventLLMDelta:
+		cur := t[e.Activity]
+		if e.Offset > len(cur.text) {
+			return false // a piece missed: read the run
+		}
+		t[e.Activity] = struct{ step, text string }{e.Step, cur.text[:e.Offset] + e.Text}
+		return true
+	case weftclient.EventLLMFinished:
+		delete(t, e.Activity)
+	case weftclient.EventStepCompleted, weftclient.EventStepFailed, weftclient.EventStepCancelled:
+		maps.DeleteFunc(t, func(_ string, st struct{ step, text string }) bool { return st.step == e.Step })
+	}
+	return false
+}
+
+// into is snap with its streaming text brought up to the texts so far (snap is left as it is).
+// A step's text read with the snapshot is kept when it is already further on.
+func (t streamedTexts) into(snap *Snapshot) *Snapshot {
+	out := *snap
+	out.Streaming = maps.Clone(snap.Streaming)
+	for _, a := range slices.Sorted(maps.Keys(t)) {
+		st := t[a]
+		if old := out.Streaming[st.step]; len(old) > len(st.text) && strings.HasPrefix(old, st.text) {
+			continue
+		}
+		if out.Streaming == nil {
+			out.Streaming = map[string]string{}
+		}
+		out.Streaming[st.step] = st.text
+	}
+	return &out
 }
