@@ -214,21 +214,18 @@ type outcome struct {
 
 // streamer follows one run's events.
 type streamer struct {
-	c     *Client
-	id    string
-	o     StreamOptions
-	fn    func(Event)
-	since int64  // the last event emitted
-	runID string // the Temporal run whose events since counts ("": not known yet)
-	// continuing: the run records no more events but did not end (a chat session continuing as
-	// new): read at o.Interval until the new run answers
-	continuing bool
-	models     map[string]Event // running model calls by activity id (their llm_started)
-	follow     TextFollower
-	ended      *Event // the run's last event, held until the result is known
-	kids       map[string]bool
-	side       chan Event      // child runs' review events
-	wctx       context.Context // ends when Stream returns
+	c      *Client
+	id     string
+	o      StreamOptions
+	fn     func(Event)
+	since  int64            // the last event emitted
+	runID  string           // the Temporal run whose events since counts ("": not known yet)
+	models map[string]Event // running model calls by activity id (their llm_started)
+	follow TextFollower
+	ended  *Event // the run's last event, held until the result is known
+	kids   map[string]bool
+	side   chan Event      // child runs' review events
+	wctx   context.Context // ends when Stream returns
 }
 
 type waited struct {
@@ -243,7 +240,10 @@ func (s *streamer) run(ctx context.Context, page *workflows.EventPage, err error
 	s.wctx = wctx
 	waits := make(chan waited, 1)
 	waiting := false
-	polling := false // the run takes no waits: read at o.Interval
+	// polling: read at o.Interval instead of waiting, until the run continues as new: the run
+	// takes no waits (an older worker), a read failed, or the run records no more events but did
+	// not end (a chat session continuing as new: the new run answers soon)
+	polling := false
 	var result *outcome
 	var tick *time.Ticker
 	defer func() {
@@ -254,7 +254,7 @@ func (s *streamer) run(ctx context.Context, page *workflows.EventPage, err error
 	for {
 		if err == nil && page != nil && s.newRun(page) {
 			page, err = s.continued(ctx, page)
-			polling, s.continuing = false, false
+			polling = false
 			continue
 		}
 		if err == nil && page != nil {
@@ -262,7 +262,9 @@ func (s *streamer) run(ctx context.Context, page *workflows.EventPage, err error
 			if page.Run != "" {
 				s.runID = page.Run
 			}
-			s.continuing = page.Ended && s.ended == nil
+			if page.Ended && s.ended == nil {
+				polling = true
+			}
 			if page.Last > s.since && len(page.Events) > 0 {
 				page, err = s.c.Events(ctx, s.id, s.since) // more than one page
 				continue
@@ -299,7 +301,7 @@ func (s *streamer) run(ctx context.Context, page *workflows.EventPage, err error
 		if tick != nil {
 			tickC = tick.C
 		}
-		if !waiting && !polling && !s.continuing {
+		if !waiting && !polling {
 			waiting = true
 			since := s.since
 			go func() {
@@ -308,7 +310,7 @@ func (s *streamer) run(ctx context.Context, page *workflows.EventPage, err error
 			}()
 		}
 		var pollC <-chan time.Time
-		if polling || s.continuing {
+		if polling {
 			pollC = time.After(s.o.Interval)
 		}
 		select {
