@@ -11,12 +11,15 @@ import (
 )
 
 func newListCommand() *cobra.Command {
-	var asJSON bool
+	var asJSON, packages bool
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List the built-in workflow templates",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if packages {
+				return listPackages(cmd, asJSON)
+			}
 			type entry struct {
 				Name        string               `json:"name"`
 				Description string               `json:"description"`
@@ -47,5 +50,6 @@ func newListCommand() *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&packages, "packages", false, "list the installed workflow packages (weft install) instead: name, version, tier, description")
 	return cmd
 }

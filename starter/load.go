@@ -10,7 +10,8 @@ import (
 	"github.com/weftworks/weft/workflows/dsl"
 )
 
-// readWorkflow returns the bytes of a workflow file, or of a built-in template by name.
+// readWorkflow returns the bytes of a workflow file, or of a built-in template by name, or of an
+// installed workflow package's workflow by package name, in that order.
 func readWorkflow(arg string) (name string, data []byte, err error) {
 	st, statErr := os.Stat(arg)
 	if statErr == nil {
@@ -26,8 +27,15 @@ func readWorkflow(arg string) (name string, data []byte, err error) {
 	if t, err := templates.Get(arg); err == nil {
 		return t.Name, t.Data, nil
 	}
+	// then an installed workflow package (weft install): a file or template of the same name wins
+	if name, data, ok, err := readPackageWorkflow(arg); ok || err != nil {
+		if err != nil {
+			return "", nil, invalid(err)
+		}
+		return name, data, nil
+	}
 	if errors.Is(statErr, fs.ErrNotExist) {
-		return "", nil, invalid(fmt.Errorf("%s: no such file and no built-in template of that name (see `weft list`)", arg))
+		return "", nil, invalid(fmt.Errorf("%s: no such file and no built-in template of that name, nor an installed package (see `weft list`, `weft list --packages`)", arg))
 	}
 	return "", nil, invalid(fmt.Errorf("reading %s: %w", arg, statErr))
 }

@@ -84,6 +84,10 @@ func NewRootCommand() *cobra.Command {
 		newServerCommand(),
 		newStoreCommand(),
 		newPingCommand(),
+		newInstallCommand(),
+		newUninstallCommand(),
+		newInfoCommand(),
+		newCheckCommand(),
 	)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return invalid(err) })
 	markUsageErrors(root)

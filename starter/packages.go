@@ -1,0 +1,296 @@
+package starter
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/weftworks/weft/internal/wfpkg"
+	"github.com/weftworks/weft/workflows/dsl"
+)
+
+// packagesDir is where installed workflow packages live: WEFT_PACKAGES_DIR, else the project's
+// .weft/packages (beside weft dev's data, ignored by git).
+func packagesDir() string {
+	if d := strings.TrimSpace(os.Getenv("WEFT_PACKAGES_DIR")); d != "" {
+		return d
+	}
+	return filepath.Join(weftDir, "packages")
+}
+
+func packageStore() wfpkg.Store { return wfpkg.Store{Dir: packagesDir()} }
+
+// readPackageWorkflow returns an installed package's workflow file, or ok false when arg names
+// no installed package.
+func readPackageWorkflow(arg string) (name string, data []byte, ok bool, err error) {
+	if wfpkg.CheckName(arg) != nil {
+		return "", nil, false, nil
+	}
+	name, data, err = packageStore().Workflow(arg)
+	if errors.Is(err, wfpkg.ErrNotInstalled) {
+		return "", nil, false, nil
+	}
+	return name, data, err == nil, err
+}
+
+func newInstallCommand() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "install NAME[@VERSION]|DIR|FILE.tgz",
+		Short: "Install a vai workflow package (npm registry, directory or .tgz)",
+		Long: "Installs a vai workflow package (vai-workflow-* or @vaicli/*: a package.json plus workflow.json)\n" +
+			"so `weft run NAME` runs it. From the npm registry (WEFT_NPM_REGISTRY, else npm_config_registry,\n" +
+			"else https://registry.npmjs.org: the latest version, or NAME@VERSION / NAME@TAG), checked against\n" +
+			"the registry's integrity hash; or from a package directory or a .tgz. weft never runs npm or a\n" +
+			"package's scripts, refuses links, paths leaving the package and oversized files, and installs\n" +
+			"only a package whose workflow is valid. Packages go to .weft/packages (WEFT_PACKAGES_DIR).",
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dir := packagesDir()
+			if err := ignoreWeftDir(dir); err != nil {
+				return err
+			}
+			p, err := packageStore().Install(cmd.Context(), args[0], wfpkg.Registry{URL: wfpkg.RegistryFromEnv()})
+			if err != nil {
+				return invalid(err)
+			}
+			if asJSON {
+				return writeJSON(cmd.OutOrStdout(), p)
+			}
+			for _, w := range p.Warnings {
+				fmt.Fprintln(cmd.ErrOrStderr(), "warning:", w)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "installed %s@%s (%s) in %s\nrun it: weft run %s; what it takes: weft info %s\n",
+				p.Name, p.Version, p.Tier, p.Dir, p.Name, p.Name)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the installed package as JSON")
+	return cmd
+}
+
+func newUninstallCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "uninstall NAME",
+		Short: "Remove an installed workflow package",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			p, err := packageStore().Uninstall(args[0])
+			if err != nil {
+				return invalid(err)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "uninstalled %s@%s\n", p.Name, p.Version)
+			return nil
+		},
+	}
+}
+
+// listPackages prints the installed packages (weft list --packages).
+func listPackages(cmd *cobra.Command, asJSON bool) error {
+	ps, err := packageStore().List()
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		if ps == nil {
+			ps = []*wfpkg.Package{}
+		}
+		return writeJSON(cmd.OutOrStdout(), ps)
+	}
+	out := cmd.OutOrStdout()
+	if len(ps) == 0 {
+		fmt.Fprintf(out, "No workflow packages installed in %s (weft install NAME|DIR|FILE.tgz adds one)\n", packagesDir())
+		return nil
+	}
+	fmt.Fprintf(out, "Workflow packages in %s:\n", packagesDir())
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	for _, p := range ps {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", p.Name, p.Version, p.Tier, p.Description)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(out, "\nShow one: weft info NAME; run one: weft run NAME")
+	return nil
+}
+
+type packageInfo struct {
+	*wfpkg.Package
+	Workflow string               `json:"workflow"`
+	Inputs   map[string]dsl.Input `json:"inputs"`
+	Steps    []packageStep        `json:"steps"`
+}
+
+type packageStep struct {
+	ID   string `json:"id"`
+	Name string `json:"name,omitempty"`
+	Tool string `json:"tool"`
+}
+
+func newInfoCommand() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "info NAME",
+		Short: "Show an installed workflow package: metadata, inputs, steps and their tools",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			st := packageStore()
+			p, err := st.Get(args[0])
+			if err != nil {
+				return invalid(err)
+			}
+			file, data, err := st.Workflow(p.Name)
+			if err != nil {
+				return invalid(err)
+			}
+			w, err := dsl.Load(file, data)
+			if err != nil {
+				return invalid(err)
+			}
+			info := packageInfo{Package: p, Workflow: w.Def.Name, Inputs: w.Def.Inputs, Steps: []packageStep{}}
+			for _, s := range w.Def.Steps {
+				info.Steps = append(info.Steps, packageStep{s.ID, s.Name, s.Tool})
+			}
+			if asJSON {
+				return writeJSON(cmd.OutOrStdout(), info)
+			}
+			printPackageInfo(cmd, info, w)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func printPackageInfo(cmd *cobra.Command, info packageInfo, w *dsl.Workflow) {
+	out := cmd.OutOrStdout()
+	p := info.Package
+	fmt.Fprintf(out, "%s %s (%s)\n", p.Name, p.Version, p.Tier)
+	if p.Description != "" {
+		fmt.Fprintf(out, "  %s\n", p.Description)
+	}
+	line := func(label, v string) {
+		if v != "" {
+			fmt.Fprintf(out, "  %-10s %s\n", label+":", v)
+		}
+	}
+	line("author", p.Author)
+	line("license", p.License)
+	line("keywords", strings.Join(p.Keywords, ", "))
+	var vai []string
+	for _, kv := range [][2]string{{"workflowVersion", p.Vai.WorkflowVersion}, {"category", p.Vai.Category},
+		{"tags", strings.Join(p.Vai.Tags, ", ")}, {"minVaiVersion", p.Vai.MinVaiVersion}} {
+		if kv[1] != "" {
+			vai = append(vai, kv[0]+" "+kv[1])
+		}
+	}
+	line("vai", strings.Join(vai, "; "))
+	if len(p.Scripts) > 0 {
+		line("scripts", strings.Join(p.Scripts, ", ")+" (never run)")
+	}
+	line("source", p.Source)
+	line("integrity", p.Integrity)
+	line("installed", p.Dir)
+	fmt.Fprintf(out, "\nWorkflow %q", info.Workflow)
+	if w.Def.Description != "" {
+		fmt.Fprintf(out, ": %s", w.Def.Description)
+	}
+	fmt.Fprintln(out)
+	names := make([]string, 0, len(info.Inputs))
+	for n := range info.Inputs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	if len(names) > 0 {
+		fmt.Fprintln(tw, "Inputs:")
+		for _, n := range names {
+			in := info.Inputs[n]
+			var extra []string
+			if in.Required {
+				extra = append(extra, "required")
+			}
+			if in.Default != nil {
+				d, _ := json.Marshal(in.Default)
+				extra = append(extra, "default "+string(d))
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", n, in.Type, strings.Join(extra, ", "), in.Description)
+		}
+	}
+	fmt.Fprintln(tw, "Steps:")
+	for i, s := range info.Steps {
+		fmt.Fprintf(tw, "  %d. %s\t%s\t%s\n", i+1, s.ID, s.Tool, s.Name)
+	}
+	_ = tw.Flush()
+	fmt.Fprintf(out, "\nRun it: weft run %s; check it: weft check %s\n", p.Name, p.Name)
+}
+
+func newCheckCommand() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "check FILE|TEMPLATE|PACKAGE...",
+		Short: "Security and quality checks on workflow files (vai's check)",
+		Long: "Checks what `weft validate` does not: a step that writes to the knowledge store (ingest,\n" +
+			"code_index, remember) with no review step before it, and an http step aimed at a literal\n" +
+			"private, loopback or link-local address, are warnings; a workflow, step or input without a\n" +
+			"description is a note; an unknown tool or an invalid file is an error. One line per finding:\n" +
+			"FILE: severity: step \"ID\": what (what to change). Exit status 1 when an error is found, 0 otherwise.",
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			type result struct {
+				File     string          `json:"file"`
+				Findings []wfpkg.Finding `json:"findings"`
+			}
+			var results []result
+			failed := false
+			for _, arg := range args {
+				name, data, err := readWorkflow(arg)
+				var fs []wfpkg.Finding
+				if err != nil {
+					name = arg
+					fs = []wfpkg.Finding{{File: arg, Severity: wfpkg.SeverityError, Check: "invalid", Message: err.Error()}}
+				} else {
+					fs = wfpkg.Check(name, data)
+				}
+				if fs == nil {
+					fs = []wfpkg.Finding{}
+				}
+				failed = failed || wfpkg.Failed(fs)
+				results = append(results, result{name, fs})
+			}
+			out := cmd.OutOrStdout()
+			if asJSON {
+				if err := writeJSON(out, results); err != nil {
+					return err
+				}
+			} else {
+				for _, r := range results {
+					count := map[string]int{}
+					for _, f := range r.Findings {
+						fmt.Fprintln(out, f.String())
+						count[f.Severity]++
+					}
+					if len(r.Findings) == 0 {
+						fmt.Fprintf(out, "%s: ok\n", r.File)
+					} else {
+						fmt.Fprintf(out, "%s: %d error(s), %d warning(s), %d note(s)\n", r.File,
+							count[wfpkg.SeverityError], count[wfpkg.SeverityWarning], count[wfpkg.SeverityNote])
+					}
+				}
+			}
+			if failed {
+				return &ExitError{Code: ExitFailed, Silent: true}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the findings as JSON")
+	return cmd
+}

@@ -1,0 +1,215 @@
+package starter_test
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/weftworks/weft/internal/wfpkg/wfpkgtest"
+)
+
+// packagesEnv points weft at an empty package store of the test's own.
+func packagesEnv(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "packages")
+	t.Setenv("WEFT_PACKAGES_DIR", dir)
+	return dir
+}
+
+// TestPackageCommands: weft install from a directory, a .tgz and the npm registry; list
+// --packages, info, validate and run --dry-run by package name; uninstall; an invalid package or a
+// wrong integrity is refused and nothing is listed.
+func TestPackageCommands(t *testing.T) {
+	const name = "vai-workflow-greet"
+	tgz := wfpkgtest.Tgz(t, wfpkgtest.Package(name, "1.1.0"))
+	invalid := wfpkgtest.Package(name, "1.2.0")
+	invalid["workflow.json"] = wfpkgtest.InvalidWorkflow
+	tests := []struct {
+		name    string
+		arg     func(t *testing.T) string
+		code    int
+		wantOut string
+		wantErr string
+	}{
+		{name: "directory", arg: func(t *testing.T) string { return wfpkgtest.Dir(t, wfpkgtest.Package(name, "1.1.0")) },
+			wantOut: "installed vai-workflow-greet@1.1.0 (community)"},
+		{name: "tgz", arg: func(t *testing.T) string { return wfpkgtest.WriteTgz(t, tgz) }, wantOut: "installed vai-workflow-greet@1.1.0 (community)"},
+		{name: "registry", arg: func(t *testing.T) string {
+			t.Setenv("WEFT_NPM_REGISTRY", wfpkgtest.NewRegistry(t, name, wfpkgtest.Version{Version: "1.1.0", Tarball: tgz}).URL)
+			return name
+		}, wantOut: "installed vai-workflow-greet@1.1.0 (community)"},
+		{name: "registry wrong integrity", arg: func(t *testing.T) string {
+			t.Setenv("WEFT_NPM_REGISTRY", wfpkgtest.NewRegistry(t, name, wfpkgtest.Version{Version: "1.1.0", Tarball: tgz, Integrity: wfpkgtest.SRI([]byte("other"))}).URL)
+			return name
+		}, code: 2, wantErr: "integrity check failed"},
+		{name: "invalid workflow", arg: func(t *testing.T) string { return wfpkgtest.Dir(t, invalid) }, code: 2, wantErr: "its workflow is invalid, nothing installed"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			packagesEnv(t)
+			code, out, errOut := weft(t, "", "install", tc.arg(t))
+			require.Equal(t, tc.code, code, out+errOut)
+			require.Contains(t, out, tc.wantOut)
+			require.Contains(t, errOut, tc.wantErr)
+			if tc.code != 0 {
+				_, out, _ = weft(t, "", "list", "--packages")
+				require.Contains(t, out, "No workflow packages installed")
+				code, _, errOut = weft(t, "", "validate", name)
+				require.Equal(t, 2, code)
+				return
+			}
+
+			code, out, _ = weft(t, "", "list", "--packages")
+			require.Equal(t, 0, code)
+			require.Regexp(t, `vai-workflow-greet\s+1\.1\.0\s+community\s+A greeting workflow`, out)
+			code, out, _ = weft(t, "", "list", "--packages", "--json")
+			require.Equal(t, 0, code)
+			var listed []struct{ Name, Version, Tier string }
+			require.NoError(t, json.Unmarshal([]byte(out), &listed))
+			require.Equal(t, []struct{ Name, Version, Tier string }{{name, "1.1.0", "community"}}, listed)
+
+			code, out, errOut = weft(t, "", "info", name)
+			require.Equal(t, 0, code, errOut)
+			for _, want := range []string{"vai-workflow-greet 1.1.0 (community)", "Ana <ana@example.com>", "category utility",
+				"minVaiVersion 1.4.0", `Workflow "greet": Greets someone`, "who", "whom to greet", "1. hello", "template"} {
+				require.Contains(t, out, want)
+			}
+
+			code, out, _ = weft(t, "", "validate", name)
+			require.Equal(t, 0, code, out)
+			require.Contains(t, out, "workflow.json: valid, 1 steps")
+			code, out, errOut = weft(t, "", "run", name, "--dry-run", "--input", "who=ana")
+			require.Equal(t, 0, code, errOut)
+			require.Contains(t, out, "hello")
+
+			code, out, _ = weft(t, "", "uninstall", name)
+			require.Equal(t, 0, code)
+			require.Contains(t, out, "uninstalled vai-workflow-greet@1.1.0")
+			code, _, errOut = weft(t, "", "validate", name)
+			require.Equal(t, 2, code)
+			code, _, errOut = weft(t, "", "run", name, "--dry-run")
+			require.Equal(t, 2, code)
+			require.Contains(t, errOut, "nor an installed package")
+		})
+	}
+}
+
+// TestPackageNameOrder: a built-in template of the same name as an installed package wins.
+func TestPackageNameOrder(t *testing.T) {
+	packagesEnv(t)
+	code, _, errOut := weft(t, "", "install", wfpkgtest.Dir(t, wfpkgtest.Package("approval-demo", "1.0.0")))
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, errOut, "not named like a vai workflow package")
+	code, out, _ := weft(t, "", "validate", "approval-demo")
+	require.Equal(t, 0, code)
+	require.Contains(t, out, "approval-demo: valid", "the template, not the package's workflow.json")
+	require.NotContains(t, out, "workflow.json")
+}
+
+// TestCheckCommand: weft check on files, a template and an installed package: warnings and notes
+// exit 0, an unknown tool or a missing file exits 1; --json gives the findings.
+func TestCheckCommand(t *testing.T) {
+	packagesEnv(t)
+	code, _, errOut := weft(t, "", "install", "../testdata/vai/packages/vai-workflow-digest")
+	require.Equal(t, 0, code, errOut)
+	const checks = "../internal/wfpkg/testdata/check/"
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want []string
+	}{
+		{"package and template", []string{"vai-workflow-digest", "review-before-ingest"}, 0,
+			[]string{"vai-workflow-digest/1.0.0/workflow.json: ok", "review-before-ingest: 0 error(s), 0 warning(s), 3 note(s)"}},
+		{"risky file", []string{checks + "risky.json"}, 0, []string{
+			`warning: step "metadata": http to 169.254.169.254`,
+			`warning: step "store": ingest writes to the knowledge store and no review step runs before it`,
+			"risky.json: 0 error(s), 5 warning(s), 3 note(s)"}},
+		{"unknown tool", []string{checks + "reviewed.json", checks + "unknown-tool.json"}, 1, []string{
+			"reviewed.json: ok", `error: step "find": unknown tool "serch" (did you mean "search"?`}},
+		{"no such file", []string{"no-such-workflow.json"}, 1, []string{"no-such-workflow.json: error: no-such-workflow.json: no such file"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errOut := weft(t, "", append([]string{"check"}, tc.args...)...)
+			require.Equal(t, tc.code, code, out+errOut)
+			for _, w := range tc.want {
+				require.Contains(t, out, w)
+			}
+		})
+	}
+	code, out, _ := weft(t, "", "check", "--json", checks+"unknown-tool.json")
+	require.Equal(t, 1, code)
+	var res []struct {
+		File     string
+		Findings []struct{ Step, Severity, Check, Message, Fix string }
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &res))
+	require.Len(t, res, 1)
+	require.Len(t, res[0].Findings, 2)
+	require.Equal(t, "find", res[0].Findings[0].Step)
+	require.Equal(t, "unknown-tool", res[0].Findings[0].Check)
+}
+
+// TestReadmePackageCommands runs the README's workflow-package commands as written (bin/weft
+// replaced by the in-process CLI), the registry lines against a fake npm registry serving the
+// testdata package.
+func TestReadmePackageCommands(t *testing.T) {
+	s := readme(t)
+	i := strings.Index(s, "### Workflow packages: `weft install`")
+	require.GreaterOrEqual(t, i, 0)
+	s = s[i:]
+	s = s[strings.Index(s, "```sh\n")+6:]
+	s = s[:strings.Index(s, "```")]
+
+	const pkgDir = "../testdata/vai/packages/vai-workflow-digest"
+	t.Setenv("WEFT_NPM_REGISTRY", wfpkgtest.NewRegistry(t, "vai-workflow-digest",
+		wfpkgtest.Version{Version: "1.0.0", Tarball: tgzOfDir(t, pkgDir)}).URL)
+	packagesEnv(t)
+	n := 0
+	for _, line := range strings.Split(s, "\n") {
+		line, _, _ = strings.Cut(line, "#")
+		fields := strings.Fields(line)
+		if len(fields) == 0 {
+			continue
+		}
+		require.Equal(t, "bin/weft", fields[0])
+		args := fields[1:]
+		for j, a := range args {
+			if strings.HasPrefix(a, "testdata/") || strings.HasPrefix(a, "templates/") {
+				args[j] = "../" + a // the test runs in starter/
+			}
+		}
+		code, out, errOut := weft(t, "", args...)
+		require.Equal(t, 0, code, "%s\n%s%s", line, out, errOut)
+		n++
+	}
+	require.Equal(t, 8, n)
+}
+
+// tgzOfDir packs a package directory the way npm pack does (entries under package/).
+func tgzOfDir(t *testing.T, dir string) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(zw)
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		require.NoError(t, err)
+		require.NoError(t, tw.WriteHeader(&tar.Header{Name: "package/" + e.Name(), Mode: 0o644, Size: int64(len(data)), Typeflag: tar.TypeReg}))
+		_, err = tw.Write(data)
+		require.NoError(t, err)
+	}
+	require.NoError(t, tw.Close())
+	require.NoError(t, zw.Close())
+	return buf.Bytes()
+}
