@@ -3,10 +3,14 @@ package activities
 import (
 	"context"
 
+	"github.com/weftworks/weft/activities/embedder"
 	"github.com/weftworks/weft/activities/toolspec"
 )
 
-func init() { bindBatch(toolspec.Embed, (*Tools).embedBatch) }
+func init() {
+	bindBatch(toolspec.Embed, (*Tools).embedBatch)
+	bindBatch(toolspec.Similarity, (*Tools).similarityBatch)
+}
 
 // embedBatch embeds many items' texts: one request per model, input type and dimensions the
 // items ask for (one request in all when they agree, as a forEach's items do).
@@ -39,6 +43,39 @@ func (t *Tools) embedBatch(ctx context.Context, ins []toolspec.EmbedIn) ([]tools
 		for n, i := range idx {
 			vec := emb.Vectors[n]
 			outs[i] = toolspec.EmbedOut{Text: ins[i].Text, Model: emb.Model, Vector: vec, Dimensions: len(vec), InputType: ins[i].InputType}
+		}
+		usage = sumUsage(usage, &toolspec.Usage{EmbeddingTokens: emb.Tokens})
+	}
+	return outs, usage, nil
+}
+
+// similarityBatch compares many items' pairs of texts: both texts of every item that names the
+// same model go out in one request (text1, text2, text1, text2, ...), as one item's call sends
+// its two.
+func (t *Tools) similarityBatch(ctx context.Context, ins []toolspec.SimilarityIn) ([]toolspec.SimilarityOut, *toolspec.Usage, error) {
+	var order []string
+	members := map[string][]int{}
+	for i, in := range ins {
+		if _, seen := members[in.Model]; !seen {
+			order = append(order, in.Model)
+		}
+		members[in.Model] = append(members[in.Model], i)
+	}
+	outs := make([]toolspec.SimilarityOut, len(ins))
+	var usage *toolspec.Usage
+	for _, model := range order {
+		idx := members[model]
+		texts := make([]string, 0, 2*len(idx))
+		for _, i := range idx {
+			texts = append(texts, ins[i].Text1, ins[i].Text2)
+		}
+		emb, err := t.embedTexts(ctx, texts, "document", model, 0)
+		if err != nil {
+			return nil, usage, err
+		}
+		for n, i := range idx {
+			outs[i] = toolspec.SimilarityOut{Text1: ins[i].Text1, Text2: ins[i].Text2, Model: emb.Model,
+				Similarity: embedder.Cosine(emb.Vectors[2*n], emb.Vectors[2*n+1])}
 		}
 		usage = sumUsage(usage, &toolspec.Usage{EmbeddingTokens: emb.Tokens})
 	}

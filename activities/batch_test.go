@@ -177,3 +177,35 @@ func asMap(t *testing.T, v any) map[string]any {
 	require.NoError(t, json.Unmarshal(raw, &m))
 	return m
 }
+
+// TestSimilarityBatch: a batch of similarity items sends both texts of every item in one
+// request, and each item's similarity is the one its own call gives; an item the provider
+// refuses gets its own error.
+func TestSimilarityBatch(t *testing.T) {
+	f, cfg := fakeProvider(t)
+	f.MaxInputChars = 100
+	tools := activities.NewTools(cfg)
+	h := tools.BatchHandlers()["similarity"]
+	require.NotNil(t, h, "similarity declares Batch and binds a batch handler")
+	run := activities.BatchActivity(toolspec.Similarity.Spec, h)
+	items := make([]map[string]any, 20)
+	for i := range items {
+		items[i] = map[string]any{"text1": fmt.Sprintf("query %d", i), "text2": fmt.Sprintf("document %d", i%3)}
+	}
+	items[11]["text2"] = strings.Repeat("y", 200)
+	out, err := run(context.Background(), toolspec.BatchIn{Items: items})
+	require.NoError(t, err)
+	requests, _ := f.Counts()
+	require.Less(t, requests, 12, "one request, then the halves that isolate item 11")
+	one := activities.NewTools(cfg).Handlers()["similarity"]
+	for i, it := range out.Items {
+		if i == 11 {
+			require.Contains(t, it.Error, "maximum context length")
+			continue
+		}
+		require.Empty(t, it.Error, "item %d", i)
+		res, _, err := one(context.Background(), items[i])
+		require.NoError(t, err)
+		require.Equal(t, asMap(t, res)["similarity"], asMap(t, it.Output)["similarity"], "item %d: the same as its own call", i)
+	}
+}

@@ -284,3 +284,32 @@ func TestBatchedLoopCollectsItemErrors(t *testing.T) {
 	require.Equal(t, one.step.ItemsDone, batched.step.ItemsDone)
 	require.Equal(t, one.step.Usage.GetEmbeddingTokens(), batched.step.Usage.GetEmbeddingTokens(), "usage in total")
 }
+
+// TestBatchedSimilarity: similarity declares Batch too; a forEach over it goes out in requests
+// of 64 items (128 texts) and gives what one call per item gives.
+func TestBatchedSimilarity(t *testing.T) {
+	flow := func(batch string) string {
+		return `{"name":"f","inputs":{"xs":{"type":"array"}},"steps":[
+		  {"id":"each","tool":"similarity","forEach":"{{ inputs.xs }}","batch":` + batch + `,"inputs":{"text1":"{{ item }}","text2":"q"}}
+		],"output":"{{ each.output }}"}`
+	}
+	xs := make([]any, 150)
+	for i := range xs {
+		xs[i] = fmt.Sprint("text ", i)
+	}
+	outputs := map[string]string{}
+	for _, batch := range []string{"false", "true"} {
+		h := newHarness(t)
+		h.tools.scripts["similarity"] = func(in map[string]any) (any, *toolspec.Usage, error) {
+			return map[string]any{"similarity": float64(len(fmt.Sprint(in["text1"]))) / 10}, nil, nil
+		}
+		res, err := h.run(t, flow(batch), map[string]any{"xs": xs})
+		require.NoError(t, err)
+		outputs[batch] = outputJSON(t, res.Output)
+		if batch == "true" {
+			require.Equal(t, 3, h.tools.count("similarity.batch"), "64 items a request")
+			require.Zero(t, h.tools.count("similarity"))
+		}
+	}
+	require.Equal(t, outputs["false"], outputs["true"])
+}

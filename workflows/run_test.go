@@ -356,17 +356,20 @@ func (o *inFlightOutbound) ExecuteActivity(ctx workflow.Context, activityType st
 }
 
 func TestLoopCollectsItemErrors(t *testing.T) {
-	h := newHarness(t)
-	h.env.OnActivity("embed", anyCtx, anyArg).Return(func(ctx context.Context, in map[string]any) (toolspec.Result, error) {
-		if in["text"] == "bad" {
-			return toolspec.Result{}, temporal.NewNonRetryableApplicationError("text is bad", toolspec.ErrInvalidInput, nil)
+	// In provider batches (embed batches) and one activity per item ("batch": false) alike.
+	for _, batch := range []string{"", `"batch":false,`} {
+		h := newHarness(t)
+		h.tools.scripts["embed"] = func(in map[string]any) (any, *toolspec.Usage, error) {
+			if in["text"] == "bad" {
+				return nil, nil, temporal.NewNonRetryableApplicationError("text is bad", toolspec.ErrInvalidInput, nil)
+			}
+			return map[string]any{"text": in["text"]}, nil, nil
 		}
-		return toolspec.Result{Output: map[string]any{"text": in["text"]}}, nil
-	})
-	def := `{"name":"l","steps":[{"id":"l","tool":"loop","inputs":{"items":["a","bad","c"],"as":"doc","step":{"tool":"embed","inputs":{"text":"{{ doc }}"}}}}],"output":"{{ l.output }}"}`
-	res, err := h.run(t, def, nil)
-	require.NoError(t, err)
-	require.JSONEq(t, `{"iterations":3,"results":[{"text":"a"},null,{"text":"c"}],"errors":[{"index":1,"error":"text is bad"}]}`, outputJSON(t, res.Output))
+		def := `{"name":"l","steps":[{"id":"l","tool":"loop",` + batch + `"inputs":{"items":["a","bad","c"],"as":"doc","step":{"tool":"embed","inputs":{"text":"{{ doc }}"}}}}],"output":"{{ l.output }}"}`
+		res, err := h.run(t, def, nil)
+		require.NoError(t, err)
+		require.JSONEq(t, `{"iterations":3,"results":[{"text":"a"},null,{"text":"c"}],"errors":[{"index":1,"error":"text is bad"}]}`, outputJSON(t, res.Output))
+	}
 }
 
 func TestContinueOnError(t *testing.T) {

@@ -97,13 +97,15 @@ func loopOutput(results, errs []any) map[string]any {
 const ChangeLoopProviderBatches = "loop-provider-batches"
 
 // loopBatched reports whether the loop of sr groups its items into provider requests: its
-// nested tool declares a batch and the step does not say "batch": false.
+// nested tool declares a batch, the step does not say "batch": false, and the run started after
+// loops batched and after the tool batched (batchChange).
 func (r *run) loopBatched(ctx workflow.Context, sr *stepRun) bool {
 	ns := sr.cs.Nested
 	if ns.Spec.Batch == nil || (sr.cs.Step.Batch != nil && !*sr.cs.Step.Batch) {
 		return false
 	}
-	return workflow.GetVersion(ctx, ChangeLoopProviderBatches, workflow.DefaultVersion, 1) >= 1
+	return workflow.GetVersion(ctx, ChangeLoopProviderBatches, workflow.DefaultVersion, 1) >= 1 &&
+		workflow.GetVersion(ctx, batchChange(ns.Spec), workflow.DefaultVersion, 1) >= 1
 }
 
 // loopProviderBatches runs a loop over a batching tool in provider requests, at most limit in

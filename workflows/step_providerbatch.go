@@ -46,7 +46,18 @@ func (r *run) providerBatched(ctx workflow.Context, sr *stepRun) bool {
 	if cs.Spec.Batch == nil || cs.Nested != nil || (cs.Step.Batch != nil && !*cs.Step.Batch) {
 		return false
 	}
-	return workflow.GetVersion(ctx, ChangeProviderBatches, workflow.DefaultVersion, 1) >= 1
+	return workflow.GetVersion(ctx, batchChange(cs.Spec), workflow.DefaultVersion, 1) >= 1
+}
+
+// batchChange is the change (workflow.GetVersion) under which a tool's items go out in batches.
+// embed's is ChangeProviderBatches; a tool that declares Batch later has its own, so that a run
+// recorded before (which may have batched embeds and called that tool per item in one history)
+// replays as it ran.
+func batchChange(spec *toolspec.Spec) string {
+	if spec == toolspec.Embed.Spec {
+		return ChangeProviderBatches
+	}
+	return ChangeProviderBatches + "/" + spec.Name
 }
 
 // resolveItems renders the step's inputs for every item, with each item's size in bytes.

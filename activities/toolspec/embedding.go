@@ -39,6 +39,12 @@ var Similarity = Declare[SimilarityIn, SimilarityOut](&Spec{
 	Description: "Cosine similarity of two texts' embeddings (one batched embedding call).",
 	Annotations: readOnlyOpen,
 	Calls:       func(map[string]any) Calls { return Calls{Embed: 1} },
+	// Two texts an item: 64 items are 128 inputs a request, as embed's 128.
+	Batch: &Batch{MaxItems: 64, MaxTokens: 100_000, Tokens: func(in map[string]any) int {
+		a, _ := in["text1"].(string)
+		b, _ := in["text2"].(string)
+		return (len(a)+len(b))/3 + 1
+	}},
 })
 
 // SimilarityIn is similarity's input.
