@@ -42,8 +42,10 @@ type ForkPlan struct {
 // Fork starts a new run that reuses what run runID recorded up to an agent's iteration — the
 // outputs of the steps before the agent, the agent's model answers and tool results up to
 // o.Iteration — and goes on from there, with o.Message as the next user message. The recorded
-// conversation is the agent step's output: the step must have completed (or returned at a
-// limit). As LangGraph's update_state + fork, on Temporal: the source run is not changed.
+// conversation is the agent step's output when it completed (or returned at a limit); when it
+// failed, the run's history: the input of its last model call, and the iterations whose model
+// answers and tool results that call read. As LangGraph's update_state + fork, on Temporal: the
+// source run is not changed.
 func (c *Client) Fork(ctx context.Context, runID string, o ForkOptions) (*Run, *ForkPlan, error) {
 	old, err := c.startRequest(ctx, runID)
 	if err != nil {
@@ -70,10 +72,19 @@ func (c *Client) Fork(ctx context.Context, runID string, o ForkOptions) (*Run, *
 		if s.Id != o.Step {
 			continue
 		}
-		if completed[s.Id] == nil {
-			return nil, nil, &InvalidError{Err: fmt.Errorf("step %s of run %s is %s: a fork starts from an agent's recorded conversation, which only a completed agent step holds (use weft retry for a failed one)", o.Step, runID, s.Status)}
+		if completed[s.Id] != nil {
+			agentOut, _ = completed[s.Id].AsInterface().(map[string]any)
+			continue
 		}
-		agentOut, _ = completed[s.Id].AsInterface().(map[string]any)
+		if s.Status != workflows.StatusFailed && !(s.Status == workflows.StatusCompleted && s.OutputTruncated) {
+			return nil, nil, &InvalidError{Err: fmt.Errorf("step %s of run %s is %s: a fork starts from an agent's recorded conversation, which a completed or failed agent step holds (wait for it to end)", o.Step, runID, s.Status)}
+		}
+		// A failed agent (or one whose output was too large for the state) has no output: its
+		// conversation is the input of its last model call, in the run's history.
+		_, instructions := cs.Lazy["instructions"]
+		if agentOut, err = c.recordedAgent(ctx, runID, cs.ID, instructions, s); err != nil {
+			return nil, nil, err
+		}
 	}
 	if agentOut == nil {
 		return nil, nil, &InvalidError{Err: fmt.Errorf("step %s of run %s has no recorded output to fork from", o.Step, runID)}

@@ -641,6 +641,11 @@ func toolChoice(choice string, tools []agentTool) (string, error) {
 	return "", fmt.Errorf("toolChoice %q is neither auto, none nor required, nor one of the tools (%s): name one of them", choice, strings.Join(names, ", "))
 }
 
+// ModelCallConversation is the conversation an agent's model call (the input of its llm
+// activity) holds: its messages, or those system, messages, prompt and context make. weft fork
+// reads a failed agent's conversation from the input of its last model call.
+func ModelCallConversation(in map[string]any) []any { return messages(in) }
+
 // messages returns the conversation so far, starting it from system, prompt and context when
 // the step gave no messages.
 func messages(llm map[string]any) []any {
