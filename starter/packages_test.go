@@ -61,8 +61,9 @@ func TestPackageCommands(t *testing.T) {
 			if tc.code != 0 {
 				_, out, _ = weft(t, "", "list", "--packages")
 				require.Contains(t, out, "No workflow packages installed")
-				code, _, errOut = weft(t, "", "validate", name)
+				code, out, _ = weft(t, "", "validate", name)
 				require.Equal(t, 2, code)
+				require.Contains(t, out, "nor an installed package", "a refused package is not runnable")
 				return
 			}
 
@@ -92,8 +93,9 @@ func TestPackageCommands(t *testing.T) {
 			code, out, _ = weft(t, "", "uninstall", name)
 			require.Equal(t, 0, code)
 			require.Contains(t, out, "uninstalled vai-workflow-greet@1.1.0")
-			code, _, errOut = weft(t, "", "validate", name)
+			code, out, _ = weft(t, "", "validate", name)
 			require.Equal(t, 2, code)
+			require.Contains(t, out, "nor an installed package")
 			code, _, errOut = weft(t, "", "run", name, "--dry-run")
 			require.Equal(t, 2, code)
 			require.Contains(t, errOut, "nor an installed package")

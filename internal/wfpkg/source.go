@@ -33,7 +33,7 @@ func readTarball(r io.Reader, what string) (files, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s is not a gzip'd tarball (.tgz): %w", what, err)
 	}
-	defer zr.Close()
+	defer func() { _ = zr.Close() }()
 	tr := tar.NewReader(zr)
 	out := files{}
 	var total int64
@@ -55,7 +55,7 @@ func readTarball(r io.Reader, what string) (files, error) {
 		switch h.Typeflag {
 		case tar.TypeDir:
 			continue
-		case tar.TypeReg, tar.TypeRegA:
+		case tar.TypeReg:
 		case tar.TypeSymlink, tar.TypeLink:
 			return nil, fmt.Errorf("%s: entry %s is a link (to %s): packages may hold only regular files: refused (nothing installed)", what, name, h.Linkname)
 		default:
