@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -184,3 +185,147 @@ func TestMCPReviewsInTheClient(t *testing.T) {
 		})
 	}
 }
+
+// TestMCPReviewsInTheClientOverStdio: the same over stdio, the way a desktop client starts
+// `weft mcp` (the real binary, a process per connection). Nobody authenticates over stdio: the
+// person at the client is the operator, and the decision is recorded as "operator (MCP client)".
+// Both protocol eras: elicitation/create on stdout (2025-06-18), input_required and a retried
+// call (2026-07-28).
+func TestMCPReviewsInTheClientOverStdio(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the weft binary")
+	}
+	c := dial(t)
+	queue := "mcp-elicit-stdio"
+	cfg := activities.Config{MongoDBURI: store.URI, Database: "mcpelicitstdio"}
+	w, err := worker.New(c, worker.Options{TaskQueue: queue, Config: cfg})
+	require.NoError(t, err)
+	require.NoError(t, w.Start())
+	t.Cleanup(w.Stop)
+
+	bin := filepath.Join(t.TempDir(), "weft")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/weft")
+	build.Dir = ".."
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+
+	connect := func(t *testing.T, version string, a *asked) *sdk.ClientSession {
+		cmd := exec.Command(bin, "mcp", "--address", server.Address, "--namespace", server.Namespace, "--task-queue", queue, "--wait", "60s")
+		var stderr syncBuffer
+		cmd.Stderr = &stderr
+		o := &sdk.ClientOptions{}
+		if a != nil {
+			o.ElicitationHandler = a.handler
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		s, err := sdk.NewClient(&sdk.Implementation{Name: "elicit-stdio-test", Version: "1"}, o).Connect(ctx,
+			&sdk.CommandTransport{Command: cmd}, &sdk.ClientSessionOptions{ProtocolVersion: version})
+		require.NoError(t, err, "weft mcp: %s", stderr.String())
+		t.Cleanup(func() {
+			_ = s.Close()
+			if t.Failed() {
+				t.Logf("weft mcp stderr:\n%s", stderr.String())
+			}
+		})
+		return s
+	}
+	run := func(t *testing.T, s *sdk.ClientSession, tool string, args map[string]any) *sdk.CallToolResult {
+		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+		defer cancel()
+		res, err := s.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: args})
+		require.NoError(t, err)
+		return res
+	}
+	accept := func(form map[string]any) *sdk.ElicitResult { return &sdk.ElicitResult{Action: "accept", Content: form} }
+	release := map[string]any{"version": "9.1"}
+
+	for _, version := range []string{"2025-06-18", ""} {
+		era := "protocol " + version
+		if version == "" {
+			era = "protocol 2026-07-28"
+		}
+		t.Run(era, func(t *testing.T) {
+			t.Run("approve", func(t *testing.T) {
+				a := &asked{answers: []*sdk.ElicitResult{accept(map[string]any{"decision": "approve", "comment": "ship it"})}}
+				s := connect(t, version, a)
+				res := run(t, s, "wf_approval_demo", release)
+				require.False(t, res.IsError, sdkText(res))
+				var got map[string]any
+				require.NoError(t, json.Unmarshal([]byte(sdkText(res)), &got), sdkText(res))
+				out := got["output"].(map[string]any)
+				require.Equal(t, "Release 9.1: 3 changes (approved by operator (MCP client))", out["announcement"], "the run completed, decided by the operator")
+				require.Equal(t, "approve", out["decision"])
+				q := a.questions()
+				require.Len(t, q, 1)
+				require.Contains(t, q[0].Message, "Publish release 9.1?")
+				require.Contains(t, q[0].Message, "decided by the operator")
+
+				// the decision is recorded on the run: who, what, the comment
+				ex := run(t, s, "weft_execution", map[string]any{"id": got["executionId"]})
+				require.False(t, ex.IsError, sdkText(ex))
+				var state struct {
+					Status string `json:"status"`
+					Steps  []struct {
+						ID     string         `json:"id"`
+						Output map[string]any `json:"output"`
+					} `json:"steps"`
+				}
+				require.NoError(t, json.Unmarshal([]byte(sdkText(ex)), &state), sdkText(ex))
+				require.Equal(t, "completed", state.Status)
+				var decided map[string]any
+				for _, st := range state.Steps {
+					if st.ID == "approval" {
+						decided = st.Output
+					}
+				}
+				require.Equal(t, "operator (MCP client)", decided["reviewer"], "%v", decided)
+				require.Equal(t, false, decided["authenticated"], "nobody authenticates over stdio")
+				require.Equal(t, "approve", decided["decision"])
+				require.Equal(t, "ship it", decided["comment"])
+			})
+			t.Run("edit, asked again after invalid JSON", func(t *testing.T) {
+				a := &asked{answers: []*sdk.ElicitResult{
+					accept(map[string]any{"decision": "edit", "data.items": `["- only this"`}),
+					accept(map[string]any{"decision": "edit", "data.headline": "Release 9.1: edited", "data.items": `["- only this"]`}),
+				}}
+				res := run(t, connect(t, version, a), "wf_approval_demo", release)
+				require.False(t, res.IsError, sdkText(res))
+				var got map[string]any
+				require.NoError(t, json.Unmarshal([]byte(sdkText(res)), &got), sdkText(res))
+				out := got["output"].(map[string]any)
+				require.Equal(t, "Release 9.1: edited (approved by operator (MCP client))", out["announcement"])
+				require.Equal(t, map[string]any{"headline": "Release 9.1: edited", "items": []any{"- only this"}}, out["notes"])
+				q := a.questions()
+				require.Len(t, q, 2)
+				require.Contains(t, q[1].Message, "not recorded: data.items is not valid JSON")
+			})
+			t.Run("edit through a multi-select and a titled select", func(t *testing.T) {
+				a := &asked{answers: []*sdk.ElicitResult{accept(map[string]any{"decision": "edit", "data.labels": []any{"bug", "docs"}, "data.severity": "high"})}}
+				res := run(t, connect(t, version, a), "weft_run_workflow", map[string]any{"definition": triage, "wait": 60})
+				require.False(t, res.IsError, sdkText(res))
+				var got map[string]any
+				require.NoError(t, json.Unmarshal([]byte(sdkText(res)), &got), sdkText(res))
+				out := got["output"].(map[string]any)
+				require.Equal(t, "edit", out["decision"], "%v", out)
+				require.Equal(t, map[string]any{"labels": []any{"bug", "docs"}, "severity": "high"}, out["data"])
+				q := a.questions()
+				require.Len(t, q, 1)
+				schema, _ := json.Marshal(q[0].RequestedSchema)
+				require.Contains(t, string(schema), `"data.labels":{"default":["bug"],"items":{"enum":["bug","feature","docs"],"type":"string"},"minItems":1,"title":"labels","type":"array"}`)
+				require.Contains(t, string(schema), `"data.severity":{"default":"low","oneOf":[{"const":"low","title":"Low"},{"const":"high","title":"High"}],"title":"severity","type":"string"}`)
+			})
+		})
+	}
+}
+
+// triage is a workflow whose review's schema has a multi-select (labels) and a titled
+// single-select (severity).
+var triage = map[string]any{"name": "triage", "steps": []any{map[string]any{"id": "triage", "tool": "review", "inputs": map[string]any{
+	"title": "Triage the issue",
+	"data":  map[string]any{"labels": []any{"bug"}, "severity": "low"},
+	"schema": map[string]any{"type": "object", "properties": map[string]any{
+		"labels":   map[string]any{"type": "array", "minItems": 1, "items": map[string]any{"type": "string", "enum": []any{"bug", "feature", "docs"}}},
+		"severity": map[string]any{"type": "string", "oneOf": []any{map[string]any{"const": "low", "title": "Low"}, map[string]any{"const": "high", "title": "High"}}},
+	}},
+}}}, "output": "{{ triage.output }}"}
