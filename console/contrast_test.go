@@ -167,3 +167,44 @@ func TestTextContrastAA(t *testing.T) {
 		}
 	}
 }
+
+// TestNonTextContrast: the boundaries of controls and the colours of graph elements in
+// console.css and builder.css reach 3:1 against what they are drawn on (WCAG 1.4.11, non-text
+// contrast), in light and dark: borders of buttons and inputs, the focus ring, node borders by
+// status (the run graph, the builder's steps, the minimap's nodes), edges, and the live dot.
+// --line is left out: it only divides rows and panels that their content already tells apart.
+func TestNonTextContrast(t *testing.T) {
+	light, dark := themes(t, "static/console.css", "static/builder.css")
+	type pair struct{ fg, on, where string }
+	var pairs []pair
+	for _, on := range []string{"--bg", "--card", "--button-bg", "--input-bg"} {
+		pairs = append(pairs, pair{"--control-line", on, "borders of buttons and inputs"})
+	}
+	for _, on := range []string{"--bg", "--card", "--button-bg"} {
+		pairs = append(pairs, pair{"--focus", on, "the focus ring of graph nodes, builder steps, the canvas and the file button"})
+	}
+	for _, s := range []string{"--pending-line", "--running", "--completed", "--failed", "--skipped", "--cancelled", "--review"} {
+		pairs = append(pairs, pair{s, "--card", "node borders and minimap nodes by status on the graph's canvas"})
+	}
+	pairs = append(pairs,
+		pair{"--edge", "--card", "edges (graph, builder connections)"},
+		pair{"--completed", "--card", "then edges"}, pair{"--failed", "--card", "else edges"},
+		pair{"--completed", "--bg", "the live dot"}, pair{"--failed", "--bg", "the live dot when stale"},
+	)
+	for _, theme := range []struct {
+		name string
+		vars map[string]string
+	}{{"light", light}, {"dark", dark}} {
+		for _, p := range pairs {
+			t.Run(fmt.Sprintf("%s %s on %s", theme.name, p.fg, p.on), func(t *testing.T) {
+				fg, err := rgb(theme.vars, p.fg)
+				require.NoError(t, err)
+				bg, err := rgb(theme.vars, p.on)
+				require.NoError(t, err)
+				r := contrast(fg, bg)
+				require.GreaterOrEqual(t, r, 3.0, "%s (%s): %s on %s is %.2f:1 in %s, under WCAG 1.4.11's 3:1",
+					p.where, theme.name, theme.vars[p.fg], theme.vars[p.on], r, theme.name)
+			})
+		}
+	}
+}
