@@ -133,7 +133,7 @@ func TestCheckCommand(t *testing.T) {
 		{"risky file", []string{checks + "risky.json"}, 0, []string{
 			`warning: step "metadata": http to 169.254.169.254`,
 			`warning: step "store": ingest writes to the knowledge store and no review step runs before it`,
-			"risky.json: 0 error(s), 5 warning(s), 3 note(s)"}},
+			"risky.json: 0 error(s), 6 warning(s), 3 note(s)"}},
 		{"unknown tool", []string{checks + "reviewed.json", checks + "unknown-tool.json"}, 1, []string{
 			"reviewed.json: ok", `error: step "find": unknown tool "serch" (did you mean "search"?`}},
 		{"no such file", []string{"no-such-workflow.json"}, 1, []string{"no-such-workflow.json: error: no-such-workflow.json: no such file"}},

@@ -106,9 +106,13 @@ func Check(file string, data []byte) []Finding {
 			}
 			add(st.ID, SeverityError, "unknown-tool", fmt.Sprintf("unknown tool %q", st.Tool), fix)
 		}
+		writes := st.Tool
+		if cs, ok := stepOf(w, st.ID); ok && cs.Nested != nil && writeTool(cs.Nested.Spec) {
+			spec, writes = cs.Nested.Spec, st.Tool+"'s "+cs.Nested.Tool // a loop's step
+		}
 		if w != nil && writeTool(spec) && !reviewedBefore(w, st.ID) {
 			add(st.ID, SeverityWarning, "write-without-review",
-				fmt.Sprintf("%s writes to the knowledge store and no review step runs before it", st.Tool),
+				fmt.Sprintf("%s writes to the knowledge store and no review step runs before it", writes),
 				fmt.Sprintf(`add a review step (tool "review") that shows what will be written, and name it in %q's "dependsOn" or use its output`, st.ID))
 		}
 		if st.Tool == "http" {
@@ -147,6 +151,13 @@ func Check(file string, data []byte) []Finding {
 		add("", SeverityError, "invalid", msg, fix)
 	}
 	return out
+}
+
+func stepOf(w *dsl.Workflow, id string) (*dsl.CompiledStep, bool) {
+	if w == nil {
+		return nil, false
+	}
+	return w.Step(id)
 }
 
 // reviewedBefore reports whether a review step is among the steps id waits for, directly or not.
