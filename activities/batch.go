@@ -100,8 +100,13 @@ func (b *batchRun[In, Out]) run(ctx context.Context, idx []int) error {
 	for n, i := range idx {
 		in[n] = b.ins[i]
 	}
-	outs, usage, err := b.h(ctx, in)
-	b.requests++
+	rc := &requestCount{}
+	outs, usage, err := b.h(context.WithValue(ctx, requestCountKey{}, rc), in)
+	if rc.counted {
+		b.requests += rc.n
+	} else {
+		b.requests++ // a handler that does not count its requests: one a call
+	}
 	b.usage = sumUsage(b.usage, usage)
 	if err != nil {
 		if !itemCaused(err) {
@@ -134,6 +139,24 @@ func (b *batchRun[In, Out]) run(ctx context.Context, idx []int) error {
 		b.results[i] = toolspec.BatchItem{Output: json.RawMessage(raw), Usage: shareOf(usage, tokens[n], total)}
 	}
 	return nil
+}
+
+// requestCount is the provider requests a batch handler's call made, for handlers that count
+// them (countRequests): a call the embedding cache answers makes none.
+type requestCount struct {
+	n       int
+	counted bool
+}
+
+type requestCountKey struct{}
+
+// countRequests adds n provider requests to the batch call ctx belongs to (n may be 0: the
+// call counts, and made none).
+func countRequests(ctx context.Context, n int) {
+	if rc, ok := ctx.Value(requestCountKey{}).(*requestCount); ok {
+		rc.n += n
+		rc.counted = true
+	}
 }
 
 // decodeItem validates and decodes one item's inputs as the tool's activity would.

@@ -103,8 +103,10 @@ func (t *Tools) embedCached(ctx context.Context, p provider.Embedder, texts []st
 		}
 	}
 	if len(missTexts) == 0 {
+		countRequests(ctx, 0)
 		return out, nil
 	}
+	countRequests(ctx, 1)
 	emb, err := p.Embed(ctx, missTexts, inputType, model, dims)
 	if err != nil {
 		return nil, err

@@ -17,6 +17,7 @@ import (
 	"github.com/weftworks/weft/activities"
 	"github.com/weftworks/weft/activities/embedder"
 	"github.com/weftworks/weft/activities/mongostore"
+	"github.com/weftworks/weft/activities/toolspec"
 	"github.com/weftworks/weft/internal/fakeembed"
 )
 
@@ -232,5 +233,21 @@ func TestEmbedCacheFigures(t *testing.T) {
 				require.Equal(t, first, vecs)
 			}
 		}
+	}
+}
+
+// TestEmbedBatchCountsProviderRequests: a batch's Requests (the step's usage calls) counts the
+// requests the provider was sent, so a batch the embedding cache answers wholly counts none.
+func TestEmbedBatchCountsProviderRequests(t *testing.T) {
+	p := startRecordingProvider(t)
+	tools := activities.NewTools(activities.Config{OpenAIBaseURL: p.url, OpenAIAPIKey: "k", EmbeddingModel: "text-embedding-3-small",
+		MongoDBURI: storeURI, Database: "embcache_requests"})
+	run := activities.BatchActivity(toolspec.Embed.Spec, tools.BatchHandlers()["embed"])
+	items := []map[string]any{{"text": "one"}, {"text": "two"}, {"text": "three"}}
+	for _, want := range []int{1, 0} {
+		out, err := run(context.Background(), toolspec.BatchIn{Items: items})
+		require.NoError(t, err)
+		require.Len(t, p.take(), want)
+		require.Equal(t, want, out.Requests)
 	}
 }

@@ -45,6 +45,7 @@ func (t *Tools) embedTexts(ctx context.Context, texts []string, inputType, model
 		return nil, err
 	}
 	if len(texts) == 0 || !t.embedCacheFor(model) {
+		countRequests(ctx, 1)
 		return p.Embed(ctx, texts, inputType, model, dims)
 	}
 	return t.embedCached(ctx, p, texts, inputType, model, dims)
