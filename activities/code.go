@@ -516,3 +516,19 @@ func (t *Tools) codeRoot(path string) (string, error) {
 	}
 	return "", &InputError{Msg: fmt.Sprintf("path %q is outside the directories code_index may read (WEFT_CODE_ROOTS): index a directory under one of them, or ask the operator to add it", path)}
 }
+
+// codeCitation is how a code tool's result is cited in an LLM's context: path:start-end and its
+// symbol, from the result's fields (path alone when it has no lines).
+func codeCitation(path string, hit map[string]any) string {
+	out := path
+	if start, end := asInt(hit["startLine"]), asInt(hit["endLine"]); start > 0 {
+		out += fmt.Sprintf(":%d", start)
+		if end > start {
+			out += fmt.Sprintf("-%d", end)
+		}
+	}
+	if sym, _ := hit["symbol"].(string); sym != "" {
+		out += " (" + sym + ")"
+	}
+	return out
+}

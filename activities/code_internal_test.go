@@ -30,3 +30,15 @@ func TestDefaultCodeModel(t *testing.T) {
 		})
 	}
 }
+
+// TestCodeHitsAsContext: a code tool's results given to generate or llm as context are cited as
+// file:lines (symbol), so a review can point at them; documents keep their source.
+func TestCodeHitsAsContext(t *testing.T) {
+	got := renderContext(map[string]any{"results": []any{
+		map[string]any{"path": "auth/token.go", "startLine": float64(3), "endLine": float64(6), "symbol": "IssueToken", "content": "func IssueToken() {}"},
+		map[string]any{"path": "main.c", "startLine": 7, "endLine": 7, "symbol": "", "content": "int x;"},
+		map[string]any{"path": "notes.txt", "content": "todo"},
+		map[string]any{"source": "auth.md", "path": "ignored", "content": "Tokens expire."},
+	}})
+	require.Equal(t, "[1] auth/token.go:3-6 (IssueToken): func IssueToken() {}\n[2] main.c:7: int x;\n[3] notes.txt: todo\n[4] auth.md: Tokens expire.\n", got)
+}

@@ -32,6 +32,8 @@ func renderContext(v any) string {
 			case map[string]any:
 				if s, ok := it["source"].(string); ok && s != "" {
 					b.WriteString(s + ": ")
+				} else if p, ok := it["path"].(string); ok && p != "" {
+					b.WriteString(codeCitation(p, it) + ": ") // a code tool's result: file:lines to cite
 				}
 				switch {
 				case it["content"] != nil:

@@ -92,11 +92,12 @@ func shot(t *testing.T, ctx context.Context, name string) {
 	}
 }
 
-// center is the middle of the element sel on the screen.
+// center is the middle of the element sel on the screen, scrolled into view first (as a person
+// scrolls the palette to the tool they want).
 func center(t *testing.T, ctx context.Context, sel string) (float64, float64) {
 	t.Helper()
 	var p []float64
-	run(t, ctx, "locate "+sel, chromedp.Evaluate(fmt.Sprintf(`(() => { const r = document.querySelector(%q).getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()`, sel), &p))
+	run(t, ctx, "locate "+sel, chromedp.Evaluate(fmt.Sprintf(`(() => { const e = document.querySelector(%q); e.scrollIntoView({block: 'nearest'}); const r = e.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()`, sel), &p))
 	return p[0], p[1]
 }
 

@@ -198,7 +198,7 @@ func TestWeftTest(t *testing.T) {
 	code, out, errOut := weft(t, "", "test", "../templates/tests", "../testdata/examples", "../testdata/fixtures/review-before-publish.edited.test.json")
 	require.Equal(t, 0, code, out+errOut)
 	require.Contains(t, out, "✔ an edited draft is what gets published")
-	require.Contains(t, out, "23 passed, 0 failed")
+	require.Contains(t, out, "25 passed, 0 failed")
 
 	code, out, _ = weft(t, "", "test", "../testdata/fixtures/review-before-publish.wrong.test.json")
 	require.Equal(t, 1, code)
