@@ -20,7 +20,8 @@ func newForkCommand() *cobra.Command {
 			"of the steps before the agent, and the agent's first N model answers and tool results (not\n" +
 			"asked again). The agent goes on with iteration N+1; --message is the user message it reads\n" +
 			"next (with --iteration 0 it replaces the prompt). Steps after the agent run again. RUN_ID is\n" +
-			"not changed; the new run records which run it was forked from.",
+			"not changed; the new run records which run it was forked from. A failed agent step can be\n" +
+			"forked from any iteration whose results its next model call read.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := conn.dial(cmd.Context())
