@@ -328,8 +328,8 @@ func (s *Server) apiRun(w http.ResponseWriter, r *http.Request, sess *session) {
 }
 
 // apiEvents streams a run's snapshots as server-sent events, one whenever something changed
-// (read as soon as the run records an event, and every PollInterval while model text streams),
-// and the run's own events as "run-event", until the run ends or the page goes away: followRun.
+// (read as soon as the run records an event; model text streamed goes into the last one), and
+// the run's own events as "run-event", until the run ends or the page goes away: followRun.
 func (s *Server) apiEvents(w http.ResponseWriter, r *http.Request, sess *session) {
 	fl, ok := w.(http.Flusher)
 	if !ok {
