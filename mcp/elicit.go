@@ -209,11 +209,11 @@ func (g *Gateway) reviewsInClient(next server.ToolHandlerFunc) server.ToolHandle
 				if answer == nil || answer.Action != mcplib.ElicitationResponseActionAccept {
 					return pendingAnswer(s.Run, gate), nil
 				}
-				if note := g.decide(ctx, c, s.Run, gate, answer.Content); note != "" {
-					if gate, err = g.pendingGate(ctx, c, s.Run, s.Gate); err != nil || gate == nil {
+				if note, fresh, err := g.answer(ctx, c, s.Run, gate, answer.Content); note != "" {
+					if err != nil || fresh == nil {
 						return mcplib.NewToolResultError(fmt.Sprintf("review %s of execution %s: %s", s.Gate, s.Run, note)), nil
 					}
-					return g.inputRequired(ctx, req.Params.Name, s.Run, gate, note, s.Since, s.Ended), nil
+					return g.inputRequired(ctx, req.Params.Name, s.Run, fresh, note, s.Since, s.Ended), nil
 				}
 			}
 			ask.resume, ask.since, ask.ended = s, s.Since, s.Ended
@@ -353,16 +353,27 @@ func (g *Gateway) askNow(ctx context.Context, c *weftclient.Client, run string, 
 		if answer.Action != mcplib.ElicitationResponseActionAccept {
 			return false
 		}
-		if note = g.decide(ctx, c, run, gate, answer.Content); note == "" {
+		var fresh *weftv1.ReviewRequest
+		if note, fresh, err = g.answer(ctx, c, run, gate, answer.Content); note == "" {
 			return true
 		}
-		fresh, err := g.pendingGate(ctx, c, run, gate.Id)
 		if err != nil || fresh == nil {
 			return err == nil // decided meanwhile: follow the run
 		}
 		gate = fresh
 	}
 	return false
+}
+
+// answer records the form's answer to gate of run (decide). When it could not be, note says why
+// and the gate is read again: fresh is it if still pending (nil: decided meanwhile), err a
+// failed read.
+func (g *Gateway) answer(ctx context.Context, c *weftclient.Client, run string, gate *weftv1.ReviewRequest, content any) (note string, fresh *weftv1.ReviewRequest, err error) {
+	if note = g.decide(ctx, c, run, gate, content); note == "" {
+		return "", nil, nil
+	}
+	fresh, err = g.pendingGate(ctx, c, run, gate.Id)
+	return note, fresh, err
 }
 
 // inputRequired is the 2026-07-28 answer: the form, and the state the retry brings back.

@@ -102,20 +102,21 @@ func (h *hygiene) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if sid := r.Header.Get("Mcp-Session-Id"); sid != "" && h.sessions != nil {
 		h.sessions.touch(sid)
-	}
-	if sid := r.Header.Get("Mcp-Session-Id"); sid != "" && h.sessions != nil && isToolCall(body) {
-		// a tool call of a session is served on a session of its own (withCallSession)
-		id, _ := auth.IdentityFrom(r.Context())
-		if !h.sessions.owns(sid, id.Name) {
-			writeJSON(w, http.StatusNotFound, rpcError(-32001, errUnknownSession.Error()))
-			return
-		}
-		r = r.WithContext(withCallSession(r.Context(), sid))
-		r.Header.Set("Mcp-Session-Id", h.sessions.callID(sid)) // its own session, named after the session
-	} else if sid != "" && h.sessions != nil && isResponse(body) {
-		// the client's answer to a question a call asked (elicit.go) goes to that call's session
-		if call := h.sessions.answerTo(sid); call != "" {
-			r.Header.Set("Mcp-Session-Id", call)
+		switch messageKind(body) {
+		case toolCall:
+			// a tool call of a session is served on a session of its own (withCallSession)
+			id, _ := auth.IdentityFrom(r.Context())
+			if !h.sessions.owns(sid, id.Name) {
+				writeJSON(w, http.StatusNotFound, rpcError(-32001, errUnknownSession.Error()))
+				return
+			}
+			r = r.WithContext(withCallSession(r.Context(), sid))
+			r.Header.Set("Mcp-Session-Id", h.sessions.callID(sid)) // its own session, named after the session
+		case response:
+			// the client's answer to a question a call asked (elicit.go) goes to that call's session
+			if call := h.sessions.answerTo(sid); call != "" {
+				r.Header.Set("Mcp-Session-Id", call)
+			}
 		}
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
@@ -123,21 +124,28 @@ func (h *hygiene) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.next.ServeHTTP(w, r)
 }
 
-// isToolCall reports whether body is a tools/call request.
-func isToolCall(body []byte) bool {
-	var m struct {
-		Method string `json:"method"`
-	}
-	return json.Unmarshal(body, &m) == nil && m.Method == "tools/call"
-}
+// The kinds of JSON-RPC message a session's POST is routed by.
+const (
+	toolCall = "tools/call" // a tools/call request
+	response = "response"   // a response: a client's answer to a server request
+)
 
-// isResponse reports whether body is a JSON-RPC response (a client's answer to a server request).
-func isResponse(body []byte) bool {
+// messageKind reads body once and says whether it is a toolCall or a response ("" : anything
+// else, or not JSON).
+func messageKind(body []byte) string {
 	var m struct {
 		Method string          `json:"method"`
 		ID     json.RawMessage `json:"id"`
 	}
-	return json.Unmarshal(body, &m) == nil && m.Method == "" && len(m.ID) > 0
+	switch {
+	case json.Unmarshal(body, &m) != nil:
+		return ""
+	case m.Method == toolCall:
+		return toolCall
+	case m.Method == "" && len(m.ID) > 0:
+		return response
+	}
+	return ""
 }
 
 // readBody reads the whole body under a read deadline on the connection, and lifts the deadline
