@@ -32,9 +32,12 @@ import (
 // Prefix is put before every knowledge tool's name.
 const Prefix = "weft_"
 
-// KnowledgeTools are the registry tools the gateway offers, in this order.
+// KnowledgeTools are the registry tools the gateway offers, in this order: the knowledge tools,
+// then the code tools as vai offers them (code_index writes, so it runs on the worker as a
+// durable execution and needs the runner role, as ingest does).
 var KnowledgeTools = []string{toolspec.Query.Name, toolspec.Search.Name, toolspec.Rerank.Name, toolspec.Embed.Name, toolspec.Similarity.Name,
-	toolspec.Collections.Name, toolspec.Models.Name, toolspec.Ingest.Name, toolspec.Explain.Name, toolspec.Estimate.Name}
+	toolspec.Collections.Name, toolspec.Models.Name, toolspec.Ingest.Name, toolspec.Explain.Name, toolspec.Estimate.Name,
+	toolspec.CodeIndex.Name, toolspec.CodeSearch.Name, toolspec.CodeQuery.Name, toolspec.CodeFindSimilar.Name, toolspec.CodeStatus.Name}
 
 // Options configures a gateway.
 type Options struct {
