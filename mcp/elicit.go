@@ -564,7 +564,8 @@ func primitiveField(key string, v any, ps map[string]any) (formField, bool) {
 }
 
 // choiceSet is a schema's string choices: an enum (untitled), or oneOf or anyOf of
-// {const, title} (titled; a choice without a title is titled with itself).
+// {const, title} or an enum with enumNames (titled; a choice without a title is titled with
+// itself).
 type choiceSet struct {
 	consts []string
 	enum   []any             // the enum as given (untitled)
@@ -573,18 +574,30 @@ type choiceSet struct {
 }
 
 // choicesOf reads the choices of a field's schema: has says the schema gives choices, ok that
-// they are all non-empty strings (the only choices a form has).
+// they are all non-empty strings (the only choices a form has). An enum with enumNames (the
+// older way to title choices) is titled choices.
 func choicesOf(ps map[string]any) (c choiceSet, has, ok bool) {
 	if enum, isList := ps["enum"].([]any); isList {
+		titled := true
 		for _, e := range enum {
 			str, isStr := e.(string)
 			if !isStr {
 				return choiceSet{}, true, false
 			}
 			c.consts = append(c.consts, str)
+			titled = titled && str != ""
 		}
-		c.enum = enum
-		return c, true, true
+		names, isList := ps["enumNames"].([]any)
+		if !titled || !isList || len(names) != len(enum) {
+			c.enum = enum
+			return c, true, true
+		}
+		// titled the older way (enumNames, deprecated since 2025-11-25): read as oneOf
+		opts := make([]any, len(enum))
+		for i, e := range enum {
+			opts[i] = map[string]any{"const": e, "title": names[i]}
+		}
+		ps, c = map[string]any{"oneOf": opts}, choiceSet{}
 	}
 	opts, isList := ps["oneOf"].([]any)
 	if !isList {

@@ -116,6 +116,7 @@ func selectsGate(t *testing.T) *weftv1.ReviewRequest {
 		"tone": map[string]any{"type": "string", "title": "Tone", "oneOf": []any{
 			map[string]any{"const": "formal", "title": "Formal"}, map[string]any{"const": "casual"}}},
 		"level": map[string]any{"enum": []any{"low", "high"}}, // choices of strings: a string
+		"state": map[string]any{"type": "string", "enum": []any{"open", "done"}, "enumNames": []any{"Open", "Done"}},
 		"tags":  map[string]any{"type": "array", "minItems": 1.0, "items": map[string]any{"type": "string", "enum": []any{"bug", "feature", "docs"}}},
 		"channels": map[string]any{"type": "array", "description": "where to announce", "maxItems": 1.0, "items": map[string]any{"anyOf": []any{
 			map[string]any{"const": "blog", "title": "Blog"}, map[string]any{"const": "mail", "title": "Mailing list"}}}},
@@ -123,13 +124,13 @@ func selectsGate(t *testing.T) *weftv1.ReviewRequest {
 		"pattern": map[string]any{"type": "string", "oneOf": []any{map[string]any{"pattern": "^a"}, map[string]any{"format": "email"}}}, // alternatives: a string
 		"sizes":   map[string]any{"type": "array", "items": map[string]any{"enum": []any{1.0, 2.0}}},                                    // not strings: JSON
 	}}
-	data := map[string]any{"tone": "formal", "level": "low", "tags": []any{"bug"}, "channels": []any{"blog", "mail"},
+	data := map[string]any{"tone": "formal", "level": "low", "state": "open", "tags": []any{"bug"}, "channels": []any{"blog", "mail"},
 		"notes": []any{"x"}, "pattern": "abc", "sizes": []any{1.0}}
 	return gateOf(t, data, schema)
 }
 
 // TestReviewFormSelects: a string field with titled choices is a titled single-select (oneOf
-// {const, title}), an array of string choices a multi-select (items enum, or anyOf of {const,
+// {const, title}; from oneOf, anyOf, or an enum with enumNames), an array of string choices a multi-select (items enum, or anyOf of {const,
 // title}, with minItems and maxItems), as MCP 2025-11-25 elicitation forms have them (the form
 // is golden: testdata/review_form_selects.json, -update rewrites it); answers outside the
 // choices are refused with the choices, which the client is asked again with.
@@ -161,7 +162,7 @@ func TestReviewFormSelects(t *testing.T) {
 			kinds[f.key] = f.schema["type"].(string)
 		}
 	}
-	require.Equal(t, map[string]string{"tone": "select", "level": "select", "tags": "multi-select", "channels": "multi-select",
+	require.Equal(t, map[string]string{"tone": "select", "level": "select", "state": "select", "tags": "multi-select", "channels": "multi-select",
 		"notes": "json", "pattern": "string", "sizes": "json"}, kinds)
 
 	data := gate.GetData().AsInterface().(map[string]any)
@@ -184,6 +185,8 @@ func TestReviewFormSelects(t *testing.T) {
 		{"untitled choice", map[string]any{"data.level": "high"}, with("level", "high"), ""},
 		{"several choices", map[string]any{"data.tags": []any{"feature", "docs"}}, with("tags", []any{"feature", "docs"}), ""},
 		{"titled choices", map[string]any{"data.channels": []any{"mail"}}, with("channels", []any{"mail"}), ""},
+		{"a choice titled with enumNames", map[string]any{"data.state": "done"}, with("state", "done"), ""},
+		{"not a choice titled with enumNames", map[string]any{"data.state": "Done"}, nil, `data.state must be one of "open" (Open), "done" (Done), not "Done"`},
 		{"not a titled choice", map[string]any{"data.tone": "loud"}, nil, `data.tone must be one of "formal" (Formal), "casual", not "loud"`},
 		{"not a choice", map[string]any{"data.level": "mid"}, nil, `data.level must be one of "low", "high", not "mid"`},
 		{"a choice that is not a string", map[string]any{"data.level": 1.0}, nil, `data.level must be one of "low", "high", not 1`},
@@ -281,9 +284,9 @@ func TestReviewFormSelectsInTheGoSDKClient(t *testing.T) {
 		return text.String(), res.IsError
 	}
 
-	out, failed := call(map[string]any{"decision": "edit", "data.tone": "casual", "data.tags": []any{"feature", "docs"}, "data.channels": []any{"mail"}})
+	out, failed := call(map[string]any{"decision": "edit", "data.tone": "casual", "data.state": "done", "data.tags": []any{"feature", "docs"}, "data.channels": []any{"mail"}})
 	require.False(t, failed, out)
-	require.JSONEq(t, `{"tone":"casual","level":"low","tags":["feature","docs"],"channels":["mail"],"notes":["x"],"pattern":"abc","sizes":[1]}`, out)
+	require.JSONEq(t, `{"tone":"casual","level":"low","state":"done","tags":["feature","docs"],"channels":["mail"],"notes":["x"],"pattern":"abc","sizes":[1]}`, out)
 
 	// the client itself refuses an answer outside the choices (the gateway checks them too, for
 	// clients that do not)
