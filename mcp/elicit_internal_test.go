@@ -207,6 +207,14 @@ func TestReviewFormSelects(t *testing.T) {
 			require.Equal(t, c.want, got)
 		})
 	}
+
+	// an answer outside the choices is not recorded, and the question asked again says why
+	g := New(Options{Version: "test"})
+	note := g.decide(context.Background(), nil, "run-1", gate, map[string]any{"decision": "edit", "data.tags": []any{"wontfix"}})
+	require.Equal(t, `data.tags: "wontfix" is not a choice: choose among "bug", "feature", "docs"`, note)
+	again, err := elicitation(context.Background(), "run-1", gate, note)
+	require.NoError(t, err)
+	require.Contains(t, again.Message, "Your last answer was not recorded: "+note)
 }
 
 // TestAskState: a requestState opens only in the gateway that sealed it, for the key and tool
