@@ -8,11 +8,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -25,6 +28,9 @@ import (
 
 	"github.com/weftworks/weft/activities/toolspec"
 	weftclient "github.com/weftworks/weft/client"
+	"github.com/weftworks/weft/internal/evalreport"
+	weftv1 "github.com/weftworks/weft/proto/weft/v1"
+	"github.com/weftworks/weft/workflows"
 	"github.com/weftworks/weft/workflows/dsl"
 )
 
@@ -32,7 +38,43 @@ import (
 type EvalCase struct {
 	Name   string         `json:"name"`
 	Inputs map[string]any `json:"inputs"`
-	Expect EvalExpect     `json:"expect"`
+	// Reviews decide the run's reviews: keyed by a review's id ("approval", "each[1]",
+	// "agent/call_1"), by its step, or "*" for every review the other keys do not name. A run
+	// that waits for a review the case does not decide fails the case (and is cancelled).
+	Reviews map[string]EvalDecision `json:"reviews,omitempty"`
+	Expect  EvalExpect              `json:"expect"`
+}
+
+// EvalDecision is what the eval decides for a review: approve, edit (with data) or reject
+// (a comment says why). The decision is sent through the client's Review as reviewer "eval".
+type EvalDecision struct {
+	Decision string `json:"decision"`
+	Data     any    `json:"data,omitempty"`
+	Comment  string `json:"comment,omitempty"`
+}
+
+// EvalReviewer is the reviewer weft eval's decisions carry.
+const EvalReviewer = "eval"
+
+// decisionFor picks the case's decision for review r: its id first, then its step, then "*".
+func (c EvalCase) decisionFor(r *weftv1.ReviewRequest) (EvalDecision, string, bool) {
+	for _, k := range []string{r.GetId(), r.GetStep(), "*"} {
+		if d, ok := c.Reviews[k]; ok && k != "" {
+			return d, k, true
+		}
+	}
+	return EvalDecision{}, "", false
+}
+
+// noDecision is the message for a review the case leaves undecided.
+func noDecision(r *weftv1.ReviewRequest) string {
+	key := r.GetId()
+	if key == "" {
+		key = r.GetStep()
+	}
+	return fmt.Sprintf("the run waits for review %q (step %q) and the case has no decision for it: add "+
+		`"reviews": {%q: {"decision": "approve"}} to the case (or "edit" with "data", "reject" with "comment"; the key "*" decides every review); the run was cancelled`,
+		key, r.GetStep(), key)
 }
 
 // EvalExpect holds a case's graders; every grader given must pass.
@@ -49,76 +91,39 @@ type EvalExpect struct {
 	Max   json.RawMessage `json:"max,omitempty"`
 	Min   json.RawMessage `json:"min,omitempty"`
 	Judge json.RawMessage `json:"judge,omitempty"`
+	// Error expects the run to fail with a message that contains it (a rejected review:
+	// "rejected"); the other graders read the output of a run that completes, so it stands alone.
+	Error string `json:"error,omitempty"`
 }
 
-// EvalGrade is one grader's verdict.
-type EvalGrade struct {
-	Grader string  `json:"grader"`
-	Pass   bool    `json:"pass"`
-	Score  float64 `json:"score"`
-	Detail string  `json:"detail,omitempty"`
+// outputGraders says whether x grades an output.
+func (x EvalExpect) outputGraders() bool {
+	return len(x.Equals)+len(x.Contains)+len(x.Schema)+len(x.Max)+len(x.Min)+len(x.Judge) > 0 || x.Matches != "" || x.Path != ""
 }
 
-// EvalCaseResult is one case's outcome.
-type EvalCaseResult struct {
-	Name      string      `json:"name"`
-	Pass      bool        `json:"pass"`
-	Score     float64     `json:"score"`
-	LatencyMs int64       `json:"latencyMs"`
-	Tokens    int64       `json:"tokens"`
-	CostUSD   float64     `json:"costUsd"`
-	RunID     string      `json:"runId,omitempty"`
-	Output    any         `json:"output,omitempty"`
-	Error     string      `json:"error,omitempty"`
-	Grades    []EvalGrade `json:"grades"`
-}
-
-// EvalSummary adds the cases up.
-type EvalSummary struct {
-	Cases        int     `json:"cases"`
-	Passed       int     `json:"passed"`
-	Failed       int     `json:"failed"`
-	PassRate     float64 `json:"passRate"`
-	MeanScore    float64 `json:"meanScore"`
-	LatencyP50Ms int64   `json:"latencyP50Ms"`
-	LatencyP95Ms int64   `json:"latencyP95Ms"`
-	Tokens       int64   `json:"tokens"`
-	CostUSD      float64 `json:"costUsd"`
-	// JudgeTokens and JudgeCostUSD are the judge's model calls.
-	JudgeTokens  int64   `json:"judgeTokens,omitempty"`
-	JudgeCostUSD float64 `json:"judgeCostUsd,omitempty"`
-	DurationMs   int64   `json:"durationMs"`
-}
-
-// EvalComparison is a report against a baseline report.
-type EvalComparison struct {
-	File string `json:"file"`
-	// Regressions passed in the baseline and fail now; Fixed the other way round.
-	Regressions    []string `json:"regressions"`
-	Fixed          []string `json:"fixed"`
-	New            []string `json:"new,omitempty"`
-	Missing        []string `json:"missing,omitempty"`
-	PassRateDelta  float64  `json:"passRateDelta"`
-	MeanScoreDelta float64  `json:"meanScoreDelta"`
-	CostDelta      float64  `json:"costUsdDelta"`
-	LatencyP50Diff int64    `json:"latencyP50MsDelta"`
-}
-
-// EvalReport is what `weft eval --json` prints and --baseline reads.
-type EvalReport struct {
-	Workflow    string           `json:"workflow"`
-	Dataset     string           `json:"dataset"`
-	Concurrency int              `json:"concurrency"`
-	Summary     EvalSummary      `json:"summary"`
-	Cases       []EvalCaseResult `json:"cases"`
-	Baseline    *EvalComparison  `json:"baseline,omitempty"`
-}
+// The report's types live in internal/evalreport, beside where reports are kept (Save, List,
+// Read): the console reads them there.
+type (
+	// EvalGrade is one grader's verdict.
+	EvalGrade = evalreport.Grade
+	// EvalReview is a review decision weft eval took for a case.
+	EvalReview = evalreport.Review
+	// EvalCaseResult is one case's outcome.
+	EvalCaseResult = evalreport.Case
+	// EvalSummary adds the cases up.
+	EvalSummary = evalreport.Summary
+	// EvalComparison is a report against a baseline report.
+	EvalComparison = evalreport.Comparison
+	// EvalReport is what `weft eval --json` prints and --baseline reads.
+	EvalReport = evalreport.Report
+)
 
 type evalOptions struct {
 	conn        connFlags
 	dataset     string
 	baseline    string
 	report      string
+	reportsDir  string
 	asJSON      bool
 	concurrency int
 	judgeModel  string
@@ -137,7 +142,17 @@ func newEvalCommand() *cobra.Command {
 			"model scores from 0 to 1; {\"rubric\", \"pass\"} sets the passing score, default 0.5); \"path\" picks\n" +
 			"part of the output. Per case: pass, score, latency, tokens, cost; then a summary. --baseline REPORT\n" +
 			"(an earlier --json report) names the regressions. Exit status: 1 when a case that passed in the\n" +
-			"baseline fails (without --baseline: when any case fails), 2 for an invalid file or dataset.",
+			"baseline fails (without --baseline: when any case fails), 2 for an invalid file or dataset.\n\n" +
+			"A workflow that pauses for review: the case decides each review in \"reviews\", keyed by the review's\n" +
+			"id (\"approval\", \"each[1]\", \"agent/call_1\"), its step, or \"*\" for every other review:\n" +
+			"  {\"name\": \"edited\", \"inputs\": {...}, \"reviews\": {\"approval\": {\"decision\": \"edit\", \"data\": \"new text\"}},\n" +
+			"   \"expect\": {\"path\": \"text\", \"equals\": \"new text\"}}\n" +
+			"  {\"name\": \"refused\", \"reviews\": {\"*\": {\"decision\": \"reject\", \"comment\": \"no\"}}, \"expect\": {\"error\": \"rejected\"}}\n" +
+			"Decisions go through the client's review operation as reviewer \"eval\"; expect's \"error\" passes\n" +
+			"when the run fails with a message containing it. A run that waits for a review the case does not\n" +
+			"decide fails the case, naming the review, and is cancelled.\n\n" +
+			"Every report is also kept in --reports-dir (default " + evalreport.DefaultDir + "), where the console's Evals\n" +
+			"page lists them.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return o.run(cmd, args[0]) },
 	}
@@ -145,6 +160,7 @@ func newEvalCommand() *cobra.Command {
 	cmd.Flags().StringVar(&o.dataset, "dataset", "", "the cases, one JSON object per line (required)")
 	cmd.Flags().StringVar(&o.baseline, "baseline", "", "an earlier report (weft eval --json) to compare with")
 	cmd.Flags().StringVar(&o.report, "report", "", "also write the JSON report to this file")
+	cmd.Flags().StringVar(&o.reportsDir, "reports-dir", envOr("WEFT_EVAL_REPORTS", evalreport.DefaultDir), "keep every report in this folder, where the console's Evals page reads them (\"off\": keep none; env WEFT_EVAL_REPORTS)")
 	cmd.Flags().BoolVar(&o.asJSON, "json", false, "print the report as JSON")
 	cmd.Flags().IntVar(&o.concurrency, "concurrency", 4, "cases run at the same time")
 	cmd.Flags().StringVar(&o.judgeModel, "judge-model", "", "model of the judge grader (default: the worker's chat model)")
@@ -167,7 +183,7 @@ func ReadEvalDataset(r io.Reader, file string) ([]EvalCase, error) {
 		dec := json.NewDecoder(bytes.NewReader(line))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&c); err != nil {
-			return nil, fmt.Errorf("%s:%d: %w (a line is {\"name\", \"inputs\", \"expect\": {equals|contains|matches|schema|max|min|judge, path}})", file, n, err)
+			return nil, fmt.Errorf("%s:%d: %w (a line is {\"name\", \"inputs\", \"reviews\": {STEP|ID|\"*\": {decision, data, comment}}, \"expect\": {equals|contains|matches|schema|max|min|judge|error, path}})", file, n, err)
 		}
 		if c.Name == "" {
 			c.Name = fmt.Sprintf("line-%d", n)
@@ -178,6 +194,15 @@ func ReadEvalDataset(r io.Reader, file string) ([]EvalCase, error) {
 		seen[c.Name] = n
 		if err := c.Expect.check(); err != nil {
 			return nil, fmt.Errorf("%s:%d: case %q: %w", file, n, c.Name, err)
+		}
+		for _, k := range slices.Sorted(maps.Keys(c.Reviews)) {
+			d := c.Reviews[k]
+			if k == "" {
+				return nil, fmt.Errorf("%s:%d: case %q: reviews: a key names a review's id, its step, or \"*\" for all", file, n, c.Name)
+			}
+			if err := workflows.CheckDecisionKind(d.Decision, d.Data != nil); err != nil {
+				return nil, fmt.Errorf("%s:%d: case %q: reviews.%s: %w", file, n, c.Name, k, err)
+			}
 		}
 		cases = append(cases, c)
 	}
@@ -192,6 +217,9 @@ func ReadEvalDataset(r io.Reader, file string) ([]EvalCase, error) {
 
 // check says what is wrong with the graders before anything runs.
 func (x EvalExpect) check() error {
+	if x.Error != "" && x.outputGraders() {
+		return errors.New(`error: a run that fails has no output to grade: give "error" alone, or the other graders for a run that completes`)
+	}
 	if x.Matches != "" {
 		if _, err := regexp.Compile(x.Matches); err != nil {
 			return fmt.Errorf("matches: %w", err)
@@ -336,6 +364,10 @@ func GradeEval(ctx context.Context, x EvalExpect, output any, judge Judge) (grad
 			s = 1
 		}
 		grades = append(grades, EvalGrade{Grader: g, Pass: pass, Score: s, Detail: detail})
+	}
+	if x.Error != "" {
+		add("error", false, fmt.Sprintf("the run completed; the case expects it to fail with %q", x.Error))
+		return grades, 0, 0
 	}
 	v, err := EvalAt(output, x.Path)
 	if err != nil {
@@ -506,6 +538,16 @@ func (o *evalOptions) run(cmd *cobra.Command, arg string) error {
 		rep.Baseline = CompareEval(base, rep)
 		rep.Baseline.File = o.baseline
 	}
+	if o.reportsDir != "" && o.reportsDir != "off" {
+		if err := ignoreWeftDir(o.reportsDir); err != nil {
+			return err
+		}
+		id, err := evalreport.Save(o.reportsDir, rep)
+		if err != nil {
+			return fmt.Errorf("%w (--reports-dir off keeps none)", err)
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "report kept as %s (the console's Evals page: /evals/%s)\n", filepath.Join(o.reportsDir, id+".json"), id)
+	}
 	if o.report != "" {
 		data, _ := json.MarshalIndent(rep, "", "  ")
 		if err := os.WriteFile(o.report, append(data, '\n'), 0o644); err != nil {
@@ -545,7 +587,7 @@ func readEvalReport(path string) (*EvalReport, error) {
 // them (judge: the judge's workflow, run on the same queue).
 func RunEval(ctx context.Context, c *weftclient.Client, w *dsl.Workflow, source string, cases []EvalCase, concurrency int, timeout time.Duration, judge *dsl.Workflow) *EvalReport {
 	start := time.Now()
-	rep := &EvalReport{Workflow: w.Def.Name, Concurrency: concurrency, Cases: make([]EvalCaseResult, len(cases))}
+	rep := &EvalReport{Workflow: w.Def.Name, StartedAt: start.UTC(), Concurrency: concurrency, Cases: make([]EvalCaseResult, len(cases))}
 	var judgeFn Judge
 	if judge != nil {
 		judgeFn = func(ctx context.Context, rubric, text string) (float64, string, int64, float64, error) {
@@ -579,16 +621,26 @@ func RunEval(ctx context.Context, c *weftclient.Client, w *dsl.Workflow, source 
 			defer func() { <-sem }()
 			cctx, cancel := context.WithTimeout(ctx, timeout)
 			defer cancel()
-			r := EvalCaseResult{Name: cs.Name, Grades: []EvalGrade{}}
+			r := EvalCaseResult{Name: cs.Name, Inputs: cs.Inputs, Grades: []EvalGrade{}}
+			r.Expect, _ = json.Marshal(cs.Expect)
 			t0 := time.Now()
 			run, err := c.Start(cctx, w, weftclient.StartOptions{Inputs: cs.Inputs, Source: source})
 			if err == nil {
 				r.RunID = run.ID
-				res, gerr := run.Get(cctx)
+				var (
+					res    *weftv1.RunResult
+					runErr error
+				)
+				res, r.Reviews, runErr, err = followEvalRun(cctx, c, run.ID, cs)
 				r.LatencyMs = time.Since(t0).Milliseconds()
-				if gerr != nil {
-					err = fmt.Errorf("%s", weftclient.Cause(gerr))
-				} else {
+				switch {
+				case err != nil:
+				case runErr != nil && cs.Expect.Error == "":
+					err = fmt.Errorf("%s", weftclient.Cause(runErr))
+				case runErr != nil:
+					r.Error = weftclient.Cause(runErr)
+					r.Grades = GradeEvalFailure(cs.Expect, r.Error)
+				default:
 					u := res.GetUsage()
 					r.Tokens, r.CostUSD = u.GetPromptTokens()+u.GetCompletionTokens()+u.GetEmbeddingTokens(), u.GetCostUsd()
 					r.Output = res.GetOutput().AsInterface()
@@ -621,6 +673,64 @@ func RunEval(ctx context.Context, c *weftclient.Client, w *dsl.Workflow, source 
 	rep.Summary.JudgeTokens, rep.Summary.JudgeCostUSD = judgeTok, judgeSpent
 	rep.Summary.DurationMs = time.Since(start).Milliseconds()
 	return rep
+}
+
+// followEvalRun follows run id until it ends, deciding each review it waits for as the case says
+// (through the client's Review, as reviewer "eval"). runErr is the run's own failure, for the
+// graders; err fails the case: a review the case does not decide (the run is then cancelled, so
+// nothing is left waiting), a decision the run refused, or following the run failing.
+func followEvalRun(ctx context.Context, c *weftclient.Client, id string, cs EvalCase) (res *weftv1.RunResult, decided []EvalReview, runErr, err error) {
+	sctx, stop := context.WithCancel(ctx)
+	defer stop()
+	sent := map[string]bool{}
+	var stopped error
+	res, runErr = c.Stream(sctx, id, weftclient.StreamOptions{NoDeltas: true}, func(e weftclient.Event) {
+		r := e.Review
+		if e.Type != weftclient.EventReviewRequested || r == nil || sent[r.GetId()] || stopped != nil {
+			return
+		}
+		sent[r.GetId()] = true
+		d, key, ok := cs.decisionFor(r)
+		if !ok {
+			stopped = errors.New(noDecision(r))
+			stop()
+			return
+		}
+		rec := EvalReview{ID: r.GetId(), Step: r.GetStep(), Key: key, Decision: d.Decision, Data: d.Data, Comment: d.Comment, Reviewer: EvalReviewer}
+		_, derr := c.Review(sctx, id, weftclient.Decision{ID: r.GetId(), Decision: d.Decision, Data: d.Data, Comment: d.Comment,
+			Reviewer: EvalReviewer, Digest: r.GetDigest()})
+		if derr != nil {
+			stopped = fmt.Errorf("review %q: the case's decision (reviews.%s) was refused: %w; the run was cancelled", r.GetId(), key, derr)
+			stop()
+			return
+		}
+		decided = append(decided, rec)
+	})
+	if stopped != nil {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		if cerr := c.Cancel(cctx, id, "weft eval"); cerr != nil {
+			stopped = fmt.Errorf("%w (cancelling the run failed too: %v)", stopped, cerr)
+		}
+		return nil, decided, nil, stopped
+	}
+	if runErr != nil && ctx.Err() != nil {
+		return nil, decided, nil, fmt.Errorf("following the run: %w", runErr)
+	}
+	return res, decided, runErr, nil
+}
+
+// GradeEvalFailure grades a run that failed with cause: only an expected error passes.
+func GradeEvalFailure(x EvalExpect, cause string) []EvalGrade {
+	if x.Error == "" {
+		return []EvalGrade{{Grader: "error", Pass: false, Detail: "the run failed: " + cause}}
+	}
+	pass := strings.Contains(cause, x.Error)
+	g := EvalGrade{Grader: "error", Pass: pass, Detail: cond(pass, cause, fmt.Sprintf("the run failed with %q, which does not contain %q", evalShorten(cause, 200), x.Error))}
+	if pass {
+		g.Score = 1
+	}
+	return []EvalGrade{g}
 }
 
 func evalDecode(v any, out any) error {

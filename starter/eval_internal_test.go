@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 )
 
 func TestGradeEval(t *testing.T) {
@@ -78,4 +80,88 @@ func TestCompareEval(t *testing.T) {
 	require.Equal(t, []string{"b"}, cmp.Fixed)
 	require.Equal(t, []string{"d"}, cmp.New)
 	require.Equal(t, []string{"c"}, cmp.Missing)
+}
+
+func TestEvalReviewCases(t *testing.T) {
+	tests := []struct {
+		name string
+		line string
+		err  string
+	}{
+		{"approve by step", `{"name":"a","reviews":{"approval":{"decision":"approve"}}}`, ""},
+		{"edit with data", `{"name":"a","reviews":{"approval":{"decision":"edit","data":{"text":"x"}}}}`, ""},
+		{"reject every review", `{"name":"a","reviews":{"*":{"decision":"reject","comment":"no"}},"expect":{"error":"rejected"}}`, ""},
+		{"edit without data", `{"name":"a","reviews":{"approval":{"decision":"edit"}}}`, `case "a": reviews.approval:`},
+		{"an unknown decision", `{"name":"a","reviews":{"approval":{"decision":"ok"}}}`, `reviews.approval: decision "ok" is not approve, edit or reject`},
+		{"a reviewer of its own", `{"name":"a","reviews":{"approval":{"decision":"approve","reviewer":"ana"}}}`, `unknown field "reviewer"`},
+		{"an empty key", `{"name":"a","reviews":{"":{"decision":"approve"}}}`, `a key names a review's id, its step, or "*"`},
+		{"error with output graders", `{"name":"a","expect":{"error":"rejected","contains":"x"}}`, `give "error" alone`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ReadEvalDataset(strings.NewReader(tc.line), "d.jsonl")
+			if tc.err == "" {
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorContains(t, err, tc.err)
+		})
+	}
+}
+
+func TestEvalDecisionFor(t *testing.T) {
+	cs := EvalCase{Reviews: map[string]EvalDecision{
+		"each[1]": {Decision: "reject"}, "each": {Decision: "edit", Data: "x"}, "*": {Decision: "approve"},
+	}}
+	tests := []struct {
+		id, step string
+		decision string
+		key      string
+	}{
+		{"each[1]", "each", "reject", "each[1]"},
+		{"each[0]", "each", "edit", "each"},
+		{"approval", "approval", "approve", "*"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.id, func(t *testing.T) {
+			d, key, ok := cs.decisionFor(&weftv1.ReviewRequest{Id: tc.id, Step: tc.step})
+			require.True(t, ok)
+			require.Equal(t, tc.decision, d.Decision)
+			require.Equal(t, tc.key, key)
+		})
+	}
+	_, _, ok := EvalCase{Reviews: map[string]EvalDecision{"other": {Decision: "approve"}}}.decisionFor(&weftv1.ReviewRequest{Id: "approval", Step: "approval"})
+	require.False(t, ok)
+	msg := noDecision(&weftv1.ReviewRequest{Id: "approval", Step: "approval"})
+	require.Contains(t, msg, `review "approval" (step "approval")`)
+	require.Contains(t, msg, `"reviews": {"approval": {"decision": "approve"}}`)
+}
+
+func TestGradeEvalError(t *testing.T) {
+	tests := []struct {
+		name   string
+		expect EvalExpect
+		cause  string // "" : the run completed
+		pass   bool
+		detail string
+	}{
+		{"a reject expected", EvalExpect{Error: "rejected"}, `step "approval": rejected by eval: no`, true, "rejected by eval"},
+		{"another failure", EvalExpect{Error: "rejected"}, `step "fetch": timeout`, false, `does not contain "rejected"`},
+		{"a failure not expected", EvalExpect{}, `step "fetch": timeout`, false, "the run failed"},
+		{"a completion when a failure is expected", EvalExpect{Error: "rejected"}, "", false, "the run completed"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var grades []EvalGrade
+			if tc.cause == "" {
+				grades, _, _ = GradeEval(context.Background(), tc.expect, map[string]any{"text": "ok"}, nil)
+			} else {
+				grades = GradeEvalFailure(tc.expect, tc.cause)
+			}
+			require.Len(t, grades, 1)
+			require.Equal(t, "error", grades[0].Grader)
+			require.Equal(t, tc.pass, grades[0].Pass)
+			require.Contains(t, grades[0].Detail, tc.detail)
+		})
+	}
 }
