@@ -81,7 +81,7 @@ func TestCodeIndexThroughput(t *testing.T) {
 	if os.Getenv("WEFT_MEASURE_CODE") == "" {
 		t.Skip("set WEFT_MEASURE_CODE=1 to index the whole repository")
 	}
-	cfg := activities.Config{MongoDBURI: storeURI}
+	cfg := activities.Config{MongoDBURI: storeURI, CodeRoots: []string{".."}}
 	start := time.Now()
 	res, err := run(t, cfg, "code_index", map[string]any{"path": "..", "db": "code2", "collection": "weft", "maxFiles": 20000})
 	require.NoError(t, err)
@@ -98,18 +98,20 @@ func TestCodeIndexThroughput(t *testing.T) {
 		{"fixture mocks for tools in weft test", "go", "starter/test.go"},
 	}
 	for _, q := range questions {
-		res, err := run(t, cfg, "code_search", map[string]any{"query": q.q, "db": "code2", "collection": "weft", "language": q.lang, "limit": 5})
-		require.NoError(t, err)
-		rank := 0
-		var got []string
-		for i, h := range res.Output.(map[string]any)["results"].([]any) {
-			p := h.(map[string]any)["path"].(string)
-			got = append(got, fmt.Sprintf("%s:%v", p, h.(map[string]any)["symbol"]))
-			if rank == 0 && len(p) >= len(q.want) && p[:len(q.want)] == q.want {
-				rank = i + 1
+		for _, tool := range []string{"code_search", "code_query"} {
+			res, err := run(t, cfg, tool, map[string]any{"query": q.q, "db": "code2", "collection": "weft", "language": q.lang, "limit": 5})
+			require.NoError(t, err)
+			rank := 0
+			var got []string
+			for i, h := range res.Output.(map[string]any)["results"].([]any) {
+				p := h.(map[string]any)["path"].(string)
+				got = append(got, fmt.Sprintf("%s:%v", p, h.(map[string]any)["symbol"]))
+				if rank == 0 && len(p) >= len(q.want) && p[:len(q.want)] == q.want {
+					rank = i + 1
+				}
 			}
+			t.Logf("%s %q: want %s, rank %d (0: not in top 5); got %v", tool, q.q, q.want, rank, got)
 		}
-		t.Logf("%q: want %s, rank %d (0: not in top 5); got %v", q.q, q.want, rank, got)
 	}
 }
 
