@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -11,8 +12,10 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	enums "go.temporal.io/api/enums/v1"
 
 	"github.com/weftworks/weft/activities"
+	"github.com/weftworks/weft/internal/evalreport"
 	"github.com/weftworks/weft/internal/fakellm"
 	"github.com/weftworks/weft/starter"
 	"github.com/weftworks/weft/worker"
@@ -78,7 +81,7 @@ func TestEvalTwentyCases(t *testing.T) {
 	base := filepath.Join(dir, "base.json")
 
 	start := time.Now()
-	code, out, errOut := weft(t, queue, "eval", file, "--dataset", data, "--report", base, "--concurrency", "8")
+	code, out, errOut := weft(t, queue, "eval", file, "--dataset", data, "--report", base, "--concurrency", "8", "--reports-dir", filepath.Join(dir, "evals"))
 	took := time.Since(start)
 	require.Equal(t, 0, code, out+errOut)
 	require.Contains(t, out, "20/20 passed (100.0%)")
@@ -104,7 +107,7 @@ func TestEvalTwentyCases(t *testing.T) {
 
 	broken.Store(true)
 	start = time.Now()
-	code, out, errOut = weft(t, queue, "eval", file, "--dataset", data, "--baseline", base, "--json")
+	code, out, errOut = weft(t, queue, "eval", file, "--dataset", data, "--baseline", base, "--json", "--reports-dir", "off")
 	t.Logf("again against the baseline: %v", time.Since(start))
 	require.Equal(t, 1, code, out+errOut)
 	require.Contains(t, errOut, "2 regression(s) against "+base+": q07, q13")
@@ -118,4 +121,106 @@ func TestEvalTwentyCases(t *testing.T) {
 			require.Contains(t, c.Grades[0].Detail, `not found: "70"`)
 		}
 	}
+}
+
+// TestEvalReviewCases runs `weft eval` on a workflow with two review steps: each case decides the
+// reviews (by step, by "*") through the client's review operation as reviewer "eval", and grades
+// the output after the decisions or the failure a reject ends in; a case that leaves a review
+// undecided fails, naming it, and its run is cancelled rather than left waiting. The report is
+// kept in --reports-dir.
+func TestEvalReviewCases(t *testing.T) {
+	c := dial(t)
+	queue := "eval-reviews"
+	w, err := worker.New(c, worker.Options{TaskQueue: queue, Config: activities.Config{}})
+	require.NoError(t, err)
+	require.NoError(t, w.Start())
+	t.Cleanup(w.Stop)
+
+	dir := t.TempDir()
+	file := filepath.Join(dir, "reviewed.json")
+	require.NoError(t, os.WriteFile(file, []byte(`{"name": "reviewed", "inputs": {"text": {"type": "string", "required": true}},
+  "steps": [{"id": "approval", "tool": "review", "inputs": {"title": "Publish?", "data": "{{ inputs.text }}"}},
+    {"id": "confirm", "tool": "review", "inputs": {"title": "Sure?", "data": "{{ approval.output.data }}"}}],
+  "output": {"text": "{{ confirm.output.data }}", "first": "{{ approval.output.decision }}", "reviewer": "{{ approval.output.reviewer }}"}}`), 0o644))
+	tests := []struct {
+		name    string
+		reviews string
+		expect  string
+		pass    bool
+		// failure is in the case's error; grade in its first grade's detail
+		failure, grade string
+		decided        []string // decisions sent, in order
+		cancelled      bool
+	}{
+		{name: "approve-all", reviews: `{"*": {"decision": "approve"}}`,
+			expect: `{"equals": {"text": "hello", "first": "approve", "reviewer": "eval"}}`, pass: true, decided: []string{"approve", "approve"}},
+		{name: "edit-then-approve", reviews: `{"approval": {"decision": "edit", "data": "changed"}, "confirm": {"decision": "approve"}}`,
+			expect: `{"path": "text", "equals": "changed"}`, pass: true, decided: []string{"edit", "approve"}},
+		{name: "reject", reviews: `{"approval": {"decision": "reject", "comment": "not now"}}`,
+			expect: `{"error": "rejected by eval: not now"}`, pass: true, failure: "rejected by eval: not now", decided: []string{"reject"}},
+		{name: "reject-unexpected", reviews: `{"*": {"decision": "reject"}}`,
+			expect: `{"path": "text", "equals": "hello"}`, failure: "rejected by eval", decided: []string{"reject"}},
+		{name: "approve-when-a-reject-is-expected", reviews: `{"*": {"decision": "approve"}}`,
+			expect: `{"error": "rejected"}`, grade: "the run completed", decided: []string{"approve", "approve"}},
+		{name: "undecided", reviews: `{"approval": {"decision": "approve"}}`, expect: `{}`,
+			failure: `waits for review "confirm" (step "confirm") and the case has no decision for it: add "reviews": {"confirm": {"decision": "approve"}}`,
+			decided: []string{"approve"}, cancelled: true},
+	}
+	var lines []string
+	for _, tc := range tests {
+		lines = append(lines, fmt.Sprintf(`{"name": %q, "inputs": {"text": "hello"}, "reviews": %s, "expect": %s}`, tc.name, tc.reviews, tc.expect))
+	}
+	data := filepath.Join(dir, "cases.jsonl")
+	require.NoError(t, os.WriteFile(data, []byte(strings.Join(lines, "\n")+"\n"), 0o644))
+	reports := filepath.Join(dir, "evals")
+
+	code, out, errOut := weft(t, queue, "eval", file, "--dataset", data, "--json", "--reports-dir", reports, "--case-timeout", "2m")
+	require.Equal(t, 1, code, out+errOut)
+	require.Contains(t, errOut, "3 of 6 cases failed")
+	require.Contains(t, errOut, "report kept as "+reports)
+	var rep starter.EvalReport
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	require.False(t, rep.StartedAt.IsZero())
+	byName := map[string]starter.EvalCaseResult{}
+	for _, cs := range rep.Cases {
+		byName[cs.Name] = cs
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := byName[tc.name]
+			require.True(t, ok)
+			require.Equal(t, tc.pass, got.Pass, "%+v", got)
+			require.NotEmpty(t, got.RunID)
+			require.Equal(t, map[string]any{"text": "hello"}, got.Inputs)
+			require.NotEmpty(t, got.Expect)
+			var decided []string
+			for _, d := range got.Reviews {
+				require.Equal(t, "eval", d.Reviewer)
+				decided = append(decided, d.Decision)
+			}
+			require.Equal(t, tc.decided, decided)
+			if tc.failure != "" {
+				require.Contains(t, got.Error, tc.failure)
+			} else {
+				require.Empty(t, got.Error)
+			}
+			if tc.grade != "" {
+				require.NotEmpty(t, got.Grades)
+				require.Contains(t, got.Grades[0].Detail, tc.grade)
+			}
+			d, err := c.DescribeWorkflowExecution(context.Background(), got.RunID, "")
+			require.NoError(t, err)
+			status := d.GetWorkflowExecutionInfo().GetStatus()
+			if tc.cancelled {
+				require.Equal(t, enums.WORKFLOW_EXECUTION_STATUS_CANCELED, status, "an undecided run is not left waiting")
+			} else {
+				require.NotEqual(t, enums.WORKFLOW_EXECUTION_STATUS_RUNNING, status)
+			}
+		})
+	}
+	kept, err := evalreport.List(reports, 0)
+	require.NoError(t, err)
+	require.Len(t, kept, 1)
+	require.Equal(t, "reviewed", kept[0].Workflow)
+	require.Equal(t, 3, kept[0].Summary.Passed)
 }
