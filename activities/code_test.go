@@ -1,6 +1,7 @@
 package activities_test
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/weftworks/weft/activities"
 	"github.com/weftworks/weft/activities/embedder"
+	"github.com/weftworks/weft/activities/mongostore"
 )
 
 // TestCodeToolsOnTheEmbeddedStore: code_index walks a tree (ignored files left out), stores
@@ -337,6 +339,22 @@ func (f *fakeVoyage) take() ([]string, [][]any) {
 	return m, r
 }
 
+// emptiedAfter empties the collections a test fills when it ends, so that tests listing the
+// store's non-empty collections (TestEmptyCollectionWarns lists eight) do not meet them.
+func emptiedAfter(t *testing.T, db string, colls ...string) {
+	t.Helper()
+	t.Cleanup(func() {
+		ctx := context.Background()
+		s, err := mongostore.Open(ctx, storeURI)
+		require.NoError(t, err)
+		defer s.Close(ctx)
+		for _, c := range colls {
+			_, err := s.Delete(ctx, db, c, nil)
+			require.NoError(t, err)
+		}
+	})
+}
+
 // codeTree writes files under a new directory and returns it.
 func codeTree(t *testing.T, files map[string]string) string {
 	t.Helper()
@@ -369,6 +387,7 @@ func TestCodeQuery(t *testing.T) {
 		files[p] = c
 	}
 	root := codeTree(t, files)
+	emptiedAfter(t, "code5", "repo")
 	cfg := activities.Config{MongoDBURI: storeURI, CodeRoots: []string{root}}
 	res, err := run(t, cfg, "code_index", map[string]any{"path": root, "db": "code5", "collection": "repo"})
 	require.NoError(t, err)
@@ -435,6 +454,7 @@ func TestCodeQuery(t *testing.T) {
 // another kind is refused, naming it, without retries.
 func TestCodeFilter(t *testing.T) {
 	root := codeTree(t, threeFiles)
+	emptiedAfter(t, "code6", "repo")
 	cfg := activities.Config{MongoDBURI: storeURI, CodeRoots: []string{root}}
 	_, err := run(t, cfg, "code_index", map[string]any{"path": root, "db": "code6", "collection": "repo"})
 	require.NoError(t, err)
@@ -501,6 +521,7 @@ func TestCodeFilter(t *testing.T) {
 // collection was indexed with, whatever the default; a step's model wins over both.
 func TestCodeModelDefault(t *testing.T) {
 	root := codeTree(t, threeFiles)
+	emptiedAfter(t, "code7", "local", "code3", "lite")
 	voy := startFakeVoyage(t, "")
 	local := activities.Config{MongoDBURI: storeURI, CodeRoots: []string{root}}
 	withVoyage := local
