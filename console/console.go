@@ -48,7 +48,10 @@ type Options struct {
 	PollInterval time.Duration
 	// RunsPerPage is how many runs a page of the runs list shows (default 50).
 	RunsPerPage int
-	Log         *slog.Logger
+	// EvalsDir is the folder of weft eval's reports the Evals page lists (default .weft/evals,
+	// evalreport.DefaultDir).
+	EvalsDir string
+	Log      *slog.Logger
 }
 
 // Server is the console.
@@ -100,7 +103,7 @@ func New(o Options) (*Server, error) {
 	s := &Server{o: o, pages: map[string]*template.Template{}, sessions: map[string]*session{}, costs: map[string]runUsage{},
 		limiter: auth.NewFailureLimiter(auth.FailureBurst, auth.FailureRate)}
 	s.local = &session{id: "local", csrf: randomHex(24), name: o.Reviewer}
-	for _, page := range []string{"runs", "run", "reviews", "workflows", "workflow", "login", "build"} {
+	for _, page := range []string{"runs", "run", "reviews", "workflows", "workflow", "login", "build", "evals", "eval"} {
 		t, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFiles, "templates/layout.html", "templates/"+page+".html")
 		if err != nil {
 			return nil, err
@@ -131,6 +134,8 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /workflows", s.page(s.workflowsPage))
 	mux.HandleFunc("GET /workflows/{name}", s.page(s.workflowPage))
 	mux.HandleFunc("GET /build", s.page(s.builderPage))
+	mux.HandleFunc("GET /evals", s.page(s.evalsPage))
+	mux.HandleFunc("GET /evals/{id}", s.page(s.evalPage))
 	mux.HandleFunc("GET /api/tools", s.api(s.apiTools))
 	mux.HandleFunc("POST /api/runs", s.guard(s.apiStartDefinition))
 

@@ -47,6 +47,9 @@ type pageData struct {
 	Entry   *CatalogRow
 	Source  string
 	Data    string // JSON handed to the page script, in a data attribute
+
+	Evals []EvalRow
+	Eval  *EvalView
 }
 
 var funcs = template.FuncMap{

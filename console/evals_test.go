@@ -1,0 +1,91 @@
+package console_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/weftworks/weft/console"
+	"github.com/weftworks/weft/internal/evalreport"
+)
+
+// TestEvalPages: the Evals page lists the reports weft eval keeps (evalreport.Save, its one
+// writer), newest first with their counts and scores, and a report's page shows each case's
+// inputs, expectation, output, the reviews decided, each grader's result and a link to its run;
+// workflow data is escaped, and ids that are not a report's are 404.
+func TestEvalPages(t *testing.T) {
+	dir := t.TempDir()
+	older := &evalreport.Report{Workflow: "qa", Dataset: "cases.jsonl", StartedAt: time.Now().Add(-2 * time.Hour), Concurrency: 4,
+		Summary: evalreport.Summary{Cases: 1, Passed: 1, PassRate: 1, MeanScore: 1, DurationMs: 1500},
+		Cases:   []evalreport.Case{{Name: "q01", Pass: true, Score: 1, RunID: "qa-1", Grades: []evalreport.Grade{}}}}
+	newer := &evalreport.Report{Workflow: "reviewed", Dataset: "reviews.jsonl", StartedAt: time.Now().Add(-time.Minute), Concurrency: 2,
+		Summary:  evalreport.Summary{Cases: 2, Passed: 1, Failed: 1, PassRate: 0.5, MeanScore: 0.75, Tokens: 42, CostUSD: 0.0123, DurationMs: 800},
+		Baseline: &evalreport.Comparison{File: "base.json", Regressions: []string{"undecided"}, Fixed: []string{}, PassRateDelta: -0.5},
+		Cases: []evalreport.Case{
+			{Name: "edited", Pass: true, Score: 1, RunID: "reviewed-abc", Inputs: map[string]any{"text": "hello"},
+				Expect: json.RawMessage(`{"path":"text","equals":"changed"}`), Output: map[string]any{"text": "<script>alert(1)</script>"},
+				Reviews: []evalreport.Review{{ID: "approval", Step: "approval", Key: "approval", Decision: "edit", Data: "changed", Reviewer: "eval"}},
+				Grades:  []evalreport.Grade{{Grader: "equals", Pass: true, Score: 1}}},
+			{Name: "undecided", RunID: "reviewed-def", Inputs: map[string]any{"text": "hi"}, Expect: json.RawMessage(`{}`),
+				Error:  `the run waits for review "confirm" (step "confirm") and the case has no decision for it`,
+				Grades: []evalreport.Grade{{Grader: "judge", Pass: false, Score: 0.2, Detail: "it hedges"}}},
+		}}
+	oldID, err := evalreport.Save(dir, older)
+	require.NoError(t, err)
+	newID, err := evalreport.Save(dir, newer)
+	require.NoError(t, err)
+	require.Contains(t, newID, "-reviewed")
+
+	srv := newConsole(t, console.Options{EvalsDir: dir})
+	get := func(t *testing.T, path string) (int, string) {
+		t.Helper()
+		resp, err := http.Get(srv.URL + path)
+		require.NoError(t, err)
+		return resp.StatusCode, body(t, resp)
+	}
+
+	tests := []struct {
+		name string
+		path string
+		code int
+		has  []string
+		not  []string
+	}{
+		{"the list, newest first", "/evals", 200, []string{
+			`<a href="/evals/` + newID + `">`, `<a href="/evals/` + oldID + `">`, "reviewed", "reviews.jsonl", "1/2", "50.0%", "0.75",
+			"$0.0123", "1 regressed", `<a href="/evals" class="on">Evals</a>`}, nil},
+		{"a report", "/evals/" + newID, 200, []string{
+			"Eval of reviewed", "1 of 2 (50.0%)", "base.json: pass rate -50.0 points", "regressions: undecided",
+			`<a href="/runs/reviewed-abc">reviewed-abc</a>`, `<a href="/runs/reviewed-def">reviewed-def</a>`,
+			"&#34;text&#34;: &#34;hello&#34;", "&#34;equals&#34;: &#34;changed&#34;", "&lt;script&gt;alert(1)&lt;/script&gt;",
+			"<code>approval</code>: edit as eval", "it hedges", "0.20", "the case has no decision for it",
+			`<span class="status s-completed">pass</span>`, `<span class="status s-failed">fail</span>`,
+		}, []string{"<script>alert(1)"}},
+		{"the older report", "/evals/" + oldID, 200, []string{"Eval of qa", `<a href="/runs/qa-1">qa-1</a>`}, nil},
+		{"no such report", "/evals/20990101T000000.000Z-nope", 404, []string{"no such eval report"}, nil},
+		{"a path out of the folder", "/evals/..%2Fsecret", 404, []string{"no such eval report"}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, page := get(t, tc.path)
+			require.Equal(t, tc.code, code, page)
+			for _, s := range tc.has {
+				require.Contains(t, page, s)
+			}
+			for _, s := range tc.not {
+				require.NotContains(t, page, s)
+			}
+		})
+	}
+	_, page := get(t, "/evals")
+	require.Less(t, strings.Index(page, newID), strings.Index(page, oldID), "newest first")
+
+	empty := newConsole(t, console.Options{EvalsDir: t.TempDir() + "/none"})
+	resp, err := http.Get(empty.URL + "/evals")
+	require.NoError(t, err)
+	require.Contains(t, body(t, resp), "No eval reports yet")
+}
