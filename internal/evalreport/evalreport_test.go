@@ -1,0 +1,81 @@
+package evalreport_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/weftworks/weft/internal/evalreport"
+)
+
+func report(workflow string, at time.Time, passed int) *evalreport.Report {
+	return &evalreport.Report{Workflow: workflow, StartedAt: at, Summary: evalreport.Summary{Cases: 2, Passed: passed},
+		Cases: []evalreport.Case{{Name: "a", Grades: []evalreport.Grade{}}}}
+}
+
+// TestSaveListRead: reports are kept one a file, never overwritten, listed newest first without
+// their cases, and read back whole; a file that is not a report is named and left out; ids that
+// are not a file of the folder are not found.
+func TestSaveListRead(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "evals")
+	at := time.Date(2026, 11, 25, 4, 0, 0, 0, time.UTC)
+	first, err := evalreport.Save(dir, report("qa", at, 1))
+	require.NoError(t, err)
+	require.Equal(t, "20261125T040000.000Z-qa", first)
+	again, err := evalreport.Save(dir, report("qa", at, 2))
+	require.NoError(t, err)
+	require.Equal(t, first+"-2", again, "the same second and workflow: a new name, the first kept")
+	newest, err := evalreport.Save(dir, report("my flow/v2", at.Add(time.Hour), 0))
+	require.NoError(t, err)
+	require.Equal(t, "20261125T050000.000Z-my-flow-v2", newest)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "20200101T000000.000Z-broken.json"), []byte("{"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("x"), 0o644))
+
+	list, err := evalreport.List(dir, 0)
+	require.ErrorContains(t, err, "20200101T000000.000Z-broken.json is not a weft eval report")
+	var ids []string
+	for _, e := range list {
+		ids = append(ids, e.ID)
+		require.Nil(t, e.Cases, "a listing leaves the cases out")
+	}
+	require.Equal(t, []string{newest, again, first}, ids)
+	require.Equal(t, 2, list[1].Summary.Passed)
+
+	limited, err := evalreport.List(dir, 1)
+	require.NoError(t, err)
+	require.Len(t, limited, 1)
+	require.Equal(t, newest, limited[0].ID)
+
+	for _, tc := range []struct {
+		id, err string
+	}{
+		{first, ""},
+		{"20990101T000000.000Z-qa", "no such eval report"},
+		{"../evals/" + first, "no such eval report"},
+		{"", "no such eval report"},
+		{".saving-1", "no such eval report"},
+	} {
+		t.Run(tc.id, func(t *testing.T) {
+			r, err := evalreport.Read(dir, tc.id)
+			if tc.err != "" {
+				require.ErrorIs(t, err, evalreport.ErrNotFound)
+				require.ErrorContains(t, err, tc.err)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, 1, r.Summary.Passed)
+			require.Len(t, r.Cases, 1)
+			require.True(t, r.StartedAt.Equal(at))
+		})
+	}
+
+	none, err := evalreport.List(filepath.Join(dir, "missing"), 0)
+	require.NoError(t, err)
+	require.Empty(t, none)
+	leftovers, err := filepath.Glob(filepath.Join(dir, ".saving-*"))
+	require.NoError(t, err)
+	require.Empty(t, leftovers, "nothing is left aside")
+}
