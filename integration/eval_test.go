@@ -223,4 +223,11 @@ func TestEvalReviewCases(t *testing.T) {
 	require.Len(t, kept, 1)
 	require.Equal(t, "reviewed", kept[0].Workflow)
 	require.Equal(t, 3, kept[0].Summary.Passed)
+
+	// The text report says what was decided and why a case failed.
+	code, out, errOut = weft(t, queue, "eval", file, "--dataset", data, "--reports-dir", "off")
+	require.Equal(t, 1, code, out+errOut)
+	require.Contains(t, out, "reviews decided: approval edit, confirm approve")
+	require.Contains(t, out, `error: the run waits for review "confirm"`)
+	require.NotContains(t, errOut, "report kept")
 }

@@ -804,6 +804,13 @@ func printEval(out io.Writer, r *EvalReport) {
 			mark = "FAIL"
 		}
 		fmt.Fprintf(out, "  %s  %-24s score %.2f  %6dms  %6d tokens  $%.6f\n", mark, c.Name, c.Score, c.LatencyMs, c.Tokens, c.CostUSD)
+		if len(c.Reviews) > 0 {
+			var ds []string
+			for _, d := range c.Reviews {
+				ds = append(ds, d.ID+" "+d.Decision)
+			}
+			fmt.Fprintf(out, "        reviews decided: %s\n", strings.Join(ds, ", "))
+		}
 		if c.Error != "" {
 			fmt.Fprintf(out, "        error: %s\n", c.Error)
 		}
