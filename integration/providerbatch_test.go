@@ -235,7 +235,7 @@ func BenchmarkEmbedFanout(b *testing.B) {
 				out := res.Output.GetStructValue().AsMap()
 				require.EqualValues(b, n, out["count"])
 				if bad {
-					require.EqualValues(b, wantErrors, out["errors"], "each refused item reports its own error")
+					require.EqualValues(b, wantErrors, out["errors"], "each refused item reports its own error; the first: %v", out["firstError"])
 				}
 				return wall, requests() - r0, historyEvents(b, c, run.ID)
 			}
