@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"sync"
 	"time"
 
 	"go.temporal.io/api/workflowservice/v1"
@@ -111,11 +112,27 @@ func (c *Client) PendingReviews(ctx context.Context, o ListOptions) ([]PendingRe
 		known[id] = w
 		return w.RunSummary, w.chat
 	}
+	// Each run's state, 8 queries at a time: a run whose worker is down answers only when its
+	// query times out, and must not hold up the others one after another.
+	states := make([]*weftv1.ExecutionState, len(execs))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 8)
+	for i, w := range execs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			if st, err := c.ownState(ctx, w.ID); err == nil {
+				states[i] = st
+			} // else decided or ended since the listing, or its worker is down
+		}()
+	}
+	wg.Wait()
 	out := []PendingReview{}
-	for _, w := range execs {
-		st, err := c.ownState(ctx, w.ID)
-		if err != nil {
-			continue // decided or ended since the listing
+	for i, w := range execs {
+		st := states[i]
+		if st == nil {
+			continue
 		}
 		run, chat := root(w.root)
 		if o.Workflow != "" && run.Workflow != o.Workflow {

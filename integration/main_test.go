@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 	sdkworker "go.temporal.io/sdk/worker"
 
@@ -265,4 +266,23 @@ func crashWorkerMain() int {
 		return 1
 	}
 	return 0
+}
+
+// endLeftovers ends the runs still running on queue when the test ends, before its worker
+// stops: a run left waiting for a review on a queue nobody serves would stay in every listing
+// of waiting runs, its state query answering only at its timeout.
+func endLeftovers(t testing.TB, c client.Client, queue string) {
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		it, err := c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
+			Query: fmt.Sprintf(`TaskQueue = %q AND ExecutionStatus = "Running"`, queue)})
+		if err != nil {
+			t.Logf("listing the runs left on %s: %v", queue, err)
+			return
+		}
+		for _, e := range it.GetExecutions() {
+			_ = c.TerminateWorkflow(ctx, e.GetExecution().GetWorkflowId(), "", "the test ended")
+		}
+	})
 }

@@ -58,6 +58,7 @@ func TestMCPReviewsInTheClient(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)
+	endLeftovers(t, c, queue)
 
 	keyFile := filepath.Join(t.TempDir(), "keys.json")
 	ana, _, err := auth.GenerateNamedKey(keyFile, "ana", []string{auth.RoleRunner, auth.RoleReviewer})
@@ -202,6 +203,7 @@ func TestMCPReviewsInTheClientOverStdio(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)
+	endLeftovers(t, c, queue)
 
 	bin := filepath.Join(t.TempDir(), "weft")
 	build := exec.Command("go", "build", "-o", bin, "./cmd/weft")
