@@ -147,14 +147,7 @@ func (r *run) loopProviderBatches(ctx workflow.Context, sr *stepRun, items []any
 			}
 			results[at[k]] = it.Output
 		},
-		done: func(ctx workflow.Context, out *toolspec.BatchOut, n int) {
-			sr.attempts += max(out.Attempt, 1) * int32(n)
-			r.addChildUsage(sr, tokenUsage(out.Usage, int64(out.Requests)))
-			if out.Usage != nil {
-				r.recordUsage(ctx, sr)
-			}
-			addWarnings(&sr.warnings, out.Warnings)
-		},
+		done: func(ctx workflow.Context, out *toolspec.BatchOut, n int) { r.addBatchOut(ctx, sr, out, n) },
 	}
 	if err := calls.run(ctx, inputs, spans, 0, limit); err != nil {
 		return nil, err

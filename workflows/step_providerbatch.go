@@ -113,12 +113,7 @@ func (r *run) forEachProviderBatches(ctx workflow.Context, sr *stepRun, items []
 			r.record(ctx, RunEvent{Type: EventItemCompleted, Step: sr.cs.ID, Key: itemKey(sr.cs.ID, i), Item: &i, Usage: tokenUsage(it.Usage, 0)})
 		},
 		done: func(ctx workflow.Context, out *toolspec.BatchOut, n int) {
-			sr.attempts += max(out.Attempt, 1) * int32(n)
-			r.addChildUsage(sr, tokenUsage(out.Usage, int64(out.Requests)))
-			if out.Usage != nil {
-				r.recordUsage(ctx, sr)
-			}
-			addWarnings(&sr.warnings, out.Warnings)
+			r.addBatchOut(ctx, sr, out, n)
 			finished += n
 			sr.itemsDone = int32(finished)
 		},
@@ -127,6 +122,17 @@ func (r *run) forEachProviderBatches(ctx workflow.Context, sr *stepRun, items []
 		return nil, err
 	}
 	return map[string]any{"results": results, "count": len(results)}, nil
+}
+
+// addBatchOut adds one batch request of n items to the step run in this history: its attempts
+// (per item, as one activity per item counts them), usage, requests and warnings.
+func (r *run) addBatchOut(ctx workflow.Context, sr *stepRun, out *toolspec.BatchOut, n int) {
+	sr.attempts += max(out.Attempt, 1) * int32(n)
+	r.addChildUsage(sr, tokenUsage(out.Usage, int64(out.Requests)))
+	if out.Usage != nil {
+		r.recordUsage(ctx, sr)
+	}
+	addWarnings(&sr.warnings, out.Warnings)
 }
 
 // span is the items [first, first+n) of one batch request.
