@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/converter"
 
@@ -28,17 +27,9 @@ type modelCall struct {
 // from the run's state, and the handoffs those made. iterations is the last iteration whose
 // model answer and tool results a fork can reuse.
 func (c *Client) recordedAgent(ctx context.Context, runID string, step string, instructions bool, s *weftv1.StepState) (map[string]any, error) {
-	it := c.t.GetWorkflowHistory(ctx, runID, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	var events []*historypb.HistoryEvent
-	for it.HasNext() {
-		ev, err := it.Next()
-		if err != nil {
-			if isNotFound(err) {
-				return nil, c.notFound(ctx, runID)
-			}
-			return nil, fmt.Errorf("reading the history of %s: %w", runID, err)
-		}
-		events = append(events, ev)
+	if err := c.history(ctx, runID, func(ev *historypb.HistoryEvent) { events = append(events, ev) }); err != nil {
+		return nil, err
 	}
 	calls, err := modelCalls(events, c.converter(), step)
 	if err != nil {

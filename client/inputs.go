@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
 
 	"github.com/weftworks/weft/workflows"
 )
@@ -23,24 +24,16 @@ type StepCalls struct {
 // StepInputs reads the resolved inputs of a step's activity calls from the run's history.
 func (c *Client) StepInputs(ctx context.Context, runID, step string, max int) (*StepCalls, error) {
 	out := &StepCalls{Step: step, Inputs: []any{}}
-	it := c.t.GetWorkflowHistory(ctx, runID, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	named := false
-	for it.HasNext() {
-		ev, err := it.Next()
-		if err != nil {
-			if isNotFound(err) {
-				return nil, c.notFound(ctx, runID)
-			}
-			return nil, fmt.Errorf("reading the history of %s: %w", runID, err)
-		}
+	err := c.history(ctx, runID, func(ev *historypb.HistoryEvent) {
 		a := ev.GetActivityTaskScheduledEventAttributes()
 		if a == nil {
-			continue
+			return
 		}
 		owner := workflows.StepOfActivity(a.GetActivityId())
 		named = named || owner != ""
 		if owner != step {
-			continue
+			return
 		}
 		out.Total++
 		if len(out.Inputs) < max && len(a.GetInput().GetPayloads()) > 0 {
@@ -50,6 +43,9 @@ func (c *Client) StepInputs(ctx context.Context, runID, step string, max int) (*
 			}
 			out.Inputs = append(out.Inputs, v)
 		}
+	})
+	if err != nil {
+		return nil, err
 	}
 	if out.Total == 0 {
 		out.Note = "no activity call recorded: the step is computed inside the workflow, has not started, or was skipped"
@@ -58,4 +54,21 @@ func (c *Client) StepInputs(ctx context.Context, runID, step string, max int) (*
 		}
 	}
 	return out, nil
+}
+
+// history calls fn with each event of run runID's history (its newest run), in order; an unknown
+// run is notFound's error.
+func (c *Client) history(ctx context.Context, runID string, fn func(*historypb.HistoryEvent)) error {
+	it := c.t.GetWorkflowHistory(ctx, runID, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for it.HasNext() {
+		ev, err := it.Next()
+		if err != nil {
+			if isNotFound(err) {
+				return c.notFound(ctx, runID)
+			}
+			return fmt.Errorf("reading the history of %s: %w", runID, err)
+		}
+		fn(ev)
+	}
+	return nil
 }
