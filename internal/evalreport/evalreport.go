@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/weftworks/weft/internal/safefile"
+	"github.com/weftworks/weft/workflows/dsl"
 )
 
 // DefaultDir is where weft eval keeps its reports and the console reads them, relative to the
@@ -118,27 +119,6 @@ var validID = regexp.MustCompile(`^[0-9A-Za-z][0-9A-Za-z._-]{0,199}$`)
 // ErrNotFound is wrapped by Read's error for an id the folder does not hold.
 var ErrNotFound = errors.New("no such eval report")
 
-// slug keeps a workflow's name readable in a file name.
-func slug(name string) string {
-	var b strings.Builder
-	for _, r := range name {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_':
-			b.WriteRune(r)
-		default:
-			b.WriteByte('-')
-		}
-	}
-	s := strings.Trim(b.String(), "-")
-	if len(s) > 80 {
-		s = s[:80]
-	}
-	if s == "" {
-		s = "workflow"
-	}
-	return s
-}
-
 // Save writes r into dir (created when missing) as a new file named after when it started and
 // its workflow ("20261125T042551.123Z-qa.json"), and returns the report's id. The file appears
 // whole or not at all (written aside, then linked into place), and an existing report is never
@@ -167,7 +147,7 @@ func Save(dir string, r *Report) (string, error) {
 	if at.IsZero() {
 		at = time.Now()
 	}
-	base := at.UTC().Format("20060102T150405.000Z") + "-" + slug(r.Workflow)
+	base := at.UTC().Format("20060102T150405.000Z") + "-" + dsl.Slug(r.Workflow, "workflow")
 	for n := 1; n < 100; n++ {
 		id := base
 		if n > 1 {
