@@ -112,7 +112,8 @@ func listPackages(cmd *cobra.Command, asJSON bool) error {
 	fmt.Fprintf(out, "Workflow packages in %s:\n", packagesDir())
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	for _, p := range ps {
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", p.Name, p.Version, p.Tier, p.Description)
+		desc, _, _ := strings.Cut(p.Description, "\n") // the first line: the table keeps one row a package
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", p.Name, p.Version, p.Tier, desc)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -174,7 +175,7 @@ func printPackageInfo(cmd *cobra.Command, info packageInfo, w *dsl.Workflow) {
 	p := info.Package
 	fmt.Fprintf(out, "%s %s (%s)\n", p.Name, p.Version, p.Tier)
 	if p.Description != "" {
-		fmt.Fprintf(out, "  %s\n", p.Description)
+		fmt.Fprintf(out, "  %s\n", strings.ReplaceAll(p.Description, "\n", "\n  "))
 	}
 	line := func(label, v string) {
 		if v != "" {

@@ -12,6 +12,10 @@
 // anything is moved into the store, so an invalid package leaves nothing behind. The store is a
 // directory: DIR/NAME/VERSION (DIR/@scope/name/VERSION), one version per package.
 //
+// package.json's text (description, author, keywords, the vai field, ...) is the package author's
+// and weft prints it: ParseManifest (and Get, for older records) drops terminal escape sequences,
+// C0/C1 controls and bidi controls from it (Line, Paragraphs).
+//
 // Check runs vai's `check` on any workflow file: write tools with no review step before them,
 // http steps aimed at literal private addresses (classified by internal/netaddr, the http tool's
 // own guard), unknown tools, missing descriptions.

@@ -124,15 +124,65 @@ func ParseManifest(data []byte) (*Manifest, error) {
 		m.Vai.Tags = strings_(v["tags"])
 		m.Vai.MinVaiVersion = scalar(v["minVaiVersion"])
 	}
+	m.clean()
 	if m.Main == "" || !strings.HasSuffix(strings.ToLower(m.Main), ".json") {
 		m.Main = DefaultMain // "main" may name a JS entry point of a package that also holds workflow.json
 	}
 	main, err := cleanPath(m.Main)
+	if err == nil && Line(m.Main) != m.Main {
+		err = fmt.Errorf("%q holds control or bidi characters: name the workflow file plainly", m.Main)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("package.json of %s, \"main\": %w", m.Name, err)
 	}
 	m.Main = main
 	return m, nil
+}
+
+// clean makes the manifest's text safe to print (see Line): the description keeps its line
+// breaks, the other fields are one line each; list items that clean to nothing are dropped. Name
+// and Version are checked, not cleaned; Main is a path, refused rather than changed.
+func (m *Manifest) clean() {
+	m.Description = Paragraphs(m.Description)
+	m.Author, m.License = Line(m.Author), Line(m.License)
+	m.Keywords, m.Scripts = lines(m.Keywords), lines(m.Scripts)
+	m.Vai.WorkflowVersion, m.Vai.Category, m.Vai.MinVaiVersion = Line(m.Vai.WorkflowVersion), Line(m.Vai.Category), Line(m.Vai.MinVaiVersion)
+	m.Vai.Tags = lines(m.Vai.Tags)
+	if m.Vai.Raw != nil {
+		m.Vai.Raw, _ = cleanJSON(m.Vai.Raw).(map[string]any)
+	}
+}
+
+// lines cleans each of list with Line, dropping those left empty.
+func lines(list []string) []string {
+	var out []string
+	for _, s := range list {
+		if s = Line(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// cleanJSON cleans every string of a decoded JSON value: keys with Line, values with Paragraphs.
+func cleanJSON(v any) any {
+	switch x := v.(type) {
+	case string:
+		return Paragraphs(x)
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = cleanJSON(e)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[Line(k)] = cleanJSON(e)
+		}
+		return out
+	}
+	return v
 }
 
 // Tier is the package's tier.

@@ -156,6 +156,8 @@ func (s Store) Get(name string) (*Package, error) {
 	if err := json.Unmarshal(data, &p); err != nil {
 		return nil, fmt.Errorf("package %s: %s is damaged (%v): weft install it again", name, filepath.Join(dir, record), err)
 	}
+	p.Manifest.clean() // a record written before ParseManifest cleaned its text
+	p.Warnings, p.Source = lines(p.Warnings), Line(p.Source)
 	p.Dir = dir
 	p.WorkflowPath = filepath.Join(dir, filepath.FromSlash(p.Main))
 	return &p, nil
