@@ -7,10 +7,12 @@
 // Install takes a package from the npm registry (NAME[@VERSION]: the packument, the version's
 // dist.tarball, checked against dist.integrity or dist.shasum), from a local directory or from a
 // local .tgz, reads it in Go (archive/tar, compress/gzip) and never runs anything: no npm, no
-// package scripts. A tarball entry that is a link, a device, outside the package, or over the size
-// limits is refused. The workflow is compiled with workflows/dsl (what `weft validate` does) before
-// anything is moved into the store, so an invalid package leaves nothing behind. The store is a
-// directory: DIR/NAME/VERSION (DIR/@scope/name/VERSION), one version per package.
+// package scripts. A tarball is npm's (entries under one top folder, package/) or packed from
+// inside the package directory (./package.json); a leading ./ is accepted. An entry that is a link,
+// a device, outside the package, or over the size limits is refused. The workflow is compiled with
+// workflows/dsl (what `weft validate` does) before anything is moved into the store, so an invalid
+// package leaves nothing behind. The store is a directory: DIR/NAME/VERSION
+// (DIR/@scope/name/VERSION), one version per package.
 //
 // package.json's text (description, author, keywords, the vai field, ...) is the package author's
 // and weft prints it: ParseManifest (and Get, for older records) drops terminal escape sequences,

@@ -214,3 +214,77 @@ func TestStoreListUninstall(t *testing.T) {
 	_, err = store.Get("../escape")
 	require.ErrorContains(t, err, "is not an npm package name")
 }
+
+// TestTarballLayouts: a tarball packed by npm (package/...) or by tar from inside the package
+// directory (./package.json, with a bare ./ entry) installs, "./" before npm's top folder too;
+// absolute paths, ".." components, links and an ambiguous layout are still refused.
+func TestTarballLayouts(t *testing.T) {
+	const name = "vai-workflow-greet"
+	manifest := wfpkgtest.Manifest(name, "1.1.0", nil)
+	subMain := wfpkgtest.Manifest(name, "1.1.0", map[string]any{"main": "flows/greet.json"})
+	dir := func(n string) wfpkgtest.Entry { return wfpkgtest.Entry{Name: n, Type: tar.TypeDir} }
+	file := func(n, body string) wfpkgtest.Entry { return wfpkgtest.Entry{Name: n, Body: body} }
+	escape := filepath.Join(t.TempDir(), "escaped.json")
+	tests := []struct {
+		name    string
+		entries []wfpkgtest.Entry
+		main    string // the workflow file installed
+		wantErr string
+	}{
+		{name: "npm pack", entries: []wfpkgtest.Entry{dir("package/"), file("package/package.json", manifest), file("package/workflow.json", wfpkgtest.Workflow)}},
+		{name: "dot slash before package", entries: []wfpkgtest.Entry{dir("./"), dir("./package/"), file("./package/package.json", manifest),
+			file("./package/workflow.json", wfpkgtest.Workflow), file("./package/README.md", "# greet\n")}},
+		{name: "tar -C dir .", entries: []wfpkgtest.Entry{dir("./"), file("./package.json", manifest), file("./workflow.json", wfpkgtest.Workflow)}},
+		{name: "bare dot directory", entries: []wfpkgtest.Entry{dir("."), file("./package.json", manifest), file("./workflow.json", wfpkgtest.Workflow)}},
+		{name: "tar -C dir . with main in a folder", entries: []wfpkgtest.Entry{dir("./"), file("./package.json", subMain), dir("./flows/"),
+			file("./flows/greet.json", wfpkgtest.Workflow)}, main: "flows/greet.json"},
+		{name: "npm pack with main in a folder", entries: []wfpkgtest.Entry{file("./package/package.json", subMain),
+			file("./package/flows/greet.json", wfpkgtest.Workflow)}, main: "flows/greet.json"},
+		{name: "flat without dot slash", entries: []wfpkgtest.Entry{file("package.json", manifest), file("workflow.json", wfpkgtest.Workflow)}},
+		{name: "repeated dot slash", entries: []wfpkgtest.Entry{file("././package.json", manifest), file("./././workflow.json", wfpkgtest.Workflow)}},
+		{name: "another top folder name", entries: []wfpkgtest.Entry{file("./greet-1.1.0/package.json", manifest), file("./greet-1.1.0/workflow.json", wfpkgtest.Workflow)}},
+
+		{name: "dot slash then dot dot", entries: []wfpkgtest.Entry{file("./package.json", manifest), file("./workflow.json", wfpkgtest.Workflow),
+			file("./../escaped.json", "{}")}, wantErr: "leaves the package (..): refused (nothing installed)"},
+		{name: "dot dot inside", entries: []wfpkgtest.Entry{file("./package/package.json", manifest), file("./package/workflow.json", wfpkgtest.Workflow),
+			file("./package/../../escaped.json", "{}")}, wantErr: "leaves the package (..)"},
+		{name: "dot slash then absolute", entries: []wfpkgtest.Entry{file("./package.json", manifest), file("./workflow.json", wfpkgtest.Workflow),
+			file("./"+escape, "{}")}, wantErr: "is not a relative path inside the package"},
+		{name: "absolute", entries: []wfpkgtest.Entry{file("./package.json", manifest), file(escape, "{}")}, wantErr: "is not a relative path inside the package"},
+		{name: "dot as a file", entries: []wfpkgtest.Entry{file(".", "{}"), file("./package.json", manifest)}, wantErr: `"." names no file`},
+		{name: "dot slash as a link", entries: []wfpkgtest.Entry{{Name: "./", Type: tar.TypeSymlink, Linkname: "/"}, file("./package.json", manifest)},
+			wantErr: `"./" names no file`},
+		{name: "symlink under dot slash", entries: []wfpkgtest.Entry{file("./package.json", manifest), file("./workflow.json", wfpkgtest.Workflow),
+			{Name: "./link", Type: tar.TypeSymlink, Linkname: "../../etc/passwd"}}, wantErr: "is a link (to ../../etc/passwd)"},
+		{name: "hard link under dot slash", entries: []wfpkgtest.Entry{file("./package/package.json", manifest), file("./package/workflow.json", wfpkgtest.Workflow),
+			{Name: "./package/hl", Type: tar.TypeLink, Linkname: "./package/workflow.json"}}, wantErr: "is a link"},
+		{name: "two top folders", entries: []wfpkgtest.Entry{file("./a/package.json", manifest), file("./b/workflow.json", wfpkgtest.Workflow)},
+			wantErr: "holds two top folders, a/ and b/"},
+		{name: "escape sequence in a refused entry's name", entries: []wfpkgtest.Entry{file("./package.json", manifest),
+			file("./\x1b]0;pwned\x07/../x", "{}")}, wantErr: "entry .//../x: "},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			store := wfpkg.Store{Dir: filepath.Join(t.TempDir(), "packages")}
+			p, err := store.Install(context.Background(), wfpkgtest.WriteTgz(t, wfpkgtest.Tgz(t, nil, tc.entries...)), wfpkg.Registry{})
+			if tc.wantErr != "" {
+				require.ErrorContains(t, err, tc.wantErr)
+				require.NotContains(t, err.Error(), "\x1b")
+				require.Empty(t, storeFiles(t, store.Dir), "a refused package leaves nothing in the store")
+				require.NoFileExists(t, escape)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, name, p.Name)
+			require.Equal(t, "1.1.0", p.Version)
+			main := tc.main
+			if main == "" {
+				main = "workflow.json"
+			}
+			require.Equal(t, filepath.Join(p.Dir, filepath.FromSlash(main)), p.WorkflowPath)
+			_, data, err := store.Workflow(p.Name)
+			require.NoError(t, err)
+			require.JSONEq(t, wfpkgtest.Workflow, string(data))
+		})
+	}
+}

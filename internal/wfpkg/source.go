@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/weftworks/weft/internal/safefile"
@@ -25,9 +27,11 @@ const (
 // files are a package's files by path inside the package.
 type files map[string][]byte
 
-// readTarball reads an npm tarball (gzip'd tar whose entries sit under one top folder, "package/"
-// in npm's): regular files only. A link, a device, an entry leaving the package or anything over
-// the limits refuses the whole package.
+// readTarball reads a package tarball (gzip'd tar): npm's, whose entries sit under one top folder
+// ("package/" in npm pack's), or one packed from inside the package directory (tar -C DIR .,
+// entries "./package.json", ...). A leading "./" is accepted anywhere, and "./" itself as a
+// directory. Regular files only: a link, a device, an absolute path, a ".." component or anything
+// over the limits refuses the whole package.
 func readTarball(r io.Reader, what string) (files, error) {
 	zr, err := gzip.NewReader(io.LimitReader(r, MaxTarballSize+1))
 	if err != nil {
@@ -48,8 +52,9 @@ func readTarball(r io.Reader, what string) (files, error) {
 		if n >= MaxEntries {
 			return nil, fmt.Errorf("%s has more than %d entries: refused", what, MaxEntries)
 		}
-		name := h.Name
-		if _, err := cleanPath(strings.TrimPrefix(name, "./")); err != nil {
+		name := Line(h.Name) // for messages: the entry's name is the package author's text
+		rel, err := entryPath(h.Name, h.Typeflag == tar.TypeDir)
+		if err != nil {
 			return nil, fmt.Errorf("%s: entry %s: %w: refused (nothing installed)", what, name, err)
 		}
 		switch h.Typeflag {
@@ -57,11 +62,10 @@ func readTarball(r io.Reader, what string) (files, error) {
 			continue
 		case tar.TypeReg:
 		case tar.TypeSymlink, tar.TypeLink:
-			return nil, fmt.Errorf("%s: entry %s is a link (to %s): packages may hold only regular files: refused (nothing installed)", what, name, h.Linkname)
+			return nil, fmt.Errorf("%s: entry %s is a link (to %s): packages may hold only regular files: refused (nothing installed)", what, name, Line(h.Linkname))
 		default:
 			return nil, fmt.Errorf("%s: entry %s is not a regular file (tar type %q): refused (nothing installed)", what, name, h.Typeflag)
 		}
-		rel := stripTop(name)
 		if h.Size > MaxFileSize {
 			return nil, fmt.Errorf("%s: entry %s has %d bytes, over the %d MiB a package file may have: refused", what, name, h.Size, MaxFileSize>>20)
 		}
@@ -81,16 +85,47 @@ func readTarball(r io.Reader, what string) (files, error) {
 	if zr.Close() != nil {
 		return nil, fmt.Errorf("%s: the gzip stream is corrupt", what)
 	}
-	return out, nil
+	return stripTop(out, what)
 }
 
-// stripTop drops the tarball's top folder ("package/" in npm's tarballs), as npm does.
-func stripTop(name string) string {
-	name = strings.TrimPrefix(name, "./")
-	if _, rest, ok := strings.Cut(name, "/"); ok {
-		return rest
+// entryPath is a tarball entry's path without its leading "./" (one or more), checked like every
+// path inside a package; "" for the archive's own root ("./" or "."), which only a directory entry
+// may name.
+func entryPath(name string, dir bool) (string, error) {
+	rel := name
+	for strings.HasPrefix(rel, "./") {
+		rel = rel[2:]
 	}
-	return name
+	if rel == "" || rel == "." {
+		if dir {
+			return "", nil
+		}
+		return "", fmt.Errorf("%q names no file", name)
+	}
+	return cleanPath(rel)
+}
+
+// stripTop drops the tarball's top folder ("package/" in npm's tarballs), as npm does, unless
+// package.json sits at the top (a tarball packed from inside the package directory). Files beside
+// the top folder are not the package's; two top folders make the tarball ambiguous: refused.
+func stripTop(fs files, what string) (files, error) {
+	if _, ok := fs["package.json"]; ok {
+		return fs, nil
+	}
+	out := files{}
+	var top string
+	for _, p := range slices.Sorted(maps.Keys(fs)) {
+		dir, rest, ok := strings.Cut(p, "/")
+		if !ok {
+			continue
+		}
+		if top != "" && dir != top {
+			return nil, fmt.Errorf("%s holds two top folders, %s/ and %s/: a package tarball holds one (npm pack's package/) or has package.json at its top: refused (nothing installed)", what, Line(top), Line(dir))
+		}
+		top = dir
+		out[rest] = fs[p]
+	}
+	return out, nil
 }
 
 // readTarballFile reads a local .tgz.
