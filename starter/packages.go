@@ -50,7 +50,8 @@ func newInstallCommand() *cobra.Command {
 			"else https://registry.npmjs.org: the latest version, or NAME@VERSION / NAME@TAG), checked against\n" +
 			"the registry's integrity hash; or from a package directory or a .tgz. weft never runs npm or a\n" +
 			"package's scripts, refuses links, paths leaving the package and oversized files, and installs\n" +
-			"only a package whose workflow is valid. Packages go to .weft/packages (WEFT_PACKAGES_DIR).",
+			"only a package whose workflow is valid; weft check's warnings and notes on it are printed to stderr.\n" +
+			"Packages go to .weft/packages (WEFT_PACKAGES_DIR).",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := packagesDir()
@@ -66,6 +67,9 @@ func newInstallCommand() *cobra.Command {
 			}
 			for _, w := range p.Warnings {
 				fmt.Fprintln(cmd.ErrOrStderr(), "warning:", w)
+			}
+			for _, f := range p.Findings { // weft check's warnings and notes, as vai prints them on install
+				fmt.Fprintln(cmd.ErrOrStderr(), f.String())
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "installed %s@%s (%s) in %s\nrun it: weft run %s; what it takes: weft info %s\n",
 				p.Name, p.Version, p.Tier, p.Dir, p.Name, p.Name)

@@ -215,3 +215,80 @@ func tgzOfDir(t *testing.T, dir string) []byte {
 	require.NoError(t, zw.Close())
 	return buf.Bytes()
 }
+
+// TestInstallOutput: weft install prints weft check's warnings and notes on the package's
+// workflow to stderr and still installs it (exit 0; --json carries them as findings); text from
+// package.json reaches install, list --packages and info without terminal controls.
+func TestInstallOutput(t *testing.T) {
+	const name = "vai-workflow-greet"
+	const ingest = `{"name": "store", "description": "Stores a text",
+		"inputs": {"text": {"type": "string", "description": "what to store"}},
+		"steps": [{"id": "store", "name": "Store it", "tool": "ingest", "inputs": {"text": "{{ inputs.text }}", "source": "t", "collection": "docs"}}]}`
+	const private = `{"name": "meta", "steps": [{"id": "get", "name": "Read it", "tool": "http", "inputs": {"url": "http://169.254.169.254/"}}]}`
+	pkg := func(workflow string, extra map[string]any) wfpkgtest.Files {
+		f := wfpkgtest.Package(name, "1.1.0")
+		f["workflow.json"] = workflow
+		f["package.json"] = wfpkgtest.Manifest(name, "1.1.0", extra)
+		return f
+	}
+	tests := []struct {
+		name       string
+		files      wfpkgtest.Files
+		wantErrOut []string
+		wantList   string
+		wantInfo   []string
+	}{
+		{name: "no findings", files: pkg(wfpkgtest.Workflow, nil), wantList: "A greeting workflow"},
+		{name: "ingest without review", files: pkg(ingest, nil), wantErrOut: []string{
+			name + `/workflow.json: warning: step "store": ingest writes to the knowledge store and no review step runs before it`}},
+		{name: "private address and no description", files: pkg(private, nil), wantErrOut: []string{
+			name + `/workflow.json: note: the workflow has no "description"`,
+			name + `/workflow.json: warning: step "get": http to 169.254.169.254, a private, loopback or link-local address`}},
+		{name: "terminal controls in package.json", files: pkg(wfpkgtest.Workflow, map[string]any{
+			"description": "\x1b[2J\x1b[HGreets\x07 people.\r\n\u202eSecond line.",
+			"author":      "Ana\x1b]0;pwned\x07", "keywords": []string{"demo\x1b[8m"},
+			"vai":     map[string]any{"category": "util\u2066ity", "tags": []string{"x\u009b2J"}},
+			"scripts": map[string]any{"post\x1b[1Ainstall": "x"}}),
+			wantErrOut: []string{"package.json declares scripts (postinstall)"},
+			wantList:   "Greets people.", wantInfo: []string{"  Greets people.\n  Second line.\n", "author:    Ana\n", "keywords:  demo\n", "category utility; tags x"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			packagesEnv(t)
+			src := wfpkgtest.Dir(t, tc.files)
+			code, out, errOut := weft(t, "", "install", src)
+			require.Equal(t, 0, code, out+errOut)
+			require.Contains(t, out, "installed vai-workflow-greet@1.1.0")
+			for _, w := range tc.wantErrOut {
+				require.Contains(t, errOut, w)
+			}
+			if len(tc.wantErrOut) == 0 {
+				require.Empty(t, errOut)
+			}
+			code, out, _ = weft(t, "", "install", "--json", src)
+			require.Equal(t, 0, code)
+			var installed struct {
+				Findings []struct{ Severity, Check string }
+			}
+			require.NoError(t, json.Unmarshal([]byte(out), &installed))
+			require.Equal(t, strings.Count(errOut, name+"/workflow.json: "), len(installed.Findings))
+
+			code, list, _ := weft(t, "", "list", "--packages")
+			require.Equal(t, 0, code)
+			require.Contains(t, list, tc.wantList)
+			code, info, errOut := weft(t, "", "info", name)
+			require.Equal(t, 0, code, errOut)
+			for _, w := range tc.wantInfo {
+				require.Contains(t, info, w)
+			}
+			for _, s := range []string{out, list, info} {
+				require.NotContains(t, s, "\x1b")
+				require.NotContains(t, s, "\r")
+				require.NotContains(t, s, "\x07")
+				require.NotContains(t, s, "\u202e")
+				require.NotContains(t, s, "\u2066")
+				require.NotContains(t, s, "\u009b")
+			}
+		})
+	}
+}

@@ -11,8 +11,8 @@
 // inside the package directory (./package.json); a leading ./ is accepted. An entry that is a link,
 // a device, outside the package, or over the size limits is refused. The workflow is compiled with
 // workflows/dsl (what `weft validate` does) before anything is moved into the store, so an invalid
-// package leaves nothing behind. The store is a directory: DIR/NAME/VERSION
-// (DIR/@scope/name/VERSION), one version per package.
+// package leaves nothing behind; Check's warnings and notes on it are returned, not refused. The
+// store is a directory: DIR/NAME/VERSION (DIR/@scope/name/VERSION), one version per package.
 //
 // package.json's text (description, author, keywords, the vai field, ...) is the package author's
 // and weft prints it: ParseManifest (and Get, for older records) drops terminal escape sequences,

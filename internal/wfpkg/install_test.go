@@ -288,3 +288,47 @@ func TestTarballLayouts(t *testing.T) {
 		})
 	}
 }
+
+// TestInstallFindings: an install reports weft check's warnings and notes on the workflow (as vai
+// does) and still installs it; a workflow without findings reports none.
+func TestInstallFindings(t *testing.T) {
+	const name = "vai-workflow-greet"
+	tests := []struct {
+		name     string
+		workflow string
+		want     []string // Finding.String() of each, in order
+	}{
+		{name: "clean", workflow: wfpkgtest.Workflow},
+		{name: "ingest without review", workflow: `{"name": "store", "description": "Stores a text",
+			"inputs": {"text": {"type": "string", "description": "what to store"}},
+			"steps": [{"id": "store", "name": "Store it", "tool": "ingest", "inputs": {"text": "{{ inputs.text }}", "source": "t", "collection": "docs"}}]}`,
+			want: []string{name + `/workflow.json: warning: step "store": ingest writes to the knowledge store and no review step runs before it (add a review step (tool "review") that shows what will be written, and name it in "store"'s "dependsOn" or use its output)`}},
+		{name: "http to a private address", workflow: `{"name": "meta", "description": "Reads metadata",
+			"steps": [{"id": "get", "name": "Read it", "tool": "http", "inputs": {"url": "http://10.0.0.5/api"}}]}`,
+			want: []string{name + `/workflow.json: warning: step "get": http to 10.0.0.5, a private, loopback or link-local address (point the step at a public URL: the worker refuses this address unless its WEFT_HTTP_ALLOW names it)`}},
+		{name: "missing descriptions", workflow: `{"name": "bare", "inputs": {"who": {"type": "string"}},
+			"steps": [{"id": "hello", "tool": "template", "inputs": {"text": "hi {{ inputs.who }}"}}]}`,
+			want: []string{
+				name + `/workflow.json: note: the workflow has no "description" (add one saying what it does and what it needs: weft list, weft info and MCP clients show it)`,
+				name + `/workflow.json: note: input "who" has no "description" (say what to give: weft run asks for it with this text, and MCP clients show it)`,
+				name + `/workflow.json: note: step "hello": the step has no "name" (add a short one saying what it does: plans, weft status and the Temporal UI show it)`}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			files := wfpkgtest.Package(name, "1.1.0")
+			files["workflow.json"] = tc.workflow
+			for _, src := range []string{wfpkgtest.Dir(t, files), wfpkgtest.WriteTgz(t, wfpkgtest.Tgz(t, files))} {
+				store := wfpkg.Store{Dir: filepath.Join(t.TempDir(), "packages")}
+				p, err := store.Install(context.Background(), src, wfpkg.Registry{})
+				require.NoError(t, err, "findings do not refuse a package")
+				var got []string
+				for _, f := range p.Findings {
+					got = append(got, f.String())
+				}
+				require.Equal(t, tc.want, got)
+				_, err = store.Get(name)
+				require.NoError(t, err)
+			}
+		})
+	}
+}

@@ -207,7 +207,8 @@ func verify(data []byte, integrity, shasum string) (string, error) {
 }
 
 // Install installs arg: a directory, a local .tgz/.tar.gz, or NAME[@VERSION] from reg. A path
-// that exists wins over a registry name.
+// that exists wins over a registry name. The package returned carries Check's findings on its
+// workflow (warnings and notes: they do not refuse it).
 func (s Store) Install(ctx context.Context, arg string, reg Registry) (*Package, error) {
 	var (
 		fs        files
@@ -249,7 +250,7 @@ func (s Store) Install(ctx context.Context, arg string, reg Registry) (*Package,
 	if err != nil {
 		return nil, err
 	}
-	p, _, err := prepare(fs, source)
+	p, wf, err := prepare(fs, source)
 	if err != nil {
 		return nil, err
 	}
@@ -263,5 +264,6 @@ func (s Store) Install(ctx context.Context, arg string, reg Registry) (*Package,
 		return nil, err
 	}
 	out.Warnings = warnings
+	out.Findings = Check(p.Name+"/"+p.Main, wf) // what vai prints on install; an invalid workflow was refused by prepare
 	return out, nil
 }

@@ -33,6 +33,9 @@ type Package struct {
 	InstalledAt time.Time `json:"installedAt"`
 	// Warnings are what the install noticed but accepted (scripts not run, an unusual name).
 	Warnings []string `json:"warnings,omitempty"`
+	// Findings are weft check's findings on the workflow (warnings and notes: a workflow with
+	// errors is not installed), set by Install only: the store does not keep them.
+	Findings []Finding `json:"findings,omitempty"`
 }
 
 // record is the file the store keeps beside a package's own files.
