@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/weftworks/weft/activities/embedder"
+	"github.com/weftworks/weft/activities/mcpclient"
 	"github.com/weftworks/weft/activities/mongostore"
 	"github.com/weftworks/weft/activities/openaicompat"
 	"github.com/weftworks/weft/activities/provider"
@@ -95,6 +96,8 @@ type Tools struct {
 
 	mcpPolicy    MCPPolicy
 	mcpPolicyErr error
+	// mcpSessions holds stateful servers' connections between a run's calls.
+	mcpSessions *mcpclient.Sessions
 
 	storeMu sync.Mutex
 	store   *mongostore.Store
@@ -104,7 +107,7 @@ type Tools struct {
 
 // NewTools builds the handlers for cfg.
 func NewTools(cfg Config) *Tools {
-	t := &Tools{cfg: cfg, prices: DefaultPrices()}
+	t := &Tools{cfg: cfg, prices: DefaultPrices(), mcpSessions: mcpclient.NewSessions(0)}
 	if t.mcpPolicy, t.mcpPolicyErr = LoadMCPPolicy(cfg.MCPServersFile); t.mcpPolicyErr != nil {
 		slog.Error("no external MCP server can be reached until this is fixed", "error", t.mcpPolicyErr)
 	}

@@ -16,8 +16,9 @@ import (
 // Activity names of the external MCP operations agents use (declared in toolspec, which the
 // interpreter shares).
 const (
-	ActivityMCPList = toolspec.ActivityMCPList
-	ActivityMCPCall = toolspec.ActivityMCPCall
+	ActivityMCPList  = toolspec.ActivityMCPList
+	ActivityMCPCall  = toolspec.ActivityMCPCall
+	ActivityMCPClose = toolspec.ActivityMCPClose
 )
 
 // mcpServer decodes the server declaration the workflow sends.
@@ -67,7 +68,12 @@ func (t *Tools) MCPList(ctx context.Context, in map[string]any) (toolspec.Result
 	if err != nil {
 		return toolspec.Result{}, mcpError(err)
 	}
-	tools, err := mcpclient.ListTools(ctx, s, t.getenv)
+	var tools []mcpclient.Tool
+	if session, _ := in["session"].(string); session != "" {
+		tools, err = t.mcpSessions.ListTools(ctx, session, s, t.getenv)
+	} else {
+		tools, err = mcpclient.ListTools(ctx, s, t.getenv)
+	}
 	if err != nil {
 		return toolspec.Result{}, mcpError(err)
 	}
@@ -77,8 +83,10 @@ func (t *Tools) MCPList(ctx context.Context, in map[string]any) (toolspec.Result
 	return toolspec.Result{Output: out, Attempt: activity.GetInfo(ctx).Attempt}, nil
 }
 
-// MCPCall calls one tool of an external server: {server, origin, tool, arguments} -> {text,
-// structured, isError}.
+// MCPCall calls one tool of an external server: {server, origin, tool, arguments, session} ->
+// {text, structured, isError}. With a session (a stateful server) the call runs on the
+// connection the session holds on this worker, and a warning says when that connection had
+// failed and a fresh one, without the server's earlier state, answered.
 func (t *Tools) MCPCall(ctx context.Context, in map[string]any) (toolspec.Result, error) {
 	s, _, err := t.reach(in)
 	if err != nil {
@@ -86,12 +94,42 @@ func (t *Tools) MCPCall(ctx context.Context, in map[string]any) (toolspec.Result
 	}
 	tool, _ := in["tool"].(string)
 	args, _ := in["arguments"].(map[string]any)
-	res, err := mcpclient.Call(ctx, s, tool, args, t.getenv)
-	if err != nil {
-		return toolspec.Result{}, mcpError(err)
+	var res any
+	var warnings []string
+	if session, _ := in["session"].(string); session != "" {
+		r, err := t.mcpSessions.Call(ctx, session, s, tool, args, t.getenv)
+		if err != nil {
+			return toolspec.Result{}, mcpError(err)
+		}
+		if r.Reopened {
+			warnings = append(warnings, "MCP server "+s.Name+"'s connection failed and was opened again: what the server held before this call is gone")
+		}
+		res = r.Result
+	} else {
+		r, err := mcpclient.Call(ctx, s, tool, args, t.getenv)
+		if err != nil {
+			return toolspec.Result{}, mcpError(err)
+		}
+		res = r
 	}
 	var out any
 	b, _ := json.Marshal(res)
 	_ = json.Unmarshal(b, &out)
-	return toolspec.Result{Output: out, Attempt: activity.GetInfo(ctx).Attempt}, nil
+	return toolspec.Result{Output: out, Attempt: activity.GetInfo(ctx).Attempt, Warnings: warnings}, nil
 }
+
+// MCPClose ends a run's session with its stateful servers on this worker: {session} ->
+// {closed: N}, the connections closed (a stdio server's process exits). Closing a session that
+// holds nothing here (already closed, or the worker restarted) closes nothing.
+func (t *Tools) MCPClose(ctx context.Context, in map[string]any) (toolspec.Result, error) {
+	session, _ := in["session"].(string)
+	if session == "" {
+		return toolspec.Result{}, temporal.NewNonRetryableApplicationError("weft.mcp.close needs {\"session\": ID}", toolspec.ErrInvalidInput, nil)
+	}
+	n := t.mcpSessions.Close(session)
+	return toolspec.Result{Output: map[string]any{"closed": float64(n)}, Attempt: activity.GetInfo(ctx).Attempt}, nil
+}
+
+// CloseMCPSessions closes every stateful server's connection this worker holds: the worker calls
+// it when it stops.
+func (t *Tools) CloseMCPSessions() { t.mcpSessions.CloseAll() }

@@ -43,6 +43,7 @@ const (
 	EventChildStarted     = workflows.EventChildStarted
 	EventGuardrailTripped = workflows.EventGuardrailTripped
 	EventHandoff          = workflows.EventHandoff
+	EventMCPSessionLost   = workflows.EventMCPSessionLost
 	EventRunCompleted     = workflows.EventRunCompleted
 	EventRunFailed        = workflows.EventRunFailed
 	// EventSkippedEvents: the reader fell further behind than the run keeps events (Missed says
@@ -91,6 +92,8 @@ type Event struct {
 	// From and To: the agents of a handoff.
 	From string `json:"from,omitempty"`
 	To   string `json:"to,omitempty"`
+	// Server: the MCP server whose session was lost (mcp_session_lost; Reason says what it means).
+	Server string `json:"server,omitempty"`
 	// RunID: continued_as_new, the Temporal run id of the new run (resume in it with
 	// StreamOptions.SinceRun).
 	RunID string `json:"runId,omitempty"`
@@ -501,7 +504,7 @@ func fromRunEvent(re workflows.RunEvent) Event {
 	return Event{Type: re.Type, Seq: re.Seq, Time: re.Time, Step: re.Step, Key: re.Key, Item: re.Item, Iteration: re.Iteration,
 		Activity: re.Activity, Decision: re.Decision, Reviewer: re.Reviewer, Child: re.Child, StepState: re.State,
 		Review: re.Review, Text: re.Text, Call: re.Call, Usage: re.Usage, Error: re.Error,
-		Guardrail: re.Guardrail, Stage: re.Stage, Reason: re.Reason, From: re.From, To: re.To}
+		Guardrail: re.Guardrail, Stage: re.Stage, Reason: re.Reason, From: re.From, To: re.To, Server: re.Server}
 }
 
 // streamPolled follows a run whose worker records no events: it reads the state at o.Interval

@@ -3,6 +3,7 @@ package integration
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,10 @@ import (
 	"github.com/weftworks/weft/activities"
 	weftclient "github.com/weftworks/weft/client"
 	"github.com/weftworks/weft/internal/fakellm"
+	weftv1 "github.com/weftworks/weft/proto/weft/v1"
+	"github.com/weftworks/weft/worker"
+	"github.com/weftworks/weft/workflows"
+	"github.com/weftworks/weft/workflows/dsl"
 )
 
 // buildNotesServer builds testdata/mcpserver, a small stdio MCP server.
@@ -92,7 +97,7 @@ func TestAgentWithExternalMCPServers(t *testing.T) {
 	for _, tl := range offered {
 		names = append(names, tl["function"].(map[string]any)["name"].(string))
 	}
-	require.ElementsMatch(t, []string{"notes__delete_note", "notes__dump", "notes__lookup", "weft__weft_explain"}, names)
+	require.ElementsMatch(t, []string{"notes__count", "notes__crash", "notes__delete_note", "notes__dump", "notes__lookup", "weft__weft_explain"}, names)
 
 	// A server whose command does not exist: the step fails at once, saying what to fix.
 	def["mcpServers"] = map[string]any{"notes": map[string]any{"command": "/nonexistent/notes-mcp"}}
@@ -118,4 +123,114 @@ func TestChatWithMCPServer(t *testing.T) {
 	require.Contains(t, out, "The note says beta.")
 	require.Contains(t, out, "mcp:notes/lookup")
 	require.Contains(t, out, "beta note")
+}
+
+// countResults are the answers of the count tool in an agent step's output, in call order.
+func countResults(t *testing.T, res *weftv1.RunResult) []string {
+	t.Helper()
+	var got []string
+	for _, c := range res.Output.GetStructValue().AsMap()["toolCalls"].([]any) {
+		m := c.(map[string]any)
+		if m["tool"] == "mcp:notes/count" {
+			got = append(got, strings.Trim(fmt.Sprint(m["result"]), `"`))
+		}
+	}
+	return got
+}
+
+// TestStatefulMCPServer: a server declared stateful keeps one process for the run, so its state
+// (a counter of the calls it answered) lasts across 10 calls, where a server that is not gets a
+// process per call; when the worker holding the session stops, the next call runs in a fresh
+// session on the worker that is up, and the run says the server's state is gone.
+func TestStatefulMCPServer(t *testing.T) {
+	c := dial(t)
+	queue := "mcp-stateful"
+	notes := buildNotesServer(t)
+	var script []fakellm.Reply
+	for run := range 2 {
+		for i := range 10 {
+			script = append(script, fakellm.ToolCall(fmt.Sprintf("r%dc%d", run, i), "notes__count", `{}`))
+		}
+		script = append(script, fakellm.Text("counted"))
+	}
+	// The third run: three counts, a delete that waits for approval (the worker is stopped
+	// meanwhile), one more count.
+	script = append(script,
+		fakellm.ToolCall("k1", "notes__count", `{}`), fakellm.ToolCall("k2", "notes__count", `{}`), fakellm.ToolCall("k3", "notes__count", `{}`),
+		fakellm.ToolCall("k4", "notes__delete_note", `{"key":"a"}`),
+		fakellm.ToolCall("k5", "notes__count", `{}`), fakellm.Text("done"))
+	fake := fakellm.New(script...)
+	defer fake.Close()
+	cfg := activities.Config{OpenAIBaseURL: fake.BaseURL, ChatModel: "m"}
+	first, err := worker.New(c, worker.Options{TaskQueue: queue, Config: cfg})
+	require.NoError(t, err)
+	require.NoError(t, first.Start())
+	stopped := false
+	t.Cleanup(func() {
+		if !stopped {
+			first.Stop()
+		}
+	})
+	wc := weftclient.New(c, queue)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	load := func(stateful bool) *dsl.Workflow {
+		server := map[string]any{"command": notes}
+		if stateful {
+			server["stateful"] = true
+		}
+		b, _ := json.Marshal(map[string]any{"name": "counter", "mcpServers": map[string]any{"notes": server},
+			"steps":  []any{map[string]any{"id": "agent", "tool": "agent", "inputs": map[string]any{"prompt": "count", "tools": []any{"mcp:notes"}, "maxIterations": 20}}},
+			"output": "{{ agent.output }}"})
+		w, err := dsl.Load("counter.json", b)
+		require.NoError(t, err)
+		return w
+	}
+
+	res, err := wc.Run(ctx, load(false), weftclient.StartOptions{ID: "mcp-stateless-1"})
+	require.NoError(t, err)
+	require.Equal(t, []string{"1", "1", "1", "1", "1", "1", "1", "1", "1", "1"}, countResults(t, res), "a server that is not stateful starts afresh for every call")
+
+	res, err = wc.Run(ctx, load(true), weftclient.StartOptions{ID: "mcp-stateful-1"})
+	require.NoError(t, err)
+	require.Equal(t, []string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "10"}, countResults(t, res), "a stateful server keeps its state across the run's calls")
+	// The run ended its session: the server's process was closed with it.
+	page, err := wc.Events(ctx, "mcp-stateful-1", 0)
+	require.NoError(t, err)
+	for _, e := range page.Events {
+		require.NotEqual(t, workflows.EventMCPSessionLost, e.Type)
+	}
+	// The session (its id, the worker's signal, the keeper's activities) replays; stored with
+	// -update-histories for the workflows package's replay test.
+	replayAndStore(t, "mcp-stateful-1", "mcp-stateful-session", historyJSON(t, c, "mcp-stateful-1"))
+
+	run, err := wc.Start(ctx, load(true), weftclient.StartOptions{ID: "mcp-stateful-2"})
+	require.NoError(t, err)
+	waitForGate(t, wc, run.ID, "agent/k4")
+	second, err := worker.New(c, worker.Options{TaskQueue: queue, Config: cfg}) // the worker the run moves to
+	require.NoError(t, err)
+	require.NoError(t, second.Start())
+	t.Cleanup(second.Stop)
+	first.Stop() // the worker holding the session (and the server's process) goes away
+	stopped = true
+	_, err = wc.Review(ctx, run.ID, weftclient.Decision{ID: "agent/k4", Decision: "approve", Reviewer: "ana"})
+	require.NoError(t, err)
+	res, err = wc.Result(ctx, run.ID)
+	require.NoError(t, err)
+	require.Equal(t, []string{"1", "2", "3", "1"}, countResults(t, res), "after the worker stopped, a fresh session started the server afresh")
+	page, err = wc.Events(ctx, run.ID, 0)
+	require.NoError(t, err)
+	var lost []workflows.RunEvent
+	for _, e := range page.Events {
+		if e.Type == workflows.EventMCPSessionLost {
+			lost = append(lost, e)
+		}
+	}
+	require.Len(t, lost, 1, "one lost session, said once")
+	require.Equal(t, "notes", lost[0].Server)
+	require.Contains(t, lost[0].Reason, "what the server held before is gone")
+	st, err := wc.State(ctx, run.ID)
+	require.NoError(t, err)
+	require.Contains(t, strings.Join(st.Steps[0].Warnings, "\n"), "MCP server notes's session")
+	replayAndStore(t, run.ID, "mcp-stateful-session-lost", historyJSON(t, c, run.ID))
 }

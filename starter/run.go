@@ -273,6 +273,10 @@ func (p *progress) event(e weftclient.Event) {
 			p.endStream()
 			fmt.Fprintf(p.out, "  ↪ %s: %s handed off to %s (iteration %d)\n", e.Step, e.From, e.To, e.Iteration)
 		}
+	case weftclient.EventMCPSessionLost:
+		// Always shown: the server's state is gone, which changes what the run's answers mean.
+		p.endStream()
+		fmt.Fprintf(p.out, "  ⚠ %s: %s\n", e.Step, e.Reason)
 	case weftclient.EventReviewRequested:
 		p.endStream()
 		r := e.Review

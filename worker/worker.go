@@ -48,6 +48,9 @@ func New(c client.Client, o Options) (sdkworker.Worker, error) {
 		MaxConcurrentActivityTaskPollers:       o.ActivityPollers,
 		MaxConcurrentActivityExecutionSize:     o.MaxConcurrentActivities,
 		MaxConcurrentWorkflowTaskExecutionSize: o.MaxConcurrentWorkflowTasks,
+		// A stateful MCP server's calls run in a Temporal session: on the one worker that holds
+		// the server's connection, reached through a task queue of that worker's own.
+		EnableSessionWorker: true,
 	})
 	w.RegisterWorkflowWithOptions(workflows.Run, workflow.RegisterOptions{Name: workflows.WorkflowType})
 	w.RegisterWorkflowWithOptions(workflows.Chat, workflow.RegisterOptions{Name: workflows.ChatWorkflowType})
@@ -56,6 +59,7 @@ func New(c client.Client, o Options) (sdkworker.Worker, error) {
 	tools := activities.NewTools(o.Config)
 	w.RegisterActivityWithOptions(tools.MCPList, activity.RegisterOptions{Name: activities.ActivityMCPList})
 	w.RegisterActivityWithOptions(tools.MCPCall, activity.RegisterOptions{Name: activities.ActivityMCPCall})
+	w.RegisterActivityWithOptions(tools.MCPClose, activity.RegisterOptions{Name: activities.ActivityMCPClose})
 	w.RegisterActivityWithOptions(tools.StoreValues, activity.RegisterOptions{Name: toolspec.ActivityBlobsPut})
 	// Notifications (WEFT_WEBHOOKS, a file's notify): internal, never tools a file can call.
 	w.RegisterActivityWithOptions(tools.NotifyPlan, activity.RegisterOptions{Name: webhook.ActivityPlan})
@@ -92,5 +96,23 @@ func New(c client.Client, o Options) (sdkworker.Worker, error) {
 		}
 		w.RegisterActivityWithOptions(activities.BatchActivity(s, bh, claim), activity.RegisterOptions{Name: s.BatchActivity()})
 	}
-	return w, nil
+	return stopping{Worker: w, close: tools.CloseMCPSessions}, nil
+}
+
+// stopping is the SDK's worker that, once stopped, closes what its activities hold between
+// calls (stateful MCP servers' connections: their processes exit with the worker).
+type stopping struct {
+	sdkworker.Worker
+	close func()
+}
+
+func (w stopping) Stop() {
+	w.Worker.Stop()
+	w.close()
+}
+
+func (w stopping) Run(interruptCh <-chan any) error {
+	err := w.Worker.Run(interruptCh)
+	w.close()
+	return err
 }

@@ -169,6 +169,8 @@ func Chat(ctx workflow.Context, s *ChatSession) error {
 	if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
 		return err
 	}
+	// A stateful MCP server's session is the run's: the next run starts it afresh.
+	r.closeMCPSessions(ctx)
 	s.Messages = trimConversation(s.Messages, chatKeepMessages)
 	if len(s.Turns) > 20 {
 		s.Turns = s.Turns[len(s.Turns)-20:]
@@ -331,6 +333,9 @@ func mcpServerValue(s dsl.MCPServer) map[string]any {
 	delete(v, "name")
 	if s.Trust {
 		v["trust"] = true
+	}
+	if s.Stateful {
+		v["stateful"] = true
 	}
 	return v
 }

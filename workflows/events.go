@@ -54,6 +54,9 @@ const (
 	EventGuardrailTripped = "guardrail_tripped"
 	// EventHandoff: an agent passed the conversation to another (From, To) in its step.
 	EventHandoff = "handoff"
+	// EventMCPSessionLost: the worker that held a stateful MCP server's session (Server) is
+	// gone; the call runs again in a fresh session, without what the server held (Reason).
+	EventMCPSessionLost = "mcp_session_lost"
 )
 
 const (
@@ -126,6 +129,8 @@ type RunEvent struct {
 	// From and To name the agents of a handoff.
 	From string `json:"from,omitempty"`
 	To   string `json:"to,omitempty"`
+	// Server: the MCP server (mcp_session_lost).
+	Server string `json:"server,omitempty"`
 
 	State  *weftv1.StepState     `json:"-"` // step_* events: the step as it was (no output)
 	Review *weftv1.ReviewRequest `json:"-"` // review_* events

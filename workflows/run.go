@@ -46,7 +46,11 @@ type run struct {
 	cancel      workflow.CancelFunc
 	output      any
 	events      eventLog // what happened, in order (events.go)
-	notify      notifier // which webhooks hear of it (notify.go)
+	// mcpSessions: the sessions with stateful MCP servers, by server (agent_mcp_session.go);
+	// closingSessions: the run is ending them.
+	mcpSessions     map[string]*mcpSession
+	closingSessions bool
+	notify          notifier // which webhooks hear of it (notify.go)
 }
 
 // stepRun is one step's progress.
@@ -87,6 +91,7 @@ func Run(ctx workflow.Context, req *weftv1.RunRequest) (*weftv1.RunResult, error
 	r.namedActivities = workflow.GetVersion(ctx, ChangeActivityIDs, workflow.DefaultVersion, 1) >= 1
 	r.setStatus(ctx, StatusRunning)
 	err = r.execute(ctx)
+	r.closeMCPSessions(ctx)
 	if err != nil {
 		r.setStatus(ctx, StatusFailed)
 		r.finishEvents(ctx, err)

@@ -122,16 +122,32 @@ func (r *run) activity(ctx workflow.Context, sr *stepRun, tool string, spec *too
 
 // runActivity executes one tool activity and records its attempts and usage on the step.
 func (r *run) runActivity(ctx workflow.Context, sr *stepRun, tool string, opts workflow.ActivityOptions, inputs map[string]any) (any, error) {
+	return r.runActivityOn(ctx, ctx, sr, tool, opts, inputs)
+}
+
+// runActivityOn is runActivity with the activity scheduled on sched, a context of another
+// coroutine (a stateful MCP server's session), and waited for on ctx: the wait ends when ctx is
+// cancelled (the activity ends with its session).
+func (r *run) runActivityOn(ctx, sched workflow.Context, sr *stepRun, tool string, opts workflow.ActivityOptions, inputs map[string]any) (any, error) {
 	if err := r.checkScope(tool, inputs); err != nil {
 		return nil, err
 	}
-	actx := workflow.WithActivityOptions(ctx, opts)
+	actx := workflow.WithActivityOptions(sched, opts)
 	model := tool == toolspec.LLM
 	if model {
 		r.record(ctx, RunEvent{Type: EventLLMStarted, Step: sr.cs.ID, Key: keyOfActivity(opts.ActivityID), Activity: opts.ActivityID, Iteration: sr.iterations})
 	}
 	var res toolspec.Result
-	err := workflow.ExecuteActivity(actx, tool, inputs).Get(actx, &res)
+	f := workflow.ExecuteActivity(actx, tool, inputs)
+	var err error
+	if sched == ctx {
+		err = f.Get(ctx, &res)
+	} else {
+		sel := workflow.NewSelector(ctx)
+		sel.AddFuture(f, func(f workflow.Future) { err = f.Get(ctx, &res) })
+		sel.AddReceive(ctx.Done(), func(workflow.ReceiveChannel, bool) { err = temporal.NewCanceledError("cancelled") })
+		sel.Select(ctx)
+	}
 	if model {
 		e := RunEvent{Type: EventLLMFinished, Step: sr.cs.ID, Key: keyOfActivity(opts.ActivityID), Activity: opts.ActivityID, Iteration: sr.iterations}
 		if err != nil {

@@ -102,13 +102,17 @@ func down(s Server, what string, err error) error {
 	return &provider.Error{Provider: s.label(), Retryable: true, Msg: what + " failed (is the server up?): " + err.Error(), Err: err}
 }
 
-// ListTools returns the server's tools, sorted by name.
+// ListTools returns the server's tools, sorted by name, over a connection of its own.
 func ListTools(ctx context.Context, s Server, getenv func(string) string) ([]Tool, error) {
 	c, err := connect(ctx, s, getenv)
 	if err != nil {
 		return nil, err
 	}
 	defer c.Close()
+	return listTools(ctx, s, c)
+}
+
+func listTools(ctx context.Context, s Server, c *client.Client) ([]Tool, error) {
 	res, err := c.ListTools(ctx, mcp.ListToolsRequest{})
 	if err != nil {
 		return nil, down(s, "tools/list", err)
@@ -139,13 +143,17 @@ type Result struct {
 	IsError    bool   `json:"isError,omitempty"`
 }
 
-// Call calls one tool.
+// Call calls one tool over a connection of its own.
 func Call(ctx context.Context, s Server, tool string, args map[string]any, getenv func(string) string) (*Result, error) {
 	c, err := connect(ctx, s, getenv)
 	if err != nil {
 		return nil, err
 	}
 	defer c.Close()
+	return call(ctx, s, c, tool, args)
+}
+
+func call(ctx context.Context, s Server, c *client.Client, tool string, args map[string]any) (*Result, error) {
 	req := mcp.CallToolRequest{}
 	req.Params.Name, req.Params.Arguments = tool, args
 	res, err := c.CallTool(ctx, req)

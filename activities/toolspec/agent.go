@@ -236,9 +236,14 @@ const MCPToolPrefix = "mcp:"
 
 // Activities agents use to reach external MCP servers. They are not step tools: an agent lists a
 // server's tools with the first and calls one with the second.
+//
+// A server the file declares stateful is reached in a session: the requests carry "session" (the
+// run's session id), run on the one worker that holds the server's connection, and
+// ActivityMCPClose ({"session": ID}) closes the session's connections when the run ends.
 const (
-	ActivityMCPList = "weft.mcp.list"
-	ActivityMCPCall = "weft.mcp.call"
+	ActivityMCPList  = "weft.mcp.list"
+	ActivityMCPCall  = "weft.mcp.call"
+	ActivityMCPClose = "weft.mcp.close"
 )
 
 // ActivityBlobsPut stores values in the knowledge store and returns a reference for each

@@ -26,7 +26,7 @@ func definitionFrom(root map[string]any) *Definition {
 		//workflowcheck:ignore the result does not depend on map order (copied, or sorted after)
 		for name, v := range servers {
 			m, _ := v.(map[string]any)
-			s := MCPServer{Command: str(m, "command"), URL: str(m, "url"), KeyEnv: str(m, "keyEnv"), Trust: boolean(m, "trust")}
+			s := MCPServer{Command: str(m, "command"), URL: str(m, "url"), KeyEnv: str(m, "keyEnv"), Trust: boolean(m, "trust"), Stateful: boolean(m, "stateful")}
 			if args, ok := m["args"].([]any); ok {
 				for _, a := range args {
 					if as, ok := a.(string); ok {

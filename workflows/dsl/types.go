@@ -50,6 +50,10 @@ type MCPServer struct {
 	// Trust lets the agent call the server's tools that may change or destroy things without an
 	// approval; by default such calls wait for a person.
 	Trust bool `json:"trust,omitempty"`
+	// Stateful keeps one connection to the server (one process for a command) for the whole run
+	// or chat, on one worker, so the server keeps its state between the run's calls; by default
+	// every call gets a fresh connection.
+	Stateful bool `json:"stateful,omitempty"`
 }
 
 // Input declares one workflow parameter.
