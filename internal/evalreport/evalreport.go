@@ -58,6 +58,10 @@ type Case struct {
 	RunID     string          `json:"runId,omitempty"`
 	Output    any             `json:"output,omitempty"`
 	Error     string          `json:"error,omitempty"`
+	// Cancelled says why weft eval cancelled the case's run ("" when the run ended by itself or
+	// never started): the case ran past --case-timeout, the run waited for a review the case does
+	// not decide, or the eval was interrupted. A case ends its run: none is left waiting.
+	Cancelled string `json:"cancelled,omitempty"`
 	// Reviews are the decisions sent to the run's reviews, in order.
 	Reviews []Review `json:"reviews,omitempty"`
 	Grades  []Grade  `json:"grades"`
@@ -120,9 +124,10 @@ var validID = regexp.MustCompile(`^[0-9A-Za-z][0-9A-Za-z._-]{0,199}$`)
 var ErrNotFound = errors.New("no such eval report")
 
 // Save writes r into dir (created when missing) as a new file named after when it started and
-// its workflow ("20261125T042551.123Z-qa.json"), and returns the report's id. The file appears
-// whole or not at all (written aside, then linked into place), and an existing report is never
-// overwritten.
+// its workflow ("20261125T042551.123Z-qa.json"), and returns the report's id. An existing report
+// is never overwritten. The file appears whole or not at all (written aside, then hard-linked into
+// place); on a filesystem without hard links (FAT, some network and FUSE mounts) it is created
+// under its name with O_EXCL instead, and removed again when writing it fails.
 func Save(dir string, r *Report) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("eval reports folder %s: %w", dir, err)
@@ -131,12 +136,13 @@ func Save(dir string, r *Report) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("eval report: %w", err)
 	}
+	data = append(data, '\n')
 	tmp, err := os.CreateTemp(dir, ".saving-*")
 	if err != nil {
 		return "", fmt.Errorf("eval reports folder %s: %w", dir, err)
 	}
 	defer os.Remove(tmp.Name())
-	_, err = tmp.Write(append(data, '\n'))
+	_, err = tmp.Write(data)
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
@@ -148,12 +154,25 @@ func Save(dir string, r *Report) (string, error) {
 		at = time.Now()
 	}
 	base := at.UTC().Format("20060102T150405.000Z") + "-" + dsl.Slug(r.Workflow, "workflow")
+	noLinks := false
 	for n := 1; n < 100; n++ {
 		id := base
 		if n > 1 {
 			id = fmt.Sprintf("%s-%d", base, n)
 		}
-		err := os.Link(tmp.Name(), filepath.Join(dir, id+".json"))
+		path := filepath.Join(dir, id+".json")
+		if !noLinks {
+			err := link(tmp.Name(), path)
+			if err == nil {
+				return id, nil
+			}
+			if errors.Is(err, fs.ErrExist) {
+				continue
+			}
+			// No hard links here: create the file under its name, never over another.
+			noLinks = true
+		}
+		err := createNew(path, data)
 		if err == nil {
 			return id, nil
 		}
@@ -162,6 +181,28 @@ func Save(dir string, r *Report) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("saving an eval report in %s: %s.json and 98 more names are taken", dir, base)
+}
+
+// link publishes a report written aside (os.Link; tests replace it with a filesystem without
+// hard links).
+var link = os.Link
+
+// createNew writes data to path, which must not exist (O_EXCL); a file it could not write whole
+// is removed.
+func createNew(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(path)
+		return err
+	}
+	return nil
 }
 
 // List reads the newest limit reports of dir (all when limit <= 0), newest first, without their
