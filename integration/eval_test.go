@@ -213,8 +213,11 @@ func TestEvalReviewCases(t *testing.T) {
 			status := d.GetWorkflowExecutionInfo().GetStatus()
 			if tc.cancelled {
 				require.Equal(t, enums.WORKFLOW_EXECUTION_STATUS_CANCELED, status, "an undecided run is not left waiting")
+				require.Contains(t, got.Cancelled, `it waited for review "confirm", which the case does not decide`)
+				require.Contains(t, got.Error, "the run was cancelled")
 			} else {
 				require.NotEqual(t, enums.WORKFLOW_EXECUTION_STATUS_RUNNING, status)
+				require.Empty(t, got.Cancelled)
 			}
 		})
 	}
@@ -230,4 +233,70 @@ func TestEvalReviewCases(t *testing.T) {
 	require.Contains(t, out, "reviews decided: approval edit, confirm approve")
 	require.Contains(t, out, `error: the run waits for review "confirm"`)
 	require.NotContains(t, errOut, "report kept")
+
+	// A report that cannot be kept loses nothing: the results are printed, a warning names the
+	// folder and what to do, and the exit status is the cases'.
+	blocked := filepath.Join(data, "evals") // under a file: no folder can be made there
+	code, out, errOut = weft(t, queue, "eval", file, "--dataset", data, "--reports-dir", blocked, "--report", filepath.Join(dir, "missing", "r.json"))
+	require.Equal(t, 1, code, out+errOut)
+	require.Contains(t, out, "3/6 passed")
+	require.Contains(t, out, "reviews decided: approval edit, confirm approve")
+	require.Contains(t, errOut, "warning: the report was not kept in "+blocked)
+	require.Contains(t, errOut, "--reports-dir off")
+	require.Contains(t, errOut, "warning: the report was not written to "+filepath.Join(dir, "missing", "r.json"))
+	require.Contains(t, errOut, "3 of 6 cases failed")
+
+	// A review key that names no review of the workflow is an invalid dataset: nothing runs.
+	typo := filepath.Join(dir, "typo.jsonl")
+	require.NoError(t, os.WriteFile(typo, []byte(lines[0]+"\n"+`{"name": "typo", "inputs": {"text": "hello"}, "reviews": {"aproval": {"decision": "approve"}}}`+"\n"), 0o644))
+	code, out, errOut = weft(t, queue, "eval", file, "--dataset", typo, "--reports-dir", "off")
+	require.Equal(t, 2, code, out+errOut)
+	require.Contains(t, errOut, typo+`:2: case "typo": reviews.aproval: workflow "reviewed" has no review "aproval" (did you mean "approval"?)`)
+	require.Contains(t, errOut, "(approval, confirm)")
+	require.Empty(t, out)
+}
+
+// TestEvalCaseTimeout: a case that runs past --case-timeout fails, and its run is cancelled
+// rather than left running; the case's result says so and why.
+func TestEvalCaseTimeout(t *testing.T) {
+	c := dial(t)
+	queue := "eval-timeout"
+	release := make(chan struct{})
+	fake := fakellm.New()
+	defer fake.Close()
+	defer close(release) // before the fake closes: the model answers nobody any more
+	fake.Respond = func(fakellm.Request) fakellm.Reply {
+		<-release // a model that does not answer while the case runs
+		return fakellm.Text("late")
+	}
+	cfg := activities.Config{OpenAIBaseURL: fake.BaseURL, OpenAIAPIKey: "k", ChatModel: "gpt-4o-mini"}
+	w, err := worker.New(c, worker.Options{TaskQueue: queue, Config: cfg})
+	require.NoError(t, err)
+	require.NoError(t, w.Start())
+	t.Cleanup(w.Stop)
+
+	dir := t.TempDir()
+	file := filepath.Join(dir, "slow.json")
+	require.NoError(t, os.WriteFile(file, []byte(`{"name": "slow", "steps": [{"id": "answer", "tool": "llm", "inputs": {"prompt": "take your time"}}],
+  "output": "{{ answer.output.text }}"}`), 0o644))
+	data := filepath.Join(dir, "cases.jsonl")
+	require.NoError(t, os.WriteFile(data, []byte(`{"name": "slow", "expect": {"contains": "late"}}`+"\n"), 0o644))
+
+	code, out, errOut := weft(t, queue, "eval", file, "--dataset", data, "--json", "--reports-dir", "off", "--case-timeout", "3s")
+	require.Equal(t, 1, code, out+errOut)
+	var rep starter.EvalReport
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	require.Len(t, rep.Cases, 1)
+	got := rep.Cases[0]
+	require.False(t, got.Pass)
+	require.NotEmpty(t, got.RunID)
+	require.Equal(t, "the case ran past --case-timeout 3s", got.Cancelled)
+	require.Equal(t, "the case ran past --case-timeout 3s; the run was cancelled", got.Error)
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	require.Error(t, c.GetWorkflow(ctx, got.RunID, "").Get(ctx, nil), "the run ends, cancelled")
+	d, err := c.DescribeWorkflowExecution(ctx, got.RunID, "")
+	require.NoError(t, err)
+	require.Equal(t, enums.WORKFLOW_EXECUTION_STATUS_CANCELED, d.GetWorkflowExecutionInfo().GetStatus())
 }

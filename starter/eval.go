@@ -43,6 +43,8 @@ type EvalCase struct {
 	// that waits for a review the case does not decide fails the case (and is cancelled).
 	Reviews map[string]EvalDecision `json:"reviews,omitempty"`
 	Expect  EvalExpect              `json:"expect"`
+	// line is the case's line in the dataset (0: not read from one).
+	line int
 }
 
 // EvalDecision is what the eval decides for a review: approve, edit (with data) or reject
@@ -73,7 +75,7 @@ func noDecision(r *weftv1.ReviewRequest) string {
 		key = r.GetStep()
 	}
 	return fmt.Sprintf("the run waits for review %q (step %q) and the case has no decision for it: add "+
-		`"reviews": {%q: {"decision": "approve"}} to the case (or "edit" with "data", "reject" with "comment"; the key "*" decides every review); the run was cancelled`,
+		`"reviews": {%q: {"decision": "approve"}} to the case (or "edit" with "data", "reject" with "comment"; the key "*" decides every review)`,
 		key, r.GetStep(), key)
 }
 
@@ -149,10 +151,13 @@ func newEvalCommand() *cobra.Command {
 			"   \"expect\": {\"path\": \"text\", \"equals\": \"new text\"}}\n" +
 			"  {\"name\": \"refused\", \"reviews\": {\"*\": {\"decision\": \"reject\", \"comment\": \"no\"}}, \"expect\": {\"error\": \"rejected\"}}\n" +
 			"Decisions go through the client's review operation as reviewer \"eval\"; expect's \"error\" passes\n" +
-			"when the run fails with a message containing it. A run that waits for a review the case does not\n" +
-			"decide fails the case, naming the review, and is cancelled.\n\n" +
+			"when the run fails with a message containing it. A key that names no review of the workflow is an\n" +
+			"invalid dataset (checked before anything runs). A case that ends before its run (the run waits for a\n" +
+			"review the case does not decide, --case-timeout) fails, and the run is cancelled: the case's\n" +
+			"\"cancelled\" says why.\n\n" +
 			"Every report is also kept in --reports-dir (default " + evalreport.DefaultDir + "), where the console's Evals\n" +
-			"page lists them.",
+			"page lists them. A report that cannot be kept there (or written to --report) is a warning: the\n" +
+			"results are printed first, and the exit status is the cases'.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return o.run(cmd, args[0]) },
 	}
@@ -192,6 +197,7 @@ func ReadEvalDataset(r io.Reader, file string) ([]EvalCase, error) {
 			return nil, fmt.Errorf("%s:%d: case %q is named on line %d too: names must be unique (reports compare cases by name)", file, n, c.Name, prev)
 		}
 		seen[c.Name] = n
+		c.line = n
 		if err := c.Expect.check(); err != nil {
 			return nil, fmt.Errorf("%s:%d: case %q: %w", file, n, c.Name, err)
 		}
@@ -213,6 +219,92 @@ func ReadEvalDataset(r io.Reader, file string) ([]EvalCase, error) {
 		return nil, fmt.Errorf("%s holds no case: write one JSON object per line", file)
 	}
 	return cases, nil
+}
+
+// evalReviewSteps lists the steps of w whose runs may wait for a review (review steps; agents,
+// whose tool calls may wait for approval; loops over either) and those of the workflows w calls,
+// resolved as a run's start resolves them: a called workflow's reviews are decided with the
+// caller's, by their own ids and steps. known is false when w may call a workflow this cannot
+// read (a name computed at run time, a loop over workflow steps, a name that does not resolve):
+// the keys of its reviews are then not known before the run.
+func evalReviewSteps(w *dsl.Workflow, resolve weftclient.Resolver) (steps []string, known bool) {
+	known = true
+	set := map[string]bool{}
+	called := map[string]bool{}
+	var walk func(w *dsl.Workflow)
+	walk = func(w *dsl.Workflow) {
+		for _, cs := range w.Steps {
+			kinds := []toolspec.Kind{}
+			if cs.Spec != nil {
+				kinds = append(kinds, cs.Spec.Kind)
+			}
+			nested := cs.Nested != nil && cs.Nested.Spec != nil
+			if nested {
+				kinds = append(kinds, cs.Nested.Spec.Kind)
+			}
+			for _, k := range kinds {
+				switch k {
+				case toolspec.KindReview, toolspec.KindAgent:
+					set[cs.ID] = true
+				case toolspec.KindChild:
+					name, literal := cs.Inputs["workflow"].(string)
+					if nested || !literal || strings.Contains(name, "{{") {
+						known = false
+					}
+				}
+			}
+		}
+		for _, name := range dsl.CalledWorkflows(w.Def) {
+			if called[name] {
+				continue
+			}
+			called[name] = true
+			cw, err := resolve(name)
+			if err != nil || len(called) > 100 {
+				known = false // the run's start names what is wrong
+				continue
+			}
+			walk(cw)
+		}
+	}
+	walk(w)
+	return slices.Sorted(maps.Keys(set)), known
+}
+
+// evalKeyStep is the step a review key names: "each[1]" and "agent/call_1" name steps each and
+// agent.
+func evalKeyStep(key string) string {
+	if i := strings.IndexAny(key, "[/"); i > 0 {
+		return key[:i]
+	}
+	return key
+}
+
+// CheckEvalReviews checks, before anything runs, that every key of the cases' reviews names a
+// review a run of workflow may wait for: a review step, an item of one ("each[1]"), an agent's
+// tool call ("agent/call_1") or "*" (steps: evalReviewSteps). A key that names none would never
+// decide anything and leave its review waiting. file names the dataset in the error.
+func CheckEvalReviews(file, workflow string, cases []EvalCase, steps []string) error {
+	for _, c := range cases {
+		for _, k := range slices.Sorted(maps.Keys(c.Reviews)) {
+			if k == "*" || slices.ContainsFunc(steps, func(s string) bool {
+				return k == s || strings.HasPrefix(k, s+"[") || strings.HasPrefix(k, s+"/")
+			}) {
+				continue
+			}
+			at := fmt.Sprintf("%s:%d: case %q: reviews.%s", file, c.line, c.Name, k)
+			if len(steps) == 0 {
+				return fmt.Errorf(`%s: workflow %q has no step that waits for a review (a review step, an agent's tool call): remove "reviews" from the case`, at, workflow)
+			}
+			hint := ""
+			if m := nearest(evalKeyStep(k), steps); m != "" {
+				hint = fmt.Sprintf(" (did you mean %q?)", m+strings.TrimPrefix(k, evalKeyStep(k)))
+			}
+			return fmt.Errorf(`%s: workflow %q has no review %q%s: a key is a step that waits for a review (%s), an item of one ("%s[0]"), an agent's tool call (AGENT/CALL_ID), or "*" for every review`,
+				at, workflow, k, hint, strings.Join(steps, ", "), steps[0])
+		}
+	}
+	return nil
 }
 
 // check says what is wrong with the graders before anything runs.
@@ -515,6 +607,15 @@ func (o *evalOptions) run(cmd *cobra.Command, arg string) error {
 	if err != nil {
 		return invalid(err)
 	}
+	dir := "" // where a run's start finds the workflows w calls
+	if st, err := os.Stat(arg); err == nil && !st.IsDir() {
+		dir = filepath.Dir(arg)
+	}
+	if steps, known := evalReviewSteps(w, weftclient.FileResolver(dir)); known {
+		if err := CheckEvalReviews(o.dataset, w.Def.Name, cases, steps); err != nil {
+			return invalid(err)
+		}
+	}
 	var base *EvalReport
 	if o.baseline != "" {
 		if base, err = readEvalReport(o.baseline); err != nil {
@@ -538,29 +639,17 @@ func (o *evalOptions) run(cmd *cobra.Command, arg string) error {
 		rep.Baseline = CompareEval(base, rep)
 		rep.Baseline.File = o.baseline
 	}
-	if o.reportsDir != "" && o.reportsDir != "off" {
-		if err := ignoreWeftDir(o.reportsDir); err != nil {
-			return err
-		}
-		id, err := evalreport.Save(o.reportsDir, rep)
-		if err != nil {
-			return fmt.Errorf("%w (--reports-dir off keeps none)", err)
-		}
-		fmt.Fprintf(cmd.ErrOrStderr(), "report kept as %s (the console's Evals page: /evals/%s)\n", filepath.Join(o.reportsDir, id+".json"), id)
-	}
-	if o.report != "" {
-		data, _ := json.MarshalIndent(rep, "", "  ")
-		if err := os.WriteFile(o.report, append(data, '\n'), 0o644); err != nil {
-			return fmt.Errorf("writing the report: %w", err)
-		}
-	}
+	// The results are printed first: a report that cannot be saved warns, and loses nothing.
 	out := cmd.OutOrStdout()
+	var printErr error
 	if o.asJSON {
-		if err := writeJSON(out, rep); err != nil {
-			return err
-		}
+		printErr = writeJSON(out, rep)
 	} else {
 		printEval(out, rep)
+	}
+	o.saveReports(cmd.ErrOrStderr(), rep)
+	if printErr != nil {
+		return printErr
 	}
 	switch {
 	case rep.Baseline != nil && len(rep.Baseline.Regressions) > 0:
@@ -569,6 +658,31 @@ func (o *evalOptions) run(cmd *cobra.Command, arg string) error {
 		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("%d of %d cases failed", rep.Summary.Failed, rep.Summary.Cases)}
 	}
 	return nil
+}
+
+// saveReports keeps rep in --reports-dir and writes --report. A report that cannot be saved is a
+// warning naming the path and what to do: the results are printed already, and the exit status
+// stays the cases'.
+func (o *evalOptions) saveReports(errOut io.Writer, rep *EvalReport) {
+	if o.reportsDir != "" && o.reportsDir != "off" {
+		err := ignoreWeftDir(o.reportsDir)
+		id := ""
+		if err == nil {
+			id, err = evalreport.Save(o.reportsDir, rep)
+		}
+		if err != nil {
+			fmt.Fprintf(errOut, "warning: the report was not kept in %s: %v (the results are printed; make the folder writable, "+
+				"pick another with --reports-dir DIR or WEFT_EVAL_REPORTS, or keep none with --reports-dir off)\n", o.reportsDir, err)
+		} else {
+			fmt.Fprintf(errOut, "report kept as %s (the console's Evals page: /evals/%s)\n", filepath.Join(o.reportsDir, id+".json"), id)
+		}
+	}
+	if o.report != "" {
+		data, _ := json.MarshalIndent(rep, "", "  ")
+		if err := os.WriteFile(o.report, append(data, '\n'), 0o644); err != nil {
+			fmt.Fprintf(errOut, "warning: the report was not written to %s: %v (the results are printed; give --report a file in a folder that exists and is writable)\n", o.report, err)
+		}
+	}
 }
 
 func readEvalReport(path string) (*EvalReport, error) {
@@ -633,6 +747,11 @@ func RunEval(ctx context.Context, c *weftclient.Client, w *dsl.Workflow, source 
 				)
 				res, r.Reviews, runErr, err = followEvalRun(cctx, c, run.ID, cs)
 				r.LatencyMs = time.Since(t0).Milliseconds()
+				if err != nil {
+					// The case ends before its run: the run is cancelled, none is left waiting.
+					msg, why := evalStopReason(ctx, cctx, timeout, err)
+					r.Cancelled, err = cancelEvalRun(ctx, c, run.ID, msg, why)
+				}
 				switch {
 				case err != nil:
 				case runErr != nil && cs.Expect.Error == "":
@@ -677,8 +796,9 @@ func RunEval(ctx context.Context, c *weftclient.Client, w *dsl.Workflow, source 
 
 // followEvalRun follows run id until it ends, deciding each review it waits for as the case says
 // (through the client's Review, as reviewer "eval"). runErr is the run's own failure, for the
-// graders; err fails the case: a review the case does not decide (the run is then cancelled, so
-// nothing is left waiting), a decision the run refused, or following the run failing.
+// graders; err fails the case: a review the case does not decide, a decision the run refused, or
+// following the run failing (ctx ending: the case's timeout). When err is set the run may still be
+// running: the caller cancels it (cancelEvalRun).
 func followEvalRun(ctx context.Context, c *weftclient.Client, id string, cs EvalCase) (res *weftv1.RunResult, decided []EvalReview, runErr, err error) {
 	sctx, stop := context.WithCancel(ctx)
 	defer stop()
@@ -692,7 +812,7 @@ func followEvalRun(ctx context.Context, c *weftclient.Client, id string, cs Eval
 		sent[r.GetId()] = true
 		d, key, ok := cs.decisionFor(r)
 		if !ok {
-			stopped = errors.New(noDecision(r))
+			stopped = &evalStop{msg: noDecision(r), why: fmt.Sprintf("it waited for review %q, which the case does not decide", r.GetId())}
 			stop()
 			return
 		}
@@ -700,24 +820,60 @@ func followEvalRun(ctx context.Context, c *weftclient.Client, id string, cs Eval
 		_, derr := c.Review(sctx, id, weftclient.Decision{ID: r.GetId(), Decision: d.Decision, Data: d.Data, Comment: d.Comment,
 			Reviewer: EvalReviewer, Digest: r.GetDigest()})
 		if derr != nil {
-			stopped = fmt.Errorf("review %q: the case's decision (reviews.%s) was refused: %w; the run was cancelled", r.GetId(), key, derr)
+			stopped = &evalStop{msg: fmt.Sprintf("review %q: the case's decision (reviews.%s) was refused: %v", r.GetId(), key, derr),
+				why: fmt.Sprintf("the run refused the case's decision for review %q", r.GetId())}
 			stop()
 			return
 		}
 		decided = append(decided, rec)
 	})
 	if stopped != nil {
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-		defer cancel()
-		if cerr := c.Cancel(cctx, id, "weft eval"); cerr != nil {
-			stopped = fmt.Errorf("%w (cancelling the run failed too: %v)", stopped, cerr)
-		}
 		return nil, decided, nil, stopped
 	}
 	if runErr != nil && ctx.Err() != nil {
 		return nil, decided, nil, fmt.Errorf("following the run: %w", runErr)
 	}
 	return res, decided, runErr, nil
+}
+
+// evalStop is why following a run stopped before it ended: msg for the case's error, why for
+// its Cancelled.
+type evalStop struct{ msg, why string }
+
+func (e *evalStop) Error() string { return e.msg }
+
+// evalStopReason says why a case ended before its run (err: followEvalRun's), for the case's
+// error (msg) and its Cancelled (why): a review (err says), the case's context cctx running past
+// timeout, the eval's ctx interrupted, or following the run failing.
+func evalStopReason(ctx, cctx context.Context, timeout time.Duration, err error) (msg, why string) {
+	var st *evalStop
+	switch {
+	case errors.As(err, &st):
+		return st.msg, st.why
+	case ctx.Err() != nil:
+		return "weft eval was interrupted", "weft eval was interrupted"
+	case errors.Is(cctx.Err(), context.DeadlineExceeded):
+		why = fmt.Sprintf("the case ran past --case-timeout %s", timeout)
+		return why, why
+	}
+	return err.Error(), "following the run failed"
+}
+
+// cancelEvalRun cancels run id, which a case left before it ended, through the client's Cancel as
+// "weft eval". It returns the case's Cancelled (why; "" when the run had ended meanwhile) and its
+// error: msg, and that the run was cancelled, or what to do when cancelling failed.
+func cancelEvalRun(ctx context.Context, c *weftclient.Client, id, msg, why string) (string, error) {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	err := c.Cancel(cctx, id, "weft eval")
+	var fin *weftclient.FinishedError
+	switch {
+	case errors.As(err, &fin):
+		return "", fmt.Errorf("%s (the run ended by itself meanwhile: %s)", msg, fin.Status)
+	case err != nil:
+		return "", fmt.Errorf("%s; cancelling the run failed: %v (cancel it with weft cancel %s)", msg, err, id)
+	}
+	return why, fmt.Errorf("%s; the run was cancelled", msg)
 }
 
 // GradeEvalFailure grades a run that failed with cause: only an expected error passes.

@@ -8,7 +8,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	weftclient "github.com/weftworks/weft/client"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
+	"github.com/weftworks/weft/workflows/dsl"
 )
 
 func TestGradeEval(t *testing.T) {
@@ -164,4 +166,72 @@ func TestGradeEvalError(t *testing.T) {
 			require.Contains(t, grades[0].Detail, tc.detail)
 		})
 	}
+}
+
+// TestCheckEvalReviews: before anything runs, every key of a case's reviews must name a review a
+// run may wait for (a review step, an item of one, an agent's tool call, a called workflow's review
+// step, "*"); a key that names none is an error naming the dataset's line, the key, the keys that
+// exist and the nearest. A workflow that calls one by a computed name is not checked.
+func TestCheckEvalReviews(t *testing.T) {
+	load := func(name, text string) *dsl.Workflow {
+		w, err := dsl.Load(name+".json", []byte(text))
+		require.NoError(t, err)
+		return w
+	}
+	child := load("signoff", `{"name": "signoff", "steps": [{"id": "sign", "tool": "review", "inputs": {"title": "Sign?"}}]}`)
+	resolve := func(name string) (*dsl.Workflow, error) {
+		if name == "signoff" {
+			return child, nil
+		}
+		return weftclient.FileResolver("")(name)
+	}
+	w := load("reviewed", `{"name": "reviewed", "inputs": {"items": {"type": "array"}},
+  "steps": [{"id": "approval", "tool": "review", "inputs": {"title": "Publish?"}},
+    {"id": "each", "tool": "review", "forEach": "{{ inputs.items }}", "inputs": {"title": "Item?", "data": "{{ item }}"}},
+    {"id": "agent", "tool": "agent", "inputs": {"prompt": "go", "tools": ["search", "ingest"], "approve": ["ingest"]}},
+    {"id": "answer", "tool": "llm", "inputs": {"prompt": "hi"}},
+    {"id": "sub", "tool": "workflow", "inputs": {"workflow": "signoff"}}]}`)
+	steps, known := evalReviewSteps(w, resolve)
+	require.True(t, known)
+	require.Equal(t, []string{"agent", "approval", "each", "sign"}, steps)
+
+	tests := []struct {
+		name, dataset string
+		err           []string
+	}{
+		{"steps, items, tool calls, a child's step, *", `{"name": "a", "reviews": {"approval": {"decision": "approve"}, "each[1]": {"decision": "reject"}, ` +
+			`"agent/call_1": {"decision": "approve"}, "sign": {"decision": "approve"}, "*": {"decision": "approve"}}}`, nil},
+		{"a typo", "{\"name\": \"a\"}\n{\"name\": \"b\", \"reviews\": {\"aproval\": {\"decision\": \"approve\"}}}",
+			[]string{`d.jsonl:2: case "b": reviews.aproval: workflow "reviewed" has no review "aproval" (did you mean "approval"?)`, "(agent, approval, each, sign)"}},
+		{"a typo in an item's key", `{"name": "a", "reviews": {"eahc[0]": {"decision": "approve"}}}`, []string{`did you mean "each[0]"?`}},
+		{"a step that waits for no review", `{"name": "a", "reviews": {"answer": {"decision": "approve"}}}`, []string{`has no review "answer"`}},
+		{"nothing near", `{"name": "a", "reviews": {"publish-step": {"decision": "approve"}}}`, []string{`has no review "publish-step": a key is`}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cases, err := ReadEvalDataset(strings.NewReader(tc.dataset), "d.jsonl")
+			require.NoError(t, err)
+			err = CheckEvalReviews("d.jsonl", w.Def.Name, cases, steps)
+			if tc.err == nil {
+				require.NoError(t, err)
+				return
+			}
+			for _, e := range tc.err {
+				require.ErrorContains(t, err, e)
+			}
+			require.NotContains(t, err.Error(), "did you mean \"publish")
+		})
+	}
+
+	none := load("plain", `{"name": "plain", "steps": [{"id": "answer", "tool": "llm", "inputs": {"prompt": "hi"}}]}`)
+	steps, known = evalReviewSteps(none, resolve)
+	require.True(t, known)
+	cases, err := ReadEvalDataset(strings.NewReader(`{"name": "a", "reviews": {"answer": {"decision": "approve"}}}`), "d.jsonl")
+	require.NoError(t, err)
+	require.ErrorContains(t, CheckEvalReviews("d.jsonl", "plain", cases, steps), `workflow "plain" has no step that waits for a review`)
+
+	dynamic := load("dynamic", `{"name": "dynamic", "inputs": {"wf": {"type": "string"}},
+  "steps": [{"id": "sub", "tool": "workflow", "inputs": {"workflow": "{{ inputs.wf }}"}}]}`)
+	_, known = evalReviewSteps(dynamic, resolve)
+	require.False(t, known, "a workflow called by a computed name: its reviews are not known before the run")
 }
