@@ -159,6 +159,11 @@ func TestStatefulMCPServer(t *testing.T) {
 		fakellm.ToolCall("k1", "notes__count", `{}`), fakellm.ToolCall("k2", "notes__count", `{}`), fakellm.ToolCall("k3", "notes__count", `{}`),
 		fakellm.ToolCall("k4", "notes__delete_note", `{"key":"a"}`),
 		fakellm.ToolCall("k5", "notes__count", `{}`), fakellm.Text("done"))
+	// The fourth: the same with the worker process killed (SIGKILL: nothing reported).
+	script = append(script,
+		fakellm.ToolCall("j1", "notes__count", `{}`), fakellm.ToolCall("j2", "notes__count", `{}`),
+		fakellm.ToolCall("j3", "notes__delete_note", `{"key":"a"}`),
+		fakellm.ToolCall("j4", "notes__count", `{}`), fakellm.Text("done"))
 	fake := fakellm.New(script...)
 	defer fake.Close()
 	cfg := activities.Config{OpenAIBaseURL: fake.BaseURL, ChatModel: "m"}
@@ -233,4 +238,29 @@ func TestStatefulMCPServer(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, strings.Join(st.Steps[0].Warnings, "\n"), "MCP server notes's session")
 	replayAndStore(t, run.ID, "mcp-stateful-session-lost", historyJSON(t, c, run.ID))
+
+	// A worker process killed with SIGKILL says nothing: Temporal notices the session's
+	// heartbeat stop, and the call waiting for the dead worker runs in a fresh session.
+	second.Stop()
+	crashed := startCrashWorker(t, queue, &sideEffects{path: filepath.Join(t.TempDir(), "effects.log")},
+		"OPENAI_BASE_URL="+fake.BaseURL, "WEFT_CHAT_MODEL=m")
+	run, err = wc.Start(ctx, load(true), weftclient.StartOptions{ID: "mcp-stateful-3"})
+	require.NoError(t, err)
+	waitForGate(t, wc, run.ID, "agent/j3")
+	crashed.kill(t)
+	startWorkerWithConfig(t, queue, cfg, nil)
+	_, err = wc.Review(ctx, run.ID, weftclient.Decision{ID: "agent/j3", Decision: "approve", Reviewer: "ana"})
+	require.NoError(t, err)
+	res, err = wc.Result(ctx, run.ID)
+	require.NoError(t, err)
+	require.Equal(t, []string{"1", "2", "1"}, countResults(t, res), "after the kill, a fresh session started the server afresh")
+	page, err = wc.Events(ctx, run.ID, 0)
+	require.NoError(t, err)
+	lost = lost[:0]
+	for _, e := range page.Events {
+		if e.Type == workflows.EventMCPSessionLost {
+			lost = append(lost, e)
+		}
+	}
+	require.Len(t, lost, 1, "the kill is said once")
 }
