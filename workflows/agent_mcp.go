@@ -50,7 +50,7 @@ func (t *mcpTool) Call(ctx workflow.Context, r *run, sr *stepRun, args map[strin
 	}
 	in := mcpRequest(t.config, t.origin, t.trust)
 	in["tool"], in["arguments"] = t.name, args
-	out, err := r.mcpActivity(ctx, sr, t.server, callKey, toolspec.ActivityMCPCall, opts, in)
+	out, err := r.mcpActivity(ctx, sr, t.server, callKey, toolspec.ActivityMCPCall, t.readOnly && !t.destructive, opts, in)
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +92,7 @@ func (r *run) mcpTools(ctx workflow.Context, sr *stepRun, ref string) ([]agentTo
 	if r.namedActivities {
 		opts.ActivityID = r.activityID(sr, sr.cs.ID+"/mcp-"+server)
 	}
-	out, err := r.mcpActivity(ctx, sr, server, sr.cs.ID+"/mcp-"+server, toolspec.ActivityMCPList, opts, mcpRequest(config, r.origin, decl.Trust))
+	out, err := r.mcpActivity(ctx, sr, server, sr.cs.ID+"/mcp-"+server, toolspec.ActivityMCPList, true, opts, mcpRequest(config, r.origin, decl.Trust))
 	if err != nil {
 		return nil, temporal.NewApplicationErrorWithOptions(fmt.Sprintf("listing the tools of MCP server %s: %s", server, errorText(err)), ErrStepFailed,
 			temporal.ApplicationErrorOptions{NonRetryable: true, Cause: err})

@@ -161,6 +161,7 @@ func Chat(ctx workflow.Context, s *ChatSession) error {
 	}
 	r.setStatus(ctx, StatusRunning)
 	if err := workflow.Await(ctx, func() bool { return turnsHere >= s.TurnsPerRun && !busy }); err != nil {
+		r.closeMCPSessions(ctx) // a chat ends by being cancelled: its servers' connections close
 		return err
 	}
 	// Let accepted updates finish (waits for events answer now: this run records no more), then

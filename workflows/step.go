@@ -132,6 +132,10 @@ func (r *run) runActivityOn(ctx, sched workflow.Context, sr *stepRun, tool strin
 	if err := r.checkScope(tool, inputs); err != nil {
 		return nil, err
 	}
+	cancel := func() {}
+	if sched != ctx {
+		sched, cancel = workflow.WithCancel(sched)
+	}
 	actx := workflow.WithActivityOptions(sched, opts)
 	model := tool == toolspec.LLM
 	if model {
@@ -145,7 +149,10 @@ func (r *run) runActivityOn(ctx, sched workflow.Context, sr *stepRun, tool strin
 	} else {
 		sel := workflow.NewSelector(ctx)
 		sel.AddFuture(f, func(f workflow.Future) { err = f.Get(ctx, &res) })
-		sel.AddReceive(ctx.Done(), func(workflow.ReceiveChannel, bool) { err = temporal.NewCanceledError("cancelled") })
+		sel.AddReceive(ctx.Done(), func(workflow.ReceiveChannel, bool) {
+			cancel() // the caller gave up: so does the activity
+			err = temporal.NewCanceledError("cancelled")
+		})
 		sel.Select(ctx)
 	}
 	if model {

@@ -86,9 +86,26 @@ func TestSessionsCloseIdleConnections(t *testing.T) {
 	now := time.Now()
 	mcpclient.SetClock(p, func() time.Time { return now })
 	count(t, p, "idle", s)
+	count(t, p, "idle", s)
 	now = now.Add(2 * time.Minute)
 	count(t, p, "busy", s)
 	require.Equal(t, []string{"busy"}, p.Open())
-	got, _ := count(t, p, "idle", s)
+	got, reopened := count(t, p, "idle", s)
 	require.Equal(t, "1", got)
+	require.True(t, reopened, "a connection closed for idleness says its state is gone")
+	_, reopened = count(t, p, "idle", s)
+	require.False(t, reopened, "said once")
+}
+
+// TestSessionsLateCallAfterClose: a call that arrives as its session is closed runs on a slot the
+// pool still holds, so CloseAll closes its process too.
+func TestSessionsLateCallAfterClose(t *testing.T) {
+	s := notesServer(t)
+	p := mcpclient.NewSessions(0)
+	count(t, p, "run", s)
+	require.Equal(t, 1, p.Close("run"))
+	count(t, p, "run", s)
+	require.Equal(t, []string{"run"}, p.Open())
+	p.CloseAll()
+	require.Empty(t, p.Open())
 }

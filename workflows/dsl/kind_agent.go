@@ -308,8 +308,8 @@ func InputSchema(def *Definition) map[string]any {
 
 // CheckClientDefinition refuses what a definition sent by an authenticated client (an MCP key, a
 // console login) may not do (docs/security.md): declare how an external MCP server is started
-// or reached, or which of the worker's environment variables its key comes from, or trust its
-// tools. Such a definition names servers the operator declared, as {} ("mcpServers": {"notes":
+// or reached, or which of the worker's environment variables its key comes from, trust its
+// tools, or hold a worker's session for the whole run (stateful). Such a definition names servers the operator declared, as {} ("mcpServers": {"notes":
 // {}}). The operator's own files are not held to this.
 func CheckClientDefinition(def *Definition) error {
 	var problems []string
@@ -327,6 +327,10 @@ func CheckClientDefinition(def *Definition) error {
 		}
 		if s.Trust {
 			what = append(what, "trust")
+		}
+		if s.Stateful {
+			// A session holds a slot on a worker for as long as the run lasts.
+			what = append(what, "stateful (a worker's session held for the whole run)")
 		}
 		if len(what) > 0 {
 			problems = append(problems, fmt.Sprintf("mcpServers.%s declares %s", name, strings.Join(what, ", ")))

@@ -50,6 +50,7 @@ func TestCheckClientDefinition(t *testing.T) {
 		{`{"x": {"url": "https://evil.example/mcp", "keyEnv": "OPENAI_API_KEY"}}`, "mcpServers.x declares environment variables, a url"},
 		{`{"x": {"command": "notes", "env": {"A": "b"}}}`, "environment variables"},
 		{`{"x": {"trust": true}}`, "mcpServers.x declares trust"},
+		{`{"x": {"stateful": true}}`, "mcpServers.x declares stateful"},
 	}
 	for _, tc := range cases {
 		err := dsl.CheckClientDefinition(load(`{"name": "c", "mcpServers": ` + tc.servers + `, ` + agent + `}`))
