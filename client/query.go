@@ -23,7 +23,7 @@ func (c *Client) queryRun(ctx context.Context, id, runID, name string, args ...a
 	qctx, cancel := context.WithTimeout(ctx, queryTimeout)
 	defer cancel()
 	v, err := c.t.QueryWorkflow(qctx, id, runID, name, args...)
-	for err != nil && qctx.Err() == nil && isQueryTimeout(err) {
+	for err != nil && qctx.Err() == nil && isQueryRetryable(err) {
 		select {
 		case <-qctx.Done():
 		case <-time.After(250 * time.Millisecond):
@@ -36,9 +36,13 @@ func (c *Client) queryRun(ctx context.Context, id, runID, name string, args ...a
 // queryTimeout bounds a query, its asking again included.
 const queryTimeout = 15 * time.Second
 
-// isQueryTimeout reports whether a query failed because nobody answered in time (rather than
-// because the run or the query does not exist).
-func isQueryTimeout(err error) bool {
+// isQueryRetryable reports whether a query failed because nobody answered in time, or because the
+// worker it was handed to went away while our context is still live (the server cancels a query
+// whose worker stopped polling: a worker restarting as a client asks), rather than because the
+// run or the query does not exist.
+func isQueryRetryable(err error) bool {
 	var dl *serviceerror.DeadlineExceeded
-	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &dl) || status.Code(err) == codes.DeadlineExceeded
+	var cancelled *serviceerror.Canceled
+	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &dl) || status.Code(err) == codes.DeadlineExceeded ||
+		errors.Is(err, context.Canceled) || errors.As(err, &cancelled) || status.Code(err) == codes.Canceled
 }
