@@ -58,11 +58,16 @@ func writeTool(s *toolspec.Spec) bool {
 // whose URL is a literal private, loopback or link-local address, are warnings; a workflow, step
 // or input without a description is a note.
 func Check(file string, data []byte) []Finding {
+	w, err := dsl.Load(file, data)
+	return check(file, data, w, err)
+}
+
+// check is Check of a file already loaded (w, or loadErr and the file's data when it is not).
+func check(file string, data []byte, w *dsl.Workflow, loadErr error) []Finding {
 	var out []Finding
 	add := func(step, sev, check, msg, fix string) {
 		out = append(out, Finding{File: file, Step: step, Severity: sev, Check: check, Message: msg, Fix: fix})
 	}
-	w, loadErr := dsl.Load(file, data)
 	var def dsl.Definition
 	if w != nil {
 		def = *w.Def

@@ -264,6 +264,6 @@ func (s Store) Install(ctx context.Context, arg string, reg Registry) (*Package,
 		return nil, err
 	}
 	out.Warnings = warnings
-	out.Findings = Check(p.Name+"/"+p.Main, wf) // what vai prints on install; an invalid workflow was refused by prepare
+	out.Findings = check(p.Name+"/"+p.Main, nil, wf, nil) // what vai prints on install; an invalid workflow was refused by prepare
 	return out, nil
 }

@@ -45,8 +45,8 @@ const record = ".weft-install.json"
 var ErrNotInstalled = errors.New("package not installed")
 
 // prepare reads and checks a package's files: the manifest, and its workflow compiled as
-// `weft validate` compiles it. Nothing is written.
-func prepare(fs files, source string) (*Package, []byte, error) {
+// `weft validate` compiles it (returned, for Check's findings: compiled once). Nothing is written.
+func prepare(fs files, source string) (*Package, *dsl.Workflow, error) {
 	mf, ok := fs["package.json"]
 	if !ok {
 		return nil, nil, fmt.Errorf("%s has no package.json: a workflow package is a package.json plus workflow.json", source)
@@ -62,7 +62,8 @@ func prepare(fs files, source string) (*Package, []byte, error) {
 	if len(wf) > dsl.MaxFileSize {
 		return nil, nil, fmt.Errorf("%s@%s: %s has %d bytes, over the %d a workflow file may have", m.Name, m.Version, m.Main, len(wf), dsl.MaxFileSize)
 	}
-	if _, err := dsl.Load(m.Name+"/"+m.Main, wf); err != nil {
+	w, err := dsl.Load(m.Name+"/"+m.Main, wf)
+	if err != nil {
 		return nil, nil, fmt.Errorf("%s@%s: its workflow is invalid, nothing installed (weft check or weft validate on the file says more):\n%w", m.Name, m.Version, err)
 	}
 	p := &Package{Manifest: *m, Tier: m.Tier(), Source: source}
@@ -72,7 +73,7 @@ func prepare(fs files, source string) (*Package, []byte, error) {
 	if !m.VaiNamed() {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("%s is not named like a vai workflow package (vai-workflow-NAME or @vaicli/NAME)", m.Name))
 	}
-	return p, wf, nil
+	return p, w, nil
 }
 
 // install writes a prepared package into the store: into a staging folder first, renamed into
