@@ -132,9 +132,12 @@ func (r *run) runActivityOn(ctx, sched workflow.Context, sr *stepRun, tool strin
 	if err := r.checkScope(tool, inputs); err != nil {
 		return nil, err
 	}
-	cancel := func() {}
-	if sched != ctx {
+	elsewhere := sched != ctx
+	if elsewhere {
+		// The caller's cancellation reaches the activity through this; released when done.
+		var cancel workflow.CancelFunc
 		sched, cancel = workflow.WithCancel(sched)
+		defer cancel()
 	}
 	actx := workflow.WithActivityOptions(sched, opts)
 	model := tool == toolspec.LLM
@@ -144,15 +147,13 @@ func (r *run) runActivityOn(ctx, sched workflow.Context, sr *stepRun, tool strin
 	var res toolspec.Result
 	f := workflow.ExecuteActivity(actx, tool, inputs)
 	var err error
-	if sched == ctx {
+	if !elsewhere {
 		err = f.Get(ctx, &res)
 	} else {
+		// The caller gave up: so does the activity (the deferred cancel), without waiting for it.
 		sel := workflow.NewSelector(ctx)
 		sel.AddFuture(f, func(f workflow.Future) { err = f.Get(ctx, &res) })
-		sel.AddReceive(ctx.Done(), func(workflow.ReceiveChannel, bool) {
-			cancel() // the caller gave up: so does the activity
-			err = temporal.NewCanceledError("cancelled")
-		})
+		sel.AddReceive(ctx.Done(), func(workflow.ReceiveChannel, bool) { err = temporal.NewCanceledError("cancelled") })
 		sel.Select(ctx)
 	}
 	if model {

@@ -165,12 +165,12 @@ func (p *Sessions) sweepEvery(d time.Duration, stop <-chan struct{}) {
 func (p *Sessions) sweep() {
 	now := p.now()
 	p.mu.Lock()
-	var stale []*held
+	var stale, forgotten []*held
 	for key, h := range p.conns {
 		switch idle := now.Sub(h.used); {
 		case idle > p.idle+forgetAfter:
 			delete(p.conns, key)
-			stale = append(stale, h)
+			forgotten = append(forgotten, h) // closed as Close closes: a late caller takes a new slot
 		case idle > p.idle:
 			stale = append(stale, h)
 		}
@@ -184,6 +184,7 @@ func (p *Sessions) sweep() {
 		}
 		h.mu.Unlock()
 	}
+	closeAll(forgotten)
 }
 
 // Close closes the session's connections (a stdio server's process exits) and says how many.
