@@ -269,11 +269,7 @@ func TestEvalCaseTimeout(t *testing.T) {
 		<-release // a model that does not answer while the case runs
 		return fakellm.Text("late")
 	}
-	cfg := activities.Config{OpenAIBaseURL: fake.BaseURL, OpenAIAPIKey: "k", ChatModel: "gpt-4o-mini"}
-	w, err := worker.New(c, worker.Options{TaskQueue: queue, Config: cfg})
-	require.NoError(t, err)
-	require.NoError(t, w.Start())
-	t.Cleanup(w.Stop)
+	startWorkerWithConfig(t, queue, activities.Config{OpenAIBaseURL: fake.BaseURL, OpenAIAPIKey: "k", ChatModel: "gpt-4o-mini"}, nil)
 
 	dir := t.TempDir()
 	file := filepath.Join(dir, "slow.json")
