@@ -39,7 +39,9 @@ type EvalView struct {
 	Baseline               *evalreport.Comparison
 	// BaselineDelta is the pass rate's change from the baseline, in points.
 	BaselineDelta float64
-	Rows          []EvalCaseView
+	// Cancelled counts the cases whose run weft eval cancelled (Case.Cancelled).
+	Cancelled int
+	Rows      []EvalCaseView
 }
 
 // EvalCaseView is one case of a report.
@@ -160,6 +162,9 @@ func (s *Server) evalPage(w http.ResponseWriter, r *http.Request, sess *session)
 		}
 		for _, rv := range c.Reviews {
 			cv.Decided = append(cv.Decided, EvalDecided{ID: rv.ID, Decision: rv.Decision, Comment: rv.Comment, Reviewer: rv.Reviewer, DataJSON: evalJSON(rv.Data)})
+		}
+		if c.Cancelled != "" {
+			v.Cancelled++
 		}
 		v.Rows = append(v.Rows, cv)
 	}

@@ -89,3 +89,58 @@ func TestEvalPages(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, body(t, resp), "No eval reports yet")
 }
+
+// TestEvalCancelledCase: a case whose run weft eval cancelled (evalreport.Case.Cancelled) says so
+// on its row in words, with the reason, beside its fail, and the summary counts it; a case that
+// ended by itself does not.
+func TestEvalCancelledCase(t *testing.T) {
+	dir := t.TempDir()
+	rep := &evalreport.Report{Workflow: "slow", Dataset: "slow.jsonl", StartedAt: time.Now().Add(-time.Minute), Concurrency: 1,
+		Summary: evalreport.Summary{Cases: 3, Passed: 1, Failed: 2, PassRate: 1.0 / 3},
+		Cases: []evalreport.Case{
+			{Name: "quick", Pass: true, Score: 1, RunID: "slow-1", Grades: []evalreport.Grade{}},
+			{Name: "stuck", RunID: "slow-2", Cancelled: "the case ran past --case-timeout 2m0s",
+				Error: "the case ran past --case-timeout 2m0s; the run was cancelled", Grades: []evalreport.Grade{}},
+			{Name: "wrong", RunID: "slow-3", Grades: []evalreport.Grade{{Grader: "equals", Pass: false}}},
+		}}
+	id, err := evalreport.Save(dir, rep)
+	require.NoError(t, err)
+	srv := newConsole(t, console.Options{EvalsDir: dir})
+	resp, err := http.Get(srv.URL + "/evals/" + id)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	page := body(t, resp)
+	require.Contains(t, page, `<span class="status s-failed">2 failed</span>, <span class="status s-cancelled">1 cancelled</span>`, "the summary counts the cancelled cases")
+
+	tests := []struct {
+		name string
+		has  []string
+		not  []string
+	}{
+		{"stuck", []string{`<span class="status s-failed">fail</span>`, `<span class="status s-cancelled">cancelled</span>`,
+			"the case ran past --case-timeout 2m0s", `data-cancelled="the case ran past --case-timeout 2m0s"`}, nil},
+		{"quick", []string{`<span class="status s-completed">pass</span>`}, []string{"cancelled"}},
+		{"wrong", []string{`<span class="status s-failed">fail</span>`}, []string{"cancelled"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			row := caseRow(t, page, tc.name)
+			for _, s := range tc.has {
+				require.Contains(t, row, s)
+			}
+			for _, s := range tc.not {
+				require.NotContains(t, row, s)
+			}
+		})
+	}
+}
+
+// caseRow is the row of case name on a report's page (its first <tr>, not its details).
+func caseRow(t *testing.T, page, name string) string {
+	t.Helper()
+	_, rest, ok := strings.Cut(page, `<tr id="case-`+name+`"`)
+	require.True(t, ok, "the page has a row for case %s", name)
+	row, _, ok := strings.Cut(rest, "</tr>")
+	require.True(t, ok, "the row of case %s ends", name)
+	return row
+}
