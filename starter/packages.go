@@ -164,6 +164,9 @@ func newInfoCommand() *cobra.Command {
 				info.Steps = append(info.Steps, packageStep{s.ID, s.Name, s.Tool})
 			}
 			if asJSON {
+				// The data as written, not cleaned: programs get the exact text. JSON escapes C0
+				// controls (ESC, BEL, ...), so no ESC-introduced sequence reaches a terminal; C1 and
+				// bidi controls are written as UTF-8, as encoding/json does.
 				return writeJSON(cmd.OutOrStdout(), info)
 			}
 			printPackageInfo(cmd, info, w)
@@ -174,9 +177,13 @@ func newInfoCommand() *cobra.Command {
 	return cmd
 }
 
+// printPackageInfo prints weft info's text. The package's text was cleaned where package.json was
+// read; the workflow file's (names, descriptions, types, defaults, step ids and tools) is its
+// author's too and is cleaned here, each string with wfpkg.Line: one line, no terminal controls.
 func printPackageInfo(cmd *cobra.Command, info packageInfo, w *dsl.Workflow) {
 	out := cmd.OutOrStdout()
 	p := info.Package
+	clean := wfpkg.Line
 	fmt.Fprintf(out, "%s %s (%s)\n", p.Name, p.Version, p.Tier)
 	if p.Description != "" {
 		fmt.Fprintf(out, "  %s\n", strings.ReplaceAll(p.Description, "\n", "\n  "))
@@ -203,9 +210,9 @@ func printPackageInfo(cmd *cobra.Command, info packageInfo, w *dsl.Workflow) {
 	line("source", p.Source)
 	line("integrity", p.Integrity)
 	line("installed", p.Dir)
-	fmt.Fprintf(out, "\nWorkflow %q", info.Workflow)
-	if w.Def.Description != "" {
-		fmt.Fprintf(out, ": %s", w.Def.Description)
+	fmt.Fprintf(out, "\nWorkflow %q", clean(info.Workflow))
+	if d := clean(w.Def.Description); d != "" {
+		fmt.Fprintf(out, ": %s", d)
 	}
 	fmt.Fprintln(out)
 	names := make([]string, 0, len(info.Inputs))
@@ -223,15 +230,17 @@ func printPackageInfo(cmd *cobra.Command, info packageInfo, w *dsl.Workflow) {
 				extra = append(extra, "required")
 			}
 			if in.Default != nil {
-				d, _ := json.Marshal(in.Default)
+				// its strings cleaned first: json.Marshal escapes C0 controls but writes C1 and
+				// bidi controls as they are
+				d, _ := json.Marshal(wfpkg.CleanJSON(in.Default))
 				extra = append(extra, "default "+string(d))
 			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", n, in.Type, strings.Join(extra, ", "), in.Description)
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", clean(n), clean(in.Type), strings.Join(extra, ", "), clean(in.Description))
 		}
 	}
 	fmt.Fprintln(tw, "Steps:")
 	for i, s := range info.Steps {
-		fmt.Fprintf(tw, "  %d. %s\t%s\t%s\n", i+1, s.ID, s.Tool, s.Name)
+		fmt.Fprintf(tw, "  %d. %s\t%s\t%s\n", i+1, clean(s.ID), clean(s.Tool), clean(s.Name))
 	}
 	_ = tw.Flush()
 	fmt.Fprintf(out, "\nRun it: weft run %s; check it: weft check %s\n", p.Name, p.Name)

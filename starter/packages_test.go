@@ -292,3 +292,72 @@ func TestInstallOutput(t *testing.T) {
 		})
 	}
 }
+
+// TestInfoWorkflowText: text from an installed package's workflow.json (the workflow's name and
+// description, input names, types, descriptions and defaults, step ids, names and tools) reaches
+// weft info's output without terminal controls, its visible text kept; --json keeps it as written.
+func TestInfoWorkflowText(t *testing.T) {
+	const name = "vai-workflow-greet"
+	// OSC 52 (writes the clipboard), CSI 2J (clears the screen), a bidi override and C1 CSI.
+	const evil = "\x1b]52;c;cHduZWQ=\x07\x1b[2J\u202e\u009b2J"
+	workflow := func(field, value string) string {
+		w := map[string]any{
+			"name": "greet", "description": "Greets someone",
+			"inputs": map[string]any{"who": map[string]any{"type": "string", "default": "world", "description": "whom to greet"}},
+			"steps":  []any{map[string]any{"id": "hello", "name": "Say hello", "tool": "template", "inputs": map[string]any{"text": "hello {{ inputs.who }}"}}},
+			"output": "{{ hello.output.text }}",
+		}
+		in := w["inputs"].(map[string]any)["who"].(map[string]any)
+		step := w["steps"].([]any)[0].(map[string]any)
+		switch field {
+		case "description":
+			w["description"] = value
+		case "name":
+			w["name"] = value
+		case "input description":
+			in["description"] = value
+		case "input default":
+			in["default"] = value
+		case "step name":
+			step["name"] = value
+		}
+		b, err := json.Marshal(w)
+		require.NoError(t, err)
+		return string(b)
+	}
+	tests := []struct {
+		field string
+		value string
+		want  string // in weft info's output
+		json  bool   // the field is in weft info --json's
+	}{
+		{"description", "Greets " + evil + "someone", `Workflow "greet": Greets someone`, false},
+		{"name", "gr" + evil + "eet", `Workflow "greet"`, true},
+		{"input description", "whom " + evil + "to greet", "whom to greet", true},
+		{"input default", "wor" + evil + "ld", `default "world"`, true},
+		{"step name", "Say " + evil + "hello", "Say hello", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.field, func(t *testing.T) {
+			packagesEnv(t)
+			files := wfpkgtest.Package(name, "1.1.0")
+			files["workflow.json"] = workflow(tc.field, tc.value)
+			code, out, errOut := weft(t, "", "install", wfpkgtest.Dir(t, files))
+			require.Equal(t, 0, code, out+errOut)
+
+			code, info, errOut := weft(t, "", "info", name)
+			require.Equal(t, 0, code, errOut)
+			require.Contains(t, info, tc.want)
+			for _, bad := range []string{"\x1b", "\x07", "]52;", "[2J", "\u202e", "\u009b"} {
+				require.NotContains(t, info, bad)
+			}
+
+			code, out, errOut = weft(t, "", "info", "--json", name)
+			require.Equal(t, 0, code, errOut)
+			require.NotContains(t, out, "\x1b")
+			if tc.json {
+				require.Contains(t, out, `\u001b]52;c;cHduZWQ=\u0007\u001b[2J`, "--json keeps the text as written, escaped")
+			}
+		})
+	}
+}

@@ -149,7 +149,7 @@ func (m *Manifest) clean() {
 	m.Vai.WorkflowVersion, m.Vai.Category, m.Vai.MinVaiVersion = Line(m.Vai.WorkflowVersion), Line(m.Vai.Category), Line(m.Vai.MinVaiVersion)
 	m.Vai.Tags = lines(m.Vai.Tags)
 	if m.Vai.Raw != nil {
-		m.Vai.Raw, _ = cleanJSON(m.Vai.Raw).(map[string]any)
+		m.Vai.Raw, _ = CleanJSON(m.Vai.Raw).(map[string]any)
 	}
 }
 
@@ -164,21 +164,22 @@ func lines(list []string) []string {
 	return out
 }
 
-// cleanJSON cleans every string of a decoded JSON value: keys with Line, values with Paragraphs.
-func cleanJSON(v any) any {
+// CleanJSON is a decoded JSON value with every string cleaned: keys with Line, values with
+// Paragraphs. v is not changed.
+func CleanJSON(v any) any {
 	switch x := v.(type) {
 	case string:
 		return Paragraphs(x)
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
-			out[i] = cleanJSON(e)
+			out[i] = CleanJSON(e)
 		}
 		return out
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			out[Line(k)] = cleanJSON(e)
+			out[Line(k)] = CleanJSON(e)
 		}
 		return out
 	}
