@@ -3,6 +3,7 @@ package console
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -14,8 +15,9 @@ import (
 // The Evals pages show the reports `weft eval` keeps (internal/evalreport, written by weft eval
 // alone): a list, newest first, and a report's cases. The console only reads them.
 
-// evalsShown is how many reports the list reads.
-const evalsShown = 200
+// evalsPerPage is how many reports a page of the list reads and shows; ?before=ID pages back
+// (listPager).
+const evalsPerPage = 200
 
 // EvalRow is one report of the Evals page.
 type EvalRow struct {
@@ -88,12 +90,28 @@ func evalRow(id string, r *evalreport.Report) EvalRow {
 	return row
 }
 
-func (s *Server) evalsPage(w http.ResponseWriter, _ *http.Request, sess *session) {
+func (s *Server) evalsPage(w http.ResponseWriter, r *http.Request, sess *session) {
 	if !s.mayReadEvals(w, sess) {
 		return
 	}
 	d := s.base(sess, "Evals", "evals")
-	entries, err := evalreport.List(s.evalsDir(), evalsShown)
+	d.Source = s.evalsDir()
+	before := r.URL.Query().Get("before")
+	if before != "" && !evalreport.ValidID(before) {
+		d.Error = fmt.Sprintf("before=%q is not an eval report's id (a file name of %s without .json): "+
+			"the Older and Newer links give one; start again from the newest reports", before, d.Source)
+		d.Pager = Pager{Page: 1, Newest: "/evals"}
+		s.render(w, "evals", d, http.StatusBadRequest)
+		return
+	}
+	// Only the names are listed whole; the reports of the page shown are read.
+	ids, err := evalreport.IDs(d.Source)
+	if err != nil {
+		d.Error = err.Error()
+	}
+	pg, lo, hi := listPager("/evals", ids, before, evalsPerPage)
+	d.Pager = pg
+	entries, err := evalreport.Entries(d.Source, ids[lo:hi])
 	if err != nil {
 		// The reports that could be read are shown; the error names the others.
 		d.Error = err.Error()
@@ -101,7 +119,6 @@ func (s *Server) evalsPage(w http.ResponseWriter, _ *http.Request, sess *session
 	for i := range entries {
 		d.Evals = append(d.Evals, evalRow(entries[i].ID, &entries[i].Report))
 	}
-	d.Source = s.evalsDir()
 	s.render(w, "evals", d, http.StatusOK)
 }
 

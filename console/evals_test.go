@@ -2,7 +2,13 @@ package console_test
 
 import (
 	"encoding/json"
+	"html"
 	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -143,4 +149,110 @@ func caseRow(t *testing.T, page, name string) string {
 	row, _, ok := strings.Cut(rest, "</tr>")
 	require.True(t, ok, "the row of case %s ends", name)
 	return row
+}
+
+// TestEvalsPaging: the Evals list shows 200 reports a page, newest first, reading only those of
+// the page shown (a broken report on page 2 is named there, not on page 1); Older and Newer go
+// back and forth, a before= that is not a report's id is a 400 that says so, and with 200 reports
+// or fewer there is one page and no pager.
+func TestEvalsPaging(t *testing.T) {
+	dir := t.TempDir()
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var ids []string // oldest first
+	for i := range 205 {
+		id, err := evalreport.Save(dir, &evalreport.Report{Workflow: "paged", StartedAt: at.Add(time.Duration(i) * time.Minute),
+			Summary: evalreport.Summary{Cases: 1}, Cases: []evalreport.Case{{Name: "c", Grades: []evalreport.Grade{}}}})
+		require.NoError(t, err)
+		ids = append(ids, id)
+	}
+	const broken = "20000101T000000.000Z-broken"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, broken+".json"), []byte("{"), 0o644))
+	srv := newConsole(t, console.Options{EvalsDir: dir})
+	get := func(t *testing.T, path string) (int, string) {
+		t.Helper()
+		resp, err := http.Get(srv.URL + path)
+		require.NoError(t, err)
+		return resp.StatusCode, body(t, resp)
+	}
+	shown := regexp.MustCompile(`<tr data-eval="([^"]+)">`)
+	rows := func(page string) []string {
+		var out []string
+		for _, m := range shown.FindAllStringSubmatch(page, -1) {
+			out = append(out, m[1])
+		}
+		return out
+	}
+	link := func(t *testing.T, page, id string) string {
+		t.Helper()
+		m := regexp.MustCompile(`<a id="` + id + `"[^>]* href="([^"]*)"`).FindStringSubmatch(page)
+		if m == nil {
+			return ""
+		}
+		return html.UnescapeString(m[1])
+	}
+	// has and hasNot name the text, not the 200-row page, when they fail.
+	has := func(t *testing.T, page, s, why string) {
+		t.Helper()
+		require.True(t, strings.Contains(page, s), "the page has %q: %s", s, why)
+	}
+	hasNot := func(t *testing.T, page, s, why string) {
+		t.Helper()
+		require.False(t, strings.Contains(page, s), "the page has no %q: %s", s, why)
+	}
+	newestFirst := func(ids []string) []string {
+		out := slices.Clone(ids)
+		slices.Reverse(out)
+		return out
+	}
+
+	code, page1 := get(t, "/evals")
+	require.Equal(t, http.StatusOK, code)
+	require.Equal(t, newestFirst(ids[5:]), rows(page1), "page 1: the 200 newest")
+	hasNot(t, page1, "broken", "page 1 reads only its own reports")
+	has(t, page1, "page 1", "the pager says which page")
+	require.Empty(t, link(t, page1, "newer"))
+	require.Empty(t, link(t, page1, "newest"))
+	older := link(t, page1, "older")
+	require.Equal(t, "/evals?before="+ids[5], older)
+
+	code, page2 := get(t, older)
+	require.Equal(t, http.StatusOK, code)
+	require.Equal(t, newestFirst(ids[:5]), rows(page2), "page 2: the 5 oldest")
+	has(t, page2, broken+".json is not a weft eval report", "page 2 names the report it could not read")
+	has(t, page2, "page 2", "the pager says which page")
+	require.Empty(t, link(t, page2, "older"), "the last page")
+	require.Equal(t, "/evals", link(t, page2, "newest"))
+	newer := link(t, page2, "newer")
+	require.Equal(t, "/evals", newer)
+	_, back := get(t, newer)
+	require.Equal(t, rows(page1), rows(back), "Newer goes back to page 1")
+
+	for _, tc := range []struct{ name, before string }{
+		{"a path", "../secret"},
+		{"a slash", "a/b"},
+		{"a hidden file", ".saving-1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, page := get(t, "/evals?"+url.Values{"before": {tc.before}}.Encode())
+			require.Equal(t, http.StatusBadRequest, code)
+			has(t, page, "is not an eval report&#39;s id", "the error names the parameter")
+			has(t, page, "start again from the newest reports", "and what to do")
+			require.Equal(t, "/evals", link(t, page, "newest"))
+			require.Empty(t, rows(page))
+		})
+	}
+	code, none := get(t, "/evals?before="+broken)
+	require.Equal(t, http.StatusOK, code)
+	require.Empty(t, rows(none), "nothing is older than the oldest")
+	has(t, none, "No reports here", "an empty page says so")
+
+	// 200 reports: one page, as before paging.
+	for _, id := range ids[:5] {
+		require.NoError(t, os.Remove(filepath.Join(dir, id+".json")))
+	}
+	require.NoError(t, os.Remove(filepath.Join(dir, broken+".json")))
+	code, one := get(t, "/evals")
+	require.Equal(t, http.StatusOK, code)
+	require.Len(t, rows(one), 200)
+	hasNot(t, one, `class="pager"`, "one page needs no pager")
 }

@@ -2,10 +2,11 @@ package console
 
 import (
 	"net/url"
+	"sort"
 	"strings"
 )
 
-// Pager is the runs list's paging: the page's filters, where it starts (After, a client page
+// Pager is the runs list's paging (and, built by listPager, the Evals list's): the page's filters, where it starts (After, a client page
 // token) and the trail of the pages before it (Back), so that Newer goes back one page as Older
 // goes on one. The links keep the filters.
 type Pager struct {
@@ -73,8 +74,47 @@ func (p *Pager) link(after string, trail []string) string {
 	if len(trail) > 0 {
 		q.Set("back", strings.Join(trail, "."))
 	}
+	return pageURL("/", q)
+}
+
+// pageURL is the address of path with query q.
+func pageURL(path string, q url.Values) string {
 	if len(q) == 0 {
-		return "/"
+		return path
 	}
-	return "/?" + q.Encode()
+	return path + "?" + q.Encode()
+}
+
+// listPager pages a list the console holds whole, newest first and sorted backwards (the eval
+// reports' ids, which start with their time): a page is the size items that sort before the one
+// named before (from the newest when before is ""; that item need not be in the list any more).
+// Unlike a listing read through page tokens, both neighbours of a page are known from the list, so
+// the links carry no trail: Older starts after this page's last item, Newer ends just before its
+// first. ids[lo:hi] is the page.
+func listPager(path string, ids []string, before string, size int) (p Pager, lo, hi int) {
+	p = Pager{Page: 1}
+	at := func(before string) string {
+		if before == "" {
+			return path
+		}
+		return pageURL(path, url.Values{"before": {before}})
+	}
+	if before != "" {
+		lo = sort.Search(len(ids), func(i int) bool { return ids[i] < before })
+		p.Newest = path
+		p.Page = (lo+size-1)/size + 1
+	}
+	hi = min(lo+size, len(ids))
+	if lo > 0 {
+		newer := ""
+		if start := lo - size; start > 0 {
+			newer = ids[start-1]
+		}
+		p.Newer = at(newer)
+	}
+	if hi < len(ids) {
+		p.Next = ids[hi-1]
+		p.Older = at(p.Next)
+	}
+	return p, lo, hi
 }

@@ -209,6 +209,19 @@ func createNew(path string, data []byte) error {
 // cases. A folder that does not exist holds none; a file that is not a report is left out and
 // named in the error returned beside the rest.
 func List(dir string, limit int) ([]Entry, error) {
+	ids, err := IDs(dir)
+	if err != nil {
+		return nil, err
+	}
+	if limit > 0 && len(ids) > limit {
+		ids = ids[:limit]
+	}
+	return Entries(dir, ids)
+}
+
+// IDs lists the ids of dir's reports, newest first, without reading them: a listing that shows a
+// part of them reads that part (Entries). A folder that does not exist holds none.
+func IDs(dir string) ([]string, error) {
 	files, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -225,15 +238,19 @@ func List(dir string, limit int) ([]Entry, error) {
 	}
 	// Names start with the time in UTC: newest first is the names backwards.
 	sort.Sort(sort.Reverse(sort.StringSlice(ids)))
-	if limit > 0 && len(ids) > limit {
-		ids = ids[:limit]
-	}
+	return ids, nil
+}
+
+// Entries reads reports ids of dir (ids IDs returned), in their order, without their cases. A
+// file that is not a report, or is gone, is left out and named in the error returned beside the
+// rest.
+func Entries(dir string, ids []string) ([]Entry, error) {
 	var (
 		out  []Entry
 		errs []error
 	)
 	for _, id := range ids {
-		r, err := read(dir, id)
+		r, err := Read(dir, id)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -248,6 +265,10 @@ func List(dir string, limit int) ([]Entry, error) {
 	}
 	return out, errors.Join(errs...)
 }
+
+// ValidID reports whether id could name a report: a name Save gives its files, without .json,
+// and nothing that leaves the folder.
+func ValidID(id string) bool { return validID.MatchString(id) }
 
 // Read reads report id of dir (an id List returned).
 func Read(dir, id string) (*Report, error) {

@@ -17,7 +17,7 @@ func report(workflow string, at time.Time, passed int) *evalreport.Report {
 }
 
 // TestSaveListRead: reports are kept one a file, never overwritten, listed newest first without
-// their cases, and read back whole; a file that is not a report is named and left out; ids that
+// their cases (IDs lists them without reading, Entries reads the ids given), and read back whole; a file that is not a report is named and left out; ids that
 // are not a file of the folder are not found.
 func TestSaveListRead(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "evals")
@@ -49,6 +49,24 @@ func TestSaveListRead(t *testing.T) {
 	require.Len(t, limited, 1)
 	require.Equal(t, newest, limited[0].ID)
 
+	all, err := evalreport.IDs(dir)
+	require.NoError(t, err, "IDs reads no report: the broken one is listed")
+	require.Equal(t, []string{newest, again, first, "20200101T000000.000Z-broken"}, all)
+	part, err := evalreport.Entries(dir, all[1:3])
+	require.NoError(t, err)
+	require.Len(t, part, 2, "Entries reads the ids given")
+	require.Equal(t, again, part[0].ID)
+	require.Equal(t, first, part[1].ID)
+	require.Nil(t, part[0].Cases)
+	_, err = evalreport.Entries(dir, []string{"../" + first, "20990101T000000.000Z-gone"})
+	require.ErrorIs(t, err, evalreport.ErrNotFound, "an id out of the folder or gone is named, not read")
+	none, err := evalreport.IDs(filepath.Join(dir, "missing"))
+	require.NoError(t, err)
+	require.Empty(t, none)
+	for id, valid := range map[string]bool{first: true, again: true, "": false, "../x": false, ".saving-1": false, "a/b": false} {
+		require.Equal(t, valid, evalreport.ValidID(id), id)
+	}
+
 	for _, tc := range []struct {
 		id, err string
 	}{
@@ -72,9 +90,9 @@ func TestSaveListRead(t *testing.T) {
 		})
 	}
 
-	none, err := evalreport.List(filepath.Join(dir, "missing"), 0)
+	noEntries, err := evalreport.List(filepath.Join(dir, "missing"), 0)
 	require.NoError(t, err)
-	require.Empty(t, none)
+	require.Empty(t, noEntries)
 	leftovers, err := filepath.Glob(filepath.Join(dir, ".saving-*"))
 	require.NoError(t, err)
 	require.Empty(t, leftovers, "nothing is left aside")
