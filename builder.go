@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/weftworks/weft/activities/toolspec"
@@ -204,28 +205,22 @@ func (st Step) build(after []string) (dsl.Step, error) {
 	}
 	model := st.kind == "llm" || st.kind == "agent"
 	var misfit []string
-	set := func(key string, v any, ok bool, name string, fits bool) {
-		if !ok {
-			return
+	for _, o := range c.options() {
+		switch {
+		case !o.set:
+		case !slices.Contains(o.kinds, st.kind):
+			misfit = append(misfit, o.name)
+		case o.key != "":
+			v, err := jsonValue(o.v)
+			if err != nil {
+				return s, fmt.Errorf("step %s: %s: %w", s.ID, o.name, err)
+			}
+			s.Inputs[o.key] = v
 		}
-		if !fits {
-			misfit = append(misfit, name)
-			return
-		}
-		s.Inputs[key] = v
 	}
-	set("model", c.model, c.model != "", "Model", model)
-	set("system", c.system, c.system != "", "System", model)
-	set("temperature", c.temperature, c.temperature != nil, "Temperature", model)
-	set("maxTokens", c.maxTokens, c.maxTokens > 0, "MaxTokens", model)
-	set("responseFormat", "json", c.json, "ResponseJSON", model)
-	set("tools", c.tools, len(c.tools) > 0, "Tools", model)
-	set("maxIterations", c.maxIterations, c.maxIterations > 0, "MaxIterations", st.kind == "agent")
-	set("approve", c.approve, len(c.approve) > 0, "Approve", st.kind == "agent")
-	set("data", c.data, c.data != nil, "Data", st.kind == "review")
-	set("instructions", c.instructions, c.instructions != "", "Instructions", st.kind == "review")
-	set("reviewers", c.reviewers, len(c.reviewers) > 0, "Reviewers", st.kind == "review")
-	set("context", c.context, c.context != nil, "Context", model)
+	if c.json && c.schema != nil {
+		return s, fmt.Errorf("step %s: ResponseJSON and ResponseSchema both set the answer's format: keep one", s.ID)
+	}
 	if len(misfit) > 0 {
 		return s, fmt.Errorf("step %s (%s): %s do not apply to a %s step", s.ID, s.Tool, strings.Join(misfit, ", "), st.kind)
 	}
@@ -260,7 +255,7 @@ func (w *Workflow) output() any {
 	}
 	of := func(st Step) string {
 		switch {
-		case (st.kind == "llm" || st.kind == "agent") && st.s.ForEach == "" && st.cfg.json:
+		case (st.kind == "llm" || st.kind == "agent") && st.s.ForEach == "" && (st.cfg.json || st.cfg.schema != nil):
 			return "{{ " + st.s.ID + ".output.json }}"
 		case (st.kind == "llm" || st.kind == "agent") && st.s.ForEach == "":
 			return "{{ " + st.s.ID + ".output.text }}"
@@ -323,6 +318,22 @@ func asMap(v any) (map[string]any, error) {
 		return nil, fmt.Errorf("%T is not a JSON object: %w", v, err)
 	}
 	return m, nil
+}
+
+// jsonValue is v as JSON decodes it (maps, lists, strings, float64), so a Definition holds what a
+// workflow file would.
+func jsonValue(v any) (any, error) {
+	switch v.(type) {
+	case string, bool, int, []string:
+		return v, nil
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var out any
+	err = json.Unmarshal(data, &out)
+	return out, err
 }
 
 func copyMap(m map[string]any) map[string]any {

@@ -213,6 +213,24 @@ func Stream[T any](ctx context.Context, e *Engine, wf *Workflow, inputs any, fn 
 	return decode[T](r.ID, res)
 }
 
+// ForkOptions say where Fork forks an agent: the step, the iteration the new run keeps, and the
+// user message it goes on with (client.ForkOptions).
+type ForkOptions = client.ForkOptions
+
+// ForkPlan says what a fork reused and what it runs again (client.ForkPlan).
+type ForkPlan = client.ForkPlan
+
+// Fork starts a new run from what run runID recorded up to an agent step's iteration: the steps
+// before the agent and its model answers and tool results up to o.Iteration are reused, not
+// asked again, and the agent goes on with o.Message (as `weft fork`; the old run is unchanged).
+func (e *Engine) Fork(ctx context.Context, runID string, o ForkOptions) (*Execution, *ForkPlan, error) {
+	r, plan, err := e.c.Fork(ctx, runID, o)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &Execution{ID: r.ID, e: e, r: r}, plan, nil
+}
+
 // Review decides a review gate of any run by id.
 func (e *Engine) Review(ctx context.Context, runID string, d Decision) error {
 	_, err := e.c.Review(ctx, runID, d)

@@ -11,13 +11,85 @@ type Option func(*config)
 
 type config struct {
 	model, system, name, when, timeout, instructions string
+	toolChoice, onLimit, onTrip                      string
 	temperature                                      *float64
-	maxTokens, maxIterations                         int
-	json, continueOnError, noChain                   bool
-	tools, approve, reviewers, after                 []string
-	context, data                                    any
+	maxTokens, maxIterations, maxHandoffs            int
+	json, continueOnError, noChain, keepToolChoice   bool
+	tools, approve, reviewers, after, handsTo        []string
+	context, data, schema                            any
+	stopWhen                                         []any
+	inputChecks, outputChecks                        []toolspec.Guardrail
+	handoffs                                         []any
 	retry                                            *dsl.Retry
 	errs                                             []error
+}
+
+// option is one option as build applies it: the input key it sets ("" for the step's own
+// fields), the value, whether it was given, and the step kinds it fits.
+type option struct {
+	name, key string
+	v         any
+	set       bool
+	kinds     []string
+}
+
+// options lists every option of c by its function's name.
+func (c *config) options() []option {
+	model, agent := []string{"llm", "agent"}, []string{"agent"}
+	review := []string{"review"}
+	var format any
+	switch {
+	case c.schema != nil:
+		format = c.schema
+	case c.json:
+		format = "json"
+	}
+	var guard *toolspec.Guardrails
+	if len(c.inputChecks) > 0 || len(c.outputChecks) > 0 || c.onTrip != "" {
+		guard = &toolspec.Guardrails{Input: c.inputChecks, Output: c.outputChecks, OnTrip: c.onTrip}
+	}
+	all := []string{"llm", "agent", "tool", "review"}
+	return []option{
+		{"Model", "model", c.model, c.model != "", model},
+		{"System", "system", c.system, c.system != "", model},
+		{"Temperature", "temperature", c.temperature, c.temperature != nil, model},
+		{"MaxTokens", "maxTokens", c.maxTokens, c.maxTokens > 0, model},
+		{"ResponseJSON", "responseFormat", format, c.json && c.schema == nil, model},
+		{"ResponseSchema", "responseFormat", format, c.schema != nil, model},
+		{"Tools", "tools", c.tools, len(c.tools) > 0, model},
+		{"ToolChoice", "toolChoice", c.toolChoice, c.toolChoice != "", model},
+		{"KeepToolChoice", "resetToolChoice", false, c.keepToolChoice, agent},
+		{"Context", "context", c.context, c.context != nil, model},
+		{"MaxIterations", "maxIterations", c.maxIterations, c.maxIterations > 0, agent},
+		{"Approve", "approve", c.approve, len(c.approve) > 0, agent},
+		{"StopAfter/StopWhenText", "stopWhen", c.stopWhen, len(c.stopWhen) > 0, agent},
+		{"ReturnAtLimit", "onLimit", c.onLimit, c.onLimit != "", agent},
+		{"InputGuardrails/OutputGuardrails/ReturnOnTrip", "guardrails", guard, guard != nil, agent},
+		{"Handoffs", "handoffs", c.handoffs, len(c.handoffs) > 0, agent},
+		{"MaxHandoffs", "maxHandoffs", c.maxHandoffs, c.maxHandoffs > 0, agent},
+		{"HandsTo", "", c.handsTo, len(c.handsTo) > 0, nil}, // a Handoff's agent's only
+		{"Instructions", "instructions", c.instructions, c.instructions != "", []string{"agent", "review"}},
+		{"Data", "data", c.data, c.data != nil, review},
+		{"Reviewers", "reviewers", c.reviewers, len(c.reviewers) > 0, review},
+		{"Title", "", c.name, c.name != "", all},
+		{"When", "", c.when, c.when != "", all},
+		{"After", "", c.after, len(c.after) > 0, all},
+		{"Detached", "", c.noChain, c.noChain, all},
+		{"Timeout", "", c.timeout, c.timeout != "", all},
+		{"Retry", "", c.retry, c.retry != nil, all},
+		{"ContinueOnError", "", c.continueOnError, c.continueOnError, all},
+	}
+}
+
+// setBesides names the options given that allowed does not hold.
+func (c *config) setBesides(allowed map[string]bool) []string {
+	var out []string
+	for _, o := range c.options() {
+		if o.set && !allowed[o.name] {
+			out = append(out, o.name)
+		}
+	}
+	return out
 }
 
 // Model names the model (or alias: fast, smart) of an LLM or Agent step.
@@ -76,7 +148,10 @@ func MaxIterations(n int) Option { return func(c *config) { c.maxIterations = n 
 // Data is what a review step shows and a person may edit (templates allowed).
 func Data(v any) Option { return func(c *config) { c.data = v } }
 
-// Instructions tell the reviewer of a review step what to check.
+// Instructions tell the reviewer of a review step what to check. On an Agent they are the system
+// prompt rendered again before each model call, with the agent's state in scope:
+// {{ agent.iteration }}, {{ agent.lastToolResult }}, {{ agent.toolCalls }}, {{ agent.usage }},
+// {{ agent.name }}.
 func Instructions(s string) Option { return func(c *config) { c.instructions = s } }
 
 // Reviewers limit who may decide a review step: identity names and "role:NAME".

@@ -27,6 +27,10 @@ import (
 // A field no Go type can describe (a value that may be an array or an object, a schema with
 // anyOf) takes its whole schema from Spec.RawInput, keyed by its JSON name.
 
+// SchemaOf is the JSON Schema of t (a struct) as a JSON document, derived as a tool's input
+// schema is (json names, required fields, jsonschema descriptions, weft constraints).
+func SchemaOf(t reflect.Type) (string, error) { return deriveSchema(t, nil, false) }
+
 // deriveSchema returns the JSON Schema of t (a struct) as a JSON document. Output schemas are
 // descriptions of what a tool returns, not checks: they drop required and additionalProperties.
 func deriveSchema(t reflect.Type, raw map[string]string, output bool) (string, error) {
