@@ -28,6 +28,8 @@ func TestAgentSDKFiles(t *testing.T) {
 		{"handoff agent with an unknown tool", agent(`{"prompt":"x","handoffs":[{"name":"b","agent":{"tools":["teleport"]}}]}`), `handoff b: "teleport" is not a tool an agent can call`},
 		{"handoff hands to an agent the step lacks", agent(`{"prompt":"x","handoffs":[{"name":"b","agent":{"handoffs":["ag","c"]}}]}`), `handoff b hands to "c", which is neither one of the step's handoffs nor the step`},
 		{"toolChoice names a tool not offered", agent(`{"prompt":"x","tools":["search"],"toolChoice":"ingest"}`), `toolChoice "ingest" is neither auto, none nor required, nor one of the tools`},
+		{"toolChoice names a tool of an agent with none", agent(`{"prompt":"x","toolChoice":"search"}`), `toolChoice "search", but the agent offers no tools`},
+		{"toolChoice required of an agent with no tools", agent(`{"prompt":"x","toolChoice":"required"}`), `toolChoice "required", but the agent offers no tools`},
 	}
 	for _, tt := range bad {
 		t.Run(tt.name, func(t *testing.T) {
@@ -42,6 +44,9 @@ func TestAgentSDKFiles(t *testing.T) {
 		{"handoff chains", agent(`{"prompt":"x","maxHandoffs":4,"resetToolChoice":false,"handoffs":[{"name":"b","agent":{"handoffs":["c"],"toolChoice":"required","resetToolChoice":false}},{"name":"c","agent":{"handoffs":["ag","b"]}}]}`)},
 		{"stopWhen list", agent(`{"prompt":"x","tools":["search"],"stopWhen":[{"tool":"search"},{"textMatches":"^DONE"}]}`)},
 		{"toolChoice required", agent(`{"prompt":"x","tools":["search"],"toolChoice":"required"}`)},
+		{"toolChoice none without tools", agent(`{"prompt":"x","toolChoice":"none"}`)},
+		{"toolChoice required of an agent with handoffs only", agent(`{"prompt":"x","toolChoice":"required","handoffs":[{"name":"b","agent":{}}]}`)},
+		{"toolChoice from a template", `{"name":"a","inputs":{"choice":{"type":"string"}},"steps":[{"id":"ag","tool":"agent","inputs":{"prompt":"x","toolChoice":"{{ inputs.choice }}"}}]}`},
 		{"toolChoice a tool", agent(`{"prompt":"x","tools":["search","workflow:other"],"toolChoice":"workflow:other"}`)},
 	}
 	for _, tt := range good {

@@ -76,9 +76,15 @@ func (c *compiler) checkAgentTools(cs *CompiledStep, inPtr string) {
 				"agents call activity tools (search, query, ingest, http, ...) or workflow:NAME")
 		}
 	}
-	if choice, ok := cs.Step.Inputs["toolChoice"].(string); ok && !cs.Spec.ModelCall && !strings.Contains(choice, "{{") && !offers(known, choice) {
-		c.errAt(inPtr+"/toolChoice", fmt.Sprintf("toolChoice %q is neither auto, none nor required, nor one of the tools", choice),
-			"name a tool the agent lists in tools, or write auto, none or required")
+	if choice, ok := cs.Step.Inputs["toolChoice"].(string); ok && !cs.Spec.ModelCall && !strings.Contains(choice, "{{") {
+		switch {
+		case !offers(known, choice):
+			c.errAt(inPtr+"/toolChoice", fmt.Sprintf("toolChoice %q is neither auto, none nor required, nor one of the tools", choice),
+				"name a tool the agent lists in tools, or write auto, none or required")
+		case choice != "auto" && choice != "none" && cs.Step.Inputs["tools"] == nil && cs.Step.Inputs["handoffs"] == nil:
+			c.errAt(inPtr+"/toolChoice", fmt.Sprintf("toolChoice %q, but the agent offers no tools", choice),
+				"list the tools in tools, or remove toolChoice")
+		}
 	}
 	c.checkStopWhen(cs, inPtr, known)
 	c.checkGuardrails(cs, inPtr)
