@@ -2,9 +2,11 @@ package wfpkg_test
 
 import (
 	"archive/tar"
+	"compress/gzip"
 	"context"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -215,9 +217,10 @@ func TestStoreListUninstall(t *testing.T) {
 	require.ErrorContains(t, err, "is not an npm package name")
 }
 
-// TestTarballLayouts: a tarball packed by npm (package/...) or by tar from inside the package
-// directory (./package.json, with a bare ./ entry) installs, "./" before npm's top folder too;
-// absolute paths, ".." components, links and an ambiguous layout are still refused.
+// TestTarballLayouts: a tarball packed by npm (package/...), by tar from inside the package
+// directory (./package.json, with a bare ./ entry) or by git archive (a pax global header first)
+// installs, "./" before npm's top folder too; absolute paths, ".." components, links and an
+// ambiguous layout are still refused, and a global header alone is no package.
 func TestTarballLayouts(t *testing.T) {
 	const name = "vai-workflow-greet"
 	manifest := wfpkgtest.Manifest(name, "1.1.0", nil)
@@ -225,6 +228,9 @@ func TestTarballLayouts(t *testing.T) {
 	dir := func(n string) wfpkgtest.Entry { return wfpkgtest.Entry{Name: n, Type: tar.TypeDir} }
 	file := func(n, body string) wfpkgtest.Entry { return wfpkgtest.Entry{Name: n, Body: body} }
 	escape := filepath.Join(t.TempDir(), "escaped.json")
+	// git archive --format=tar.gz writes a pax global header first: the commit's hash, no file
+	global := wfpkgtest.Entry{Name: "pax_global_header", Type: tar.TypeXGlobalHeader,
+		PAXRecords: map[string]string{"comment": "3f9c3ca0c1d2e3f4a5b6c7d8e9f00112233445566"}}
 	tests := []struct {
 		name    string
 		entries []wfpkgtest.Entry
@@ -243,6 +249,9 @@ func TestTarballLayouts(t *testing.T) {
 		{name: "flat without dot slash", entries: []wfpkgtest.Entry{file("package.json", manifest), file("workflow.json", wfpkgtest.Workflow)}},
 		{name: "repeated dot slash", entries: []wfpkgtest.Entry{file("././package.json", manifest), file("./././workflow.json", wfpkgtest.Workflow)}},
 		{name: "another top folder name", entries: []wfpkgtest.Entry{file("./greet-1.1.0/package.json", manifest), file("./greet-1.1.0/workflow.json", wfpkgtest.Workflow)}},
+		{name: "git archive --prefix=pkg/", entries: []wfpkgtest.Entry{global, dir("pkg/"), file("pkg/package.json", manifest),
+			file("pkg/workflow.json", wfpkgtest.Workflow), file("pkg/README.md", "# greet\n")}},
+		{name: "git archive without prefix", entries: []wfpkgtest.Entry{global, file("package.json", manifest), file("workflow.json", wfpkgtest.Workflow)}},
 
 		{name: "dot slash then dot dot", entries: []wfpkgtest.Entry{file("./package.json", manifest), file("./workflow.json", wfpkgtest.Workflow),
 			file("./../escaped.json", "{}")}, wantErr: "leaves the package (..): refused (nothing installed)"},
@@ -259,6 +268,13 @@ func TestTarballLayouts(t *testing.T) {
 		{name: "hard link under dot slash", entries: []wfpkgtest.Entry{file("./package/package.json", manifest), file("./package/workflow.json", wfpkgtest.Workflow),
 			{Name: "./package/hl", Type: tar.TypeLink, Linkname: "./package/workflow.json"}}, wantErr: "is a link"},
 		{name: "two top folders", entries: []wfpkgtest.Entry{file("./a/package.json", manifest), file("./b/workflow.json", wfpkgtest.Workflow)},
+			wantErr: "holds two top folders, a/ and b/"},
+		{name: "git archive global header only", entries: []wfpkgtest.Entry{global}, wantErr: "has no package.json"},
+		{name: "git archive with a link", entries: []wfpkgtest.Entry{global, dir("pkg/"), file("pkg/package.json", manifest),
+			file("pkg/workflow.json", wfpkgtest.Workflow), {Name: "pkg/link", Type: tar.TypeSymlink, Linkname: "/etc/passwd"}}, wantErr: "is a link (to /etc/passwd)"},
+		{name: "git archive with dot dot", entries: []wfpkgtest.Entry{global, file("pkg/package.json", manifest),
+			file("pkg/workflow.json", wfpkgtest.Workflow), file("pkg/../../escaped.json", "{}")}, wantErr: "leaves the package (..)"},
+		{name: "global header beside two top folders", entries: []wfpkgtest.Entry{global, file("a/package.json", manifest), file("b/workflow.json", wfpkgtest.Workflow)},
 			wantErr: "holds two top folders, a/ and b/"},
 		{name: "escape sequence in a refused entry's name", entries: []wfpkgtest.Entry{file("./package.json", manifest),
 			file("./\x1b]0;pwned\x07/../x", "{}")}, wantErr: "entry .//../x: "},
@@ -287,6 +303,46 @@ func TestTarballLayouts(t *testing.T) {
 			require.JSONEq(t, wfpkgtest.Workflow, string(data))
 		})
 	}
+}
+
+// TestGitArchiveTarball: a tarball made by git archive --format=tar.gz, as a package author
+// publishing from a git repository makes it (a pax global header, then the files, here under a
+// --prefix), installs. Skipped without git.
+func TestGitArchiveTarball(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	const name = "vai-workflow-greet"
+	repo := wfpkgtest.Dir(t, wfpkgtest.Package(name, "1.1.0"))
+	tgz := filepath.Join(t.TempDir(), "greet.tgz")
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"}, args...)...)
+		cmd.Dir = repo
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_CONFIG_NOSYSTEM=1")
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "git %s: %s", strings.Join(args, " "), out)
+	}
+	git("init", "-q")
+	git("add", ".")
+	git("commit", "-q", "-m", "greet")
+	git("archive", "--format=tar.gz", "--prefix=pkg/", "-o", tgz, "HEAD")
+
+	f, err := os.Open(tgz)
+	require.NoError(t, err)
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	require.NoError(t, err)
+	h, err := tar.NewReader(zr).Next()
+	require.NoError(t, err)
+	require.Equal(t, byte(tar.TypeXGlobalHeader), h.Typeflag, "git archive's first entry: what this test is about")
+
+	store := wfpkg.Store{Dir: filepath.Join(t.TempDir(), "packages")}
+	p, err := store.Install(context.Background(), tgz, wfpkg.Registry{})
+	require.NoError(t, err)
+	require.Equal(t, name, p.Name)
+	require.Equal(t, []string{name + "/1.1.0/.weft-install.json", name + "/1.1.0/README.md", name + "/1.1.0/package.json", name + "/1.1.0/workflow.json"},
+		storeFiles(t, store.Dir))
 }
 
 // TestInstallFindings: an install reports weft check's warnings and notes on the workflow (as vai

@@ -29,9 +29,10 @@ type files map[string][]byte
 
 // readTarball reads a package tarball (gzip'd tar): npm's, whose entries sit under one top folder
 // ("package/" in npm pack's), or one packed from inside the package directory (tar -C DIR .,
-// entries "./package.json", ...). A leading "./" is accepted anywhere, and "./" itself as a
-// directory. Regular files only: a link, a device, an absolute path, a ".." component or anything
-// over the limits refuses the whole package.
+// entries "./package.json", ...), or git archive's (a pax global header first). A leading "./"
+// is accepted anywhere, and "./" itself as a directory; a pax global header is skipped. Regular
+// files only: a link, a device, an absolute path, a ".." component or anything over the limits
+// refuses the whole package.
 func readTarball(r io.Reader, what string) (files, error) {
 	zr, err := gzip.NewReader(io.LimitReader(r, MaxTarballSize+1))
 	if err != nil {
@@ -51,6 +52,9 @@ func readTarball(r io.Reader, what string) (files, error) {
 		}
 		if n >= MaxEntries {
 			return nil, fmt.Errorf("%s has more than %d entries: refused", what, MaxEntries)
+		}
+		if h.Typeflag == tar.TypeXGlobalHeader {
+			continue // pax records for the entries after it (git archive's commit hash): no file
 		}
 		name := Line(h.Name) // for messages: the entry's name is the package author's text
 		rel, err := entryPath(h.Name, h.Typeflag == tar.TypeDir)

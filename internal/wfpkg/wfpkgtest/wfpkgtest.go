@@ -77,6 +77,9 @@ type Entry struct {
 	Type     byte
 	Linkname string
 	Size     int64 // declared size, when it should differ from len(Body) (0: len(Body))
+	// PAXRecords of a pax header; with Type tar.TypeXGlobalHeader, a global one (git archive
+	// writes one first, "comment" the commit's hash).
+	PAXRecords map[string]string
 }
 
 // Tgz builds an npm tarball: the files under package/, then the extra entries as written.
@@ -95,7 +98,10 @@ func Tgz(t *testing.T, files Files, extra ...Entry) []byte {
 		if typ == 0 {
 			typ = tar.TypeReg
 		}
-		h := &tar.Header{Name: e.Name, Typeflag: typ, Mode: 0o644, Linkname: e.Linkname}
+		h := &tar.Header{Name: e.Name, Typeflag: typ, Mode: 0o644, Linkname: e.Linkname, PAXRecords: e.PAXRecords}
+		if typ == tar.TypeXGlobalHeader {
+			h = &tar.Header{Name: e.Name, Typeflag: typ, PAXRecords: e.PAXRecords} // archive/tar takes nothing else
+		}
 		if typ == tar.TypeReg {
 			h.Size = int64(len(e.Body))
 		}
