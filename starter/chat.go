@@ -25,6 +25,7 @@ type chatOptions struct {
 	conn                    connFlags
 	model, collection, db   string
 	tools, approve, mcp     []string
+	stateful                []string
 	session, memory, system string
 	list, asJSON            bool
 }
@@ -60,10 +61,46 @@ func newChatCommand() *cobra.Command {
 	f.StringVar(&o.session, "session", "", "resume this session (or start one with this id)")
 	f.StringVar(&o.memory, "memory", "", "long-term memory scope: adds the remember and recall tools")
 	f.StringArrayVar(&o.mcp, "mcp", nil, "an external MCP server whose tools the chat may call: NAME=COMMAND [ARGS...] or NAME=https://URL (repeatable)")
+	f.StringSliceVar(&o.stateful, "mcp-stateful", nil, "--mcp servers that keep one connection (one process) for the whole session, so they keep their state between calls")
 	f.StringVar(&o.system, "system", "", "system prompt (default: weft's)")
 	f.BoolVar(&o.list, "list", false, "list chat sessions and exit")
 	f.BoolVar(&o.asJSON, "json", false, "print one JSON object per turn")
 	return cmd
+}
+
+// chatServers reads the --mcp flags (NAME=COMMAND [ARGS...] or NAME=https://URL) and marks
+// the servers --mcp-stateful names stateful; names are the agent tools that offer them.
+func chatServers(specs, stateful []string) (map[string]dsl.MCPServer, []string, error) {
+	servers := map[string]dsl.MCPServer{}
+	var names []string
+	for _, spec := range specs {
+		name, target, ok := strings.Cut(spec, "=")
+		if !ok || name == "" || strings.TrimSpace(target) == "" {
+			return nil, nil, fmt.Errorf("--mcp %q: write NAME=COMMAND [ARGS...] or NAME=https://URL", spec)
+		}
+		if _, dup := servers[name]; dup {
+			return nil, nil, fmt.Errorf("--mcp %q: a server named %s is given twice: give each its own name", spec, name)
+		}
+		if strings.HasPrefix(target, "http://") || strings.HasPrefix(target, "https://") {
+			servers[name] = dsl.MCPServer{URL: target, KeyEnv: strings.ToUpper(strings.ReplaceAll(name, "-", "_")) + "_MCP_KEY"}
+		} else {
+			parts := strings.Fields(target)
+			servers[name] = dsl.MCPServer{Command: parts[0], Args: parts[1:]}
+		}
+		names = append(names, toolspec.MCPToolPrefix+name)
+	}
+	for _, name := range stateful {
+		s, ok := servers[name]
+		if !ok {
+			return nil, nil, fmt.Errorf("--mcp-stateful %q names no --mcp server: give the server with --mcp %s=COMMAND (or =URL) too", name, name)
+		}
+		s.Stateful = true
+		servers[name] = s
+	}
+	if len(servers) == 0 {
+		servers = nil
+	}
+	return servers, names, nil
 }
 
 func (o *chatOptions) run(cmd *cobra.Command) error {
@@ -97,23 +134,11 @@ func (o *chatOptions) run(cmd *cobra.Command) error {
 	if o.memory != "" {
 		tools = append(tools, toolspec.Remember.Name, toolspec.Recall.Name)
 	}
-	servers := map[string]dsl.MCPServer{}
-	for _, spec := range o.mcp {
-		name, target, ok := strings.Cut(spec, "=")
-		if !ok || name == "" || strings.TrimSpace(target) == "" {
-			return invalid(fmt.Errorf("--mcp %q: write NAME=COMMAND [ARGS...] or NAME=https://URL", spec))
-		}
-		if strings.HasPrefix(target, "http://") || strings.HasPrefix(target, "https://") {
-			servers[name] = dsl.MCPServer{URL: target, KeyEnv: strings.ToUpper(strings.ReplaceAll(name, "-", "_")) + "_MCP_KEY"}
-		} else {
-			parts := strings.Fields(target)
-			servers[name] = dsl.MCPServer{Command: parts[0], Args: parts[1:]}
-		}
-		tools = append(tools, "mcp:"+name)
+	servers, names, err := chatServers(o.mcp, o.stateful)
+	if err != nil {
+		return invalid(err)
 	}
-	if len(servers) == 0 {
-		servers = nil
-	}
+	tools = append(tools, names...)
 	id, resumed, err := c.StartChat(ctx, o.session, weftclient.ChatOptions{Model: o.model, System: o.system, Tools: tools,
 		Approve: o.approve, DB: o.db, Collection: o.collection, MemoryScope: o.memory, MCPServers: servers})
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	weftclient "github.com/weftworks/weft/client"
+	"github.com/weftworks/weft/workflows/dsl"
 )
 
 // TestChatStreamsTheAnswer: weft chat prints the llm_delta events Stream makes of each read of the
@@ -43,6 +44,39 @@ func TestChatStreamsTheAnswer(t *testing.T) {
 			}
 			p.finish(&out, tc.answer)
 			require.Equal(t, tc.want, out.String())
+		})
+	}
+}
+
+func TestChatServers(t *testing.T) {
+	tests := []struct {
+		name          string
+		mcp, stateful []string
+		want          map[string]dsl.MCPServer
+		tools         []string
+		wantErr       string
+	}{
+		{name: "none", want: nil},
+		{name: "a command and a URL, one stateful", mcp: []string{"mem=npx -y server-memory", "docs=https://docs.example/mcp"}, stateful: []string{"mem"},
+			want: map[string]dsl.MCPServer{
+				"mem":  {Command: "npx", Args: []string{"-y", "server-memory"}, Stateful: true},
+				"docs": {URL: "https://docs.example/mcp", KeyEnv: "DOCS_MCP_KEY"},
+			}, tools: []string{"mcp:mem", "mcp:docs"}},
+		{name: "stateful names no server", mcp: []string{"mem=server-memory"}, stateful: []string{"browser"},
+			wantErr: `--mcp-stateful "browser" names no --mcp server`},
+		{name: "no target", mcp: []string{"mem="}, wantErr: `--mcp "mem=": write NAME=COMMAND`},
+		{name: "twice", mcp: []string{"mem=a", "mem=b"}, wantErr: "a server named mem is given twice"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, tools, err := chatServers(tc.mcp, tc.stateful)
+			if tc.wantErr != "" {
+				require.ErrorContains(t, err, tc.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, tc.want, got)
+			require.Equal(t, tc.tools, tools)
 		})
 	}
 }
