@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -295,7 +296,8 @@ func TestInstallOutput(t *testing.T) {
 
 // TestInfoWorkflowText: text from an installed package's workflow.json (the workflow's name and
 // description, input names, types, descriptions and defaults, step ids, names and tools) reaches
-// weft info's output without terminal controls, its visible text kept; --json keeps it as written.
+// weft info's output without terminal controls, its visible text kept; --json keeps it as written,
+// every control and bidi control escaped.
 func TestInfoWorkflowText(t *testing.T) {
 	const name = "vai-workflow-greet"
 	// OSC 52 (writes the clipboard), CSI 2J (clears the screen), a bidi override and C1 CSI.
@@ -354,9 +356,14 @@ func TestInfoWorkflowText(t *testing.T) {
 
 			code, out, errOut = weft(t, "", "info", "--json", name)
 			require.Equal(t, 0, code, errOut)
-			require.NotContains(t, out, "\x1b")
+			for _, bad := range []string{"\x1b", "\u202e", "\u009b"} {
+				require.NotContains(t, out, bad, "--json escapes controls and bidi controls")
+			}
 			if tc.json {
-				require.Contains(t, out, `\u001b]52;c;cHduZWQ=\u0007\u001b[2J`, "--json keeps the text as written, escaped")
+				require.Contains(t, out, `\u001b]52;c;cHduZWQ=\u0007\u001b[2J\u202e\u009b2J`, "--json keeps the text as written, escaped")
+				var v any
+				require.NoError(t, json.Unmarshal([]byte(out), &v), "the escaped output is JSON")
+				require.Contains(t, fmt.Sprint(v), evil, "and decodes to the text as written")
 			}
 		})
 	}

@@ -1,12 +1,14 @@
 package starter
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 )
@@ -138,9 +140,26 @@ func Execute(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // Main is what cmd/weft runs.
 func Main() { os.Exit(Execute(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
 
+// writeJSON prints v as indented JSON. Text from files, packages and models reaches it, so the
+// characters a terminal acts on or draws reversed are written as \u escapes: the encoder escapes
+// the C0 controls, and writeJSON the C1 controls and bidi controls (which it leaves raw). They can
+// only occur inside strings, so the output stays the same JSON.
 func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	out := make([]byte, 0, buf.Len())
+	for _, r := range buf.String() {
+		if r >= 0x80 && r <= 0x9f || r == 0x061c || r == 0x200e || r == 0x200f || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 {
+			out = fmt.Appendf(out, `\u%04x`, r)
+			continue
+		}
+		out = utf8.AppendRune(out, r)
+	}
+	_, err := w.Write(out)
+	return err
 }
