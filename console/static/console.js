@@ -409,6 +409,136 @@
     }
     return x;
   }
+  // ---- a step's iterations and items (run page detail) ----
+  const CALL_MARK = { completed: '✓', failed: '✕', rejected: '⊘', running: '⟳', awaiting_review: '⏸' };
+  function statusBadge(status) {
+    const st = status || 'pending';
+    const mark = CALL_MARK[st] || STATUS_MARK[st] || '';
+    return el('span', { class: `status s-${st}` }, `${mark ? mark + ' ' : ''}${st.replace('_', ' ')}`);
+  }
+  function preview(v, max) {
+    if (v === undefined) return '';
+    const text = typeof v === 'string' ? v : JSON.stringify(v);
+    return text.length > max ? text.slice(0, max - 1) + '…' : text;
+  }
+  function messageText(m) {
+    if (!m) return '';
+    if (typeof m.content === 'string') return m.content;
+    if (Array.isArray(m.content)) return m.content.map((p) => (p && typeof p.text === 'string' ? p.text : '')).join('');
+    return '';
+  }
+  // modelTexts maps iteration → the model's text in that iteration: the step's output holds the
+  // conversation, one assistant message per iteration, the last one the last iteration's (a run
+  // resumed by weft fork starts with the earlier run's, so they are matched from the end).
+  function modelTexts(s, last) {
+    const out = new Map();
+    const msgs = s.output && Array.isArray(s.output.messages) ? s.output.messages : null;
+    if (!msgs) return out;
+    const said = msgs.filter((m) => m && m.role === 'assistant');
+    for (let k = 0; k < said.length && last - k >= 1; k++) out.set(last - k, messageText(said[said.length - 1 - k]));
+    return out;
+  }
+  function callView(c) {
+    const head = el('div', { class: 'call-head' },
+      el('strong', {}, c.tool || '(no tool)'), ' ', statusBadge(c.status),
+      c.durationMs ? ` · ${fmtMs(c.durationMs)}` : '',
+      c.decision ? ` · ${c.decision}${c.reviewer ? ' by ' + c.reviewer : ''}${c.reviewMs ? ' after ' + fmtMs(c.reviewMs) : ''}` : '');
+    return el('li', { class: 'call', 'data-tool': c.tool || '' }, head,
+      c.comment ? el('p', { class: 'note' }, `“${c.comment}”`) : null,
+      c.error ? el('pre', { class: 'error' }, c.error) : null,
+      el('details', { class: 'call-args' }, el('summary', {}, 'arguments'), jsonBlock(c.arguments === undefined ? null : c.arguments, true)),
+      c.result !== undefined ? el('details', { class: 'call-result' }, el('summary', {}, 'result'), jsonBlock(c.result, true)) : null);
+  }
+  // iterationsView groups an agent step's tool calls by iteration, one <details> each (the last
+  // open), with the model's text of each iteration when the step's output has the conversation.
+  function iterationsView(s, ui) {
+    const calls = s.toolCalls || [];
+    const byIter = new Map();
+    let last = Number(s.iterations || (s.output && s.output.iterations) || 0);
+    for (const c of calls) {
+      const i = Number(c.iteration || 0);
+      if (!byIter.has(i)) byIter.set(i, []);
+      byIter.get(i).push(c);
+      last = Math.max(last, i);
+    }
+    const texts = modelTexts(s, last);
+    const first = Math.min(1, ...byIter.keys());
+    const groups = [];
+    for (let i = first; i <= last; i++) {
+      const cs = byIter.get(i) || [];
+      const text = texts.get(i);
+      if (!cs.length && text === undefined && i !== last) continue;
+      const failed = cs.filter((c) => c.status === 'failed' || c.status === 'rejected').length;
+      const open = ui.iterOpen.has(i) ? ui.iterOpen.get(i) : i === last;
+      const d = el('details', { class: 'iteration', 'data-iteration': i, open: open || null },
+        el('summary', {}, el('strong', {}, `Iteration ${i}`),
+          ` · ${cs.length ? `${cs.length} tool call${cs.length === 1 ? '' : 's'}` : 'no tool calls'}${failed ? ` (${failed} failed or rejected)` : ''}`),
+        text ? el('div', { class: 'model-text' }, el('span', { class: 'note' }, 'model: '), text) : null,
+        cs.length ? el('ol', { class: 'calls' }, cs.map(callView)) : null);
+      d.addEventListener('toggle', () => { if (d.open !== open) ui.iterOpen.set(i, d.open); else ui.iterOpen.delete(i); });
+      groups.push(d);
+    }
+    return el('section', { class: 'iterations', 'aria-label': 'Iterations' },
+      el('h3', {}, `Iterations (${last})`, calls.length ? ` · ${calls.length} tool call${calls.length === 1 ? '' : 's'}` : ''), groups);
+  }
+  // itemResults reads a forEach's (or loop's) output: {results, count} ({results, errors:
+  // [{index, error}]} for a loop), or an array; null when the output is not there.
+  function itemResults(s) {
+    const o = s.output;
+    if (Array.isArray(o)) return { results: o, errors: new Map() };
+    if (!o || !Array.isArray(o.results)) return null;
+    const errors = new Map();
+    for (const e of Array.isArray(o.errors) ? o.errors : []) if (e && e.index !== undefined) errors.set(Number(e.index), e.error);
+    return { results: o.results, errors };
+  }
+  const ITEMS_PAGE = 50;
+  // itemsView is a forEach step's items, ITEMS_PAGE rows a page: index, status, a preview of the
+  // item's output and a button that shows the whole of it.
+  function itemsView(s, ui) {
+    const total = Number(s.itemsTotal);
+    const r = itemResults(s);
+    const failedItem = /^item (\d+):/.exec(s.error || '');
+    const section = el('section', { class: 'items', 'aria-label': 'Items' });
+    const pages = Math.max(1, Math.ceil(total / ITEMS_PAGE));
+    ui.page = Math.min(ui.page, pages - 1);
+    const itemStatus = (i) => {
+      if (r && r.errors.has(i)) return 'failed';
+      if (failedItem && Number(failedItem[1]) === i) return 'failed';
+      if (r && i < r.results.length && r.results[i] !== null && r.results[i] !== undefined) return 'completed';
+      if (s.status === 'completed') return 'completed';
+      if (s.status === 'running') return i < Number(s.itemsDone || 0) ? 'unknown' : 'pending';
+      return r ? 'not run' : 'unknown';
+    };
+    function draw(focusSel) {
+      const from = ui.page * ITEMS_PAGE, to = Math.min(total, from + ITEMS_PAGE);
+      const rows = [];
+      for (let i = from; i < to; i++) {
+        const has = r && i < r.results.length;
+        const out = has ? r.results[i] : undefined;
+        const err = r && r.errors.get(i);
+        const open = ui.itemOpen.has(i);
+        const btn = has || err ? el('button', { type: 'button', class: 'item-open', 'aria-expanded': open ? 'true' : 'false', 'aria-label': `output of item ${i}`,
+          onclick: () => { if (ui.itemOpen.has(i)) ui.itemOpen.delete(i); else ui.itemOpen.add(i); draw(`tr[data-item="${i}"] .item-open`); } }, open ? 'hide' : 'show') : null;
+        rows.push(el('tr', { 'data-item': i }, el('td', {}, String(i)), el('td', {}, statusBadge(itemStatus(i))),
+          el('td', { class: 'item-preview' }, err ? preview(err, 80) : has ? preview(out, 80) : '—'), el('td', {}, btn)));
+        if (open) rows.push(el('tr', { class: 'item-output', 'data-item-output': i }, el('td', { colspan: 4 }, err ? el('pre', { class: 'error' }, String(err)) : null, has ? jsonBlock(out, true) : null)));
+      }
+      const prev = el('button', { type: 'button', class: 'items-prev', disabled: ui.page === 0 || null, onclick: () => { ui.page--; draw('.items-prev'); } }, '‹ Prev');
+      const next = el('button', { type: 'button', class: 'items-next', disabled: ui.page >= pages - 1 || null, onclick: () => { ui.page++; draw('.items-next'); } }, 'Next ›');
+      const where = el('span', { class: 'items-range', 'aria-live': 'polite' }, total ? `items ${from + 1}–${to} of ${total}` : 'no items');
+      section.replaceChildren(
+        el('h3', {}, `Items (${Number(s.itemsDone || 0)}/${total} done)`),
+        r ? null : el('p', { class: 'note' }, s.outputTruncated ? 'the output is too large for the state query: the items\u2019 outputs are not shown (see weft status or the Temporal UI)' : 'each item\u2019s output shows here when the step has finished'),
+        pages > 1 ? el('div', { class: 'pager items-pager' }, prev, ' ', where, ' ', next) : el('p', { class: 'note items-range' }, where.textContent),
+        el('table', { class: 'items' }, el('thead', {}, el('tr', {}, el('th', {}, 'index'), el('th', {}, 'status'), el('th', {}, 'output'), el('th', {}, ''))), el('tbody', {}, rows)));
+      // the button pressed was replaced: focus its counterpart so the keyboard stays in place
+      const f = focusSel && (section.querySelector(focusSel + ':not([disabled])') || section.querySelector('.items-pager button:not([disabled])'));
+      if (f) f.focus();
+    }
+    draw();
+    return section;
+  }
+
   function runPage(root) {
     const view = JSON.parse(root.dataset.run);
     const runId = view.id;
@@ -422,6 +552,12 @@
     const nodeInfo = new Map(((view.graph && view.graph.nodes) || []).map((n) => [n.id, n]));
     const cards = new Map();
     const pending = document.getElementById('pending');
+    // What the person opened or paged to in a step's detail, kept while live updates redraw it.
+    const views = new Map();
+    const viewState = (id) => {
+      if (!views.has(id)) views.set(id, { iterOpen: new Map(), page: 0, itemOpen: new Set() });
+      return views.get(id);
+    };
 
     function showDetail() {
       if (!selected) return;
@@ -443,10 +579,9 @@
       for (const w of s.warnings || []) parts.push(el('p', { class: 'warning' }, w));
       const text = snap && !snap.closed && s.status === 'running' && snap.streaming && snap.streaming[selected];
       if (text) parts.push(el('h3', {}, 'Streaming'), el('pre', { class: 'stream' }, text));
-      if (s.toolCalls && s.toolCalls.length) {
-        parts.push(el('h3', {}, `Tool calls (${s.toolCalls.length})`),
-          el('ol', { class: 'calls' }, s.toolCalls.map((c) => el('li', {}, `${c.tool} — ${c.status}${c.durationMs ? ' · ' + fmtMs(c.durationMs) : ''}${c.error ? ' · ' + c.error : ''}`))));
-      }
+      const ui = viewState(selected);
+      if ((s.toolCalls && s.toolCalls.length) || (s.iterations > 1)) parts.push(iterationsView(s, ui));
+      if (s.itemsTotal) parts.push(itemsView(s, ui));
       parts.push(el('h3', {}, 'Output'));
       parts.push(s.outputTruncated ? el('p', { class: 'note' }, 'too large for the state query: see weft status or the Temporal UI') : jsonBlock(s.output));
       if (n.kind === 'inline') {

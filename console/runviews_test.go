@@ -1,0 +1,191 @@
+package console_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/require"
+	commonpb "go.temporal.io/api/common/v1"
+	"go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
+	workflowpb "go.temporal.io/api/workflow/v1"
+	"go.temporal.io/api/workflowservice/v1"
+	tclient "go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	weftclient "github.com/weftworks/weft/client"
+	"github.com/weftworks/weft/console"
+	weftv1 "github.com/weftworks/weft/proto/weft/v1"
+	"github.com/weftworks/weft/workflows"
+)
+
+// fixtureTemporal is a Temporal that knows one closed run: its description, its start request
+// (the workflow file) and its state query's answer. The run page reads nothing else of a closed
+// run; anything else it is asked panics (the embedded nil client), which the test would see.
+type fixtureTemporal struct {
+	tclient.Client
+	def   string
+	state *weftv1.ExecutionState
+}
+
+func (f *fixtureTemporal) DescribeWorkflowExecution(context.Context, string, string) (*workflowservice.DescribeWorkflowExecutionResponse, error) {
+	start := time.Now().Add(-time.Minute)
+	return &workflowservice.DescribeWorkflowExecutionResponse{WorkflowExecutionInfo: &workflowpb.WorkflowExecutionInfo{
+		Status: enums.WORKFLOW_EXECUTION_STATUS_COMPLETED, StartTime: timestamppb.New(start), CloseTime: timestamppb.New(start.Add(30 * time.Second)),
+	}}, nil
+}
+
+func (f *fixtureTemporal) QueryWorkflow(context.Context, string, string, string, ...any) (converter.EncodedValue, error) {
+	p, err := converter.GetDefaultDataConverter().ToPayload(f.state)
+	if err != nil {
+		return nil, err
+	}
+	return encoded{p}, nil
+}
+
+func (f *fixtureTemporal) GetWorkflowHistory(context.Context, string, string, bool, enums.HistoryEventFilterType) tclient.HistoryEventIterator {
+	p, err := converter.GetDefaultDataConverter().ToPayload(&weftv1.RunRequest{DefinitionJson: f.def, Source: "fixture.json"})
+	if err != nil {
+		panic(err)
+	}
+	return &events{list: []*historypb.HistoryEvent{{EventId: 1, EventType: enums.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED,
+		Attributes: &historypb.HistoryEvent_WorkflowExecutionStartedEventAttributes{WorkflowExecutionStartedEventAttributes: &historypb.WorkflowExecutionStartedEventAttributes{
+			WorkflowType: &commonpb.WorkflowType{Name: workflows.WorkflowType}, Input: &commonpb.Payloads{Payloads: []*commonpb.Payload{p}},
+		}}}}}
+}
+
+type encoded struct{ p *commonpb.Payload }
+
+func (e encoded) HasValue() bool    { return true }
+func (e encoded) Get(ptr any) error { return converter.GetDefaultDataConverter().FromPayload(e.p, ptr) }
+
+type events struct{ list []*historypb.HistoryEvent }
+
+func (e *events) HasNext() bool { return len(e.list) > 0 }
+func (e *events) Next() (*historypb.HistoryEvent, error) {
+	ev := e.list[0]
+	e.list = e.list[1:]
+	return ev, nil
+}
+
+// fixtureRun serves a console whose one run (weft-fixture) ran def and ended in state (the state
+// query's answer as JSON), and returns the run page's URL.
+func fixtureRun(t *testing.T, def, state string) string {
+	t.Helper()
+	var st weftv1.ExecutionState
+	require.NoError(t, protojson.Unmarshal([]byte(state), &st), "the fixture's state is an ExecutionState")
+	c := weftclient.New(&fixtureTemporal{def: def, state: &st}, "console-test")
+	srv := newConsole(t, console.Options{Client: c, Reviewer: "op"})
+	return srv.URL + "/runs/weft-fixture"
+}
+
+// TestRunAgentIterations: an agent step's detail groups its tool calls by iteration, each with
+// the model's text of that iteration, the calls' status, duration, decision and arguments; the
+// groups are collapsed but the last.
+func TestRunAgentIterations(t *testing.T) {
+	def := `{"name":"agentic","steps":[{"id":"a","tool":"agent","inputs":{"prompt":"ship it","tools":["search"],"maxIterations":5}}]}`
+	state := `{"workflow":"agentic","status":"completed","steps":[{"id":"a","tool":"agent","status":"completed","durationMs":4200,"iterations":3,
+	  "toolCalls":[
+	    {"iteration":1,"id":"c1","tool":"search","arguments":{"query":"release notes"},"result":{"hits":2},"durationMs":120,"status":"completed"},
+	    {"iteration":1,"id":"c2","tool":"fetch","arguments":{"url":"http://x"},"error":"404 not found","durationMs":80,"status":"failed"},
+	    {"iteration":2,"id":"c3","tool":"deploy","arguments":{"version":"1.2"},"result":"deployed","durationMs":900,"status":"completed","decision":"approve","reviewer":"ana","reviewMs":5000}],
+	  "output":{"text":"Shipped 1.2","iterations":3,"messages":[
+	    {"role":"user","content":"ship it"},
+	    {"role":"assistant","content":"Looking for the release notes first.","toolCalls":[{"id":"c1"},{"id":"c2"}]},
+	    {"role":"tool","content":"{}"},{"role":"tool","content":"404"},
+	    {"role":"assistant","content":"Deploying 1.2 now.","toolCalls":[{"id":"c3"}]},
+	    {"role":"tool","content":"deployed"},
+	    {"role":"assistant","content":"Shipped 1.2"}]}}]}`
+	page := fixtureRun(t, def, state)
+	ctx := chromium(t)
+	type group struct {
+		Summary, Text string
+		Open          bool
+		Calls         []string
+	}
+	var groups []group
+	var argsShown bool
+	read := `[...document.querySelectorAll('#detail details.iteration')].map((d) => ({ Summary: d.querySelector('summary').textContent, Open: d.open,
+	  Text: (d.querySelector('.model-text') || {}).textContent || '', Calls: [...d.querySelectorAll('li.call .call-head')].map((c) => c.textContent) }))`
+	run(t, ctx, "agent iterations", chromedp.Navigate(page), chromedp.WaitVisible(`svg#graph g.node[data-step="a"]`),
+		chromedp.Click(`svg#graph g.node[data-step="a"]`),
+		chromedp.WaitVisible(`#detail details.iteration`),
+		chromedp.Evaluate(read, &groups),
+		chromedp.Click(`#detail details.iteration[data-iteration="1"] > summary`),
+		chromedp.Click(`#detail details.iteration[data-iteration="1"] li.call[data-tool="search"] details.call-args > summary`),
+		chromedp.Evaluate(`document.querySelector('#detail details.iteration[data-iteration="1"] li.call[data-tool="search"] details.call-args pre').textContent.includes('release notes')`, &argsShown))
+	require.Len(t, groups, 3, "one group per iteration: %+v", groups)
+	for i, g := range groups {
+		require.Contains(t, g.Summary, fmt.Sprintf("Iteration %d", i+1))
+		require.Equal(t, i == 2, g.Open, "only the last iteration starts open: %+v", g)
+	}
+	require.Contains(t, groups[0].Text, "Looking for the release notes first.")
+	require.Contains(t, groups[1].Text, "Deploying 1.2 now.")
+	require.Contains(t, groups[2].Text, "Shipped 1.2")
+	require.Len(t, groups[0].Calls, 2)
+	require.Contains(t, groups[0].Calls[0], "search")
+	require.Contains(t, groups[0].Calls[0], "completed", "the status is written, not only coloured")
+	require.Contains(t, groups[0].Calls[1], "fetch")
+	require.Contains(t, groups[0].Calls[1], "failed")
+	require.Len(t, groups[1].Calls, 1)
+	require.Contains(t, groups[1].Calls[0], "deploy")
+	require.Contains(t, groups[1].Calls[0], "approve by ana", "who decided and how")
+	require.Contains(t, groups[1].Calls[0], "900 ms")
+	require.Empty(t, groups[2].Calls, "the last iteration answered without tools")
+	require.True(t, argsShown, "a call's arguments open")
+	shot(t, ctx, "run-agent-iterations")
+}
+
+// TestRunForEachItems: a forEach step's detail lists its items 50 to a page, each with its status
+// and a preview of its output; Next shows the next 50 and an item's whole output opens.
+func TestRunForEachItems(t *testing.T) {
+	def := `{"name":"many","inputs":{"xs":{"type":"array","default":[1]}},"steps":[{"id":"each","tool":"template","forEach":"{{ inputs.xs }}","inputs":{"text":"{{ item }}"}}]}`
+	results := make([]string, 120)
+	for i := range results {
+		results[i] = fmt.Sprintf(`{"text":"item number %d","n":%d,"long":"%s"}`, i, i, strings.Repeat("x", 200))
+	}
+	state := `{"workflow":"many","status":"completed","steps":[{"id":"each","tool":"template","status":"completed","itemsTotal":120,"itemsDone":120,
+	  "output":{"count":120,"results":[` + strings.Join(results, ",") + `]}}]}`
+	page := fixtureRun(t, def, state)
+	ctx := chromium(t)
+	type rows struct {
+		Index  []string
+		Status []string
+		Range  string
+	}
+	read := `(() => { const rs = [...document.querySelectorAll('#detail table.items tbody tr[data-item]')];
+	  return { Index: rs.map((r) => r.cells[0].textContent), Status: rs.map((r) => r.cells[1].textContent), Range: document.querySelector('#detail .items-range').textContent }; })()`
+	var first, second rows
+	var opened string
+	var previewLen int
+	run(t, ctx, "forEach items", chromedp.Navigate(page), chromedp.WaitVisible(`svg#graph g.node[data-step="each"]`),
+		chromedp.Click(`svg#graph g.node[data-step="each"]`),
+		chromedp.WaitVisible(`#detail table.items`),
+		chromedp.Evaluate(read, &first),
+		chromedp.Evaluate(`document.querySelector('#detail tr[data-item="3"] .item-preview').textContent.length`, &previewLen),
+		chromedp.Click(`#detail .items-next`),
+		chromedp.WaitVisible(`#detail tr[data-item="57"]`),
+		chromedp.Evaluate(read, &second),
+		chromedp.Click(`#detail tr[data-item="57"] .item-open`),
+		chromedp.WaitVisible(`#detail tr[data-item-output="57"]`),
+		chromedp.Text(`#detail tr[data-item-output="57"]`, &opened))
+	require.Len(t, first.Index, 50, "a page is 50 items")
+	require.Equal(t, "0", first.Index[0])
+	require.Equal(t, "49", first.Index[49])
+	require.Contains(t, first.Status[0], "completed", "the status is written, not only coloured")
+	require.Contains(t, first.Range, "1–50 of 120")
+	require.LessOrEqual(t, previewLen, 80, "the preview is short")
+	require.Len(t, second.Index, 50)
+	require.Equal(t, "50", second.Index[0])
+	require.Equal(t, "99", second.Index[49])
+	require.Contains(t, second.Range, "51–100 of 120")
+	require.Contains(t, opened, "item number 57")
+	require.Contains(t, opened, strings.Repeat("x", 200), "the whole output, not the preview")
+	shot(t, ctx, "run-foreach-items")
+}
