@@ -26,8 +26,8 @@ import (
 )
 
 // fixtureTemporal is a Temporal that knows one closed run: its description, its start request
-// (the workflow file) and its state query's answer. The run page reads nothing else of a closed
-// run; anything else it is asked panics (the embedded nil client), which the test would see.
+// (the workflow file), its state query's answer, and no pending reviews (the header asks). Anything
+// else it is asked panics (the embedded nil client): the server logs it and the page shows it.
 type fixtureTemporal struct {
 	tclient.Client
 	def   string
@@ -58,6 +58,11 @@ func (f *fixtureTemporal) GetWorkflowHistory(context.Context, string, string, bo
 		Attributes: &historypb.HistoryEvent_WorkflowExecutionStartedEventAttributes{WorkflowExecutionStartedEventAttributes: &historypb.WorkflowExecutionStartedEventAttributes{
 			WorkflowType: &commonpb.WorkflowType{Name: workflows.WorkflowType}, Input: &commonpb.Payloads{Payloads: []*commonpb.Payload{p}},
 		}}}}}
+}
+
+// ListWorkflow: the page's header asks for pending reviews across runs; there are none.
+func (f *fixtureTemporal) ListWorkflow(context.Context, *workflowservice.ListWorkflowExecutionsRequest) (*workflowservice.ListWorkflowExecutionsResponse, error) {
+	return &workflowservice.ListWorkflowExecutionsResponse{}, nil
 }
 
 type encoded struct{ p *commonpb.Payload }
@@ -188,4 +193,43 @@ func TestRunForEachItems(t *testing.T) {
 	require.Contains(t, opened, "item number 57")
 	require.Contains(t, opened, strings.Repeat("x", 200), "the whole output, not the preview")
 	shot(t, ctx, "run-foreach-items")
+}
+
+// TestRunTimeline: the run page draws one bar per step that ran, from its start to its end on one
+// time axis, with the status in words and the duration in its title; a bar shows its step.
+func TestRunTimeline(t *testing.T) {
+	def := `{"name":"timed","steps":[{"id":"a","tool":"template","inputs":{"text":"a"}},
+	  {"id":"b","tool":"template","inputs":{"text":"{{ a.output.text }}"}},
+	  {"id":"c","tool":"template","inputs":{"text":"{{ b.output.text }}"}}]}`
+	state := `{"workflow":"timed","status":"failed","steps":[
+	  {"id":"a","tool":"template","status":"completed","startedAt":"2025-01-01T10:00:00Z","finishedAt":"2025-01-01T10:00:10Z","durationMs":10000},
+	  {"id":"b","tool":"template","status":"failed","startedAt":"2025-01-01T10:00:10Z","finishedAt":"2025-01-01T10:00:30Z","durationMs":20000,"error":"boom"},
+	  {"id":"c","tool":"template","status":"skipped","reason":"b failed"}]}`
+	page := fixtureRun(t, def, state)
+	ctx := chromium(t)
+	type bar struct {
+		Step, Text, Title string
+		Left, Width       float64
+	}
+	var bars []bar
+	var shown string
+	run(t, ctx, "timeline", chromedp.Navigate(page), chromedp.WaitVisible(`#timeline .tl-bar`),
+		chromedp.Evaluate(`[...document.querySelectorAll('#timeline .tl-bar')].map((b) => { const r = b.getBoundingClientRect(), t = b.parentElement.getBoundingClientRect();
+		  return { Step: b.dataset.step, Text: b.textContent, Title: b.title, Left: (r.left - t.left) / t.width, Width: r.width / t.width }; })`, &bars),
+		chromedp.Focus(`#timeline .tl-bar[data-step="b"]`),
+		chromedp.KeyEvent("\r"),
+		chromedp.WaitVisible(`#detail h2`),
+		chromedp.Text(`#detail h2`, &shown))
+	require.Len(t, bars, 2, "a step that never started has no bar: %+v", bars)
+	require.Equal(t, "a", bars[0].Step)
+	require.Contains(t, bars[0].Text, "completed", "the status is written, not only coloured")
+	require.Contains(t, bars[0].Title, "10.0 s")
+	require.Contains(t, bars[1].Text, "failed")
+	require.Contains(t, bars[1].Title, "20.0 s")
+	require.InDelta(t, 0, bars[0].Left, 0.01)
+	require.InDelta(t, 1.0/3, bars[0].Width, 0.02, "a ran a third of the time")
+	require.InDelta(t, 1.0/3, bars[1].Left, 0.02, "b started when a ended")
+	require.InDelta(t, 2.0/3, bars[1].Width, 0.02)
+	require.Equal(t, "b", shown, "a bar shows its step (from the keyboard too)")
+	shot(t, ctx, "run-timeline")
 }

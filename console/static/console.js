@@ -645,7 +645,45 @@
       }
       cards.forEach((c, id) => { if (!live.has(id) && !settling(c)) { c.remove(); cards.delete(id); } });
       nodes.forEach((g, id) => g.classList.toggle('has-review', [...live].some((r) => r === id || r.startsWith(id + '[') || r.startsWith(id + '/'))));
+      drawTimeline(st.steps || []);
       if (selected) showDetail();
+    }
+
+    // drawTimeline: one bar per step that started, from its start to its end (now, while it
+    // runs) on one time axis; the bar says the status in words and its title the duration.
+    function drawTimeline(list) {
+      const box = document.getElementById('timeline');
+      if (!box) return;
+      const ran = list.map((x) => effective(x, snap)).filter((x) => x.startedAt);
+      document.getElementById('timeline-section').hidden = !ran.length;
+      if (!ran.length) { box.replaceChildren(); return; }
+      const now = snap.closed && snap.ended ? Date.parse(snap.ended) : Date.now();
+      const span = (x) => {
+        const a = Date.parse(x.startedAt);
+        const b = x.finishedAt ? Date.parse(x.finishedAt) : Math.max(a, now);
+        return [a, b];
+      };
+      const t0 = Math.min(...ran.map((x) => span(x)[0]));
+      const t1 = Math.max(t0 + 1, ...ran.map((x) => span(x)[1]));
+      const rows = [];
+      for (const x of ran) {
+        const [a, b] = span(x);
+        const st = x.status || 'pending';
+        const name = (nodeInfo.get(x.id) || {}).name || x.id;
+        const took = x.durationMs ? fmtMs(x.durationMs) : fmtMs(b - a);
+        const what = `${name}: ${st.replace('_', ' ')} · ${took}${x.finishedAt ? '' : ' so far'}`;
+        const word = `${STATUS_MARK[st] || ''} ${st.replace('_', ' ')}`.trim();
+        const bar = el('button', {
+          type: 'button', class: `tl-bar s-${st}`, 'data-step': x.id, title: what, 'aria-label': what,
+          onclick: () => { selected = x.id; showDetail(); detail.scrollIntoView({ block: 'nearest' }); },
+        }, word);
+        // through the CSSOM: the page's CSP allows no style attributes
+        bar.style.left = `${((a - t0) / (t1 - t0)) * 100}%`;
+        bar.style.width = `${Math.max(0.4, ((b - a) / (t1 - t0)) * 100)}%`;
+        rows.push(el('div', { class: 'tl-label', title: name }, name, ' ', el('span', { class: 'note' }, `· ${word}`)), el('div', { class: 'tl-track' }, bar));
+      }
+      rows.push(el('div', { class: 'tl-axis', 'aria-hidden': 'true' }, el('span', {}, '0'), el('span', {}, fmtMs((t1 - t0) / 2)), el('span', {}, fmtMs(t1 - t0))));
+      box.replaceChildren(...rows);
     }
 
     document.getElementById('cancel').addEventListener('click', async (ev) => {
