@@ -149,6 +149,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /api/reviews", s.api(s.apiReviews))
 	mux.HandleFunc("POST /api/runs/{id}/reviews", s.guard(s.apiDecide))
 	mux.HandleFunc("POST /api/runs/{id}/cancel", s.guard(s.apiCancel))
+	mux.HandleFunc("POST /api/runs/{id}/retry", s.guard(s.apiRetry))
 	mux.HandleFunc("POST /api/validate", s.guard(s.apiValidate))
 	mux.HandleFunc("POST /api/workflows/{name}/runs", s.guard(s.apiStart))
 	// Pages and JSON are compressed (a 100-step run page is 75 KB of HTML, 9 KB gzipped); the

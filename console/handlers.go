@@ -250,6 +250,18 @@ type Snapshot struct {
 	State     json.RawMessage   `json:"state,omitempty"`
 	StateErr  string            `json:"stateError,omitempty"`
 	Streaming map[string]string `json:"streaming,omitempty"`
+	// Retryable: the run ended failed, cancelled, terminated or timed out, so weftclient.Retry
+	// can resume it from its failed step (the page shows "Retry from the failed step").
+	Retryable bool `json:"retryable,omitempty"`
+}
+
+// retryable are the statuses weftclient.Retry resumes.
+func retryable(status string) bool {
+	switch status {
+	case "failed", "cancelled", "terminated", "timed_out":
+		return true
+	}
+	return false
 }
 
 var stateJSON = protojson.MarshalOptions{EmitUnpopulated: false}
@@ -259,7 +271,7 @@ func (s *Server) snapshot(ctx context.Context, id string) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	snap := &Snapshot{Status: d.Status, Closed: d.Status != "running", Started: d.Started, Ended: d.Closed}
+	snap := &Snapshot{Status: d.Status, Closed: d.Status != "running", Started: d.Started, Ended: d.Closed, Retryable: retryable(d.Status)}
 	qctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	st, err := s.o.Client.State(qctx, id)
@@ -361,6 +373,33 @@ func (s *Server) apiCancel(w http.ResponseWriter, r *http.Request, sess *session
 	}
 	s.o.Log.Info("console: cancel requested", "run", r.PathValue("id"), "by", sess.name, "authenticated", sess.authenticated)
 	writeJSON(w, http.StatusOK, map[string]string{"status": "cancel requested"})
+}
+
+// apiRetry resumes a failed or cancelled run from its failed step, as `weft retry` does
+// (weftclient.Retry): a new run that reuses the outputs of the steps it completed. It needs the
+// runner role, as starting a run does, and the right to read the run (the new run takes over its
+// outputs). No corrected definition is sent, so the new run keeps the old run's origin (Retry
+// never makes a client's definition the operator's); a login is recorded as who started it.
+func (s *Server) apiRetry(w http.ResponseWriter, r *http.Request, sess *session) {
+	if !s.may(w, sess, "retrying a run", auth.RoleRunner) {
+		return
+	}
+	id := r.PathValue("id")
+	if !s.mayRead(w, r, sess, id) {
+		return
+	}
+	o := weftclient.RetryOptions{Origin: weftclient.OriginOperator}
+	if who, ok := sess.identity(); ok {
+		o.StartedBy = who.Name
+	}
+	run, plan, err := s.o.Client.Retry(r.Context(), id, o)
+	if err != nil {
+		clientError(w, err)
+		return
+	}
+	s.o.Log.Info("console: run retried", "run", id, "new", run.ID, "by", sess.name, "authenticated", sess.authenticated)
+	writeJSON(w, http.StatusOK, map[string]any{"id": run.ID, "url": "/runs/" + url.PathEscape(run.ID), "resumedFrom": id,
+		"reused": plan.Reused, "rerun": plan.Rerun})
 }
 
 // ---- reviews ----

@@ -594,13 +594,63 @@
       const inputs = el('div', { class: 'inputs' }, el('p', { class: 'note' }, 'loading the resolved inputs…'));
       parts.push(el('h3', {}, 'Inputs'), inputs);
       if (n.inputs) parts.push(el('h3', {}, 'As written'), jsonBlock(n.inputs));
+      const alone = runsAlone(n) ? el('div', { class: 'alone' }) : null;
+      if (alone) parts.push(alone);
       detail.replaceChildren(...parts);
       const want = selected;
       get(`/api/runs/${encodeURIComponent(runId)}/steps/${encodeURIComponent(want)}/inputs`).then((c) => {
         if (selected !== want) return;
         if (!c.total) inputs.replaceChildren(el('p', { class: 'note' }, c.note || 'no calls'));
         else inputs.replaceChildren(el('p', { class: 'note' }, c.total > 1 ? `${c.total} calls; the first ${c.inputs.length} shown` : '1 call'), ...c.inputs.map((i) => jsonBlock(i)));
+        if (alone) aloneForm(alone, n, ui, c.total ? c.inputs[0] : n.inputs);
       }).catch((err) => inputs.replaceChildren(el('p', { class: 'error' }, err.message)));
+    }
+
+    // runsAlone: the steps "Run this step alone" is offered for: a tool that is an activity (I/O,
+    // a model call), not a review, an agent, a called workflow, a loop or an inline data tool
+    // (those are the workflow's own logic, with no activity call whose inputs could be replayed).
+    function runsAlone(n) {
+      return n && n.kind === 'activity' && !n.loop && !!n.tool;
+    }
+
+    // aloneForm: "Run this step alone" opens a JSON text of the step's inputs (the first call's,
+    // resolved; the inputs as written when no call was recorded) that "Run" starts as a one-step
+    // workflow of its own through POST /api/runs, as the playground's edited text is: the
+    // person's own definition (client origin), checked as any client's is.
+    function aloneForm(box, n, ui, prefill) {
+      if (ui.aloneText === undefined) ui.aloneText = pretty(prefill === undefined ? {} : prefill);
+      const open = el('button', { type: 'button', class: 'alone-open' }, 'Run this step alone');
+      const text = el('textarea', { class: 'alone-inputs', rows: 10, spellcheck: 'false', 'aria-label': `Inputs of ${n.id} run alone (JSON)` });
+      text.value = ui.aloneText;
+      text.addEventListener('input', () => { ui.aloneText = text.value; });
+      const status = el('p', { class: 'card-status alone-status', role: 'status' }, ui.aloneStatus || '');
+      if (ui.aloneError) status.classList.add('error');
+      const say = (msg, error) => {
+        ui.aloneStatus = msg;
+        ui.aloneError = error;
+        status.textContent = msg;
+        status.classList.toggle('error', !!error);
+      };
+      const runBtn = el('button', { type: 'submit', class: 'alone-run' }, 'Run');
+      const form = el('form', { class: 'alone-form', hidden: !ui.aloneOpen },
+        el('label', {}, `Inputs of ${n.tool} (JSON): edit them, then Run starts a new run of this step alone`), text, runBtn, status);
+      open.addEventListener('click', () => { ui.aloneOpen = !ui.aloneOpen; form.hidden = !ui.aloneOpen; if (ui.aloneOpen) text.focus(); });
+      form.addEventListener('submit', async (ev) => {
+        ev.preventDefault();
+        let inputs;
+        try {
+          inputs = JSON.parse(text.value);
+        } catch (err) { say(`the inputs are not valid JSON: ${err.message}`, true); return; }
+        if (!inputs || typeof inputs !== 'object' || Array.isArray(inputs)) { say('the inputs must be a JSON object ({"name": value, ...})', true); return; }
+        const def = { name: `${view.workflow || 'run'}-${n.id}-alone`, steps: [{ id: n.id, tool: n.tool, inputs }], output: `{{ ${n.id}.output }}` };
+        say('starting…', false);
+        runBtn.disabled = true;
+        try {
+          const r = await post('/api/runs', { name: `${def.name}.json`, source: JSON.stringify(def, null, 2), inputs: {} });
+          window.location.assign(r.url);
+        } catch (err) { say(err.message, true); runBtn.disabled = false; }
+      });
+      box.replaceChildren(open, form);
     }
 
     function apply(s) {
@@ -615,6 +665,8 @@
       errEl.hidden = !(st.error || s.stateError);
       errEl.textContent = st.error || (s.stateError ? `state unavailable: ${s.stateError}` : '');
       document.getElementById('cancel').hidden = s.closed;
+      const retry = document.getElementById('retry');
+      if (retry) retry.hidden = !s.retryable;
       if (st.output !== undefined) document.getElementById('run-output').replaceChildren(jsonBlock(st.output, true));
       steps = new Map((st.steps || []).map((x) => [x.id, effective(x, s)]));
       const now = Date.now();
@@ -690,6 +742,24 @@
       if (!confirm(`Cancel ${runId}? Steps in flight are cancelled; finished steps keep their results.`)) return;
       ev.target.disabled = true;
       try { await post(`/api/runs/${encodeURIComponent(runId)}/cancel`); } catch (err) { alert(err.message); ev.target.disabled = false; }
+    });
+    // Retry: a new run (weftclient.Retry) that reuses the steps this one completed; the page goes
+    // to it. A refusal (the run cannot be resumed, the login may not start runs) is written here.
+    const retryBtn = document.getElementById('retry');
+    if (retryBtn) retryBtn.addEventListener('click', async () => {
+      const status = document.getElementById('retry-status');
+      retryBtn.disabled = true;
+      status.hidden = false;
+      status.classList.remove('error');
+      status.textContent = 'starting a new run that reuses the completed steps…';
+      try {
+        const r = await post(`/api/runs/${encodeURIComponent(runId)}/retry`);
+        window.location.assign(r.url);
+      } catch (err) {
+        status.textContent = `Retry refused: ${err.message}`;
+        status.classList.add('error');
+        retryBtn.disabled = false;
+      }
     });
     apply(snap);
     if (snap.closed && !snap.stateError) return;

@@ -1,0 +1,327 @@
+package console_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/require"
+	commonpb "go.temporal.io/api/common/v1"
+	"go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
+	workflowpb "go.temporal.io/api/workflow/v1"
+	"go.temporal.io/api/workflowservice/v1"
+	tclient "go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	"github.com/weftworks/weft/auth"
+	weftclient "github.com/weftworks/weft/client"
+	"github.com/weftworks/weft/console"
+	weftv1 "github.com/weftworks/weft/proto/weft/v1"
+)
+
+// rerunTemporal is fixtureTemporal whose one run has the status the test sets, whose history
+// holds one activity call per step of calls (what the step's inputs panel reads), and which
+// records the runs started instead of starting them.
+type rerunTemporal struct {
+	*fixtureTemporal
+	calls map[string]any
+
+	mu      sync.Mutex
+	status  enums.WorkflowExecutionStatus
+	started map[string]*weftv1.RunRequest
+}
+
+func (f *rerunTemporal) set(st enums.WorkflowExecutionStatus) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.status = st
+}
+
+func (f *rerunTemporal) runs() map[string]*weftv1.RunRequest {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := map[string]*weftv1.RunRequest{}
+	for id, r := range f.started {
+		out[id] = r
+	}
+	return out
+}
+
+func (f *rerunTemporal) DescribeWorkflowExecution(context.Context, string, string) (*workflowservice.DescribeWorkflowExecutionResponse, error) {
+	f.mu.Lock()
+	st := f.status
+	f.mu.Unlock()
+	start := time.Now().Add(-time.Minute)
+	info := &workflowpb.WorkflowExecutionInfo{Status: st, StartTime: timestamppb.New(start)}
+	if st != enums.WORKFLOW_EXECUTION_STATUS_RUNNING {
+		info.CloseTime = timestamppb.New(start.Add(30 * time.Second))
+	}
+	return &workflowservice.DescribeWorkflowExecutionResponse{WorkflowExecutionInfo: info}, nil
+}
+
+func (f *rerunTemporal) GetWorkflowHistory(ctx context.Context, id, runID string, long bool, filter enums.HistoryEventFilterType) tclient.HistoryEventIterator {
+	it := f.fixtureTemporal.GetWorkflowHistory(ctx, id, runID, long, filter).(*events)
+	n := int64(1)
+	for step, in := range f.calls {
+		p, err := converter.GetDefaultDataConverter().ToPayload(in)
+		if err != nil {
+			panic(err)
+		}
+		n++
+		it.list = append(it.list, &historypb.HistoryEvent{EventId: n, EventType: enums.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED,
+			Attributes: &historypb.HistoryEvent_ActivityTaskScheduledEventAttributes{ActivityTaskScheduledEventAttributes: &historypb.ActivityTaskScheduledEventAttributes{
+				ActivityId: step + "#1", ActivityType: &commonpb.ActivityType{Name: "chunk"}, Input: &commonpb.Payloads{Payloads: []*commonpb.Payload{p}},
+			}}})
+	}
+	return it
+}
+
+func (f *rerunTemporal) ExecuteWorkflow(_ context.Context, o tclient.StartWorkflowOptions, _ any, args ...any) (tclient.WorkflowRun, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.started == nil {
+		f.started = map[string]*weftv1.RunRequest{}
+	}
+	f.started[o.ID] = args[0].(*weftv1.RunRequest)
+	return startedRun{id: o.ID}, nil
+}
+
+type startedRun struct {
+	tclient.WorkflowRun
+	id string
+}
+
+func (r startedRun) GetID() string    { return r.id }
+func (r startedRun) GetRunID() string { return "r1" }
+
+// A run of pipeline: a completed, b failed, t (an inline data tool) skipped.
+const (
+	rerunDef = `{"name":"pipeline","steps":[{"id":"a","tool":"chunk","inputs":{"text":"hello"}},
+	  {"id":"b","tool":"chunk","inputs":{"text":"{{ a.output.chunks }}"}},
+	  {"id":"t","tool":"template","inputs":{"text":"{{ b.output }}"}}]}`
+	rerunState = `{"workflow":"pipeline","status":"failed","error":"b: boom","steps":[
+	  {"id":"a","tool":"chunk","status":"completed","output":{"chunks":["hello"]}},
+	  {"id":"b","tool":"chunk","status":"failed","error":"boom"},
+	  {"id":"t","tool":"template","status":"skipped","reason":"b failed"}]}`
+)
+
+// rerunConsole serves a console over a rerunTemporal whose run weft-fixture has status st; with
+// login, it asks for one (keys per role as consoleWithKeys).
+func rerunConsole(t *testing.T, st enums.WorkflowExecutionStatus, login bool) (*rerunTemporal, *httptest.Server, map[string]string) {
+	t.Helper()
+	var state weftv1.ExecutionState
+	require.NoError(t, protojson.Unmarshal([]byte(rerunState), &state))
+	f := &rerunTemporal{fixtureTemporal: &fixtureTemporal{def: rerunDef, state: &state}, status: st,
+		calls: map[string]any{"b": map[string]any{"text": "hello world"}}}
+	o := console.Options{Client: weftclient.New(f, "console-test"), Reviewer: "op"}
+	keys := map[string]string{}
+	if login {
+		keyFile := filepath.Join(t.TempDir(), "keys.json")
+		for name, roles := range map[string][]string{"rita": {"reader"}, "ana": {"reviewer"}, "carl": {"runner"}} {
+			k, _, err := auth.GenerateNamedKey(keyFile, name, roles)
+			require.NoError(t, err)
+			keys[name] = k
+		}
+		loaded, err := auth.LoadKeys(keyFile)
+		require.NoError(t, err)
+		o.Keys, o.RequireLogin = loaded, true
+	}
+	return f, newConsole(t, o), keys
+}
+
+// TestRetryEndpoint: POST /api/runs/{id}/retry resumes a failed or cancelled run through
+// weftclient.Retry (the new run reuses the completed step and records the run it resumes, and
+// who retried it), needs the runner role as starting a run does, the CSRF token and the
+// console's origin, and answers a run that cannot be resumed with a 400 that says why.
+func TestRetryEndpoint(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		status enums.WorkflowExecutionStatus
+		who    string // "" the operator on this machine (no login)
+		code   int
+		want   string // in the answer
+		by     string // StartedBy of the new run
+	}{
+		{"failed", enums.WORKFLOW_EXECUTION_STATUS_FAILED, "", http.StatusOK, `"resumedFrom":"weft-fixture"`, ""},
+		{"cancelled", enums.WORKFLOW_EXECUTION_STATUS_CANCELED, "", http.StatusOK, `"reused":["a"]`, ""},
+		{"by a runner", enums.WORKFLOW_EXECUTION_STATUS_FAILED, "carl", http.StatusOK, `"rerun":["b","t"]`, "carl"},
+		{"running", enums.WORKFLOW_EXECUTION_STATUS_RUNNING, "", http.StatusBadRequest, "is still running: cancel it first", ""},
+		{"completed", enums.WORKFLOW_EXECUTION_STATUS_COMPLETED, "", http.StatusBadRequest, "there is nothing to resume", ""},
+		{"by a reader", enums.WORKFLOW_EXECUTION_STATUS_FAILED, "rita", http.StatusForbidden, `needs the role \"runner\"`, ""},
+		{"by a reviewer", enums.WORKFLOW_EXECUTION_STATUS_FAILED, "ana", http.StatusForbidden, `needs the role \"runner\"`, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, srv, keys := rerunConsole(t, tc.status, tc.who != "")
+			base := srv.URL
+			c, token := http.DefaultClient, ""
+			if tc.who != "" {
+				c, token = loginAs(t, srv, keys[tc.who])
+			} else {
+				token = csrfOf(t, c, base)
+			}
+			code, out := post(t, c, base+"/api/runs/weft-fixture/retry", token, base, `{}`)
+			require.Equal(t, tc.code, code, out)
+			require.Contains(t, out, tc.want)
+			started := f.runs()
+			if tc.code != http.StatusOK {
+				require.Empty(t, started, "nothing is started")
+				return
+			}
+			var ans struct{ ID, URL string }
+			require.NoError(t, json.Unmarshal([]byte(out), &ans))
+			require.True(t, strings.HasPrefix(ans.ID, "weft-fixture-retry-"), ans.ID)
+			require.Equal(t, "/runs/"+ans.ID, ans.URL)
+			req := started[ans.ID]
+			require.NotNil(t, req, "the new run was started: %v", started)
+			require.Equal(t, "weft-fixture", req.GetResumedFrom())
+			require.Contains(t, req.GetReuse(), "a", "the completed step is reused")
+			require.NotContains(t, req.GetReuse(), "b")
+			require.Equal(t, tc.by, req.GetStartedBy())
+			require.Equal(t, weftclient.OriginOperator, req.GetOrigin(), "the run's own definition keeps its origin")
+		})
+	}
+	t.Run("needs the token and the console's origin", func(t *testing.T) {
+		f, srv, _ := rerunConsole(t, enums.WORKFLOW_EXECUTION_STATUS_FAILED, false)
+		base := srv.URL
+		token := csrfOf(t, http.DefaultClient, base)
+		code, _ := post(t, http.DefaultClient, base+"/api/runs/weft-fixture/retry", "", base, `{}`)
+		require.Equal(t, http.StatusForbidden, code)
+		code, _ = post(t, http.DefaultClient, base+"/api/runs/weft-fixture/retry", token, "http://evil.example", `{}`)
+		require.Equal(t, http.StatusForbidden, code)
+		require.Empty(t, f.runs())
+	})
+	t.Run("needs a login", func(t *testing.T) {
+		f, srv, _ := rerunConsole(t, enums.WORKFLOW_EXECUTION_STATUS_FAILED, true)
+		base := srv.URL
+		code, out := post(t, http.DefaultClient, base+"/api/runs/weft-fixture/retry", "x", base, `{}`)
+		require.Equal(t, http.StatusUnauthorized, code, out)
+		require.Empty(t, f.runs())
+	})
+}
+
+// TestRunPageRetry: the run page offers "Retry from the failed step" on a failed or cancelled run
+// only; the button posts the retry and goes to the new run, and a refusal is written in the page.
+func TestRunPageRetry(t *testing.T) {
+	f, srv, _ := rerunConsole(t, enums.WORKFLOW_EXECUTION_STATUS_COMPLETED, false)
+	page := srv.URL + "/runs/weft-fixture"
+	ctx := chromium(t)
+	hidden := func(st enums.WorkflowExecutionStatus) bool {
+		f.set(st)
+		var h bool
+		run(t, ctx, "open "+st.String(), chromedp.Navigate(page), chromedp.WaitVisible(`svg#graph g.node[data-step="a"]`),
+			chromedp.Evaluate(`getComputedStyle(document.getElementById('retry')).display === 'none'`, &h))
+		return h
+	}
+	require.True(t, hidden(enums.WORKFLOW_EXECUTION_STATUS_COMPLETED), "a completed run has nothing to retry")
+	require.False(t, hidden(enums.WORKFLOW_EXECUTION_STATUS_CANCELED), "a cancelled run can be resumed")
+	require.False(t, hidden(enums.WORKFLOW_EXECUTION_STATUS_FAILED), "a failed run can be resumed")
+
+	// the run completed since the page was drawn: the refusal is shown next to the button
+	f.set(enums.WORKFLOW_EXECUTION_STATUS_COMPLETED)
+	var refusal, still string
+	run(t, ctx, "refused retry", chromedp.Click(`#retry`),
+		chromedp.Poll(`document.getElementById('retry-status').textContent.includes('nothing to resume')`, nil),
+		chromedp.Text(`#retry-status`, &refusal), chromedp.Location(&still))
+	require.Contains(t, refusal, "Retry refused: run weft-fixture completed: there is nothing to resume")
+	require.Equal(t, page, still, "the page stays")
+	require.Empty(t, f.runs())
+	shot(t, ctx, "run-retry-refused")
+
+	f.set(enums.WORKFLOW_EXECUTION_STATUS_FAILED)
+	run(t, ctx, "retry", chromedp.Navigate(page), chromedp.WaitVisible(`#retry`), chromedp.Click(`#retry`))
+	went := arrive(t, ctx, "/runs/weft-fixture-retry-")
+	started := f.runs()
+	require.Len(t, started, 1)
+	for id, req := range started {
+		require.Equal(t, srv.URL+"/runs/"+id, went, "the page goes to the new run")
+		require.Equal(t, "weft-fixture", req.GetResumedFrom())
+		require.Contains(t, req.GetReuse(), "a")
+	}
+	shot(t, ctx, "run-retry")
+}
+
+// TestRunStepAlone: a tool step's detail offers "Run this step alone": a JSON text of the inputs
+// of its first call, which Run starts as a one-step workflow of the person's own (POST /api/runs,
+// client origin); invalid JSON and a definition the validator refuses are written by the form.
+// An inline data tool has no such button.
+func TestRunStepAlone(t *testing.T) {
+	f, srv, _ := rerunConsole(t, enums.WORKFLOW_EXECUTION_STATUS_FAILED, false)
+	page := srv.URL + "/runs/weft-fixture"
+	ctx := chromium(t)
+	var inline int
+	run(t, ctx, "inline step", chromedp.Navigate(page), chromedp.WaitVisible(`svg#graph g.node[data-step="t"]`),
+		chromedp.Click(`svg#graph g.node[data-step="t"]`), chromedp.WaitVisible(`#detail .inline-note`),
+		chromedp.Evaluate(`document.querySelectorAll('#detail .alone-open').length`, &inline))
+	require.Zero(t, inline, "an inline data tool is not run alone")
+
+	var prefilled string
+	var formHidden bool
+	run(t, ctx, "open the form", chromedp.Click(`svg#graph g.node[data-step="b"]`),
+		chromedp.WaitVisible(`#detail .alone-open`),
+		chromedp.Evaluate(`document.querySelector('#detail .alone-form').hidden`, &formHidden),
+		chromedp.Click(`#detail .alone-open`), chromedp.WaitVisible(`#detail .alone-inputs`),
+		chromedp.Value(`#detail .alone-inputs`, &prefilled))
+	require.True(t, formHidden, "the form opens on a click")
+	require.JSONEq(t, `{"text":"hello world"}`, prefilled, "the first call's resolved inputs")
+
+	var msg string
+	run(t, ctx, "invalid JSON", chromedp.SetValue(`#detail .alone-inputs`, `{"text": `),
+		chromedp.Click(`#detail .alone-run`),
+		chromedp.Poll(`document.querySelector('#detail .alone-status').textContent !== ''`, nil),
+		chromedp.Text(`#detail .alone-status`, &msg))
+	require.Contains(t, msg, "not valid JSON")
+	run(t, ctx, "refused by the validator", chromedp.SetValue(`#detail .alone-inputs`, `{"txt": "x"}`),
+		chromedp.Evaluate(`document.querySelector('#detail .alone-inputs').dispatchEvent(new Event('input'))`, nil),
+		chromedp.Click(`#detail .alone-run`),
+		chromedp.Poll(`document.querySelector('#detail .alone-status').textContent.includes('unknown field')`, nil),
+		chromedp.Text(`#detail .alone-status`, &msg))
+	require.Contains(t, msg, `unknown field "txt"`)
+	require.Empty(t, f.runs())
+	shot(t, ctx, "run-step-alone-refused")
+
+	run(t, ctx, "run it", chromedp.SetValue(`#detail .alone-inputs`, `{"text": "edited"}`),
+		chromedp.Click(`#detail .alone-run`))
+	went := arrive(t, ctx, "/runs/weft-pipeline-b-alone-")
+	started := f.runs()
+	require.Len(t, started, 1)
+	for id, req := range started {
+		require.Equal(t, srv.URL+"/runs/"+id, went, "the page goes to the new run")
+		require.Equal(t, weftclient.OriginClient, req.GetOrigin(), "the person's own definition, checked as a client's")
+		require.Empty(t, req.GetResumedFrom())
+		var def map[string]any
+		require.NoError(t, json.Unmarshal([]byte(req.GetDefinitionJson()), &def))
+		require.Equal(t, "pipeline-b-alone", def["name"])
+		require.Equal(t, "{{ b.output }}", def["output"])
+		require.Equal(t, []any{map[string]any{"id": "b", "tool": "chunk", "inputs": map[string]any{"text": "edited"}}}, def["steps"])
+	}
+	shot(t, ctx, "run-step-alone")
+}
+
+// arrive waits until the page has gone to a run page whose path starts with prefix and drawn it,
+// and returns its address. A wait the navigation interrupts (its page is gone) is waited again.
+func arrive(t *testing.T, ctx context.Context, prefix string) string {
+	t.Helper()
+	cond := fmt.Sprintf(`location.pathname.startsWith(%q) && document.readyState === 'complete' && !!document.getElementById('run-id')`, prefix)
+	var err error
+	for range 20 {
+		if err = chromedp.Run(ctx, chromedp.Poll(cond, nil, chromedp.WithPollingTimeout(10*time.Second))); err == nil {
+			var at string
+			run(t, ctx, "where", chromedp.Location(&at))
+			return at
+		}
+		// the navigation destroyed the page the wait ran in: wait again in the new one
+	}
+	run(t, ctx, "arrive at "+prefix, chromedp.ActionFunc(func(context.Context) error { return err }))
+	return ""
+}
