@@ -420,3 +420,38 @@ func TestHandoffPingPong(t *testing.T) {
 		require.EqualValues(t, 4, out["iterations"])
 	})
 }
+
+// TestAgentResumeChecksTheEditedMessage: a fork's edited message goes through the step's input
+// guardrails as a run's prompt does; a fork that adds no message (it goes on from tool results)
+// is not checked again.
+func TestAgentResumeChecksTheEditedMessage(t *testing.T) {
+	resume := func(last string) string {
+		return `{"iteration":1,"from":"r1","messages":[{"role":"user","content":"Answer: rate limits"},
+	  {"role":"assistant","content":"","toolCalls":[{"id":"c1","name":"search","arguments":"{\"query\":\"x\"}"}]},
+	  {"role":"tool","toolCallId":"c1","name":"search","content":"{\"results\":[]}"}` + last + `],
+	  "toolCalls":[{"iteration":1,"id":"c1","tool":"search","status":"completed","result":"{\"results\":[]}"}]}`
+	}
+	guard := `"guardrails":{"input":[{"name":"no-secrets","forbid":"(?i)password"}]}`
+	for _, tc := range []struct {
+		name, last, wantErr string
+		calls               int
+	}{
+		{"an edited message that trips", `,{"role":"user","content":"my password is hunter2"}`, "no-secrets", 0},
+		{"an edited message that passes", `,{"role":"user","content":"look again"}`, "", 1},
+		{"no edited message", ``, "", 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t)
+			m := &scriptedModel{answers: []func(map[string]any) map[string]any{say("Done.")}}
+			withModel(h, m)
+			def := strings.Replace(agentFlow, `"maxIterations":4`, `"maxIterations":4,`+guard+`,"resume":`+resume(tc.last), 1)
+			_, err := h.run(t, def, nil)
+			if tc.wantErr != "" {
+				require.ErrorContains(t, err, tc.wantErr)
+			} else {
+				require.NoError(t, err)
+			}
+			require.Equal(t, tc.calls, m.calls())
+		})
+	}
+}

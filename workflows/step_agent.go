@@ -41,6 +41,11 @@ const (
 // reset_tool_choice); runs recorded before it send their toolChoice with every model call.
 const ChangeAgentResetToolChoice = "agent-reset-tool-choice"
 
+// ChangeForkChecksInput (workflow.GetVersion): a resumed (forked) agent whose conversation ends
+// with a user message — the fork's edited message — runs the input guardrails on it, as a run's
+// prompt is checked; forks recorded before it skipped them.
+const ChangeForkChecksInput = "fork-checks-input"
+
 // prepareChat completes an llm call's inputs in workflow code: "context": "auto" becomes the
 // outputs of the steps this one depends on, and tool names become function definitions.
 func (r *run) prepareChat(sr *stepRun, inputs map[string]any) error {
@@ -370,7 +375,11 @@ func (r *run) agent(ctx workflow.Context, sr *stepRun, inputs map[string]any, en
 			}
 		}
 	}
-	if guards != nil && len(guards.input) > 0 && resume == nil {
+	checkInput := resume == nil
+	if resume != nil && guards != nil && len(guards.input) > 0 && endsWithUser(llm["messages"]) {
+		checkInput = workflow.GetVersion(ctx, ChangeForkChecksInput, workflow.DefaultVersion, 1) >= 1
+	}
+	if guards != nil && len(guards.input) > 0 && checkInput {
 		trip, err := r.check(ctx, sr, key, GuardrailInput, guards.input, inputText(llm), nil, llm["model"])
 		if err != nil {
 			return nil, err
