@@ -42,6 +42,9 @@ type keySessions struct {
 	// end terminates a session through the transport (a DELETE as its key); set by HTTPHandler
 	end      func(id, key string)
 	sweeping bool
+	// ttl is sessionIdleTTL as it was when the gateway was made: the sweeper reads it, and may
+	// outlive a test that changes the variable
+	ttl time.Duration
 	// calls numbers the call sessions of tool calls (callID); ask holds, per session, the call
 	// session asking its person now (elicitation: one question at a time), and askFree a
 	// one-slot semaphore per session
@@ -51,7 +54,8 @@ type keySessions struct {
 }
 
 func newKeySessions() *keySessions {
-	return &keySessions{owner: map[string]string{}, seen: map[string]time.Time{}, open: map[string]int{}, ask: map[string]string{}, askFree: map[string]chan struct{}{}}
+	return &keySessions{owner: map[string]string{}, seen: map[string]time.Time{}, open: map[string]int{}, ask: map[string]string{}, askFree: map[string]chan struct{}{},
+		ttl: sessionIdleTTL}
 }
 
 // callMark separates a session's id from the number of one of its tool calls in the id of the
@@ -136,7 +140,7 @@ func (k *keySessions) streaming(id string) func() {
 
 // sweep ends the sessions idle for sessionIdleTTL, every quarter of it, while there are any.
 func (k *keySessions) sweep() {
-	t := time.NewTicker(sessionIdleTTL / 4)
+	t := time.NewTicker(k.ttl / 4)
 	defer t.Stop()
 	for range t.C {
 		k.mu.Lock()
@@ -147,7 +151,7 @@ func (k *keySessions) sweep() {
 		}
 		var idle [][2]string
 		for id, key := range k.owner {
-			if k.open[id] == 0 && time.Since(k.seen[id]) > sessionIdleTTL {
+			if k.open[id] == 0 && time.Since(k.seen[id]) > k.ttl {
 				idle = append(idle, [2]string{id, key})
 			}
 		}
