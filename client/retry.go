@@ -69,6 +69,16 @@ type RetryPlan struct {
 	Rerun  []string `json:"rerun"`
 }
 
+// Retryable reports whether Retry resumes a run in status (RunInfo.Status): one that ended
+// failed, cancelled, terminated or timed out.
+func Retryable(status string) bool {
+	switch status {
+	case "failed", "cancelled", "terminated", "timed_out":
+		return true
+	}
+	return false
+}
+
 // Retry starts a new run that takes over the outputs of the steps a failed or cancelled run
 // completed and runs the rest: the failed step, the steps after it, and those a corrected
 // definition changes. The new run records which run it resumes. Temporal's own reset remains
@@ -78,9 +88,9 @@ func (c *Client) Retry(ctx context.Context, runID string, o RetryOptions) (*Run,
 	if err != nil {
 		return nil, nil, err
 	}
-	switch d.Status {
-	case "failed", "cancelled", "terminated", "timed_out":
-	case "running":
+	switch {
+	case Retryable(d.Status):
+	case d.Status == "running":
 		return nil, nil, &InvalidError{Err: fmt.Errorf("run %s is still running: cancel it first (weft cancel %s), or wait for it to fail", runID, runID)}
 	default:
 		return nil, nil, &InvalidError{Err: fmt.Errorf("run %s %s: there is nothing to resume; start a new one with weft run", runID, pastTense(d.Status))}

@@ -255,15 +255,6 @@ type Snapshot struct {
 	Retryable bool `json:"retryable,omitempty"`
 }
 
-// retryable are the statuses weftclient.Retry resumes.
-func retryable(status string) bool {
-	switch status {
-	case "failed", "cancelled", "terminated", "timed_out":
-		return true
-	}
-	return false
-}
-
 var stateJSON = protojson.MarshalOptions{EmitUnpopulated: false}
 
 func (s *Server) snapshot(ctx context.Context, id string) (*Snapshot, error) {
@@ -271,7 +262,7 @@ func (s *Server) snapshot(ctx context.Context, id string) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	snap := &Snapshot{Status: d.Status, Closed: d.Status != "running", Started: d.Started, Ended: d.Closed, Retryable: retryable(d.Status)}
+	snap := &Snapshot{Status: d.Status, Closed: d.Status != "running", Started: d.Started, Ended: d.Closed, Retryable: weftclient.Retryable(d.Status)}
 	qctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	st, err := s.o.Client.State(qctx, id)
