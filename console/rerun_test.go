@@ -120,9 +120,16 @@ const (
 // login, it asks for one (keys per role as consoleWithKeys).
 func rerunConsole(t *testing.T, st enums.WorkflowExecutionStatus, login bool) (*rerunTemporal, *httptest.Server, map[string]string) {
 	t.Helper()
+	return rerunConsoleOf(t, st, login, &fixtureTemporal{})
+}
+
+// rerunConsoleOf is rerunConsole whose run's start request has base's startedBy and origin.
+func rerunConsoleOf(t *testing.T, st enums.WorkflowExecutionStatus, login bool, base *fixtureTemporal) (*rerunTemporal, *httptest.Server, map[string]string) {
+	t.Helper()
 	var state weftv1.ExecutionState
 	require.NoError(t, protojson.Unmarshal([]byte(rerunState), &state))
-	f := &rerunTemporal{fixtureTemporal: &fixtureTemporal{def: rerunDef, state: &state}, status: st,
+	base.def, base.state = rerunDef, &state
+	f := &rerunTemporal{fixtureTemporal: base, status: st,
 		calls: map[string]any{"b": map[string]any{"text": "hello world"}}}
 	o := console.Options{Client: weftclient.New(f, "console-test"), Reviewer: "op"}
 	keys := map[string]string{}
@@ -143,26 +150,33 @@ func rerunConsole(t *testing.T, st enums.WorkflowExecutionStatus, login bool) (*
 // TestRetryEndpoint: POST /api/runs/{id}/retry resumes a failed or cancelled run through
 // weftclient.Retry (the new run reuses the completed step and records the run it resumes, and
 // who retried it), needs the runner role as starting a run does, the CSRF token and the
-// console's origin, and answers a run that cannot be resumed with a 400 that says why.
+// console's origin, and answers a run that cannot be resumed with a 400 that says why. A runner
+// may not retry a run it may not read, and a client's run stays a client's.
 func TestRetryEndpoint(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		status enums.WorkflowExecutionStatus
 		who    string // "" the operator on this machine (no login)
+		owner  string // who started the run being retried ("" the operator)
+		origin string // the run's origin, which the new run keeps
 		code   int
 		want   string // in the answer
 		by     string // StartedBy of the new run
 	}{
-		{"failed", enums.WORKFLOW_EXECUTION_STATUS_FAILED, "", http.StatusOK, `"resumedFrom":"weft-fixture"`, ""},
-		{"cancelled", enums.WORKFLOW_EXECUTION_STATUS_CANCELED, "", http.StatusOK, `"reused":["a"]`, ""},
-		{"by a runner", enums.WORKFLOW_EXECUTION_STATUS_FAILED, "carl", http.StatusOK, `"rerun":["b","t"]`, "carl"},
-		{"running", enums.WORKFLOW_EXECUTION_STATUS_RUNNING, "", http.StatusBadRequest, "is still running: cancel it first", ""},
-		{"completed", enums.WORKFLOW_EXECUTION_STATUS_COMPLETED, "", http.StatusBadRequest, "there is nothing to resume", ""},
-		{"by a reader", enums.WORKFLOW_EXECUTION_STATUS_FAILED, "rita", http.StatusForbidden, `needs the role \"runner\"`, ""},
-		{"by a reviewer", enums.WORKFLOW_EXECUTION_STATUS_FAILED, "ana", http.StatusForbidden, `needs the role \"runner\"`, ""},
+		{"failed", enums.WORKFLOW_EXECUTION_STATUS_FAILED, "", "", weftclient.OriginOperator, http.StatusOK, `"resumedFrom":"weft-fixture"`, ""},
+		{"cancelled", enums.WORKFLOW_EXECUTION_STATUS_CANCELED, "", "", weftclient.OriginOperator, http.StatusOK, `"reused":["a"]`, ""},
+		{"by a runner", enums.WORKFLOW_EXECUTION_STATUS_FAILED, "carl", "", weftclient.OriginOperator, http.StatusOK, `"rerun":["b","t"]`, "carl"},
+		{"its own run by a runner", enums.WORKFLOW_EXECUTION_STATUS_FAILED, "carl", "carl", weftclient.OriginOperator, http.StatusOK, `"reused":["a"]`, "carl"},
+		{"a client's run", enums.WORKFLOW_EXECUTION_STATUS_FAILED, "", "", weftclient.OriginClient, http.StatusOK, `"reused":["a"]`, ""},
+		{"a client's run by a runner", enums.WORKFLOW_EXECUTION_STATUS_FAILED, "carl", "carl", weftclient.OriginClient, http.StatusOK, `"reused":["a"]`, "carl"},
+		{"running", enums.WORKFLOW_EXECUTION_STATUS_RUNNING, "", "", weftclient.OriginOperator, http.StatusBadRequest, "is still running: cancel it first", ""},
+		{"completed", enums.WORKFLOW_EXECUTION_STATUS_COMPLETED, "", "", weftclient.OriginOperator, http.StatusBadRequest, "there is nothing to resume", ""},
+		{"by a reader", enums.WORKFLOW_EXECUTION_STATUS_FAILED, "rita", "", weftclient.OriginOperator, http.StatusForbidden, `needs the role \"runner\"`, ""},
+		{"by a reviewer", enums.WORKFLOW_EXECUTION_STATUS_FAILED, "ana", "", weftclient.OriginOperator, http.StatusForbidden, `needs the role \"runner\"`, ""},
+		{"by a runner who may not read it", enums.WORKFLOW_EXECUTION_STATUS_FAILED, "carl", "zoe", weftclient.OriginOperator, http.StatusForbidden, "was started by zoe", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f, srv, keys := rerunConsole(t, tc.status, tc.who != "")
+			f, srv, keys := rerunConsoleOf(t, tc.status, tc.who != "", &fixtureTemporal{startedBy: tc.owner, origin: tc.origin})
 			base := srv.URL
 			c, token := http.DefaultClient, ""
 			if tc.who != "" {
@@ -188,7 +202,7 @@ func TestRetryEndpoint(t *testing.T) {
 			require.Contains(t, req.GetReuse(), "a", "the completed step is reused")
 			require.NotContains(t, req.GetReuse(), "b")
 			require.Equal(t, tc.by, req.GetStartedBy())
-			require.Equal(t, weftclient.OriginOperator, req.GetOrigin(), "the run's own definition keeps its origin")
+			require.Equal(t, tc.origin, req.GetOrigin(), "the run's own definition keeps its origin (a client's stays a client's)")
 		})
 	}
 	t.Run("needs the token and the console's origin", func(t *testing.T) {

@@ -32,6 +32,8 @@ type fixtureTemporal struct {
 	tclient.Client
 	def   string
 	state *weftv1.ExecutionState
+	// startedBy and origin are the start request's (who started the run, whose definition it is)
+	startedBy, origin string
 }
 
 func (f *fixtureTemporal) DescribeWorkflowExecution(context.Context, string, string) (*workflowservice.DescribeWorkflowExecutionResponse, error) {
@@ -50,7 +52,7 @@ func (f *fixtureTemporal) QueryWorkflow(context.Context, string, string, string,
 }
 
 func (f *fixtureTemporal) GetWorkflowHistory(context.Context, string, string, bool, enums.HistoryEventFilterType) tclient.HistoryEventIterator {
-	p, err := converter.GetDefaultDataConverter().ToPayload(&weftv1.RunRequest{DefinitionJson: f.def, Source: "fixture.json"})
+	p, err := converter.GetDefaultDataConverter().ToPayload(&weftv1.RunRequest{DefinitionJson: f.def, Source: "fixture.json", StartedBy: f.startedBy, Origin: f.origin})
 	if err != nil {
 		panic(err)
 	}
