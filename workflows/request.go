@@ -75,11 +75,13 @@ func DefinitionText(req *weftv1.RunRequest) (name string, text []byte, err error
 	return name, b, nil
 }
 
-// RequestWorkflow compiles the workflow a request runs (client side: retry, the console).
+// RequestWorkflow compiles the workflow a run was started with (client side: retry, fork, the
+// console). The run accepted it already, so it is compiled as replay compiles it
+// (dsl.LoadAccepted): checks a newer release added do not lock the run's retry and fork out.
 func RequestWorkflow(req *weftv1.RunRequest) (*dsl.Workflow, error) {
 	name, text, err := DefinitionText(req)
 	if err != nil {
 		return nil, err
 	}
-	return dsl.Load(name, text)
+	return dsl.LoadAccepted(name, text)
 }

@@ -37,6 +37,9 @@ func TestAgentSDKFiles(t *testing.T) {
 			require.ErrorContains(t, err, tt.msg)
 		})
 	}
+	// A run that accepted a toolChoice on an agent without tools (before the check) replays.
+	_, err := dsl.LoadAccepted("agent.json", []byte(agent(`{"prompt":"x","toolChoice":"required"}`)))
+	require.NoError(t, err)
 	good := []struct{ name, file string }{
 		{"instructions with the agent's state", agent(`{"prompt":"x","instructions":"turn {{ agent.iteration }}: {{ agent.lastToolResult }}"}`)},
 		{"guardrails", agent(`{"prompt":"x","guardrails":{"input":[{"name":"a","forbid":"secret"},{"name":"b","judge":"on topic","model":"fast"}],"output":[{"name":"c","schema":{"type":"object"}}],"onTrip":"return"}}`)},

@@ -81,8 +81,10 @@ func (c *compiler) checkAgentTools(cs *CompiledStep, inPtr string) {
 		case !offers(known, choice):
 			c.errAt(inPtr+"/toolChoice", fmt.Sprintf("toolChoice %q is neither auto, none nor required, nor one of the tools", choice),
 				"name a tool the agent lists in tools, or write auto, none or required")
-		case choice != "auto" && choice != "none" && cs.Step.Inputs["tools"] == nil && cs.Step.Inputs["handoffs"] == nil:
-			c.errAt(inPtr+"/toolChoice", fmt.Sprintf("toolChoice %q, but the agent offers no tools", choice),
+		case choice != "auto" && choice != "none" && cs.Step.Inputs["tools"] == nil && cs.Step.Inputs["handoffs"] == nil && !c.accepted:
+			// an agent with no tools sends no toolChoice: the setting did nothing (runs that
+			// accepted it before this check replay as they ran)
+			c.errAt(inPtr+"/toolChoice", fmt.Sprintf("toolChoice %q, but the agent offers no tools: it would be ignored", choice),
 				"list the tools in tools, or remove toolChoice")
 		}
 	}
