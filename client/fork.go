@@ -165,6 +165,9 @@ func forkResume(out map[string]any, o ForkOptions, runID, step string) (map[stri
 		}
 	}
 	res := map[string]any{"messages": nonNil(kept), "toolCalls": nonNil(calls), "iteration": o.Iteration, "from": runID}
+	if o.Message != "" {
+		res["edited"] = true
+	}
 	agent := ""
 	handoffs, _ := out["handoffs"].([]any)
 	for _, h := range handoffs {

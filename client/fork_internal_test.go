@@ -44,6 +44,11 @@ func TestForkResume(t *testing.T) {
 			require.Equal(t, tt.last, msgs[len(msgs)-1].(map[string]any)["content"])
 			require.Len(t, res["toolCalls"], tt.calls)
 			require.Equal(t, tt.o.Iteration, res["iteration"])
+			if tt.o.Message != "" {
+				require.Equal(t, true, res["edited"], "the input guardrails check the fork's message")
+			} else {
+				require.NotContains(t, res, "edited")
+			}
 			if tt.agent != "" {
 				require.Equal(t, tt.agent, res["agent"])
 			} else {

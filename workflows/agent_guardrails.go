@@ -190,16 +190,6 @@ func (r *run) checkStage(ctx workflow.Context, sr *stepRun, key, stage string, l
 	return nil, nil
 }
 
-// endsWithUser reports whether a conversation's last message is a user's.
-func endsWithUser(messages any) bool {
-	msgs, _ := messages.([]any)
-	if len(msgs) == 0 {
-		return false
-	}
-	m, _ := msgs[len(msgs)-1].(map[string]any)
-	return m["role"] == "user"
-}
-
 // inputText is what input guardrails check: the prompt, or the last user message.
 func inputText(llm map[string]any) string {
 	if p, _ := llm["prompt"].(string); p != "" {

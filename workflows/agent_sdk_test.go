@@ -422,11 +422,14 @@ func TestHandoffPingPong(t *testing.T) {
 }
 
 // TestAgentResumeChecksTheEditedMessage: a fork's edited message goes through the step's input
-// guardrails as a run's prompt does; a fork that adds no message (it goes on from tool results)
-// is not checked again.
+// guardrails as a run's prompt does; a fork that adds no message is not checked again.
 func TestAgentResumeChecksTheEditedMessage(t *testing.T) {
-	resume := func(last string) string {
-		return `{"iteration":1,"from":"r1","messages":[{"role":"user","content":"Answer: rate limits"},
+	resume := func(last string, edited bool) string {
+		flag := ""
+		if edited {
+			flag = `"edited":true,`
+		}
+		return `{"iteration":1,"from":"r1",` + flag + `"messages":[{"role":"user","content":"Answer: rate limits"},
 	  {"role":"assistant","content":"","toolCalls":[{"id":"c1","name":"search","arguments":"{\"query\":\"x\"}"}]},
 	  {"role":"tool","toolCallId":"c1","name":"search","content":"{\"results\":[]}"}` + last + `],
 	  "toolCalls":[{"iteration":1,"id":"c1","tool":"search","status":"completed","result":"{\"results\":[]}"}]}`
@@ -434,17 +437,20 @@ func TestAgentResumeChecksTheEditedMessage(t *testing.T) {
 	guard := `"guardrails":{"input":[{"name":"no-secrets","forbid":"(?i)password"}]}`
 	for _, tc := range []struct {
 		name, last, wantErr string
+		edited              bool
 		calls               int
 	}{
-		{"an edited message that trips", `,{"role":"user","content":"my password is hunter2"}`, "no-secrets", 0},
-		{"an edited message that passes", `,{"role":"user","content":"look again"}`, "", 1},
-		{"no edited message", ``, "", 1},
+		{"an edited message that trips", `,{"role":"user","content":"my password is hunter2"}`, "no-secrets", true, 0},
+		{"an edited message that passes", `,{"role":"user","content":"look again"}`, "", true, 1},
+		{"no edited message", ``, "", false, 1},
+		// the source run checked its own prompt (not the context added to it): not again
+		{"a recorded user message", `,{"role":"user","content":"the password policy, in context"}`, "", false, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t)
 			m := &scriptedModel{answers: []func(map[string]any) map[string]any{say("Done.")}}
 			withModel(h, m)
-			def := strings.Replace(agentFlow, `"maxIterations":4`, `"maxIterations":4,`+guard+`,"resume":`+resume(tc.last), 1)
+			def := strings.Replace(agentFlow, `"maxIterations":4`, `"maxIterations":4,`+guard+`,"resume":`+resume(tc.last, tc.edited), 1)
 			_, err := h.run(t, def, nil)
 			if tc.wantErr != "" {
 				require.ErrorContains(t, err, tc.wantErr)

@@ -41,8 +41,8 @@ const (
 // reset_tool_choice); runs recorded before it send their toolChoice with every model call.
 const ChangeAgentResetToolChoice = "agent-reset-tool-choice"
 
-// ChangeForkChecksInput (workflow.GetVersion): a resumed (forked) agent whose conversation ends
-// with a user message — the fork's edited message — runs the input guardrails on it, as a run's
+// ChangeForkChecksInput (workflow.GetVersion): a resumed (forked) agent whose resume says its
+// last user message was edited (weft fork --message) runs the input guardrails on it, as a run's
 // prompt is checked; forks recorded before it skipped them.
 const ChangeForkChecksInput = "fork-checks-input"
 
@@ -375,12 +375,14 @@ func (r *run) agent(ctx workflow.Context, sr *stepRun, inputs map[string]any, en
 			}
 		}
 	}
+	// Input guardrails check the prompt, and a fork's edited message (its last user message);
+	// a judge is the step's model, as for the prompt, whichever agent the fork goes on with.
 	checkInput := resume == nil
-	if resume != nil && guards != nil && len(guards.input) > 0 && endsWithUser(llm["messages"]) {
+	if edited, _ := resume["edited"].(bool); edited && guards != nil && len(guards.input) > 0 {
 		checkInput = workflow.GetVersion(ctx, ChangeForkChecksInput, workflow.DefaultVersion, 1) >= 1
 	}
 	if guards != nil && len(guards.input) > 0 && checkInput {
-		trip, err := r.check(ctx, sr, key, GuardrailInput, guards.input, inputText(llm), nil, llm["model"])
+		trip, err := r.check(ctx, sr, key, GuardrailInput, guards.input, inputText(llm), nil, base["model"])
 		if err != nil {
 			return nil, err
 		}
@@ -388,7 +390,7 @@ func (r *run) agent(ctx workflow.Context, sr *stepRun, inputs map[string]any, en
 			if guards.onTrip != "return" {
 				return nil, trip.err()
 			}
-			res := output("", 0, StopGuardrail)
+			res := output("", start-1, StopGuardrail)
 			res["guardrail"] = trip.value()
 			return res, nil
 		}

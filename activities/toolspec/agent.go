@@ -98,6 +98,7 @@ type AgentResume struct {
 	Iteration int    `json:"iteration" jsonschema:"the iterations done: the next model call is iteration+1" weft:"min=0,max=100"`
 	Agent     string `json:"agent,omitempty" jsonschema:"with handoffs: the agent that goes on (a handoff's name; default the step's)"`
 	From      string `json:"from,omitempty" jsonschema:"the run it was forked from"`
+	Edited    bool   `json:"edited,omitempty" jsonschema:"the last user message is the fork's own (weft fork --message): the input guardrails check it"`
 }
 
 // Handoff is an agent the conversation can be passed to.
