@@ -79,8 +79,20 @@ func Judge(name, rubric string) Check {
 	return Check{toolspec.Guardrail{Name: name, Judge: rubric}}
 }
 
-// JudgeModel is the check with model (or an alias: fast, smart) as its judge.
+// JudgeModel is the check with model (or an alias: fast, smart) as its judge. Only a Judge has
+// one: on another check it is an error when the workflow is compiled.
 func (c Check) JudgeModel(model string) Check { c.g.Model = model; return c }
+
+// checkErrs are the mistakes of checks that would otherwise do nothing.
+func checkErrs(checks []toolspec.Guardrail) []error {
+	var errs []error
+	for _, g := range checks {
+		if g.Model != "" && g.Judge == "" {
+			errs = append(errs, fmt.Errorf("guardrail %s: JudgeModel is for a Judge check only", g.Name))
+		}
+	}
+	return errs
+}
 
 // InputGuardrails check an Agent's prompt (or last user message) before its first model call.
 func InputGuardrails(checks ...Check) Option {
@@ -113,8 +125,11 @@ type HandoffTo struct {
 
 // Handoff declares an agent named name (the model sees the tool transfer_to_NAME, described by
 // description) that continues the conversation in the step with its own settings: Model, System,
-// Tools, Approve, ToolChoice, KeepToolChoice, Temperature, MaxTokens, ResponseJSON and
-// HandsTo. What it leaves out is the step's (its tools and handoffs: none).
+// Tools, Approve, ToolChoice, KeepToolChoice, Temperature, MaxTokens, ResponseJSON or
+// ResponseSchema, and HandsTo. Of what it leaves out, the model, temperature, maxTokens and answer
+// format are the step's; the rest is not inherited: without System it has no system prompt (the
+// step's System and Instructions are its own agent's), without Tools no tools, without ToolChoice
+// auto, without HandsTo no handoffs. The step's Approve list holds for it as well.
 func Handoff(name, description string, opts ...Option) HandoffTo {
 	var c config
 	for _, o := range opts {
@@ -130,6 +145,12 @@ func Handoff(name, description string, opts ...Option) HandoffTo {
 	agent, err := jsonValue(a)
 	h := HandoffTo{h: map[string]any{"name": name, "description": description, "agent": agent}, errs: c.errs}
 	if err != nil {
+		h.errs = append(h.errs, fmt.Errorf("handoff %s: %w", name, err))
+	}
+	if c.json && c.schema != nil {
+		h.errs = append(h.errs, fmt.Errorf("handoff %s: ResponseJSON and ResponseSchema both set the answer's format: keep one", name))
+	}
+	for _, err := range c.unused() {
 		h.errs = append(h.errs, fmt.Errorf("handoff %s: %w", name, err))
 	}
 	if misfit := c.setBesides(handoffOptions); len(misfit) > 0 {
@@ -169,6 +190,17 @@ func HandsTo(names ...string) Option {
 	return func(c *config) { c.handsTo = append(c.handsTo, names...) }
 }
 
+// ParallelToolCalls says whether the model may propose several tool calls in one answer (an
+// Agent runs them at once; default true).
+func ParallelToolCalls(on bool) Option { return func(c *config) { c.parallel = &on } }
+
+// ToolResultLimit caps the characters of a tool result an Agent's model sees (default 8000).
+func ToolResultLimit(n int) Option { return func(c *config) { c.resultLimit = n } }
+
+// MaxRepairs is how often an answer that does not fit ResponseJSON or ResponseSchema is sent
+// back to the model with the error (0 to 5, default 2).
+func MaxRepairs(n int) Option { return func(c *config) { c.maxRepairs = &n } }
+
 // ResponseSchema asks an LLM or Agent step for a JSON answer that satisfies schema (a JSON
 // Schema; SchemaOf derives one from a Go type). The answer is checked, and sent back to the model
 // with the error while it does not fit (maxRepairs); providers that take a strict schema get it.
@@ -176,6 +208,9 @@ func ResponseSchema(schema any) Option { return func(c *config) { c.schema = sch
 
 // SchemaOf is the JSON Schema of T (a struct), derived as a Tool's input schema is: json names,
 // fields without omitempty required, `jsonschema:"..."` descriptions, `weft:"..."` constraints.
+// For ResponseSchema, leave omitempty off: OpenAI's strict mode takes only schemas whose fields
+// are all required, and a provider that refuses the schema gets json_object instead (the answer
+// is still checked against the schema).
 // It panics when T is not a struct (a programming error, as a duplicate Tool is).
 func SchemaOf[T any]() map[string]any {
 	t := reflect.TypeFor[T]()

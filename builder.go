@@ -224,6 +224,9 @@ func (st Step) build(after []string) (dsl.Step, error) {
 	if len(misfit) > 0 {
 		return s, fmt.Errorf("step %s (%s): %s do not apply to a %s step", s.ID, s.Tool, strings.Join(misfit, ", "), st.kind)
 	}
+	if errs := c.unused(); len(errs) > 0 {
+		return s, fmt.Errorf("step %s: %w", s.ID, errors.Join(errs...))
+	}
 	if model && c.context == nil && !c.noChain && len(after) > 0 {
 		s.Inputs["context"] = "auto" // the outputs of the steps it follows
 	}

@@ -1,6 +1,8 @@
 package weft
 
 import (
+	"errors"
+
 	"github.com/weftworks/weft/activities/toolspec"
 	"github.com/weftworks/weft/workflows/dsl"
 )
@@ -14,6 +16,9 @@ type config struct {
 	toolChoice, onLimit, onTrip                      string
 	temperature                                      *float64
 	maxTokens, maxIterations, maxHandoffs            int
+	resultLimit                                      int
+	maxRepairs                                       *int
+	parallel                                         *bool
 	json, continueOnError, noChain, keepToolChoice   bool
 	tools, approve, reviewers, after, handsTo        []string
 	context, data, schema                            any
@@ -61,6 +66,9 @@ func (c *config) options() []option {
 		{"KeepToolChoice", "resetToolChoice", false, c.keepToolChoice, agent},
 		{"Context", "context", c.context, c.context != nil, model},
 		{"MaxIterations", "maxIterations", c.maxIterations, c.maxIterations > 0, agent},
+		{"ParallelToolCalls", "parallelToolCalls", c.parallel, c.parallel != nil, model},
+		{"ToolResultLimit", "toolResultLimit", c.resultLimit, c.resultLimit > 0, agent},
+		{"MaxRepairs", "maxRepairs", c.maxRepairs, c.maxRepairs != nil, model},
 		{"Approve", "approve", c.approve, len(c.approve) > 0, agent},
 		{"StopAfter/StopWhenText", "stopWhen", c.stopWhen, len(c.stopWhen) > 0, agent},
 		{"ReturnAtLimit", "onLimit", c.onLimit, c.onLimit != "", agent},
@@ -79,6 +87,23 @@ func (c *config) options() []option {
 		{"Retry", "", c.retry, c.retry != nil, all},
 		{"ContinueOnError", "", c.continueOnError, c.continueOnError, all},
 	}
+}
+
+// unused are the errors of options given that would do nothing: the agent settings that
+// qualify another one which is missing.
+func (c *config) unused() []error {
+	var errs []error
+	if c.onTrip != "" && len(c.inputChecks) == 0 && len(c.outputChecks) == 0 {
+		errs = append(errs, errors.New("ReturnOnTrip without InputGuardrails or OutputGuardrails does nothing: add the checks, or drop it"))
+	}
+	if c.maxHandoffs > 0 && len(c.handoffs) == 0 {
+		errs = append(errs, errors.New("MaxHandoffs without Handoffs does nothing: add the handoffs, or drop it"))
+	}
+	if c.keepToolChoice && c.toolChoice != "required" && (c.toolChoice == "" || c.toolChoice == "auto" || c.toolChoice == "none") {
+		errs = append(errs, errors.New("KeepToolChoice keeps a ToolChoice of ChooseRequired or a tool: without one it does nothing"))
+	}
+	errs = append(errs, checkErrs(c.inputChecks)...)
+	return append(errs, checkErrs(c.outputChecks)...)
 }
 
 // setBesides names the options given that allowed does not hold.
