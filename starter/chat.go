@@ -191,14 +191,12 @@ func (o *chatOptions) run(cmd *cobra.Command) error {
 			failed++
 			fmt.Fprintf(cmd.ErrOrStderr(), "weft chat: %s\n", weftclient.Cause(err))
 			if o.asJSON {
-				b, _ := json.Marshal(map[string]any{"session": id, "error": weftclient.Cause(err)})
-				fmt.Fprintln(out, string(b))
+				_ = writeJSONLine(out, map[string]any{"session": id, "error": weftclient.Cause(err)})
 			}
 			continue
 		}
 		if o.asJSON {
-			b, _ := json.Marshal(map[string]any{"session": id, "turn": turn})
-			fmt.Fprintln(out, string(b))
+			_ = writeJSONLine(out, map[string]any{"session": id, "turn": turn})
 		}
 	}
 }

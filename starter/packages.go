@@ -164,9 +164,8 @@ func newInfoCommand() *cobra.Command {
 				info.Steps = append(info.Steps, packageStep{s.ID, s.Name, s.Tool})
 			}
 			if asJSON {
-				// The data as written, not cleaned: programs get the exact text. JSON escapes C0
-				// controls (ESC, BEL, ...), so no ESC-introduced sequence reaches a terminal; C1 and
-				// bidi controls are written as UTF-8, as encoding/json does.
+				// The data as written, not cleaned: programs get the exact text, with every
+				// control and bidi control escaped (writeJSON), so none reaches a terminal raw.
 				return writeJSON(cmd.OutOrStdout(), info)
 			}
 			printPackageInfo(cmd, info, w)

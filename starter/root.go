@@ -140,10 +140,7 @@ func Execute(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // Main is what cmd/weft runs.
 func Main() { os.Exit(Execute(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
 
-// writeJSON prints v as indented JSON. Text from files, packages and models reaches it, so the
-// characters a terminal acts on or draws reversed are written as \u escapes: the encoder escapes
-// the C0 controls, and writeJSON the C1 controls and bidi controls (which it leaves raw). They can
-// only occur inside strings, so the output stays the same JSON.
+// writeJSON prints v as indented JSON, terminal-safe (escapeControls).
 func writeJSON(w io.Writer, v any) error {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -152,14 +149,32 @@ func writeJSON(w io.Writer, v any) error {
 	if err := enc.Encode(v); err != nil {
 		return err
 	}
-	out := make([]byte, 0, buf.Len())
-	for _, r := range buf.String() {
-		if r >= 0x80 && r <= 0x9f || r == 0x061c || r == 0x200e || r == 0x200f || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 {
+	_, err := w.Write(escapeControls(buf.Bytes()))
+	return err
+}
+
+// writeJSONLine prints v as one line of JSON (a record of a stream), terminal-safe.
+func writeJSONLine(w io.Writer, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(w, string(escapeControls(b)))
+	return err
+}
+
+// escapeControls rewrites encoded JSON so that no character a terminal acts on or draws
+// reversed is written raw. Text from files, packages and models reaches weft's JSON output; the
+// encoder escapes the C0 controls, and this DEL, the C1 controls and the bidi controls (which it leaves
+// raw). They can only occur inside strings, so the output stays the same JSON.
+func escapeControls(b []byte) []byte {
+	out := make([]byte, 0, len(b))
+	for _, r := range string(b) {
+		if r >= 0x7f && r <= 0x9f || r == 0x061c || r == 0x200e || r == 0x200f || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 {
 			out = fmt.Appendf(out, `\u%04x`, r)
 			continue
 		}
 		out = utf8.AppendRune(out, r)
 	}
-	_, err := w.Write(out)
-	return err
+	return out
 }

@@ -220,7 +220,7 @@ func (p *progress) event(e weftclient.Event) {
 	if o.asJSON {
 		if o.verbose {
 			b, _ := json.Marshal(e)
-			fmt.Fprintln(p.out, string(int64sAsNumbers(b)))
+			fmt.Fprintln(p.out, string(escapeControls(int64sAsNumbers(b))))
 		}
 		return
 	}
