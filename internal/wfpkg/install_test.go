@@ -274,6 +274,8 @@ func TestTarballLayouts(t *testing.T) {
 			file("pkg/workflow.json", wfpkgtest.Workflow), {Name: "pkg/link", Type: tar.TypeSymlink, Linkname: "/etc/passwd"}}, wantErr: "is a link (to /etc/passwd)"},
 		{name: "git archive with dot dot", entries: []wfpkgtest.Entry{global, file("pkg/package.json", manifest),
 			file("pkg/workflow.json", wfpkgtest.Workflow), file("pkg/../../escaped.json", "{}")}, wantErr: "leaves the package (..)"},
+		{name: "a global header later on", entries: []wfpkgtest.Entry{file("pkg/package.json", manifest), global, file("pkg/workflow.json", wfpkgtest.Workflow)},
+			wantErr: "a pax global header after the first entry: refused"},
 		{name: "global header beside two top folders", entries: []wfpkgtest.Entry{global, file("a/package.json", manifest), file("b/workflow.json", wfpkgtest.Workflow)},
 			wantErr: "holds two top folders, a/ and b/"},
 		{name: "escape sequence in a refused entry's name", entries: []wfpkgtest.Entry{file("./package.json", manifest),

@@ -54,7 +54,10 @@ func readTarball(r io.Reader, what string) (files, error) {
 			return nil, fmt.Errorf("%s has more than %d entries: refused", what, MaxEntries)
 		}
 		if h.Typeflag == tar.TypeXGlobalHeader {
-			continue // pax records for the entries after it (git archive's commit hash): no file
+			if n > 0 {
+				return nil, fmt.Errorf("%s: a pax global header after the first entry: refused (git archive writes one, first)", what)
+			}
+			continue // git archive's commit hash: no file (archive/tar applies it to no entry)
 		}
 		name := Line(h.Name) // for messages: the entry's name is the package author's text
 		rel, err := entryPath(h.Name, h.Typeflag == tar.TypeDir)
