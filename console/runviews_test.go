@@ -235,3 +235,79 @@ func TestRunTimeline(t *testing.T) {
 	require.Equal(t, "b", shown, "a bar shows its step (from the keyboard too)")
 	shot(t, ctx, "run-timeline")
 }
+
+// TestRunItemStatuses: an item's status is read from what the run recorded, not guessed from
+// the count done: while a forEach runs (its items 4 at a time, finishing in any order) an item
+// without a result is "pending or running"; a forEach of reviews that failed shows each item's
+// decision (rejected, undecided), not "completed". A status in words is one CSS class token.
+func TestRunItemStatuses(t *testing.T) {
+	for _, tc := range []struct {
+		name, def, state string
+		want             []string
+	}{
+		{"running", `{"name":"many","inputs":{"xs":{"type":"array","default":[1]}},"steps":[{"id":"each","tool":"template","forEach":"{{ inputs.xs }}","inputs":{"text":"{{ item }}"}}]}`,
+			`{"workflow":"many","status":"running","steps":[{"id":"each","tool":"template","status":"running","itemsTotal":6,"itemsDone":3}]}`,
+			[]string{"pending or running", "pending or running", "pending or running", "pending or running", "pending or running", "pending or running"}},
+		{"reviews that failed", `{"name":"approvals","inputs":{"xs":{"type":"array","default":[1]}},"steps":[{"id":"each","tool":"review","forEach":"{{ inputs.xs }}","inputs":{"title":"ok?","data":"{{ item }}","rejectFails":true}}]}`,
+			`{"workflow":"approvals","status":"failed","steps":[{"id":"each","tool":"review","status":"failed","error":"item 1 rejected by ana","itemsTotal":3,"itemsDone":2,
+			  "output":{"count":3,"results":[{"decision":"approve","data":1,"reviewer":"bo"},{"decision":"reject","data":2,"reviewer":"ana"},{"decision":"undecided","data":null}]}}]}`,
+			[]string{"completed", "rejected", "undecided"}},
+		{"a loop that failed", `{"name":"many","inputs":{"xs":{"type":"array","default":[1]}},"steps":[{"id":"each","tool":"template","forEach":"{{ inputs.xs }}","inputs":{"text":"{{ item }}"}}]}`,
+			`{"workflow":"many","status":"failed","steps":[{"id":"each","tool":"template","status":"failed","error":"item 1: boom","itemsTotal":3,"itemsDone":2,
+			  "output":{"count":3,"results":[{"text":"a"},null,null]}}]}`,
+			[]string{"completed", "failed", "not run"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			page := fixtureRun(t, tc.def, tc.state)
+			ctx := chromium(t)
+			var got struct {
+				Status  []string
+				Classes [][]string
+			}
+			read := `(() => { const b = [...document.querySelectorAll('#detail table.items tbody tr[data-item] .status')];
+			  return { Status: b.map((x) => x.textContent), Classes: b.map((x) => [...x.classList]) }; })()`
+			run(t, ctx, tc.name, chromedp.Navigate(page), chromedp.WaitVisible(`svg#graph g.node[data-step="each"]`),
+				chromedp.Click(`svg#graph g.node[data-step="each"]`),
+				chromedp.WaitVisible(`#detail table.items`),
+				chromedp.Evaluate(read, &got))
+			require.Len(t, got.Status, len(tc.want), "%+v", got)
+			for i, w := range tc.want {
+				require.Contains(t, got.Status[i], w, "item %d: %+v", i, got.Status)
+				require.Len(t, got.Classes[i], 2, "item %d: status and one s- class: %v", i, got.Classes[i])
+				require.Equal(t, "s-"+strings.ReplaceAll(w, " ", "-"), got.Classes[i][1], "item %d", i)
+			}
+		})
+	}
+}
+
+// TestRunForEachAgentCalls: an agent step under forEach lists the tool calls of all its items as
+// they were recorded, not grouped by iteration (each item counts its iterations from 1).
+func TestRunForEachAgentCalls(t *testing.T) {
+	def := `{"name":"agents","inputs":{"xs":{"type":"array","default":[1]}},"steps":[{"id":"a","tool":"agent","forEach":"{{ inputs.xs }}","inputs":{"prompt":"{{ item }}","tools":["search"]}}]}`
+	state := `{"workflow":"agents","status":"completed","steps":[{"id":"a","tool":"agent","status":"completed","itemsTotal":2,"itemsDone":2,
+	  "toolCalls":[
+	    {"iteration":1,"id":"c1","tool":"search","arguments":{"query":"first item"},"status":"completed"},
+	    {"iteration":1,"id":"c2","tool":"search","arguments":{"query":"second item"},"status":"completed"},
+	    {"iteration":2,"id":"c3","tool":"lookup","arguments":{},"status":"failed","error":"no"},
+	    {"iteration":1,"id":"c4","tool":"odd","arguments":{},"status":"constructor"}],
+	  "output":{"count":2,"results":[{"text":"A"},{"text":"B"}]}}]}`
+	page := fixtureRun(t, def, state)
+	ctx := chromium(t)
+	var groups int
+	var calls []string
+	var note string
+	run(t, ctx, "forEach agent", chromedp.Navigate(page), chromedp.WaitVisible(`svg#graph g.node[data-step="a"]`),
+		chromedp.Click(`svg#graph g.node[data-step="a"]`),
+		chromedp.WaitVisible(`#detail ol.calls`),
+		chromedp.Evaluate(`document.querySelectorAll('#detail details.iteration').length`, &groups),
+		chromedp.Evaluate(`[...document.querySelectorAll('#detail ol.calls li.call .call-head')].map((c) => c.textContent)`, &calls),
+		chromedp.Text(`#detail .calls-note`, &note))
+	require.Zero(t, groups, "no iteration groups: they would merge the items")
+	require.Len(t, calls, 4, "%v", calls)
+	for i, tool := range []string{"search", "search", "lookup", "odd"} {
+		require.Contains(t, calls[i], tool, "in the order recorded: %v", calls)
+	}
+	require.Contains(t, calls[2], "failed")
+	require.NotContains(t, calls[3], "function", "a status is not looked up among an object's inherited keys")
+	require.Contains(t, note, "calls of all items, in the order they finished")
+}

@@ -110,12 +110,18 @@
   const MARK = { then: 'then', else: 'else', dependsOn: 'after' };
   // A step's status is shown by a mark and a word as well as a colour (and in its accessible name).
   const STATUS_MARK = { pending: '○', running: '⟳', completed: '✓', failed: '✕', skipped: '⤼', cancelled: '⊘', awaiting_review: '⏸' };
+  // own reads a mark table's own key only ("constructor" is not a status)
+  const own = (table, k) => (Object.hasOwn(table, k) ? table[k] : '');
+  // statusWord is a status in words ("awaiting_review" → "awaiting review"); statusClass its CSS
+  // class, one token whatever the status holds ("not run" → s-not-run).
+  const statusWord = (st) => String(st).replaceAll('_', ' ');
+  const statusClass = (st) => `s-${String(st).toLowerCase().replace(/[^a-z0-9_-]/g, '-')}`;
   function nodeName(n, status) {
-    return `${n.name || n.id}, ${n.tool} step (${n.category})${status ? ': ' + status.replace('_', ' ') : ''}`;
+    return `${n.name || n.id}, ${n.tool} step (${n.category})${status ? ': ' + statusWord(status) : ''}`;
   }
   function showStatus(g, n, status) {
     const mark = g.querySelector('.st-mark');
-    if (mark) mark.textContent = STATUS_MARK[status] || '';
+    if (mark) mark.textContent = own(STATUS_MARK, status);
     g.setAttribute('aria-label', nodeName(n, status));
   }
 
@@ -413,8 +419,8 @@
   const CALL_MARK = { completed: '✓', failed: '✕', rejected: '⊘', running: '⟳', awaiting_review: '⏸' };
   function statusBadge(status) {
     const st = status || 'pending';
-    const mark = CALL_MARK[st] || STATUS_MARK[st] || '';
-    return el('span', { class: `status s-${st}` }, `${mark ? mark + ' ' : ''}${st.replace('_', ' ')}`);
+    const mark = own(CALL_MARK, st) || own(STATUS_MARK, st);
+    return el('span', { class: `status ${statusClass(st)}` }, `${mark ? mark + ' ' : ''}${statusWord(st)}`);
   }
   function preview(v, max) {
     if (v === undefined) return '';
@@ -453,6 +459,14 @@
   // open), with the model's text of each iteration when the step's output has the conversation.
   function iterationsView(s, ui) {
     const calls = s.toolCalls || [];
+    if (Number(s.itemsTotal) > 0) {
+      // under forEach every item counts its iterations from 1: grouping by iteration would merge
+      // the items' calls, so they are listed as they were recorded
+      return el('section', { class: 'iterations', 'aria-label': 'Tool calls' },
+        el('h3', {}, `Tool calls (${calls.length})`),
+        el('p', { class: 'note calls-note' }, 'calls of all items, in the order they finished'),
+        calls.length ? el('ol', { class: 'calls' }, calls.map(callView)) : null);
+    }
     const byIter = new Map();
     let last = Number(s.iterations || (s.output && s.output.iterations) || 0);
     for (const c of calls) {
@@ -494,8 +508,17 @@
   const ITEMS_PAGE = 50;
   // itemsView is a forEach step's items, ITEMS_PAGE rows a page: index, status, a preview of the
   // item's output and a button that shows the whole of it.
-  function itemsView(s, ui) {
+  function itemsView(s, ui, tool) {
     const total = Number(s.itemsTotal);
+    // a forEach of reviews keeps each item's decision as its output, a reject too, and when the
+    // step failed, "undecided" for the items nobody decided (workflows/step_foreach.go)
+    const review = (tool || s.tool) === 'review';
+    const decided = (v) => {
+      if (!review || !v || typeof v !== 'object') return '';
+      if (v.decision === 'reject') return 'rejected';
+      if (v.decision === 'undecided') return 'undecided';
+      return '';
+    };
     const r = itemResults(s);
     const failedItem = /^item (\d+):/.exec(s.error || '');
     const section = el('section', { class: 'items', 'aria-label': 'Items' });
@@ -503,10 +526,14 @@
     ui.page = Math.min(ui.page, pages - 1);
     const itemStatus = (i) => {
       if (r && r.errors.has(i)) return 'failed';
+      const out = r && i < r.results.length ? r.results[i] : undefined;
+      const d = decided(out);
+      if (d) return d;
       if (failedItem && Number(failedItem[1]) === i) return 'failed';
-      if (r && i < r.results.length && r.results[i] !== null && r.results[i] !== undefined) return 'completed';
+      if (out !== null && out !== undefined) return 'completed';
       if (s.status === 'completed') return 'completed';
-      if (s.status === 'running') return i < Number(s.itemsDone || 0) ? 'unknown' : 'pending';
+      // items run several at a time and finish in any order: one without a result may be either
+      if (s.status === 'running' || s.status === 'awaiting_review') return 'pending or running';
       return r ? 'not run' : 'unknown';
     };
     function draw(focusSel) {
@@ -581,7 +608,7 @@
       if (text) parts.push(el('h3', {}, 'Streaming'), el('pre', { class: 'stream' }, text));
       const ui = viewState(selected);
       if ((s.toolCalls && s.toolCalls.length) || (s.iterations > 1)) parts.push(iterationsView(s, ui));
-      if (s.itemsTotal) parts.push(itemsView(s, ui));
+      if (s.itemsTotal) parts.push(itemsView(s, ui, n.tool));
       parts.push(el('h3', {}, 'Output'));
       parts.push(s.outputTruncated ? el('p', { class: 'note' }, 'too large for the state query: see weft status or the Temporal UI') : jsonBlock(s.output));
       if (n.kind === 'inline') {
@@ -659,7 +686,7 @@
       const status = st.status && !s.closed ? st.status : s.status;
       const badge = document.getElementById('run-status');
       badge.textContent = status;
-      badge.className = `status s-${status}`;
+      badge.className = `status ${statusClass(status)}`;
       document.getElementById('run-usage').textContent = fmtCost(st.usage) || 'no model or embedding calls yet';
       const errEl = document.getElementById('run-error');
       errEl.hidden = !(st.error || s.stateError);
@@ -723,10 +750,10 @@
         const st = x.status || 'pending';
         const name = (nodeInfo.get(x.id) || {}).name || x.id;
         const took = x.durationMs ? fmtMs(x.durationMs) : fmtMs(b - a);
-        const what = `${name}: ${st.replace('_', ' ')} · ${took}${x.finishedAt ? '' : ' so far'}`;
-        const word = `${STATUS_MARK[st] || ''} ${st.replace('_', ' ')}`.trim();
+        const what = `${name}: ${statusWord(st)} · ${took}${x.finishedAt ? '' : ' so far'}`;
+        const word = `${own(STATUS_MARK, st)} ${statusWord(st)}`.trim();
         const bar = el('button', {
-          type: 'button', class: `tl-bar s-${st}`, 'data-step': x.id, title: what, 'aria-label': what,
+          type: 'button', class: `tl-bar ${statusClass(st)}`, 'data-step': x.id, title: what, 'aria-label': what,
           onclick: () => { selected = x.id; showDetail(); detail.scrollIntoView({ block: 'nearest' }); },
         }, word);
         // through the CSSOM: the page's CSP allows no style attributes
@@ -799,7 +826,7 @@
           body.replaceChildren(...runs.map((r) => el('tr', { 'data-run': r.id },
             el('td', {}, el('a', { href: `/runs/${encodeURIComponent(r.id)}` }, r.id)),
             el('td', {}, r.workflow || ''),
-            el('td', {}, el('span', { class: `status s-${r.status}` }, r.status), r.awaitingReview ? [' ', el('span', { class: 'badge review' }, 'awaiting review')] : null),
+            el('td', {}, el('span', { class: `status ${statusClass(r.status)}` }, r.status), r.awaitingReview ? [' ', el('span', { class: 'badge review' }, 'awaiting review')] : null),
             el('td', {}, timeEl(r.started)),
             el('td', { class: 'num' }, r.duration),
             el('td', { class: 'num' }, r.tokens > 0 ? r.tokens.toLocaleString() : '—'),
