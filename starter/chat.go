@@ -144,6 +144,17 @@ func (o *chatOptions) run(cmd *cobra.Command) error {
 	if err != nil {
 		return clientError(err)
 	}
+	if resumed {
+		var ignored []string
+		for _, name := range []string{"model", "collection", "db", "tools", "approve", "memory", "mcp", "mcp-stateful", "system"} {
+			if cmd.Flags().Changed(name) {
+				ignored = append(ignored, "--"+name)
+			}
+		}
+		if len(ignored) > 0 {
+			fmt.Fprintf(cmd.ErrOrStderr(), "weft chat: session %s goes on with the settings it started with; %s apply to new sessions only\n", id, strings.Join(ignored, ", "))
+		}
+	}
 	in := cmd.InOrStdin()
 	interactive := false
 	if f, ok := in.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
