@@ -123,12 +123,15 @@ func rerunConsole(t *testing.T, st enums.WorkflowExecutionStatus, login bool) (*
 	return rerunConsoleOf(t, st, login, &fixtureTemporal{})
 }
 
-// rerunConsoleOf is rerunConsole whose run's start request has base's startedBy and origin.
+// rerunConsoleOf is rerunConsole whose run's start request has base's startedBy and origin (and
+// base's definition and state when it has them; rerunDef's run otherwise).
 func rerunConsoleOf(t *testing.T, st enums.WorkflowExecutionStatus, login bool, base *fixtureTemporal) (*rerunTemporal, *httptest.Server, map[string]string) {
 	t.Helper()
-	var state weftv1.ExecutionState
-	require.NoError(t, protojson.Unmarshal([]byte(rerunState), &state))
-	base.def, base.state = rerunDef, &state
+	if base.def == "" {
+		var state weftv1.ExecutionState
+		require.NoError(t, protojson.Unmarshal([]byte(rerunState), &state))
+		base.def, base.state = rerunDef, &state
+	}
 	f := &rerunTemporal{fixtureTemporal: base, status: st,
 		calls: map[string]any{"b": map[string]any{"text": "hello world"}}}
 	o := console.Options{Client: weftclient.New(f, "console-test"), Reviewer: "op"}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
 	commonpb "go.temporal.io/api/common/v1"
@@ -310,4 +311,88 @@ func TestRunForEachAgentCalls(t *testing.T) {
 	require.Contains(t, calls[2], "failed")
 	require.NotContains(t, calls[3], "function", "a status is not looked up among an object's inherited keys")
 	require.Contains(t, note, "calls of all items, in the order they finished")
+}
+
+// liveEvents replaces the page's EventSource by one the test feeds: __push(f) sends the page's
+// first snapshot again with f applied to its state, as the server does when the run moved on.
+// __inputs counts the page's requests of a step's inputs.
+const liveEvents = `(() => {
+  window.__inputs = {};
+  const fetch0 = window.fetch;
+  window.fetch = (u, o) => { const m = /\/steps\/([^/]+)\/inputs/.exec(String(u)); if (m) window.__inputs[m[1]] = (window.__inputs[m[1]] || 0) + 1; return fetch0(u, o); };
+  window.EventSource = class { constructor() { this.on = {}; window.__es = this; } addEventListener(t, f) { (this.on[t] = this.on[t] || []).push(f); } close() {} };
+  window.__push = (f) => {
+    const v = JSON.parse(document.getElementById('run').dataset.run).snapshot;
+    if (f) f(v.state);
+    for (const h of window.__es.on.snapshot || []) h({ data: JSON.stringify(v) });
+  };
+})()`
+
+// TestRunLiveKeepsFocus: while a run is live every snapshot redraws the step shown, and what the
+// person was doing survives it: the items page and the focused Next button, the focused timeline
+// bar, and the "Run this step alone" text (the same element, its focus, caret and typing), whose
+// inputs are not read again while the step's status is the same.
+func TestRunLiveKeepsFocus(t *testing.T) {
+	def := `{"name":"live","inputs":{"xs":{"type":"array","default":[1]}},"steps":[{"id":"a","tool":"chunk","inputs":{"text":"hello"}},
+	  {"id":"b","tool":"chunk","inputs":{"text":"{{ a.output.chunks }}"}},
+	  {"id":"each","tool":"template","forEach":"{{ inputs.xs }}","inputs":{"text":"{{ item }}"}}]}`
+	state := `{"workflow":"live","status":"running","steps":[
+	  {"id":"a","tool":"chunk","status":"completed","startedAt":"2025-01-01T10:00:00Z","finishedAt":"2025-01-01T10:00:10Z","durationMs":10000,"output":{"chunks":["hello"]}},
+	  {"id":"b","tool":"chunk","status":"running","startedAt":"2025-01-01T10:00:10Z"},
+	  {"id":"each","tool":"template","status":"running","startedAt":"2025-01-01T10:00:10Z","itemsTotal":120,"itemsDone":10}]}`
+	var st weftv1.ExecutionState
+	require.NoError(t, protojson.Unmarshal([]byte(state), &st))
+	_, srv, _ := rerunConsoleOf(t, enums.WORKFLOW_EXECUTION_STATUS_RUNNING, false, &fixtureTemporal{def: def, state: &st})
+	ctx := chromium(t)
+	run(t, ctx, "live page", chromedp.ActionFunc(func(ctx context.Context) error {
+		_, err := page.AddScriptToEvaluateOnNewDocument(liveEvents).Do(ctx)
+		return err
+	}), chromedp.Navigate(srv.URL+"/runs/weft-fixture"), chromedp.WaitVisible(`svg#graph g.node[data-step="each"]`))
+
+	// the items: page 2, Next focused; a snapshot redraws them and the focus stays on Next
+	var items struct {
+		Focused bool
+		Range   string
+		Head    string
+	}
+	run(t, ctx, "items", chromedp.Click(`svg#graph g.node[data-step="each"]`), chromedp.WaitVisible(`#detail table.items`),
+		chromedp.Click(`#detail .items-next`), chromedp.WaitVisible(`#detail tr[data-item="57"]`),
+		chromedp.Evaluate(`__push((s) => { s.steps[2].itemsDone = 11; })`, nil),
+		chromedp.Evaluate(`({ Focused: document.activeElement.classList.contains('items-next') && document.activeElement.isConnected,
+		  Range: document.querySelector('#detail .items-range').textContent, Head: document.querySelector('#detail section.items h3').textContent })`, &items))
+	require.Contains(t, items.Head, "11/120", "the snapshot was drawn")
+	require.Contains(t, items.Range, "51–100", "the page shown stays")
+	require.True(t, items.Focused, "the focus stays on Next")
+
+	// the timeline: a focused bar keeps the focus
+	var bar string
+	run(t, ctx, "timeline", chromedp.Focus(`#timeline .tl-bar[data-step="a"]`),
+		chromedp.Evaluate(`__push((s) => { s.steps[2].itemsDone = 12; })`, nil),
+		chromedp.Evaluate(`document.activeElement.isConnected && document.activeElement.classList.contains('tl-bar') ? document.activeElement.dataset.step : ''`, &bar))
+	require.Equal(t, "a", bar, "the focused bar keeps the focus")
+
+	// "Run this step alone": typing goes on through snapshots, in the same text at the same caret
+	type form struct {
+		Same, Focused bool
+		Caret         int
+		Value         string
+		Reads         int
+	}
+	var f form
+	read := `(() => { const x = document.querySelector('#detail .alone-inputs');
+	  return { Same: x.__mark === 'kept', Focused: document.activeElement === x, Caret: x.selectionStart, Value: x.value, Reads: window.__inputs.b || 0 }; })()`
+	run(t, ctx, "alone", chromedp.Click(`svg#graph g.node[data-step="b"]`),
+		chromedp.Poll(`!!document.querySelector('#detail .alone-open') && document.querySelector('#detail .inputs').textContent.includes('hello world')`, nil),
+		chromedp.Click(`#detail .alone-open`), chromedp.WaitVisible(`#detail .alone-inputs`),
+		chromedp.Evaluate(`(() => { const x = document.querySelector('#detail .alone-inputs'); x.__mark = 'kept'; x.focus(); x.setSelectionRange(2, 2); })()`, nil),
+		chromedp.Evaluate(`__push((s) => { s.steps[2].itemsDone = 13; })`, nil),
+		chromedp.Evaluate(`__push((s) => { s.steps[2].itemsDone = 14; })`, nil),
+		chromedp.KeyEvent("Z"),
+		chromedp.Evaluate(read, &f))
+	require.True(t, f.Same, "the text is the same element: %+v", f)
+	require.True(t, f.Focused, "the text keeps the focus")
+	require.Equal(t, 3, f.Caret, "the caret stayed where it was, and moved on with the typing")
+	require.Equal(t, "Z", f.Value[2:3], "typed at the caret: %q", f.Value)
+	require.Equal(t, 1, f.Reads, "the step's inputs are read once while its status is the same")
+	shot(t, ctx, "run-live-keeps-focus")
 }

@@ -444,7 +444,8 @@
     for (let k = 0; k < said.length && last - k >= 1; k++) out.set(last - k, messageText(said[said.length - 1 - k]));
     return out;
   }
-  function callView(c) {
+  function callView(c, k) {
+    const fk = `call-${c.id || `${c.iteration || 0}.${k}`}`;
     const head = el('div', { class: 'call-head' },
       el('strong', {}, c.tool || '(no tool)'), ' ', statusBadge(c.status),
       c.durationMs ? ` · ${fmtMs(c.durationMs)}` : '',
@@ -452,8 +453,8 @@
     return el('li', { class: 'call', 'data-tool': c.tool || '' }, head,
       c.comment ? el('p', { class: 'note' }, `“${c.comment}”`) : null,
       c.error ? el('pre', { class: 'error' }, c.error) : null,
-      el('details', { class: 'call-args' }, el('summary', {}, 'arguments'), jsonBlock(c.arguments === undefined ? null : c.arguments, true)),
-      c.result !== undefined ? el('details', { class: 'call-result' }, el('summary', {}, 'result'), jsonBlock(c.result, true)) : null);
+      el('details', { class: 'call-args' }, el('summary', { 'data-fk': `${fk}-args` }, 'arguments'), jsonBlock(c.arguments === undefined ? null : c.arguments, true)),
+      c.result !== undefined ? el('details', { class: 'call-result' }, el('summary', { 'data-fk': `${fk}-result` }, 'result'), jsonBlock(c.result, true)) : null);
   }
   // iterationsView groups an agent step's tool calls by iteration, one <details> each (the last
   // open), with the model's text of each iteration when the step's output has the conversation.
@@ -485,7 +486,7 @@
       const failed = cs.filter((c) => c.status === 'failed' || c.status === 'rejected').length;
       const open = ui.iterOpen.has(i) ? ui.iterOpen.get(i) : i === last;
       const d = el('details', { class: 'iteration', 'data-iteration': i, open: open || null },
-        el('summary', {}, el('strong', {}, `Iteration ${i}`),
+        el('summary', { 'data-fk': `iteration-${i}` }, el('strong', {}, `Iteration ${i}`),
           ` · ${cs.length ? `${cs.length} tool call${cs.length === 1 ? '' : 's'}` : 'no tool calls'}${failed ? ` (${failed} failed or rejected)` : ''}`),
         text ? el('div', { class: 'model-text' }, el('span', { class: 'note' }, 'model: '), text) : null,
         cs.length ? el('ol', { class: 'calls' }, cs.map(callView)) : null);
@@ -544,14 +545,14 @@
         const out = has ? r.results[i] : undefined;
         const err = r && r.errors.get(i);
         const open = ui.itemOpen.has(i);
-        const btn = has || err ? el('button', { type: 'button', class: 'item-open', 'aria-expanded': open ? 'true' : 'false', 'aria-label': `output of item ${i}`,
+        const btn = has || err ? el('button', { type: 'button', class: 'item-open', 'data-fk': `item-${i}`, 'aria-expanded': open ? 'true' : 'false', 'aria-label': `output of item ${i}`,
           onclick: () => { if (ui.itemOpen.has(i)) ui.itemOpen.delete(i); else ui.itemOpen.add(i); draw(`tr[data-item="${i}"] .item-open`); } }, open ? 'hide' : 'show') : null;
         rows.push(el('tr', { 'data-item': i }, el('td', {}, String(i)), el('td', {}, statusBadge(itemStatus(i))),
           el('td', { class: 'item-preview' }, err ? preview(err, 80) : has ? preview(out, 80) : '—'), el('td', {}, btn)));
         if (open) rows.push(el('tr', { class: 'item-output', 'data-item-output': i }, el('td', { colspan: 4 }, err ? el('pre', { class: 'error' }, String(err)) : null, has ? jsonBlock(out, true) : null)));
       }
-      const prev = el('button', { type: 'button', class: 'items-prev', disabled: ui.page === 0 || null, onclick: () => { ui.page--; draw('.items-prev'); } }, '‹ Prev');
-      const next = el('button', { type: 'button', class: 'items-next', disabled: ui.page >= pages - 1 || null, onclick: () => { ui.page++; draw('.items-next'); } }, 'Next ›');
+      const prev = el('button', { type: 'button', class: 'items-prev', 'data-fk': 'items-prev', disabled: ui.page === 0 || null, onclick: () => { ui.page--; draw('.items-prev'); } }, '‹ Prev');
+      const next = el('button', { type: 'button', class: 'items-next', 'data-fk': 'items-next', disabled: ui.page >= pages - 1 || null, onclick: () => { ui.page++; draw('.items-next'); } }, 'Next ›');
       const where = el('span', { class: 'items-range', 'aria-live': 'polite' }, total ? `items ${from + 1}–${to} of ${total}` : 'no items');
       section.replaceChildren(
         el('h3', {}, `Items (${Number(s.itemsDone || 0)}/${total} done)`),
@@ -586,6 +587,11 @@
       return views.get(id);
     };
 
+    // shown is the step the detail panel shows: its live part (redrawn on every snapshot, the
+    // keyboard focus kept on the counterpart of what had it) and its inputs and "Run this step
+    // alone" form, built once for the step (the form keeps its text, focus and caret while the
+    // run goes on) and the inputs read again only when the step's status changed.
+    let shown = null;
     function showDetail() {
       if (!selected) return;
       nodes.forEach((g, id) => g.classList.toggle('selected', id === selected));
@@ -602,6 +608,12 @@
         ['summary', s.summary || ''],
       ].filter(([, v]) => v !== '' && v !== undefined);
       const parts = [el('h2', {}, n.name || selected), el('dl', {}, rows.map(([k, v]) => [el('dt', {}, k), el('dd', {}, String(v))]))];
+      if (!shown || shown.id !== selected) {
+        shown = { id: selected, live: el('div', { class: 'detail-live' }), inputsBox: el('div', { class: 'detail-inputs' }), status: undefined };
+        shown.alone = n.kind !== 'inline' && runsAlone(n) ? el('div', { class: 'alone' }) : null;
+        detail.replaceChildren(shown.live, shown.inputsBox, shown.alone || '');
+      }
+      const here = shown;
       if (s.error) parts.push(el('h3', {}, 'Error'), el('pre', { class: 'error' }, s.error));
       for (const w of s.warnings || []) parts.push(el('p', { class: 'warning' }, w));
       const text = snap && !snap.closed && s.status === 'running' && snap.streaming && snap.streaming[selected];
@@ -611,26 +623,41 @@
       if (s.itemsTotal) parts.push(itemsView(s, ui, n.tool));
       parts.push(el('h3', {}, 'Output'));
       parts.push(s.outputTruncated ? el('p', { class: 'note' }, 'too large for the state query: see weft status or the Temporal UI') : jsonBlock(s.output));
+      const focused = focusKey(here.live);
+      here.live.replaceChildren(...parts);
+      refocus(here.live, focused);
+      if (here.status === s.status) return;
+      here.status = s.status;
       if (n.kind === 'inline') {
         // computed inside the workflow: there is no activity call in the history to read
-        parts.push(el('h3', {}, 'Inputs'), el('p', { class: 'note inline-note' }, `${n.tool} is a data tool computed inside the workflow (no activity call): its inputs as written are below, resolved against the steps it reads.`));
-        if (n.inputs) parts.push(el('h3', {}, 'As written'), jsonBlock(n.inputs));
-        detail.replaceChildren(...parts);
+        here.inputsBox.replaceChildren(el('h3', {}, 'Inputs'), el('p', { class: 'note inline-note' }, `${n.tool} is a data tool computed inside the workflow (no activity call): its inputs as written are below, resolved against the steps it reads.`),
+          n.inputs ? [el('h3', {}, 'As written'), jsonBlock(n.inputs)] : null);
         return;
       }
       const inputs = el('div', { class: 'inputs' }, el('p', { class: 'note' }, 'loading the resolved inputs…'));
-      parts.push(el('h3', {}, 'Inputs'), inputs);
-      if (n.inputs) parts.push(el('h3', {}, 'As written'), jsonBlock(n.inputs));
-      const alone = runsAlone(n) ? el('div', { class: 'alone' }) : null;
-      if (alone) parts.push(alone);
-      detail.replaceChildren(...parts);
-      const want = selected;
-      get(`/api/runs/${encodeURIComponent(runId)}/steps/${encodeURIComponent(want)}/inputs`).then((c) => {
-        if (selected !== want) return;
+      here.inputsBox.replaceChildren(el('h3', {}, 'Inputs'), inputs, n.inputs ? [el('h3', {}, 'As written'), jsonBlock(n.inputs)] : null);
+      const status = s.status;
+      get(`/api/runs/${encodeURIComponent(runId)}/steps/${encodeURIComponent(here.id)}/inputs`).then((c) => {
+        if (shown !== here || here.status !== status) return;
         if (!c.total) inputs.replaceChildren(el('p', { class: 'note' }, c.note || 'no calls'));
         else inputs.replaceChildren(el('p', { class: 'note' }, c.total > 1 ? `${c.total} calls; the first ${c.inputs.length} shown` : '1 call'), ...c.inputs.map((i) => jsonBlock(i)));
-        if (alone) aloneForm(alone, n, ui, c.total ? c.inputs[0] : n.inputs);
-      }).catch((err) => inputs.replaceChildren(el('p', { class: 'error' }, err.message)));
+        if (!here.alone) return;
+        const prefill = c.total ? c.inputs[0] : n.inputs;
+        if (here.aloneForm) here.aloneForm.prefill(prefill);
+        else here.aloneForm = aloneForm(here.alone, n, ui, prefill);
+      }).catch((err) => { if (shown === here) inputs.replaceChildren(el('p', { class: 'error' }, err.message)); });
+    }
+    // focusKey names the element of box that has the keyboard focus (its data-fk), refocus gives
+    // the focus to the element of that name after box was drawn again.
+    function focusKey(box) {
+      const a = document.activeElement;
+      const k = a && box.contains(a) ? a.closest('[data-fk]') : null;
+      return k && box.contains(k) ? k.dataset.fk : null;
+    }
+    function refocus(box, key) {
+      if (!key) return;
+      const e = box.querySelector(`[data-fk="${CSS.escape(key)}"]`);
+      if (e && !e.disabled) e.focus({ preventScroll: true });
     }
 
     // runsAlone: the steps "Run this step alone" is offered for: a tool that is an activity (I/O,
@@ -649,7 +676,7 @@
       const open = el('button', { type: 'button', class: 'alone-open' }, 'Run this step alone');
       const text = el('textarea', { class: 'alone-inputs', rows: 10, spellcheck: 'false', 'aria-label': `Inputs of ${n.id} run alone (JSON)` });
       text.value = ui.aloneText;
-      text.addEventListener('input', () => { ui.aloneText = text.value; });
+      text.addEventListener('input', () => { ui.aloneText = text.value; ui.aloneEdited = true; });
       const status = el('p', { class: 'card-status alone-status', role: 'status' }, ui.aloneStatus || '');
       if (ui.aloneError) status.classList.add('error');
       const say = (msg, error) => {
@@ -678,6 +705,14 @@
         } catch (err) { say(err.message, true); runBtn.disabled = false; }
       });
       box.replaceChildren(open, form);
+      return {
+        // the inputs read again (the step's status changed): shown unless the person opened or
+        // edited the text
+        prefill(v) {
+          if (ui.aloneOpen || ui.aloneEdited) return;
+          ui.aloneText = text.value = pretty(v === undefined ? {} : v);
+        },
+      };
     }
 
     function apply(s) {
@@ -734,6 +769,8 @@
       const box = document.getElementById('timeline');
       if (!box) return;
       const ran = list.map((x) => effective(x, snap)).filter((x) => x.startedAt);
+      // the bars are drawn again: the one that had the keyboard focus gets it back
+      const had = box.contains(document.activeElement) && document.activeElement.dataset.step;
       document.getElementById('timeline-section').hidden = !ran.length;
       if (!ran.length) { box.replaceChildren(); return; }
       const now = snap.closed && snap.ended ? Date.parse(snap.ended) : Date.now();
@@ -763,6 +800,10 @@
       }
       rows.push(el('div', { class: 'tl-axis', 'aria-hidden': 'true' }, el('span', {}, '0'), el('span', {}, fmtMs((t1 - t0) / 2)), el('span', {}, fmtMs(t1 - t0))));
       box.replaceChildren(...rows);
+      if (had) {
+        const b = box.querySelector(`.tl-bar[data-step="${CSS.escape(had)}"]`);
+        if (b) b.focus({ preventScroll: true });
+      }
     }
 
     document.getElementById('cancel').addEventListener('click', async (ev) => {
