@@ -35,6 +35,11 @@ type Node struct {
 	Condition string `json:"condition,omitempty"`
 	// Loop is set for loop steps (a nested step runs per item).
 	Loop bool `json:"loop,omitempty"`
+	// Timeout, Retry (a retry policy is written) and Concurrency are the step's own settings,
+	// which "Run this step alone" names as not carried over.
+	Timeout     string `json:"timeout,omitempty"`
+	Retry       bool   `json:"retry,omitempty"`
+	Concurrency int    `json:"concurrency,omitempty"`
 	// Inputs are the step's inputs as written (templates unresolved).
 	Inputs map[string]any `json:"inputs,omitempty"`
 	// Branch names the conditional step and branch this step belongs to ("check: then").
@@ -81,7 +86,8 @@ func NewGraph(w *dsl.Workflow) *Graph {
 			kind = string(cs.Spec.Kind)
 		}
 		g.Nodes = append(g.Nodes, Node{ID: ps.ID, Name: ps.Name, Tool: ps.Tool, Category: cs.Spec.Category(), Kind: kind, Layer: ps.Stage - 1,
-			ForEach: ps.ForEach, Condition: ps.Condition, Loop: cs.Tool == "loop", Branch: member[ps.ID], Inputs: cs.Step.Inputs})
+			ForEach: ps.ForEach, Condition: ps.Condition, Loop: cs.Tool == "loop", Branch: member[ps.ID], Inputs: cs.Step.Inputs,
+			Timeout: cs.Step.Timeout, Retry: cs.Step.Retry != nil, Concurrency: cs.Step.Concurrency})
 		after := map[string]bool{}
 		for _, a := range cs.Step.DependsOn {
 			after[a] = true

@@ -342,3 +342,46 @@ func arrive(t *testing.T, ctx context.Context, prefix string) string {
 	run(t, ctx, "arrive at "+prefix, chromedp.ActionFunc(func(context.Context) error { return err }))
 	return ""
 }
+
+// TestRunStepAloneSettings: "Run this step alone" names the new workflow within the 200
+// characters a name may have however long the workflow's name is, and says which of the step's
+// settings the run alone does not have.
+func TestRunStepAloneSettings(t *testing.T) {
+	name := strings.Repeat("w", 200)
+	def := `{"name":"` + name + `","steps":[{"id":"a","tool":"chunk","inputs":{"text":"hello"}},
+	  {"id":"b","tool":"chunk","forEach":"{{ a.output.chunks }}","concurrency":2,"timeout":"30s","retry":{"maxAttempts":3},"condition":"{{ a.output.chunks }}","inputs":{"text":"{{ item }}"}}]}`
+	var st weftv1.ExecutionState
+	require.NoError(t, protojson.Unmarshal([]byte(rerunState), &st))
+	f, srv, _ := rerunConsoleOf(t, enums.WORKFLOW_EXECUTION_STATUS_FAILED, false, &fixtureTemporal{def: def, state: &st})
+	ctx := chromium(t)
+	var note string
+	run(t, ctx, "open the form", chromedp.Navigate(srv.URL+"/runs/weft-fixture"), chromedp.WaitVisible(`svg#graph g.node[data-step="b"]`),
+		chromedp.Click(`svg#graph g.node[data-step="b"]`), chromedp.WaitVisible(`#detail .alone-open`),
+		chromedp.Click(`#detail .alone-open`), chromedp.WaitVisible(`#detail .alone-inputs`),
+		chromedp.Text(`#detail .alone-dropped`, &note))
+	for _, s := range []string{"timeout 30s", "retry", "forEach (concurrency 2)", "condition {{ a.output.chunks }}"} {
+		require.Contains(t, note, s, "the settings not carried over are named")
+	}
+	// the page goes to the new run, or the form says why not (the name too long, before)
+	var msg string
+	run(t, ctx, "run it", chromedp.Click(`#detail .alone-run`))
+	for range 20 {
+		err := chromedp.Run(ctx, chromedp.Poll(`location.pathname !== '/runs/weft-fixture' ? 'went' :
+		  (document.querySelector('#detail .alone-status.error') || {}).textContent`, &msg, chromedp.WithPollingTimeout(10*time.Second)))
+		if err == nil {
+			break
+		}
+		// the navigation destroyed the page the wait ran in: wait again in the new one
+	}
+	require.Equal(t, "went", msg, "the definition is valid")
+	arrive(t, ctx, "/runs/weft-"+strings.Repeat("w", 40))
+	started := f.runs()
+	require.Len(t, started, 1)
+	for _, req := range started {
+		var d map[string]any
+		require.NoError(t, json.Unmarshal([]byte(req.GetDefinitionJson()), &d))
+		got, _ := d["name"].(string)
+		require.Len(t, got, 200, "the name is as long as it may be")
+		require.True(t, strings.HasPrefix(got, "www") && strings.HasSuffix(got, "-b-alone"), got)
+	}
+}

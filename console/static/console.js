@@ -671,6 +671,23 @@
     // resolved; the inputs as written when no call was recorded) that "Run" starts as a one-step
     // workflow of its own through POST /api/runs, as the playground's edited text is: the
     // person's own definition (client origin), checked as any client's is.
+    // aloneName names the one-step workflow "<workflow>-<step>-alone", the workflow's name cut
+    // short so the whole stays within the 200 characters a name may have (a step id has 64 at
+    // most; the schema counts characters, not bytes).
+    function aloneName(workflow, id) {
+      const suffix = `-${id}-alone`;
+      const wf = [...(workflow || 'run')];
+      return wf.slice(0, Math.max(1, 200 - [...suffix].length)).join('') + suffix;
+    }
+    // aloneDropped: the step's settings a run of it alone does not have.
+    function aloneDropped(n) {
+      const out = [];
+      if (n.timeout) out.push(`timeout ${n.timeout}`);
+      if (n.retry) out.push('retry');
+      if (n.forEach) out.push(n.concurrency ? `forEach (concurrency ${n.concurrency})` : 'forEach');
+      if (n.condition) out.push(`condition ${n.condition}`);
+      return out;
+    }
     function aloneForm(box, n, ui, prefill) {
       if (ui.aloneText === undefined) ui.aloneText = pretty(prefill === undefined ? {} : prefill);
       const open = el('button', { type: 'button', class: 'alone-open' }, 'Run this step alone');
@@ -686,8 +703,11 @@
         status.classList.toggle('error', !!error);
       };
       const runBtn = el('button', { type: 'submit', class: 'alone-run' }, 'Run');
+      const dropped = aloneDropped(n);
       const form = el('form', { class: 'alone-form', hidden: !ui.aloneOpen },
-        el('label', {}, `Inputs of ${n.tool} (JSON): edit them, then Run starts a new run of this step alone`), text, runBtn, status);
+        el('label', {}, `Inputs of ${n.tool} (JSON): edit them, then Run starts a new run of this step alone`), text,
+        dropped.length ? el('p', { class: 'note alone-dropped' }, `Not carried over from the step: ${dropped.join(', ')}. The new run calls ${n.tool} once with these inputs, with its default timeout and retries.`) : null,
+        runBtn, status);
       open.addEventListener('click', () => { ui.aloneOpen = !ui.aloneOpen; form.hidden = !ui.aloneOpen; if (ui.aloneOpen) text.focus(); });
       form.addEventListener('submit', async (ev) => {
         ev.preventDefault();
@@ -696,7 +716,7 @@
           inputs = JSON.parse(text.value);
         } catch (err) { say(`the inputs are not valid JSON: ${err.message}`, true); return; }
         if (!inputs || typeof inputs !== 'object' || Array.isArray(inputs)) { say('the inputs must be a JSON object ({"name": value, ...})', true); return; }
-        const def = { name: `${view.workflow || 'run'}-${n.id}-alone`, steps: [{ id: n.id, tool: n.tool, inputs }], output: `{{ ${n.id}.output }}` };
+        const def = { name: aloneName(view.workflow, n.id), steps: [{ id: n.id, tool: n.tool, inputs }], output: `{{ ${n.id}.output }}` };
         say('starting…', false);
         runBtn.disabled = true;
         try {
