@@ -100,7 +100,7 @@ func (s *Server) evalsPage(w http.ResponseWriter, r *http.Request, sess *session
 	if before != "" && !evalreport.ValidID(before) {
 		d.Error = fmt.Sprintf("before=%q is not an eval report's id (a file name of %s without .json): "+
 			"the Older and Newer links give one; start again from the newest reports", before, d.Source)
-		d.Pager = Pager{Page: 1, Newest: "/evals"}
+		d.Pager = Pager{Page: 1, Newest: "/evals", Of: "eval reports"}
 		s.render(w, "evals", d, http.StatusBadRequest)
 		return
 	}
@@ -110,6 +110,7 @@ func (s *Server) evalsPage(w http.ResponseWriter, r *http.Request, sess *session
 		d.Error = err.Error()
 	}
 	pg, lo, hi := listPager("/evals", ids, before, evalsPerPage)
+	pg.Of = "eval reports"
 	d.Pager = pg
 	entries, err := evalreport.Entries(d.Source, ids[lo:hi])
 	if err != nil {

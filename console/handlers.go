@@ -149,6 +149,7 @@ func (s *Server) mayRead(w http.ResponseWriter, r *http.Request, sess *session, 
 
 func (s *Server) runRows(ctx context.Context, q url.Values, sess *session) ([]RunRow, Pager, error) {
 	pg := newPager(q)
+	pg.Of = "runs"
 	page, err := s.o.Client.ListPage(ctx, weftclient.ListOptions{Status: q.Get("status"), Workflow: q.Get("workflow"),
 		Search: q.Get("q"), After: q.Get("after"), Limit: s.o.RunsPerPage})
 	if err != nil {

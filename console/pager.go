@@ -18,6 +18,8 @@ type Pager struct {
 	Newer  string `json:"newerURL,omitempty"`
 	Newest string `json:"newestURL,omitempty"`
 	Older  string `json:"olderURL,omitempty"`
+	// Of names what is paged, for the pager's label ("runs", "eval reports").
+	Of string `json:"-"`
 
 	filters url.Values
 }

@@ -30,16 +30,7 @@ func TestExampleBrief(t *testing.T) {
 
 	fake := fakellm.New()
 	defer fake.Close()
-	fake.Respond = briefModel
-	cmd := exec.Command(bin)
-	cmd.Env = append(os.Environ(), "TEMPORAL_ADDRESS="+server.Address, "TEMPORAL_NAMESPACE="+server.Namespace,
-		"OPENAI_BASE_URL="+fake.BaseURL, "OPENAI_API_KEY=k", "WEFT_CHAT_MODEL=gpt-4o-mini")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	start := time.Now()
-	require.NoError(t, cmd.Run(), stdout.String()+stderr.String())
-	t.Logf("examples/brief ran in %v", time.Since(start))
-	got := stdout.String()
+	got := runBrief(t, bin, fake)
 	for _, want := range []string{"tool_call_finished facts", "step_completed pros", "step_completed cons", "step_completed verdict",
 		"run_completed", "Worth it for long-running work.\n75 tokens, $"} {
 		require.Contains(t, got, want)
@@ -105,16 +96,7 @@ func TestExampleRawTemporal(t *testing.T) {
 
 	fake := fakellm.New()
 	defer fake.Close()
-	fake.Respond = briefModel
-	cmd := exec.Command(bin)
-	cmd.Env = append(os.Environ(), "TEMPORAL_ADDRESS="+server.Address, "TEMPORAL_NAMESPACE="+server.Namespace,
-		"OPENAI_BASE_URL="+fake.BaseURL, "OPENAI_API_KEY=k", "WEFT_CHAT_MODEL=gpt-4o-mini")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	start := time.Now()
-	require.NoError(t, cmd.Run(), stdout.String()+stderr.String())
-	t.Logf("examples/rawtemporal ran in %v", time.Since(start))
-	got := stdout.String()
+	got := runBrief(t, bin, fake)
 	for _, want := range []string{"completed facts.turn1\n", "completed facts.shout.c1\n", "completed facts.turn2\n",
 		"completed pros\n", "completed cons\n", "completed verdict\n", "Worth it for long-running work.\n75 tokens\n"} {
 		require.Contains(t, got, want)
@@ -139,4 +121,19 @@ func lineCounts(t *testing.T, path string) lines {
 		}
 	}
 	return n
+}
+
+// runBrief runs an example binary against the embedded stack with fake answering as briefModel
+// does, and returns what it printed.
+func runBrief(t *testing.T, bin string, fake *fakellm.Server) string {
+	fake.Respond = briefModel
+	cmd := exec.Command(bin)
+	cmd.Env = append(os.Environ(), "TEMPORAL_ADDRESS="+server.Address, "TEMPORAL_NAMESPACE="+server.Namespace,
+		"OPENAI_BASE_URL="+fake.BaseURL, "OPENAI_API_KEY=k", "WEFT_CHAT_MODEL=gpt-4o-mini")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	require.NoError(t, cmd.Run(), stdout.String()+stderr.String())
+	t.Logf("%s ran in %v", filepath.Base(bin), time.Since(start))
+	return stdout.String()
 }
