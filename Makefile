@@ -6,7 +6,7 @@ FUZZTIME  ?= 10m
 BENCHTIME ?= 1s
 TEMPORAL_CLI := bin/temporal
 
-.PHONY: help build test run bench fuzz lint fmt clean proto workflowcheck mcp-smoke agui-client temporal soak cluster scaleout
+.PHONY: help build test run bench fuzz lint fmt clean proto workflowcheck mcp-smoke mcp-conformance agui-client temporal soak cluster scaleout
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
@@ -58,12 +58,17 @@ test: lint $(TEMPORAL_CLI) ## the test suite CI runs (the integration tests driv
 	$(MAKE) agui-client
 	$(GO) test -count=1 -timeout $(SERVER_TIMEOUT) $(SERVER_PKGS)
 	$(MAKE) mcp-smoke
+	$(MAKE) mcp-conformance
 
 agui-client: ## install the public AG-UI client (npm, pinned) that TestAGUIClientAcceptsARealRun drives
 	npm ci --prefix scripts/agui-client --no-audit --no-fund --loglevel=error
 
 mcp-smoke: build ## the TypeScript MCP SDK and the MCP Inspector CLI against weft mcp (npm, pinned)
 	bash scripts/mcp-smoke/run.sh
+
+mcp-conformance: build ## the official MCP conformance suite's server scenarios against weft mcp (npm, pinned, with Node 22)
+	npm ci --prefix scripts/mcp-conformance --no-audit --no-fund --loglevel=error
+	bash scripts/mcp-conformance/run.sh
 
 run: build ## the embedded stack (Temporal + Web UI + worker) with a demo run that waits for your approval; Ctrl-C stops
 	./$(BIN) dev --demo
