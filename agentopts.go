@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 
+	"github.com/weftworks/weft/activities"
 	"github.com/weftworks/weft/activities/toolspec"
 )
 
@@ -137,19 +138,17 @@ func Handoff(name, description string, opts ...Option) HandoffTo {
 	}
 	// A map, not toolspec.HandoffAgent: resetToolChoice defaults to true, so false must be written.
 	a := map[string]any{}
+	h := HandoffTo{errs: c.errs}
 	for _, o := range c.options() {
 		if o.set && handoffOptions[o.name] {
-			a[handoffKeys[o.name]] = o.v
+			v, err := activities.PlainJSON(o.v)
+			if err != nil {
+				h.errs = append(h.errs, fmt.Errorf("handoff %s: %s: %w", name, o.name, err))
+			}
+			a[o.key] = v
 		}
 	}
-	agent, err := jsonValue(a)
-	h := HandoffTo{h: map[string]any{"name": name, "description": description, "agent": agent}, errs: c.errs}
-	if err != nil {
-		h.errs = append(h.errs, fmt.Errorf("handoff %s: %w", name, err))
-	}
-	if c.json && c.schema != nil {
-		h.errs = append(h.errs, fmt.Errorf("handoff %s: ResponseJSON and ResponseSchema both set the answer's format: keep one", name))
-	}
+	h.h = map[string]any{"name": name, "description": description, "agent": a}
 	for _, err := range c.unused() {
 		h.errs = append(h.errs, fmt.Errorf("handoff %s: %w", name, err))
 	}
@@ -159,20 +158,11 @@ func Handoff(name, description string, opts ...Option) HandoffTo {
 	return h
 }
 
-// handoffKeys are the options a handoff's agent takes (by the names config.options gives them)
-// and the keys they set in the handoff's agent.
-var handoffKeys = map[string]string{"Model": "model", "System": "system", "Tools": "tools", "Approve": "approve",
-	"ToolChoice": "toolChoice", "KeepToolChoice": "resetToolChoice", "Temperature": "temperature", "MaxTokens": "maxTokens",
-	"ResponseJSON": "responseFormat", "ResponseSchema": "responseFormat", "HandsTo": "handoffs"}
-
-// handoffOptions are the names of handoffKeys.
-var handoffOptions = func() map[string]bool {
-	m := map[string]bool{}
-	for k := range handoffKeys {
-		m[k] = true
-	}
-	return m
-}()
+// handoffOptions are the options a handoff's agent takes (by the names config.options gives
+// them); each sets the same key in the handoff's agent as in a step.
+var handoffOptions = map[string]bool{"Model": true, "System": true, "Tools": true, "Approve": true,
+	"ToolChoice": true, "KeepToolChoice": true, "Temperature": true, "MaxTokens": true,
+	"ResponseJSON": true, "ResponseSchema": true, "HandsTo": true}
 
 // Handoffs offers agents to pass the conversation to; the one handed to answers the step.
 func Handoffs(hs ...HandoffTo) Option {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/weftworks/weft/activities"
 	"github.com/weftworks/weft/activities/toolspec"
 	"github.com/weftworks/weft/workflows/dsl"
 )
@@ -211,15 +212,12 @@ func (st Step) build(after []string) (dsl.Step, error) {
 		case !slices.Contains(o.kinds, st.kind):
 			misfit = append(misfit, o.name)
 		case o.key != "":
-			v, err := jsonValue(o.v)
+			v, err := activities.PlainJSON(o.v)
 			if err != nil {
 				return s, fmt.Errorf("step %s: %s: %w", s.ID, o.name, err)
 			}
 			s.Inputs[o.key] = v
 		}
-	}
-	if c.json && c.schema != nil {
-		return s, fmt.Errorf("step %s: ResponseJSON and ResponseSchema both set the answer's format: keep one", s.ID)
 	}
 	if len(misfit) > 0 {
 		return s, fmt.Errorf("step %s (%s): %s do not apply to a %s step", s.ID, s.Tool, strings.Join(misfit, ", "), st.kind)
@@ -321,22 +319,6 @@ func asMap(v any) (map[string]any, error) {
 		return nil, fmt.Errorf("%T is not a JSON object: %w", v, err)
 	}
 	return m, nil
-}
-
-// jsonValue is v as JSON decodes it (maps, lists, strings, float64), so a Definition holds what a
-// workflow file would.
-func jsonValue(v any) (any, error) {
-	switch v.(type) {
-	case string, bool, int, []string:
-		return v, nil
-	}
-	data, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	var out any
-	err = json.Unmarshal(data, &out)
-	return out, err
 }
 
 func copyMap(m map[string]any) map[string]any {

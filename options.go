@@ -75,7 +75,7 @@ func (c *config) options() []option {
 		{"InputGuardrails/OutputGuardrails/ReturnOnTrip", "guardrails", guard, guard != nil, agent},
 		{"Handoffs", "handoffs", c.handoffs, len(c.handoffs) > 0, agent},
 		{"MaxHandoffs", "maxHandoffs", c.maxHandoffs, c.maxHandoffs > 0, agent},
-		{"HandsTo", "", c.handsTo, len(c.handsTo) > 0, nil}, // a Handoff's agent's only
+		{"HandsTo", "handoffs", c.handsTo, len(c.handsTo) > 0, nil}, // a Handoff's agent's only
 		{"Instructions", "instructions", c.instructions, c.instructions != "", []string{"agent", "review"}},
 		{"Data", "data", c.data, c.data != nil, review},
 		{"Reviewers", "reviewers", c.reviewers, len(c.reviewers) > 0, review},
@@ -89,17 +89,20 @@ func (c *config) options() []option {
 	}
 }
 
-// unused are the errors of options given that would do nothing: the agent settings that
-// qualify another one which is missing.
+// unused are the errors of options given that would do nothing or contradict each other: the
+// agent settings that qualify another one which is missing, two answer formats.
 func (c *config) unused() []error {
 	var errs []error
+	if c.json && c.schema != nil {
+		errs = append(errs, errors.New("ResponseJSON and ResponseSchema both set the answer's format: keep one"))
+	}
 	if c.onTrip != "" && len(c.inputChecks) == 0 && len(c.outputChecks) == 0 {
 		errs = append(errs, errors.New("ReturnOnTrip without InputGuardrails or OutputGuardrails does nothing: add the checks, or drop it"))
 	}
 	if c.maxHandoffs > 0 && len(c.handoffs) == 0 {
 		errs = append(errs, errors.New("MaxHandoffs without Handoffs does nothing: add the handoffs, or drop it"))
 	}
-	if c.keepToolChoice && c.toolChoice != "required" && (c.toolChoice == "" || c.toolChoice == "auto" || c.toolChoice == "none") {
+	if c.keepToolChoice && (c.toolChoice == "" || c.toolChoice == "auto" || c.toolChoice == "none") {
 		errs = append(errs, errors.New("KeepToolChoice keeps a ToolChoice of ChooseRequired or a tool: without one it does nothing"))
 	}
 	errs = append(errs, checkErrs(c.inputChecks)...)
