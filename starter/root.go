@@ -11,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/spf13/cobra"
+
+	"github.com/weftworks/weft/internal/wfpkg"
 )
 
 // Version is set at build time with -ldflags "-X github.com/weftworks/weft/starter.Version=...".
@@ -164,13 +166,13 @@ func writeJSONLine(w io.Writer, v any) error {
 }
 
 // escapeControls rewrites encoded JSON so that no character a terminal acts on or draws
-// reversed is written raw. Text from files, packages and models reaches weft's JSON output; the
-// encoder escapes the C0 controls, and this DEL, the C1 controls and the bidi controls (which it leaves
-// raw). They can only occur inside strings, so the output stays the same JSON.
+// reversed (wfpkg.Unsafe) is written raw. Text from files, packages and models reaches weft's
+// JSON output; the encoder escapes the C0 controls, and this the rest (DEL, C1, bidi controls),
+// which can only occur inside strings, so the output stays the same JSON.
 func escapeControls(b []byte) []byte {
 	out := make([]byte, 0, len(b))
 	for _, r := range string(b) {
-		if r >= 0x7f && r <= 0x9f || r == 0x061c || r == 0x200e || r == 0x200f || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 {
+		if r >= 0x7f && wfpkg.Unsafe(r) { // below DEL, the encoder has escaped what is in strings
 			out = fmt.Appendf(out, `\u%04x`, r)
 			continue
 		}

@@ -46,7 +46,7 @@ func cleanText(s string, multiline bool) string {
 			b.WriteByte(' ')
 		case r == 0x1b || r == 0x90 || r == 0x98 || r == 0x9b || r >= 0x9d && r <= 0x9f: // ESC, DCS, SOS, CSI, OSC, PM, APC
 			i = skipEscape(rs, i)
-		case r < 0x20 || r >= 0x7f && r <= 0x9f || unicode.Is(unicode.Bidi_Control, r):
+		case Unsafe(r):
 			// dropped
 		default:
 			b.WriteRune(r)
@@ -67,10 +67,14 @@ func cleanText(s string, multiline bool) string {
 	return strings.Join(kept, "\n")
 }
 
+// Unsafe reports whether a terminal may act on r or draw the text after it reversed: a C0 or C1
+// control, DEL, or a bidi control. Line and Paragraphs drop these; weft's JSON output escapes them.
+func Unsafe(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) }
+
 // plain reports whether s holds nothing cleanText changes but its ends: the usual case.
 func plain(s string) bool {
 	for _, r := range s {
-		if r < 0x20 || r >= 0x7f && r <= 0x9f || r == '\u2028' || r == '\u2029' || unicode.Is(unicode.Bidi_Control, r) {
+		if Unsafe(r) || r == '\u2028' || r == '\u2029' {
 			return false
 		}
 	}
