@@ -134,15 +134,9 @@ func Request(w *dsl.Workflow, o StartOptions) (*weftv1.RunRequest, error) {
 	req.Origin, req.StartedBy = o.Origin, o.StartedBy
 	resolve := o.Resolver
 	if resolve == nil {
-		dir := ""
-		if o.Source != "" {
-			if st, err := os.Stat(o.Source); err == nil && !st.IsDir() {
-				dir = filepath.Dir(o.Source)
-			}
-		}
-		resolve = FileResolver(dir)
+		resolve = SourceResolver(o.Source)
 	}
-	called, err := calledDefinitions(w.Def, resolve)
+	called, err := CalledDefinitions(w.Def, resolve)
 	if err != nil {
 		return nil, &InvalidError{Err: err}
 	}
@@ -157,8 +151,21 @@ func Request(w *dsl.Workflow, o StartOptions) (*weftv1.RunRequest, error) {
 	return req, nil
 }
 
-// calledDefinitions resolves every workflow def calls, and what those call, by name.
-func calledDefinitions(def *dsl.Definition, resolve Resolver) (map[string]*dsl.Workflow, error) {
+// SourceResolver is where a run started from source (a workflow file's path, or a name) finds
+// the workflows it calls: beside the file, then as FileResolver does.
+func SourceResolver(source string) Resolver {
+	dir := ""
+	if source != "" {
+		if st, err := os.Stat(source); err == nil && !st.IsDir() {
+			dir = filepath.Dir(source)
+		}
+	}
+	return FileResolver(dir)
+}
+
+// CalledDefinitions resolves every workflow def calls, and what those call, by name (at most
+// 100): what a run's start sends along with def.
+func CalledDefinitions(def *dsl.Definition, resolve Resolver) (map[string]*dsl.Workflow, error) {
 	out := map[string]*dsl.Workflow{}
 	queue := dsl.CalledWorkflows(def)
 	for len(queue) > 0 {

@@ -228,12 +228,11 @@ func ReadEvalDataset(r io.Reader, file string) ([]EvalCase, error) {
 // read (a name computed at run time, a loop over workflow steps, a name that does not resolve):
 // the keys of its reviews are then not known before the run.
 func evalReviewSteps(w *dsl.Workflow, resolve weftclient.Resolver) (steps []string, known bool) {
-	known = true
+	called, err := weftclient.CalledDefinitions(w.Def, resolve)
+	known = err == nil // else the run's start names what is wrong
 	set := map[string]bool{}
-	called := map[string]bool{}
-	var walk func(w *dsl.Workflow)
-	walk = func(w *dsl.Workflow) {
-		for _, cs := range w.Steps {
+	for _, x := range append([]*dsl.Workflow{w}, slices.Collect(maps.Values(called))...) {
+		for _, cs := range x.Steps {
 			kinds := []toolspec.Kind{}
 			if cs.Spec != nil {
 				kinds = append(kinds, cs.Spec.Kind)
@@ -254,20 +253,7 @@ func evalReviewSteps(w *dsl.Workflow, resolve weftclient.Resolver) (steps []stri
 				}
 			}
 		}
-		for _, name := range dsl.CalledWorkflows(w.Def) {
-			if called[name] {
-				continue
-			}
-			called[name] = true
-			cw, err := resolve(name)
-			if err != nil || len(called) > 100 {
-				known = false // the run's start names what is wrong
-				continue
-			}
-			walk(cw)
-		}
 	}
-	walk(w)
 	return slices.Sorted(maps.Keys(set)), known
 }
 
@@ -287,9 +273,7 @@ func evalKeyStep(key string) string {
 func CheckEvalReviews(file, workflow string, cases []EvalCase, steps []string) error {
 	for _, c := range cases {
 		for _, k := range slices.Sorted(maps.Keys(c.Reviews)) {
-			if k == "*" || slices.ContainsFunc(steps, func(s string) bool {
-				return k == s || strings.HasPrefix(k, s+"[") || strings.HasPrefix(k, s+"/")
-			}) {
+			if k == "*" || slices.Contains(steps, evalKeyStep(k)) {
 				continue
 			}
 			at := fmt.Sprintf("%s:%d: case %q: reviews.%s", file, c.line, c.Name, k)
@@ -607,11 +591,7 @@ func (o *evalOptions) run(cmd *cobra.Command, arg string) error {
 	if err != nil {
 		return invalid(err)
 	}
-	dir := "" // where a run's start finds the workflows w calls
-	if st, err := os.Stat(arg); err == nil && !st.IsDir() {
-		dir = filepath.Dir(arg)
-	}
-	if steps, known := evalReviewSteps(w, weftclient.FileResolver(dir)); known {
+	if steps, known := evalReviewSteps(w, weftclient.SourceResolver(arg)); known {
 		if err := CheckEvalReviews(o.dataset, w.Def.Name, cases, steps); err != nil {
 			return invalid(err)
 		}
