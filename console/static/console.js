@@ -109,13 +109,15 @@
   const NODE_W = 168, NODE_H = 48, GAP_X = 28, GAP_Y = 46, PAD = 16;
   const MARK = { then: 'then', else: 'else', dependsOn: 'after' };
   // A step's status is shown by a mark and a word as well as a colour (and in its accessible name).
-  const STATUS_MARK = { pending: '○', running: '⟳', completed: '✓', failed: '✕', skipped: '⤼', cancelled: '⊘', awaiting_review: '⏸' };
+  const STATUS_MARK = { pending: '○', running: '⟳', completed: '✓', failed: '✕', skipped: '⤼', cancelled: '⊘', rejected: '⊘', awaiting_review: '⏸' };
   // own reads a mark table's own key only ("constructor" is not a status)
   const own = (table, k) => (Object.hasOwn(table, k) ? table[k] : '');
   // statusWord is a status in words ("awaiting_review" → "awaiting review"); statusClass its CSS
   // class, one token whatever the status holds ("not run" → s-not-run).
   const statusWord = (st) => String(st).replaceAll('_', ' ');
   const statusClass = (st) => `s-${String(st).toLowerCase().replace(/[^a-z0-9_-]/g, '-')}`;
+  // statusText is a status as a mark and words ("✓ completed").
+  const statusText = (st) => `${own(STATUS_MARK, st)} ${statusWord(st)}`.trim();
   function nodeName(n, status) {
     return `${n.name || n.id}, ${n.tool} step (${n.category})${status ? ': ' + statusWord(status) : ''}`;
   }
@@ -416,11 +418,9 @@
     return x;
   }
   // ---- a step's iterations and items (run page detail) ----
-  const CALL_MARK = { completed: '✓', failed: '✕', rejected: '⊘', running: '⟳', awaiting_review: '⏸' };
   function statusBadge(status) {
     const st = status || 'pending';
-    const mark = own(CALL_MARK, st) || own(STATUS_MARK, st);
-    return el('span', { class: `status ${statusClass(st)}` }, `${mark ? mark + ' ' : ''}${statusWord(st)}`);
+    return el('span', { class: `status ${statusClass(st)}` }, statusText(st));
   }
   function preview(v, max) {
     if (v === undefined) return '';
@@ -790,7 +790,7 @@
       if (!box) return;
       const ran = list.map((x) => effective(x, snap)).filter((x) => x.startedAt);
       // the bars are drawn again: the one that had the keyboard focus gets it back
-      const had = box.contains(document.activeElement) && document.activeElement.dataset.step;
+      const had = focusKey(box);
       document.getElementById('timeline-section').hidden = !ran.length;
       if (!ran.length) { box.replaceChildren(); return; }
       const now = snap.closed && snap.ended ? Date.parse(snap.ended) : Date.now();
@@ -808,9 +808,9 @@
         const name = (nodeInfo.get(x.id) || {}).name || x.id;
         const took = x.durationMs ? fmtMs(x.durationMs) : fmtMs(b - a);
         const what = `${name}: ${statusWord(st)} · ${took}${x.finishedAt ? '' : ' so far'}`;
-        const word = `${own(STATUS_MARK, st)} ${statusWord(st)}`.trim();
+        const word = statusText(st);
         const bar = el('button', {
-          type: 'button', class: `tl-bar ${statusClass(st)}`, 'data-step': x.id, title: what, 'aria-label': what,
+          type: 'button', class: `tl-bar ${statusClass(st)}`, 'data-step': x.id, 'data-fk': `tl-${x.id}`, title: what, 'aria-label': what,
           onclick: () => { selected = x.id; showDetail(); detail.scrollIntoView({ block: 'nearest' }); },
         }, word);
         // through the CSSOM: the page's CSP allows no style attributes
@@ -820,10 +820,7 @@
       }
       rows.push(el('div', { class: 'tl-axis', 'aria-hidden': 'true' }, el('span', {}, '0'), el('span', {}, fmtMs((t1 - t0) / 2)), el('span', {}, fmtMs(t1 - t0))));
       box.replaceChildren(...rows);
-      if (had) {
-        const b = box.querySelector(`.tl-bar[data-step="${CSS.escape(had)}"]`);
-        if (b) b.focus({ preventScroll: true });
-      }
+      refocus(box, had);
     }
 
     document.getElementById('cancel').addEventListener('click', async (ev) => {
