@@ -301,6 +301,14 @@ func TestPlaygroundEscapesWorkflowText(t *testing.T) {
 // that is never reached (a lazy client): a request that passes the role check fails with 502.
 func consoleWithKeys(t *testing.T) (*httptest.Server, map[string]string) {
 	t.Helper()
+	loaded, keys := testKeys(t)
+	return newConsole(t, console.Options{Keys: loaded, RequireLogin: true, Client: lazyClient(t)}), keys
+}
+
+// testKeys are one key per role — rita reader, ana reviewer, carl runner, fin finance — and env,
+// a plain admin key, by name.
+func testKeys(t *testing.T) (*auth.Keys, map[string]string) {
+	t.Helper()
 	keyFile := filepath.Join(t.TempDir(), "keys.json")
 	keys := map[string]string{}
 	for name, roles := range map[string][]string{"rita": {"reader"}, "ana": {"reviewer"}, "carl": {"runner"}, "fin": {"finance"}} {
@@ -311,7 +319,7 @@ func consoleWithKeys(t *testing.T) (*httptest.Server, map[string]string) {
 	loaded, err := auth.LoadKeys(keyFile, "env-admin-key")
 	require.NoError(t, err)
 	keys["env"] = "env-admin-key"
-	return newConsole(t, console.Options{Keys: loaded, RequireLogin: true, Client: lazyClient(t)}), keys
+	return loaded, keys
 }
 
 func lazyClient(t *testing.T) *weftclient.Client {

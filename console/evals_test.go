@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"html"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -47,12 +48,6 @@ func TestEvalPages(t *testing.T) {
 	require.Contains(t, newID, "-reviewed")
 
 	srv := newConsole(t, console.Options{EvalsDir: dir})
-	get := func(t *testing.T, path string) (int, string) {
-		t.Helper()
-		resp, err := http.Get(srv.URL + path)
-		require.NoError(t, err)
-		return resp.StatusCode, body(t, resp)
-	}
 
 	tests := []struct {
 		name string
@@ -77,7 +72,7 @@ func TestEvalPages(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			code, page := get(t, tc.path)
+			code, page := getPage(t, srv, tc.path)
 			require.Equal(t, tc.code, code, page)
 			for _, s := range tc.has {
 				require.Contains(t, page, s)
@@ -87,7 +82,7 @@ func TestEvalPages(t *testing.T) {
 			}
 		})
 	}
-	_, page := get(t, "/evals")
+	_, page := getPage(t, srv, "/evals")
 	require.Less(t, strings.Index(page, newID), strings.Index(page, oldID), "newest first")
 
 	empty := newConsole(t, console.Options{EvalsDir: t.TempDir() + "/none"})
@@ -112,10 +107,8 @@ func TestEvalCancelledCase(t *testing.T) {
 	id, err := evalreport.Save(dir, rep)
 	require.NoError(t, err)
 	srv := newConsole(t, console.Options{EvalsDir: dir})
-	resp, err := http.Get(srv.URL + "/evals/" + id)
-	require.NoError(t, err)
-	require.Equal(t, http.StatusOK, resp.StatusCode)
-	page := body(t, resp)
+	code, page := getPage(t, srv, "/evals/"+id)
+	require.Equal(t, http.StatusOK, code)
 	require.Contains(t, page, `<span class="status s-failed">2 failed</span>, <span class="status s-cancelled">1 cancelled</span>`, "the summary counts the cancelled cases")
 
 	tests := []struct {
@@ -168,12 +161,6 @@ func TestEvalsPaging(t *testing.T) {
 	const broken = "20000101T000000.000Z-broken"
 	require.NoError(t, os.WriteFile(filepath.Join(dir, broken+".json"), []byte("{"), 0o644))
 	srv := newConsole(t, console.Options{EvalsDir: dir})
-	get := func(t *testing.T, path string) (int, string) {
-		t.Helper()
-		resp, err := http.Get(srv.URL + path)
-		require.NoError(t, err)
-		return resp.StatusCode, body(t, resp)
-	}
 	shown := regexp.MustCompile(`<tr data-eval="([^"]+)">`)
 	rows := func(page string) []string {
 		var out []string
@@ -205,7 +192,7 @@ func TestEvalsPaging(t *testing.T) {
 		return out
 	}
 
-	code, page1 := get(t, "/evals")
+	code, page1 := getPage(t, srv, "/evals")
 	require.Equal(t, http.StatusOK, code)
 	require.Equal(t, newestFirst(ids[5:]), rows(page1), "page 1: the 200 newest")
 	hasNot(t, page1, "broken", "page 1 reads only its own reports")
@@ -215,7 +202,7 @@ func TestEvalsPaging(t *testing.T) {
 	older := link(t, page1, "older")
 	require.Equal(t, "/evals?before="+ids[5], older)
 
-	code, page2 := get(t, older)
+	code, page2 := getPage(t, srv, older)
 	require.Equal(t, http.StatusOK, code)
 	require.Equal(t, newestFirst(ids[:5]), rows(page2), "page 2: the 5 oldest")
 	has(t, page2, broken+".json is not a weft eval report", "page 2 names the report it could not read")
@@ -224,7 +211,7 @@ func TestEvalsPaging(t *testing.T) {
 	require.Equal(t, "/evals", link(t, page2, "newest"))
 	newer := link(t, page2, "newer")
 	require.Equal(t, "/evals", newer)
-	_, back := get(t, newer)
+	_, back := getPage(t, srv, newer)
 	require.Equal(t, rows(page1), rows(back), "Newer goes back to page 1")
 
 	for _, tc := range []struct{ name, before string }{
@@ -233,7 +220,7 @@ func TestEvalsPaging(t *testing.T) {
 		{"a hidden file", ".saving-1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			code, page := get(t, "/evals?"+url.Values{"before": {tc.before}}.Encode())
+			code, page := getPage(t, srv, "/evals?"+url.Values{"before": {tc.before}}.Encode())
 			require.Equal(t, http.StatusBadRequest, code)
 			has(t, page, "is not an eval report&#39;s id", "the error names the parameter")
 			has(t, page, "start again from the newest reports", "and what to do")
@@ -241,7 +228,7 @@ func TestEvalsPaging(t *testing.T) {
 			require.Empty(t, rows(page))
 		})
 	}
-	code, none := get(t, "/evals?before="+broken)
+	code, none := getPage(t, srv, "/evals?before="+broken)
 	require.Equal(t, http.StatusOK, code)
 	require.Empty(t, rows(none), "nothing is older than the oldest")
 	has(t, none, "No reports here", "an empty page says so")
@@ -251,8 +238,16 @@ func TestEvalsPaging(t *testing.T) {
 		require.NoError(t, os.Remove(filepath.Join(dir, id+".json")))
 	}
 	require.NoError(t, os.Remove(filepath.Join(dir, broken+".json")))
-	code, one := get(t, "/evals")
+	code, one := getPage(t, srv, "/evals")
 	require.Equal(t, http.StatusOK, code)
 	require.Len(t, rows(one), 200)
 	hasNot(t, one, `class="pager"`, "one page needs no pager")
+}
+
+// getPage GETs path from srv: the status and the body.
+func getPage(t *testing.T, srv *httptest.Server, path string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(srv.URL + path)
+	require.NoError(t, err)
+	return resp.StatusCode, body(t, resp)
 }

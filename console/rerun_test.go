@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -24,7 +23,6 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
-	"github.com/weftworks/weft/auth"
 	weftclient "github.com/weftworks/weft/client"
 	"github.com/weftworks/weft/console"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
@@ -117,7 +115,7 @@ const (
 )
 
 // rerunConsole serves a console over a rerunTemporal whose run weft-fixture has status st; with
-// login, it asks for one (keys per role as consoleWithKeys).
+// login, it asks for one (testKeys).
 func rerunConsole(t *testing.T, st enums.WorkflowExecutionStatus, login bool) (*rerunTemporal, *httptest.Server, map[string]string) {
 	t.Helper()
 	return rerunConsoleOf(t, st, login, &fixtureTemporal{})
@@ -137,15 +135,8 @@ func rerunConsoleOf(t *testing.T, st enums.WorkflowExecutionStatus, login bool, 
 	o := console.Options{Client: weftclient.New(f, "console-test"), Reviewer: "op"}
 	keys := map[string]string{}
 	if login {
-		keyFile := filepath.Join(t.TempDir(), "keys.json")
-		for name, roles := range map[string][]string{"rita": {"reader"}, "ana": {"reviewer"}, "carl": {"runner"}} {
-			k, _, err := auth.GenerateNamedKey(keyFile, name, roles)
-			require.NoError(t, err)
-			keys[name] = k
-		}
-		loaded, err := auth.LoadKeys(keyFile)
-		require.NoError(t, err)
-		o.Keys, o.RequireLogin = loaded, true
+		o.Keys, keys = testKeys(t)
+		o.RequireLogin = true
 	}
 	return f, newConsole(t, o), keys
 }
