@@ -194,62 +194,36 @@
     return nodes;
   }
 
-  // minimap draws the steps small beside a graph that does not fit its box, with the part in
-  // view outlined; a click or drag on it moves the view there. The steps' status classes follow
+  // minimap gives a graph that does not fit its box the console's minimap (static/minimap.js):
+  // the graph's svg is the canvas, its box's scroll the view. The steps' status classes follow
   // the graph's.
   function minimap(svgEl, pos) {
     const map = svgEl.closest('.graph-frame') && svgEl.closest('.graph-frame').querySelector('svg.minimap');
     const wrap = svgEl.closest('.graph-wrap');
-    if (!map || !wrap) return;
+    if (!map || !wrap || !window.weftMinimap) return;
     const vb = svgEl.viewBox.baseVal;
-    map.setAttribute('viewBox', `0 0 ${vb.width} ${vb.height}`);
-    const scale = Math.min(180 / vb.width, 120 / vb.height);
-    // a very wide or tall graph is stretched to stay visible and clickable
-    map.setAttribute('preserveAspectRatio', 'none');
-    map.setAttribute('width', Math.max(40, Math.round(vb.width * scale)));
-    map.setAttribute('height', Math.max(28, Math.round(vb.height * scale)));
-    const boxes = new Map();
-    map.replaceChildren();
-    svgEl.querySelectorAll('g.node').forEach((g) => {
-      const p = pos.get(g.dataset.step);
-      if (!p) return;
-      const r = svg('rect', { x: p.x, y: p.y, width: NODE_W, height: NODE_H, rx: 6 });
-      boxes.set(g, r);
-      map.append(r);
-    });
-    const view = svg('rect', { class: 'mm-view', x: 0, y: 0, width: 0, height: 0 });
-    map.append(view);
-    const sync = () => boxes.forEach((r, g) => r.setAttribute('class', `mm-node ${[...g.classList].filter((c) => c.startsWith('st-') || c.startsWith('c-') || c === 'has-review').join(' ')}`));
+    const zoom = () => svgEl.getBoundingClientRect().width / vb.width || 1;
     // where the graph starts in the box's scrolled content (below the zoom controls)
     const offset = () => svgEl.getBoundingClientRect().top - wrap.getBoundingClientRect().top - wrap.clientTop + wrap.scrollTop;
-    const place = () => {
-      const z = svgEl.getBoundingClientRect().width / vb.width || 1;
-      const top = offset();
-      const w = Math.min(vb.width, wrap.clientWidth / z), h = Math.min(vb.height, (wrap.clientHeight - top) / z);
-      map.toggleAttribute('hidden', w >= vb.width - 4 / z && h >= vb.height - 4 / z); // (an svg element has no .hidden)
-      view.setAttribute('x', wrap.scrollLeft / z);
-      view.setAttribute('y', Math.max(0, wrap.scrollTop - top) / z);
-      view.setAttribute('width', w);
-      view.setAttribute('height', h);
-    };
-    sync();
-    place();
-    if (map.dataset.ready) return;
-    map.dataset.ready = '1';
-    new MutationObserver(() => { sync(); place(); }).observe(svgEl, { subtree: true, attributes: true, attributeFilter: ['class', 'width'] });
-    wrap.addEventListener('scroll', place, { passive: true });
-    window.addEventListener('resize', place);
-    const go = (ev) => {
-      const b = map.getBoundingClientRect();
-      const z = svgEl.getBoundingClientRect().width / vb.width || 1;
-      const x = ((ev.clientX - b.left) / b.width) * vb.width, y = ((ev.clientY - b.top) / b.height) * vb.height;
-      wrap.scrollLeft = x * z - wrap.clientWidth / 2;
-      wrap.scrollTop = y * z + offset() - wrap.clientHeight / 2;
-    };
-    let dragging = false;
-    map.addEventListener('pointerdown', (ev) => { dragging = true; map.setPointerCapture(ev.pointerId); go(ev); });
-    map.addEventListener('pointermove', (ev) => { if (dragging) go(ev); });
-    map.addEventListener('pointerup', () => { dragging = false; });
+    const nodes = [...svgEl.querySelectorAll('g.node')].filter((g) => pos.get(g.dataset.step));
+    const first = !map.weftMinimap;
+    const mm = window.weftMinimap(map, {
+      world: () => ({ x: 0, y: 0, width: vb.width, height: vb.height }),
+      nodes: () => nodes.map((g) => ({ ...pos.get(g.dataset.step), width: NODE_W, height: NODE_H,
+        class: [...g.classList].filter((c) => c.startsWith('st-') || c.startsWith('c-') || c === 'has-review').join(' ') })),
+      view: () => {
+        const z = zoom(), top = offset();
+        return { x: wrap.scrollLeft / z, y: Math.max(0, wrap.scrollTop - top) / z, width: wrap.clientWidth / z, height: (wrap.clientHeight - top) / z, scale: z };
+      },
+      centre: (x, y) => {
+        const z = zoom();
+        wrap.scrollLeft = x * z - wrap.clientWidth / 2;
+        wrap.scrollTop = y * z + offset() - wrap.clientHeight / 2;
+      },
+    });
+    if (!first) return;
+    new MutationObserver(() => mm.draw()).observe(svgEl, { subtree: true, attributes: true, attributeFilter: ['class', 'width'] });
+    wrap.addEventListener('scroll', () => mm.place(), { passive: true });
   }
 
   // zoomable gives a drawn graph zoom (buttons, Ctrl+wheel), pan (drag the background, or
