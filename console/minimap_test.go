@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
 
@@ -53,4 +55,68 @@ func TestGraphMinimap(t *testing.T) {
 		chromedp.Poll(`window.__weftReady === true`, nil),
 		chromedp.Evaluate(`document.querySelector('svg.minimap').hasAttribute('hidden')`, &hidden))
 	require.True(t, hidden, "a graph that fits its box has no minimap")
+}
+
+// TestBuilderMinimap: the builder's canvas has the same minimap as the graphs (static/minimap.js):
+// a hundred-step file zoomed in shows every step on it and the part in view outlined; panning the
+// canvas moves the outline, and a click on the minimap brings that part of the canvas into view.
+// A workflow that fits the canvas has none.
+func TestBuilderMinimap(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString(`{"name":"wide","steps":[{"id":"root","tool":"template","inputs":{"text":"start"}}`)
+	for i := range 99 {
+		fmt.Fprintf(&b, `,{"id":"s%d","tool":"template","inputs":{"text":"{{ root.output.text }} %d"}}`, i, i)
+	}
+	b.WriteString(`]}`)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "wide.json"), []byte(b.String()), 0o644))
+	srv := newConsole(t, console.Options{WorkflowsDir: dir, Client: lazyClient(t)})
+	ctx := chromium(t)
+
+	type rect struct{ X, Y, Width, Height float64 }
+	outline := `(() => { const v = document.querySelector('#b-minimap .mm-view');
+	  return { X: Number(v.getAttribute('x')), Y: Number(v.getAttribute('y')), Width: Number(v.getAttribute('width')), Height: Number(v.getAttribute('height')) }; })()`
+	var boxes int
+	var level string
+	var before, panned, clicked, visible rect
+	run(t, ctx, "open", chromedp.Navigate(srv.URL+"/build?from=wide"), chromedp.Poll(`window.__weftBuilderReady === true`, nil),
+		chromedp.WaitVisible(`.drawflow-node[data-step="s98"]`),
+		chromedp.Click(`#b-zoom-in`), chromedp.Click(`#b-zoom-in`), chromedp.Click(`#b-zoom-in`),
+		chromedp.WaitVisible(`svg#b-minimap`),
+		chromedp.Text(`#b-zoom-level`, &level),
+		chromedp.Evaluate(`document.querySelectorAll('#b-minimap rect.mm-node').length`, &boxes),
+		chromedp.Evaluate(outline, &before))
+	require.Equal(t, 100, boxes, "every step is on the minimap")
+	require.NotEqual(t, "100%", level, "the zoom level is shown")
+	require.Greater(t, before.Width, 0.0, "the part in view is outlined")
+
+	// pan: the wheel over the canvas scrolls it down; the outline follows
+	cx, cy := center(t, ctx, `#b-canvas`)
+	run(t, ctx, "pan", chromedp.ActionFunc(func(ctx context.Context) error {
+		return input.DispatchMouseEvent(input.MouseWheel, cx, cy).WithDeltaX(0).WithDeltaY(400).Do(ctx)
+	}), chromedp.Poll(fmt.Sprintf(`Number(document.querySelector('#b-minimap .mm-view').getAttribute('y')) > %f`, before.Y+1), nil),
+		chromedp.Evaluate(outline, &panned))
+	require.Greater(t, panned.Y, before.Y, "panning down moves the outline down")
+
+	// a click near the bottom of the minimap brings the last steps into view
+	var at []float64
+	var s98Shown bool
+	run(t, ctx, "click the minimap",
+		chromedp.Evaluate(`(() => { const b = document.querySelector('#b-minimap').getBoundingClientRect(); return [b.left + b.width / 2, b.bottom - 3]; })()`, &at),
+		chromedp.ActionFunc(func(ctx context.Context) error { return chromedp.MouseClickXY(at[0], at[1]).Do(ctx) }),
+		chromedp.Poll(fmt.Sprintf(`Number(document.querySelector('#b-minimap .mm-view').getAttribute('y')) > %f`, panned.Y+100), nil),
+		chromedp.Evaluate(outline, &clicked),
+		chromedp.Evaluate(`window.__weftBuilder.visible()`, &visible),
+		chromedp.Evaluate(`(() => { const c = document.getElementById('b-canvas').getBoundingClientRect(), n = document.querySelector('.drawflow-node[data-step="s98"]').getBoundingClientRect();
+		  return n.top >= c.top && n.bottom <= c.bottom && n.left >= c.left && n.right <= c.right; })()`, &s98Shown))
+	require.Greater(t, clicked.Y, panned.Y, "the outline moved to where the minimap was clicked")
+	require.True(t, s98Shown, "the last step, at the bottom of the canvas, is in view: %+v", visible)
+	shot(t, ctx, "builder-minimap")
+
+	var hidden bool
+	run(t, ctx, "small workflow", chromedp.Navigate(srv.URL+"/build?from=approval-demo"), chromedp.Poll(`window.__weftBuilderReady === true`, nil),
+		chromedp.WaitVisible(`.drawflow-node`),
+		chromedp.Poll(`window.__weftBuilder.view().zoom > 0`, nil),
+		chromedp.Evaluate(`new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r(document.getElementById('b-minimap').hasAttribute('hidden')))))`, &hidden, func(p *runtime.EvaluateParams) *runtime.EvaluateParams { return p.WithAwaitPromise(true) }))
+	require.True(t, hidden, "a workflow that fits the canvas has no minimap")
 }

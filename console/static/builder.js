@@ -368,6 +368,7 @@
       badge.className = `b-badge ${c.error ? 'error' : 'warning'}`;
       badge.textContent = n ? `${c.error ? '✕' : '!'} ${n}` : '';
     }
+    stepsMoved();
   }
   function focusNode(id) {
     const df = dfOf.get(id);
@@ -384,6 +385,7 @@
     const id = stepOf.get(String(df));
     const d = editor.drawflow.drawflow.Home.data[df];
     if (id && d) pos[id] = { x: d.pos_x, y: d.pos_y };
+    stepsMoved();
   });
   // Drawflow tells of a link drawn or removed in the middle of its own handler: the file is
   // changed (and the canvas drawn again from it) once that handler is done.
@@ -427,6 +429,7 @@
   });
   function markSelected() {
     canvas.querySelectorAll('.drawflow-node').forEach((n) => n.classList.toggle('selected-step', n.dataset.step === selected));
+    stepsMoved();
   }
 
   // zoom, pan, fit: Drawflow's transform is translate(canvas_x, canvas_y) scale(zoom) about the
@@ -434,7 +437,40 @@
   function setView(zoom, cx, cy) {
     editor.zoom = zoom; editor.zoom_last_value = zoom; editor.canvas_x = cx; editor.canvas_y = cy;
     editor.precanvas.style.transform = `translate(${cx}px, ${cy}px) scale(${zoom})`;
+    viewMoved();
   }
+  // the minimap (static/minimap.js, the one the run graph has): the steps' boxes in canvas
+  // coordinates, and the part of the canvas in view
+  const zoomLevel = document.getElementById('b-zoom-level');
+  const mmCanvas = {
+    world: () => {
+      const ps = Object.entries(pos).filter(([id]) => stepById(id)).map(([, p]) => p);
+      if (!ps.length) return { x: 0, y: 0, width: 1, height: 1 };
+      const minX = Math.min(...ps.map((p) => p.x)) - 20, minY = Math.min(...ps.map((p) => p.y)) - 20;
+      return { x: minX, y: minY, width: Math.max(...ps.map((p) => p.x)) + NODE_W + 20 - minX, height: Math.max(...ps.map((p) => p.y)) + NODE_H + 20 - minY };
+    },
+    nodes: () => {
+      const counts = problemCounts();
+      return steps().filter((s) => s && pos[s.id]).map((s) => {
+        const spec = tools.get(s.tool), c = counts[s.id];
+        return { ...pos[s.id], width: NODE_W, height: NODE_H,
+          class: `c-${spec ? spec.category : 'unknown'}${c && c.error ? ' b-has-error' : c && c.warning ? ' b-has-warning' : ''}${s.id === selected ? ' b-selected' : ''}` };
+      });
+    },
+    view: () => {
+      const c = canvas.getBoundingClientRect(), p = editor.precanvas.getBoundingClientRect(), z = editor.zoom || 1;
+      return { x: (c.left + canvas.clientLeft - p.left) / z, y: (c.top + canvas.clientTop - p.top) / z, width: canvas.clientWidth / z, height: canvas.clientHeight / z, scale: z };
+    },
+    centre: (x, y) => setView(editor.zoom, editor.zoom * (canvas.clientWidth / 2 - x), editor.zoom * (canvas.clientHeight / 2 - y)),
+  };
+  let mm = null;
+  function viewMoved() {
+    if (zoomLevel) zoomLevel.textContent = `${Math.round(editor.zoom * 100)}%`;
+    if (mm) mm.place();
+  }
+  function stepsMoved() { if (mm) mm.draw(); }
+  editor.on('translate', viewMoved);
+  editor.on('zoom', viewMoved);
   function fit() {
     const ps = Object.entries(pos).filter(([id]) => stepById(id)).map(([, p]) => p);
     const W = canvas.clientWidth, H = canvas.clientHeight;
@@ -453,6 +489,7 @@
   document.getElementById('b-zoom-in').addEventListener('click', () => editor.zoom_in());
   document.getElementById('b-zoom-out').addEventListener('click', () => editor.zoom_out());
   document.getElementById('b-fit').addEventListener('click', fit);
+  if (window.weftMinimap) mm = window.weftMinimap(document.getElementById('b-minimap'), mmCanvas);
 
   // canvas coordinates of a point on the screen
   function toCanvas(clientX, clientY) {
@@ -857,7 +894,7 @@
 
   // for tests and for people at the console: the model's entry points
   window.__weftBuilder = { importText, exportText, addStep, connect: (a, b) => { let s = ''; commit('', () => { s = connect(a, b); }); return s; }, fit,
-    view: () => ({ zoom: editor.zoom, x: editor.canvas_x, y: editor.canvas_y }), positions: () => clone(pos) };
+    view: () => ({ zoom: editor.zoom, x: editor.canvas_x, y: editor.canvas_y }), visible: () => mmCanvas.view(), positions: () => clone(pos) };
 
   palette();
   if (boot.source) importText(boot.source, boot.name);
