@@ -326,6 +326,8 @@ const liveEvents = `(() => {
     if (f) f(v.state);
     for (const h of window.__es.on.snapshot || []) h({ data: JSON.stringify(v) });
   };
+  // __event(e) sends a run event (client.Event's JSON) as the server forwards one
+  window.__event = (e) => { for (const h of window.__es.on['run-event'] || []) h({ data: JSON.stringify(e) }); };
 })()`
 
 // TestRunLiveKeepsFocus: while a run is live every snapshot redraws the step shown, and what the
@@ -395,4 +397,90 @@ func TestRunLiveKeepsFocus(t *testing.T) {
 	require.Equal(t, "Z", f.Value[2:3], "typed at the caret: %q", f.Value)
 	require.Equal(t, 1, f.Reads, "the step's inputs are read once while its status is the same")
 	shot(t, ctx, "run-live-keeps-focus")
+}
+
+// liveRun opens the run page of a running run that ran def and is in state, its EventSource the
+// test's (liveEvents).
+func liveRun(t *testing.T, def, state string) context.Context {
+	t.Helper()
+	var st weftv1.ExecutionState
+	require.NoError(t, protojson.Unmarshal([]byte(state), &st))
+	_, srv, _ := rerunConsoleOf(t, enums.WORKFLOW_EXECUTION_STATUS_RUNNING, false, &fixtureTemporal{def: def, state: &st})
+	ctx := chromium(t)
+	run(t, ctx, "live page", chromedp.ActionFunc(func(ctx context.Context) error {
+		_, err := page.AddScriptToEvaluateOnNewDocument(liveEvents).Do(ctx)
+		return err
+	}), chromedp.Navigate(srv.URL+"/runs/weft-fixture"), chromedp.WaitVisible(`svg#graph g.node`))
+	return ctx
+}
+
+// TestRunLiveItems: while a forEach runs, its items show the state the run's item events give
+// (the state query has none): done, running, failed with its error, and pending for an item not
+// started yet, without another snapshot.
+func TestRunLiveItems(t *testing.T) {
+	def := `{"name":"many","inputs":{"xs":{"type":"array","default":[1]}},"steps":[{"id":"each","tool":"template","forEach":"{{ inputs.xs }}","inputs":{"text":"{{ item }}"}}]}`
+	state := `{"workflow":"many","status":"running","steps":[{"id":"each","tool":"template","status":"running","startedAt":"2025-01-01T10:00:00Z","itemsTotal":5,"itemsDone":1}]}`
+	ctx := liveRun(t, def, state)
+	var got struct {
+		Status  []string
+		Preview []string
+		Label   string
+	}
+	read := `(() => { const rs = [...document.querySelectorAll('#detail table.items tbody tr[data-item]')];
+	  return { Status: rs.map((r) => r.cells[1].textContent), Preview: rs.map((r) => r.cells[2].textContent),
+	    Label: document.querySelector('#detail tr[data-item="2"] .item-open').getAttribute('aria-label') }; })()`
+	ev := func(typ string, item int, errText string) string {
+		return fmt.Sprintf(`__event({event:%q,run:"weft-fixture",step:"each",key:"each[%d]",item:%d,time:new Date().toISOString(),error:%q});`, typ, item, item, errText)
+	}
+	run(t, ctx, "items", chromedp.Click(`svg#graph g.node[data-step="each"]`), chromedp.WaitVisible(`#detail table.items`),
+		chromedp.Evaluate(`__event({event:"step_started",run:"weft-fixture",step:"each",time:"2025-01-01T10:00:00Z"});`+
+			ev("item_started", 0, "")+ev("item_started", 1, "")+ev("item_started", 2, "")+
+			ev("item_completed", 0, "")+ev("item_failed", 2, "upstream said no"), nil),
+		chromedp.Poll(`document.querySelector('#detail tr[data-item="0"] .status').textContent.includes('completed')`, nil),
+		chromedp.Evaluate(read, &got))
+	want := []string{"✓ completed", "⟳ running", "✕ failed", "○ pending", "○ pending"}
+	require.Equal(t, want, got.Status, "each item's state from the events, in words and a mark")
+	require.Equal(t, "upstream said no", got.Preview[2], "a failed item shows its error")
+	require.Equal(t, "output of item 2", got.Label, "the error opens as an item's output does")
+	shot(t, ctx, "run-live-items")
+}
+
+// TestRunLiveTimeline: the timeline follows the run's events between snapshots: a step that
+// starts gets a bar at once, and a running step's bar grows with the time it takes.
+func TestRunLiveTimeline(t *testing.T) {
+	def := `{"name":"timed","steps":[{"id":"a","tool":"template","inputs":{"text":"a"}},{"id":"b","tool":"template","inputs":{"text":"{{ a.output.text }}"}}]}`
+	start := time.Now().Add(-3 * time.Second).UTC()
+	state := fmt.Sprintf(`{"workflow":"timed","status":"running","steps":[
+	  {"id":"a","tool":"template","status":"completed","startedAt":%q,"finishedAt":%q,"durationMs":1000}]}`,
+		start.Format(time.RFC3339Nano), start.Add(time.Second).Format(time.RFC3339Nano))
+	ctx := liveRun(t, def, state)
+	type bar struct {
+		Step, Text, Title string
+		Width             float64
+	}
+	read := `[...document.querySelectorAll('#timeline .tl-bar')].map((b) => ({ Step: b.dataset.step, Text: b.textContent, Title: b.title,
+	  Width: b.getBoundingClientRect().width / b.parentElement.getBoundingClientRect().width }))`
+	var before, first, later []bar
+	var node string
+	run(t, ctx, "timeline", chromedp.WaitVisible(`#timeline .tl-bar[data-step="a"]`), chromedp.Evaluate(read, &before),
+		chromedp.Evaluate(fmt.Sprintf(`__event({event:"step_started",run:"weft-fixture",step:"b",time:%q})`, start.Add(time.Second).Format(time.RFC3339Nano)), nil),
+		chromedp.WaitVisible(`#timeline .tl-bar[data-step="b"]`),
+		chromedp.Evaluate(read, &first),
+		chromedp.Evaluate(`document.querySelector('svg#graph g.node[data-step="b"]').getAttribute('aria-label')`, &node),
+		chromedp.ActionFunc(func(ctx context.Context) error {
+			// the bar is redrawn as time passes: wait for a title that says a longer time so far
+			return chromedp.Poll(`(() => { const b = document.querySelector('#timeline .tl-bar[data-step="b"]'); return window.__t0 === undefined ? (window.__t0 = b.title, false) : b.title !== window.__t0; })()`,
+				nil, chromedp.WithPollingInterval(200*time.Millisecond), chromedp.WithPollingTimeout(10*time.Second)).Do(ctx)
+		}),
+		chromedp.Evaluate(read, &later))
+	require.Len(t, before, 1)
+	require.Len(t, first, 2, "the step that started has a bar before any snapshot: %+v", first)
+	require.Equal(t, "b", first[1].Step)
+	require.Contains(t, first[1].Text, "running", "the status in words")
+	require.Contains(t, first[1].Title, "so far")
+	require.Contains(t, node, "running", "the graph says so too")
+	require.Len(t, later, 2)
+	require.Greater(t, later[1].Width, first[1].Width, "the running bar grew: %+v then %+v", first, later)
+	require.Less(t, later[0].Width, first[0].Width, "on the same axis, the finished step's bar is a smaller part of it")
+	shot(t, ctx, "run-live-timeline")
 }

@@ -482,8 +482,12 @@
   }
   const ITEMS_PAGE = 50;
   // itemsView is a forEach step's items, ITEMS_PAGE rows a page: index, status, a preview of the
-  // item's output and a button that shows the whole of it.
-  function itemsView(s, ui, tool) {
+  // item's output and a button that shows the whole of it. told is what the run's events said of
+  // the items while the step runs (the state query has no per-item state): told.items maps an
+  // index to {status, error}; told.whole says every item event of the step was seen (an item with
+  // none is pending); told.reviews is the ids of the gates waiting.
+  function itemsView(s, ui, tool, told) {
+    told = told || { items: new Map(), whole: false, reviews: new Set() };
     const total = Number(s.itemsTotal);
     // a forEach of reviews keeps each item's decision as its output, a reject too, and when the
     // step failed, "undecided" for the items nobody decided (workflows/step_foreach.go)
@@ -506,9 +510,12 @@
       if (d) return d;
       if (failedItem && Number(failedItem[1]) === i) return 'failed';
       if (out !== null && out !== undefined) return 'completed';
+      const live = s.status === 'running' || s.status === 'awaiting_review';
+      const t = told.items.get(i);
+      if (t && t.status !== 'running') return t.status;
+      if (t && live) return told.reviews.has(`${s.id}[${i}]`) ? 'awaiting_review' : 'running';
       if (s.status === 'completed') return 'completed';
-      // items run several at a time and finish in any order: one without a result may be either
-      if (s.status === 'running' || s.status === 'awaiting_review') return 'pending or running';
+      if (live) return told.whole ? 'pending' : 'pending or running';
       return r ? 'not run' : 'unknown';
     };
     function draw(focusSel) {
@@ -517,7 +524,7 @@
       for (let i = from; i < to; i++) {
         const has = r && i < r.results.length;
         const out = has ? r.results[i] : undefined;
-        const err = r && r.errors.get(i);
+        const err = (r && r.errors.get(i)) || (told.items.get(i) || {}).error;
         const open = ui.itemOpen.has(i);
         const btn = has || err ? el('button', { type: 'button', class: 'item-open', 'data-fk': `item-${i}`, 'aria-expanded': open ? 'true' : 'false', 'aria-label': `output of item ${i}`,
           onclick: () => { if (ui.itemOpen.has(i)) ui.itemOpen.delete(i); else ui.itemOpen.add(i); draw(`tr[data-item="${i}"] .item-open`); } }, open ? 'hide' : 'show') : null;
@@ -556,6 +563,45 @@
     const pending = document.getElementById('pending');
     // What the person opened or paged to in a step's detail, kept while live updates redraw it.
     const views = new Map();
+    // told is what the run's events said (the stream sends them from the run's first, then as
+    // they happen): when steps started and ended, and each forEach item's state by step, so that
+    // the graph, the timeline and the items move between snapshots. started: the steps whose
+    // step_started was seen; partial: the stream skipped events (the run keeps the last 2000).
+    const told = { steps: new Map(), items: new Map(), started: new Set(), partial: false };
+    const ITEM_STATUS = { item_started: 'running', item_completed: 'completed', item_failed: 'failed' };
+    const STEP_END = { step_completed: 'completed', step_failed: 'failed', step_cancelled: 'cancelled', step_skipped: 'skipped' };
+    function onEvent(e) {
+      if (!e || typeof e !== 'object' || typeof e.event !== 'string') return false;
+      const id = typeof e.step === 'string' ? e.step : '';
+      const at = typeof e.time === 'string' && !Number.isNaN(Date.parse(e.time)) ? e.time : new Date().toISOString();
+      if (e.event === 'events_skipped') { told.partial = true; return false; }
+      if (!id || !nodeInfo.has(id)) return false; // a step of a child run, or of no step
+      if (e.event === 'step_started') {
+        told.items.delete(id);
+        told.started.add(id);
+        told.steps.set(id, { status: 'running', startedAt: at });
+      } else if (Object.hasOwn(STEP_END, e.event)) {
+        const o = Object.assign({}, told.steps.get(id), { status: STEP_END[e.event] });
+        if (o.startedAt) o.finishedAt = at;
+        if (typeof e.error === 'string' && e.error) o.error = e.error;
+        told.steps.set(id, o);
+      } else if (Object.hasOwn(ITEM_STATUS, e.event)) {
+        if (!Number.isInteger(e.item) || e.item < 0) return false;
+        if (!told.items.has(id)) told.items.set(id, new Map());
+        told.items.get(id).set(e.item, { status: ITEM_STATUS[e.event], error: typeof e.error === 'string' ? e.error : '' });
+      } else return false;
+      return true;
+    }
+    // merged is a step of the snapshot x with what the events told of it since (o): the snapshot
+    // wins where it knows as much (it is read after the events it follows).
+    function merged(x, o) {
+      if (!o || x.finishedAt || (x.startedAt && !o.finishedAt)) return x;
+      if (!['pending', 'running', 'awaiting_review', undefined, ''].includes(x.status)) return x;
+      const out = Object.assign({}, x, { status: o.status, startedAt: x.startedAt || o.startedAt });
+      if (o.finishedAt) out.finishedAt = o.finishedAt;
+      if (o.error && !x.error) out.error = o.error;
+      return out;
+    }
     const viewState = (id) => {
       if (!views.has(id)) views.set(id, { iterOpen: new Map(), page: 0, itemOpen: new Set() });
       return views.get(id);
@@ -594,7 +640,10 @@
       if (text) parts.push(el('h3', {}, 'Streaming'), el('pre', { class: 'stream' }, text));
       const ui = viewState(selected);
       if ((s.toolCalls && s.toolCalls.length) || (s.iterations > 1)) parts.push(iterationsView(s, ui));
-      if (s.itemsTotal) parts.push(itemsView(s, ui, n.tool));
+      if (s.itemsTotal) {
+        const reviews = new Set(((snap && snap.state && snap.state.pendingReviews) || []).map((r) => r.id));
+        parts.push(itemsView(s, ui, n.tool, { items: told.items.get(selected) || new Map(), whole: told.started.has(selected) && !told.partial, reviews }));
+      }
       parts.push(el('h3', {}, 'Output'));
       parts.push(s.outputTruncated ? el('p', { class: 'note' }, 'too large for the state query: see weft status or the Temporal UI') : jsonBlock(s.output));
       const focused = focusKey(here.live);
@@ -724,7 +773,28 @@
       const retry = document.getElementById('retry');
       if (retry) retry.hidden = !s.retryable;
       if (st.output !== undefined) document.getElementById('run-output').replaceChildren(jsonBlock(st.output, true));
-      steps = new Map((st.steps || []).map((x) => [x.id, effective(x, s)]));
+      // pending reviews: keep the cards already shown (an edit in progress survives updates)
+      const live = new Set();
+      for (const r of st.pendingReviews || []) {
+        live.add(r.id);
+        if (!cards.has(r.id)) {
+          const c = reviewCard(r.executionId && r.executionId !== runId ? r.executionId : runId, r);
+          cards.set(r.id, c);
+          pending.append(c);
+        }
+      }
+      cards.forEach((c, id) => { if (!live.has(id) && !settling(c)) { c.remove(); cards.delete(id); } });
+      render();
+    }
+
+    // render draws the steps as the last snapshot and the run's events since say: the graph's
+    // marks, the timeline and the step shown.
+    function render() {
+      const list = (snap.state && snap.state.steps) || [];
+      steps = new Map();
+      for (const x of list) steps.set(x.id, effective(merged(x, told.steps.get(x.id)), snap));
+      told.steps.forEach((o, id) => { if (!steps.has(id)) steps.set(id, effective(Object.assign({ id }, o), snap)); });
+      const reviewing = ((snap.state && snap.state.pendingReviews) || []).map((r) => r.id);
       const now = Date.now();
       nodes.forEach((g, id) => {
         const x = steps.get(id);
@@ -741,19 +811,8 @@
         const p = x && x.itemsTotal ? `${x.itemsDone || 0}/${x.itemsTotal}` : x && x.durationMs ? fmtMs(x.durationMs) : '';
         if (prog.textContent !== p) prog.textContent = p;
       });
-      // pending reviews: keep the cards already shown (an edit in progress survives updates)
-      const live = new Set();
-      for (const r of st.pendingReviews || []) {
-        live.add(r.id);
-        if (!cards.has(r.id)) {
-          const c = reviewCard(r.executionId && r.executionId !== runId ? r.executionId : runId, r);
-          cards.set(r.id, c);
-          pending.append(c);
-        }
-      }
-      cards.forEach((c, id) => { if (!live.has(id) && !settling(c)) { c.remove(); cards.delete(id); } });
-      nodes.forEach((g, id) => g.classList.toggle('has-review', [...live].some((r) => r === id || r.startsWith(id + '[') || r.startsWith(id + '/'))));
-      drawTimeline(st.steps || []);
+      nodes.forEach((g, id) => g.classList.toggle('has-review', reviewing.some((r) => r === id || r.startsWith(id + '[') || r.startsWith(id + '/'))));
+      drawTimeline([...steps.values()]);
       if (selected) showDetail();
     }
 
@@ -824,6 +883,20 @@
     if (snap.closed && !snap.stateError) return;
     const es = new EventSource(`/api/runs/${encodeURIComponent(runId)}/events`);
     es.addEventListener('snapshot', (ev) => apply(JSON.parse(ev.data)));
+    // the run's events between snapshots: drawn at most every 100 ms (a forEach's items come in
+    // bursts)
+    let drawing = null;
+    es.addEventListener('run-event', (ev) => {
+      let e;
+      try { e = JSON.parse(ev.data); } catch { return; }
+      if (!onEvent(e) || drawing) return;
+      drawing = setTimeout(() => { drawing = null; render(); }, 100);
+    });
+    // a running step's bar grows with the time it takes, between snapshots too
+    const growing = setInterval(() => {
+      if (snap.closed) { clearInterval(growing); return; }
+      if ([...steps.values()].some((x) => x.startedAt && !x.finishedAt)) drawTimeline([...steps.values()]);
+    }, 1000);
     es.addEventListener('end', () => es.close());
   }
 
