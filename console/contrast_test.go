@@ -12,12 +12,23 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// themes reads the custom properties of the :root rules of the style sheets: light (outside
-// any @media) and dark (light, overridden by those inside @media (prefers-color-scheme: dark)).
-func themes(t *testing.T, files ...string) (light, dark map[string]string) {
+// sheet is what the contrast tests read of the style sheets in one theme: the custom properties
+// of :root and, by selector, the declarations of every rule (one selector of a list each).
+type sheet struct {
+	name  string
+	vars  map[string]string
+	rules map[string]map[string]string
+}
+
+// themes reads console.css and builder.css: light (the rules outside any @media) and dark
+// (light, overridden by the rules inside @media (prefers-color-scheme: dark)). Rules inside
+// other @media blocks (small screens) are left out: they change layout, not colours.
+func themes(t *testing.T, files ...string) (light, dark sheet) {
 	t.Helper()
-	light, darkOnly := map[string]string{}, map[string]string{}
+	light = sheet{"light", map[string]string{}, map[string]map[string]string{}}
+	darkOnly := sheet{"dark", map[string]string{}, map[string]map[string]string{}}
 	comment := regexp.MustCompile(`(?s)/\*.*?\*/`)
+	space := regexp.MustCompile(`\s+`)
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		require.NoError(t, err)
@@ -32,38 +43,73 @@ func themes(t *testing.T, files ...string) (light, dark map[string]string) {
 			case '}':
 				n := len(preludes)
 				require.NotZero(t, n, "%s: a } with no {", f)
-				if preludes[n-1] == ":root" {
-					into := light
-					for _, p := range preludes[:n-1] {
-						if strings.HasPrefix(p, "@media") && strings.Contains(p, "prefers-color-scheme: dark") {
-							into = darkOnly
+				into, skip := &light, false
+				for _, p := range preludes[:n-1] {
+					switch {
+					case strings.HasPrefix(p, "@media") && strings.Contains(p, "prefers-color-scheme: dark"):
+						into = &darkOnly
+					case strings.HasPrefix(p, "@"):
+						skip = true
+					}
+				}
+				if body := css[start:i]; !skip && !strings.HasPrefix(preludes[n-1], "@") && !strings.Contains(body, "{") {
+					decls := map[string]string{}
+					for _, decl := range strings.Split(body, ";") {
+						if k, v, ok := strings.Cut(decl, ":"); ok {
+							decls[strings.TrimSpace(k)] = strings.TrimSpace(v)
 						}
 					}
-					for _, decl := range strings.Split(css[start:i], ";") {
-						k, v, ok := strings.Cut(decl, ":")
-						if k = strings.TrimSpace(k); ok && strings.HasPrefix(k, "--") {
-							into[k] = strings.TrimSpace(v)
+					for _, sel := range strings.Split(preludes[n-1], ",") {
+						sel = space.ReplaceAllString(strings.TrimSpace(sel), " ")
+						if sel == ":root" {
+							for k, v := range decls {
+								if strings.HasPrefix(k, "--") {
+									into.vars[k] = v
+								}
+							}
+							continue
+						}
+						if into.rules[sel] == nil {
+							into.rules[sel] = map[string]string{}
+						}
+						for k, v := range decls {
+							into.rules[sel][k] = v
 						}
 					}
 				}
 				preludes = preludes[:n-1]
 				start = i + 1
-			case ';':
-				if len(preludes) == 0 || preludes[len(preludes)-1] != ":root" {
-					start = i + 1
-				}
 			}
 		}
 		require.Empty(t, preludes, "%s: unclosed blocks", f)
 	}
-	dark = map[string]string{}
-	for k, v := range light {
-		dark[k] = v
-	}
-	for k, v := range darkOnly {
-		dark[k] = v
+	dark = sheet{"dark", map[string]string{}, map[string]map[string]string{}}
+	for _, from := range []sheet{light, darkOnly} {
+		for k, v := range from.vars {
+			dark.vars[k] = v
+		}
+		for sel, decls := range from.rules {
+			if dark.rules[sel] == nil {
+				dark.rules[sel] = map[string]string{}
+			}
+			for k, v := range decls {
+				dark.rules[sel][k] = v
+			}
+		}
 	}
 	return light, dark
+}
+
+// decl is the value of property prop in the rule for selector sel (a custom property's name when
+// it is var(--x)): the test fails when the style sheets have no such declaration.
+func (s sheet) decl(t *testing.T, sel, prop string) string {
+	t.Helper()
+	v, ok := s.rules[sel][prop]
+	require.True(t, ok, "%s: no %s in a rule for %q: the contrast test reads it there", s.name, prop, sel)
+	if m := varRef.FindStringSubmatch(v); m != nil {
+		return m[1]
+	}
+	return v
 }
 
 var varRef = regexp.MustCompile(`^var\((--[\w-]+)\)$`)
@@ -148,12 +194,9 @@ func TestTextContrastAA(t *testing.T) {
 		pairs = append(pairs, pair{"--on-accent", s, "status badges, Approve, the review count"})
 	}
 	for _, c := range []string{"retrieval", "embedding", "management", "utility", "control", "generation", "review", "memory"} {
-		pairs = append(pairs, pair{"--on-accent", "--c-" + c, "category chips"})
+		pairs = append(pairs, pair{"--on-cat", "--c-" + c, "category chips"})
 	}
-	for _, theme := range []struct {
-		name string
-		vars map[string]string
-	}{{"light", light}, {"dark", dark}} {
+	for _, theme := range []sheet{light, dark} {
 		for _, p := range pairs {
 			t.Run(fmt.Sprintf("%s %s on %s", theme.name, p.text, p.on), func(t *testing.T) {
 				fg, err := rgb(theme.vars, p.text)
@@ -191,10 +234,7 @@ func TestNonTextContrast(t *testing.T) {
 		pair{"--completed", "--card", "then edges"}, pair{"--failed", "--card", "else edges"},
 		pair{"--completed", "--bg", "the live dot"}, pair{"--failed", "--bg", "the live dot when stale"},
 	)
-	for _, theme := range []struct {
-		name string
-		vars map[string]string
-	}{{"light", light}, {"dark", dark}} {
+	for _, theme := range []sheet{light, dark} {
 		for _, p := range pairs {
 			t.Run(fmt.Sprintf("%s %s on %s", theme.name, p.fg, p.on), func(t *testing.T) {
 				fg, err := rgb(theme.vars, p.fg)
@@ -204,6 +244,74 @@ func TestNonTextContrast(t *testing.T) {
 				r := contrast(fg, bg)
 				require.GreaterOrEqual(t, r, 3.0, "%s (%s): %s on %s is %.2f:1 in %s, under WCAG 1.4.11's 3:1",
 					p.where, theme.name, theme.vars[p.fg], theme.vars[p.on], r, theme.name)
+			})
+		}
+	}
+}
+
+// TestMarksAndCategoriesContrast: the graph's status marks (✓ ✕ ⟳ ⊘ ⏸ ○ ⤼: what tells a status
+// apart besides colour) and the words on a node reach their contrast on the box of each status;
+// the category colours reach 3:1 wherever they are drawn as a mark (the band of a node, the
+// builder palette's edge, the builder's minimap); the builder's steps and problem badges hold
+// their text to 4.5:1. Light and dark. Colours are read from the rules that draw them.
+func TestMarksAndCategoriesContrast(t *testing.T) {
+	light, dark := themes(t, "static/console.css", "static/builder.css")
+	cats := []string{"retrieval", "embedding", "management", "utility", "control", "generation", "review", "memory"}
+	for _, th := range []sheet{light, dark} {
+		type pair struct {
+			fg, on, where string
+			min           float64
+		}
+		var pairs []pair
+		box := func(st string) string {
+			if st == "" {
+				return th.decl(t, "svg .node .box", "fill")
+			}
+			return th.decl(t, "svg .node.st-"+st+" .box", "fill")
+		}
+		// marks: the glyph says the status, so it is held to text contrast
+		mark := func(st string) string { return th.decl(t, "svg .node.st-"+st+" .st-mark", "fill") }
+		pairs = append(pairs,
+			pair{th.decl(t, "svg .node .st-mark", "fill"), box(""), "the pending mark ○", 4.5},
+			pair{th.decl(t, "svg .node .st-mark", "fill"), box("skipped"), "the skipped mark ⤼", 4.5},
+			pair{mark("cancelled"), box(""), "the cancelled mark ⊘", 4.5})
+		for _, st := range []string{"running", "completed", "failed", "awaiting_review"} {
+			pairs = append(pairs, pair{mark(st), box(st), "the " + st + " mark", 4.5})
+		}
+		for _, st := range []string{"", "running", "completed", "failed", "skipped", "awaiting_review"} {
+			pairs = append(pairs,
+				pair{th.decl(t, "svg .node .label", "fill"), box(st), "a node's name, status " + st, 4.5},
+				pair{th.decl(t, "svg .node .sub", "fill"), box(st), "a node's tool and progress, status " + st, 4.5})
+			for _, c := range cats {
+				pairs = append(pairs, pair{"--c-" + c, box(st), "the category band of a node, status " + st, 3})
+			}
+		}
+		// the builder's steps: plain, selected, with an error
+		for _, sel := range []string{".drawflow .drawflow-node.b-step", ".drawflow .drawflow-node.b-step.selected-step", ".drawflow .drawflow-node.b-step.b-has-error"} {
+			bg := th.decl(t, sel, "background")
+			pairs = append(pairs,
+				pair{th.decl(t, ".drawflow .drawflow-node.b-step", "color"), bg, "a builder step's name (" + sel + ")", 4.5},
+				pair{th.decl(t, ".b-node-sub", "color"), bg, "a builder step's tool (" + sel + ")", 4.5})
+			for _, c := range cats {
+				pairs = append(pairs, pair{"--c-" + c, bg, "the category band of a builder step (" + sel + ")", 3})
+			}
+		}
+		pairs = append(pairs,
+			pair{th.decl(t, ".b-badge", "color"), th.decl(t, ".b-badge", "background"), "a builder step's error badge", 4.5},
+			pair{th.decl(t, ".b-badge", "color"), th.decl(t, ".b-badge.warning", "background"), "a builder step's warning badge", 4.5})
+		for _, c := range cats {
+			pairs = append(pairs,
+				pair{"--c-" + c, "--button-bg", "the category edge of a palette entry", 3},
+				pair{"--c-" + c, "--card", "a step on the builder's minimap", 3})
+		}
+		for _, p := range pairs {
+			t.Run(fmt.Sprintf("%s %s on %s", th.name, p.fg, p.on), func(t *testing.T) {
+				fg, err := rgb(th.vars, p.fg)
+				require.NoError(t, err)
+				bg, err := rgb(th.vars, p.on)
+				require.NoError(t, err)
+				r := contrast(fg, bg)
+				require.GreaterOrEqual(t, r, p.min, "%s (%s): %s on %s is %.2f:1, under %.1f:1", p.where, th.name, p.fg, p.on, r, p.min)
 			})
 		}
 	}
