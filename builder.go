@@ -300,7 +300,7 @@ func (w *Workflow) Compile() (*dsl.Workflow, error) {
 	if err != nil {
 		return nil, err
 	}
-	return dsl.Load(w.name+".json", data)
+	return dsl.LoadWeft(w.name+".json", data)
 }
 
 func asMap(v any) (map[string]any, error) {

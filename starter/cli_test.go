@@ -286,25 +286,68 @@ func TestInputsFromFiles(t *testing.T) {
 	require.Contains(t, errOut, "--input-file")
 }
 
-// TestVaiCorpus runs the vai-style files and fixtures in testdata/vai and checks that the files
+// TestVaiCorpus runs the vai-style files and fixtures in testdata/vai, one expected line per case,
+// checks what validate says of each leniency class (the dialect, the warnings), and that the files
 // in testdata/vai/bad are still refused.
 func TestVaiCorpus(t *testing.T) {
 	code, out, errOut := weft(t, "", "test", "../testdata/vai")
 	require.Equal(t, 0, code, out+errOut)
-	require.Contains(t, out, "12 passed, 0 failed")
-	// in vai's dialect, fields a tool does not take are warnings with a did-you-mean
-	code, out, errOut = weft(t, "", "validate", "../testdata/vai/ignored-fields.json")
-	require.Equal(t, 0, code, out+errOut)
-	require.Contains(t, out, `warning: steps[1].inputs.topK: unknown field "topK": rerank does not take it, so it is ignored (as vai ignores it) (known fields: documents, limit, model, query)`)
-	require.Contains(t, out, "valid, 2 steps, 3 warning(s)")
+	require.Contains(t, out, "14 passed, 0 failed")
+	for _, line := range []string{
+		"✔ reads results.0 as the first result (numeric-segments.basic.test.json)",
+		"✔ runs with the fields vai ignores ignored (ignored-fields.basic.test.json)",
+		"✔ runs with vai's own fields ignored (vai-fields-only.basic.test.json)",
+		"✔ answers from the best code chunk (code-search.basic.test.json)",
+		// pure local tools run for real unless mocked, and the output says which
+		"✔ chunks for real and ingests a novel document (intelligent-ingest.unmocked-chunk.test.json) (ran for real, unmocked: chunk, estimate)",
+	} {
+		require.Contains(t, out, line+"\n")
+	}
+
+	validate := []struct {
+		file  string
+		lines []string
+	}{
+		// in vai's dialect, fields a tool does not take are warnings with what to write instead
+		{"ignored-fields.json", []string{
+			`warning: steps[1].inputs.topK: unknown field "topK": rerank does not take it, so it is ignored (as vai ignores it) (to keep fewer results, write limit instead)`,
+			"ignored-fields.json: read in vai's dialect: steps[0].timeout is in milliseconds",
+			"valid, 2 steps, 3 warning(s)",
+		}},
+		// a field of vai's own tool is enough to read the file as vai's, a loop's nested step included
+		{"vai-fields-only.json", []string{
+			`warning: steps[0].inputs.responseType: unknown field "responseType": http does not take it, so it is ignored (as vai ignores it) (remove it: http parses a JSON body by itself, and output.body is the parsed value)`,
+			`warning: steps[0].inputs.extract: unknown field "extract"`,
+			`warning: steps[1].inputs.step.inputs.responseType: unknown field "responseType"`,
+			`warning: steps[1].inputs.step.inputs.maxByte: unknown field "maxByte": http does not take it, so it is ignored (as vai ignores it) (did you mean "maxBytes"?)`,
+			`warning: steps[2].inputs.topK: unknown field "topK"`,
+			"vai-fields-only.json: read in vai's dialect: steps[0].inputs.extract is a field of vai's http tool",
+			"valid, 3 steps, 5 warning(s)",
+		}},
+		{"numeric-segments.json", []string{"numeric-segments.json: read in vai's dialect: a path has a numeric segment (results.0.score)", "valid, 3 steps"}},
+		{"code-search.json", []string{"code-search.json: read in vai's dialect: steps[0].timeout is in milliseconds", "valid, 4 steps"}},
+		{"packages/vai-workflow-digest/workflow.json", []string{"valid, "}},
+	}
+	for _, v := range validate {
+		code, out, errOut := weft(t, "", "validate", filepath.Join("../testdata/vai", v.file))
+		require.Equal(t, 0, code, v.file+": "+out+errOut)
+		for _, l := range v.lines {
+			require.Contains(t, out, l, v.file)
+		}
+	}
+
 	bad := map[string]string{
 		"weft-unknown-field.json":   `steps[0].inputs.responseType: unknown field "responseType"`,
+		"unmarked-typo-field.json":  `steps[0].inputs.maxByte: unknown field "maxByte" (did you mean "maxBytes"?)`,
 		"weft-numeric-segment.json": "write an index in brackets: search.output.results[0].source",
 		"mixed-text-condition.json": "must be a single expression, not text with templates",
 		"timeout-words.json":        `"ten seconds" is not a duration`,
 		"unknown-tool.json":         `unknown tool "summarize"`,
 		"negative-timeout.json":     "must be at least 1",
 	}
+	entries, err := os.ReadDir("../testdata/vai/bad")
+	require.NoError(t, err)
+	require.Len(t, entries, len(bad), "every file in testdata/vai/bad has its expected error here")
 	for file, msg := range bad {
 		code, out, errOut := weft(t, "", "validate", filepath.Join("../testdata/vai/bad", file))
 		require.Equal(t, 2, code, file)

@@ -17,6 +17,9 @@ type validateResult struct {
 	Errors      int             `json:"errors"`
 	Warnings    int             `json:"warnings"`
 	Diagnostics dsl.Diagnostics `json:"diagnostics"`
+	// Dialect is the format the file was read in (weft or vai), DialectReason why; valid files only.
+	Dialect       dsl.Dialect `json:"dialect,omitempty"`
+	DialectReason string      `json:"dialectReason,omitempty"`
 }
 
 func newValidateCommand() *cobra.Command {
@@ -26,6 +29,7 @@ func newValidateCommand() *cobra.Command {
 		Short: "Check workflow files without running them",
 		Long: "Checks JSON syntax, the file schema, step ids, tools and their inputs, references, cycles,\n" +
 			"expressions and the output. Every problem is printed as FILE:LINE:COL: where: what (hint).\n" +
+			"A file read in vai's dialect (README: vai's dialect) says so, and why.\n" +
 			"Exit status 0 when every file is valid, 2 otherwise.",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -46,6 +50,9 @@ func newValidateCommand() *cobra.Command {
 				for _, r := range results {
 					for _, d := range r.Diagnostics {
 						fmt.Fprintln(out, d.String())
+					}
+					if r.Dialect == dsl.DialectVai {
+						fmt.Fprintf(out, "%s: read in vai's dialect: %s\n", r.File, r.DialectReason)
 					}
 					switch {
 					case r.Valid && r.Warnings > 0:
@@ -88,6 +95,7 @@ func validateOne(arg string) validateResult {
 	}
 	res.Valid = true
 	res.Steps = len(w.Steps)
+	res.Dialect, res.DialectReason = w.Dialect, w.DialectReason
 	if w.Warnings != nil {
 		res.Diagnostics = w.Warnings
 	}

@@ -150,7 +150,7 @@ func (b *Builder) Compile() (*Workflow, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Load(b.def.Name+".json", data)
+	return LoadWeft(b.def.Name+".json", data)
 }
 
 // ToJSON encodes the definition as an indented workflow file.

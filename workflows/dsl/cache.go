@@ -52,7 +52,7 @@ func loadCached(file string, data []byte, accepted bool) (*Workflow, error) {
 	if ok {
 		return w, nil
 	}
-	w, err := load(file, data, accepted)
+	w, err := load(file, data, accepted, false)
 	if err != nil {
 		return nil, err
 	}

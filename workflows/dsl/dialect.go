@@ -2,6 +2,7 @@ package dsl
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -23,12 +24,27 @@ const (
 	DialectVai Dialect = "vai"
 )
 
-// DetectDialect says in which dialect a decoded workflow file is written, and why. A "$schema"
-// naming weft or vai decides; without one, a file is vai's when it uses what only vai files use:
-// branding or formatters, vai's names for a tool's inputs (chunk_size), a duration in
-// milliseconds (a number), or a numeric path segment in a template or condition. Anything else
-// is weft's, strictly checked.
-func DetectDialect(root any) (Dialect, string) {
+// DetectDialect says in which dialect a decoded workflow file is written, and why. file is the
+// file's name. In order:
+//   - a "$schema" naming weft or vai decides;
+//   - a file is vai's when it uses what only vai files use: branding or formatters, vai's names
+//     for a tool's inputs (chunk_size), a duration in milliseconds (a number), or a numeric path
+//     segment in a template or condition;
+//   - a file is weft's when something marks it so: its name ends in .weft.json (weft init writes
+//     that), or a duration is written as text ("30s", which vai files never do); a definition
+//     built in Go (LoadWeft) is weft's here too;
+//   - otherwise a file that gives a tool (a loop's nested step included) a field that vai's tool
+//     of that name takes and weft's does not (vaiFields: http responseType, rerank topK) is vai's;
+//   - anything else is weft's, strictly checked.
+//
+// Once a file is vai's, every input field its tools do not take is a warning, typos included; in
+// a file nothing marks as vai's a field that is neither weft's nor vai's stays an error (weft
+// cannot tell a vai file with a typo from a weft file with one; a vai $schema says which).
+func DetectDialect(file string, root any) (Dialect, string) {
+	return detectDialect(file, root, false)
+}
+
+func detectDialect(file string, root any, built bool) (Dialect, string) {
 	m, ok := root.(map[string]any)
 	if !ok {
 		return DialectWeft, ""
@@ -75,7 +91,100 @@ func DetectDialect(root any) (Dialect, string) {
 	if indexSegments(root, false) {
 		return DialectVai, "a path has a numeric segment (results.0.score)"
 	}
+	if built {
+		return DialectWeft, "the definition was built in Go"
+	}
+	if strings.HasSuffix(strings.ToLower(file), ".weft.json") {
+		return DialectWeft, "the file name ends in .weft.json"
+	}
+	for i, s := range steps {
+		step, _ := s.(map[string]any)
+		if _, ok := step["timeout"].(string); ok {
+			return DialectWeft, fmt.Sprintf("steps[%d].timeout is written as text", i)
+		}
+		if r, ok := step["retry"].(map[string]any); ok {
+			for _, k := range []string{"initialInterval", "maxInterval"} {
+				if _, ok := r[k].(string); ok {
+					return DialectWeft, fmt.Sprintf("steps[%d].retry.%s is written as text", i, k)
+				}
+			}
+		}
+	}
+	for i, s := range steps {
+		step, _ := s.(map[string]any)
+		if where, k, tool := vaiFieldInStep(step); k != "" {
+			return DialectVai, fmt.Sprintf("steps[%d]%s.%s is a field of vai's %s tool", i, where, k, tool)
+		}
+	}
 	return DialectWeft, ""
+}
+
+// vaiFields are the input fields vai's tools take that weft's tools of the same name do not,
+// each with what to write in weft instead. weft ignores them in vai's dialect, as vai's tools
+// ignore the fields they do not know.
+var vaiFields = map[*toolspec.Spec]map[string]string{
+	toolspec.HTTP.Spec: {
+		"extract":      "remove it, and read the part you need from the step's output.body in a template",
+		"responseType": "remove it: http parses a JSON body by itself, and output.body is the parsed value",
+	},
+	toolspec.Rerank.Spec: {"topK": "to keep fewer results, write limit instead"},
+}
+
+// vaiFieldInStep finds the first field (by name) of vaiFields that a step, or a loop's nested
+// step, gives its tool: where is ".inputs" or ".inputs.step.inputs".
+func vaiFieldInStep(step map[string]any) (where, field, tool string) {
+	find := func(m map[string]any) (string, string) {
+		tool, _ := m["tool"].(string)
+		spec, ok := toolspec.Lookup(tool)
+		if !ok {
+			return "", ""
+		}
+		inputs, _ := m["inputs"].(map[string]any)
+		for _, k := range sortedKeys(vaiFields[spec]) {
+			if _, ok := inputs[k]; ok && !slices.Contains(toolFields(spec), k) {
+				return k, tool
+			}
+		}
+		return "", ""
+	}
+	if k, tool := find(step); k != "" {
+		return ".inputs", k, tool
+	}
+	if t, _ := step["tool"].(string); t != toolspec.Loop.Name {
+		return "", "", ""
+	}
+	inputs, _ := step["inputs"].(map[string]any)
+	nested, _ := inputs["step"].(map[string]any)
+	if k, tool := find(nested); k != "" {
+		return ".inputs.step.inputs", k, tool
+	}
+	return "", "", ""
+}
+
+// unknownInputs lists, sorted, the fields of inputs that the tool's schema does not take (vai's
+// other names for its fields are known: they become the tool's own). A tool whose schema takes
+// any field has none.
+func unknownInputs(spec *toolspec.Spec, inputs map[string]any) []string {
+	sch, err := spec.Schema()
+	if err != nil || sch == nil {
+		return nil
+	}
+	if ap, ok := sch.AdditionalProperties.(bool); !ok || ap {
+		return nil
+	}
+	var unknown []string
+	//workflowcheck:ignore the result does not depend on map order (copied, or sorted after)
+	for k := range inputs {
+		if _, ok := sch.Properties[k]; ok || spec.IsLazy(k) {
+			continue
+		}
+		if _, alias := spec.Aliases[k]; alias {
+			continue
+		}
+		unknown = append(unknown, k)
+	}
+	sort.Strings(unknown)
+	return unknown
 }
 
 // indexSegments rewrites the numeric path segments of the file's expressions and templates to
@@ -131,33 +240,31 @@ func indexSegments(root any, rewrite bool) bool {
 // removed silently, as they were when the run was accepted. The tool's own schema check then sees
 // only what it knows, and the activity never receives them.
 func (c *compiler) dropUnknownInputs(cs *CompiledStep) {
-	sch, err := cs.Spec.Schema()
-	if err != nil || sch == nil {
+	c.dropUnknown(cs.Spec, cs.Step.Inputs, cs.Pointer+"/inputs", cs.Step.Tool)
+}
+
+// dropUnknown removes from inputs (at ptr in the file) the fields spec does not take, warning
+// about each unless the run was accepted.
+func (c *compiler) dropUnknown(spec *toolspec.Spec, inputs map[string]any, ptr, tool string) {
+	unknown := unknownInputs(spec, inputs)
+	if len(unknown) == 0 {
 		return
 	}
-	if ap, ok := sch.AdditionalProperties.(bool); !ok || ap {
-		return
-	}
-	var unknown []string
-	//workflowcheck:ignore the result does not depend on map order (copied, or sorted after)
-	for k := range cs.Step.Inputs {
-		if _, ok := sch.Properties[k]; !ok && !cs.Spec.IsLazy(k) {
-			unknown = append(unknown, k)
-		}
-	}
-	sort.Strings(unknown)
-	fields := toolFields(cs.Spec)
+	fields := toolFields(spec)
 	for _, k := range unknown {
-		delete(cs.Step.Inputs, k)
+		delete(inputs, k)
 		if c.accepted {
 			continue
 		}
-		hint := didYouMean(k, fields)
+		hint := vaiFields[spec][k]
+		if hint == "" {
+			hint = didYouMean(k, fields)
+		}
 		if hint == "" {
 			hint = "known fields: " + strings.Join(fields, ", ")
 		}
-		d := c.src.AtKey(cs.Pointer+"/inputs/"+escapePointer(k),
-			fmt.Sprintf("unknown field %q: %s does not take it, so it is ignored (as vai ignores it)", k, cs.Step.Tool), hint)
+		d := c.src.AtKey(ptr+"/"+escapePointer(k),
+			fmt.Sprintf("unknown field %q: %s does not take it, so it is ignored (as vai ignores it)", k, tool), hint)
 		d.Severity = SeverityWarning
 		c.diags = append(c.diags, d)
 	}

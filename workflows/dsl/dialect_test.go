@@ -22,6 +22,8 @@ func TestDetectDialect(t *testing.T) {
 		{"milliseconds", `{"name":"w","steps":[{"id":"s","tool":"search","timeout":5000,"inputs":{"query":"q","collection":"c"}}]}`, dsl.DialectVai},
 		{"vai's input name", `{"name":"w","steps":[{"id":"c","tool":"chunk","inputs":{"text":"t","chunk_size":200}}]}`, dsl.DialectVai},
 		{"numeric segment", `{"name":"w","steps":[` + step + `],"output":"{{ s.output.results.0.content }}"}`, dsl.DialectVai},
+		{"only vai's http field", `{"name":"w","steps":[{"id":"p","tool":"http","inputs":{"url":"https://example.com","responseType":"json"}}]}`, dsl.DialectVai},
+		{"only vai's rerank field, in a loop's step", `{"name":"w","steps":[{"id":"l","tool":"loop","inputs":{"items":["a"],"as":"x","step":{"tool":"rerank","inputs":{"query":"{{ x }}","documents":["d"],"topK":1}}}}]}`, dsl.DialectVai},
 		{"a number in text is no segment", `{"name":"w","steps":[` + step + `],"output":"version v1.2 of {{ s.output.results[0].content }}"}`, dsl.DialectWeft},
 	}
 	for _, tt := range tests {
@@ -75,4 +77,71 @@ func TestVaiDialectLeniency(t *testing.T) {
 	require.Contains(t, err.Error(), `steps[0].inputs.responseType: unknown field "responseType"`)
 	require.Contains(t, err.Error(), `steps[1].inputs.topK: unknown field "topK"`)
 	require.Contains(t, err.Error(), `write an index in brackets: r.output.results[0].content`)
+}
+
+// TestVaiFieldsOnly: a file whose only vai trait is a field vai's tool takes (http responseType,
+// rerank topK) runs in vai's dialect, the field a warning; a file that something marks as weft's
+// stays strict, and so does an unmarked file with a field neither weft's nor vai's tool takes.
+func TestVaiFieldsOnly(t *testing.T) {
+	http := func(extra string) string {
+		return `{"name":"w","steps":[{"id":"p","tool":"http"` + extra + `,"inputs":{"url":"https://example.com","responseType":"json"}}]}`
+	}
+	tests := []struct {
+		name, file, data string
+		err              string // "" when it loads, with warn among its warnings
+		warn             string
+	}{
+		{"vai's field", "w.json", http(""), "",
+			`steps[0].inputs.responseType: unknown field "responseType": http does not take it, so it is ignored (as vai ignores it) (remove it: http parses a JSON body by itself, and output.body is the parsed value)`},
+		{"weft's $schema", "w.json", strings.Replace(http(""), `{"name"`, `{"$schema":"https://weft.dev/schemas/workflow-v1.json","name"`, 1),
+			`steps[0].inputs.responseType: unknown field "responseType"`, ""},
+		{"a .weft.json name", "w.weft.json", http(""), `steps[0].inputs.responseType: unknown field "responseType"`, ""},
+		{"a duration as text", "w.json", http(`,"timeout":"30s"`), `steps[0].inputs.responseType: unknown field "responseType"`, ""},
+		{"a typo is no vai field", "w.json", strings.Replace(http(""), "responseType", "maxByte", 1),
+			`steps[0].inputs.maxByte: unknown field "maxByte" (did you mean "maxBytes"?)`, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w, err := dsl.Load(tt.file, []byte(tt.data))
+			if tt.err != "" {
+				require.ErrorContains(t, err, tt.err)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, dsl.DialectVai, w.Dialect)
+			require.Equal(t, "steps[0].inputs.responseType is a field of vai's http tool", w.DialectReason)
+			require.Contains(t, w.Warnings.Error(), tt.warn)
+		})
+	}
+	// a definition built in Go is weft's
+	_, err := dsl.FromDefinition(&dsl.Definition{Name: "w", Steps: []dsl.Step{{ID: "p", Tool: "http",
+		Inputs: map[string]any{"url": "https://example.com", "responseType": "json"}}}})
+	require.ErrorContains(t, err, `unknown field "responseType"`)
+}
+
+// TestVaiLoopNestedFields: in vai's dialect a loop's nested step gets the same leniency as a
+// step: a field its tool does not take is a warning with a did-you-mean, and never reaches the
+// tool; in weft's format it stays an error.
+func TestVaiLoopNestedFields(t *testing.T) {
+	file := `{"name":"w","branding":{"icon":"x"},"steps":[
+		{"id":"l","tool":"loop","inputs":{"items":["https://a.example"],"as":"u","step":{"tool":"http","inputs":{"url":"{{ u }}","maxByte":10,"responseType":"json"}}}}]}`
+	w, err := dsl.Load("w.json", []byte(file))
+	require.NoError(t, err)
+	all := w.Warnings.Error()
+	require.Contains(t, all, `steps[0].inputs.step.inputs.maxByte: unknown field "maxByte": http does not take it, so it is ignored (as vai ignores it) (did you mean "maxBytes"?)`)
+	require.Contains(t, all, `steps[0].inputs.step.inputs.responseType: unknown field "responseType"`)
+	l, _ := w.Step("l")
+	lit, _ := l.Nested.Inputs.Literal()
+	require.NotContains(t, lit, "maxByte", "an ignored field must never reach the tool")
+	require.NotContains(t, lit, "responseType")
+
+	acc, err := dsl.LoadAccepted("w.json", []byte(file))
+	require.NoError(t, err)
+	l, _ = acc.Step("l")
+	lit, _ = l.Nested.Inputs.Literal()
+	require.NotContains(t, lit, "maxByte")
+
+	strict := strings.Replace(file, `"branding":{"icon":"x"}`, `"$schema":"https://weft.dev/schemas/workflow-v1.json"`, 1)
+	_, err = dsl.Load("w.json", []byte(strict))
+	require.ErrorContains(t, err, `steps[0].inputs.step.inputs.maxByte: unknown field "maxByte"`)
 }

@@ -42,6 +42,10 @@ func (c *compiler) compileNested(cs *CompiledStep, inPtr string) {
 	if inputs == nil {
 		inputs = map[string]any{}
 	}
+	if c.dialect == DialectVai {
+		// as on a step of its own: fields the tool does not take are ignored, with a warning
+		c.dropUnknown(spec, inputs, sptr+"/inputs", ns.Tool)
+	}
 	val, perrs := expr.CompileValue(inputs)
 	for _, pe := range perrs {
 		c.errIn(sptr+"/inputs"+pe.Path, pe.Offset, pe.Msg, pe.Hint)

@@ -95,7 +95,14 @@ func LoadFile(path string) (*Workflow, error) {
 // Diagnostics list holding every problem found (warnings included); on success warnings are in
 // Workflow.Warnings.
 func Load(file string, data []byte) (*Workflow, error) {
-	return load(file, data, false)
+	return load(file, data, false, false)
+}
+
+// LoadWeft compiles a definition built in Go (Builder, FromDefinition, a tool call): as Load
+// does, except that an input field a tool does not take is an error even when nothing else marks
+// the definition as weft's (DetectDialect).
+func LoadWeft(file string, data []byte) (*Workflow, error) {
+	return load(file, data, false, true)
 }
 
 // LoadAccepted compiles a definition that a run has already accepted: Load's verdict on it is
@@ -103,10 +110,10 @@ func Load(file string, data []byte) (*Workflow, error) {
 // not checked again, so a run replayed on a newer binary takes the path it took when it started;
 // everything the run needs to execute is compiled as Load does.
 func LoadAccepted(file string, data []byte) (*Workflow, error) {
-	return load(file, data, true)
+	return load(file, data, true, false)
 }
 
-func load(file string, data []byte, accepted bool) (*Workflow, error) {
+func load(file string, data []byte, accepted, weft bool) (*Workflow, error) {
 	src, err := ParseSource(file, data)
 	if err != nil {
 		return nil, err
@@ -120,14 +127,14 @@ func load(file string, data []byte, accepted bool) (*Workflow, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: converting the Flow format: %w", file, err)
 		}
-		w, err := load(file+" (converted to steps)", out, accepted)
+		w, err := load(file+" (converted to steps)", out, accepted, weft)
 		if w != nil {
 			w.Warnings = append(diags, w.Warnings...)
 			w.Text = data
 		}
 		return w, err
 	}
-	c := &compiler{src: src, bad: map[string]bool{}, accepted: accepted}
+	c := &compiler{src: src, bad: map[string]bool{}, accepted: accepted, weft: weft}
 	w := c.compile()
 	if !c.diags.HasErrors() {
 		c.diags = append(c.diags, c.runtime...)
@@ -151,7 +158,7 @@ func FromDefinition(def *Definition) (*Workflow, error) {
 	if name == "" {
 		name = "workflow"
 	}
-	return Load(name, data)
+	return LoadWeft(name, data)
 }
 
 type compiler struct {
@@ -168,6 +175,8 @@ type compiler struct {
 	accepted bool
 	// dialect of the file (dialect.go): vai's is read leniently.
 	dialect Dialect
+	// weft: the definition was built in Go (LoadWeft), which marks it as weft's (DetectDialect).
+	weft bool
 }
 
 func (c *compiler) errAt(ptr, msg, hint string) { c.diags = append(c.diags, c.src.At(ptr, msg, hint)) }
@@ -193,7 +202,7 @@ func (c *compiler) compile() *Workflow {
 		d.Severity = SeverityWarning
 		c.diags = append(c.diags, d)
 	}
-	dialect, why := DetectDialect(src.Root)
+	dialect, why := detectDialect(src.File, src.Root, c.weft)
 	c.dialect = dialect
 	if dialect == DialectVai {
 		// vai's numeric path segments (results.0.score) are indexes: results[0].score
