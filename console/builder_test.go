@@ -28,7 +28,7 @@ import (
 // The builder's browser tests drive Debian's chromium (as integration/console_test.go does) against
 // a console with no Temporal behind it: the builder needs none.
 
-func chromium(t *testing.T) context.Context {
+func chromium(t testing.TB) context.Context {
 	t.Helper()
 	var path string
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {

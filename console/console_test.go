@@ -26,7 +26,7 @@ import (
 // The handlers that need no Temporal: the playground, validation, login, CSRF, escaping. The
 // ones that read runs are tested on the embedded stack in integration/ (console_test.go).
 
-func newConsole(t *testing.T, o console.Options) *httptest.Server {
+func newConsole(t testing.TB, o console.Options) *httptest.Server {
 	t.Helper()
 	s, err := console.New(o)
 	require.NoError(t, err)
@@ -322,7 +322,7 @@ func testKeys(t *testing.T) (*auth.Keys, map[string]string) {
 	return loaded, keys
 }
 
-func lazyClient(t *testing.T) *weftclient.Client {
+func lazyClient(t testing.TB) *weftclient.Client {
 	t.Helper()
 	tc, err := tclient.NewLazyClient(tclient.Options{HostPort: "127.0.0.1:1", Logger: weftclient.QuietLogger()})
 	require.NoError(t, err)
