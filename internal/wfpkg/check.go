@@ -55,8 +55,9 @@ func writeTool(s *toolspec.Spec) bool {
 
 // Check runs vai's security and quality checks on a workflow file: unknown tools and an invalid
 // file are errors; a write to the knowledge store with no review step before it, and an http step
-// whose URL is a literal private, loopback or link-local address, are warnings; a workflow, step
-// or input without a description is a note.
+// whose URL is a literal private, loopback or link-local address, are warnings (a loop's step
+// included); an agent's tools are judged by agentFindings; a workflow, step or input without a
+// description is a note.
 func Check(file string, data []byte) []Finding {
 	w, err := dsl.Load(file, data)
 	return check(file, data, w, err)
@@ -96,37 +97,47 @@ func check(file string, data []byte, w *dsl.Workflow, loadErr error) []Finding {
 		}
 	}
 
-	unknown := false
-	for _, st := range def.Steps {
+	reported := map[string]bool{} // where validate's errors say what a finding here said already
+	for i, st := range def.Steps {
 		spec, known := toolspec.Lookup(st.Tool)
 		switch {
 		case st.Tool == "":
-			unknown = true
 			add(st.ID, SeverityError, "unknown-tool", `the step names no "tool"`, "name one of weft tools' tools")
 		case !known:
-			unknown = true
+			reported[fmt.Sprintf("steps[%d].tool", i)] = true
 			fix := "weft tools lists the tools there are"
 			if near := fuzzy.Nearest(st.Tool, toolspec.Names()); near != "" {
 				fix = fmt.Sprintf("did you mean %q? %s", near, fix)
 			}
 			add(st.ID, SeverityError, "unknown-tool", fmt.Sprintf("unknown tool %q", st.Tool), fix)
 		}
-		writes := st.Tool
-		if cs, ok := stepOf(w, st.ID); ok && cs.Nested != nil && writeTool(cs.Nested.Spec) {
-			spec, writes = cs.Nested.Spec, st.Tool+"'s "+cs.Nested.Tool // a loop's step
+		writes, url := st.Tool, ""
+		if st.Tool == "http" {
+			url, _ = st.Inputs["url"].(string)
+		}
+		if nested, _ := st.Inputs["step"].(map[string]any); spec == toolspec.Loop.Spec && nested != nil { // a loop's step
+			tool, _ := nested["tool"].(string)
+			if ns, ok := toolspec.Lookup(tool); ok && writeTool(ns) {
+				spec, writes = ns, st.Tool+"'s "+tool
+			}
+			if tool == "http" {
+				in, _ := nested["inputs"].(map[string]any)
+				url, _ = in["url"].(string)
+			}
 		}
 		if w != nil && writeTool(spec) && !reviewedBefore(w, st.ID) {
 			add(st.ID, SeverityWarning, "write-without-review",
 				fmt.Sprintf("%s writes to the knowledge store and no review step runs before it", writes),
 				fmt.Sprintf(`add a review step (tool "review") that shows what will be written, and name it in %q's "dependsOn" or use its output`, st.ID))
 		}
-		if st.Tool == "http" {
-			if u, ok := st.Inputs["url"].(string); ok {
-				if host, private := privateHost(u); private {
-					add(st.ID, SeverityWarning, "private-address",
-						fmt.Sprintf("http to %s, a private, loopback or link-local address", host),
-						"point the step at a public URL: the worker refuses this address unless its WEFT_HTTP_ALLOW names it")
-				}
+		if host, private := privateHost(url); private {
+			add(st.ID, SeverityWarning, "private-address",
+				fmt.Sprintf("http to %s, a private, loopback or link-local address", host),
+				"point the step at a public URL: the worker refuses this address unless its WEFT_HTTP_ALLOW names it")
+		}
+		if spec == toolspec.Agent.Spec {
+			for _, f := range agentFindings(i, st, reported) {
+				add(st.ID, f.Severity, f.Check, f.Message, f.Fix)
 			}
 		}
 		if strings.TrimSpace(st.Name) == "" {
@@ -140,7 +151,7 @@ func check(file string, data []byte, w *dsl.Workflow, loadErr error) []Finding {
 		add("", SeverityError, "invalid", firstLine(loadErr), "weft validate "+file+" shows every problem")
 	}
 	for _, d := range ds.Errors() {
-		if unknown && strings.Contains(d.Message, "unknown tool") {
+		if reported[d.Where] {
 			continue // reported above, by step
 		}
 		msg := d.Message
@@ -158,11 +169,66 @@ func check(file string, data []byte, w *dsl.Workflow, loadErr error) []Finding {
 	return out
 }
 
-func stepOf(w *dsl.Workflow, id string) (*dsl.CompiledStep, bool) {
-	if w == nil {
-		return nil, false
+// agentFindings are the checks on the tools an agent step (step i of the file) may call, its
+// own and those of the agents it may hand off to: a tool weft does not have is an error, and a
+// tool that writes to the knowledge store is a warning unless its calls wait for a person
+// (approve). A review step before the agent does not count: it cannot show what the model will
+// decide to write. Tools of MCP servers and workflow:NAME are not judged here (the called
+// workflow is checked on its own). The pointers of unknown tools go into reported.
+func agentFindings(i int, st dsl.Step, reported map[string]bool) []Finding {
+	var out []Finding
+	stepApprove := approvals(st.Inputs["approve"])
+	judge := func(who, where, approveIn string, tools any, approved map[string]bool) {
+		list, _ := tools.([]any)
+		for j, t := range list {
+			name, ok := t.(string)
+			if !ok || strings.Contains(name, "{{") || strings.Contains(name, ":") {
+				continue
+			}
+			spec, known := toolspec.Lookup(name)
+			if !known || spec.Kind != toolspec.KindActivity {
+				reported[fmt.Sprintf("%s[%d]", where, j)] = true
+				fix := "weft tools lists the tools there are; agents call activity tools, workflow:NAME or mcp:SERVER"
+				if near := fuzzy.Nearest(name, dsl.AgentToolNames()); near != "" {
+					fix = fmt.Sprintf("did you mean %q? %s", near, fix)
+				}
+				out = append(out, Finding{Severity: SeverityError, Check: "unknown-tool",
+					Message: fmt.Sprintf("%s lists %q, which is not a tool an agent can call", who, name), Fix: fix})
+				continue
+			}
+			if writeTool(spec) && !approved[name] && !approved["*"] {
+				out = append(out, Finding{Severity: SeverityWarning, Check: "write-without-review",
+					Message: fmt.Sprintf("%s may call %s, which writes to the knowledge store, and its calls do not wait for a person", who, name),
+					Fix:     fmt.Sprintf(`add %q to %s "approve": each call then waits for a person to approve what it writes`, name, approveIn)})
+			}
+		}
 	}
-	return w.Step(id)
+	judge("the agent", fmt.Sprintf("steps[%d].inputs.tools", i), "the step's", st.Inputs["tools"], stepApprove)
+	handoffs, _ := st.Inputs["handoffs"].([]any)
+	for k, h := range handoffs {
+		m, _ := h.(map[string]any)
+		agent, _ := m["agent"].(map[string]any)
+		name, _ := m["name"].(string)
+		approved := approvals(agent["approve"]) // the step's approvals hold for every agent of the step
+		for a := range stepApprove {
+			approved[a] = true
+		}
+		judge(fmt.Sprintf("handoff %q's agent", name), fmt.Sprintf("steps[%d].inputs.handoffs[%d].agent.tools", i, k),
+			"the handoff's agent's", agent["tools"], approved)
+	}
+	return out
+}
+
+// approvals is an agent's approve list as a set.
+func approvals(v any) map[string]bool {
+	out := map[string]bool{}
+	list, _ := v.([]any)
+	for _, a := range list {
+		if s, ok := a.(string); ok {
+			out[s] = true
+		}
+	}
+	return out
 }
 
 // reviewedBefore reports whether a review step is among the steps id waits for, directly or not.

@@ -19,7 +19,7 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 func TestCheckGolden(t *testing.T) {
 	files, err := filepath.Glob("testdata/check/*.json")
 	require.NoError(t, err)
-	require.Len(t, files, 3)
+	require.Len(t, files, 4)
 	var b strings.Builder
 	for _, f := range files {
 		data, err := os.ReadFile(f)

@@ -20,7 +20,8 @@
 //
 // Check runs vai's `check` on any workflow file: write tools with no review step before them,
 // http steps aimed at literal private addresses (classified by internal/netaddr, the http tool's
-// own guard), unknown tools, missing descriptions.
+// own guard), unknown tools, missing descriptions; on the tools an agent may call, writing tools
+// whose calls do not wait for approval and tools weft does not have.
 //
 // It must not import Temporal, activities (the tool handlers) or the CLI; starter/ wires it.
 package wfpkg
