@@ -197,7 +197,7 @@ func printPackageInfo(cmd *cobra.Command, info packageInfo, w *dsl.Workflow) {
 	line("keywords", strings.Join(p.Keywords, ", "))
 	var vai []string
 	for _, kv := range [][2]string{{"workflowVersion", p.Vai.WorkflowVersion}, {"category", p.Vai.Category},
-		{"tags", strings.Join(p.Vai.Tags, ", ")}, {"minVaiVersion", p.Vai.MinVaiVersion}} {
+		{"tags", strings.Join(p.Vai.Tags, ", ")}, {"minVaiVersion", p.Vai.MinVaiVersion}, {"tools", strings.Join(p.Vai.Tools, ", ")}} {
 		if kv[1] != "" {
 			vai = append(vai, kv[0]+" "+kv[1])
 		}

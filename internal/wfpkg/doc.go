@@ -1,11 +1,12 @@
 // Package wfpkg reads vai's workflow packages and keeps the installed ones: npm packages named
 // vai-workflow-* or under the @vaicli/ scope (tier official for @vaicli/*, community otherwise),
 // each a package.json (name, version, description, author, license, keywords, and a "vai" field:
-// workflowVersion, category, tags, minVaiVersion, recorded as written) plus the workflow file
+// workflowVersion, category, tags, minVaiVersion, tools, recorded as written, and what weft cannot
+// honour of them a warning: Manifest.Compatibility) plus the workflow file
 // (workflow.json, or the file package.json's "main" names) and an optional README.md.
 //
-// Install takes a package from the npm registry (NAME[@VERSION]: the packument, the version's
-// dist.tarball, checked against dist.integrity or dist.shasum), from a local directory or from a
+// Install takes a package from the npm registry (NAME[@VERSION|@TAG|@RANGE]: the packument, the
+// version picked as npm picks it, its dist.tarball, checked against dist.integrity or dist.shasum), from a local directory or from a
 // local .tgz, reads it in Go (archive/tar, compress/gzip) and never runs anything: no npm, no
 // package scripts. A tarball is npm's (entries under one top folder, package/) or packed from
 // inside the package directory (./package.json); a leading ./ is accepted. An entry that is a link,

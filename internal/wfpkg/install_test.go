@@ -81,6 +81,31 @@ func TestInstall(t *testing.T) {
 			t.Setenv("npm_config_registry", r.URL)
 			return name + "@1.0.0"
 		}, want: "1.0.0", tier: "community"},
+		{name: "registry caret range: the highest in it", arg: func(t *testing.T) string {
+			r := wfpkgtest.NewRegistry(t, name, versionsOf(t, name, "1.0.0", "1.1.0", "1.2.0-beta.1", "2.0.0")...)
+			t.Setenv("WEFT_NPM_REGISTRY", r.URL)
+			return name + "@^1.0.0"
+		}, want: "1.1.0", tier: "community"},
+		{name: "registry range: latest when it is in it", arg: func(t *testing.T) string {
+			r := wfpkgtest.NewRegistry(t, name, versionsOf(t, name, "1.0.0", "1.3.0", "1.1.0")...) // latest: 1.1.0
+			t.Setenv("WEFT_NPM_REGISTRY", r.URL)
+			return name + "@>=1.0.0 <2"
+		}, want: "1.1.0", tier: "community"},
+		{name: "registry tilde range", arg: func(t *testing.T) string {
+			r := wfpkgtest.NewRegistry(t, name, versionsOf(t, name, "1.1.0", "1.1.4", "1.2.0")...)
+			t.Setenv("WEFT_NPM_REGISTRY", r.URL)
+			return name + "@~1.1"
+		}, want: "1.1.4", tier: "community"},
+		{name: "registry range nothing satisfies", arg: func(t *testing.T) string {
+			r := wfpkgtest.NewRegistry(t, name, versionsOf(t, name, "1.0.0", "1.10.0", "1.9.0")...)
+			t.Setenv("WEFT_NPM_REGISTRY", r.URL)
+			return name + "@^2.0.0"
+		}, wantErr: `no version satisfies "^2.0.0" (versions: 1.0.0, 1.9.0, 1.10.0)`},
+		{name: "registry version that is no range", arg: func(t *testing.T) string {
+			r := wfpkgtest.NewRegistry(t, name, versionsOf(t, name, "1.0.0")...)
+			t.Setenv("WEFT_NPM_REGISTRY", r.URL)
+			return name + "@newest"
+		}, wantErr: `"newest" is neither a version, a dist-tag nor a version range (write one like 1.2.0, latest, ^1.2.0`},
 		{name: "registry scoped official", arg: func(t *testing.T) string {
 			r := wfpkgtest.NewRegistry(t, "@vaicli/greet", wfpkgtest.Version{Version: "2.0.0", Tarball: official})
 			t.Setenv("WEFT_NPM_REGISTRY", r.URL)
@@ -180,6 +205,15 @@ func TestInstall(t *testing.T) {
 
 // TestStoreListUninstall: installed packages are listed by name with their tier, a new version
 // replaces the old one, and uninstall removes a package (scoped ones too).
+// versionsOf are registry versions of name, each a valid package of that version.
+func versionsOf(t *testing.T, name string, versions ...string) []wfpkgtest.Version {
+	var out []wfpkgtest.Version
+	for _, v := range versions {
+		out = append(out, wfpkgtest.Version{Version: v, Tarball: wfpkgtest.Tgz(t, wfpkgtest.Package(name, v))})
+	}
+	return out
+}
+
 func TestStoreListUninstall(t *testing.T) {
 	store := wfpkg.Store{Dir: filepath.Join(t.TempDir(), "packages")}
 	ctx := context.Background()
@@ -387,6 +421,48 @@ func TestInstallFindings(t *testing.T) {
 				_, err = store.Get(name)
 				require.NoError(t, err)
 			}
+		})
+	}
+}
+
+// TestInstallCompatibility: package.json's compatibility fields (vai's workflowVersion,
+// minVaiVersion and tools, and dependencies) are read, and what weft cannot honour is a warning
+// naming the field and what to write; the package is installed all the same.
+func TestInstallCompatibility(t *testing.T) {
+	const name = "vai-workflow-greet"
+	vai := func(fields map[string]any) map[string]any {
+		v := map[string]any{"workflowVersion": "1.0", "category": "utility"}
+		for k, x := range fields {
+			v[k] = x
+		}
+		return map[string]any{"vai": v}
+	}
+	tests := []struct {
+		name  string
+		extra map[string]any
+		want  []string // the warnings, in order
+	}{
+		{name: "compatible", extra: vai(map[string]any{"minVaiVersion": "1.27", "tools": []string{"template"}})},
+		{name: "a newer workflow format", extra: vai(map[string]any{"workflowVersion": "2.0"}),
+			want: []string{`package.json "vai.workflowVersion" is "2.0": weft reads workflow format 1.x, so the workflow may rely on what weft does not do (weft check says what it finds)`}},
+		{name: "versions that are none", extra: vai(map[string]any{"workflowVersion": "one", "minVaiVersion": "soon"}),
+			want: []string{`package.json "vai.workflowVersion" is "one", not a version: write the workflow format the file is in, "1.0"`,
+				`package.json "vai.minVaiVersion" is "soon", not a version: write the vai release the workflow needs, like 1.27.0`}},
+		{name: "tools weft does not have", extra: vai(map[string]any{"tools": []string{"template", "teleport", "summon"}}),
+			want: []string{`package.json "vai.tools" names "teleport", "summon", which weft does not have: list the tools the workflow's steps use (weft tools lists weft's)`}},
+		{name: "dependencies", extra: map[string]any{"dependencies": map[string]any{"left-pad": "^1.3.0"}, "peerDependencies": map[string]any{"voyageai-cli": ">=1.27.0"}},
+			want: []string{"package.json lists dependencies (left-pad, voyageai-cli): weft installs none, and a workflow package needs none"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			files := wfpkgtest.Package(name, "1.0.0")
+			files["package.json"] = wfpkgtest.Manifest(name, "1.0.0", tc.extra)
+			store := wfpkg.Store{Dir: filepath.Join(t.TempDir(), "packages")}
+			p, err := store.Install(context.Background(), wfpkgtest.Dir(t, files), wfpkg.Registry{})
+			require.NoError(t, err)
+			require.Equal(t, tc.want, p.Warnings)
+			_, _, err = store.Workflow(name)
+			require.NoError(t, err, "installed")
 		})
 	}
 }

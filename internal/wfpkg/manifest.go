@@ -7,6 +7,10 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/Masterminds/semver/v3"
+
+	"github.com/weftworks/weft/activities/toolspec"
 )
 
 // Tiers of a package.
@@ -32,6 +36,8 @@ type VaiMeta struct {
 	Category        string   `json:"category,omitempty"`
 	Tags            []string `json:"tags,omitempty"`
 	MinVaiVersion   string   `json:"minVaiVersion,omitempty"`
+	// Tools are the tools the package says its workflow uses (vai's "tools").
+	Tools []string `json:"tools,omitempty"`
 	// Raw is the whole field as written (other keys included).
 	Raw map[string]any `json:"raw,omitempty"`
 }
@@ -50,6 +56,9 @@ type Manifest struct {
 	Vai  VaiMeta `json:"vai"`
 	// Scripts are the names of package.json's scripts: recorded, never run.
 	Scripts []string `json:"scripts,omitempty"`
+	// Dependencies are the names in package.json's dependencies and peerDependencies: never
+	// installed (a workflow package needs none).
+	Dependencies []string `json:"dependencies,omitempty"`
 }
 
 // DefaultMain is the workflow file of a package whose package.json names none.
@@ -117,12 +126,21 @@ func ParseManifest(data []byte) (*Manifest, error) {
 		}
 		sort.Strings(m.Scripts)
 	}
+	for _, k := range []string{"dependencies", "peerDependencies"} {
+		if d, ok := raw[k].(map[string]any); ok {
+			for name := range d {
+				m.Dependencies = append(m.Dependencies, name)
+			}
+		}
+	}
+	sort.Strings(m.Dependencies)
 	if v, ok := raw["vai"].(map[string]any); ok {
 		m.Vai.Raw = v
 		m.Vai.WorkflowVersion = scalar(v["workflowVersion"])
 		m.Vai.Category, _ = v["category"].(string)
 		m.Vai.Tags = strings_(v["tags"])
 		m.Vai.MinVaiVersion = scalar(v["minVaiVersion"])
+		m.Vai.Tools = strings_(v["tools"])
 	}
 	m.clean()
 	if m.Main == "" || !strings.HasSuffix(strings.ToLower(m.Main), ".json") {
@@ -145,9 +163,9 @@ func ParseManifest(data []byte) (*Manifest, error) {
 func (m *Manifest) clean() {
 	m.Description = Paragraphs(m.Description)
 	m.Author, m.License = Line(m.Author), Line(m.License)
-	m.Keywords, m.Scripts = lines(m.Keywords), lines(m.Scripts)
+	m.Keywords, m.Scripts, m.Dependencies = lines(m.Keywords), lines(m.Scripts), lines(m.Dependencies)
 	m.Vai.WorkflowVersion, m.Vai.Category, m.Vai.MinVaiVersion = Line(m.Vai.WorkflowVersion), Line(m.Vai.Category), Line(m.Vai.MinVaiVersion)
-	m.Vai.Tags = lines(m.Vai.Tags)
+	m.Vai.Tags, m.Vai.Tools = lines(m.Vai.Tags), lines(m.Vai.Tools)
 	if m.Vai.Raw != nil {
 		m.Vai.Raw, _ = CleanJSON(m.Vai.Raw).(map[string]any)
 	}
@@ -184,6 +202,49 @@ func CleanJSON(v any) any {
 		return out
 	}
 	return v
+}
+
+// Compatibility says what in package.json's compatibility fields weft cannot honour or read, one
+// warning each, naming the field and what to change; a package is installed with them. vai's
+// fields: "vai.workflowVersion" (the workflow format: vai and weft read 1.x), "vai.minVaiVersion"
+// (the vai release the workflow needs: a version; weft is no vai release, so it is not compared:
+// weft compiles the workflow instead, which refuses a tool or field weft does not have),
+// "vai.tools" (the tools the workflow uses), and dependencies, which a workflow package has none of.
+func (m *Manifest) Compatibility() []string {
+	var out []string
+	if wv := m.Vai.WorkflowVersion; wv != "" {
+		if v, err := semver.NewVersion(wv); err != nil {
+			out = append(out, fmt.Sprintf(`package.json "vai.workflowVersion" is %q, not a version: write the workflow format the file is in, "1.0"`, wv))
+		} else if v.Major() != 1 {
+			out = append(out, fmt.Sprintf(`package.json "vai.workflowVersion" is %q: weft reads workflow format 1.x, so the workflow may rely on what weft does not do (weft check says what it finds)`, wv))
+		}
+	}
+	if mv := m.Vai.MinVaiVersion; mv != "" {
+		if _, err := semver.NewVersion(mv); err != nil {
+			out = append(out, fmt.Sprintf(`package.json "vai.minVaiVersion" is %q, not a version: write the vai release the workflow needs, like 1.27.0`, mv))
+		}
+	}
+	var unknown []string
+	for _, t := range m.Vai.Tools {
+		if _, ok := toolspec.Lookup(t); !ok {
+			unknown = append(unknown, t)
+		}
+	}
+	if len(unknown) > 0 {
+		out = append(out, fmt.Sprintf(`package.json "vai.tools" names %s, which weft does not have: list the tools the workflow's steps use (weft tools lists weft's)`, quoteList(unknown)))
+	}
+	if len(m.Dependencies) > 0 {
+		out = append(out, fmt.Sprintf("package.json lists dependencies (%s): weft installs none, and a workflow package needs none", strings.Join(m.Dependencies, ", ")))
+	}
+	return out
+}
+
+func quoteList(list []string) string {
+	q := make([]string, len(list))
+	for i, s := range list {
+		q[i] = fmt.Sprintf("%q", s)
+	}
+	return strings.Join(q, ", ")
 }
 
 // Tier is the package's tier.

@@ -18,6 +18,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/Masterminds/semver/v3"
 )
 
 // DefaultRegistry is npm's public registry.
@@ -126,16 +128,14 @@ func (r Registry) resolve(ctx context.Context, name, version string) (*versionDo
 		want = v
 	}
 	raw, ok := p.Versions[want]
+	if _, exact := semver.StrictNewVersion(version); !ok && version != "" && exact != nil { // not an exact version: a range
+		if want, err = pickVersion(p, version); err != nil {
+			return nil, fmt.Errorf("%s on %s: %w", name, base, err)
+		}
+		raw, ok = p.Versions[want]
+	}
 	if !ok {
-		var have []string
-		for v := range p.Versions {
-			have = append(have, v)
-		}
-		sort.Strings(have)
-		if len(have) > 10 {
-			have = have[len(have)-10:]
-		}
-		return nil, fmt.Errorf("%s has no version or dist-tag %q on %s (versions: %s; give an exact version: ranges are not read)", name, want, base, strings.Join(have, ", "))
+		return nil, fmt.Errorf("%s has no version or dist-tag %q on %s (versions: %s)", name, want, base, recentVersions(p))
 	}
 	var d versionDoc
 	if err := json.Unmarshal(raw, &d); err != nil {
@@ -149,6 +149,64 @@ func (r Registry) resolve(ctx context.Context, name, version string) (*versionDo
 		return nil, fmt.Errorf("%s@%s on %s: dist.tarball %q is not an http(s) URL", name, want, base, d.Dist.Tarball)
 	}
 	return &d, nil
+}
+
+// pickVersion resolves a version range (^1.2.0, ~1.2, 1.x, >=1.0 <2, 1.0.0 - 1.4.0, a || b) as
+// npm does: the version the dist-tag latest names when it is in the range, else the highest
+// version in it. A pre-release is in a range only when the range names a pre-release of the same
+// version (^1.2.0-beta.1), as in npm.
+func pickVersion(p packument, rng string) (string, error) {
+	c, err := semver.NewConstraint(rng)
+	if err != nil {
+		return "", fmt.Errorf("%q is neither a version, a dist-tag nor a version range (write one like 1.2.0, latest, ^1.2.0, ~1.2, 1.x or \">=1.0 <2\")", rng)
+	}
+	if l, ok := p.DistTags["latest"]; ok {
+		if v, err := semver.StrictNewVersion(l); err == nil && c.Check(v) {
+			if _, ok := p.Versions[l]; ok {
+				return l, nil
+			}
+		}
+	}
+	var best *semver.Version
+	for s := range p.Versions {
+		v, err := semver.StrictNewVersion(s)
+		if err != nil || !c.Check(v) {
+			continue // a key that is no version is never picked by a range
+		}
+		if best == nil || v.GreaterThan(best) {
+			best = v
+		}
+	}
+	if best == nil {
+		return "", fmt.Errorf("no version satisfies %q (versions: %s)", rng, recentVersions(p))
+	}
+	return best.Original(), nil
+}
+
+// recentVersions lists the packument's ten highest versions, lowest first, for messages.
+func recentVersions(p packument) string {
+	var vs []*semver.Version
+	var other []string
+	for s := range p.Versions {
+		if v, err := semver.StrictNewVersion(s); err == nil {
+			vs = append(vs, v)
+		} else {
+			other = append(other, s)
+		}
+	}
+	sort.Sort(semver.Collection(vs))
+	sort.Strings(other)
+	have := other
+	for _, v := range vs {
+		have = append(have, v.Original())
+	}
+	if len(have) > 10 {
+		have = have[len(have)-10:]
+	}
+	if len(have) == 0 {
+		return "none"
+	}
+	return strings.Join(have, ", ")
 }
 
 // fetch downloads the version's tarball and checks it against dist.integrity (the strongest

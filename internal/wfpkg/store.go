@@ -73,6 +73,7 @@ func prepare(fs files, source string) (*Package, *dsl.Workflow, error) {
 	if !m.VaiNamed() {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("%s is not named like a vai workflow package (vai-workflow-NAME or @vaicli/NAME)", m.Name))
 	}
+	p.Warnings = append(p.Warnings, m.Compatibility()...)
 	return p, w, nil
 }
 
