@@ -6,10 +6,13 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -480,5 +483,50 @@ func TestConsolePagesAtEverySize(t *testing.T) {
 				})
 			}
 		}
+	}
+}
+
+// TestBuilderDrawsLinksAsDrawflow: the builder draws a file's links itself, reading the layout once
+// (Drawflow reads it once per link as it adds it): every link is the path Drawflow draws for it,
+// on a 100-step file and after a step is dragged elsewhere (Drawflow's own drawing then).
+func TestBuilderDrawsLinksAsDrawflow(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "hundred.json"), []byte(hundredStepFile()), 0o644))
+	srv := newConsole(t, console.Options{WorkflowsDir: dir, Client: lazyClient(t)})
+	ctx := chromium(t)
+	paths := `[...document.querySelectorAll('#b-canvas .connection path.main-path')].map((p) => p.getAttribute('d'))`
+	var ours, drawflows []string
+	run(t, ctx, "open", chromedp.Navigate(srv.URL+"/build?from=hundred"), chromedp.Poll(`window.__weftBuilderReady === true`, nil),
+		chromedp.Evaluate(paths, &ours),
+		chromedp.Evaluate(`window.__weftBuilder.drawflowLinks()`, nil),
+		chromedp.Evaluate(paths, &drawflows))
+	require.Len(t, ours, 90, "10 chains of 10 steps have 90 links")
+	number := regexp.MustCompile(`-?[0-9.]+(e-?[0-9]+)?`)
+	same := func(a, b string) bool {
+		na, nb := number.FindAllString(a, -1), number.FindAllString(b, -1)
+		if len(na) != len(nb) || len(na) == 0 || number.ReplaceAllString(a, "#") != number.ReplaceAllString(b, "#") {
+			return false
+		}
+		for i := range na {
+			x, _ := strconv.ParseFloat(na[i], 64)
+			y, _ := strconv.ParseFloat(nb[i], 64)
+			if math.Abs(x-y) > 0.01 {
+				return false
+			}
+		}
+		return true
+	}
+	for i := range ours {
+		require.True(t, same(ours[i], drawflows[i]), "link %d: the builder drew %q, Drawflow draws %q", i, ours[i], drawflows[i])
+	}
+
+	// drag a step: Drawflow redraws its links as it moves
+	var before, after []string
+	x, y := center(t, ctx, `.drawflow-node[data-step="s1"] .b-node-title`)
+	run(t, ctx, "move s1", chromedp.Evaluate(paths, &before), dragMouse(x, y, x+80, y+60), chromedp.Evaluate(paths, &after))
+	require.NotEqual(t, before, after, "the links of a moved step follow it")
+	run(t, ctx, "Drawflow's drawing after the move", chromedp.Evaluate(`window.__weftBuilder.drawflowLinks()`, nil), chromedp.Evaluate(paths, &drawflows))
+	for i := range after {
+		require.True(t, same(after[i], drawflows[i]), "link %d after the move", i)
 	}
 }

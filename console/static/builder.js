@@ -339,16 +339,42 @@
         node.querySelector('.input').setAttribute('title', `what ${s.id} reads`);
         node.querySelector('.output').setAttribute('title', `drag to the step that reads ${s.id}'s output`);
       }
-      for (const [from, to, kind] of edges()) {
-        editor.addConnection(dfOf.get(from), dfOf.get(to), 'output_1', 'input_1');
-        const c = canvas.querySelector(`.connection.node_in_node-${dfOf.get(to)}.node_out_node-${dfOf.get(from)}`);
-        if (c) c.classList.add(`k-${kind}`);
+      // Drawflow draws a link as it is added, reading the layout for it (a forced layout per
+      // link: most of the time a 100-step file took to open): the links are added undrawn, then
+      // drawn together with one reading of the layout.
+      editor.updateConnectionNodes = () => {};
+      try {
+        for (const [from, to, kind] of edges()) {
+          editor.addConnection(dfOf.get(from), dfOf.get(to), 'output_1', 'input_1');
+          const c = canvas.querySelector(`.connection.node_in_node-${dfOf.get(to)}.node_out_node-${dfOf.get(from)}`);
+          if (c) c.classList.add(`k-${kind}`);
+        }
+      } finally {
+        delete editor.updateConnectionNodes; // Drawflow's own again, for nodes moved by hand
       }
+      drawLinks();
     } finally {
       syncing = false;
     }
     decorate();
     if (focused) focusNode(focused);
+  }
+  // drawLinks draws every link from its step's output handle to the other's input handle, as
+  // Drawflow's updateConnectionNodes does, but reads where all the handles are before it writes.
+  function drawLinks() {
+    const pre = editor.precanvas.getBoundingClientRect(), z = editor.zoom || 1;
+    const at = (h) => {
+      const r = h.getBoundingClientRect();
+      return [h.offsetWidth / 2 + (r.x - pre.x) / z, h.offsetHeight / 2 + (r.y - pre.y) / z];
+    };
+    const lines = [];
+    for (const c of canvas.querySelectorAll('.connection')) {
+      const [, into, outof, out, inp] = c.classList;
+      const a = document.getElementById(outof.replace('node_out_', '')), b = document.getElementById(into.replace('node_in_', ''));
+      const ha = a && a.querySelector(`.outputs .${out}`), hb = b && b.querySelector(`.inputs .${inp}`);
+      if (ha && hb && c.firstElementChild) lines.push([c.firstElementChild, at(ha), at(hb)]);
+    }
+    for (const [path, [x1, y1], [x2, y2]] of lines) path.setAttributeNS(null, 'd', editor.createCurvature(x1, y1, x2, y2, editor.curvature, 'openclose'));
   }
   // decorate shows the last validation's problems on the nodes: a badge with a mark and the
   // count (not colour alone), and the count in the node's accessible name.
@@ -894,7 +920,8 @@
 
   // for tests and for people at the console: the model's entry points
   window.__weftBuilder = { importText, exportText, addStep, connect: (a, b) => { let s = ''; commit('', () => { s = connect(a, b); }); return s; }, fit,
-    view: () => ({ zoom: editor.zoom, x: editor.canvas_x, y: editor.canvas_y }), visible: () => mmCanvas.view(), positions: () => clone(pos) };
+    view: () => ({ zoom: editor.zoom, x: editor.canvas_x, y: editor.canvas_y }), visible: () => mmCanvas.view(),
+    drawflowLinks: () => { dfOf.forEach((df) => editor.updateConnectionNodes(`node-${df}`)); }, positions: () => clone(pos) };
 
   palette();
   if (boot.source) importText(boot.source, boot.name);
