@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -465,4 +466,21 @@ func TestInstallCompatibility(t *testing.T) {
 			require.NoError(t, err, "installed")
 		})
 	}
+}
+
+// TestInstallSweepsStaging: an install removes the staging folders an interrupted install left
+// (older than StagingTTL) and leaves a younger one, which may be another install's.
+func TestInstallSweepsStaging(t *testing.T) {
+	store := wfpkg.Store{Dir: filepath.Join(t.TempDir(), "packages")}
+	old, young := filepath.Join(store.Dir, ".staging-1"), filepath.Join(store.Dir, ".staging-2")
+	for _, d := range []string{old, young} {
+		require.NoError(t, os.MkdirAll(filepath.Join(d, "sub"), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(d, "sub", "workflow.json"), []byte("{}"), 0o644))
+	}
+	stale := time.Now().Add(-wfpkg.StagingTTL - time.Minute)
+	require.NoError(t, os.Chtimes(old, stale, stale))
+	_, err := store.Install(context.Background(), wfpkgtest.Dir(t, wfpkgtest.Package("vai-workflow-greet", "1.0.0")), wfpkg.Registry{})
+	require.NoError(t, err)
+	require.NoDirExists(t, old)
+	require.DirExists(t, young)
 }

@@ -83,6 +83,7 @@ func (s Store) install(p *Package, fs files) (*Package, error) {
 	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("package store %s: %w", s.Dir, err)
 	}
+	s.sweepStaging(time.Now())
 	stage, err := os.MkdirTemp(s.Dir, ".staging-")
 	if err != nil {
 		return nil, fmt.Errorf("package store %s: %w", s.Dir, err)
@@ -128,6 +129,23 @@ func (s Store) install(p *Package, fs files) (*Package, error) {
 		}
 	}
 	return s.Get(p.Name)
+}
+
+// StagingTTL is how old a staging folder must be before an install removes it: one left by an
+// install that was killed before it could clean up. Younger ones may be another install's.
+const StagingTTL = time.Hour
+
+// sweepStaging removes the store's staging folders older than StagingTTL.
+func (s Store) sweepStaging(now time.Time) {
+	entries, _ := os.ReadDir(s.Dir)
+	for _, e := range entries {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), ".staging-") {
+			continue
+		}
+		if info, err := e.Info(); err == nil && now.Sub(info.ModTime()) > StagingTTL {
+			_ = os.RemoveAll(filepath.Join(s.Dir, e.Name()))
+		}
+	}
 }
 
 // Get returns the installed package named name.
