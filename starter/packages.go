@@ -43,14 +43,15 @@ func readPackageWorkflow(arg string) (name string, data []byte, ok bool, err err
 func newInstallCommand() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "install NAME[@VERSION]|DIR|FILE.tgz",
+		Use:   "install NAME[@VERSION|@TAG|@RANGE]|DIR|FILE.tgz",
 		Short: "Install a vai workflow package (npm registry, directory or .tgz)",
 		Long: "Installs a vai workflow package (vai-workflow-* or @vaicli/*: a package.json plus workflow.json)\n" +
 			"so `weft run NAME` runs it. From the npm registry (WEFT_NPM_REGISTRY, else npm_config_registry,\n" +
-			"else https://registry.npmjs.org: the latest version, or NAME@VERSION / NAME@TAG), checked against\n" +
-			"the registry's integrity hash; or from a package directory or a .tgz. weft never runs npm or a\n" +
-			"package's scripts, refuses links, paths leaving the package and oversized files, and installs\n" +
-			"only a package whose workflow is valid; weft check's warnings and notes on it are printed to stderr.\n" +
+			"else https://registry.npmjs.org: the latest version, or NAME@VERSION / NAME@TAG / NAME@RANGE such\n" +
+			"as ^1.2.0, picked as npm picks it), checked against the registry's integrity hash; or from a\n" +
+			"package directory or a .tgz. weft never runs npm or a package's scripts, refuses links, paths\n" +
+			"leaving the package and oversized files, and installs only a package whose workflow is valid;\n" +
+			"weft check's warnings and notes on it are printed to stderr.\n" +
 			"Packages go to .weft/packages (WEFT_PACKAGES_DIR).",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -77,6 +78,61 @@ func newInstallCommand() *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the installed package as JSON")
+	return cmd
+}
+
+func newSearchCommand() *cobra.Command {
+	var (
+		asJSON bool
+		limit  int
+	)
+	cmd := &cobra.Command{
+		Use:   "search [QUERY...]",
+		Short: "Search the npm registry for vai workflow packages",
+		Long: "Searches the npm registry (WEFT_NPM_REGISTRY, else npm_config_registry, else\n" +
+			"https://registry.npmjs.org) for workflow packages matching QUERY: vai's official ones (@vaicli/*)\n" +
+			"first, then community ones (vai-workflow-*), with version, tier and description. Without QUERY\n" +
+			"it lists what the registry has. Install one with weft install NAME.",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if limit < 1 || limit > wfpkg.MaxSearchResults {
+				return invalid(fmt.Errorf("--limit %d: give 1 to %d", limit, wfpkg.MaxSearchResults))
+			}
+			reg := wfpkg.Registry{URL: wfpkg.RegistryFromEnv()}
+			query := strings.Join(args, " ")
+			found, err := reg.Search(cmd.Context(), query, limit)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				if found == nil {
+					found = []wfpkg.SearchResult{}
+				}
+				return writeJSON(cmd.OutOrStdout(), found)
+			}
+			out := cmd.OutOrStdout()
+			what := "workflow packages (@vaicli/*, vai-workflow-*)"
+			if query != "" {
+				what += fmt.Sprintf(" matching %q", query)
+			}
+			if len(found) == 0 {
+				fmt.Fprintf(out, "No %s on %s\n", what, reg.URL)
+				return nil
+			}
+			fmt.Fprintf(out, "%s on %s:\n", strings.ToUpper(what[:1])+what[1:], reg.URL)
+			tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+			for _, p := range found {
+				desc, _, _ := strings.Cut(p.Description, "\n")
+				fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", p.Name, p.Version, p.Tier, desc)
+			}
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			fmt.Fprintln(out, "Install one: weft install NAME (weft check NAME after, to see its findings)")
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the packages found as JSON")
+	cmd.Flags().IntVar(&limit, "limit", 20, fmt.Sprintf("the most packages to list (1-%d)", wfpkg.MaxSearchResults))
 	return cmd
 }
 

@@ -194,7 +194,7 @@ func TestReadmePackageCommands(t *testing.T) {
 		require.Equal(t, 0, code, "%s\n%s%s", line, out, errOut)
 		n++
 	}
-	require.Equal(t, 8, n)
+	require.Equal(t, 9, n)
 }
 
 // tgzOfDir packs a package directory the way npm pack does (entries under package/).

@@ -89,6 +89,7 @@ func NewRootCommand() *cobra.Command {
 		newStoreCommand(),
 		newPingCommand(),
 		newInstallCommand(),
+		newSearchCommand(),
 		newUninstallCommand(),
 		newInfoCommand(),
 		newCheckCommand(),

@@ -251,12 +251,16 @@ func quoteList(list []string) string {
 func (m *Manifest) Tier() string { return Tier(m.Name) }
 
 // VaiNamed reports whether the name follows vai's convention (vai-workflow-* or @vaicli/*).
-func (m *Manifest) VaiNamed() bool {
-	base := m.Name
+func (m *Manifest) VaiNamed() bool { return VaiNamed(m.Name) }
+
+// VaiNamed reports whether a package name follows vai's convention: @vaicli/* or vai-workflow-*
+// (under any scope).
+func VaiNamed(name string) bool {
+	base := name
 	if i := strings.LastIndex(base, "/"); i >= 0 {
 		base = base[i+1:]
 	}
-	return strings.HasPrefix(m.Name, OfficialScope) || strings.HasPrefix(base, "vai-workflow-")
+	return strings.HasPrefix(name, OfficialScope) || strings.HasPrefix(base, "vai-workflow-")
 }
 
 func strings_(v any) []string {

@@ -16,7 +16,9 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -150,7 +152,8 @@ type Registry struct {
 	Tarballs atomic.Int32 // tarball downloads
 }
 
-// NewRegistry serves packuments for name (latest: the last version) and their tarballs.
+// NewRegistry serves packuments for name (latest: the last version) and their tarballs, and
+// finds name in searches as SearchRegistry does.
 func NewRegistry(t *testing.T, name string, versions ...Version) *Registry {
 	t.Helper()
 	r := &Registry{}
@@ -180,6 +183,16 @@ func NewRegistry(t *testing.T, name string, versions ...Version) *Registry {
 	doc["versions"] = vs
 	packument, _ := json.Marshal(doc)
 	escaped := "/" + strings.Replace(name, "/", "%2F", 1)
+	tags, _ := doc["dist-tags"].(map[string]any)
+	latest, _ := tags["latest"].(string)
+	mux.HandleFunc("/-/v1/search", func(w http.ResponseWriter, req *http.Request) { // as SearchRegistry's
+		var objects []any
+		if matches(Hit{Name: name}, strings.Fields(req.URL.Query().Get("text"))) {
+			objects = append(objects, map[string]any{"package": map[string]any{"name": name, "version": latest}})
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{"objects": objects, "total": len(objects)})
+	})
 	mux.HandleFunc("/", func(w http.ResponseWriter, req *http.Request) {
 		if b, ok := tarballs[req.URL.Path]; ok {
 			r.Tarballs.Add(1)
@@ -194,4 +207,79 @@ func NewRegistry(t *testing.T, name string, versions ...Version) *Registry {
 		http.NotFound(w, req)
 	})
 	return r
+}
+
+// Hit is a package a fake registry's search knows.
+type Hit struct {
+	Name, Version, Description string
+	Keywords                   []string
+}
+
+// SearchRegistry is a fake npm registry's search endpoint (/-/v1/search). As npm's, a text with
+// scope:NAME finds the packages of that scope, and every other word must appear in a package's
+// name, description or keywords (case-insensitive).
+type SearchRegistry struct {
+	*httptest.Server
+	mu    sync.Mutex
+	texts []string // the text of each search, in order
+}
+
+// Texts are the texts searched for so far.
+func (r *SearchRegistry) Texts() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.texts...)
+}
+
+// NewSearchRegistry serves searches over hits; status, when not 0, is the answer to every search.
+func NewSearchRegistry(t *testing.T, status int, hits ...Hit) *SearchRegistry {
+	t.Helper()
+	r := &SearchRegistry{}
+	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if req.URL.Path != "/-/v1/search" {
+			http.NotFound(w, req)
+			return
+		}
+		text := req.URL.Query().Get("text")
+		r.mu.Lock()
+		r.texts = append(r.texts, text)
+		r.mu.Unlock()
+		if status != 0 {
+			http.Error(w, "search is down", status)
+			return
+		}
+		size, err := strconv.Atoi(req.URL.Query().Get("size"))
+		if err != nil || size < 1 || size > 250 {
+			http.Error(w, "size must be 1..250", http.StatusBadRequest)
+			return
+		}
+		var objects []any
+		for _, h := range hits {
+			if matches(h, strings.Fields(text)) && len(objects) < size {
+				objects = append(objects, map[string]any{"package": map[string]any{
+					"name": h.Name, "version": h.Version, "description": h.Description, "keywords": h.Keywords,
+					"date": "2026-01-02T03:04:05.000Z", "publisher": map[string]any{"username": "ana"}}})
+			}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{"objects": objects, "total": len(objects)})
+	}))
+	t.Cleanup(r.Close)
+	return r
+}
+
+func matches(h Hit, words []string) bool {
+	hay := strings.ToLower(h.Name + " " + h.Description + " " + strings.Join(h.Keywords, " "))
+	for _, w := range words {
+		if scope, ok := strings.CutPrefix(w, "scope:"); ok {
+			if !strings.HasPrefix(h.Name, "@"+scope+"/") {
+				return false
+			}
+			continue
+		}
+		if !strings.Contains(hay, strings.ToLower(w)) {
+			return false
+		}
+	}
+	return true
 }
