@@ -17,7 +17,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
@@ -457,33 +456,6 @@ func TestGraphZoomAndFit(t *testing.T) {
 	require.Contains(t, level, "%")
 	require.Equal(t, float64(30), after, "after Fit every step is in view again")
 	shot(t, ctx, "workflow-chain-fit")
-}
-
-// TestConsolePagesAtEverySize: the pages in light and dark at 1440 and 390 px (screenshots in
-// bin/artifacts/console); at 390 px nothing is wider than the screen.
-func TestConsolePagesAtEverySize(t *testing.T) {
-	srv := newConsole(t, console.Options{Client: lazyClient(t)})
-	ctx := chromium(t)
-	pages := map[string]string{"build": "/build?from=approval-demo", "workflow": "/workflows/approval-demo", "workflows": "/workflows", "runs": "/", "reviews": "/reviews"}
-	for _, scheme := range []string{"light", "dark"} {
-		for _, width := range []int64{1440, 390} {
-			for name, path := range pages {
-				t.Run(fmt.Sprintf("%s-%s-%d", name, scheme, width), func(t *testing.T) {
-					var scroll float64
-					run(t, ctx, name,
-						chromedp.EmulateViewport(width, 900),
-						emulation.SetEmulatedMedia().WithFeatures([]*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}}),
-						chromedp.Navigate(srv.URL+path), chromedp.WaitVisible(`main`),
-						chromedp.Poll(`window.__weftReady === true && (!document.getElementById('builder') || window.__weftBuilderReady === true)`, nil),
-						chromedp.Evaluate(`document.documentElement.scrollWidth`, &scroll))
-					if width == 390 {
-						require.LessOrEqual(t, scroll, float64(width)+1, "%s is no wider than a 390 px screen", path)
-					}
-					shot(t, ctx, fmt.Sprintf("%s-%s-%d", name, scheme, width))
-				})
-			}
-		}
-	}
 }
 
 // TestBuilderDrawsLinksAsDrawflow: the builder draws a file's links itself, reading the layout once
