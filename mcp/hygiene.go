@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -121,7 +122,9 @@ func (h *hygiene) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
-	h.next.ServeHTTP(w, r)
+	// what reaches this POST's stream is counted for the call it serves (wire, progress.go)
+	wr := newWire()
+	h.next.ServeHTTP(wireWriter{ResponseWriter: w, w: wr}, r.WithContext(context.WithValue(r.Context(), wireKey{}, wr)))
 }
 
 // The kinds of JSON-RPC message a session's POST is routed by.

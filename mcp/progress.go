@@ -1,9 +1,12 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"net/http"
 	"sync"
+	"time"
 
 	mcplib "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -29,7 +32,11 @@ func withProgressToken(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		if req.Params.Meta != nil && req.Params.Meta.ProgressToken != nil {
 			ctx = context.WithValue(ctx, progressKey{}, req.Params.Meta.ProgressToken)
 		}
-		return next(ctx, req)
+		res, err := next(ctx, req)
+		if server.IsModernRequest(ctx) {
+			wireOf(ctx).settle(ctx) // see wire
+		}
+		return res, err
 	}
 }
 
@@ -143,7 +150,7 @@ func (r *reporter) progress(msg string) {
 	if r.total >= r.ended {
 		params["total"] = r.total
 	}
-	_ = r.g.srv.SendNotificationToClient(r.ctx, string(mcplib.MethodNotificationProgress), params)
+	r.notify(mcplib.MethodNotificationProgress, params)
 }
 
 func (r *reporter) log(level mcplib.LoggingLevel, e weftclient.Event, msg string) {
@@ -156,5 +163,122 @@ func (r *reporter) log(level mcplib.LoggingLevel, e weftclient.Event, msg string
 	}
 	// sent as a plain notification: the call may be served on a session of its own, whose level
 	// is not the one the client chose (withCallSession)
-	_ = r.g.srv.SendNotificationToClient(r.ctx, string(mcplib.MethodNotificationMessage), map[string]any{"level": level, "logger": "weft", "data": data})
+	r.notify(mcplib.MethodNotificationMessage, map[string]any{"level": level, "logger": "weft", "data": data})
 }
+
+// notify sends a notification to the call's client, counted for settle (see wire).
+func (r *reporter) notify(method mcplib.MCPMethod, params map[string]any) {
+	if r.g.srv.SendNotificationToClient(r.ctx, string(method), params) == nil {
+		wireOf(r.ctx).handed()
+	}
+}
+
+// A call's notifications on protocol 2026-07-28's session-less requests.
+//
+// mcp-go v1.2.1 serves such a request on an ephemeral session whose notifications a forwarder
+// goroutine takes off the session's channel (server/streamable_http.go:819) and writes to the
+// POST's stream under a mutex. When the handler returns (:906), the request's goroutine takes
+// that mutex, drains the channel (:934) and closes done (:972) before letting go; a notification
+// the forwarder had already taken off the channel but not yet written then finds done closed
+// and is dropped (:828-834: only a resumable request, which a 2026-07-28 one never is, :741,
+// still records it). So a progress notification sent just
+// before the result could be lost, about one call in eight. The gateway counts what a call's
+// reporter handed to mcp-go and what reached the POST's response writer (hygiene wraps it), and
+// such a call returns only once both agree: then nothing is left in the forwarder's hands.
+
+// wire counts the server-sent events written on one POST's response.
+type wire struct {
+	mu      sync.Mutex
+	written int           // events written to the response
+	sent    int           // notifications the call handed to mcp-go
+	change  chan struct{} // closed (and replaced) when written changes
+}
+
+type wireKey struct{}
+
+func newWire() *wire { return &wire{change: make(chan struct{})} }
+
+func wireOf(ctx context.Context) *wire {
+	w, _ := ctx.Value(wireKey{}).(*wire)
+	return w
+}
+
+// handed records a notification handed to mcp-go for this request's stream.
+func (w *wire) handed() {
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	w.sent++
+	w.mu.Unlock()
+}
+
+func (w *wire) wrote(events int) {
+	if events == 0 {
+		return
+	}
+	w.mu.Lock()
+	w.written += events
+	close(w.change)
+	w.change = make(chan struct{})
+	w.mu.Unlock()
+}
+
+// settleTimeout bounds how long a call waits for its notifications to be written (a client
+// that stopped reading holds the writer; the result then goes out without waiting longer).
+const settleTimeout = 5 * time.Second
+
+// settle waits until every notification handed to mcp-go for this request was written to its
+// response, for at most settleTimeout or until ctx ends. It reports whether they all were.
+func (w *wire) settle(ctx context.Context) bool {
+	if w == nil {
+		return true
+	}
+	timer := time.NewTimer(settleTimeout)
+	defer timer.Stop()
+	for {
+		w.mu.Lock()
+		done, change := w.written >= w.sent, w.change
+		w.mu.Unlock()
+		if done {
+			return true
+		}
+		select {
+		case <-change:
+		case <-timer.C:
+			return false
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
+// wireWriter counts the events written through it (mcp-go writes each with one Write:
+// "event: message\ndata: {…}\n\n").
+type wireWriter struct {
+	http.ResponseWriter
+	w *wire
+}
+
+func (ww wireWriter) Write(p []byte) (int, error) {
+	n, err := ww.ResponseWriter.Write(p)
+	ww.w.wrote(sseEvents(p[:n]))
+	return n, err
+}
+
+func sseEvents(p []byte) int {
+	n := bytes.Count(p, []byte("\ndata: "))
+	if bytes.HasPrefix(p, []byte("data: ")) {
+		n++
+	}
+	return n
+}
+
+func (ww wireWriter) Flush() {
+	if f, ok := ww.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap lets http.NewResponseController reach the connection.
+func (ww wireWriter) Unwrap() http.ResponseWriter { return ww.ResponseWriter }
