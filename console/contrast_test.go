@@ -5,11 +5,14 @@ import (
 	"math"
 	"os"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/weftworks/weft/console"
 )
 
 // sheet is what the contrast tests read of the style sheets in one theme: the custom properties
@@ -193,8 +196,8 @@ func TestTextContrastAA(t *testing.T) {
 	for _, s := range []string{"--running", "--completed", "--failed", "--review", "--cancelled"} {
 		pairs = append(pairs, pair{"--on-accent", s, "status badges, Approve, the review count"})
 	}
-	for _, c := range []string{"retrieval", "embedding", "management", "utility", "control", "generation", "review", "memory"} {
-		pairs = append(pairs, pair{"--on-cat", "--c-" + c, "category chips"})
+	for _, c := range categoryColours(t) {
+		pairs = append(pairs, pair{"--on-cat", c, "category chips"})
 	}
 	for _, theme := range []sheet{light, dark} {
 		for _, p := range pairs {
@@ -249,6 +252,24 @@ func TestNonTextContrast(t *testing.T) {
 	}
 }
 
+// categoryColours are the colours of the registry's categories (every tool's, from console.Tools,
+// so a new category without a colour fails the contrast tests), --c-<category> each, and the
+// colour of a category without one (--muted, the fallback of var(--cat)).
+func categoryColours(t *testing.T) []string {
+	t.Helper()
+	seen := map[string]bool{}
+	for _, tool := range console.Tools() {
+		seen["--c-"+tool.Category] = true
+	}
+	out := []string{"--muted"}
+	for c := range seen {
+		out = append(out, c)
+	}
+	sort.Strings(out)
+	require.Greater(t, len(out), 5, "the registry's categories")
+	return out
+}
+
 // TestMarksAndCategoriesContrast: the graph's status marks (✓ ✕ ⟳ ⊘ ⏸ ○ ⤼: what tells a status
 // apart besides colour) and the words on a node reach their contrast on the box of each status;
 // the category colours reach 3:1 wherever they are drawn as a mark (the band of a node, the
@@ -256,7 +277,7 @@ func TestNonTextContrast(t *testing.T) {
 // their text to 4.5:1. Light and dark. Colours are read from the rules that draw them.
 func TestMarksAndCategoriesContrast(t *testing.T) {
 	light, dark := themes(t, "static/console.css", "static/builder.css")
-	cats := []string{"retrieval", "embedding", "management", "utility", "control", "generation", "review", "memory"}
+	cats := categoryColours(t)
 	for _, th := range []sheet{light, dark} {
 		type pair struct {
 			fg, on, where string
@@ -283,7 +304,7 @@ func TestMarksAndCategoriesContrast(t *testing.T) {
 				pair{th.decl(t, "svg .node .label", "fill"), box(st), "a node's name, status " + st, 4.5},
 				pair{th.decl(t, "svg .node .sub", "fill"), box(st), "a node's tool and progress, status " + st, 4.5})
 			for _, c := range cats {
-				pairs = append(pairs, pair{"--c-" + c, box(st), "the category band of a node, status " + st, 3})
+				pairs = append(pairs, pair{c, box(st), "the category band of a node, status " + st, 3})
 			}
 		}
 		// the builder's steps: plain, selected, with an error
@@ -293,7 +314,7 @@ func TestMarksAndCategoriesContrast(t *testing.T) {
 				pair{th.decl(t, ".drawflow .drawflow-node.b-step", "color"), bg, "a builder step's name (" + sel + ")", 4.5},
 				pair{th.decl(t, ".b-node-sub", "color"), bg, "a builder step's tool (" + sel + ")", 4.5})
 			for _, c := range cats {
-				pairs = append(pairs, pair{"--c-" + c, bg, "the category band of a builder step (" + sel + ")", 3})
+				pairs = append(pairs, pair{c, bg, "the category band of a builder step (" + sel + ")", 3})
 			}
 		}
 		pairs = append(pairs,
@@ -301,8 +322,8 @@ func TestMarksAndCategoriesContrast(t *testing.T) {
 			pair{th.decl(t, ".b-badge", "color"), th.decl(t, ".b-badge.warning", "background"), "a builder step's warning badge", 4.5})
 		for _, c := range cats {
 			pairs = append(pairs,
-				pair{"--c-" + c, "--button-bg", "the category edge of a palette entry", 3},
-				pair{"--c-" + c, "--card", "a step on the builder's minimap", 3})
+				pair{c, "--button-bg", "the category edge of a palette entry", 3},
+				pair{c, "--card", "a step on the builder's minimap", 3})
 		}
 		for _, p := range pairs {
 			t.Run(fmt.Sprintf("%s %s on %s", th.name, p.fg, p.on), func(t *testing.T) {

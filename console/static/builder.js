@@ -501,8 +501,9 @@
     const ps = Object.entries(pos).filter(([id]) => stepById(id)).map(([, p]) => p);
     const W = canvas.clientWidth, H = canvas.clientHeight;
     if (!ps.length || !W || !H) { setView(1, 0, 0); return; }
-    const minX = Math.min(...ps.map((p) => p.x)) - 20, minY = Math.min(...ps.map((p) => p.y)) - 20;
-    const maxX = Math.max(...ps.map((p) => p.x)) + NODE_W + 20, maxY = Math.max(...ps.map((p) => p.y)) + NODE_H + 20;
+    // the margins take in the handles, which stick out of a step's box by about 25 px
+    const minX = Math.min(...ps.map((p) => p.x)) - 40, minY = Math.min(...ps.map((p) => p.y)) - 20;
+    const maxX = Math.max(...ps.map((p) => p.x)) + NODE_W + 40, maxY = Math.max(...ps.map((p) => p.y)) + NODE_H + 20;
     const z = Math.max(editor.zoom_min, Math.min(1, W / (maxX - minX), H / (maxY - minY)));
     const bx = (minX + maxX) / 2, by = (minY + maxY) / 2;
     setView(z, z * (W / 2 - bx), z * (H / 2 - by));
