@@ -78,14 +78,8 @@ func detectDialect(file string, root any, built bool) (Dialect, string) {
 				}
 			}
 		}
-		tool, _ := step["tool"].(string)
-		inputs, _ := step["inputs"].(map[string]any)
-		if spec, ok := toolspec.Lookup(tool); ok {
-			for _, k := range sortedKeys(inputs) { // the first alias by name: the same reason every time
-				if _, alias := spec.Aliases[k]; alias {
-					return DialectVai, fmt.Sprintf("steps[%d].inputs uses vai's name %s", i, k)
-				}
-			}
+		if where, k := aliasInStep(step); k != "" {
+			return DialectVai, fmt.Sprintf("steps[%d]%s uses vai's name %s", i, where, k)
 		}
 	}
 	if indexSegments(root, false) {
@@ -117,6 +111,34 @@ func detectDialect(file string, root any, built bool) (Dialect, string) {
 		}
 	}
 	return DialectWeft, ""
+}
+
+// aliasInStep finds the first of vai's names for a tool's inputs (by name) that a step, or a
+// loop's nested step, uses: where is ".inputs" or ".inputs.step.inputs".
+func aliasInStep(step map[string]any) (where, alias string) {
+	find := func(m map[string]any) string {
+		tool, _ := m["tool"].(string)
+		inputs, _ := m["inputs"].(map[string]any)
+		if spec, ok := toolspec.Lookup(tool); ok {
+			for _, k := range sortedKeys(inputs) { // the first alias by name: the same reason every time
+				if _, alias := spec.Aliases[k]; alias {
+					return k
+				}
+			}
+		}
+		return ""
+	}
+	if k := find(step); k != "" {
+		return ".inputs", k
+	}
+	if t, _ := step["tool"].(string); t == toolspec.Loop.Name {
+		inputs, _ := step["inputs"].(map[string]any)
+		nested, _ := inputs["step"].(map[string]any)
+		if k := find(nested); k != "" {
+			return ".inputs.step.inputs", k
+		}
+	}
+	return "", ""
 }
 
 // vaiFields are the input fields vai's tools take that weft's tools of the same name do not,

@@ -145,3 +145,21 @@ func TestVaiLoopNestedFields(t *testing.T) {
 	_, err = dsl.Load("w.json", []byte(strict))
 	require.ErrorContains(t, err, `steps[0].inputs.step.inputs.maxByte: unknown field "maxByte"`)
 }
+
+// TestVaiLoopNestedAliases: vai's names for a tool's inputs in a loop's nested step mark the file
+// as vai's and become the tool's own names, as on a step of its own.
+func TestVaiLoopNestedAliases(t *testing.T) {
+	file := `{"name":"w","steps":[
+		{"id":"l","tool":"loop","inputs":{"items":["a b c"],"as":"t","step":{"tool":"chunk","inputs":{"text":"{{ t }}","chunk_size":200,"size":100}}}}]}`
+	w, err := dsl.Load("w.json", []byte(file))
+	require.NoError(t, err)
+	require.Equal(t, dsl.DialectVai, w.Dialect)
+	require.Equal(t, "steps[0].inputs.step.inputs uses vai's name chunk_size", w.DialectReason)
+	require.Contains(t, w.Warnings.Error(), "steps[0].inputs.step.inputs.size: size is another name for chunkSize, which is set too: size is ignored")
+	l, _ := w.Step("l")
+	v, _ := l.Nested.Inputs.Literal()
+	lit, _ := v.(map[string]any)
+	require.Equal(t, float64(200), lit["chunkSize"])
+	require.NotContains(t, lit, "chunk_size")
+	require.NotContains(t, lit, "size")
+}

@@ -42,8 +42,17 @@ func (c *compiler) compileNested(cs *CompiledStep, inPtr string) {
 	if inputs == nil {
 		inputs = map[string]any{}
 	}
+	// as on a step of its own: vai's names for inputs become the tool's own, and in vai's dialect
+	// fields the tool does not take are ignored, with a warning
+	canon, conflicts := spec.Canonical(inputs)
+	for _, a := range conflicts {
+		c.warnAt(sptr+"/inputs/"+escapePointer(a), aliasConflict(spec, a), "remove one of them")
+	}
+	inputs = canon
+	if _, had := step["inputs"]; had {
+		step["inputs"] = inputs
+	}
 	if c.dialect == DialectVai {
-		// as on a step of its own: fields the tool does not take are ignored, with a warning
 		c.dropUnknown(spec, inputs, sptr+"/inputs", ns.Tool)
 	}
 	val, perrs := expr.CompileValue(inputs)

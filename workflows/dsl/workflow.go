@@ -281,6 +281,11 @@ func (c *compiler) compileSteps() {
 	}
 }
 
+// aliasConflict says that input a, vai's name for another, is ignored because both are set.
+func aliasConflict(spec *toolspec.Spec, a string) string {
+	return fmt.Sprintf("%s is another name for %s, which is set too: %s is ignored", a, spec.Aliases[a], a)
+}
+
 func reservedList() string {
 	keys := sortedKeys(reservedIDs)
 	return strings.Join(keys, ", ")
@@ -342,7 +347,7 @@ func (c *compiler) compileStep(cs *CompiledStep) {
 	// vai's names for inputs become the tool's own.
 	canon, conflicts := cs.Spec.Canonical(st.Inputs)
 	for _, a := range conflicts {
-		c.warnAt(ptr+"/inputs/"+escapePointer(a), fmt.Sprintf("%s is another name for %s, which is set too: %s is ignored", a, cs.Spec.Aliases[a], a), "remove one of them")
+		c.warnAt(ptr+"/inputs/"+escapePointer(a), aliasConflict(cs.Spec, a), "remove one of them")
 	}
 	st.Inputs = canon
 	if c.dialect == DialectVai || c.accepted {
