@@ -304,13 +304,15 @@ func printPackageInfo(cmd *cobra.Command, info packageInfo, w *dsl.Workflow) {
 func newCheckCommand() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "check FILE|TEMPLATE|PACKAGE...",
+		Use:   "check FILE|TEMPLATE|PACKAGE|DIR...",
 		Short: "Security and quality checks on workflow files (vai's check)",
 		Long: "Checks what `weft validate` does not: a step that writes to the knowledge store (ingest,\n" +
 			"code_index, remember) with no review step before it, and an http step aimed at a literal\n" +
 			"private, loopback or link-local address, are warnings; a workflow, step or input without a\n" +
 			"description is a note; an unknown tool or an invalid file is an error. One line per finding:\n" +
-			"FILE: severity: step \"ID\": what (what to change). Exit status 1 when an error is found, 0 otherwise.",
+			"FILE: severity: step \"ID\": what (what to change). Exit status 1 when an error is found, 0 otherwise.\n" +
+			"A package directory (DIR with a package.json) is checked as weft install would read it: what install\n" +
+			"warns about in package.json (scripts, name, vai's compatibility fields), then its workflow file.",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			type result struct {
@@ -320,6 +322,15 @@ func newCheckCommand() *cobra.Command {
 			var results []result
 			failed := false
 			for _, arg := range args {
+				if st, err := os.Stat(filepath.Join(arg, "package.json")); err == nil && !st.IsDir() { // a package directory
+					fs := wfpkg.CheckPackage(arg)
+					if fs == nil {
+						fs = []wfpkg.Finding{}
+					}
+					failed = failed || wfpkg.Failed(fs)
+					results = append(results, result{arg, fs})
+					continue
+				}
 				name, data, err := readWorkflow(arg)
 				var fs []wfpkg.Finding
 				if err != nil {

@@ -138,6 +138,12 @@ func TestCheckCommand(t *testing.T) {
 		{"unknown tool", []string{checks + "reviewed.json", checks + "unknown-tool.json"}, 1, []string{
 			"reviewed.json: ok", `error: step "find": unknown tool "serch" (did you mean "search"?`}},
 		{"no such file", []string{"no-such-workflow.json"}, 1, []string{"no-such-workflow.json: error: no-such-workflow.json: no such file"}},
+		// a package directory: what install says of its package.json, then its workflow's findings
+		{"package directory", []string{"../testdata/vai/packages/vai-workflow-digest"}, 0, []string{
+			"../testdata/vai/packages/vai-workflow-digest/package.json: warning: package.json declares scripts (postinstall): weft never runs them",
+			"../testdata/vai/packages/vai-workflow-digest: 0 error(s), 1 warning(s), 0 note(s)"}},
+		{"package directory weft cannot read", []string{brokenPackage(t)}, 1, []string{
+			`package.json: error: `, `package.json of vai-workflow-x has no "version" (a workflow package is a package.json (name, version, a "vai" field) plus the workflow file its "main" names (workflow.json))`}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -195,6 +201,13 @@ func TestReadmePackageCommands(t *testing.T) {
 		n++
 	}
 	require.Equal(t, 9, n)
+}
+
+// brokenPackage is a package directory whose package.json has no version.
+func brokenPackage(t *testing.T) string {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "package.json"), []byte(`{"name": "vai-workflow-x"}`), 0o644))
+	return dir
 }
 
 // tgzOfDir packs a package directory the way npm pack does (entries under package/).

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/netip"
 	"net/url"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -28,7 +29,7 @@ type Finding struct {
 	Step     string `json:"step,omitempty"`
 	Severity string `json:"severity"`
 	// Check names the rule: unknown-tool, invalid, write-without-review, private-address,
-	// no-description.
+	// no-description, package.
 	Check   string `json:"check"`
 	Message string `json:"message"`
 	Fix     string `json:"fix"`
@@ -61,6 +62,29 @@ func writeTool(s *toolspec.Spec) bool {
 func Check(file string, data []byte) []Finding {
 	w, err := dsl.Load(file, data)
 	return check(file, data, w, err)
+}
+
+// CheckPackage runs Check on a package directory before it is installed or published: what an
+// install would say of its package.json (scripts, its name, the compatibility fields) as warnings
+// of check "package" on DIR/package.json, then Check's findings on its workflow file. A package
+// weft could not read (no package.json, a bad name or version, no workflow file, a link) is one
+// error finding saying why.
+func CheckPackage(dir string) []Finding {
+	manifest := filepath.ToSlash(filepath.Join(dir, "package.json"))
+	fs, err := readDir(dir)
+	if err != nil {
+		return []Finding{{File: manifest, Severity: SeverityError, Check: "package", Message: err.Error(),
+			Fix: "a workflow package is a package.json (name, version, a \"vai\" field) plus the workflow file its \"main\" names (workflow.json)"}}
+	}
+	m, err := ParseManifest(fs["package.json"])
+	if err != nil { // readDir parsed it already
+		return []Finding{{File: manifest, Severity: SeverityError, Check: "package", Message: err.Error()}}
+	}
+	var out []Finding
+	for _, w := range m.warnings() {
+		out = append(out, Finding{File: manifest, Severity: SeverityWarning, Check: "package", Message: w})
+	}
+	return append(out, Check(filepath.ToSlash(filepath.Join(dir, filepath.FromSlash(m.Main))), fs[m.Main])...)
 }
 
 // check is Check of a file already loaded (w, or loadErr and the file's data when it is not).

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/weftworks/weft/internal/wfpkg"
+	"github.com/weftworks/weft/internal/wfpkg/wfpkgtest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -34,4 +35,24 @@ func TestCheckGolden(t *testing.T) {
 	want, err := os.ReadFile("testdata/check.golden")
 	require.NoError(t, err)
 	require.Equal(t, string(want), b.String())
+}
+
+// TestCheckPackage: a package directory is checked as install reads it: package.json's warnings
+// (compatibility fields included) as findings of check "package", then the workflow's findings.
+func TestCheckPackage(t *testing.T) {
+	files := wfpkgtest.Package("vai-workflow-greet", "1.0.0")
+	files["package.json"] = wfpkgtest.Manifest("vai-workflow-greet", "1.0.0", map[string]any{
+		"vai": map[string]any{"workflowVersion": "1.0", "tools": []string{"template", "teleport"}}})
+	files["workflow.json"] = `{"name": "store", "steps": [{"id": "store", "tool": "ingest", "inputs": {"text": "t", "source": "s", "collection": "docs"}}]}`
+	dir := wfpkgtest.Dir(t, files)
+	var got []string
+	for _, f := range wfpkg.CheckPackage(dir) {
+		got = append(got, strings.TrimPrefix(f.String(), filepath.ToSlash(dir)+"/"))
+	}
+	require.Equal(t, []string{
+		`package.json: warning: package.json "vai.tools" names "teleport", which weft does not have: list the tools the workflow's steps use (weft tools lists weft's)`,
+		`workflow.json: note: the workflow has no "description" (add one saying what it does and what it needs: weft list, weft info and MCP clients show it)`,
+		`workflow.json: warning: step "store": ingest writes to the knowledge store and no review step runs before it (add a review step (tool "review") that shows what will be written, and name it in "store"'s "dependsOn" or use its output)`,
+		`workflow.json: note: step "store": the step has no "name" (add a short one saying what it does: plans, weft status and the Temporal UI show it)`,
+	}, got)
 }

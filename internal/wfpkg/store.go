@@ -66,15 +66,21 @@ func prepare(fs files, source string) (*Package, *dsl.Workflow, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s@%s: its workflow is invalid, nothing installed (weft check or weft validate on the file says more):\n%w", m.Name, m.Version, err)
 	}
-	p := &Package{Manifest: *m, Tier: m.Tier(), Source: source}
+	p := &Package{Manifest: *m, Tier: m.Tier(), Source: source, Warnings: m.warnings()}
+	return p, w, nil
+}
+
+// warnings are what an install notices in package.json and accepts: scripts (never run), a name
+// that is not vai's kind, and the compatibility fields (Compatibility).
+func (m *Manifest) warnings() []string {
+	var out []string
 	if len(m.Scripts) > 0 {
-		p.Warnings = append(p.Warnings, fmt.Sprintf("package.json declares scripts (%s): weft never runs them", strings.Join(m.Scripts, ", ")))
+		out = append(out, fmt.Sprintf("package.json declares scripts (%s): weft never runs them", strings.Join(m.Scripts, ", ")))
 	}
 	if !m.VaiNamed() {
-		p.Warnings = append(p.Warnings, fmt.Sprintf("%s is not named like a vai workflow package (vai-workflow-NAME or @vaicli/NAME)", m.Name))
+		out = append(out, fmt.Sprintf("%s is not named like a vai workflow package (vai-workflow-NAME or @vaicli/NAME)", m.Name))
 	}
-	p.Warnings = append(p.Warnings, m.Compatibility()...)
-	return p, w, nil
+	return append(out, m.Compatibility()...)
 }
 
 // install writes a prepared package into the store: into a staging folder first, renamed into
