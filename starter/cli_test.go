@@ -336,6 +336,19 @@ func TestVaiCorpus(t *testing.T) {
 		}
 	}
 
+	// the package in vai's layout is checked as a directory, installs, and runs by name
+	const pkg = "../testdata/vai/packages/vai-workflow-digest"
+	code, out, errOut = weft(t, "", "check", pkg)
+	require.Equal(t, 0, code, out+errOut)
+	require.Equal(t, pkg+"/package.json: warning: package.json declares scripts (postinstall): weft never runs them\n"+
+		pkg+": 0 error(s), 1 warning(s), 0 note(s)\n", out)
+	packagesEnv(t)
+	code, out, errOut = weft(t, "", "install", pkg)
+	require.Equal(t, 0, code, out+errOut)
+	require.Contains(t, out, "installed vai-workflow-digest@1.0.0 (community)")
+	code, out, errOut = weft(t, "", "validate", "vai-workflow-digest")
+	require.Equal(t, 0, code, out+errOut)
+
 	bad := map[string]string{
 		"weft-unknown-field.json":   `steps[0].inputs.responseType: unknown field "responseType"`,
 		"unmarked-typo-field.json":  `steps[0].inputs.maxByte: unknown field "maxByte" (did you mean "maxBytes"?)`,
