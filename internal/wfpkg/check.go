@@ -35,15 +35,37 @@ type Finding struct {
 	Fix     string `json:"fix"`
 }
 
+// String is the finding as weft check prints it, one line. Text that comes from the file (a host,
+// a field's name) is written with the characters a terminal acts on (Unsafe) as \u escapes.
 func (f Finding) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s: ", f.File, f.Severity)
+	fmt.Fprintf(&b, "%s: %s: ", escapeUnsafe(f.File), f.Severity)
 	if f.Step != "" {
 		fmt.Fprintf(&b, "step %q: ", f.Step)
 	}
-	b.WriteString(f.Message)
+	b.WriteString(escapeUnsafe(f.Message))
 	if f.Fix != "" {
-		b.WriteString(" (" + f.Fix + ")")
+		b.WriteString(" (" + escapeUnsafe(f.Fix) + ")")
+	}
+	return b.String()
+}
+
+// escapeUnsafe writes the runes of s a terminal acts on (Unsafe) as \uXXXX, and a line break as
+// \n, so that s prints as one inert line.
+func escapeUnsafe(s string) string {
+	if !strings.ContainsFunc(s, Unsafe) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\n':
+			b.WriteString(`\n`)
+		case Unsafe(r):
+			fmt.Fprintf(&b, `\u%04X`, r)
+		default:
+			b.WriteRune(r)
+		}
 	}
 	return b.String()
 }

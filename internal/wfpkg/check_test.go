@@ -56,3 +56,18 @@ func TestCheckPackage(t *testing.T) {
 		`workflow.json: note: step "store": the step has no "name" (add a short one saying what it does: plans, weft status and the Temporal UI show it)`,
 	}, got)
 }
+
+// TestFindingTextIsInert: what a finding quotes from the file (here a host with a bidi override
+// and an escape sequence) prints escaped, never raw.
+func TestFindingTextIsInert(t *testing.T) {
+	file := "{\"name\":\"x\",\"description\":\"d\",\"steps\":[{\"id\":\"a\\u001b[2J\",\"name\":\"n\",\"tool\":\"http\",\"inputs\":{\"url\":\"http://\\u202eevil.localhost/x\"}}]}"
+	fs := wfpkg.Check("w.json", []byte(file))
+	require.NotEmpty(t, fs)
+	var all strings.Builder
+	for _, f := range fs {
+		all.WriteString(f.String() + "\n")
+	}
+	out := all.String()
+	require.False(t, strings.ContainsFunc(out, func(r rune) bool { return r != '\n' && wfpkg.Unsafe(r) }), out)
+	require.Contains(t, out, `step "a\x1b[2J": http to \u202Eevil.localhost, a private, loopback or link-local address`)
+}
