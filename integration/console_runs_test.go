@@ -8,12 +8,15 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
 
+	"github.com/weftworks/weft/activities"
+	"github.com/weftworks/weft/activities/toolspec"
 	weftclient "github.com/weftworks/weft/client"
 	"github.com/weftworks/weft/console"
 )
@@ -132,4 +135,188 @@ func TestConsoleRunsPagesAndSearch(t *testing.T) {
 	require.True(t, slices.Contains(ids, found[0]))
 	require.Equal(t, "completed", status)
 	require.Contains(t, text, "Older")
+}
+
+// runsConsole serves a console over the embedded stack whose worker (task queue queue) runs
+// handlers, with the workflow files given (name → JSON).
+func runsConsole(t *testing.T, queue string, handlers map[string]activities.Handler, files map[string]string) *consoleEnv {
+	t.Helper()
+	c := dial(t)
+	startWorker(t, c, queue, handlers)
+	dir := t.TempDir()
+	for name, text := range files {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name+".json"), []byte(text), 0o644))
+	}
+	wc := weftclient.New(c, queue)
+	s, err := console.New(console.Options{Client: wc, WorkflowsDir: dir, Reviewer: "console-test", PollInterval: 100 * time.Millisecond})
+	require.NoError(t, err)
+	srv := httptest.NewServer(s.Handler())
+	t.Cleanup(srv.Close)
+	return &consoleEnv{url: srv.URL, client: wc, dir: dir}
+}
+
+// itemStatuses reads the items table of the step shown on a run page.
+const itemStatuses = `[...document.querySelectorAll('#detail table.items tbody tr[data-item] .status')].map((x) => x.textContent)`
+
+// TestConsoleRunLiveItems: on a run that is really in progress, a forEach's items show the state
+// the run's item events give while the step runs (item 0 done while items 1 and 2 still run, two
+// at a time, the others pending); the timeline has the step's bar growing; when
+// the step ends, every item shows its outcome.
+func TestConsoleRunLiveItems(t *testing.T) {
+	release := make(chan struct{})
+	var once sync.Once
+	t.Cleanup(func() { once.Do(func() { close(release) }) })
+	// item 0 answers at once, the others wait for the test
+	search := func(ctx context.Context, in map[string]any) (any, *toolspec.Usage, error) {
+		q := fmt.Sprint(in["query"])
+		if q != "0" {
+			select {
+			case <-release:
+			case <-ctx.Done():
+				return nil, nil, ctx.Err()
+			}
+		}
+		return map[string]any{"query": q, "results": []any{}}, nil, nil
+	}
+	flow := `{"name":"live-items","inputs":{"xs":{"type":"array","default":["0","1","2","4","5"]}},"steps":[
+	  {"id":"each","tool":"search","forEach":"{{ inputs.xs }}","concurrency":2,"inputs":{"query":"{{ item }}","collection":"docs"}}]}`
+	e := runsConsole(t, "console-live-items", map[string]activities.Handler{"search": search}, map[string]string{"live-items": flow})
+	code, out := e.post(t, "/api/workflows/live-items/runs", `{"inputs":{}}`)
+	require.Equal(t, http.StatusOK, code, out)
+	id := out["id"].(string)
+
+	ctx := browser(t)
+	var live []string
+	var bar, barLater string
+	inPage(t, ctx, "items while the step runs", 60*time.Second,
+		chromedp.Navigate(e.url+"/runs/"+id),
+		chromedp.WaitVisible(`svg#graph g.node[data-step="each"]`),
+		chromedp.Click(`svg#graph g.node[data-step="each"]`),
+		chromedp.WaitVisible(`#detail table.items`),
+		chromedp.Poll(itemStatuses+`.join('|') === '✓ completed|⟳ running|⟳ running|○ pending|○ pending'`, nil, chromedp.WithPollingTimeout(30*time.Second)),
+		chromedp.Evaluate(itemStatuses, &live),
+		chromedp.Evaluate(`window.__bar = document.querySelector('#timeline .tl-bar[data-step="each"]').title`, &bar),
+		chromedp.Poll(`document.querySelector('#timeline .tl-bar[data-step="each"]').title !== window.__bar`, nil,
+			chromedp.WithPollingInterval(100*time.Millisecond), chromedp.WithPollingTimeout(10*time.Second)),
+		chromedp.Evaluate(`document.querySelector('#timeline .tl-bar[data-step="each"]').title`, &barLater))
+	require.Equal(t, []string{"✓ completed", "⟳ running", "⟳ running", "○ pending", "○ pending"}, live, "item 0 done while items 1 and 2 run")
+	require.Contains(t, bar, "running")
+	require.Contains(t, bar, "so far")
+	require.NotEqual(t, bar, barLater, "the running step's bar follows the time")
+	screenshot(t, ctx, "run-live-items")
+
+	once.Do(func() { close(release) })
+	var done []string
+	inPage(t, ctx, "items when the step ended", 60*time.Second,
+		chromedp.Poll(itemStatuses+`.every((s) => s.includes('completed'))`, nil, chromedp.WithPollingTimeout(30*time.Second)),
+		chromedp.Evaluate(itemStatuses, &done))
+	require.Len(t, done, 5)
+	_, err := e.client.Result(context.Background(), id)
+	require.NoError(t, err)
+}
+
+// TestConsoleRunItemFails: on a run in progress, a forEach item that fails shows failed with its
+// error in its row as soon as it fails, and when the step has failed the item never started
+// shows not run.
+func TestConsoleRunItemFails(t *testing.T) {
+	release := make(chan struct{})
+	var once sync.Once
+	t.Cleanup(func() { once.Do(func() { close(release) }) })
+	search := func(ctx context.Context, in map[string]any) (any, *toolspec.Usage, error) {
+		q := fmt.Sprint(in["query"])
+		if q != "bad" {
+			return map[string]any{"query": q, "results": []any{}}, nil, nil
+		}
+		select {
+		case <-release:
+			return nil, nil, &activities.InputError{Msg: "the query bad is refused"}
+		case <-ctx.Done():
+			return nil, nil, ctx.Err()
+		}
+	}
+	flow := `{"name":"item-fails","inputs":{"xs":{"type":"array","default":["a","bad","c"]}},"steps":[
+	  {"id":"each","tool":"search","forEach":"{{ inputs.xs }}","concurrency":1,"inputs":{"query":"{{ item }}","collection":"docs"}}]}`
+	e := runsConsole(t, "console-item-fails", map[string]activities.Handler{"search": search}, map[string]string{"item-fails": flow})
+	code, out := e.post(t, "/api/workflows/item-fails/runs", `{"inputs":{}}`)
+	require.Equal(t, http.StatusOK, code, out)
+	id := out["id"].(string)
+
+	ctx := browser(t)
+	inPage(t, ctx, "an item in flight", 60*time.Second,
+		chromedp.Navigate(e.url+"/runs/"+id),
+		chromedp.WaitVisible(`svg#graph g.node[data-step="each"]`),
+		chromedp.Click(`svg#graph g.node[data-step="each"]`),
+		chromedp.WaitVisible(`#detail table.items`),
+		chromedp.Poll(itemStatuses+`.join('|') === '✓ completed|⟳ running|○ pending'`, nil, chromedp.WithPollingTimeout(30*time.Second)))
+	once.Do(func() { close(release) })
+	var statuses []string
+	var preview string
+	inPage(t, ctx, "a failed item", 60*time.Second,
+		chromedp.Poll(itemStatuses+`[1] === '✕ failed'`, nil, chromedp.WithPollingTimeout(30*time.Second)),
+		chromedp.WaitVisible(`#run-error`),
+		chromedp.Evaluate(itemStatuses, &statuses),
+		chromedp.Text(`#detail tr[data-item="1"] .item-preview`, &preview))
+	require.Equal(t, []string{"✓ completed", "✕ failed", "not run"}, statuses)
+	require.Contains(t, preview, "bad is refused", "the item's error in its row")
+	_, err := e.client.Result(context.Background(), id)
+	require.Error(t, err)
+}
+
+// TestConsoleRunAgentIterations: an agent's run page, on a real history: its tool calls grouped by
+// iteration with the model's text of each, the last iteration open, each call's status in words.
+func TestConsoleRunAgentIterations(t *testing.T) {
+	model := func(ctx context.Context, in map[string]any) (any, *toolspec.Usage, error) {
+		msgs, _ := in["messages"].([]any)
+		seen := 0
+		for _, m := range msgs {
+			if mm, _ := m.(map[string]any); mm["role"] == "tool" {
+				seen++
+			}
+		}
+		if seen >= 2 {
+			return map[string]any{"text": "all done", "toolCalls": []any{}}, &toolspec.Usage{TotalTokens: 3}, nil
+		}
+		return map[string]any{"text": fmt.Sprintf("looking, turn %d", seen+1), "toolCalls": []any{map[string]any{
+			"id": fmt.Sprintf("c%d", seen+1), "name": "search", "arguments": fmt.Sprintf(`{"query":"q%d","collection":"docs"}`, seen+1)}}}, &toolspec.Usage{TotalTokens: 3}, nil
+	}
+	flow := `{"name":"agent-view","steps":[{"id":"a","tool":"agent","inputs":{"prompt":"find it","tools":["search"],"maxIterations":5}}],"output":"{{ a.output.text }}"}`
+	e := runsConsole(t, "console-agent-view", map[string]activities.Handler{"llm": model, "search": fakeSearch}, map[string]string{"agent-view": flow})
+	code, out := e.post(t, "/api/workflows/agent-view/runs", `{"inputs":{}}`)
+	require.Equal(t, http.StatusOK, code, out)
+	id := out["id"].(string)
+	_, err := e.client.Result(context.Background(), id)
+	require.NoError(t, err)
+
+	ctx := browser(t)
+	type group struct {
+		Summary, Text string
+		Open          bool
+		Calls         []string
+	}
+	var groups []group
+	var args string
+	inPage(t, ctx, "agent iterations", 60*time.Second,
+		chromedp.Navigate(e.url+"/runs/"+id),
+		chromedp.WaitVisible(`svg#graph g.node[data-step="a"]`),
+		chromedp.Click(`svg#graph g.node[data-step="a"]`),
+		chromedp.WaitVisible(`#detail details.iteration`),
+		chromedp.Evaluate(`[...document.querySelectorAll('#detail details.iteration')].map((d) => ({ Summary: d.querySelector('summary').textContent, Open: d.open,
+		  Text: (d.querySelector('.model-text') || {}).textContent || '', Calls: [...d.querySelectorAll('li.call .call-head')].map((c) => c.textContent) }))`, &groups),
+		chromedp.Click(`#detail details.iteration[data-iteration="2"] > summary`),
+		chromedp.Click(`#detail details.iteration[data-iteration="2"] li.call details.call-args > summary`),
+		chromedp.Text(`#detail details.iteration[data-iteration="2"] li.call details.call-args pre`, &args))
+	require.Len(t, groups, 3, "two iterations with a search each, and the answer: %+v", groups)
+	for i, g := range groups {
+		require.Contains(t, g.Summary, fmt.Sprintf("Iteration %d", i+1))
+		require.Equal(t, i == 2, g.Open, "only the last iteration starts open: %+v", g)
+	}
+	require.Len(t, groups[0].Calls, 1)
+	require.Contains(t, groups[0].Calls[0], "search")
+	require.Contains(t, groups[0].Calls[0], "completed", "the call's status in words")
+	require.Contains(t, groups[0].Text, "looking, turn 1")
+	require.Contains(t, groups[1].Text, "looking, turn 2")
+	require.Contains(t, groups[2].Text, "all done")
+	require.Empty(t, groups[2].Calls)
+	require.Contains(t, args, "q2", "the call's arguments as the run recorded them")
+	screenshot(t, ctx, "run-agent-iterations")
 }

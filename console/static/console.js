@@ -516,6 +516,7 @@
       if (t && live) return told.reviews.has(`${s.id}[${i}]`) ? 'awaiting_review' : 'running';
       if (s.status === 'completed') return 'completed';
       if (live) return told.whole ? 'pending' : 'pending or running';
+      if (told.whole && s.status !== 'completed') return 'not run';
       return r ? 'not run' : 'unknown';
     };
     function draw(focusSel) {
