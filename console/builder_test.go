@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
 
@@ -501,4 +502,48 @@ func TestBuilderDrawsLinksAsDrawflow(t *testing.T) {
 	for i := range after {
 		require.True(t, same(after[i], drawflows[i]), "link %d after the move", i)
 	}
+}
+
+// TestBuilderLayoutFitsTheCanvas: a file's steps are laid out to the canvas's shape, so that Fit
+// shows every step at a size that can still be read: a 30-step chain (in bands, not one row of 30),
+// one step feeding 99 (in several columns, not one column of 99) and 10 chains of 10. No two steps
+// overlap.
+func TestBuilderLayoutFitsTheCanvas(t *testing.T) {
+	chain := `{"name":"chain","steps":[{"id":"s0","tool":"template","inputs":{"text":"start"}}`
+	for i := 1; i < 30; i++ {
+		chain += fmt.Sprintf(`,{"id":"s%d","tool":"template","inputs":{"text":"{{ s%d.output.text }}"}}`, i, i-1)
+	}
+	chain += `]}`
+	fan := `{"name":"fan","steps":[{"id":"root","tool":"template","inputs":{"text":"start"}}`
+	for i := range 99 {
+		fan += fmt.Sprintf(`,{"id":"s%d","tool":"template","inputs":{"text":"{{ root.output.text }} %d"}}`, i, i)
+	}
+	fan += `]}`
+	srv := newConsole(t, console.Options{Client: lazyClient(t)})
+	ctx := chromium(t)
+	run(t, ctx, "open", chromedp.Navigate(srv.URL+"/build"), chromedp.Poll(`window.__weftBuilderReady === true`, nil))
+	for _, tc := range []struct{ name, file string }{{"30-step chain", chain}, {"one step feeding 99", fan}, {"10 chains of 10", hundredStepFile()}} {
+		t.Run(tc.name, func(t *testing.T) {
+			var m struct {
+				Zoom             float64
+				Outside, Overlap int
+			}
+			run(t, ctx, tc.name, chromedp.Evaluate(fmt.Sprintf(`window.__weftBuilder.importText(%q, 'f.json')`, tc.file), nil),
+				chromedp.Evaluate(`new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => {
+				  const c = document.getElementById('b-canvas').getBoundingClientRect();
+				  const boxes = [...document.querySelectorAll('.drawflow-node')].map((n) => n.getBoundingClientRect());
+				  let outside = 0, overlap = 0;
+				  boxes.forEach((r, i) => {
+				    if (r.left < c.left - 1 || r.right > c.right + 1 || r.top < c.top - 1 || r.bottom > c.bottom + 1) outside++;
+				    for (const q of boxes.slice(i + 1)) if (r.left < q.right && q.left < r.right && r.top < q.bottom && q.top < r.bottom) overlap++;
+				  });
+				  r({ Zoom: window.__weftBuilder.view().zoom, Outside: outside, Overlap: overlap });
+				})))`, &m, func(p *runtime.EvaluateParams) *runtime.EvaluateParams { return p.WithAwaitPromise(true) }))
+			t.Logf("%s: Fit shows every step at %.0f%%", tc.name, m.Zoom*100)
+			require.Zero(t, m.Outside, "every step is on the canvas after Fit")
+			require.Zero(t, m.Overlap, "no two steps overlap")
+			require.GreaterOrEqual(t, m.Zoom, 0.25, "at a zoom where a step's name can still be made out")
+		})
+	}
+	shot(t, ctx, "builder-fan-fit")
 }

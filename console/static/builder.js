@@ -131,16 +131,43 @@
     }
     return layer;
   }
-  // place gives every step without a position one: columns by dependency depth.
+  // place gives every step without a position one (all: every step), on a grid of columns by
+  // dependency depth folded to the canvas's shape, so that Fit shows it as large as it can: a
+  // column of many steps is split into several, or a long chain of narrow columns is laid out in
+  // bands, one under the other. Of the ways to fold it, the one Fit shows largest is taken; the
+  // unfolded grid when it fits as well.
   function place(all) {
+    const todo = steps().filter((s) => s && typeof s.id === 'string' && (all || !pos[s.id]));
+    if (!todo.length) return;
     const layer = layers();
-    const rows = {};
+    const cols = []; // the step ids of each dependency depth
     for (const s of steps()) {
       if (!s || typeof s.id !== 'string') continue;
       const l = layer[s.id] || 0;
-      rows[l] = (rows[l] || 0) + 1;
-      if (all || !pos[s.id]) pos[s.id] = { x: PAD + l * COL, y: PAD + (rows[l] - 1) * ROW };
+      (cols[l] = cols[l] || []).push(s.id);
     }
+    for (let l = 0; l < cols.length; l++) cols[l] = cols[l] || [];
+    const W = (typeof canvas !== 'undefined' && canvas.clientWidth) || 800, H = (typeof canvas !== 'undefined' && canvas.clientHeight) || 600;
+    const zoomFor = (across, down) => Math.min(1, W / ((across - 1) * COL + NODE_W + 80), H / ((down - 1) * ROW + NODE_H + 40));
+    const widest = Math.max(1, ...cols.map((c) => c.length));
+    let best = { zoom: zoomFor(cols.length, widest), rows: widest, band: cols.length };
+    const better = (zoom, rows, band) => { if (zoom > best.zoom * 1.01) best = { zoom, rows, band }; };
+    for (let rows = 1; rows < widest; rows++) {
+      better(zoomFor(cols.reduce((n, c) => n + Math.max(1, Math.ceil(c.length / rows)), 0), rows), rows, cols.length);
+    }
+    for (let band = 1; band < cols.length; band++) {
+      const bands = Math.ceil(cols.length / band);
+      better(zoomFor(band, bands * (widest + 1) - 1), widest, band);
+    }
+    const at = {};
+    let x = 0;
+    cols.forEach((c, l) => {
+      const b = Math.floor(l / best.band);
+      if (l % best.band === 0) x = 0;
+      c.forEach((id, i) => { at[id] = { x: PAD + (x + Math.floor(i / best.rows)) * COL, y: PAD + (b * (widest + 1) + (i % best.rows)) * ROW }; });
+      x += Math.max(1, Math.ceil(c.length / best.rows));
+    });
+    for (const s of todo) pos[s.id] = at[s.id];
   }
 
   // outputField picks the field of from's output that fits the input schema want.
