@@ -6,7 +6,7 @@ FUZZTIME  ?= 10m
 BENCHTIME ?= 1s
 TEMPORAL_CLI := bin/temporal
 
-.PHONY: help build test run bench fuzz lint fmt clean proto workflowcheck mcp-smoke mcp-conformance agui-client temporal soak cluster scaleout
+.PHONY: help build test run bench fuzz lint fmt clean proto workflowcheck mcp-smoke mcp-conformance mcp-client agui-client temporal soak cluster scaleout
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
@@ -55,13 +55,16 @@ SERVER_TIMEOUT ?= 30m
 
 test: lint $(TEMPORAL_CLI) ## the test suite CI runs (the integration tests drive the temporal CLI too)
 	$(GO) test -race -count=1 -timeout $(RACE_TIMEOUT) $(RACE_PKGS)
-	$(MAKE) agui-client
+	$(MAKE) agui-client mcp-client
 	$(GO) test -count=1 -timeout $(SERVER_TIMEOUT) $(SERVER_PKGS)
 	$(MAKE) mcp-smoke
 	$(MAKE) mcp-conformance
 
 agui-client: ## install the public AG-UI client (npm, pinned) that TestAGUIClientAcceptsARealRun drives
 	npm ci --prefix scripts/agui-client --no-audit --no-fund --loglevel=error
+
+mcp-client: ## install the TypeScript MCP SDK (npm, pinned in scripts/mcp-smoke) that TestMCPTypeScriptClient drives
+	npm ci --prefix scripts/mcp-smoke --no-audit --no-fund --loglevel=error
 
 mcp-smoke: build ## the TypeScript MCP SDK and the MCP Inspector CLI against weft mcp (npm, pinned)
 	bash scripts/mcp-smoke/run.sh
