@@ -136,6 +136,56 @@ func newSearchCommand() *cobra.Command {
 	return cmd
 }
 
+func newCreateCommand() *cobra.Command {
+	var (
+		from, output string
+		o            wfpkg.CreateOptions
+		asJSON       bool
+	)
+	cmd := &cobra.Command{
+		Use:   "create --from FILE|TEMPLATE [--name NAME] [--output DIR]",
+		Short: "Make a vai workflow package from a workflow file",
+		Long: "Makes a package in vai's layout from a valid workflow file (or template, or installed package):\n" +
+			"DIR/package.json (vai-workflow-NAME, version, description, keywords, author, license MIT, and the\n" +
+			"\"vai\" field: workflowVersion 1.0, the category weft infers from the tools, the tools the steps use),\n" +
+			"DIR/workflow.json (the file as written) and DIR/README.md (its inputs, steps and commands).\n" +
+			"NAME defaults to the workflow's name, DIR to ./vai-workflow-NAME. The package is checked as\n" +
+			"weft install reads it; nothing is published. Add a LICENSE file before you publish it (npm publish DIR).",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if from == "" {
+				return invalid(errors.New("--from FILE is required: the workflow file to package"))
+			}
+			name, data, err := readWorkflow(from)
+			if err != nil {
+				return invalid(err)
+			}
+			o.Dir = output
+			c, err := wfpkg.Create(name, data, o)
+			if err != nil {
+				return invalid(err)
+			}
+			if asJSON {
+				return writeJSON(cmd.OutOrStdout(), c)
+			}
+			for _, w := range c.Warnings {
+				fmt.Fprintln(cmd.ErrOrStderr(), "warning:", w)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "created %s in %s: %s (category %s; tools %s)\ncheck it: weft check %s; try it: weft install %s; publish it, with a LICENSE added: npm publish %s\n",
+				c.Name, c.Dir, strings.Join(c.Files, ", "), c.Category, strings.Join(c.Tools, ", "), c.Dir, c.Dir, c.Dir)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&from, "from", "", "the workflow file (or template, or installed package) to package")
+	cmd.Flags().StringVar(&o.Name, "name", "", "the package's name without vai-workflow- (default: the workflow's name)")
+	cmd.Flags().StringVar(&o.Author, "author", "", "package.json's author")
+	cmd.Flags().StringVar(&o.Version, "version", "1.0.0", "package.json's version")
+	cmd.Flags().StringVar(&output, "output", "", "the package's directory (default: ./vai-workflow-NAME)")
+	cmd.Flags().BoolVar(&o.Force, "force", false, "replace the package's files when the directory has them")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print what was made as JSON")
+	return cmd
+}
+
 func newUninstallCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "uninstall NAME",

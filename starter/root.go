@@ -90,6 +90,7 @@ func NewRootCommand() *cobra.Command {
 		newPingCommand(),
 		newInstallCommand(),
 		newSearchCommand(),
+		newCreateCommand(),
 		newUninstallCommand(),
 		newInfoCommand(),
 		newCheckCommand(),

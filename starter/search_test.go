@@ -3,6 +3,7 @@ package starter_test
 import (
 	"encoding/json"
 	"net/http"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -53,4 +54,28 @@ Install one: weft install NAME (weft check NAME after, to see its findings)
 	require.Equal(t, 1, code)
 	require.Contains(t, errOut, "searching "+down.URL+" (WEFT_NPM_REGISTRY or npm_config_registry set another registry)")
 	require.Contains(t, errOut, "502 Bad Gateway")
+}
+
+// TestCreateCommand: weft create packages a workflow file in vai's layout; weft check and weft
+// install read what it made; --from is required and an existing package is not overwritten.
+func TestCreateCommand(t *testing.T) {
+	packagesEnv(t)
+	dir := filepath.Join(t.TempDir(), "pkg")
+	code, out, errOut := weft(t, "", "create", "--from", "../testdata/vai/numeric-segments.json", "--output", dir, "--author", "Ana")
+	require.Equal(t, 0, code, out+errOut)
+	require.Equal(t, "created vai-workflow-numeric-segments in "+dir+": README.md, package.json, workflow.json (category analysis; tools filter, generate, search)\n"+
+		"check it: weft check "+dir+"; try it: weft install "+dir+"; publish it, with a LICENSE added: npm publish "+dir+"\n", out)
+	code, out, errOut = weft(t, "", "check", dir)
+	require.Equal(t, 0, code, out+errOut)
+	require.NotContains(t, out, "package.json: warning")
+	code, out, errOut = weft(t, "", "install", dir)
+	require.Equal(t, 0, code, out+errOut)
+	require.Contains(t, out, "installed vai-workflow-numeric-segments@1.0.0 (community)")
+
+	code, _, errOut = weft(t, "", "create", "--from", "../testdata/vai/numeric-segments.json", "--output", dir)
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, "README.md already exists: give another --output, or --force")
+	code, _, errOut = weft(t, "", "create", "--output", dir)
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, "--from FILE is required")
 }
