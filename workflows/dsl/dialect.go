@@ -183,9 +183,9 @@ func vaiFieldInStep(step map[string]any) (where, field, tool string) {
 	return "", "", ""
 }
 
-// unknownInputs lists, sorted, the fields of inputs that the tool's schema does not take (vai's
-// other names for its fields are known: they become the tool's own). A tool whose schema takes
-// any field has none.
+// unknownInputs lists, sorted, the fields of inputs (vai's names already made the tool's own:
+// Spec.Canonical) that the tool's schema does not take. A tool whose schema takes any field has
+// none.
 func unknownInputs(spec *toolspec.Spec, inputs map[string]any) []string {
 	sch, err := spec.Schema()
 	if err != nil || sch == nil {
@@ -197,13 +197,9 @@ func unknownInputs(spec *toolspec.Spec, inputs map[string]any) []string {
 	var unknown []string
 	//workflowcheck:ignore the result does not depend on map order (copied, or sorted after)
 	for k := range inputs {
-		if _, ok := sch.Properties[k]; ok || spec.IsLazy(k) {
-			continue
+		if _, ok := sch.Properties[k]; !ok && !spec.IsLazy(k) {
+			unknown = append(unknown, k)
 		}
-		if _, alias := spec.Aliases[k]; alias {
-			continue
-		}
-		unknown = append(unknown, k)
 	}
 	sort.Strings(unknown)
 	return unknown
