@@ -48,6 +48,8 @@ type Options struct {
 	PollInterval time.Duration
 	// RunsPerPage is how many runs a page of the runs list shows (default 50).
 	RunsPerPage int
+	// ReviewsPerPage is how many pending reviews a page of the reviews list shows (default 50).
+	ReviewsPerPage int
 	// EvalsDir is the folder of weft eval's reports the Evals page lists (default .weft/evals,
 	// evalreport.DefaultDir).
 	EvalsDir string
@@ -93,6 +95,9 @@ func New(o Options) (*Server, error) {
 	}
 	if o.RunsPerPage <= 0 {
 		o.RunsPerPage = 50
+	}
+	if o.ReviewsPerPage <= 0 {
+		o.ReviewsPerPage = 50
 	}
 	if len(o.AllowedHosts) == 0 {
 		o.AllowedHosts = []string{"127.0.0.1", "localhost", "::1"}

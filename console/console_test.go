@@ -1,7 +1,9 @@
 package console_test
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -12,14 +14,24 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
+	commonpb "go.temporal.io/api/common/v1"
+	"go.temporal.io/api/enums/v1"
+	workflowpb "go.temporal.io/api/workflow/v1"
+	"go.temporal.io/api/workflowservice/v1"
 	tclient "go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
+	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/weftworks/weft/auth"
 	weftclient "github.com/weftworks/weft/client"
 	"github.com/weftworks/weft/console"
+	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 	"github.com/weftworks/weft/templates"
+	"github.com/weftworks/weft/workflows"
 	"github.com/weftworks/weft/workflows/dsl"
 )
 
@@ -400,4 +412,110 @@ func TestConsoleOperatorOnLoopback(t *testing.T) {
 	require.Equal(t, http.StatusBadGateway, code, out)
 	code, out = post(t, c, srv.URL+"/api/workflows/approval-demo/runs", token, srv.URL, `{"inputs":{"version":"1"}}`)
 	require.Equal(t, http.StatusBadGateway, code, out)
+}
+
+// reviewsTemporal is a Temporal whose n running runs (r0 … r{n-1}) each wait on one review, r0
+// asked first.
+type reviewsTemporal struct {
+	tclient.Client
+	n int
+}
+
+var reviewsAsked = time.Date(2025, 1, 1, 10, 0, 0, 0, time.UTC)
+
+func (f *reviewsTemporal) ListWorkflow(context.Context, *workflowservice.ListWorkflowExecutionsRequest) (*workflowservice.ListWorkflowExecutionsResponse, error) {
+	resp := &workflowservice.ListWorkflowExecutionsResponse{}
+	for i := range f.n {
+		resp.Executions = append(resp.Executions, &workflowpb.WorkflowExecutionInfo{
+			Execution: &commonpb.WorkflowExecution{WorkflowId: fmt.Sprintf("r%d", i)}, Type: &commonpb.WorkflowType{Name: workflows.WorkflowType},
+			Status: enums.WORKFLOW_EXECUTION_STATUS_RUNNING, StartTime: timestamppb.New(reviewsAsked)})
+	}
+	return resp, nil
+}
+
+func (f *reviewsTemporal) QueryWorkflow(_ context.Context, id, _, _ string, _ ...any) (converter.EncodedValue, error) {
+	var i int
+	if _, err := fmt.Sscanf(id, "r%d", &i); err != nil {
+		return nil, err
+	}
+	st := &weftv1.ExecutionState{Workflow: "queue", Status: "awaiting_review", PendingReviews: []*weftv1.ReviewRequest{{
+		Id: "gate", Title: "review of " + id, RequestedAt: timestamppb.New(reviewsAsked.Add(time.Duration(i) * time.Minute))}}}
+	p, err := converter.GetDefaultDataConverter().ToPayload(st)
+	if err != nil {
+		return nil, err
+	}
+	return encoded{p}, nil
+}
+
+// TestReviewsPaging: the reviews list is paged as the runs list is (the longest waiting first,
+// ReviewsPerPage a page, First/Previous/Next, the page kept by the live refresh), and the nav's
+// count and the list say how many wait in all, not how many one page shows.
+func TestReviewsPaging(t *testing.T) {
+	const n, per = 7, 3
+	srv := newConsole(t, console.Options{Client: weftclient.New(&reviewsTemporal{n: n}, "console-test"), Reviewer: "op", ReviewsPerPage: per})
+	type page struct {
+		Reviews []struct {
+			Run string `json:"run"`
+		} `json:"reviews"`
+		Pager struct {
+			Page  int    `json:"page"`
+			Newer string `json:"newerURL"`
+			Older string `json:"olderURL"`
+		} `json:"pager"`
+		Total int `json:"total"`
+	}
+	read := func(u string) page {
+		resp, err := http.Get(srv.URL + u)
+		require.NoError(t, err)
+		var p page
+		require.NoError(t, json.Unmarshal([]byte(body(t, resp)), &p), u)
+		return p
+	}
+	runs := func(p page) []string {
+		var out []string
+		for _, r := range p.Reviews {
+			out = append(out, r.Run)
+		}
+		return out
+	}
+	first := read("/api/reviews")
+	require.Equal(t, []string{"r0", "r1", "r2"}, runs(first), "the longest waiting first")
+	require.Equal(t, n, first.Total)
+	require.Equal(t, 1, first.Pager.Page)
+	require.Empty(t, first.Pager.Newer)
+	require.True(t, strings.HasPrefix(first.Pager.Older, "/reviews?before="), first.Pager.Older)
+	second := read("/api" + first.Pager.Older)
+	require.Equal(t, []string{"r3", "r4", "r5"}, runs(second))
+	require.Equal(t, 2, second.Pager.Page)
+	require.Equal(t, "/reviews", second.Pager.Newer)
+	last := read("/api" + second.Pager.Older)
+	require.Equal(t, []string{"r6"}, runs(last))
+	require.Empty(t, last.Pager.Older)
+
+	ctx := chromium(t)
+	cards := `[...document.querySelectorAll('#review-list .card')].map((c) => c.dataset.run)`
+	var got struct {
+		Cards           []string
+		Count, Total    string
+		Page, Next, Prv string
+	}
+	state := `({ Cards: ` + cards + `, Count: document.getElementById('review-count').textContent, Total: document.getElementById('review-total').textContent,
+	  Page: document.getElementById('page-no').textContent, Next: document.getElementById('older').textContent, Prv: document.getElementById('newer').textContent })`
+	run(t, ctx, "first page", chromedp.Navigate(srv.URL+"/reviews"), chromedp.WaitVisible(`#review-list .card`), chromedp.Evaluate(state, &got))
+	require.Equal(t, []string{"r0", "r1", "r2"}, got.Cards)
+	require.Equal(t, "7", got.Count, "the nav counts every review waiting")
+	require.Equal(t, "7 waiting in all, 3 on this page.", got.Total)
+	require.Equal(t, "page 1", got.Page)
+	require.Equal(t, "Next ›", got.Next, "a queue's pager says Next, not Older")
+
+	// the second page, kept by the live refresh (two more reads of the list)
+	run(t, ctx, "second page", chromedp.Click(`#older`), chromedp.WaitVisible(`#newer`),
+		chromedp.Evaluate(`(() => { window.__reads = 0; const f = window.fetch; window.fetch = (u, o) => { if (String(u).startsWith('/api/reviews')) window.__reads++; return f(u, o); }; })()`, nil),
+		chromedp.Poll(`window.__reads >= 2`, nil, chromedp.WithPollingTimeout(10*time.Second)),
+		chromedp.Evaluate(state, &got))
+	require.Equal(t, []string{"r3", "r4", "r5"}, got.Cards)
+	require.Equal(t, "page 2", got.Page)
+	require.Equal(t, "‹ Previous", got.Prv)
+	require.Equal(t, "7", got.Count)
+	shot(t, ctx, "reviews-page-2")
 }

@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
+	"math"
 	"net/http"
 	"net/url"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -42,6 +44,7 @@ type pageData struct {
 	TemporalUI string
 
 	Reviews []PendingReview
+	Total   int // how many reviews wait, on every page
 
 	Catalog []CatalogRow
 	Entry   *CatalogRow
@@ -425,23 +428,60 @@ func (s *Server) pendingReviews(ctx context.Context, sess *session) ([]PendingRe
 	return out, nil
 }
 
+// reviewKey orders the pending reviews as the list shows them, the longest waiting first, in the
+// backwards order listPager pages: the time the review was asked counted back from the end of
+// time, then its run and gate.
+func reviewKey(p PendingReview) string {
+	at := max(p.Review.GetRequestedAt().AsTime().UnixNano(), 0)
+	return fmt.Sprintf("%019d.%s.%s", math.MaxInt64-at, p.Run, p.Review.GetId())
+}
+
+// reviewPage is the page of the pending reviews that starts after the review q's "before" names
+// (ReviewsPerPage of them, the longest waiting first; that review need not wait any more), its
+// pager, and how many reviews wait in all.
+func (s *Server) reviewPage(ctx context.Context, q url.Values, sess *session) ([]PendingReview, Pager, int, error) {
+	all, err := s.pendingReviews(ctx, sess)
+	if err != nil {
+		return nil, Pager{Page: 1, Of: "reviews", Queue: true}, 0, err
+	}
+	keys := make([]string, len(all))
+	for i := range all {
+		keys[i] = reviewKey(all[i])
+	}
+	order := make([]int, len(all))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return keys[order[a]] > keys[order[b]] })
+	sorted, sortedKeys := make([]PendingReview, len(all)), make([]string, len(all))
+	for i, j := range order {
+		sorted[i], sortedKeys[i] = all[j], keys[j]
+	}
+	pg, lo, hi := listPager("/reviews", sortedKeys, q.Get("before"), s.o.ReviewsPerPage)
+	pg.Of, pg.Queue = "reviews", true
+	return sorted[lo:hi], pg, len(all), nil
+}
+
 func (s *Server) reviewsPage(w http.ResponseWriter, r *http.Request, sess *session) {
 	d := s.base(sess, "Reviews", "reviews")
-	reviews, err := s.pendingReviews(r.Context(), sess)
+	reviews, pg, total, err := s.reviewPage(r.Context(), r.URL.Query(), sess)
 	if err != nil {
 		d.Error = err.Error()
 	}
-	d.Reviews, d.Data = reviews, mustJSON(reviews)
+	d.Reviews, d.Pager, d.Total = reviews, pg, total
+	d.Data = mustJSON(map[string]any{"reviews": reviews, "pager": pg, "total": total})
 	s.render(w, "reviews", d, http.StatusOK)
 }
 
+// apiReviews answers a page of the pending reviews (?before= as the reviews page), its pager and
+// how many wait in all (the nav's count).
 func (s *Server) apiReviews(w http.ResponseWriter, r *http.Request, sess *session) {
-	reviews, err := s.pendingReviews(r.Context(), sess)
+	reviews, pg, total, err := s.reviewPage(r.Context(), r.URL.Query(), sess)
 	if err != nil {
 		clientError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"reviews": reviews})
+	writeJSON(w, http.StatusOK, map[string]any{"reviews": reviews, "pager": pg, "total": total})
 }
 
 // decisionBody is what the review controls send.

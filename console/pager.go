@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// Pager is the runs list's paging (and, built by listPager, the Evals list's): the page's filters, where it starts (After, a client page
+// Pager is the runs list's paging (and, built by listPager, the Evals and reviews lists'): the page's filters, where it starts (After, a client page
 // token) and the trail of the pages before it (Back), so that Newer goes back one page as Older
 // goes on one. The links keep the filters.
 type Pager struct {
@@ -20,6 +20,9 @@ type Pager struct {
 	Older  string `json:"olderURL,omitempty"`
 	// Of names what is paged, for the pager's label ("runs", "eval reports").
 	Of string `json:"-"`
+	// Queue: the list starts with the longest waiting (the reviews), and its links say First,
+	// Previous and Next instead of Newest, Newer and Older.
+	Queue bool `json:"-"`
 
 	filters url.Values
 }

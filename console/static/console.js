@@ -901,6 +901,22 @@
     es.addEventListener('end', () => es.close());
   }
 
+  // pagerLinks shows the pager's links of a list read again (console/pager.go; layout.html's
+  // "pager"): a link without an address is hidden.
+  function pagerLinks(pager) {
+    const link = (id, href) => {
+      const a = document.getElementById(id);
+      if (!a) return;
+      a.hidden = !href;
+      if (href) a.setAttribute('href', href); else a.removeAttribute('href');
+    };
+    link('newest', pager.newestURL);
+    link('newer', pager.newerURL);
+    link('older', pager.olderURL);
+    const no = document.getElementById('page-no');
+    if (no) no.textContent = `page ${pager.page}`;
+  }
+
   // ---- runs page ----
   // The rows are read again every second for the page shown (its filters, and where it starts:
   // a page token and the trail of the pages before it, console/pager.go). Typing in the filters
@@ -911,12 +927,6 @@
     if (!body || !form) return;
     let at = { after: body.dataset.after || '', back: body.dataset.back || '' };
     let seq = 0;
-    function link(id, href) {
-      const a = document.getElementById(id);
-      if (!a) return;
-      a.hidden = !href;
-      if (href) a.setAttribute('href', href); else a.removeAttribute('href');
-    }
     async function refresh() {
       const q = new URLSearchParams();
       for (const [k, v] of new FormData(form)) if (String(v).trim()) q.set(k, v);
@@ -938,10 +948,7 @@
             el('td', { class: 'num' }, r.tokens > 0 ? r.tokens.toLocaleString() : '—'),
             el('td', { class: 'num' }, r.costUsd ? `$${r.costUsd.toFixed(4)}` : '—'))));
         }
-        link('newest', pager.newestURL);
-        link('newer', pager.newerURL);
-        link('older', pager.olderURL);
-        document.getElementById('page-no').textContent = `page ${pager.page}`;
+        pagerLinks(pager);
         document.getElementById('live').classList.remove('stale');
       } catch (err) {
         document.getElementById('live').classList.add('stale');
@@ -973,16 +980,21 @@
   }
   function pollReviewCount() {
     if (!document.getElementById('review-count') || document.body.dataset.page === 'login') return;
-    const poll = () => get('/api/reviews').then((r) => reviewCount(r.reviews.length)).catch(() => {});
+    const poll = () => get('/api/reviews').then((r) => reviewCount(r.total)).catch(() => {});
     poll();
     setInterval(poll, 10000);
   }
 
+  // The list is paged as the runs list is (?before= names the review the page starts after; a
+  // review decided since need not wait any more); the page shown is read again every 2 s.
   function reviewsPage() {
     const list = document.getElementById('review-list');
     if (!list) return;
     const cards = new Map();
-    function show(reviews) {
+    const before = new URLSearchParams(window.location.search).get('before') || '';
+    const url = before ? `/api/reviews?${new URLSearchParams({ before })}` : '/api/reviews';
+    function show({ reviews, pager, total }) {
+      reviews = reviews || [];
       const live = new Set();
       for (const p of reviews) {
         const key = `${p.run}\u0000${p.review.id}`;
@@ -994,13 +1006,19 @@
         }
       }
       cards.forEach((c, key) => { if (!live.has(key) && !settling(c)) { c.remove(); cards.delete(key); } });
-      document.getElementById('no-reviews').hidden = cards.size > 0;
-      reviewCount(reviews.length);
+      const none = document.getElementById('no-reviews');
+      none.hidden = cards.size > 0;
+      // written only when it changed: the count is a live region read out on change
+      const say = (e, text) => { if (e && e.textContent !== text) e.textContent = text; };
+      say(none, total ? 'Nothing waits on this page: the first page has the reviews still waiting.' : 'Nothing waits for a decision.');
+      say(document.getElementById('review-total'), `${total || 0} waiting in all${total > reviews.length ? `, ${reviews.length} on this page` : ''}.`);
+      if (pager) pagerLinks(pager);
+      reviewCount(total || 0);
     }
-    show(JSON.parse(list.dataset.reviews || '[]') || []); // null when the listing failed (the page says why)
+    show(JSON.parse(list.dataset.reviews || '{}') || {});
     const f = document.getElementById('reviewer');
     if (f && localStorage.getItem('weft-reviewer')) f.value = localStorage.getItem('weft-reviewer');
-    setInterval(() => get('/api/reviews').then((r) => show(r.reviews)).catch(() => {}), 2000);
+    setInterval(() => get(url).then(show).catch(() => {}), 2000);
   }
 
   // ---- workflows (playground) ----
