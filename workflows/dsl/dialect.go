@@ -183,6 +183,21 @@ func vaiFieldInStep(step map[string]any) (where, field, tool string) {
 	return "", "", ""
 }
 
+// hintVaiSchema adds, to a file nothing marked as weft's or vai's that gives a tool a field it
+// does not take (an error in weft's format), one warning saying how a vai file says it is one:
+// vai ignores such fields, and so does weft in vai's dialect.
+func (c *compiler) hintVaiSchema() {
+	for _, d := range c.diags {
+		if d.Severity == SeverityError && strings.HasPrefix(d.Message, "unknown field ") && strings.Contains(d.Where, "inputs.") {
+			w := c.src.At("", "nothing marks this file as weft's or vai's, so it is read as weft's, where an input field a tool does not take is an error",
+				`if it is a vai file, say so with a "$schema" whose URL names vai: the fields are then ignored with a warning, as vai ignores them`)
+			w.Severity = SeverityWarning
+			c.diags = append(c.diags, w)
+			return
+		}
+	}
+}
+
 // unknownInputs lists, sorted, the fields of inputs (vai's names already made the tool's own:
 // Spec.Canonical) that the tool's schema does not take. A tool whose schema takes any field has
 // none.

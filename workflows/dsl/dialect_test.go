@@ -113,8 +113,17 @@ func TestVaiFieldsOnly(t *testing.T) {
 			require.Contains(t, w.Warnings.Error(), tt.warn)
 		})
 	}
+	// an unmarked file refused for an unknown field says how a vai file says it is one; a file
+	// marked as weft's does not
+	const vaiHint = `warning: nothing marks this file as weft's or vai's, so it is read as weft's, where an input field a tool does not take is an error (if it is a vai file, say so with a "$schema" whose URL names vai`
+	_, err := dsl.Load("w.json", []byte(strings.Replace(http(""), "responseType", "maxByte", 1)))
+	require.ErrorContains(t, err, vaiHint)
+	_, err = dsl.Load("w.weft.json", []byte(http("")))
+	require.Error(t, err)
+	require.NotContains(t, err.Error(), "nothing marks this file")
+
 	// a definition built in Go is weft's
-	_, err := dsl.FromDefinition(&dsl.Definition{Name: "w", Steps: []dsl.Step{{ID: "p", Tool: "http",
+	_, err = dsl.FromDefinition(&dsl.Definition{Name: "w", Steps: []dsl.Step{{ID: "p", Tool: "http",
 		Inputs: map[string]any{"url": "https://example.com", "responseType": "json"}}}})
 	require.ErrorContains(t, err, `unknown field "responseType"`)
 }

@@ -230,6 +230,9 @@ func (c *compiler) compile() *Workflow {
 	c.compileSteps()
 	c.checkGraph()
 	c.compileOutput()
+	if dialect == DialectWeft && why == "" && !c.accepted {
+		c.hintVaiSchema()
+	}
 	return w
 }
 
