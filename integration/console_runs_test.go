@@ -320,3 +320,41 @@ func TestConsoleRunAgentIterations(t *testing.T) {
 	require.Contains(t, args, "q2", "the call's arguments as the run recorded them")
 	screenshot(t, ctx, "run-agent-iterations")
 }
+
+// TestConsoleRunReviewItems: a forEach of reviews in progress shows, from the run's events, the
+// item decided as done and each item whose gate waits as awaiting review (in words and a mark),
+// on the page opened before the decision.
+func TestConsoleRunReviewItems(t *testing.T) {
+	flow := `{"name":"review-items","inputs":{"xs":{"type":"array","default":["a","b","c"]}},"steps":[
+	  {"id":"each","tool":"review","forEach":"{{ inputs.xs }}","inputs":{"title":"ok {{ item }}?","data":"{{ item }}"}}]}`
+	e := runsConsole(t, "console-review-items", nil, map[string]string{"review-items": flow})
+	code, out := e.post(t, "/api/workflows/review-items/runs", `{"inputs":{}}`)
+	require.Equal(t, http.StatusOK, code, out)
+	id := out["id"].(string)
+	var gates []string
+	require.Eventually(t, func() bool {
+		p, err := e.client.Pending(context.Background(), id)
+		gates = gates[:0]
+		for _, r := range p {
+			gates = append(gates, r.GetId())
+		}
+		return err == nil && len(p) == 3
+	}, 20*time.Second, 50*time.Millisecond)
+	slices.Sort(gates)
+
+	ctx := browser(t)
+	inPage(t, ctx, "items waiting", 60*time.Second,
+		chromedp.Navigate(e.url+"/runs/"+id),
+		chromedp.WaitVisible(`svg#graph g.node[data-step="each"]`),
+		chromedp.Click(`svg#graph g.node[data-step="each"]`),
+		chromedp.WaitVisible(`#detail table.items`),
+		chromedp.Poll(itemStatuses+`.join('|') === '⏸ awaiting review|⏸ awaiting review|⏸ awaiting review'`, nil, chromedp.WithPollingTimeout(30*time.Second)))
+	code, out = e.post(t, "/api/runs/"+id+"/reviews", fmt.Sprintf(`{"id":%q,"decision":"approve","reviewer":"ana"}`, gates[0]))
+	require.Equal(t, http.StatusOK, code, out)
+	var got []string
+	inPage(t, ctx, "one item decided", 60*time.Second,
+		chromedp.Poll(itemStatuses+`[0] === '✓ completed'`, nil, chromedp.WithPollingTimeout(30*time.Second)),
+		chromedp.Evaluate(itemStatuses, &got))
+	require.Equal(t, []string{"✓ completed", "⏸ awaiting review", "⏸ awaiting review"}, got, "gates %v", gates)
+	screenshot(t, ctx, "run-review-items")
+}
