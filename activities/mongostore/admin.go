@@ -260,24 +260,29 @@ const BlobCollection = "weft_blobs"
 const blobPart = 4 << 20 // stays far below MongoDB's 16 MB document limit
 
 // PutBlob stores data under its content hash (idempotent: the same data is stored once) and
-// returns the id.
+// returns the id. The parts go first and the head last, so a head names parts that are all there;
+// the id is only handed out once both are. Inserts, not upserts: a key already stored is a
+// duplicate that is ignored, and FerretDB finds an upsert's document by scanning the collection
+// (its SQLite backend does not use the _id index for it), which made every write read every blob
+// stored before it.
 func (s *Store) PutBlob(ctx context.Context, db string, data []byte) (string, error) {
 	sum := sha256.Sum256(data)
 	id := hex.EncodeToString(sum[:16])
 	c := s.client.Database(db).Collection(BlobCollection)
 	parts := (len(data) + blobPart - 1) / blobPart
-	for i := 0; i < parts; i++ {
+	docs := make([]any, parts)
+	for i := range docs {
 		end := min(len(data), (i+1)*blobPart)
-		_, err := c.UpdateOne(ctx, bson.D{{Key: "_id", Value: fmt.Sprintf("%s#%d", id, i)}},
-			bson.D{{Key: "$set", Value: bson.D{{Key: "blob", Value: id}, {Key: "part", Value: i}, {Key: "data", Value: bson.Binary{Data: data[i*blobPart : end]}}}}},
-			options.UpdateOne().SetUpsert(true))
-		if err != nil {
+		docs[i] = bson.D{{Key: "_id", Value: fmt.Sprintf("%s#%d", id, i)}, {Key: "blob", Value: id}, {Key: "part", Value: i},
+			{Key: "data", Value: bson.Binary{Data: data[i*blobPart : end]}}}
+	}
+	if len(docs) > 0 {
+		if _, err := c.InsertMany(ctx, docs, options.InsertMany().SetOrdered(false)); err != nil && !onlyDuplicates(err) {
 			return "", fmt.Errorf("storing a large output: %w", err)
 		}
 	}
-	_, err := c.UpdateOne(ctx, bson.D{{Key: "_id", Value: id}},
-		bson.D{{Key: "$set", Value: bson.D{{Key: "parts", Value: parts}, {Key: "size", Value: len(data)}}}}, options.UpdateOne().SetUpsert(true))
-	if err != nil {
+	_, err := c.InsertOne(ctx, bson.D{{Key: "_id", Value: id}, {Key: "parts", Value: parts}, {Key: "size", Value: len(data)}})
+	if err != nil && !mongo.IsDuplicateKeyError(err) {
 		return "", fmt.Errorf("storing a large output: %w", err)
 	}
 	return id, nil

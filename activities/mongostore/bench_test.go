@@ -2,6 +2,8 @@ package mongostore_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"math/rand/v2"
 	"sort"
@@ -10,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/weftworks/weft/activities/mongostore"
 )
@@ -129,4 +133,58 @@ func BenchmarkIngestAndSearch(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkPutBlob: storing a batch's outputs (512 KB) in a blob collection that already holds
+// 40 of them, with PutBlob's inserts and with the upserts by _id it made before, side by side.
+// The embedded FerretDB finds an upsert's document by reading the whole collection, so the
+// upsert's cost grows with what is stored; the insert's does not.
+//
+//	go test ./activities/mongostore -run '^$' -bench PutBlob -benchtime 20x
+func BenchmarkPutBlob(b *testing.B) {
+	ctx := context.Background()
+	s := open(b)
+	c, err := mongo.Connect(options.Client().ApplyURI(uri))
+	require.NoError(b, err)
+	defer func() { _ = c.Disconnect(ctx) }()
+	blob := func(seed, i int) []byte {
+		data := make([]byte, 512<<10)
+		for j := range data {
+			data[j] = byte(seed*31 + i*7 + j)
+		}
+		return data
+	}
+	upsert := func(db string, data []byte) error {
+		// PutBlob's write before: one upsert by _id per part and one for the head
+		sum := sha256.Sum256(data)
+		id := hex.EncodeToString(sum[:16])
+		coll := c.Database(db).Collection(mongostore.BlobCollection)
+		if _, err := coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: id + "#0"}}, bson.D{{Key: "$set", Value: bson.D{
+			{Key: "blob", Value: id}, {Key: "part", Value: 0}, {Key: "data", Value: bson.Binary{Data: data}}}}}, options.UpdateOne().SetUpsert(true)); err != nil {
+			return err
+		}
+		_, err := coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: id}}, bson.D{{Key: "$set", Value: bson.D{
+			{Key: "parts", Value: 1}, {Key: "size", Value: len(data)}}}}, options.UpdateOne().SetUpsert(true))
+		return err
+	}
+	for run, tc := range []struct {
+		name  string
+		write func(db string, data []byte) error
+	}{
+		{"insert", func(db string, data []byte) error { _, err := s.PutBlob(ctx, db, data); return err }},
+		{"upsert-before", upsert},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			db := fmt.Sprintf("putblob%d%d", run, time.Now().UnixNano()%1e6)
+			for i := range 40 {
+				_, err := s.PutBlob(ctx, db, blob(run+100, i))
+				require.NoError(b, err)
+			}
+			i := 0
+			for b.Loop() {
+				require.NoError(b, tc.write(db, blob(run, i)))
+				i++
+			}
+		})
+	}
 }

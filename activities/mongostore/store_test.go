@@ -1,6 +1,7 @@
 package mongostore_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -118,4 +119,52 @@ func TestFilterValidation(t *testing.T) {
 	require.NoError(t, mongostore.ValidateFilter(map[string]any{"metadata.type": "x", "year": map[string]any{"$gt": 1}}))
 	require.ErrorContains(t, mongostore.ValidateFilter(map[string]any{"text": map[string]any{"$regex": "a"}}), "operator $regex is not supported")
 	require.ErrorContains(t, mongostore.ValidateFilter(map[string]any{"$where": "1"}), "$where is not supported")
+}
+
+// TestBlobRoundTrip: PutBlob stores data in parts under its content hash and GetBlob reads it
+// back; storing the same data again (a retried activity) keeps one copy, and a write cut off
+// after its parts (no head yet) completes when it is retried.
+func TestBlobRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	s := open(t)
+	db := "blobs1"
+	big := make([]byte, 9<<20) // three parts
+	for i := range big {
+		big[i] = byte(i * 7)
+	}
+	for _, tc := range []struct {
+		name string
+		data []byte
+		docs int64 // documents after this write: parts and heads so far
+	}{
+		{"three parts", big, 4},
+		{"the same again", big, 4},
+		{"small", []byte(`{"a":1}`), 6},
+		{"empty", []byte{}, 7},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			id, err := s.PutBlob(ctx, db, tc.data)
+			require.NoError(t, err)
+			got, err := s.GetBlob(ctx, db, id)
+			require.NoError(t, err)
+			require.Equal(t, len(tc.data), len(got))
+			require.True(t, bytes.Equal(tc.data, got))
+			n, err := s.Count(ctx, db, mongostore.BlobCollection)
+			require.NoError(t, err)
+			require.Equal(t, tc.docs, n)
+		})
+	}
+
+	id, err := s.PutBlob(ctx, db, big)
+	require.NoError(t, err)
+	_, err = s.Delete(ctx, db, mongostore.BlobCollection, map[string]any{"_id": id})
+	require.NoError(t, err)
+	_, err = s.GetBlob(ctx, db, id)
+	require.Error(t, err, "the head is gone")
+	again, err := s.PutBlob(ctx, db, big)
+	require.NoError(t, err)
+	require.Equal(t, id, again)
+	got, err := s.GetBlob(ctx, db, id)
+	require.NoError(t, err)
+	require.True(t, bytes.Equal(big, got))
 }
