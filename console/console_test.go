@@ -24,6 +24,7 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 	tclient "go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
+	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/weftworks/weft/auth"
@@ -439,7 +440,7 @@ func (f *reviewsTemporal) QueryWorkflow(_ context.Context, id, _, _ string, _ ..
 		return nil, err
 	}
 	st := &weftv1.ExecutionState{Workflow: "queue", Status: "awaiting_review", PendingReviews: []*weftv1.ReviewRequest{{
-		Id: "gate", Title: "review of " + id, RequestedAt: timestamppb.New(reviewsAsked.Add(time.Duration(i) * time.Minute))}}}
+		Id: "gate", Title: "review of " + id, Data: structpb.NewStringValue("data of " + id), RequestedAt: timestamppb.New(reviewsAsked.Add(time.Duration(i) * time.Minute))}}}
 	p, err := converter.GetDefaultDataConverter().ToPayload(st)
 	if err != nil {
 		return nil, err
@@ -498,8 +499,9 @@ func TestReviewsPaging(t *testing.T) {
 		Cards           []string
 		Count, Total    string
 		Page, Next, Prv string
+		Card            string
 	}
-	state := `({ Cards: ` + cards + `, Count: document.getElementById('review-count').textContent, Total: document.getElementById('review-total').textContent,
+	state := `({ Cards: ` + cards + `, Card: document.querySelector('#review-list .card').innerText, Count: document.getElementById('review-count').textContent, Total: document.getElementById('review-total').textContent,
 	  Page: document.getElementById('page-no').textContent, Next: document.getElementById('older').textContent, Prv: document.getElementById('newer').textContent })`
 	run(t, ctx, "first page", chromedp.Navigate(srv.URL+"/reviews"), chromedp.WaitVisible(`#review-list .card`), chromedp.Evaluate(state, &got))
 	require.Equal(t, []string{"r0", "r1", "r2"}, got.Cards)
@@ -507,6 +509,8 @@ func TestReviewsPaging(t *testing.T) {
 	require.Equal(t, "7 waiting in all, 3 on this page.", got.Total)
 	require.Equal(t, "page 1", got.Page)
 	require.Equal(t, "Next ›", got.Next, "a queue's pager says Next, not Older")
+	require.Contains(t, got.Card, "data of r0")
+	require.NotContains(t, got.Card, "null", "a review without instructions shows none (not the text null)")
 
 	// the second page, kept by the live refresh (two more reads of the list)
 	run(t, ctx, "second page", chromedp.Click(`#older`), chromedp.WaitVisible(`#newer`),

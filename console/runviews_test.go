@@ -170,12 +170,13 @@ func TestRunForEachItems(t *testing.T) {
 	read := `(() => { const rs = [...document.querySelectorAll('#detail table.items tbody tr[data-item]')];
 	  return { Index: rs.map((r) => r.cells[0].textContent), Status: rs.map((r) => r.cells[1].textContent), Range: document.querySelector('#detail .items-range').textContent }; })()`
 	var first, second rows
-	var opened string
+	var opened, head string
 	var previewLen int
 	run(t, ctx, "forEach items", chromedp.Navigate(page), chromedp.WaitVisible(`svg#graph g.node[data-step="each"]`),
 		chromedp.Click(`svg#graph g.node[data-step="each"]`),
 		chromedp.WaitVisible(`#detail table.items`),
 		chromedp.Evaluate(read, &first),
+		chromedp.Evaluate(`[...document.querySelector('#detail section.items').childNodes].filter((n) => n.nodeType === Node.TEXT_NODE).map((n) => n.textContent).join('')`, &head),
 		chromedp.Evaluate(`document.querySelector('#detail tr[data-item="3"] .item-preview').textContent.length`, &previewLen),
 		chromedp.Click(`#detail .items-next`),
 		chromedp.WaitVisible(`#detail tr[data-item="57"]`),
@@ -183,6 +184,7 @@ func TestRunForEachItems(t *testing.T) {
 		chromedp.Click(`#detail tr[data-item="57"] .item-open`),
 		chromedp.WaitVisible(`#detail tr[data-item-output="57"]`),
 		chromedp.Text(`#detail tr[data-item-output="57"]`, &opened))
+	require.Empty(t, head, "no stray text (a null written as text) among the items' parts")
 	require.Len(t, first.Index, 50, "a page is 50 items")
 	require.Equal(t, "0", first.Index[0])
 	require.Equal(t, "49", first.Index[49])

@@ -352,9 +352,15 @@ func TestConsoleRunReviewItems(t *testing.T) {
 	code, out = e.post(t, "/api/runs/"+id+"/reviews", fmt.Sprintf(`{"id":%q,"decision":"approve","reviewer":"ana"}`, gates[0]))
 	require.Equal(t, http.StatusOK, code, out)
 	var got []string
+	var inputs, card string
 	inPage(t, ctx, "one item decided", 60*time.Second,
 		chromedp.Poll(itemStatuses+`[0] === '✓ completed'`, nil, chromedp.WithPollingTimeout(30*time.Second)),
-		chromedp.Evaluate(itemStatuses, &got))
+		chromedp.Evaluate(itemStatuses, &got),
+		chromedp.Text(`#detail .detail-inputs`, &inputs),
+		chromedp.Evaluate(`document.querySelector('#pending .card').innerText`, &card))
 	require.Equal(t, []string{"✓ completed", "⏸ awaiting review", "⏸ awaiting review"}, got, "gates %v", gates)
+	require.Contains(t, inputs, "a review the workflow waits on", "a review step has no activity call: not \"a run from an older worker\"")
+	require.NotContains(t, inputs, "[object", "the inputs as written are drawn, not written as text")
+	require.NotContains(t, card, "null", "a review without instructions shows none")
 	screenshot(t, ctx, "run-review-items")
 }

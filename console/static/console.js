@@ -27,6 +27,11 @@
       else e.setAttribute(k, v === true ? '' : String(v));
     }
   }
+  // fill replaces target's children by kids as el takes them (arrays flattened; null, undefined and
+  // false left out): replaceChildren itself writes an array or a null as text.
+  function fill(target, ...kids) {
+    target.replaceChildren(...kids.flat(Infinity).filter((k) => k !== null && k !== undefined && k !== false));
+  }
   function pretty(v) { return JSON.stringify(v, null, 2); }
   function jsonBlock(v, open) {
     const text = pretty(v === undefined ? null : v);
@@ -366,7 +371,7 @@
       decide('edit', data);
     });
     buttons.push(approve, edit, reject, sendEdit);
-    card.append(
+    fill(card,
       el('h3', {}, r.title || r.id),
       el('p', { class: 'meta' },
         el('a', { href: `/runs/${encodeURIComponent(runId)}` }, runId), ` · gate ${r.id}`,
@@ -536,7 +541,7 @@
       const prev = el('button', { type: 'button', class: 'items-prev', 'data-fk': 'items-prev', disabled: ui.page === 0 || null, onclick: () => { ui.page--; draw('.items-prev'); } }, '‹ Prev');
       const next = el('button', { type: 'button', class: 'items-next', 'data-fk': 'items-next', disabled: ui.page >= pages - 1 || null, onclick: () => { ui.page++; draw('.items-next'); } }, 'Next ›');
       const where = el('span', { class: 'items-range', 'aria-live': 'polite' }, total ? `items ${from + 1}–${to} of ${total}` : 'no items');
-      section.replaceChildren(
+      fill(section,
         el('h3', {}, `Items (${Number(s.itemsDone || 0)}/${total} done)`),
         r ? null : el('p', { class: 'note' }, s.outputTruncated ? 'the output is too large for the state query: the items\u2019 outputs are not shown (see weft status or the Temporal UI)' : 'each item\u2019s output shows here when the step has finished'),
         pages > 1 ? el('div', { class: 'pager items-pager' }, prev, ' ', where, ' ', next) : el('p', { class: 'note items-range' }, where.textContent),
@@ -652,14 +657,14 @@
       refocus(here.live, focused);
       if (here.status === s.status) return;
       here.status = s.status;
-      if (n.kind === 'inline') {
-        // computed inside the workflow: there is no activity call in the history to read
-        here.inputsBox.replaceChildren(el('h3', {}, 'Inputs'), el('p', { class: 'note inline-note' }, `${n.tool} is a data tool computed inside the workflow (no activity call): its inputs as written are below, resolved against the steps it reads.`),
-          n.inputs ? [el('h3', {}, 'As written'), jsonBlock(n.inputs)] : null);
+      const written = n.inputs ? [el('h3', {}, 'As written'), jsonBlock(n.inputs)] : null;
+      if (Object.hasOwn(IN_WORKFLOW, n.kind || '')) {
+        // decided or computed inside the workflow: there is no activity call in the history to read
+        fill(here.inputsBox, el('h3', {}, 'Inputs'), el('p', { class: 'note inline-note' }, `${n.tool} ${IN_WORKFLOW[n.kind]} (no activity call): its inputs as written are below, resolved against the steps it reads.`), written);
         return;
       }
       const inputs = el('div', { class: 'inputs' }, el('p', { class: 'note' }, 'loading the resolved inputs…'));
-      here.inputsBox.replaceChildren(el('h3', {}, 'Inputs'), inputs, n.inputs ? [el('h3', {}, 'As written'), jsonBlock(n.inputs)] : null);
+      fill(here.inputsBox, el('h3', {}, 'Inputs'), inputs, written);
       const status = s.status;
       get(`/api/runs/${encodeURIComponent(runId)}/steps/${encodeURIComponent(here.id)}/inputs`).then((c) => {
         if (shown !== here || here.status !== status) return;
@@ -671,6 +676,8 @@
         else here.aloneForm = aloneForm(here.alone, n, ui, prefill);
       }).catch((err) => { if (shown === here) inputs.replaceChildren(el('p', { class: 'error' }, err.message)); });
     }
+    // the kinds of step (toolspec.Kind) the workflow runs itself, with no activity call
+    const IN_WORKFLOW = { inline: 'is a data tool computed inside the workflow', review: 'is a review the workflow waits on for a decision', control: 'is control flow the workflow runs itself' };
     // focusKey names the element of box that has the keyboard focus (its data-fk), refocus gives
     // the focus to the element of that name after box was drawn again.
     function focusKey(box) {
@@ -1090,7 +1097,7 @@
       const info = new Map(((graph && graph.nodes) || []).map((n) => [n.id, n]));
       drawGraph(svgEl, graph, (id) => {
         const n = info.get(id);
-        detail.replaceChildren(el('h2', {}, n.name || n.id), el('p', {}, `${n.tool} · ${n.category}`),
+        fill(detail, el('h2', {}, n.name || n.id), el('p', {}, `${n.tool} · ${n.category}`),
           n.condition ? el('p', {}, `if ${n.condition}`) : null, n.forEach ? el('p', {}, `forEach ${n.forEach}`) : null,
           n.branch ? el('p', {}, `branch ${n.branch}`) : null, jsonBlock(n.inputs || {}, true));
       });
