@@ -464,17 +464,20 @@ func TestRunLiveTimeline(t *testing.T) {
 	  Width: b.getBoundingClientRect().width / b.parentElement.getBoundingClientRect().width }))`
 	var before, first, later []bar
 	var node string
+	var kept bool
 	run(t, ctx, "timeline", chromedp.WaitVisible(`#timeline .tl-bar[data-step="a"]`), chromedp.Evaluate(read, &before),
 		chromedp.Evaluate(fmt.Sprintf(`__event({event:"step_started",run:"weft-fixture",step:"b",time:%q})`, start.Add(time.Second).Format(time.RFC3339Nano)), nil),
 		chromedp.WaitVisible(`#timeline .tl-bar[data-step="b"]`),
 		chromedp.Evaluate(read, &first),
 		chromedp.Evaluate(`document.querySelector('svg#graph g.node[data-step="b"]').getAttribute('aria-label')`, &node),
+		chromedp.Evaluate(`document.querySelector('#timeline .tl-bar[data-step="b"]').__kept = true`, nil),
 		chromedp.ActionFunc(func(ctx context.Context) error {
 			// the bar is redrawn as time passes: wait for a title that says a longer time so far
 			return chromedp.Poll(`(() => { const b = document.querySelector('#timeline .tl-bar[data-step="b"]'); return window.__t0 === undefined ? (window.__t0 = b.title, false) : b.title !== window.__t0; })()`,
 				nil, chromedp.WithPollingInterval(200*time.Millisecond), chromedp.WithPollingTimeout(10*time.Second)).Do(ctx)
 		}),
-		chromedp.Evaluate(read, &later))
+		chromedp.Evaluate(read, &later),
+		chromedp.Evaluate(`document.querySelector('#timeline .tl-bar[data-step="b"]').__kept === true`, &kept))
 	require.Len(t, before, 1)
 	require.Len(t, first, 2, "the step that started has a bar before any snapshot: %+v", first)
 	require.Equal(t, "b", first[1].Step)
@@ -484,5 +487,6 @@ func TestRunLiveTimeline(t *testing.T) {
 	require.Len(t, later, 2)
 	require.Greater(t, later[1].Width, first[1].Width, "the running bar grew: %+v then %+v", first, later)
 	require.Less(t, later[0].Width, first[0].Width, "on the same axis, the finished step's bar is a smaller part of it")
+	require.True(t, kept, "the bar grew in place: the one under the pointer or the keyboard is the same element")
 	shot(t, ctx, "run-live-timeline")
 }

@@ -203,7 +203,7 @@ func TestConsoleRunLiveItems(t *testing.T) {
 	require.Contains(t, bar, "running")
 	require.Contains(t, bar, "so far")
 	require.NotEqual(t, bar, barLater, "the running step's bar follows the time")
-	screenshot(t, ctx, "run-live-items")
+	screenshot(t, ctx, "e2e-run-live-items")
 
 	once.Do(func() { close(release) })
 	var done []string
@@ -318,7 +318,7 @@ func TestConsoleRunAgentIterations(t *testing.T) {
 	require.Contains(t, groups[2].Text, "all done")
 	require.Empty(t, groups[2].Calls)
 	require.Contains(t, args, "q2", "the call's arguments as the run recorded them")
-	screenshot(t, ctx, "run-agent-iterations")
+	screenshot(t, ctx, "e2e-run-agent-iterations")
 }
 
 // TestConsoleRunReviewItems: a forEach of reviews in progress shows, from the run's events, the
@@ -362,5 +362,5 @@ func TestConsoleRunReviewItems(t *testing.T) {
 	require.Contains(t, inputs, "a review the workflow waits on", "a review step has no activity call: not \"a run from an older worker\"")
 	require.NotContains(t, inputs, "[object", "the inputs as written are drawn, not written as text")
 	require.NotContains(t, card, "null", "a review without instructions shows none")
-	screenshot(t, ctx, "run-review-items")
+	screenshot(t, ctx, "e2e-run-review-items")
 }

@@ -825,15 +825,17 @@
     }
 
     // drawTimeline: one bar per step that started, from its start to its end (now, while it
-    // runs) on one time axis; the bar says the status in words and its title the duration.
+    // runs) on one time axis; the bar says the status in words and its title the duration. While
+    // the same steps are shown the bars are updated in place (the live updates and the clock move
+    // them every second: the bar under the pointer or the keyboard stays the same element); a new
+    // step draws them again.
+    let tl = { ids: '', rows: new Map(), axis: null };
     function drawTimeline(list) {
       const box = document.getElementById('timeline');
       if (!box) return;
       const ran = list.map((x) => effective(x, snap)).filter((x) => x.startedAt);
-      // the bars are drawn again: the one that had the keyboard focus gets it back
-      const had = focusKey(box);
       document.getElementById('timeline-section').hidden = !ran.length;
-      if (!ran.length) { box.replaceChildren(); return; }
+      if (!ran.length) { box.replaceChildren(); tl = { ids: '', rows: new Map(), axis: null }; return; }
       const now = snap.closed && snap.ended ? Date.parse(snap.ended) : Date.now();
       const span = (x) => {
         const a = Date.parse(x.startedAt);
@@ -842,26 +844,46 @@
       };
       const t0 = Math.min(...ran.map((x) => span(x)[0]));
       const t1 = Math.max(t0 + 1, ...ran.map((x) => span(x)[1]));
-      const rows = [];
+      const ids = ran.map((x) => x.id).join('\n');
+      if (ids !== tl.ids || !box.contains(tl.axis)) {
+        // the bars are drawn again: the one that had the keyboard focus gets it back
+        const had = focusKey(box);
+        tl = { ids, rows: new Map(), axis: el('div', { class: 'tl-axis', 'aria-hidden': 'true' }, el('span', {}, '0'), el('span', {}), el('span', {})) };
+        const rows = [];
+        for (const x of ran) {
+          const name = (nodeInfo.get(x.id) || {}).name || x.id;
+          const note = el('span', { class: 'note' });
+          const bar = el('button', {
+            type: 'button', class: 'tl-bar', 'data-step': x.id, 'data-fk': `tl-${x.id}`,
+            onclick: () => { selected = x.id; showDetail(); detail.scrollIntoView({ block: 'nearest' }); },
+          });
+          tl.rows.set(x.id, { bar, note });
+          rows.push(el('div', { class: 'tl-label', title: name }, name, ' ', note), el('div', { class: 'tl-track' }, bar));
+        }
+        box.replaceChildren(...rows, tl.axis);
+        refocus(box, had);
+      }
+      const set = (e, k, v) => { if (e.getAttribute(k) !== v) e.setAttribute(k, v); };
+      const text = (e, v) => { if (e.textContent !== v) e.textContent = v; };
       for (const x of ran) {
+        const { bar, note } = tl.rows.get(x.id);
         const [a, b] = span(x);
         const st = x.status || 'pending';
         const name = (nodeInfo.get(x.id) || {}).name || x.id;
         const took = x.durationMs ? fmtMs(x.durationMs) : fmtMs(b - a);
         const what = `${name}: ${statusWord(st)} · ${took}${x.finishedAt ? '' : ' so far'}`;
         const word = statusText(st);
-        const bar = el('button', {
-          type: 'button', class: `tl-bar ${statusClass(st)}`, 'data-step': x.id, 'data-fk': `tl-${x.id}`, title: what, 'aria-label': what,
-          onclick: () => { selected = x.id; showDetail(); detail.scrollIntoView({ block: 'nearest' }); },
-        }, word);
+        set(bar, 'class', `tl-bar ${statusClass(st)}`);
+        set(bar, 'title', what);
+        set(bar, 'aria-label', what);
+        text(bar, word);
+        text(note, `· ${word}`);
         // through the CSSOM: the page's CSP allows no style attributes
         bar.style.left = `${((a - t0) / (t1 - t0)) * 100}%`;
         bar.style.width = `${Math.max(0.4, ((b - a) / (t1 - t0)) * 100)}%`;
-        rows.push(el('div', { class: 'tl-label', title: name }, name, ' ', el('span', { class: 'note' }, `· ${word}`)), el('div', { class: 'tl-track' }, bar));
       }
-      rows.push(el('div', { class: 'tl-axis', 'aria-hidden': 'true' }, el('span', {}, '0'), el('span', {}, fmtMs((t1 - t0) / 2)), el('span', {}, fmtMs(t1 - t0))));
-      box.replaceChildren(...rows);
-      refocus(box, had);
+      text(tl.axis.children[1], fmtMs((t1 - t0) / 2));
+      text(tl.axis.children[2], fmtMs(t1 - t0));
     }
 
     document.getElementById('cancel').addEventListener('click', async (ev) => {
