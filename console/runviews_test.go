@@ -416,6 +416,15 @@ func liveRun(t *testing.T, def, state string) context.Context {
 	return ctx
 }
 
+// badgeContrast is the contrast ratio (WCAG) of each item status badge's words on its background.
+const badgeContrast = `(() => {
+  const lum = (c) => { const v = c.match(/[\d.]+/g).slice(0, 3).map((x) => { x = Number(x) / 255; return x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4; });
+    return 0.2126 * v[0] + 0.7152 * v[1] + 0.0722 * v[2]; };
+  return [...document.querySelectorAll('#detail table.items tbody tr[data-item] .status')].map((b) => {
+    const s = getComputedStyle(b), a = lum(s.color), c = lum(s.backgroundColor);
+    return (Math.max(a, c) + 0.05) / (Math.min(a, c) + 0.05); });
+})()`
+
 // TestRunLiveItems: while a forEach runs, its items show the state the run's item events give
 // (the state query has none): done, running, failed with its error, and pending for an item not
 // started yet, without another snapshot.
@@ -434,16 +443,21 @@ func TestRunLiveItems(t *testing.T) {
 	ev := func(typ string, item int, errText string) string {
 		return fmt.Sprintf(`__event({event:%q,run:"weft-fixture",step:"each",key:"each[%d]",item:%d,time:new Date().toISOString(),error:%q});`, typ, item, item, errText)
 	}
+	var contrast []float64
 	run(t, ctx, "items", chromedp.Click(`svg#graph g.node[data-step="each"]`), chromedp.WaitVisible(`#detail table.items`),
 		chromedp.Evaluate(`__event({event:"step_started",run:"weft-fixture",step:"each",time:"2025-01-01T10:00:00Z"});`+
 			ev("item_started", 0, "")+ev("item_started", 1, "")+ev("item_started", 2, "")+
 			ev("item_completed", 0, "")+ev("item_failed", 2, "upstream said no"), nil),
 		chromedp.Poll(`document.querySelector('#detail tr[data-item="0"] .status').textContent.includes('completed')`, nil),
-		chromedp.Evaluate(read, &got))
+		chromedp.Evaluate(read, &got),
+		chromedp.Evaluate(badgeContrast, &contrast))
 	want := []string{"✓ completed", "⟳ running", "✕ failed", "○ pending", "○ pending"}
 	require.Equal(t, want, got.Status, "each item's state from the events, in words and a mark")
 	require.Equal(t, "upstream said no", got.Preview[2], "a failed item shows its error")
 	require.Equal(t, "output of item 2", got.Label, "the error opens as an item's output does")
+	for i, c := range contrast {
+		require.GreaterOrEqual(t, c, 4.5, "item %d's status (%s) is readable: WCAG AA contrast of its words on its badge", i, got.Status[i])
+	}
 	shot(t, ctx, "run-live-items")
 }
 
