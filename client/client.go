@@ -112,6 +112,11 @@ func Dial(ctx context.Context, o Options) (*Client, error) {
 	if err := o.Security.apply(&to); err != nil {
 		return nil, &InvalidError{Err: err}
 	}
+	comp, err := GRPCCompression(o.Address)
+	if err != nil {
+		return nil, &InvalidError{Err: err}
+	}
+	to.ConnectionOptions.GrpcCompression = comp
 	c, err := tclient.DialContext(dctx, to)
 	if err != nil {
 		return nil, fmt.Errorf("cannot reach Temporal at %s (namespace %s): %w; start one with `weft dev`, or set TEMPORAL_ADDRESS / --address", o.Address, o.Namespace, err)

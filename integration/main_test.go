@@ -22,6 +22,7 @@ import (
 
 	"github.com/weftworks/weft/activities"
 	"github.com/weftworks/weft/activities/toolspec"
+	weftclient "github.com/weftworks/weft/client"
 	"github.com/weftworks/weft/devdb"
 	"github.com/weftworks/weft/devserver"
 	"github.com/weftworks/weft/starter"
@@ -65,7 +66,13 @@ func TestMain(m *testing.M) {
 
 func dial(t testing.TB) client.Client {
 	t.Helper()
-	c, err := client.Dial(client.Options{HostPort: server.Address, Namespace: server.Namespace, Logger: quiet()})
+	// compressed as weft's own connections are (weftclient.GRPCCompression): not on loopback
+	comp, err := weftclient.GRPCCompression(server.Address)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.Dial(client.Options{HostPort: server.Address, Namespace: server.Namespace, Logger: quiet(),
+		ConnectionOptions: client.ConnectionOptions{GrpcCompression: comp}})
 	if err != nil {
 		t.Fatal(err)
 	}
