@@ -3,7 +3,6 @@ package client
 import (
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"time"
@@ -95,7 +94,7 @@ func (c *Client) converter() converter.DataConverter {
 
 // QuietLogger discards the Temporal SDK's own log lines (people read weft's messages instead).
 func QuietLogger() tlog.Logger {
-	return tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	return tlog.NewStructuredLogger(slog.New(slog.DiscardHandler))
 }
 
 // Dial connects to Temporal; the error says which setting to check.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"os"
@@ -53,7 +52,7 @@ func start(ctx context.Context, host string, port int, cfg *ferretdb.Config, whe
 	}
 	addr := net.JoinHostPort(host, strconv.Itoa(port))
 	cfg.Listener = ferretdb.ListenerConfig{TCP: addr}
-	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	cfg.Logger = slog.New(slog.DiscardHandler)
 	f, err := ferretdb.New(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("starting FerretDB on %s: %w", where, err)

@@ -1,12 +1,11 @@
 package devserver
 
 import (
-	"io"
 	"log/slog"
 
 	tlog "go.temporal.io/sdk/log"
 )
 
 func quietLogger() tlog.Logger {
-	return tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	return tlog.NewStructuredLogger(slog.New(slog.DiscardHandler))
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"sort"
 	"strings"
@@ -92,7 +91,7 @@ func New(o Options) *Gateway {
 	}
 	g := &Gateway{o: o, tools: activities.NewTools(o.Config).Handlers(), started: time.Now(), wfTools: map[string]string{}, wfNames: map[string]string{}, wfPrompts: map[string]string{}, secret: newSecret()}
 	if o.Log == nil {
-		o.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+		o.Log = slog.New(slog.DiscardHandler)
 		g.o.Log = o.Log
 	}
 	logCalls := func(next server.ToolHandlerFunc) server.ToolHandlerFunc {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
 	"maps"
 	"os"
@@ -257,7 +256,7 @@ func fixtureWorkflow(fixturePath, ref string) (string, []byte, error) {
 // mock run for real; real lists them.
 func executeFixture(w *dsl.Workflow, src string, inputs map[string]any, fx fixture) (res *weftv1.RunResult, missing, real []string, err error) {
 	var suite testsuite.WorkflowTestSuite
-	suite.SetLogger(tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	suite.SetLogger(tlog.NewStructuredLogger(slog.New(slog.DiscardHandler)))
 	env := suite.NewTestWorkflowEnvironment()
 	env.SetTestTimeout(30 * time.Second)
 	env.RegisterWorkflowWithOptions(workflows.Run, workflow.RegisterOptions{Name: workflows.WorkflowType})
