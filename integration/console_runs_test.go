@@ -217,7 +217,7 @@ func TestConsoleRunLiveItems(t *testing.T) {
 
 // TestConsoleRunItemFails: on a run in progress, a forEach item that fails shows failed with its
 // error in its row as soon as it fails, and when the step has failed the item never started
-// shows not run.
+// shows not run; the page opened after the run failed shows the same.
 func TestConsoleRunItemFails(t *testing.T) {
 	release := make(chan struct{})
 	var once sync.Once
@@ -260,6 +260,19 @@ func TestConsoleRunItemFails(t *testing.T) {
 	require.Contains(t, preview, "bad is refused", "the item's error in its row")
 	_, err := e.client.Result(context.Background(), id)
 	require.Error(t, err)
+
+	// opened after the run failed, with no events followed: the items' outcomes as its state keeps them
+	var later []string
+	inPage(t, ctx, "the failed run opened again", 60*time.Second,
+		chromedp.Navigate(e.url+"/runs/"+id),
+		chromedp.WaitVisible(`svg#graph g.node[data-step="each"]`),
+		chromedp.Click(`svg#graph g.node[data-step="each"]`),
+		chromedp.WaitVisible(`#detail table.items`),
+		chromedp.Poll(itemStatuses+`[0] === '✓ completed'`, nil, chromedp.WithPollingTimeout(30*time.Second)),
+		chromedp.Evaluate(itemStatuses, &later),
+		chromedp.Text(`#detail tr[data-item="1"] .item-preview`, &preview))
+	require.Equal(t, []string{"✓ completed", "✕ failed", "not run"}, later, "not unknown")
+	require.Contains(t, preview, "bad is refused")
 }
 
 // TestConsoleRunAgentIterations: an agent's run page, on a real history: its tool calls grouped by
