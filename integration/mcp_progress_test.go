@@ -3,6 +3,7 @@
 package integration
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -10,6 +11,8 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -229,6 +232,99 @@ func TestMCPProgressWithoutSession(t *testing.T) {
 				}
 			}
 			require.Zero(t, lost, "%d of %d calls lost progress", lost, tc.calls)
+		})
+	}
+}
+
+// TestMCPProgressOverStdio: weft mcp over stdio (the real binary, as a desktop client starts it)
+// writes a wf_ call's progress, 1..5 of 5 in step order, before the call's result, on both
+// protocol eras, call after call. Read as the raw lines on its stdout: mcp-go wrote the result
+// from another goroutine than the notifications and often before the last of them, until a call
+// waited for its notifications to be written (mcp/progress.go, wire).
+func TestMCPProgressOverStdio(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the weft binary")
+	}
+	c := dial(t)
+	queue := "mcp-progress-stdio"
+	w, err := worker.New(c, worker.Options{TaskQueue: queue})
+	require.NoError(t, err)
+	require.NoError(t, w.Start())
+	t.Cleanup(w.Stop)
+	endLeftovers(t, c, queue)
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "five-steps.json"), []byte(fiveSteps), 0o644))
+	bin := filepath.Join(t.TempDir(), "weft")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/weft")
+	build.Dir = ".."
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+
+	want := []string{"1/5 step s1 completed", "2/5 step s2 completed", "3/5 step s3 completed", "4/5 step s4 completed", "5/5 step s5 completed", "result"}
+	for _, version := range []string{"2025-06-18", "2026-07-28"} {
+		t.Run(version, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, bin, "mcp", "--address", server.Address, "--namespace", server.Namespace, "--task-queue", queue,
+				"--workflows-dir", dir, "--wait", "60s")
+			var stderr syncBuffer
+			cmd.Stderr = &stderr
+			stdin, err := cmd.StdinPipe()
+			require.NoError(t, err)
+			stdout, err := cmd.StdoutPipe()
+			require.NoError(t, err)
+			require.NoError(t, cmd.Start())
+			t.Cleanup(func() {
+				_ = stdin.Close()
+				_ = cmd.Wait()
+				if t.Failed() {
+					t.Logf("weft mcp stderr:\n%s", stderr.String())
+				}
+			})
+			lines := bufio.NewScanner(stdout)
+			lines.Buffer(make([]byte, 1<<20), 1<<20)
+			send := func(msg string) {
+				_, err := io.WriteString(stdin, msg+"\n")
+				require.NoError(t, err)
+			}
+			meta := `,"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"raw","version":"1"}`
+			if version != "2026-07-28" {
+				meta = ""
+				send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"` + version + `","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+				require.True(t, lines.Scan(), "the initialize result: %v", lines.Err())
+				send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+			}
+			for i := 1; i <= 5; i++ {
+				send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"_meta":{"progressToken":%d%s},"name":"wf_five_steps","arguments":{"topic":"stdio"}}}`, i, i, meta))
+				var got []string
+				for len(got) < len(want) && lines.Scan() {
+					var m struct {
+						ID     *float64 `json:"id"`
+						Method string   `json:"method"`
+						Params struct {
+							Token    float64 `json:"progressToken"`
+							Progress float64 `json:"progress"`
+							Total    float64 `json:"total"`
+							Message  string  `json:"message"`
+						} `json:"params"`
+						Result *struct {
+							Structured struct {
+								Output string `json:"output"`
+							} `json:"structuredContent"`
+						} `json:"result"`
+					}
+					require.NoError(t, json.Unmarshal(lines.Bytes(), &m), lines.Text())
+					switch {
+					case m.Method == "notifications/progress" && m.Params.Token == float64(i):
+						got = append(got, fmt.Sprintf("%v/%v %s", m.Params.Progress, m.Params.Total, m.Params.Message))
+					case m.ID != nil && *m.ID == float64(i):
+						require.NotNil(t, m.Result, lines.Text())
+						require.Equal(t, "five steps about stdio", m.Result.Structured.Output)
+						got = append(got, "result")
+					}
+				}
+				require.Equal(t, want, got, "call %d: the progress of every step, then the result", i)
+			}
 		})
 	}
 }

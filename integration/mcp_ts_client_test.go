@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http/httptest"
@@ -60,15 +61,10 @@ const fiveSteps = `{"name":"five-steps","description":"Five estimates in a row",
 
 // tsE2E is what scripts/mcp-smoke/e2e.mjs prints.
 type tsE2E struct {
-	Protocol string `json:"protocol"`
-	Session  bool   `json:"session"`
-	Five     []struct {
-		Progress *float64      `json:"progress"`
-		Total    *float64      `json:"total"`
-		Message  string        `json:"message"`
-		Result   *tsToolResult `json:"result"`
-	} `json:"five"`
-	Review struct {
+	Protocol string       `json:"protocol"`
+	Session  bool         `json:"session"`
+	Five     []tsProgress `json:"five"`
+	Review   struct {
 		Asked []struct {
 			Message string         `json:"message"`
 			Schema  map[string]any `json:"schema"`
@@ -97,6 +93,14 @@ type tsE2E struct {
 		Values []string `json:"values"`
 		Total  int      `json:"total"`
 	} `json:"completions"`
+}
+
+// tsProgress is a notifications/progress the client received, or the result after them.
+type tsProgress struct {
+	Progress *float64      `json:"progress"`
+	Total    *float64      `json:"total"`
+	Message  string        `json:"message"`
+	Result   *tsToolResult `json:"result"`
 }
 
 type tsToolResult struct {
@@ -157,19 +161,7 @@ func TestMCPTypeScriptClient(t *testing.T) {
 	require.NotEmpty(t, got.Protocol)
 
 	// (a) progress 1..5 of 5, one per step in the workflow's order, then the result
-	require.Len(t, got.Five, 6, "five progress notifications then the result: %s", stdout.String())
-	for i, p := range got.Five[:5] {
-		require.Nil(t, p.Result, "notification %d comes before the result", i+1)
-		require.NotNil(t, p.Progress, "notification %d", i+1)
-		require.Equal(t, float64(i+1), *p.Progress, "notification %d", i+1)
-		require.NotNil(t, p.Total)
-		require.Equal(t, float64(5), *p.Total)
-		require.Equal(t, "step s"+string(rune('1'+i))+" completed", p.Message)
-	}
-	res := got.Five[5].Result
-	require.NotNil(t, res, "the result comes last")
-	require.NotEmpty(t, res.ExecutionID, "%s", stdout.String())
-	require.Equal(t, "five steps about retries", res.Output)
+	requireFiveSteps(t, got.Five, "retries", stdout.String())
 
 	// (b) asked through elicitation, answered approve, recorded under the key's name
 	require.Len(t, got.Review.Asked, 1)
@@ -221,4 +213,23 @@ func TestMCPTypeScriptClient(t *testing.T) {
 	for _, id := range ids {
 		require.True(t, strings.HasPrefix(id, sub.ID[:8]), id)
 	}
+}
+
+// requireFiveSteps checks what a client received from a wf_five_steps call: progress 1..5 of 5,
+// one per step as each ended, in the workflow's order, then the result with the run's output.
+func requireFiveSteps(t *testing.T, five []tsProgress, topic, raw string) {
+	t.Helper()
+	require.Len(t, five, 6, "five progress notifications then the result: %s", raw)
+	for i, p := range five[:5] {
+		require.Nil(t, p.Result, "notification %d comes before the result", i+1)
+		require.NotNil(t, p.Progress, "notification %d", i+1)
+		require.Equal(t, float64(i+1), *p.Progress, "notification %d", i+1)
+		require.NotNil(t, p.Total)
+		require.Equal(t, float64(5), *p.Total)
+		require.Equal(t, fmt.Sprintf("step s%d completed", i+1), p.Message)
+	}
+	res := five[5].Result
+	require.NotNil(t, res, "the result comes last")
+	require.NotEmpty(t, res.ExecutionID, "%s", raw)
+	require.Equal(t, "five steps about "+topic, res.Output)
 }

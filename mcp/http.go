@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"os"
@@ -149,5 +150,13 @@ func (s *statusRecorder) Flush() {
 
 // ServeStdio serves MCP over standard input and output until ctx ends.
 func (g *Gateway) ServeStdio(ctx context.Context) error {
-	return server.NewStdioServer(g.srv).Listen(ctx, os.Stdin, os.Stdout)
+	return g.serveStdio(ctx, os.Stdin, os.Stdout)
+}
+
+// serveStdio serves MCP over in and out; a call returns its result only after the notifications
+// it sent were written to out (wire, progress.go).
+func (g *Gateway) serveStdio(ctx context.Context, in io.Reader, out io.Writer) error {
+	wr := newWire()
+	wr.always = true
+	return server.NewStdioServer(g.srv).Listen(context.WithValue(ctx, wireKey{}, wr), in, stdioWriter{Writer: out, w: wr})
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"sync"
 	"time"
@@ -33,8 +34,8 @@ func withProgressToken(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 			ctx = context.WithValue(ctx, progressKey{}, req.Params.Meta.ProgressToken)
 		}
 		res, err := next(ctx, req)
-		if server.IsModernRequest(ctx) {
-			wireOf(ctx).settle(ctx) // see wire
+		if w := wireOf(ctx); w != nil && (w.always || server.IsModernRequest(ctx)) {
+			w.settle(ctx) // see wire
 		}
 		return res, err
 	}
@@ -173,25 +174,35 @@ func (r *reporter) notify(method mcplib.MCPMethod, params map[string]any) {
 	}
 }
 
-// A call's notifications on protocol 2026-07-28's session-less requests.
+// A call's notifications reach its client before its result.
 //
-// mcp-go v1.2.1 serves such a request on an ephemeral session whose notifications a forwarder
-// goroutine takes off the session's channel (server/streamable_http.go:819) and writes to the
-// POST's stream under a mutex. When the handler returns (:906), the request's goroutine takes
-// that mutex, drains the channel (:934) and closes done (:972) before letting go; a notification
-// the forwarder had already taken off the channel but not yet written then finds done closed
-// and is dropped (:828-834: only a resumable request, which a 2026-07-28 one never is, :741,
-// still records it). So a progress notification sent just
-// before the result could be lost, about one call in eight. The gateway counts what a call's
-// reporter handed to mcp-go and what reached the POST's response writer (hygiene wraps it), and
-// such a call returns only once both agree: then nothing is left in the forwarder's hands.
+// mcp-go v1.2.1 writes a call's notifications from another goroutine than its result, and two
+// of its transports let the result overtake them:
+//   - Protocol 2026-07-28's session-less HTTP requests: an ephemeral session's forwarder takes
+//     notifications off the session's channel (server/streamable_http.go:819) and writes them to
+//     the POST's stream under a mutex. When the handler returns (:906), the request's goroutine
+//     takes that mutex, drains the channel (:934) and closes done (:972) before letting go; a
+//     notification the forwarder had already taken off the channel but not yet written then
+//     finds done closed and is dropped (:828-834: only a resumable request, which a 2026-07-28
+//     one never is, :741, still records it).
+//   - stdio, every protocol: notifications are written by handleNotifications (server/stdio.go:
+//     400-410), the result by the tool call's worker (:464-468), each whenever it gets there, so
+//     the last progress of a call often came after its result (a client then drops it: the
+//     request it belongs to is over).
+//
+// So the gateway counts the notifications a call's reporter handed to mcp-go and those written
+// to the call's output (hygiene wraps a POST's response writer, ServeStdio stdout), and such a
+// call returns only once all it handed were written.
 
-// wire counts the server-sent events written on one POST's response.
+// wire counts the progress and log notifications handed to mcp-go for one output (a POST's
+// response, stdout) and those written to it.
 type wire struct {
 	mu      sync.Mutex
-	written int           // events written to the response
-	sent    int           // notifications the call handed to mcp-go
+	written int           // notifications written to the output
+	sent    int           // notifications handed to mcp-go for it
 	change  chan struct{} // closed (and replaced) when written changes
+	// always: settle on every protocol (stdio), not only on 2026-07-28's requests
+	always bool
 }
 
 type wireKey struct{}
@@ -228,17 +239,21 @@ func (w *wire) wrote(events int) {
 // that stopped reading holds the writer; the result then goes out without waiting longer).
 const settleTimeout = 5 * time.Second
 
-// settle waits until every notification handed to mcp-go for this request was written to its
-// response, for at most settleTimeout or until ctx ends. It reports whether they all were.
+// settle waits until every notification handed to mcp-go for this output so far was written
+// to it (mcp-go writes them in the order they were handed), for at most settleTimeout or until
+// ctx ends. It reports whether they all were.
 func (w *wire) settle(ctx context.Context) bool {
 	if w == nil {
 		return true
 	}
+	w.mu.Lock()
+	target := w.sent
+	w.mu.Unlock()
 	timer := time.NewTimer(settleTimeout)
 	defer timer.Stop()
 	for {
 		w.mu.Lock()
-		done, change := w.written >= w.sent, w.change
+		done, change := w.written >= target, w.change
 		w.mu.Unlock()
 		if done {
 			return true
@@ -253,8 +268,7 @@ func (w *wire) settle(ctx context.Context) bool {
 	}
 }
 
-// wireWriter counts the events written through it (mcp-go writes each with one Write:
-// "event: message\ndata: {…}\n\n").
+// wireWriter counts the notifications written through it to a POST's response.
 type wireWriter struct {
 	http.ResponseWriter
 	w *wire
@@ -262,16 +276,29 @@ type wireWriter struct {
 
 func (ww wireWriter) Write(p []byte) (int, error) {
 	n, err := ww.ResponseWriter.Write(p)
-	ww.w.wrote(sseEvents(p[:n]))
+	ww.w.wrote(notifications(p[:n]))
 	return n, err
 }
 
-func sseEvents(p []byte) int {
-	n := bytes.Count(p, []byte("\ndata: "))
-	if bytes.HasPrefix(p, []byte("data: ")) {
-		n++
-	}
-	return n
+// stdioWriter counts the notifications written through it to stdout.
+type stdioWriter struct {
+	io.Writer
+	w *wire
+}
+
+func (sw stdioWriter) Write(p []byte) (int, error) {
+	n, err := sw.Writer.Write(p)
+	sw.w.wrote(notifications(p[:n]))
+	return n, err
+}
+
+// notifications counts the progress and log notifications in p (mcp-go writes each message with
+// one Write: a line of JSON on stdio, an "event: message\ndata: …\n\n" event over HTTP). The
+// method's quotes cannot occur unescaped inside a JSON string, so text in a message cannot
+// count.
+func notifications(p []byte) int {
+	return bytes.Count(p, []byte(`"method":"`+mcplib.MethodNotificationProgress+`"`)) +
+		bytes.Count(p, []byte(`"method":"`+mcplib.MethodNotificationMessage+`"`))
 }
 
 func (ww wireWriter) Flush() {

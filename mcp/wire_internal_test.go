@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -30,9 +31,32 @@ func TestProgressOfSessionlessCallsArrives(t *testing.T) {
 	require.NoError(t, err)
 	keys, err := auth.LoadKeys(keyFile)
 	require.NoError(t, err)
+	g := stepsGateway()
+	srv := httptest.NewServer(g.HTTPHandler(keys, []string{"127.0.0.1"}, slog.New(slog.NewTextHandler(io.Discard, nil))))
+	t.Cleanup(srv.Close)
+
+	const calls = 300
+	lost := 0
+	for i := 0; i < calls; i++ {
+		body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"_meta":{"progressToken":%d,"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"}},"name":"wf_steps","arguments":{}}}`, i+1, i)
+		status, _, out, _ := post(t, http.MethodPost, srv.URL, key, strings.NewReader(body), map[string]string{"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "wf_steps"})
+		require.Equal(t, http.StatusOK, status, out)
+		if got := sseSequence(t, out); !slices.Equal(got, wantSteps) {
+			lost++
+			t.Logf("call %d: %v", i, got)
+		}
+	}
+	require.Zero(t, lost, "%d of %d calls lost progress", lost, calls)
+}
+
+const steps = 5
+
+var wantSteps = []string{"1", "2", "3", "4", "5", "result"}
+
+// stepsGateway offers wf_steps, a tool whose run's steps end one after another, the last right
+// before its result.
+func stepsGateway() *Gateway {
 	g := New(Options{Version: "test", Address: "127.0.0.1:1", Namespace: "default", NoBuiltins: true})
-	const steps = 5
-	// a run's steps ending one after another, the last right before the result
 	g.srv.AddTool(mcplib.NewTool("wf_steps"), func(ctx context.Context, _ mcplib.CallToolRequest) (*mcplib.CallToolResult, error) {
 		rep := g.reporterFor(ctx, steps)
 		for i := 1; i <= steps; i++ {
@@ -40,22 +64,73 @@ func TestProgressOfSessionlessCallsArrives(t *testing.T) {
 		}
 		return mcplib.NewToolResultText("done"), nil
 	})
-	srv := httptest.NewServer(g.HTTPHandler(keys, []string{"127.0.0.1"}, slog.New(slog.NewTextHandler(io.Discard, nil))))
-	t.Cleanup(srv.Close)
+	return g
+}
 
-	want := []string{"1", "2", "3", "4", "5", "result"}
-	const calls = 300
-	lost := 0
-	for i := 0; i < calls; i++ {
-		body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"_meta":{"progressToken":%d,"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"}},"name":"wf_steps","arguments":{}}}`, i+1, i)
-		status, _, out, _ := post(t, http.MethodPost, srv.URL, key, strings.NewReader(body), map[string]string{"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "wf_steps"})
-		require.Equal(t, http.StatusOK, status, out)
-		if got := sseSequence(t, out); !slices.Equal(got, want) {
-			lost++
-			t.Logf("call %d: %v", i, got)
-		}
+// TestProgressOverStdioBeforeTheResult: over stdio, on both protocol eras, a call's progress
+// notifications are all written before its result, call after call. mcp-go writes them from
+// another goroutine than the result (wire); before the gateway waited for them, the last ones
+// often came after it.
+func TestProgressOverStdioBeforeTheResult(t *testing.T) {
+	for _, version := range []string{"2025-06-18", "2026-07-28"} {
+		t.Run(version, func(t *testing.T) {
+			g := stepsGateway()
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			inR, inW := io.Pipe()
+			outR, outW := io.Pipe()
+			served := make(chan error, 1)
+			go func() { served <- g.serveStdio(ctx, inR, outW) }()
+			t.Cleanup(func() {
+				cancel()
+				_ = inW.Close()
+				_ = outR.Close()
+				<-served
+			})
+			lines := bufio.NewScanner(outR)
+			lines.Buffer(make([]byte, 1<<20), 1<<20)
+			send := func(msg string) {
+				_, err := io.WriteString(inW, msg+"\n")
+				require.NoError(t, err)
+			}
+			meta := ""
+			if version == "2026-07-28" {
+				meta = `,"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"}`
+			} else {
+				send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+				require.True(t, lines.Scan(), "the initialize result")
+				send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+			}
+			const calls = 200
+			late := 0
+			for i := 1; i <= calls; i++ {
+				send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"_meta":{"progressToken":%d%s},"name":"wf_steps","arguments":{}}}`, i, i, meta))
+				var got []string
+				for len(got) < len(wantSteps) && lines.Scan() {
+					var m struct {
+						Method string `json:"method"`
+						Params struct {
+							Token    float64 `json:"progressToken"`
+							Progress float64 `json:"progress"`
+						} `json:"params"`
+						Result json.RawMessage `json:"result"`
+					}
+					require.NoError(t, json.Unmarshal(lines.Bytes(), &m), lines.Text())
+					switch {
+					case m.Method == string(mcplib.MethodNotificationProgress) && m.Params.Token == float64(i):
+						got = append(got, fmt.Sprint(m.Params.Progress))
+					case m.Result != nil:
+						got = append(got, "result")
+					}
+				}
+				if !slices.Equal(got, wantSteps) {
+					late++
+					t.Logf("call %d: %v", i, got)
+				}
+			}
+			require.Zero(t, late, "%d of %d calls had progress after their result", late, calls)
+		})
 	}
-	require.Zero(t, lost, "%d of %d calls lost progress", lost, calls)
 }
 
 // sseSequence is the progress values and "result" of an SSE answer, in order.
