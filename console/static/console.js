@@ -910,7 +910,11 @@
       }
     });
     apply(snap);
-    if (snap.closed && !snap.stateError) return;
+    // A closed run's events are read too when a forEach of it failed or was cancelled without its
+    // items' outcomes in the state (such a step has no output): its item events say which items
+    // completed, which failed and why, and which never ran.
+    const untold = ((snap.state && snap.state.steps) || []).some((x) => Number(x.itemsTotal) > 0 && ['failed', 'cancelled'].includes(x.status) && !itemResults(x));
+    if (snap.closed && !snap.stateError && !untold) return;
     const es = new EventSource(`/api/runs/${encodeURIComponent(runId)}/events`);
     es.addEventListener('snapshot', (ev) => apply(JSON.parse(ev.data)));
     // the run's events between snapshots: drawn at most every 100 ms (a forEach's items come in
