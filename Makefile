@@ -5,6 +5,7 @@ PKGS      := ./...
 FUZZTIME  ?= 10m
 BENCHTIME ?= 1s
 TEMPORAL_CLI := bin/temporal
+MCP_CLIENT   := scripts/mcp-smoke/node_modules/.package-lock.json
 
 .PHONY: help build test run bench fuzz lint fmt clean proto workflowcheck mcp-smoke mcp-conformance mcp-client agui-client temporal soak cluster scaleout
 
@@ -63,10 +64,13 @@ test: lint $(TEMPORAL_CLI) ## the test suite CI runs (the integration tests driv
 agui-client: ## install the public AG-UI client (npm, pinned) that TestAGUIClientAcceptsARealRun drives
 	npm ci --prefix scripts/agui-client --no-audit --no-fund --loglevel=error
 
-mcp-client: ## install the TypeScript MCP SDK (npm, pinned in scripts/mcp-smoke) that TestMCPTypeScriptClient drives
+mcp-client: $(MCP_CLIENT) ## install the TypeScript MCP SDK (npm, pinned in scripts/mcp-smoke) that TestMCPTypeScriptClient and mcp-smoke drive
+
+# npm writes node_modules/.package-lock.json on every install: installed once per lockfile change
+$(MCP_CLIENT): scripts/mcp-smoke/package-lock.json
 	npm ci --prefix scripts/mcp-smoke --no-audit --no-fund --loglevel=error
 
-mcp-smoke: build ## the TypeScript MCP SDK and the MCP Inspector CLI against weft mcp (npm, pinned)
+mcp-smoke: build mcp-client ## the TypeScript MCP SDK and the MCP Inspector CLI against weft mcp (npm, pinned)
 	bash scripts/mcp-smoke/run.sh
 
 mcp-conformance: build ## the official MCP conformance suite's server scenarios against weft mcp (npm, pinned, with Node 22)

@@ -1,11 +1,10 @@
 #!/usr/bin/env bash
 # Cross-language MCP smoke: the TypeScript SDK and the MCP Inspector CLI against bin/weft mcp.
-# Run from the repository root after `make build` (make mcp-smoke does both).
+# Run from the repository root after `make build mcp-client` (make mcp-smoke does all three).
 set -euo pipefail
 root=$(pwd)
 bin="$root/bin/weft"
 cd "$root/scripts/mcp-smoke"
-npm ci --no-audit --no-fund --loglevel=error
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 export WEFT_MCP_KEY="smoke-$(date +%s%N)"
 "$bin" mcp --transport http --port "$port" --address 127.0.0.1:1 --key-file "$(mktemp -d)/keys.json" 2>/dev/null &
