@@ -37,16 +37,21 @@ func Start(ctx context.Context, dir string, port int) (*DB, error) {
 	// not fsynced one by one. The default (full) fsyncs every commit, which made the store's
 	// writes most of a batched forEach's wait. The two stay alike on purpose: a history and the
 	// outputs it refers to in the store survive the same failures.
-	return start(ctx, "127.0.0.1", port, &ferretdb.Config{Handler: "sqlite", SQLiteURL: "file:" + abs + "/?_pragma=synchronous(normal)"}, dir)
+	return start(ctx, "127.0.0.1", port, &ferretdb.Config{Handler: "sqlite", SQLiteURL: "file:" + abs + "/?_pragma=synchronous(normal)"}, dir, abs)
 }
 
 // StartPostgres serves the MongoDB wire protocol on host:port with FerretDB keeping the data in
 // PostgreSQL (postgres://USER:PASSWORD@HOST:PORT/DATABASE): the production shape without MongoDB.
 func StartPostgres(ctx context.Context, postgresURL, host string, port int) (*DB, error) {
-	return start(ctx, host, port, &ferretdb.Config{Handler: "postgresql", PostgreSQLURL: postgresURL}, "PostgreSQL")
+	return start(ctx, host, port, &ferretdb.Config{Handler: "postgresql", PostgreSQLURL: postgresURL}, "PostgreSQL", "")
 }
 
-func start(ctx context.Context, host string, port int, cfg *ferretdb.Config, where string) (*DB, error) {
+// idIndexEvery is how often the SQLite files are looked at for new collections to index.
+var idIndexEvery = 2 * time.Second
+
+// start starts FerretDB; sqliteDir names the SQLite backend's directory (idIndexer indexes its
+// tables), "" for PostgreSQL.
+func start(ctx context.Context, host string, port int, cfg *ferretdb.Config, where, sqliteDir string) (*DB, error) {
 	if port == 0 {
 		l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
 		if err != nil {
@@ -70,6 +75,9 @@ func start(ctx context.Context, host string, port int, cfg *ferretdb.Config, whe
 		c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
 		if err == nil {
 			c.Close()
+			if sqliteDir != "" {
+				go newIDIndexer(sqliteDir, idIndexEvery).run(rctx)
+			}
 			return db, nil
 		}
 		select {
