@@ -12,6 +12,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"golang.org/x/sync/errgroup"
 )
 
 // EmbeddingCacheCollection holds embedding vectors already paid for, one document per
@@ -46,13 +47,17 @@ type cachedDoc struct {
 }
 
 // GetEmbeddings reads the cached vectors of keys in one query and returns those found, by key.
-// Keys not cached are absent from the map.
+// Keys not cached are absent from the map. On FerretDB, whose $in reads the whole collection,
+// it looks the keys up one by one instead, a few at a time.
 func (s *Store) GetEmbeddings(ctx context.Context, db string, keys []string) (map[string]CachedEmbedding, error) {
 	out := make(map[string]CachedEmbedding, len(keys))
 	if len(keys) == 0 {
 		return out, nil
 	}
 	c := s.client.Database(db).Collection(EmbeddingCacheCollection)
+	if s.oneByID {
+		return getEach(ctx, c, db, keys)
+	}
 	cur, err := c.Find(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: keys}}}},
 		options.Find().SetProjection(bson.D{{Key: "model", Value: 1}, {Key: "vector", Value: 1}}))
 	if err != nil {
@@ -72,6 +77,42 @@ func (s *Store) GetEmbeddings(ctx context.Context, db string, keys []string) (ma
 	}
 	if err := cur.Err(); err != nil {
 		return nil, fmt.Errorf("reading %d cached embeddings from %s.%s: %w", len(keys), db, EmbeddingCacheCollection, err)
+	}
+	return out, nil
+}
+
+// getEachConcurrency is how many of getEach's lookups are in flight.
+const getEachConcurrency = 8
+
+// getEach reads the cached vectors of keys with one find by _id each.
+func getEach(ctx context.Context, c *mongo.Collection, db string, keys []string) (map[string]CachedEmbedding, error) {
+	found := make([]*CachedEmbedding, len(keys))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(getEachConcurrency)
+	for i, k := range keys {
+		g.Go(func() error {
+			var d cachedDoc
+			err := c.FindOne(gctx, bson.D{{Key: "_id", Value: k}}, options.FindOne().SetProjection(bson.D{{Key: "model", Value: 1}, {Key: "vector", Value: 1}})).Decode(&d)
+			if errors.Is(err, mongo.ErrNoDocuments) {
+				return nil
+			}
+			if err != nil {
+				return fmt.Errorf("reading a cached embedding from %s.%s: %w", db, EmbeddingCacheCollection, err)
+			}
+			if v, ok := d.Vector.Float32OK(); ok { // else not a vector this version wrote: a miss
+				found[i] = &CachedEmbedding{Key: d.Key, Model: d.Model, Vector: v}
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	out := make(map[string]CachedEmbedding, len(keys))
+	for _, e := range found {
+		if e != nil {
+			out[e.Key] = *e
+		}
 	}
 	return out, nil
 }

@@ -25,6 +25,9 @@ type Store struct {
 	client *mongo.Client
 	mu     sync.Mutex
 	caches map[string]*cache
+	// oneByID: the server finds documents by _id through its index only one _id at a time
+	// (FerretDB: a filter of _id $in many reads the whole collection).
+	oneByID bool
 }
 
 // Open connects to uri and checks the server answers.
@@ -37,7 +40,17 @@ func Open(ctx context.Context, uri string) (*Store, error) {
 		_ = c.Disconnect(context.Background())
 		return nil, fmt.Errorf("MongoDB at %s is unreachable: %w (check MONGODB_URI)", redact(uri), err)
 	}
-	return &Store{client: c, caches: map[string]*cache{}}, nil
+	return &Store{client: c, caches: map[string]*cache{}, oneByID: isFerretDB(ctx, c)}, nil
+}
+
+// isFerretDB reports whether the server is FerretDB (its buildInfo names its version).
+func isFerretDB(ctx context.Context, c *mongo.Client) bool {
+	raw, err := c.Database("admin").RunCommand(ctx, bson.D{{Key: "buildInfo", Value: 1}}).Raw()
+	if err != nil {
+		return false
+	}
+	_, err = raw.LookupErr("ferretdbVersion")
+	return err == nil
 }
 
 func redact(uri string) string {
