@@ -292,14 +292,25 @@ func (sw stdioWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// notifications counts the progress and log notifications in p (mcp-go writes each message with
-// one Write: a line of JSON on stdio, an "event: message\ndata: …\n\n" event over HTTP). The
-// method's quotes cannot occur unescaped inside a JSON string, so text in a message cannot
-// count.
+// notifications counts the progress and log notifications in p. mcp-go writes each message with
+// one Write, as one line of JSON on stdio or as an "event: message\ndata: …" event over HTTP, and
+// a notification's line begins with its method (JSONRPCNotification's first fields). Only a line
+// that begins so counts: a result holding the same words in its data (a tool's output) does not.
 func notifications(p []byte) int {
-	return bytes.Count(p, []byte(`"method":"`+mcplib.MethodNotificationProgress+`"`)) +
-		bytes.Count(p, []byte(`"method":"`+mcplib.MethodNotificationMessage+`"`))
+	n := 0
+	for line := range bytes.Lines(p) {
+		line = bytes.TrimPrefix(line, []byte("data: "))
+		if bytes.HasPrefix(line, progressLine) || bytes.HasPrefix(line, messageLine) {
+			n++
+		}
+	}
+	return n
 }
+
+var (
+	progressLine = []byte(`{"jsonrpc":"2.0","method":"` + mcplib.MethodNotificationProgress + `"`)
+	messageLine  = []byte(`{"jsonrpc":"2.0","method":"` + mcplib.MethodNotificationMessage + `"`)
+)
 
 func (ww wireWriter) Flush() {
 	if f, ok := ww.ResponseWriter.(http.Flusher); ok {

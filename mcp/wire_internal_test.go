@@ -157,3 +157,41 @@ func sseSequence(t *testing.T, out string) []string {
 	}
 	return seen
 }
+
+// TestNotificationsCountsOnlyNotifications: the written-notification count takes a message
+// that is a progress or log notification, as mcp-go marshals it, on a stdio line or in an SSE
+// event, and not a result whose data holds the same words (a tool may return anything): on
+// stdio one such result counted would have let every later call's result overtake its progress.
+func TestNotificationsCountsOnlyNotifications(t *testing.T) {
+	line := func(v any) string {
+		b, err := json.Marshal(v)
+		require.NoError(t, err)
+		return string(b)
+	}
+	// as mcp-go's server sends them: a JSONRPCNotification
+	note := func(method mcplib.MCPMethod, params map[string]any) string {
+		return line(mcplib.JSONRPCNotification{JSONRPC: mcplib.JSONRPC_VERSION, Notification: mcplib.Notification{
+			Method: string(method), Params: mcplib.NotificationParams{AdditionalFields: params}}})
+	}
+	progress := note(mcplib.MethodNotificationProgress, map[string]any{"progressToken": "tok", "progress": 1, "total": 5})
+	logMsg := note(mcplib.MethodNotificationMessage, map[string]any{"level": "info", "logger": "weft", "data": "step s1 completed"})
+	result := line(mcplib.JSONRPCResponse{JSONRPC: "2.0", ID: mcplib.NewRequestId(int64(7)), Result: map[string]any{
+		"structuredContent": map[string]any{"method": mcplib.MethodNotificationProgress, "echo": `"method":"notifications/message"`}}})
+	for _, tc := range []struct {
+		name string
+		p    string
+		want int
+	}{
+		{"a progress line", progress + "\n", 1},
+		{"a log line", logMsg + "\n", 1},
+		{"an SSE event", "event: message\ndata: " + progress + "\n\n", 1},
+		{"two lines in one write", progress + "\n" + logMsg + "\n", 2},
+		{"a result holding the words", result + "\n", 0},
+		{"the result as an SSE event", "event: message\ndata: " + result + "\n\n", 0},
+		{"a line without its end", progress, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			require.Equal(t, tc.want, notifications([]byte(tc.p)))
+		})
+	}
+}
