@@ -24,7 +24,7 @@ func startSQLite(t testing.TB, indexed bool) (*mongo.Client, string) {
 	if indexed {
 		sqliteDir = dir
 	}
-	db, err := start(context.Background(), "127.0.0.1", 0, &ferretdb.Config{Handler: "sqlite", SQLiteURL: "file:" + dir + "/?_pragma=synchronous(normal)"}, dir, sqliteDir)
+	db, err := start(context.Background(), "127.0.0.1", 0, &ferretdb.Config{Handler: "sqlite", SQLiteURL: "file:" + dir + "/"}, dir, sqliteDir)
 	require.NoError(t, err)
 	t.Cleanup(db.Stop)
 	c, err := mongo.Connect(options.Client().ApplyURI(db.URI))
