@@ -311,5 +311,9 @@ func (s *Store) GetBlob(ctx context.Context, db, id string) ([]byte, error) {
 	if len(out) != head.Size {
 		return nil, fmt.Errorf("large output %s: %d of %d bytes", id, len(out), head.Size)
 	}
+	// the id is the data's hash: parts of another blob, or a part changed in the store, show here
+	if sum := sha256.Sum256(out); hex.EncodeToString(sum[:16]) != id {
+		return nil, fmt.Errorf("large output %s: what the store holds is not the data stored under this id (a part was changed or replaced); run the step again", id)
+	}
 	return out, nil
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/weftworks/weft/activities/mongostore"
 	"github.com/weftworks/weft/devdb"
@@ -167,4 +169,16 @@ func TestBlobRoundTrip(t *testing.T) {
 	got, err := s.GetBlob(ctx, db, id)
 	require.NoError(t, err)
 	require.True(t, bytes.Equal(big, got))
+
+	// a part changed in the store (same size) is found out, not handed back
+	_, err = s.Delete(ctx, db, mongostore.BlobCollection, map[string]any{"_id": id + "#1"})
+	require.NoError(t, err)
+	c, err := mongo.Connect(options.Client().ApplyURI(uri))
+	require.NoError(t, err)
+	defer func() { _ = c.Disconnect(ctx) }()
+	_, err = c.Database(db).Collection(mongostore.BlobCollection).InsertOne(ctx, bson.D{{Key: "_id", Value: id + "#1"},
+		{Key: "blob", Value: id}, {Key: "part", Value: 1}, {Key: "data", Value: bson.Binary{Data: make([]byte, 4<<20)}}})
+	require.NoError(t, err)
+	_, err = s.GetBlob(ctx, db, id)
+	require.ErrorContains(t, err, "is not the data stored under this id")
 }
