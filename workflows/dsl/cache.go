@@ -52,7 +52,7 @@ func loadCached(file string, data []byte, accepted bool) (*Workflow, error) {
 	if ok {
 		return w, nil
 	}
-	w, err := load(file, data, accepted, false)
+	w, err := load(file, data, loadOptions{accepted: accepted})
 	if err != nil {
 		return nil, err
 	}

@@ -27,39 +27,59 @@ const (
 // DetectDialect says in which dialect a decoded workflow file is written, and why. file is the
 // file's name. In order:
 //   - a "$schema" naming weft or vai decides;
+//   - a definition built in Go (LoadWeft: Builder, FromDefinition, a tool call) is weft's; vai's
+//     names for a tool's inputs (chunk_size) are taken there as in any weft file, a numeric path
+//     segment is an error with the [0] spelling as its hint;
+//   - a file a loader says is vai's (LoadVai: a vai package's workflow) is vai's;
 //   - a file is vai's when it uses what only vai files use: branding or formatters, vai's names
 //     for a tool's inputs (chunk_size), a duration in milliseconds (a number), or a numeric path
 //     segment in a template or condition;
 //   - a file is weft's when something marks it so: its name ends in .weft.json (weft init writes
-//     that), or a duration is written as text ("30s", which vai files never do); a definition
-//     built in Go (LoadWeft) is weft's here too;
+//     that), or a duration is written as text ("30s", which vai files never do);
 //   - otherwise a file that gives a tool (a loop's nested step included) a field that vai's tool
-//     of that name takes and weft's does not (vaiFields: http responseType, rerank topK) is vai's;
+//     of that name takes and weft's does not (vaiFields: http responseType, rerank topK) is vai's,
+//     but only for those fields: any other field a tool does not take stays an error;
 //   - anything else is weft's, strictly checked.
 //
-// Once a file is vai's, every input field its tools do not take is a warning, typos included; in
-// a file nothing marks as vai's a field that is neither weft's nor vai's stays an error (weft
-// cannot tell a vai file with a typo from a weft file with one; a vai $schema says which).
+// Once a file is vai's by any rule but the last but one, every input field its tools do not take
+// is a warning, typos included; in a file nothing marks as vai's a field that is neither weft's
+// nor vai's stays an error (weft cannot tell a vai file with a typo from a weft file with one; a
+// vai $schema says which).
 func DetectDialect(file string, root any) (Dialect, string) {
-	return detectDialect(file, root, false)
+	v := detectDialect(file, root, loadOptions{})
+	return v.dialect, v.reason
 }
 
-func detectDialect(file string, root any, built bool) (Dialect, string) {
+// verdict is detectDialect's answer: the dialect, why, and whether the file is vai's only
+// because its tools are given vaiFields (then only those are ignored).
+type verdict struct {
+	dialect  Dialect
+	reason   string
+	byFields bool
+}
+
+func detectDialect(file string, root any, o loadOptions) verdict {
 	m, ok := root.(map[string]any)
 	if !ok {
-		return DialectWeft, ""
+		return verdict{dialect: DialectWeft}
 	}
 	if s, ok := m["$schema"].(string); ok {
 		switch ls := strings.ToLower(s); {
 		case strings.Contains(ls, "weft"):
-			return DialectWeft, "$schema names weft"
+			return verdict{DialectWeft, "$schema names weft", false}
 		case strings.Contains(ls, "vai") || strings.Contains(ls, "voyage"):
-			return DialectVai, "$schema names vai"
+			return verdict{DialectVai, "$schema names vai", false}
 		}
+	}
+	if o.built {
+		return verdict{DialectWeft, "the definition was built in Go", false}
+	}
+	if o.vai != "" {
+		return verdict{DialectVai, o.vai, false}
 	}
 	for _, k := range []string{"branding", "formatters"} {
 		if _, ok := m[k]; ok {
-			return DialectVai, "the file has " + k
+			return verdict{DialectVai, "the file has " + k, false}
 		}
 	}
 	steps, _ := m["steps"].([]any)
@@ -69,37 +89,34 @@ func detectDialect(file string, root any, built bool) (Dialect, string) {
 			continue
 		}
 		if _, ok := step["timeout"].(float64); ok {
-			return DialectVai, fmt.Sprintf("steps[%d].timeout is in milliseconds", i)
+			return verdict{DialectVai, fmt.Sprintf("steps[%d].timeout is in milliseconds", i), false}
 		}
 		if r, ok := step["retry"].(map[string]any); ok {
 			for _, k := range []string{"initialInterval", "maxInterval"} {
 				if _, ok := r[k].(float64); ok {
-					return DialectVai, fmt.Sprintf("steps[%d].retry.%s is in milliseconds", i, k)
+					return verdict{DialectVai, fmt.Sprintf("steps[%d].retry.%s is in milliseconds", i, k), false}
 				}
 			}
 		}
 		if where, k := aliasInStep(step); k != "" {
-			return DialectVai, fmt.Sprintf("steps[%d]%s uses vai's name %s", i, where, k)
+			return verdict{DialectVai, fmt.Sprintf("steps[%d]%s uses vai's name %s", i, where, k), false}
 		}
 	}
 	if indexSegments(root, false) {
-		return DialectVai, "a path has a numeric segment (results.0.score)"
-	}
-	if built {
-		return DialectWeft, "the definition was built in Go"
+		return verdict{DialectVai, "a path has a numeric segment (results.0.score)", false}
 	}
 	if strings.HasSuffix(strings.ToLower(file), ".weft.json") {
-		return DialectWeft, "the file name ends in .weft.json"
+		return verdict{DialectWeft, "the file name ends in .weft.json", false}
 	}
 	for i, s := range steps {
 		step, _ := s.(map[string]any)
 		if _, ok := step["timeout"].(string); ok {
-			return DialectWeft, fmt.Sprintf("steps[%d].timeout is written as text", i)
+			return verdict{DialectWeft, fmt.Sprintf("steps[%d].timeout is written as text", i), false}
 		}
 		if r, ok := step["retry"].(map[string]any); ok {
 			for _, k := range []string{"initialInterval", "maxInterval"} {
 				if _, ok := r[k].(string); ok {
-					return DialectWeft, fmt.Sprintf("steps[%d].retry.%s is written as text", i, k)
+					return verdict{DialectWeft, fmt.Sprintf("steps[%d].retry.%s is written as text", i, k), false}
 				}
 			}
 		}
@@ -107,10 +124,10 @@ func detectDialect(file string, root any, built bool) (Dialect, string) {
 	for i, s := range steps {
 		step, _ := s.(map[string]any)
 		if where, k, tool := vaiFieldInStep(step); k != "" {
-			return DialectVai, fmt.Sprintf("steps[%d]%s.%s is a field of vai's %s tool", i, where, k, tool)
+			return verdict{DialectVai, fmt.Sprintf("steps[%d]%s.%s is a field of vai's %s tool", i, where, k, tool), true}
 		}
 	}
-	return DialectWeft, ""
+	return verdict{dialect: DialectWeft}
 }
 
 // aliasInStep finds the first of vai's names for a tool's inputs (by name) that a step, or a
@@ -183,19 +200,31 @@ func vaiFieldInStep(step map[string]any) (where, field, tool string) {
 	return "", "", ""
 }
 
-// hintVaiSchema adds, to a file nothing marked as weft's or vai's that gives a tool a field it
-// does not take (an error in weft's format), one warning saying how a vai file says it is one:
-// vai ignores such fields, and so does weft in vai's dialect.
+// hintVaiSchema adds, to a file nothing marks as vai's (or marks so only by vaiFields) that gives
+// a tool a field it does not take (an error there), one warning saying how a vai file says it is
+// one: vai ignores such fields, and so does weft then. The warning is given only when the file,
+// read in vai's dialect, has no errors: a $schema naming vai would make it valid.
 func (c *compiler) hintVaiSchema() {
+	unknown := false
 	for _, d := range c.diags {
 		if d.Severity == SeverityError && strings.HasPrefix(d.Message, "unknown field ") && strings.Contains(d.Where, "inputs.") {
-			w := c.src.At("", "nothing marks this file as weft's or vai's, so it is read as weft's, where an input field a tool does not take is an error",
-				`if it is a vai file, say so with a "$schema" whose URL names vai: the fields are then ignored with a warning, as vai ignores them`)
-			w.Severity = SeverityWarning
-			c.diags = append(c.diags, w)
-			return
+			unknown = true
+			break
 		}
 	}
+	if !unknown {
+		return
+	}
+	if _, err := load(c.src.File, c.src.Data, loadOptions{vai: "a $schema naming vai"}); err != nil {
+		return // marking it vai's would not make it valid
+	}
+	msg := "nothing marks this file as weft's or vai's, so it is read as weft's, where an input field a tool does not take is an error"
+	if c.byFields {
+		msg = "this file is read as vai's only because a tool is given a field of vai's tool (" + c.w.DialectReason + "): an input field that is not vai's either is an error"
+	}
+	w := c.src.At("", msg, `if it is a vai file, say so with a "$schema" whose URL names vai: the fields are then ignored with a warning, as vai ignores them`)
+	w.Severity = SeverityWarning
+	c.diags = append(c.diags, w)
 }
 
 // unknownInputs lists, sorted, the fields of inputs (vai's names already made the tool's own:
@@ -268,28 +297,40 @@ func indexSegments(root any, rewrite bool) bool {
 	return found
 }
 
-// dropUnknownInputs removes the input fields the step's tool does not take, in vai's dialect
-// (vai ignores them), with a warning and a did-you-mean for each; on an accepted run they are
-// removed silently, as they were when the run was accepted. The tool's own schema check then sees
-// only what it knows, and the activity never receives them.
+// lenientInputs says whether input fields a tool does not take are removed before its schema
+// is checked (dropUnknown): in vai's dialect (vai ignores them), and on an accepted run (they were
+// removed when it was accepted). Steps and a loop's nested step follow this one rule.
+func (c *compiler) lenientInputs() bool { return c.dialect == DialectVai || c.accepted }
+
+// dropUnknownInputs removes the input fields the step's tool does not take (dropUnknown).
 func (c *compiler) dropUnknownInputs(cs *CompiledStep) {
 	c.dropUnknown(cs.Spec, cs.Step.Inputs, cs.Pointer+"/inputs", cs.Step.Tool)
 }
 
-// dropUnknown removes from inputs (at ptr in the file) the fields spec does not take, warning
-// about each unless the run was accepted.
+// dropUnknown removes from inputs (at ptr in the file) the fields spec does not take when
+// lenientInputs, with a warning and a did-you-mean for each; on an accepted run they are removed
+// silently, as they were when the run was accepted. In a file vai's only by vaiFields, only those
+// fields are removed: the others are left for the tool's schema check to report as errors. The
+// schema check then sees only what the tool knows, and the activity never receives the rest.
 func (c *compiler) dropUnknown(spec *toolspec.Spec, inputs map[string]any, ptr, tool string) {
+	if !c.lenientInputs() {
+		return
+	}
 	unknown := unknownInputs(spec, inputs)
 	if len(unknown) == 0 {
 		return
 	}
 	fields := toolFields(spec)
 	for _, k := range unknown {
-		delete(inputs, k)
 		if c.accepted {
+			delete(inputs, k)
 			continue
 		}
-		hint := vaiFields[spec][k]
+		hint, vai := vaiFields[spec][k]
+		if c.byFields && !vai {
+			continue
+		}
+		delete(inputs, k)
 		if hint == "" {
 			hint = didYouMean(k, fields)
 		}

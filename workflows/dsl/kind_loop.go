@@ -52,9 +52,7 @@ func (c *compiler) compileNested(cs *CompiledStep, inPtr string) {
 	if _, had := step["inputs"]; had {
 		step["inputs"] = inputs
 	}
-	if c.dialect == DialectVai {
-		c.dropUnknown(spec, inputs, sptr+"/inputs", ns.Tool)
-	}
+	c.dropUnknown(spec, inputs, sptr+"/inputs", ns.Tool)
 	val, perrs := expr.CompileValue(inputs)
 	for _, pe := range perrs {
 		c.errIn(sptr+"/inputs"+pe.Path, pe.Offset, pe.Msg, pe.Hint)

@@ -95,14 +95,23 @@ func LoadFile(path string) (*Workflow, error) {
 // Diagnostics list holding every problem found (warnings included); on success warnings are in
 // Workflow.Warnings.
 func Load(file string, data []byte) (*Workflow, error) {
-	return load(file, data, false, false)
+	return load(file, data, loadOptions{})
+}
+
+// LoadVai compiles a file its loader knows to be vai's (a vai package's workflow: why says how it
+// knows), as Load does but in vai's dialect unless the file's $schema names weft (DetectDialect).
+func LoadVai(file string, data []byte, why string) (*Workflow, error) {
+	if why == "" {
+		why = "its loader says it is vai's"
+	}
+	return load(file, data, loadOptions{vai: why})
 }
 
 // LoadWeft compiles a definition built in Go (Builder, FromDefinition, a tool call): as Load
 // does, except that an input field a tool does not take is an error even when nothing else marks
 // the definition as weft's (DetectDialect).
 func LoadWeft(file string, data []byte) (*Workflow, error) {
-	return load(file, data, false, true)
+	return load(file, data, loadOptions{built: true})
 }
 
 // LoadAccepted compiles a definition that a run has already accepted: Load's verdict on it is
@@ -110,10 +119,17 @@ func LoadWeft(file string, data []byte) (*Workflow, error) {
 // not checked again, so a run replayed on a newer binary takes the path it took when it started;
 // everything the run needs to execute is compiled as Load does.
 func LoadAccepted(file string, data []byte) (*Workflow, error) {
-	return load(file, data, true, false)
+	return load(file, data, loadOptions{accepted: true})
 }
 
-func load(file string, data []byte, accepted, weft bool) (*Workflow, error) {
+// loadOptions are how a definition is loaded. accepted: a run already accepted it (LoadAccepted);
+// built: it was built in Go (LoadWeft); vai: the loader knows it is vai's, and why (LoadVai).
+type loadOptions struct {
+	accepted, built bool
+	vai             string
+}
+
+func load(file string, data []byte, o loadOptions) (*Workflow, error) {
 	src, err := ParseSource(file, data)
 	if err != nil {
 		return nil, err
@@ -127,14 +143,14 @@ func load(file string, data []byte, accepted, weft bool) (*Workflow, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: converting the Flow format: %w", file, err)
 		}
-		w, err := load(file+" (converted to steps)", out, accepted, weft)
+		w, err := load(file+" (converted to steps)", out, o)
 		if w != nil {
 			w.Warnings = append(diags, w.Warnings...)
 			w.Text = data
 		}
 		return w, err
 	}
-	c := &compiler{src: src, bad: map[string]bool{}, accepted: accepted, weft: weft}
+	c := &compiler{src: src, bad: map[string]bool{}, accepted: o.accepted, opts: o}
 	w := c.compile()
 	if !c.diags.HasErrors() {
 		c.diags = append(c.diags, c.runtime...)
@@ -175,8 +191,11 @@ type compiler struct {
 	accepted bool
 	// dialect of the file (dialect.go): vai's is read leniently.
 	dialect Dialect
-	// weft: the definition was built in Go (LoadWeft), which marks it as weft's (DetectDialect).
-	weft bool
+	// byFields: the file is vai's only because a tool is given vaiFields (DetectDialect): only
+	// those are ignored.
+	byFields bool
+	// opts are how the definition was loaded.
+	opts loadOptions
 }
 
 func (c *compiler) errAt(ptr, msg, hint string) { c.diags = append(c.diags, c.src.At(ptr, msg, hint)) }
@@ -202,8 +221,9 @@ func (c *compiler) compile() *Workflow {
 		d.Severity = SeverityWarning
 		c.diags = append(c.diags, d)
 	}
-	dialect, why := detectDialect(src.File, src.Root, c.weft)
-	c.dialect = dialect
+	v := detectDialect(src.File, src.Root, c.opts)
+	dialect, why := v.dialect, v.reason
+	c.dialect, c.byFields = dialect, v.byFields
 	if dialect == DialectVai {
 		// vai's numeric path segments (results.0.score) are indexes: results[0].score
 		indexSegments(src.Root, true)
@@ -230,7 +250,7 @@ func (c *compiler) compile() *Workflow {
 	c.compileSteps()
 	c.checkGraph()
 	c.compileOutput()
-	if dialect == DialectWeft && why == "" && !c.accepted {
+	if ((dialect == DialectWeft && why == "") || c.byFields) && !c.accepted {
 		c.hintVaiSchema()
 	}
 	return w
@@ -353,9 +373,7 @@ func (c *compiler) compileStep(cs *CompiledStep) {
 		c.warnAt(ptr+"/inputs/"+escapePointer(a), aliasConflict(cs.Spec, a), "remove one of them")
 	}
 	st.Inputs = canon
-	if c.dialect == DialectVai || c.accepted {
-		c.dropUnknownInputs(cs)
-	}
+	c.dropUnknownInputs(cs)
 	if cs.Spec.NeedsCollection && st.Inputs["collection"] == nil && c.def.Defaults["collection"] == nil && !c.isBad(ptr+"/inputs") {
 		d := c.src.At(ptr+"/inputs", fmt.Sprintf("%s has no collection: the step fails when it runs unless the run sets one", st.Tool),
 			`set inputs.collection, or "defaults": {"collection": ...} in the file (weft run --collection also sets it)`)
