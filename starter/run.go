@@ -94,6 +94,11 @@ func (o *runOptions) run(cmd *cobra.Command, arg string) error {
 		return err
 	}
 	out, errOut := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	// what the compile noticed (an ignored vai field, a step with no collection), as weft
+	// validate and weft plan print it: a run, or its plan, never hides it
+	for _, d := range w.Warnings {
+		fmt.Fprintln(errOut, d.String())
+	}
 	for _, warn := range o.unreadOverrides(w) {
 		fmt.Fprintf(errOut, "warning: %s\n", warn)
 	}
