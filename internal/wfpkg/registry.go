@@ -15,7 +15,9 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -153,15 +155,15 @@ func (r Registry) resolve(ctx context.Context, name, version string) (*versionDo
 
 // pickVersion resolves a version range (^1.2.0, ~1.2, 1.x, >=1.0 <2, 1.0.0 - 1.4.0, a || b) as
 // npm does: the version the dist-tag latest names when it is in the range, else the highest
-// version in it. A pre-release is in a range only when the range names a pre-release of the same
-// version (^1.2.0-beta.1), as in npm.
+// version in it. A pre-release is in a range only when the part of the range it satisfies (one
+// side of a ||) names a pre-release of the same major.minor.patch: ^1.2.0-beta.1 takes
+// 1.2.0-beta.2, never 1.3.0-alpha.1 (inRange).
 func pickVersion(p packument, rng string) (string, error) {
-	c, err := semver.NewConstraint(rng)
-	if err != nil {
+	if _, err := semver.NewConstraint(rng); err != nil {
 		return "", fmt.Errorf("%q is neither a version, a dist-tag nor a version range (write one like 1.2.0, latest, ^1.2.0, ~1.2, 1.x or \">=1.0 <2\")", rng)
 	}
 	if l, ok := p.DistTags["latest"]; ok {
-		if v, err := semver.StrictNewVersion(l); err == nil && c.Check(v) {
+		if v, err := semver.StrictNewVersion(l); err == nil && inRange(rng, v) {
 			if _, ok := p.Versions[l]; ok {
 				return l, nil
 			}
@@ -170,7 +172,7 @@ func pickVersion(p packument, rng string) (string, error) {
 	var best *semver.Version
 	for s := range p.Versions {
 		v, err := semver.StrictNewVersion(s)
-		if err != nil || !c.Check(v) {
+		if err != nil || !inRange(rng, v) {
 			continue // a key that is no version is never picked by a range
 		}
 		if best == nil || v.GreaterThan(best) {
@@ -181,6 +183,30 @@ func pickVersion(p packument, rng string) (string, error) {
 		return "", fmt.Errorf("no version satisfies %q (versions: %s)", rng, recentVersions(p))
 	}
 	return best.Original(), nil
+}
+
+// prereleaseRE finds the versions with a pre-release a range names (1.2.0-beta.1, v1.2.0-rc.1).
+var prereleaseRE = regexp.MustCompile(`v?(\d+)\.(\d+)\.(\d+)-[0-9A-Za-z.-]+`)
+
+// inRange reports whether v is in the range as npm decides: in one of the range's ||-separated
+// sets, and, when v is a pre-release, only in a set that names a pre-release of v's
+// major.minor.patch (semver's Check lets in any pre-release once the range names one).
+func inRange(rng string, v *semver.Version) bool {
+	for _, set := range strings.Split(rng, "||") {
+		c, err := semver.NewConstraint(strings.TrimSpace(set))
+		if err != nil || !c.Check(v) {
+			continue
+		}
+		if v.Prerelease() == "" {
+			return true
+		}
+		for _, m := range prereleaseRE.FindAllStringSubmatch(set, -1) {
+			if m[1] == strconv.FormatUint(v.Major(), 10) && m[2] == strconv.FormatUint(v.Minor(), 10) && m[3] == strconv.FormatUint(v.Patch(), 10) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // recentVersions lists the packument's ten highest versions, lowest first, for messages.
