@@ -93,17 +93,17 @@ func (r Registry) get(ctx context.Context, u string, limit int64, accept string)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode == http.StatusNotFound {
-		return nil, fmt.Errorf("GET %s: 404 not found", u)
+		return nil, fmt.Errorf("GET %s: 404 not found", Line(u))
 	}
 	if resp.StatusCode/100 != 2 {
-		return nil, fmt.Errorf("GET %s: %s", u, resp.Status)
+		return nil, fmt.Errorf("GET %s: %s", Line(u), Line(resp.Status)) // the server's words: never raw to a terminal
 	}
 	data, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	if err != nil {
-		return nil, fmt.Errorf("GET %s: %w", u, err)
+		return nil, fmt.Errorf("GET %s: %w", Line(u), err)
 	}
 	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("GET %s: the answer is over %d MiB: refused", u, limit>>20)
+		return nil, fmt.Errorf("GET %s: the answer is over %d MiB: refused", Line(u), limit>>20)
 	}
 	return data, nil
 }
@@ -141,14 +141,15 @@ func (r Registry) resolve(ctx context.Context, name, version string) (*versionDo
 	}
 	var d versionDoc
 	if err := json.Unmarshal(raw, &d); err != nil {
-		return nil, fmt.Errorf("%s@%s on %s: %w", name, want, base, err)
+		return nil, fmt.Errorf("%s@%s on %s: %w", name, Line(want), base, err)
 	}
-	if d.Version == "" {
-		d.Version = want
+	// the registry's text, printed in messages: never raw to a terminal (Line)
+	if d.Version = Line(d.Version); d.Version == "" {
+		d.Version = Line(want)
 	}
 	u, err := url.Parse(d.Dist.Tarball)
-	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-		return nil, fmt.Errorf("%s@%s on %s: dist.tarball %q is not an http(s) URL", name, want, base, d.Dist.Tarball)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || strings.IndexFunc(d.Dist.Tarball, Unsafe) >= 0 {
+		return nil, fmt.Errorf("%s@%s on %s: dist.tarball %q is not an http(s) URL", name, d.Version, base, d.Dist.Tarball)
 	}
 	return &d, nil
 }
@@ -217,7 +218,7 @@ func recentVersions(p packument) string {
 		if v, err := semver.StrictNewVersion(s); err == nil {
 			vs = append(vs, v)
 		} else {
-			other = append(other, s)
+			other = append(other, strconv.Quote(Line(s))) // the registry's text: never raw to a terminal
 		}
 	}
 	sort.Sort(semver.Collection(vs))
