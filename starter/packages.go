@@ -181,7 +181,7 @@ func newCreateCommand() *cobra.Command {
 	cmd.Flags().StringVar(&o.Author, "author", "", "package.json's author")
 	cmd.Flags().StringVar(&o.Version, "version", "1.0.0", "package.json's version")
 	cmd.Flags().StringVar(&output, "output", "", "the package's directory (default: ./vai-workflow-NAME)")
-	cmd.Flags().BoolVar(&o.Force, "force", false, "replace the package's files when the directory has them")
+	cmd.Flags().BoolVar(&o.Force, "force", false, "replace the package's files when the directory has them (a link at one of their names is refused, never followed)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print what was made as JSON")
 	return cmd
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	iofs "io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -69,7 +70,8 @@ func Category(w *dsl.Workflow) string {
 // license MIT, and the "vai" field: workflowVersion 1.0, category, the tools the steps use),
 // DIR/workflow.json (the file as written) and DIR/README.md (what it does, its inputs, how to
 // install and run it). The workflow must be valid; the package is checked as weft install reads
-// it before Create returns. Nothing is published and no LICENSE file is written.
+// it before anything is written, and never written through a link (writePackage). Nothing is
+// published and no LICENSE file is written.
 func Create(file string, data []byte, o CreateOptions) (*Created, error) {
 	w, err := dsl.Load(file, data)
 	if err != nil {
@@ -119,33 +121,98 @@ func Create(file string, data []byte, o CreateOptions) (*Created, error) {
 	if err != nil {
 		return nil, err
 	}
-	files := map[string][]byte{"package.json": manifest, DefaultMain: data, "README.md": readme(name, w)}
+	made := files{"package.json": manifest, DefaultMain: data, "README.md": readme(name, w)}
 	names := []string{"README.md", "package.json", DefaultMain}
-	if !o.Force {
-		for _, n := range names {
-			if _, err := os.Lstat(filepath.Join(dir, n)); err == nil {
-				return nil, fmt.Errorf("%s already exists: give another --output, or --force to replace the package's files", filepath.Join(dir, n))
-			}
-		}
+	// checked before anything is written: what weft install would refuse
+	_, mw, err := prepare(made, dir)
+	if err != nil {
+		return nil, fmt.Errorf("internal: the package made does not check: %w", err)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	for _, n := range names {
-		if err := os.WriteFile(filepath.Join(dir, n), files[n], 0o644); err != nil {
-			return nil, err
-		}
-	}
-	for _, f := range CheckPackage(dir) { // what weft install would refuse
+	for _, f := range check(filepath.ToSlash(filepath.Join(dir, DefaultMain)), data, mw, nil) {
 		if f.Severity == SeverityError {
 			return nil, errors.New("internal: the package made does not check: " + f.String())
 		}
+	}
+	if err := writePackage(dir, names, made, o.Force); err != nil {
+		return nil, err
 	}
 	c := &Created{Dir: dir, Name: name, Files: names, Category: category, Tools: tools}
 	if w.Dialect == dsl.DialectWeft && w.DialectReason != "" {
 		c.Warnings = append(c.Warnings, fmt.Sprintf("the workflow is written in weft's format (%s): vai reads only its own, weft runs it either way", w.DialectReason))
 	}
 	return c, nil
+}
+
+// writePackage writes the named files into dir, never through a link: each goes to a new file in
+// dir first, renamed over its name when all are written. A name that exists is refused without
+// force; with force a link or anything but a regular file still is (replacing it would follow it,
+// or drop what the user linked). On failure the new files are removed, and dir when it made it.
+func writePackage(dir string, names []string, made files, force bool) (err error) {
+	existed := map[string]bool{}
+	for _, n := range names {
+		path := filepath.Join(dir, n)
+		fi, err := os.Lstat(path)
+		switch {
+		case errors.Is(err, iofs.ErrNotExist):
+			continue
+		case err != nil:
+			return err
+		case !force:
+			return fmt.Errorf("%s already exists: give another --output, or --force to replace the package's files", path)
+		case fi.Mode()&os.ModeSymlink != 0:
+			return fmt.Errorf("%s is a link: weft create never writes through one, --force included: remove the link, or give another --output", path)
+		case !fi.Mode().IsRegular():
+			return fmt.Errorf("%s is not a regular file: remove it, or give another --output", path)
+		}
+		existed[n] = true
+	}
+	_, statErr := os.Lstat(dir)
+	madeDir := errors.Is(statErr, iofs.ErrNotExist)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	var temps, renamed []string
+	defer func() {
+		if err == nil {
+			return
+		}
+		for _, t := range temps {
+			_ = os.Remove(t)
+		}
+		for _, n := range renamed {
+			if !existed[n] {
+				_ = os.Remove(filepath.Join(dir, n))
+			}
+		}
+		if madeDir {
+			_ = os.Remove(dir) // only when empty
+		}
+	}()
+	for _, n := range names {
+		f, err := os.CreateTemp(dir, ".weft-create-*")
+		if err != nil {
+			return err
+		}
+		temps = append(temps, f.Name())
+		_, werr := f.Write(made[n])
+		if cerr := f.Close(); werr == nil {
+			werr = cerr
+		}
+		if werr == nil {
+			werr = os.Chmod(f.Name(), 0o644)
+		}
+		if werr != nil {
+			return werr
+		}
+	}
+	for i, n := range names {
+		if err := os.Rename(temps[i], filepath.Join(dir, n)); err != nil { // a rename replaces a name, never follows it
+			return err
+		}
+		renamed = append(renamed, n)
+		temps[i] = ""
+	}
+	return nil
 }
 
 // usedTools are the tools the workflow's steps (and loops' steps) name, sorted.

@@ -87,3 +87,28 @@ func TestCreate(t *testing.T) {
 		"## Use\n\n```sh\nweft install vai-workflow-docs-qa   # or: vai workflow install vai-workflow-docs-qa\n"+
 		"weft run vai-workflow-docs-qa --input q=...\n```\n", string(readme))
 }
+
+// TestCreateForceNeverFollowsLinks: --force replaces the package's files but never writes through
+// a link at one of their names (to a file outside the folder): it is refused with nothing written,
+// and the file it points to is untouched.
+func TestCreateForceNeverFollowsLinks(t *testing.T) {
+	const workflow = `{"name": "t", "steps": [{"id": "a", "tool": "template", "inputs": {"text": "hi"}}]}`
+	for _, name := range []string{"workflow.json", "package.json", "README.md"} {
+		t.Run(name, func(t *testing.T) {
+			victim := filepath.Join(t.TempDir(), "victim")
+			require.NoError(t, os.WriteFile(victim, []byte("keep me"), 0o600))
+			dir := filepath.Join(t.TempDir(), "pkg")
+			require.NoError(t, os.MkdirAll(dir, 0o755))
+			require.NoError(t, os.Symlink(victim, filepath.Join(dir, name)))
+
+			_, err := wfpkg.Create("w.json", []byte(workflow), wfpkg.CreateOptions{Dir: dir, Force: true})
+			got, rerr := os.ReadFile(victim)
+			require.NoError(t, rerr)
+			require.Equal(t, "keep me", string(got), "the file the link points to is untouched")
+			require.ErrorContains(t, err, filepath.Join(dir, name)+" is a link: weft create never writes through one, --force included")
+			entries, err := os.ReadDir(dir)
+			require.NoError(t, err)
+			require.Len(t, entries, 1, "nothing written beside the link")
+		})
+	}
+}
