@@ -29,15 +29,23 @@ func packageStore() wfpkg.Store { return wfpkg.Store{Dir: packagesDir()} }
 
 // readPackageWorkflow returns an installed package's workflow file, or ok false when arg names
 // no installed package.
-func readPackageWorkflow(arg string) (name string, data []byte, ok bool, err error) {
+func readPackageWorkflow(arg string) (src workflowSource, ok bool, err error) {
 	if wfpkg.CheckName(arg) != nil {
-		return "", nil, false, nil
+		return workflowSource{}, false, nil
 	}
-	name, data, err = packageStore().Workflow(arg)
+	st := packageStore()
+	p, err := st.Get(arg)
 	if errors.Is(err, wfpkg.ErrNotInstalled) {
-		return "", nil, false, nil
+		return workflowSource{}, false, nil
 	}
-	return name, data, err == nil, err
+	if err != nil {
+		return workflowSource{}, false, err
+	}
+	name, data, err := st.Workflow(p.Name)
+	if err != nil {
+		return workflowSource{}, false, err
+	}
+	return workflowSource{name: name, data: data, vai: p.VaiDialect()}, true, nil
 }
 
 func newInstallCommand() *cobra.Command {
@@ -261,7 +269,7 @@ func newInfoCommand() *cobra.Command {
 			if err != nil {
 				return invalid(err)
 			}
-			w, err := dsl.Load(file, data)
+			w, err := wfpkg.LoadWorkflow(file, data, p.VaiDialect())
 			if err != nil {
 				return invalid(err)
 			}
@@ -381,13 +389,14 @@ func newCheckCommand() *cobra.Command {
 					results = append(results, result{arg, fs})
 					continue
 				}
-				name, data, err := readWorkflow(arg)
+				src, err := readWorkflowSource(arg)
+				name := src.name
 				var fs []wfpkg.Finding
 				if err != nil {
 					name = arg
 					fs = []wfpkg.Finding{{File: arg, Severity: wfpkg.SeverityError, Check: "invalid", Message: err.Error()}}
 				} else {
-					fs = wfpkg.Check(name, data)
+					fs = wfpkg.CheckAs(name, src.data, src.vai)
 				}
 				if fs == nil {
 					fs = []wfpkg.Finding{}

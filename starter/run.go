@@ -68,11 +68,12 @@ func newRunCommand() *cobra.Command {
 }
 
 func (o *runOptions) run(cmd *cobra.Command, arg string) error {
-	name, data, err := readWorkflow(arg)
+	src, err := readWorkflowSource(arg)
 	if err != nil {
 		return err
 	}
-	w, err := dsl.Load(name, data)
+	name := src.name
+	w, err := src.load()
 	if err != nil {
 		return invalid(err)
 	}

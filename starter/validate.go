@@ -84,12 +84,13 @@ func validateOne(arg string) validateResult {
 		res.Diagnostics, res.Errors, res.Warnings = ds, len(ds.Errors()), len(ds.Warnings())
 		return res
 	}
-	name, data, err := readWorkflow(arg)
+	src, err := readWorkflowSource(arg)
 	if err != nil {
 		return fail(arg, err)
 	}
+	name := src.name
 	res.File = name
-	w, err := dsl.Load(name, data)
+	w, err := src.load()
 	if err != nil {
 		return fail(name, err)
 	}

@@ -82,8 +82,24 @@ func writeTool(s *toolspec.Spec) bool {
 // included); an agent's tools are judged by agentFindings; a workflow, step or input without a
 // description is a note.
 func Check(file string, data []byte) []Finding {
-	w, err := dsl.Load(file, data)
+	return CheckAs(file, data, "")
+}
+
+// CheckAs is Check of a file a package says is vai's, vai saying why (Manifest.VaiDialect; ""
+// for none): the file is read as LoadWorkflow reads it.
+func CheckAs(file string, data []byte, vai string) []Finding {
+	w, err := LoadWorkflow(file, data, vai)
 	return check(file, data, w, err)
+}
+
+// LoadWorkflow compiles a workflow file: in vai's dialect when vai says why it is vai's (a
+// package's workflow: Manifest.VaiDialect), else as dsl.Load does. A file's "$schema" naming
+// weft still decides (dsl.DetectDialect).
+func LoadWorkflow(file string, data []byte, vai string) (*dsl.Workflow, error) {
+	if vai != "" {
+		return dsl.LoadVai(file, data, vai)
+	}
+	return dsl.Load(file, data)
 }
 
 // CheckPackage runs Check on a package directory before it is installed or published: what an
@@ -106,7 +122,7 @@ func CheckPackage(dir string) []Finding {
 	for _, w := range m.warnings() {
 		out = append(out, Finding{File: manifest, Severity: SeverityWarning, Check: "package", Message: w})
 	}
-	return append(out, Check(filepath.ToSlash(filepath.Join(dir, filepath.FromSlash(m.Main))), fs[m.Main])...)
+	return append(out, CheckAs(filepath.ToSlash(filepath.Join(dir, filepath.FromSlash(m.Main))), fs[m.Main], m.VaiDialect())...)
 }
 
 // check is Check of a file already loaded (w, or loadErr and the file's data when it is not).

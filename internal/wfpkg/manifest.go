@@ -253,6 +253,19 @@ func (m *Manifest) Tier() string { return Tier(m.Name) }
 // VaiNamed reports whether the name follows vai's convention (vai-workflow-* or @vaicli/*).
 func (m *Manifest) VaiNamed() bool { return VaiNamed(m.Name) }
 
+// VaiDialect says why the package's workflow is vai's (a package.json with a "vai" field, or
+// named as vai names its packages, is vai's by definition), or "" when nothing in the manifest
+// says so. LoadWorkflow reads the workflow in vai's dialect then.
+func (m *Manifest) VaiDialect() string {
+	switch {
+	case m.Vai.Raw != nil:
+		return "it is the workflow of package " + m.Name + ", whose package.json has a \"vai\" field"
+	case m.VaiNamed():
+		return "it is the workflow of package " + m.Name + ", named as vai names its packages"
+	}
+	return ""
+}
+
 // VaiNamed reports whether a package name follows vai's convention: @vaicli/* or vai-workflow-*
 // (under any scope).
 func VaiNamed(name string) bool {

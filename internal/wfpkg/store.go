@@ -45,7 +45,8 @@ const record = ".weft-install.json"
 var ErrNotInstalled = errors.New("package not installed")
 
 // prepare reads and checks a package's files: the manifest, and its workflow compiled as
-// `weft validate` compiles it (returned, for Check's findings: compiled once). Nothing is written.
+// `weft validate` compiles it, in vai's dialect when the manifest says the package is vai's
+// (LoadWorkflow; returned, for Check's findings: compiled once). Nothing is written.
 func prepare(fs files, source string) (*Package, *dsl.Workflow, error) {
 	mf, ok := fs["package.json"]
 	if !ok {
@@ -62,7 +63,7 @@ func prepare(fs files, source string) (*Package, *dsl.Workflow, error) {
 	if len(wf) > dsl.MaxFileSize {
 		return nil, nil, fmt.Errorf("%s@%s: %s has %d bytes, over the %d a workflow file may have", m.Name, m.Version, m.Main, len(wf), dsl.MaxFileSize)
 	}
-	w, err := dsl.Load(m.Name+"/"+m.Main, wf)
+	w, err := LoadWorkflow(m.Name+"/"+m.Main, wf, m.VaiDialect())
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s@%s: its workflow is invalid, nothing installed (weft check or weft validate on the file says more):\n%w", m.Name, m.Version, err)
 	}

@@ -1,0 +1,53 @@
+package wfpkg_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/weftworks/weft/internal/wfpkg"
+	"github.com/weftworks/weft/internal/wfpkg/wfpkgtest"
+)
+
+// TestInstallVaiPackageDialect: a package vai's by its package.json (a "vai" field, or a vai
+// name) has its workflow read in vai's dialect, so a field vai ignores (template's format) is a
+// warning and the package installs and checks clean; another package's workflow, or one whose
+// $schema names weft, stays strict.
+func TestInstallVaiPackageDialect(t *testing.T) {
+	const workflow = `{"name":"p4","steps":[{"id":"t","tool":"template","inputs":{"text":"hi","format":"md"}}]}`
+	tests := []struct {
+		name, manifest, workflow, wantErr string
+	}{
+		{name: "a vai field", manifest: `{"name":"vai-workflow-p4","version":"1.0.0","vai":{"workflowVersion":"1.0"}}`, workflow: workflow},
+		{name: "a vai field, any name", manifest: `{"name":"p4-flow","version":"1.0.0","vai":{"workflowVersion":"1.0"}}`, workflow: workflow},
+		{name: "a vai name", manifest: `{"name":"@vaicli/p4","version":"1.0.0"}`, workflow: workflow},
+		{name: "neither", manifest: `{"name":"p4-flow","version":"1.0.0"}`, workflow: workflow, wantErr: `unknown field "format"`},
+		{name: "weft's $schema", manifest: `{"name":"vai-workflow-p4","version":"1.0.0","vai":{"workflowVersion":"1.0"}}`,
+			workflow: `{"$schema":"https://weft.dev/schemas/workflow-v1.json",` + workflow[1:], wantErr: `unknown field "format"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := wfpkgtest.Dir(t, wfpkgtest.Files{"package.json": tc.manifest, "workflow.json": tc.workflow})
+			store := wfpkg.Store{Dir: filepath.Join(t.TempDir(), "packages")}
+			p, err := store.Install(context.Background(), dir, wfpkg.Registry{})
+			findings := wfpkg.CheckPackage(dir)
+			if tc.wantErr != "" {
+				require.ErrorContains(t, err, tc.wantErr)
+				require.True(t, wfpkg.Failed(findings))
+				return
+			}
+			require.NoError(t, err)
+			require.False(t, wfpkg.Failed(findings), "%v", findings)
+			m, err := wfpkg.ParseManifest([]byte(tc.manifest))
+			require.NoError(t, err)
+			file, data, err := store.Workflow(p.Name)
+			require.NoError(t, err)
+			w, err := wfpkg.LoadWorkflow(file, data, m.VaiDialect())
+			require.NoError(t, err, "the installed package runs")
+			require.Contains(t, w.DialectReason, "it is the workflow of package "+p.Name)
+			require.Contains(t, w.Warnings.Error(), `unknown field "format": template does not take it, so it is ignored`)
+		})
+	}
+}
