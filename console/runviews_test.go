@@ -504,3 +504,69 @@ func TestRunLiveTimeline(t *testing.T) {
 	require.True(t, kept, "the bar grew in place: the one under the pointer or the keyboard is the same element")
 	shot(t, ctx, "run-live-timeline")
 }
+
+// TestRunItemsBatched: a forEach whose items run in batch child workflows (over BatchThreshold
+// items, or provider-batched) records no item events in the run: while it runs an item with no
+// result is "pending or running", not pending, and once a batch failed every item but the one
+// its error names is unknown, not "not run" (thousands of them may have completed).
+func TestRunItemsBatched(t *testing.T) {
+	def := `{"name":"many","inputs":{"xs":{"type":"array","default":[1]}},"steps":[{"id":"each","tool":"template","forEach":"{{ inputs.xs }}","inputs":{"text":"{{ item }}"}}]}`
+	for _, tc := range []struct {
+		name, step, events string
+		want               map[int]string
+	}{
+		{"running", `"status":"running","startedAt":"2025-01-01T10:00:00Z","itemsTotal":2500,"itemsDone":1500`,
+			`__event({event:"step_started",run:"weft-fixture",step:"each",time:"2025-01-01T10:00:00Z"});`,
+			map[int]string{0: "pending or running", 3: "pending or running", 49: "pending or running"}},
+		{"a batch failed", `"status":"failed","startedAt":"2025-01-01T10:00:00Z","finishedAt":"2025-01-01T10:01:00Z","error":"item 3: boom","itemsTotal":2500,"itemsDone":1500`,
+			`__event({event:"step_started",run:"weft-fixture",step:"each",time:"2025-01-01T10:00:00Z"});` +
+				`__event({event:"step_failed",run:"weft-fixture",step:"each",time:"2025-01-01T10:01:00Z",error:"item 3: boom"});`,
+			map[int]string{0: "unknown", 3: "✕ failed", 49: "unknown"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := liveRun(t, def, `{"workflow":"many","status":"running","steps":[{"id":"each","tool":"template",`+tc.step+`}]}`)
+			var got []string
+			run(t, ctx, tc.name, chromedp.Click(`svg#graph g.node[data-step="each"]`), chromedp.WaitVisible(`#detail table.items`),
+				chromedp.Evaluate(`document.querySelector('#detail table.items').dataset.before = 'yes';`+tc.events, nil),
+				chromedp.Poll(`!document.querySelector('#detail table.items[data-before]')`, nil), // drawn again after the events
+				chromedp.Evaluate(`[...document.querySelectorAll('#detail table.items tbody tr[data-item] .status')].map((x) => x.textContent)`, &got))
+			require.Len(t, got, 50, "the first page of 2500 items")
+			for i, w := range tc.want {
+				require.Equal(t, w, got[i], "item %d: %v", i, got[:5])
+			}
+		})
+	}
+}
+
+// TestRunItemsCancelled: with three items at a time, one that fails cancels the two in flight,
+// each recorded as item_failed with the cancellation's text: the page shows them cancelled (a
+// mark and the word), the one that failed failed, the others pending, and not run once the step
+// failed; an item whose own failure says "cancelled" and that the step's error names is failed.
+func TestRunItemsCancelled(t *testing.T) {
+	def := `{"name":"many","inputs":{"xs":{"type":"array","default":[1]}},"steps":[{"id":"each","tool":"template","forEach":"{{ inputs.xs }}","concurrency":3,"inputs":{"text":"{{ item }}"}}]}`
+	state := `{"workflow":"many","status":"running","steps":[{"id":"each","tool":"template","status":"running","startedAt":"2025-01-01T10:00:00Z","itemsTotal":5,"itemsDone":0}]}`
+	ctx := liveRun(t, def, state)
+	ev := func(typ string, item int, errText string) string {
+		return fmt.Sprintf(`__event({event:%q,run:"weft-fixture",step:"each",key:"each[%d]",item:%d,time:new Date().toISOString(),error:%q});`, typ, item, item, errText)
+	}
+	read := `[...document.querySelectorAll('#detail table.items tbody tr[data-item] .status')].map((x) => x.textContent)`
+	var live, ended []string
+	run(t, ctx, "items cancelled in flight", chromedp.Click(`svg#graph g.node[data-step="each"]`), chromedp.WaitVisible(`#detail table.items`),
+		chromedp.Evaluate(`__event({event:"step_started",run:"weft-fixture",step:"each",time:"2025-01-01T10:00:00Z"});`+
+			ev("item_started", 0, "")+ev("item_started", 1, "")+ev("item_started", 2, "")+
+			ev("item_failed", 1, "the query bad is refused")+ev("item_failed", 0, "cancelled")+ev("item_failed", 2, "canceled"), nil),
+		chromedp.Poll(`!document.querySelector('#detail tr[data-item="1"] .status').textContent.includes('running')`, nil),
+		chromedp.Evaluate(read, &live),
+		chromedp.Evaluate(`__push((s) => { Object.assign(s.steps[0], {status: 'failed', error: 'item 1: the query bad is refused', finishedAt: '2025-01-01T10:01:00Z'}); })`, nil),
+		chromedp.Poll(`document.querySelector('#detail tr[data-item="3"] .status').textContent === 'not run'`, nil),
+		chromedp.Evaluate(read, &ended))
+	require.Equal(t, []string{"⊘ cancelled", "✕ failed", "⊘ cancelled", "○ pending", "○ pending"}, live, "one failure, two cancelled with it")
+	require.Equal(t, []string{"⊘ cancelled", "✕ failed", "⊘ cancelled", "not run", "not run"}, ended)
+
+	// the item the step's error names failed, even when its own error reads "cancelled"
+	run(t, ctx, "a failure that says cancelled",
+		chromedp.Evaluate(`__push((s) => { Object.assign(s.steps[0], {status: 'failed', error: 'item 0: cancelled', finishedAt: '2025-01-01T10:01:00Z'}); })`, nil),
+		chromedp.Poll(`document.querySelector('#detail tr[data-item="0"] .status').textContent.includes('failed')`, nil),
+		chromedp.Evaluate(read, &ended))
+	require.Equal(t, []string{"✕ failed", "✕ failed", "⊘ cancelled", "not run", "not run"}, ended)
+}

@@ -490,7 +490,10 @@
   // item's output and a button that shows the whole of it. told is what the run's events said of
   // the items while the step runs (the state query has no per-item state): told.items maps an
   // index to {status, error}; told.whole says every item event of the step was seen (an item with
-  // none is pending); told.reviews is the ids of the gates waiting.
+  // none is pending, or not run once the step ended): not so for a step whose items ran in batch
+  // child workflows (workflows/step_batches.go), which records no item events in this run, so an
+  // item of it with no result is "pending or running" or "unknown"; told.reviews is the ids of the
+  // gates waiting.
   function itemsView(s, ui, tool, told) {
     told = told || { items: new Map(), whole: false, reviews: new Set() };
     const total = Number(s.itemsTotal);
@@ -521,7 +524,7 @@
       if (t && live) return told.reviews.has(`${s.id}[${i}]`) ? 'awaiting_review' : 'running';
       if (s.status === 'completed') return 'completed';
       if (live) return told.whole ? 'pending' : 'pending or running';
-      if (told.whole && s.status !== 'completed') return 'not run';
+      if (told.whole) return 'not run';
       return r ? 'not run' : 'unknown';
     };
     function draw(focusSel) {
@@ -575,6 +578,11 @@
     // step_started was seen; partial: the stream skipped events (the run keeps the last 2000).
     const told = { steps: new Map(), items: new Map(), started: new Set(), partial: false };
     const ITEM_STATUS = { item_started: 'running', item_completed: 'completed', item_failed: 'failed' };
+    // an item cancelled in flight (another item failed, another step failed, the run was
+    // cancelled) is recorded as item_failed with the cancellation's own text (workflows.ErrorText
+    // of a CanceledError): it was cancelled, not failed. The item a step's error names ("item N:")
+    // is shown failed whatever its event says.
+    const CANCELLED = new Set(['cancelled', 'canceled']);
     const STEP_END = { step_completed: 'completed', step_failed: 'failed', step_cancelled: 'cancelled', step_skipped: 'skipped' };
     function onEvent(e) {
       if (!e || typeof e !== 'object' || typeof e.event !== 'string') return false;
@@ -594,7 +602,9 @@
       } else if (Object.hasOwn(ITEM_STATUS, e.event)) {
         if (!Number.isInteger(e.item) || e.item < 0) return false;
         if (!told.items.has(id)) told.items.set(id, new Map());
-        told.items.get(id).set(e.item, { status: ITEM_STATUS[e.event], error: typeof e.error === 'string' ? e.error : '' });
+        const error = typeof e.error === 'string' ? e.error : '';
+        const status = e.event === 'item_failed' && CANCELLED.has(error.trim().toLowerCase()) ? 'cancelled' : ITEM_STATUS[e.event];
+        told.items.get(id).set(e.item, { status, error });
       } else return false;
       return true;
     }
@@ -648,7 +658,10 @@
       if ((s.toolCalls && s.toolCalls.length) || (s.iterations > 1)) parts.push(iterationsView(s, ui));
       if (s.itemsTotal) {
         const reviews = new Set(((snap && snap.state && snap.state.pendingReviews) || []).map((r) => r.id));
-        parts.push(itemsView(s, ui, n.tool, { items: told.items.get(selected) || new Map(), whole: told.started.has(selected) && !told.partial, reviews }));
+        // the item list is whole only when the step's items ran here: a step that started and
+        // told of no item ran them in batch child workflows (their events are in those runs)
+        const items = told.items.get(selected) || new Map();
+        parts.push(itemsView(s, ui, n.tool, { items, whole: told.started.has(selected) && !told.partial && items.size > 0, reviews }));
       }
       parts.push(el('h3', {}, 'Output'));
       parts.push(s.outputTruncated ? el('p', { class: 'note' }, 'too large for the state query: see weft status or the Temporal UI') : jsonBlock(s.output));
