@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -459,10 +460,12 @@ func TestGraphZoomAndFit(t *testing.T) {
 	shot(t, ctx, "workflow-chain-fit")
 }
 
-// TestBuilderDrawsLinksAsDrawflow: the builder draws a file's links itself, reading the layout once
-// (Drawflow reads it once per link as it adds it): every link is the path Drawflow draws for it,
-// on a 100-step file and after a step is dragged elsewhere (Drawflow's own drawing then).
-func TestBuilderDrawsLinksAsDrawflow(t *testing.T) {
+// TestBuilderLinksJoinTheHandles: the builder draws a file's links itself, reading the layout once
+// (Drawflow reads it once per link as it adds it), along its own route: every link starts and ends
+// where the path Drawflow draws for it does (the two steps' handles), on a 100-step file and after
+// a step is dragged elsewhere (Drawflow draws its links as it moves; they are routed again when it
+// is dropped).
+func TestBuilderLinksJoinTheHandles(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "hundred.json"), []byte(hundredStepFile()), 0o644))
 	srv := newConsole(t, console.Options{WorkflowsDir: dir, Client: lazyClient(t)})
@@ -475,15 +478,26 @@ func TestBuilderDrawsLinksAsDrawflow(t *testing.T) {
 		chromedp.Evaluate(paths, &drawflows))
 	require.Len(t, ours, 90, "10 chains of 10 steps have 90 links")
 	number := regexp.MustCompile(`-?[0-9.]+(e-?[0-9]+)?`)
+	// ends are a path's first and last points
+	ends := func(d string) []float64 {
+		n := number.FindAllString(d, -1)
+		if len(n) < 4 {
+			return nil
+		}
+		var out []float64
+		for _, s := range []string{n[0], n[1], n[len(n)-2], n[len(n)-1]} {
+			v, _ := strconv.ParseFloat(s, 64)
+			out = append(out, v)
+		}
+		return out
+	}
 	same := func(a, b string) bool {
-		na, nb := number.FindAllString(a, -1), number.FindAllString(b, -1)
-		if len(na) != len(nb) || len(na) == 0 || number.ReplaceAllString(a, "#") != number.ReplaceAllString(b, "#") {
+		ea, eb := ends(a), ends(b)
+		if ea == nil || eb == nil {
 			return false
 		}
-		for i := range na {
-			x, _ := strconv.ParseFloat(na[i], 64)
-			y, _ := strconv.ParseFloat(nb[i], 64)
-			if math.Abs(x-y) > 0.01 {
+		for i := range ea {
+			if math.Abs(ea[i]-eb[i]) > 0.01 {
 				return false
 			}
 		}
@@ -493,14 +507,14 @@ func TestBuilderDrawsLinksAsDrawflow(t *testing.T) {
 		require.True(t, same(ours[i], drawflows[i]), "link %d: the builder drew %q, Drawflow draws %q", i, ours[i], drawflows[i])
 	}
 
-	// drag a step: Drawflow redraws its links as it moves
+	// drag a step: its links follow it
 	var before, after []string
 	x, y := center(t, ctx, `.drawflow-node[data-step="s1"] .b-node-title`)
 	run(t, ctx, "move s1", chromedp.Evaluate(paths, &before), dragMouse(x, y, x+80, y+60), chromedp.Evaluate(paths, &after))
 	require.NotEqual(t, before, after, "the links of a moved step follow it")
 	run(t, ctx, "Drawflow's drawing after the move", chromedp.Evaluate(`window.__weftBuilder.drawflowLinks()`, nil), chromedp.Evaluate(paths, &drawflows))
 	for i := range after {
-		require.True(t, same(after[i], drawflows[i]), "link %d after the move", i)
+		require.True(t, same(after[i], drawflows[i]), "link %d after the move: the builder drew %q, Drawflow draws %q", i, after[i], drawflows[i])
 	}
 }
 
@@ -509,20 +523,10 @@ func TestBuilderDrawsLinksAsDrawflow(t *testing.T) {
 // one step feeding 99 (in several columns, not one column of 99) and 10 chains of 10. No two steps
 // overlap.
 func TestBuilderLayoutFitsTheCanvas(t *testing.T) {
-	chain := `{"name":"chain","steps":[{"id":"s0","tool":"template","inputs":{"text":"start"}}`
-	for i := 1; i < 30; i++ {
-		chain += fmt.Sprintf(`,{"id":"s%d","tool":"template","inputs":{"text":"{{ s%d.output.text }}"}}`, i, i-1)
-	}
-	chain += `]}`
-	fan := `{"name":"fan","steps":[{"id":"root","tool":"template","inputs":{"text":"start"}}`
-	for i := range 99 {
-		fan += fmt.Sprintf(`,{"id":"s%d","tool":"template","inputs":{"text":"{{ root.output.text }} %d"}}`, i, i)
-	}
-	fan += `]}`
 	srv := newConsole(t, console.Options{Client: lazyClient(t)})
 	ctx := chromium(t)
 	run(t, ctx, "open", chromedp.Navigate(srv.URL+"/build"), chromedp.Poll(`window.__weftBuilderReady === true`, nil))
-	for _, tc := range []struct{ name, file string }{{"30-step chain", chain}, {"one step feeding 99", fan}, {"10 chains of 10", hundredStepFile()}} {
+	for _, tc := range []struct{ name, file string }{{"30-step chain", chainFile()}, {"one step feeding 99", fanFile()}, {"10 chains of 10", hundredStepFile()}} {
 		t.Run(tc.name, func(t *testing.T) {
 			var m struct {
 				Zoom             float64
@@ -538,12 +542,94 @@ func TestBuilderLayoutFitsTheCanvas(t *testing.T) {
 				    for (const q of boxes.slice(i + 1)) if (r.left < q.right && q.left < r.right && r.top < q.bottom && q.top < r.bottom) overlap++;
 				  });
 				  r({ Zoom: window.__weftBuilder.view().zoom, Outside: outside, Overlap: overlap });
-				})))`, &m, func(p *runtime.EvaluateParams) *runtime.EvaluateParams { return p.WithAwaitPromise(true) }))
+				})))`, &m, awaitPromise))
 			t.Logf("%s: Fit shows every step at %.0f%%", tc.name, m.Zoom*100)
+			shot(t, ctx, "builder-fit-"+artifactName(tc.name))
 			require.Zero(t, m.Outside, "every step is on the canvas after Fit")
 			require.Zero(t, m.Overlap, "no two steps overlap")
 			require.GreaterOrEqual(t, m.Zoom, 0.25, "at a zoom where a step's name can still be made out")
 		})
 	}
-	shot(t, ctx, "builder-fan-fit")
+}
+
+func awaitPromise(p *runtime.EvaluateParams) *runtime.EvaluateParams { return p.WithAwaitPromise(true) }
+
+// artifactName is name as a screenshot's file name.
+func artifactName(name string) string {
+	return strings.Trim(regexp.MustCompile(`[^a-z0-9.]+`).ReplaceAllString(strings.ToLower(name), "-"), "-")
+}
+
+func chainFile() string {
+	chain := `{"name":"chain","steps":[{"id":"s0","tool":"template","inputs":{"text":"start"}}`
+	for i := 1; i < 30; i++ {
+		chain += fmt.Sprintf(`,{"id":"s%d","tool":"template","inputs":{"text":"{{ s%d.output.text }}"}}`, i, i-1)
+	}
+	return chain + `]}`
+}
+
+func fanFile() string {
+	fan := `{"name":"fan","steps":[{"id":"root","tool":"template","inputs":{"text":"start"}}`
+	for i := range 99 {
+		fan += fmt.Sprintf(`,{"id":"s%d","tool":"template","inputs":{"text":"{{ root.output.text }} %d"}}`, i, i)
+	}
+	return fan + `]}`
+}
+
+// TestBuilderLinksClearOfSteps: after a file is opened and fitted, no link runs behind a step other
+// than the two it joins: every link's path, sampled every 4 px of its length, stays out of every
+// other step's box. Over the 30-step chain, one step feeding 99, 10 chains of 10, and every file
+// TestBuilderRoundTrip opens (the built-in templates and testdata/examples).
+func TestBuilderLinksClearOfSteps(t *testing.T) {
+	files := []struct{ name, file string }{{"30-step chain", chainFile()}, {"one step feeding 99", fanFile()}, {"10 chains of 10", hundredStepFile()}}
+	rt := roundTripFiles(t)
+	names := make([]string, 0, len(rt))
+	for name := range rt {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		files = append(files, struct{ name, file string }{name, rt[name]})
+	}
+	srv := newConsole(t, console.Options{Client: lazyClient(t)})
+	ctx := chromium(t)
+	run(t, ctx, "open", chromedp.Navigate(srv.URL+"/build"), chromedp.Poll(`window.__weftBuilderReady === true`, nil))
+	total := 0
+	for _, tc := range files {
+		t.Run(tc.name, func(t *testing.T) {
+			var m struct {
+				Links, Points int
+				Crossings     []string
+			}
+			run(t, ctx, tc.name, chromedp.Evaluate(fmt.Sprintf(`window.__weftBuilder.importText(%s, 'f.json')`, mustJS(tc.file)), nil),
+				chromedp.Evaluate(`new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => {
+				  window.__weftBuilder.fit();
+				  const boxes = [...document.querySelectorAll('#b-canvas .drawflow-node')].map((n) => [n.id, n.dataset.step, n.getBoundingClientRect()]);
+				  const step = new Map(boxes.map(([id, s]) => [id, s]));
+				  let links = 0, points = 0;
+				  const crossings = [];
+				  for (const c of document.querySelectorAll('#b-canvas .connection')) {
+				    const into = c.classList[1].replace('node_in_', ''), outof = c.classList[2].replace('node_out_', '');
+				    const p = c.querySelector('path.main-path'), m = p.getScreenCTM(), len = p.getTotalLength();
+				    links++;
+				    const hit = new Set();
+				    // the ends are the handles, just outside the two steps' boxes: 10 px of either end are theirs
+				    for (let l = 10; l <= len - 10; l += 4) {
+				      const a = p.getPointAtLength(l), q = new DOMPoint(a.x, a.y).matrixTransform(m);
+				      points++;
+				      for (const [id, s, b] of boxes) {
+				        if (id === into || id === outof || hit.has(s)) continue;
+				        if (q.x > b.left + 1 && q.x < b.right - 1 && q.y > b.top + 1 && q.y < b.bottom - 1) hit.add(s);
+				      }
+				    }
+				    for (const s of hit) crossings.push(step.get(outof) + ' -> ' + step.get(into) + ' runs behind ' + s);
+				  }
+				  r({ Links: links, Points: points, Crossings: crossings });
+				})))`, &m, awaitPromise))
+			shot(t, ctx, "builder-links-"+artifactName(tc.name))
+			total += len(m.Crossings)
+			t.Logf("%s: %d links, %d points sampled, %d run behind a step", tc.name, m.Links, m.Points, len(m.Crossings))
+			require.Empty(t, m.Crossings, "no link runs behind a step it does not join")
+		})
+	}
+	t.Logf("%d files: %d links run behind a step", len(files), total)
 }

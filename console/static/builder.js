@@ -8,6 +8,7 @@
   'use strict';
   const root = document.getElementById('builder');
   if (!root) return;
+  const canvas = document.getElementById('b-canvas');
   const boot = JSON.parse(root.dataset.builder || '{}');
   const csrf = (document.querySelector('meta[name="csrf-token"]') || {}).content || '';
   const tools = new Map((boot.tools || []).map((t) => [t.name, t]));
@@ -131,6 +132,21 @@
     }
     return layer;
   }
+  // stepsBox is the box around steps placed at ps (canvas coordinates), with the margins Fit leaves
+  // (they take in the handles, which stick out of a step's box by about 25 px); null for none.
+  function stepsBox(ps, mx = 40, my = 20) {
+    if (!ps.length) return null;
+    let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
+    for (const p of ps) {
+      minX = Math.min(minX, p.x); minY = Math.min(minY, p.y);
+      maxX = Math.max(maxX, p.x + NODE_W); maxY = Math.max(maxY, p.y + NODE_H);
+    }
+    return { x: minX - mx, y: minY - my, width: maxX - minX + 2 * mx, height: maxY - minY + 2 * my };
+  }
+  const placed = () => Object.entries(pos).filter(([id]) => stepById(id)).map(([, p]) => p);
+  // fitZoom is the zoom at which the box b fills a canvas W x H (never above 1)
+  const fitZoom = (b, W, H) => (b ? Math.min(1, W / b.width, H / b.height) : 1);
+
   // place gives every step without a position one (all: every step), on a grid of columns by
   // dependency depth folded to the canvas's shape, so that Fit shows it as large as it can: a
   // column of many steps is split into several, or a long chain of narrow columns is laid out in
@@ -147,26 +163,27 @@
       (cols[l] = cols[l] || []).push(s.id);
     }
     for (let l = 0; l < cols.length; l++) cols[l] = cols[l] || [];
-    const W = (typeof canvas !== 'undefined' && canvas.clientWidth) || 800, H = (typeof canvas !== 'undefined' && canvas.clientHeight) || 600;
-    const zoomFor = (across, down) => Math.min(1, W / ((across - 1) * COL + NODE_W + 80), H / ((down - 1) * ROW + NODE_H + 40));
+    const W = canvas.clientWidth || 800, H = canvas.clientHeight || 600;
     const widest = Math.max(1, ...cols.map((c) => c.length));
-    let best = { zoom: zoomFor(cols.length, widest), rows: widest, band: cols.length };
-    const better = (zoom, rows, band) => { if (zoom > best.zoom * 1.01) best = { zoom, rows, band }; };
-    for (let rows = 1; rows < widest; rows++) {
-      better(zoomFor(cols.reduce((n, c) => n + Math.max(1, Math.ceil(c.length / rows)), 0), rows), rows, cols.length);
-    }
-    for (let band = 1; band < cols.length; band++) {
-      const bands = Math.ceil(cols.length / band);
-      better(zoomFor(band, bands * (widest + 1) - 1), widest, band);
-    }
-    const at = {};
-    let x = 0;
-    cols.forEach((c, l) => {
-      const b = Math.floor(l / best.band);
-      if (l % best.band === 0) x = 0;
-      c.forEach((id, i) => { at[id] = { x: PAD + (x + Math.floor(i / best.rows)) * COL, y: PAD + (b * (widest + 1) + (i % best.rows)) * ROW }; });
-      x += Math.max(1, Math.ceil(c.length / best.rows));
-    });
+    // grid lays the columns out with at most rows steps a column and band dependency depths a band
+    const grid = (rows, band) => {
+      const at = {};
+      let x = 0;
+      cols.forEach((c, l) => {
+        const b = Math.floor(l / band);
+        if (l % band === 0) x = 0;
+        c.forEach((id, i) => { at[id] = { x: PAD + (x + Math.floor(i / rows)) * COL, y: PAD + (b * (widest + 1) + (i % rows)) * ROW }; });
+        x += Math.max(1, Math.ceil(c.length / rows));
+      });
+      return at;
+    };
+    const zoomOf = (at) => fitZoom(stepsBox(Object.values(at)), W, H);
+    let best = { at: grid(widest, cols.length) };
+    best.zoom = zoomOf(best.at);
+    const better = (at) => { const zoom = zoomOf(at); if (zoom > best.zoom * 1.01) best = { at, zoom }; };
+    for (let rows = 1; rows < widest; rows++) better(grid(rows, cols.length));
+    for (let band = 1; band < cols.length; band++) better(grid(widest, band));
+    const at = best.at;
     for (const s of todo) pos[s.id] = at[s.id];
   }
 
@@ -319,7 +336,6 @@
   }
 
   // ---- the canvas ----
-  const canvas = document.getElementById('b-canvas');
   // eslint-disable-next-line no-undef
   const editor = new Drawflow(canvas);
   editor.reroute = false;
@@ -386,22 +402,97 @@
     decorate();
     if (focused) focusNode(focused);
   }
-  // drawLinks draws every link from its step's output handle to the other's input handle, as
-  // Drawflow's updateConnectionNodes does, but reads where all the handles are before it writes.
+  // drawLinks draws every link from its step's output handle to the other's input handle, reading
+  // where every step and handle is once before it writes. A link runs in the clear gaps between
+  // steps, never behind one: out of its step into the first clear gap between columns on its
+  // right, along that gap to the clear gap between rows nearest the way it goes, along that to the
+  // clear gap just before the other step's column, and into it (straight down the one gap when
+  // the two columns are next to each other). A step dragged across the others can close the gaps
+  // near it: the route then goes round the closed part.
   function drawLinks() {
     const pre = editor.precanvas.getBoundingClientRect(), z = editor.zoom || 1;
     const at = (h) => {
       const r = h.getBoundingClientRect();
       return [h.offsetWidth / 2 + (r.x - pre.x) / z, h.offsetHeight / 2 + (r.y - pre.y) / z];
     };
+    const boxOf = (e) => {
+      const r = e.getBoundingClientRect();
+      return { l: (r.left - pre.x) / z, t: (r.top - pre.y) / z, r: (r.right - pre.x) / z, b: (r.bottom - pre.y) / z };
+    };
+    const boxes = new Map(); // a node with its handles
+    for (const n of canvas.querySelectorAll('.drawflow-node')) {
+      const b = boxOf(n);
+      for (const h of n.querySelectorAll('.input, .output')) {
+        const hb = boxOf(h);
+        b.l = Math.min(b.l, hb.l); b.t = Math.min(b.t, hb.t); b.r = Math.max(b.r, hb.r); b.b = Math.max(b.b, hb.b);
+      }
+      boxes.set(n.id, b);
+    }
+    const all = [...boxes.values()];
+    const xs = clearLines(all.map((b) => [b.l, b.r])), ys = clearLines(all.map((b) => [b.t, b.b]));
     const lines = [];
     for (const c of canvas.querySelectorAll('.connection')) {
       const [, into, outof, out, inp] = c.classList;
       const a = document.getElementById(outof.replace('node_out_', '')), b = document.getElementById(into.replace('node_in_', ''));
       const ha = a && a.querySelector(`.outputs .${out}`), hb = b && b.querySelector(`.inputs .${inp}`);
-      if (ha && hb && c.firstElementChild) lines.push([c.firstElementChild, at(ha), at(hb)]);
+      if (ha && hb && c.firstElementChild) lines.push([c.firstElementChild, at(ha), at(hb), boxes.get(a.id), boxes.get(b.id)]);
     }
-    for (const [path, [x1, y1], [x2, y2]] of lines) path.setAttributeNS(null, 'd', editor.createCurvature(x1, y1, x2, y2, editor.curvature, 'openclose'));
+    for (const [path, [x1, y1], [x2, y2], A, B] of lines) {
+      const gx1 = xs.find((x) => x > A.r), gx2 = xs.filter((x) => x < B.l).pop();
+      let pts;
+      if (gx1 === undefined || gx2 === undefined) pts = [[x1, y1], [x2, y2]];
+      else if (gx1 === gx2) pts = [[x1, y1], [gx1, y1], [gx1, y2], [x2, y2]];
+      else {
+        // the row gap that makes the way shortest; of equals, the one nearest the start, so that a
+        // step's links to several columns share one trunk
+        let gy = ys[0], cost = Infinity;
+        for (const y of ys) {
+          const k = Math.abs(y - y1) + Math.abs(y - y2);
+          if (k < cost - 0.5 || (Math.abs(k - cost) <= 0.5 && Math.abs(y - y1) < Math.abs(gy - y1))) { gy = y; cost = k; }
+        }
+        pts = [[x1, y1], [gx1, y1], [gx1, gy], [gx2, gy], [gx2, y2], [x2, y2]];
+      }
+      path.setAttributeNS(null, 'd', roundedPath(pts, 10));
+    }
+  }
+  // clearLines are lines clear of every span [lo, hi]: the middle of each gap of 6 or more
+  // between them, and one 12 beyond each end (inside the margins Fit leaves).
+  function clearLines(spans) {
+    if (!spans.length) return [];
+    const s = spans.slice().sort((p, q) => p[0] - q[0]);
+    const out = [s[0][0] - 12];
+    let hi = s[0][1];
+    for (const [lo, h] of s.slice(1)) {
+      if (lo - hi >= 6) out.push((lo + hi) / 2);
+      hi = Math.max(hi, h);
+    }
+    out.push(hi + 12);
+    return out;
+  }
+  // roundedPath is the SVG path through the points pts (each turn a right angle), its corners
+  // rounded with radius r (less where a leg is short).
+  function roundedPath(pts, r) {
+    const p = [];
+    for (const q of pts) {
+      const last = p[p.length - 1];
+      if (last && Math.abs(last[0] - q[0]) < 0.01 && Math.abs(last[1] - q[1]) < 0.01) continue;
+      // a point on the straight line between its neighbours is no corner
+      const prev = p[p.length - 2];
+      if (prev && ((Math.abs(prev[0] - last[0]) < 0.01 && Math.abs(last[0] - q[0]) < 0.01) || (Math.abs(prev[1] - last[1]) < 0.01 && Math.abs(last[1] - q[1]) < 0.01))) p.pop();
+      p.push(q);
+    }
+    const f = (v) => String(Math.round(v * 100) / 100);
+    const xy = (q) => `${f(q[0])} ${f(q[1])}`;
+    let d = `M ${xy(p[0])}`;
+    for (let i = 1; i < p.length - 1; i++) {
+      const [a, b, c] = [p[i - 1], p[i], p[i + 1]];
+      const l1 = Math.hypot(b[0] - a[0], b[1] - a[1]), l2 = Math.hypot(c[0] - b[0], c[1] - b[1]);
+      const k = Math.min(r, l1 / 2, l2 / 2);
+      const s1 = [b[0] + ((a[0] - b[0]) * k) / l1, b[1] + ((a[1] - b[1]) * k) / l1];
+      const s2 = [b[0] + ((c[0] - b[0]) * k) / l2, b[1] + ((c[1] - b[1]) * k) / l2];
+      d += ` L ${xy(s1)} Q ${xy(b)} ${xy(s2)}`;
+    }
+    return `${d} L ${xy(p.length > 1 ? p[p.length - 1] : p[0])}`;
   }
   // decorate shows the last validation's problems on the nodes: a badge with a mark and the
   // count (not colour alone), and the count in the node's accessible name.
@@ -438,6 +529,7 @@
     const id = stepOf.get(String(df));
     const d = editor.drawflow.drawflow.Home.data[df];
     if (id && d) pos[id] = { x: d.pos_x, y: d.pos_y };
+    drawLinks(); // Drawflow drew the moved step's links its way as it went
     stepsMoved();
   });
   // Drawflow tells of a link drawn or removed in the middle of its own handler: the file is
@@ -496,12 +588,7 @@
   // coordinates, and the part of the canvas in view
   const zoomLevel = document.getElementById('b-zoom-level');
   const mmCanvas = {
-    world: () => {
-      const ps = Object.entries(pos).filter(([id]) => stepById(id)).map(([, p]) => p);
-      if (!ps.length) return { x: 0, y: 0, width: 1, height: 1 };
-      const minX = Math.min(...ps.map((p) => p.x)) - 20, minY = Math.min(...ps.map((p) => p.y)) - 20;
-      return { x: minX, y: minY, width: Math.max(...ps.map((p) => p.x)) + NODE_W + 20 - minX, height: Math.max(...ps.map((p) => p.y)) + NODE_H + 20 - minY };
-    },
+    world: () => stepsBox(placed(), 20, 20) || { x: 0, y: 0, width: 1, height: 1 },
     nodes: () => {
       const counts = problemCounts();
       return steps().filter((s) => s && pos[s.id]).map((s) => {
@@ -525,14 +612,11 @@
   editor.on('translate', viewMoved);
   editor.on('zoom', viewMoved);
   function fit() {
-    const ps = Object.entries(pos).filter(([id]) => stepById(id)).map(([, p]) => p);
+    const b = stepsBox(placed());
     const W = canvas.clientWidth, H = canvas.clientHeight;
-    if (!ps.length || !W || !H) { setView(1, 0, 0); return; }
-    // the margins take in the handles, which stick out of a step's box by about 25 px
-    const minX = Math.min(...ps.map((p) => p.x)) - 40, minY = Math.min(...ps.map((p) => p.y)) - 20;
-    const maxX = Math.max(...ps.map((p) => p.x)) + NODE_W + 40, maxY = Math.max(...ps.map((p) => p.y)) + NODE_H + 20;
-    const z = Math.max(editor.zoom_min, Math.min(1, W / (maxX - minX), H / (maxY - minY)));
-    const bx = (minX + maxX) / 2, by = (minY + maxY) / 2;
+    if (!b || !W || !H) { setView(1, 0, 0); return; }
+    const z = Math.max(editor.zoom_min, fitZoom(b, W, H));
+    const bx = b.x + b.width / 2, by = b.y + b.height / 2;
     setView(z, z * (W / 2 - bx), z * (H / 2 - by));
   }
   canvas.addEventListener('wheel', (ev) => {
