@@ -2,12 +2,14 @@ package integration
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -261,7 +263,8 @@ func TestConsoleRunItemFails(t *testing.T) {
 	_, err := e.client.Result(context.Background(), id)
 	require.Error(t, err)
 
-	// opened after the run failed, with no events followed: the items' outcomes as its state keeps them
+	// opened after the run failed: the state has no items' outcomes (the failed step has no
+	// output), so the page reads the run's events again and shows what they tell
 	var later []string
 	inPage(t, ctx, "the failed run opened again", 60*time.Second,
 		chromedp.Navigate(e.url+"/runs/"+id),
@@ -272,6 +275,75 @@ func TestConsoleRunItemFails(t *testing.T) {
 		chromedp.Evaluate(itemStatuses, &later),
 		chromedp.Text(`#detail tr[data-item="1"] .item-preview`, &preview))
 	require.Equal(t, []string{"✓ completed", "✕ failed", "not run"}, later, "not unknown")
+	require.Contains(t, preview, "bad is refused")
+}
+
+// TestConsoleRunItemsCancelledInFlight: with three items at a time, one failing cancels the two
+// in flight with it: on the page they are cancelled (word and mark), not failed, the failing one
+// failed with its error, the two never started not run; the same when the page is opened after.
+func TestConsoleRunItemsCancelledInFlight(t *testing.T) {
+	release := make(chan struct{})
+	var once sync.Once
+	t.Cleanup(func() { once.Do(func() { close(release) }) })
+	started := make(chan string, 8)
+	ended := make(chan struct{})
+	search := func(ctx context.Context, in map[string]any) (any, *toolspec.Usage, error) {
+		q := fmt.Sprint(in["query"])
+		started <- q
+		if q == "bad" {
+			select {
+			case <-release:
+				return nil, nil, &activities.InputError{Msg: "the query bad is refused"}
+			case <-ctx.Done():
+				return nil, nil, ctx.Err()
+			}
+		}
+		select { // the others wait until they are cancelled (or the test ends)
+		case <-ctx.Done():
+		case <-ended:
+		}
+		return nil, nil, errors.New("cancelled in flight")
+	}
+	flow := `{"name":"items-cancelled","inputs":{"xs":{"type":"array","default":["a","bad","c","d","e"]}},"steps":[
+	  {"id":"each","tool":"search","forEach":"{{ inputs.xs }}","concurrency":3,"inputs":{"query":"{{ item }}","collection":"docs"}}]}`
+	e := runsConsole(t, "console-items-cancelled", map[string]activities.Handler{"search": search}, map[string]string{"items-cancelled": flow})
+	t.Cleanup(func() { close(ended) }) // before the worker stops
+	code, out := e.post(t, "/api/workflows/items-cancelled/runs", `{"inputs":{}}`)
+	require.Equal(t, http.StatusOK, code, out)
+	id := out["id"].(string)
+
+	ctx := browser(t)
+	inPage(t, ctx, "three items in flight", 60*time.Second,
+		chromedp.Navigate(e.url+"/runs/"+id),
+		chromedp.WaitVisible(`svg#graph g.node[data-step="each"]`),
+		chromedp.Click(`svg#graph g.node[data-step="each"]`),
+		chromedp.WaitVisible(`#detail table.items`),
+		chromedp.Poll(itemStatuses+`.join('|') === '⟳ running|⟳ running|⟳ running|○ pending|○ pending'`, nil, chromedp.WithPollingTimeout(30*time.Second)))
+	for range 3 {
+		<-started
+	}
+	once.Do(func() { close(release) })
+	want := []string{"⊘ cancelled", "✕ failed", "⊘ cancelled", "not run", "not run"}
+	var statuses []string
+	inPage(t, ctx, "one failed, two cancelled", 60*time.Second,
+		chromedp.WaitVisible(`#run-error`),
+		chromedp.Poll(itemStatuses+`.join('|') === `+fmt.Sprintf("%q", strings.Join(want, "|")), nil, chromedp.WithPollingTimeout(30*time.Second)),
+		chromedp.Evaluate(itemStatuses, &statuses))
+	require.Equal(t, want, statuses)
+	_, err := e.client.Result(context.Background(), id)
+	require.Error(t, err)
+
+	var later []string
+	var preview string
+	inPage(t, ctx, "the failed run opened again", 60*time.Second,
+		chromedp.Navigate(e.url+"/runs/"+id),
+		chromedp.WaitVisible(`svg#graph g.node[data-step="each"]`),
+		chromedp.Click(`svg#graph g.node[data-step="each"]`),
+		chromedp.WaitVisible(`#detail table.items`),
+		chromedp.Poll(itemStatuses+`[0] !== 'unknown'`, nil, chromedp.WithPollingTimeout(30*time.Second)),
+		chromedp.Evaluate(itemStatuses, &later),
+		chromedp.Text(`#detail tr[data-item="1"] .item-preview`, &preview))
+	require.Equal(t, want, later)
 	require.Contains(t, preview, "bad is refused")
 }
 
