@@ -47,20 +47,45 @@ func (p PendingReview) MarshalJSON() ([]byte, error) {
 	}{p.Run, p.Chat, p.In, review})
 }
 
+// MaxReviewRuns is the most waiting executions PendingReviews reads (its o.Limit is bounded by
+// it): the listing is newest first, so past it the longest waiting reviews are the ones left out.
+const MaxReviewRuns = 1000
+
+// PendingReviewList is the reviews waiting, the longest waiting first, and whether more
+// executions waited than were read (Capped: Reviews are those of the Limit newest of them, and
+// how many wait in all is more than they tell).
+type PendingReviewList struct {
+	Reviews []PendingReview
+	Capped  bool
+	// Runs is how many waiting executions were read.
+	Runs int
+}
+
 // PendingReviews lists the reviews waiting for a decision across runs, chat sessions and their
 // child runs, the longest waiting first. o.Workflow keeps the runs of one workflow ("chat": chat
-// sessions); o.Limit bounds how many waiting executions are read (default 100, at most 1000);
-// o.Status and o.AwaitingReview are ignored.
+// sessions); o.Limit bounds how many waiting executions are read (default 100, at most
+// MaxReviewRuns); o.Status and o.AwaitingReview are ignored. ListPendingReviews says too whether
+// that bound left executions out.
+func (c *Client) PendingReviews(ctx context.Context, o ListOptions) ([]PendingReview, error) {
+	l, err := c.ListPendingReviews(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	return l.Reviews, nil
+}
+
+// ListPendingReviews is PendingReviews with whether o.Limit left waiting executions out: it pages
+// through the listing (newest first) until it has read o.Limit of them or there are no more.
 //
 // The listing reads visibility (WeftStatus awaiting_review, which is eventually consistent) and
 // then asks each execution for its own gates: a run that was decided or ended in between is left
 // out.
-func (c *Client) PendingReviews(ctx context.Context, o ListOptions) ([]PendingReview, error) {
+func (c *Client) ListPendingReviews(ctx context.Context, o ListOptions) (PendingReviewList, error) {
 	limit := o.Limit
 	if limit <= 0 {
 		limit = 100
 	}
-	limit = min(limit, 1000)
+	limit = min(limit, MaxReviewRuns)
 	q := fmt.Sprintf(`(WorkflowType = %q OR WorkflowType = %q) AND ExecutionStatus = "Running" AND %s = %q`,
 		workflows.WorkflowType, workflows.ChatWorkflowType, workflows.StatusAttribute.GetName(), workflows.StatusAwaitingReview)
 	type waiting struct {
@@ -73,12 +98,21 @@ func (c *Client) PendingReviews(ctx context.Context, o ListOptions) ([]PendingRe
 	lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	var token []byte
+	capped := false
 	for len(execs) < limit {
 		resp, err := c.t.ListWorkflow(lctx, &workflowservice.ListWorkflowExecutionsRequest{Query: q, PageSize: int32(min(limit, 100)), NextPageToken: token})
 		if err != nil {
-			return nil, fmt.Errorf("listing runs waiting for a review (%s): %w", q, err)
+			return PendingReviewList{}, fmt.Errorf("listing runs waiting for a review (%s): %w", q, err)
 		}
+		token = resp.GetNextPageToken()
 		for _, e := range resp.GetExecutions() {
+			if _, dup := known[e.GetExecution().GetWorkflowId()]; dup {
+				continue
+			}
+			if len(execs) >= limit {
+				capped = true
+				break
+			}
 			w := waiting{RunSummary: c.summary(e), chat: e.GetType().GetName() == workflows.ChatWorkflowType, root: e.GetRootExecution().GetWorkflowId()}
 			if w.root == "" && e.GetParentExecution().GetWorkflowId() != "" {
 				w.root = c.rootOf(ctx, e.GetParentExecution().GetWorkflowId())
@@ -86,14 +120,23 @@ func (c *Client) PendingReviews(ctx context.Context, o ListOptions) ([]PendingRe
 			if w.root == "" {
 				w.root = w.ID
 			}
-			if _, dup := known[w.ID]; dup || len(execs) >= limit {
-				continue
-			}
 			execs = append(execs, w)
 			known[w.ID] = w
 		}
-		if token = resp.GetNextPageToken(); len(token) == 0 {
+		if len(token) == 0 {
 			break
+		}
+	}
+	if !capped && len(execs) >= limit && len(token) > 0 {
+		// the bound met at a page's end: one more row tells whether any execution was left out
+		resp, err := c.t.ListWorkflow(lctx, &workflowservice.ListWorkflowExecutionsRequest{Query: q, PageSize: 1, NextPageToken: token})
+		if err != nil {
+			return PendingReviewList{}, fmt.Errorf("listing runs waiting for a review (%s): %w", q, err)
+		}
+		for _, e := range resp.GetExecutions() {
+			if _, dup := known[e.GetExecution().GetWorkflowId()]; !dup {
+				capped = true
+			}
 		}
 	}
 	// The run each review belongs to: listed when it waits itself, else read.
@@ -149,7 +192,7 @@ func (c *Client) PendingReviews(ctx context.Context, o ListOptions) ([]PendingRe
 		}
 		return out[i].Run.ID < out[j].Run.ID
 	})
-	return out, nil
+	return PendingReviewList{Reviews: out, Capped: capped, Runs: len(execs)}, nil
 }
 
 // rootOf follows a run's parents up to the run nobody started (Temporal older than 1.27 lists no

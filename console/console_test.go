@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -416,7 +417,8 @@ func TestConsoleOperatorOnLoopback(t *testing.T) {
 }
 
 // reviewsTemporal is a Temporal whose n running runs (r0 … r{n-1}) each wait on one review, r0
-// asked first.
+// asked first; it lists them as visibility does, newest first, PageSize a page (NextPageToken the
+// next). Every third run (r0, r3, …) was started by rita, the others by bo.
 type reviewsTemporal struct {
 	tclient.Client
 	n int
@@ -424,12 +426,34 @@ type reviewsTemporal struct {
 
 var reviewsAsked = time.Date(2025, 1, 1, 10, 0, 0, 0, time.UTC)
 
-func (f *reviewsTemporal) ListWorkflow(context.Context, *workflowservice.ListWorkflowExecutionsRequest) (*workflowservice.ListWorkflowExecutionsResponse, error) {
+func (f *reviewsTemporal) ListWorkflow(_ context.Context, r *workflowservice.ListWorkflowExecutionsRequest) (*workflowservice.ListWorkflowExecutionsResponse, error) {
+	from := 0
+	if len(r.NextPageToken) > 0 {
+		from, _ = strconv.Atoi(string(r.NextPageToken))
+	}
+	size := int(r.PageSize)
+	if size <= 0 {
+		size = 1000
+	}
+	to := min(from+size, f.n)
 	resp := &workflowservice.ListWorkflowExecutionsResponse{}
-	for i := range f.n {
+	for k := from; k < to; k++ {
+		i := f.n - 1 - k // newest first
+		who := "bo"
+		if i%3 == 0 {
+			who = "rita"
+		}
+		memo, err := converter.GetDefaultDataConverter().ToPayload(who)
+		if err != nil {
+			return nil, err
+		}
 		resp.Executions = append(resp.Executions, &workflowpb.WorkflowExecutionInfo{
 			Execution: &commonpb.WorkflowExecution{WorkflowId: fmt.Sprintf("r%d", i)}, Type: &commonpb.WorkflowType{Name: workflows.WorkflowType},
-			Status: enums.WORKFLOW_EXECUTION_STATUS_RUNNING, StartTime: timestamppb.New(reviewsAsked)})
+			Status: enums.WORKFLOW_EXECUTION_STATUS_RUNNING, StartTime: timestamppb.New(reviewsAsked.Add(time.Duration(i) * time.Minute)),
+			Memo: &commonpb.Memo{Fields: map[string]*commonpb.Payload{weftclient.MemoStartedBy: memo}}})
+	}
+	if to < f.n {
+		resp.NextPageToken = []byte(strconv.Itoa(to))
 	}
 	return resp, nil
 }
@@ -522,4 +546,80 @@ func TestReviewsPaging(t *testing.T) {
 	require.Equal(t, "‹ Previous", got.Prv)
 	require.Equal(t, "7", got.Count)
 	shot(t, ctx, "reviews-page-2")
+}
+
+// TestReviewsTotalOfAllRuns: with more than 100 runs waiting (listed newest first, a page at a
+// time) the reviews list counts the reviews of all of them and starts with the longest waiting;
+// a signed-in reader's count is of the reviews they may read among all of them; past the bound
+// (weftclient.MaxReviewRuns runs) the list says "at least" and the nav's count "N+".
+func TestReviewsTotalOfAllRuns(t *testing.T) {
+	type page struct {
+		Reviews []struct {
+			Run string `json:"run"`
+		} `json:"reviews"`
+		Total   int `json:"total"`
+		Counted struct {
+			Total string `json:"total"`
+			More  bool   `json:"more"`
+		} `json:"counted"`
+	}
+	read := func(c *http.Client, u string) page {
+		resp, err := c.Get(u)
+		require.NoError(t, err)
+		var p page
+		b := body(t, resp)
+		require.NoError(t, json.Unmarshal([]byte(b), &p), b)
+		return p
+	}
+	t.Run("150 runs", func(t *testing.T) {
+		srv := newConsole(t, console.Options{Client: weftclient.New(&reviewsTemporal{n: 150}, "console-test"), Reviewer: "op", ReviewsPerPage: 20})
+		p := read(http.DefaultClient, srv.URL+"/api/reviews")
+		require.Equal(t, 150, p.Total, "every run waiting counted, not the 100 newest")
+		require.Equal(t, "r0", p.Reviews[0].Run, "the longest waiting first")
+		require.Equal(t, "150 waiting in all, 20 on this page.", p.Counted.Total)
+		require.False(t, p.Counted.More)
+		resp, err := http.Get(srv.URL + "/reviews")
+		require.NoError(t, err)
+		require.Contains(t, body(t, resp), "150 waiting in all, 20 on this page.", "the page says the same as it is rendered")
+
+		// a ?before= that sorts ahead of every review is the first page, without a First link
+		var first struct {
+			Pager struct {
+				Page   int    `json:"page"`
+				Newest string `json:"newestURL"`
+			} `json:"pager"`
+		}
+		resp, err = http.Get(srv.URL + "/api/reviews?before=9999999999999999999")
+		require.NoError(t, err)
+		require.NoError(t, json.Unmarshal([]byte(body(t, resp)), &first))
+		require.Equal(t, 1, first.Pager.Page)
+		require.Empty(t, first.Pager.Newest, "page 1 has no « First")
+	})
+	t.Run("the listing fails", func(t *testing.T) {
+		srv := newConsole(t, console.Options{Client: lazyClient(t), Reviewer: "op"})
+		resp, err := http.Get(srv.URL + "/reviews")
+		require.NoError(t, err)
+		page := body(t, resp)
+		require.Contains(t, page, "listing runs waiting for a review", "the error is shown")
+		require.NotContains(t, page, "waiting in all", "no count under the error")
+		require.NotContains(t, page, "Nothing waits for a decision", "the list was not read: nothing is said of it")
+	})
+	t.Run("a signed-in reader", func(t *testing.T) {
+		loaded, keys := testKeys(t)
+		srv := newConsole(t, console.Options{Keys: loaded, RequireLogin: true, Client: weftclient.New(&reviewsTemporal{n: 150}, "console-test"), ReviewsPerPage: 20})
+		c, _ := loginAs(t, srv, keys["rita"])
+		p := read(c, srv.URL+"/api/reviews")
+		require.Equal(t, 50, p.Total, "rita started every third run of the 150")
+		require.Equal(t, "r0", p.Reviews[0].Run)
+		require.Equal(t, "50 waiting in all, 20 on this page.", p.Counted.Total)
+	})
+	t.Run("past the bound", func(t *testing.T) {
+		n := weftclient.MaxReviewRuns + 5
+		srv := newConsole(t, console.Options{Client: weftclient.New(&reviewsTemporal{n: n}, "console-test"), Reviewer: "op", ReviewsPerPage: 20})
+		p := read(http.DefaultClient, srv.URL+"/api/reviews")
+		require.Equal(t, weftclient.MaxReviewRuns, p.Total)
+		require.Equal(t, "r5", p.Reviews[0].Run, "the reviews of the newest runs waiting")
+		require.True(t, p.Counted.More)
+		require.Equal(t, fmt.Sprintf("At least %d waiting in all (the reviews of the %d newest runs waiting are listed), 20 on this page.", weftclient.MaxReviewRuns, weftclient.MaxReviewRuns), p.Counted.Total)
+	})
 }

@@ -45,6 +45,9 @@ type pageData struct {
 
 	Reviews []PendingReview
 	Total   int // how many reviews wait, on every page
+	// Counted is the reviews page's sentences (reviewCounts): how many wait, and what an empty
+	// page means.
+	Counted ReviewCounts
 
 	Catalog []CatalogRow
 	Entry   *CatalogRow
@@ -410,12 +413,15 @@ type PendingReview struct {
 	JSON   json.RawMessage       `json:"review"`
 }
 
-func (s *Server) pendingReviews(ctx context.Context, sess *session) ([]PendingReview, error) {
-	reviews, err := s.o.Client.PendingReviews(ctx, weftclient.ListOptions{Limit: 100})
+// pendingReviews is the reviews waiting that sess may read, the longest waiting first, read
+// from at most weftclient.MaxReviewRuns waiting executions (the newest: capped says there were
+// more, and how many wait in all is then at least the count).
+func (s *Server) pendingReviews(ctx context.Context, sess *session) ([]PendingReview, bool, error) {
+	l, err := s.o.Client.ListPendingReviews(ctx, weftclient.ListOptions{Limit: weftclient.MaxReviewRuns})
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	reviews = weftclient.ReadableReviews(sess.reader(), reviews)
+	reviews := weftclient.ReadableReviews(sess.reader(), l.Reviews)
 	out := make([]PendingReview, 0, len(reviews))
 	for _, p := range reviews {
 		b, _ := stateJSON.Marshal(p.Review)
@@ -425,7 +431,40 @@ func (s *Server) pendingReviews(ctx context.Context, sess *session) ([]PendingRe
 		}
 		out = append(out, r)
 	}
-	return out, nil
+	return out, l.Capped, nil
+}
+
+// ReviewCounts is what the reviews page says of how many reviews wait (the page renders it, its
+// script writes it again from each read of /api/reviews): Total, or "" when the list could not
+// be read; None, what a page without reviews means.
+type ReviewCounts struct {
+	Total string `json:"total"`
+	None  string `json:"none"`
+	// More: more runs wait than were read (the nav's count shows "N+").
+	More bool `json:"more,omitempty"`
+}
+
+// reviewCounts words total reviews waiting, shown of them on this page; capped: total is of the
+// weftclient.MaxReviewRuns newest runs waiting, and more wait.
+func reviewCounts(total, shown int, capped bool) ReviewCounts {
+	c := ReviewCounts{More: capped}
+	switch {
+	case total > 0:
+		c.None = "Nothing waits on this page: the first page has the reviews still waiting."
+	case capped:
+		c.None = fmt.Sprintf("Nothing you may see waits in the %d newest runs waiting; older runs wait too.", weftclient.MaxReviewRuns)
+	default:
+		c.None = "Nothing waits for a decision."
+	}
+	c.Total = fmt.Sprintf("%d waiting in all", total)
+	if capped {
+		c.Total = fmt.Sprintf("At least %d waiting in all (the reviews of the %d newest runs waiting are listed)", total, weftclient.MaxReviewRuns)
+	}
+	if total > shown {
+		c.Total += fmt.Sprintf(", %d on this page", shown)
+	}
+	c.Total += "."
+	return c
 }
 
 // reviewKey orders the pending reviews as the list shows them, the longest waiting first, in the
@@ -438,11 +477,11 @@ func reviewKey(p PendingReview) string {
 
 // reviewPage is the page of the pending reviews that starts after the review q's "before" names
 // (ReviewsPerPage of them, the longest waiting first; that review need not wait any more), its
-// pager, and how many reviews wait in all.
-func (s *Server) reviewPage(ctx context.Context, q url.Values, sess *session) ([]PendingReview, Pager, int, error) {
-	all, err := s.pendingReviews(ctx, sess)
+// pager, and how many reviews wait in all with the page's sentences.
+func (s *Server) reviewPage(ctx context.Context, q url.Values, sess *session) ([]PendingReview, Pager, int, ReviewCounts, error) {
+	all, capped, err := s.pendingReviews(ctx, sess)
 	if err != nil {
-		return nil, Pager{Page: 1, Of: "reviews", Queue: true}, 0, err
+		return nil, Pager{Page: 1, Of: "reviews", Queue: true}, 0, ReviewCounts{}, err
 	}
 	keys := make([]string, len(all))
 	for i := range all {
@@ -459,29 +498,29 @@ func (s *Server) reviewPage(ctx context.Context, q url.Values, sess *session) ([
 	}
 	pg, lo, hi := listPager("/reviews", sortedKeys, q.Get("before"), s.o.ReviewsPerPage)
 	pg.Of, pg.Queue = "reviews", true
-	return sorted[lo:hi], pg, len(all), nil
+	return sorted[lo:hi], pg, len(all), reviewCounts(len(all), hi-lo, capped), nil
 }
 
 func (s *Server) reviewsPage(w http.ResponseWriter, r *http.Request, sess *session) {
 	d := s.base(sess, "Reviews", "reviews")
-	reviews, pg, total, err := s.reviewPage(r.Context(), r.URL.Query(), sess)
+	reviews, pg, total, counted, err := s.reviewPage(r.Context(), r.URL.Query(), sess)
 	if err != nil {
 		d.Error = err.Error()
 	}
-	d.Reviews, d.Pager, d.Total = reviews, pg, total
-	d.Data = mustJSON(map[string]any{"reviews": reviews, "pager": pg, "total": total})
+	d.Reviews, d.Pager, d.Total, d.Counted = reviews, pg, total, counted
+	d.Data = mustJSON(map[string]any{"reviews": reviews, "pager": pg, "total": total, "counted": counted})
 	s.render(w, "reviews", d, http.StatusOK)
 }
 
 // apiReviews answers a page of the pending reviews (?before= as the reviews page), its pager and
 // how many wait in all (the nav's count).
 func (s *Server) apiReviews(w http.ResponseWriter, r *http.Request, sess *session) {
-	reviews, pg, total, err := s.reviewPage(r.Context(), r.URL.Query(), sess)
+	reviews, pg, total, counted, err := s.reviewPage(r.Context(), r.URL.Query(), sess)
 	if err != nil {
 		clientError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"reviews": reviews, "pager": pg, "total": total})
+	writeJSON(w, http.StatusOK, map[string]any{"reviews": reviews, "pager": pg, "total": total, "counted": counted})
 }
 
 // decisionBody is what the review controls send.

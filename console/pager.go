@@ -106,8 +106,10 @@ func listPager(path string, ids []string, before string, size int) (p Pager, lo,
 	}
 	if before != "" {
 		lo = sort.Search(len(ids), func(i int) bool { return ids[i] < before })
-		p.Newest = path
 		p.Page = (lo+size-1)/size + 1
+		if lo > 0 { // a before that sorts ahead of every item is the first page: no First link
+			p.Newest = path
+		}
 	}
 	hi = min(lo+size, len(ids))
 	if lo > 0 {

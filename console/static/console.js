@@ -1018,15 +1018,16 @@
 
   // ---- reviews page ----
   // the nav's count of pending reviews (runs, their child runs, chat sessions' tool calls)
-  function reviewCount(n) {
+  // (more: the count is of the newest runs waiting and more wait, shown "N+")
+  function reviewCount(n, more) {
     const c = document.getElementById('review-count');
     if (!c) return;
-    c.textContent = String(n);
-    c.hidden = !n;
+    c.textContent = more ? `${n}+` : String(n);
+    c.hidden = !n && !more;
   }
   function pollReviewCount() {
     if (!document.getElementById('review-count') || document.body.dataset.page === 'login') return;
-    const poll = () => get('/api/reviews').then((r) => reviewCount(r.total)).catch(() => {});
+    const poll = () => get('/api/reviews').then((r) => reviewCount(r.total, !!(r.counted && r.counted.more))).catch(() => {});
     poll();
     setInterval(poll, 10000);
   }
@@ -1039,7 +1040,7 @@
     const cards = new Map();
     const before = new URLSearchParams(window.location.search).get('before') || '';
     const url = before ? `/api/reviews?${new URLSearchParams({ before })}` : '/api/reviews';
-    function show({ reviews, pager, total }) {
+    function show({ reviews, pager, total, counted }) {
       reviews = reviews || [];
       const live = new Set();
       for (const p of reviews) {
@@ -1052,14 +1053,16 @@
         }
       }
       cards.forEach((c, key) => { if (!live.has(key) && !settling(c)) { c.remove(); cards.delete(key); } });
+      // the sentences are the server's (console/handlers.go reviewCounts), as the page was rendered
+      counted = counted || { total: '', none: '' };
       const none = document.getElementById('no-reviews');
-      none.hidden = cards.size > 0;
+      none.hidden = cards.size > 0 || !counted.none;
       // written only when it changed: the count is a live region read out on change
       const say = (e, text) => { if (e && e.textContent !== text) e.textContent = text; };
-      say(none, total ? 'Nothing waits on this page: the first page has the reviews still waiting.' : 'Nothing waits for a decision.');
-      say(document.getElementById('review-total'), `${total || 0} waiting in all${total > reviews.length ? `, ${reviews.length} on this page` : ''}.`);
+      say(none, counted.none);
+      say(document.getElementById('review-total'), counted.total);
       if (pager) pagerLinks(pager);
-      reviewCount(total || 0);
+      if (counted.total) reviewCount(total || 0, !!counted.more);
     }
     show(JSON.parse(list.dataset.reviews || '{}') || {});
     const f = document.getElementById('reviewer');
