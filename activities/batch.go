@@ -308,17 +308,20 @@ func storeOutputs(ctx context.Context, claim ClaimCheck, storeAbove int, items [
 		total += len(b)
 	}
 	if storeAbove > 0 && total > storeAbove {
-		list := make([]json.RawMessage, len(items))
+		// the list written out by hand: each output is already JSON from json.Marshal, and
+		// marshalling the list would scan and copy every vector again
+		all := make([]byte, 0, total+len(items)*5+2)
+		all = append(all, '[')
 		for i, b := range datas {
-			list[i] = json.RawMessage("null")
-			if b != nil {
-				list[i] = b
+			if i > 0 {
+				all = append(all, ',')
 			}
+			if b == nil {
+				b = []byte("null")
+			}
+			all = append(all, b...)
 		}
-		all, err := json.Marshal(list)
-		if err != nil {
-			return err
-		}
+		all = append(all, ']')
 		id, err := claim.Blobs.PutBlob(ctx, all)
 		if err != nil {
 			return fmt.Errorf("storing the outputs of %d items: %w", len(items), err)

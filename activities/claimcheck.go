@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/weftworks/weft/activities/toolspec"
 	"go.temporal.io/sdk/temporal"
@@ -81,11 +82,21 @@ func (t *Tools) ClaimCheckAbove() int {
 }
 
 func blobRef(id string, data []byte) map[string]any {
-	preview := string(data)
-	if r := []rune(preview); len(r) > 300 {
-		preview = string(r[:300]) + "…"
+	return map[string]any{BlobKey: id, "size": len(data), "preview": preview(data, 300)}
+}
+
+// preview is data's first n characters, with "…" when there are more. It reads only those
+// (a batch makes a reference to each of thousands of vectors).
+func preview(data []byte, n int) string {
+	i := 0
+	for k := 0; k < n && i < len(data); k++ {
+		_, size := utf8.DecodeRune(data[i:])
+		i += size
 	}
-	return map[string]any{BlobKey: id, "size": len(data), "preview": preview}
+	if i >= len(data) {
+		return strings.ToValidUTF8(string(data), "\uFFFD")
+	}
+	return strings.ToValidUTF8(string(data[:i]), "\uFFFD") + "…"
 }
 
 // claimCheck replaces the parts of an output over the threshold by references: the large fields
@@ -133,11 +144,7 @@ func claimCheck(ctx context.Context, blobs Blobs, above int, out any) (any, erro
 // shortBlobRef is a reference whose preview is cut to 40 characters: references that travel by
 // the thousand (a forEach's outputs, a list's items).
 func shortBlobRef(id string, b []byte) map[string]any {
-	ref := blobRef(id, b)
-	if p, _ := ref["preview"].(string); len([]rune(p)) > 40 {
-		ref["preview"] = string([]rune(p)[:40]) + "…"
-	}
-	return ref
+	return map[string]any{BlobKey: id, "size": len(b), "preview": preview(b, 40)}
 }
 
 // resolveBlobs replaces references in a tool's inputs by the stored values (references inside

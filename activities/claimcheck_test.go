@@ -53,3 +53,27 @@ func TestClaimCheck(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, out.(map[string]any), BlobKey)
 }
+
+// TestPreview: a reference's preview is the output's first characters (not bytes: a character
+// is never cut), with "…" only when there are more.
+func TestPreview(t *testing.T) {
+	for _, tc := range []struct {
+		data string
+		n    int
+		want string
+	}{
+		{"", 3, ""},
+		{"abc", 3, "abc"},
+		{"abcd", 3, "abc…"},
+		{"héllo", 2, "hé…"},
+		{"日本語", 3, "日本語"},
+		{"日本語です", 3, "日本語…"},
+		{"a😀b", 2, "a😀…"},
+		{"a\xffb", 5, "a\uFFFDb"},
+	} {
+		require.Equal(t, tc.want, preview([]byte(tc.data), tc.n), "%q", tc.data)
+	}
+	ref := shortBlobRef("id@3", []byte(strings.Repeat("é", 50)))
+	require.Equal(t, strings.Repeat("é", 40)+"…", ref["preview"])
+	require.Equal(t, 100, ref["size"])
+}
