@@ -570,3 +570,35 @@ func TestRunItemsCancelled(t *testing.T) {
 		chromedp.Evaluate(read, &ended))
 	require.Equal(t, []string{"✕ failed", "✕ failed", "⊘ cancelled", "not run", "not run"}, ended)
 }
+
+// TestNodeLabelsFitBesideTheirMark: a step's name on the graph is cut, as drawn, to the room
+// left of its status mark ("summarise_each_so…" ran under the ✓); a short name is whole, and the
+// full name stays in the node's aria-label.
+func TestNodeLabelsFitBesideTheirMark(t *testing.T) {
+	def := `{"name":"labels","steps":[{"id":"summarise_each_source_in_turn","tool":"template","inputs":{"text":"a"}},
+	  {"id":"w","name":"WWWWWWWWWWWWWWWWW","tool":"template","inputs":{"text":"b"}},
+	  {"id":"b","tool":"template","inputs":{"text":"c"}}]}`
+	state := `{"workflow":"labels","status":"completed","steps":[
+	  {"id":"summarise_each_source_in_turn","tool":"template","status":"completed","durationMs":10},
+	  {"id":"w","tool":"template","status":"completed","durationMs":10},
+	  {"id":"b","tool":"template","status":"completed","durationMs":10}]}`
+	page := fixtureRun(t, def, state)
+	ctx := chromium(t)
+	type label struct {
+		Step, Text, Aria string
+		Right, Mark      float64
+	}
+	var labels []label
+	run(t, ctx, "labels", chromedp.Navigate(page), chromedp.WaitVisible(`svg#graph g.node.st-completed`),
+		chromedp.Evaluate(`[...document.querySelectorAll('svg#graph g.node')].map((g) => { const l = g.querySelector('.label').getBBox(), m = g.querySelector('.st-mark').getBBox();
+		  return { Step: g.dataset.step, Text: g.querySelector('.label').textContent, Aria: g.getAttribute('aria-label'), Right: l.x + l.width, Mark: m.x }; })`, &labels))
+	require.Len(t, labels, 3)
+	full := map[string]string{"summarise_each_source_in_turn": "summarise_each_source_in_turn", "w": "WWWWWWWWWWWWWWWWW", "b": "b"}
+	for _, l := range labels {
+		require.Less(t, l.Right, l.Mark, "%s: the name ends before its mark", l.Step)
+		require.Contains(t, l.Aria, full[l.Step], "the whole name is read out")
+	}
+	require.True(t, strings.HasSuffix(labels[0].Text, "…") && strings.HasPrefix("summarise_each_source_in_turn", strings.TrimSuffix(labels[0].Text, "…")), labels[0].Text)
+	require.True(t, strings.HasSuffix(labels[1].Text, "…"), "17 wide letters do not fit: %q", labels[1].Text)
+	require.Equal(t, "b", labels[2].Text)
+}

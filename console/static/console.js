@@ -112,6 +112,25 @@
 
   // ---- the graph ----
   const NODE_W = 168, NODE_H = 48, GAP_X = 28, GAP_Y = 46, PAD = 16;
+
+  // fitLabel cuts a node's name, as drawn, to room pixels (the space left of its status mark),
+  // with "…"; the full name stays in the node's title and aria-label. Drawn widths differ by
+  // font and by letter, so it measures; a graph not on the page yet is cut by length.
+  function fitLabel(label, full, room) {
+    const width = () => label.getComputedTextLength();
+    if (width() === 0) {
+      if (full.length > 16) label.textContent = full.slice(0, 15) + '…';
+      return;
+    }
+    if (width() <= room) return;
+    let lo = 1, hi = full.length - 1; // the longest prefix that fits, found in log n measures
+    while (lo < hi) {
+      const mid = Math.ceil((lo + hi) / 2);
+      label.textContent = full.slice(0, mid) + '…';
+      if (width() <= room) lo = mid; else hi = mid - 1;
+    }
+    label.textContent = full.slice(0, lo) + '…';
+  }
   const MARK = { then: 'then', else: 'else', dependsOn: 'after' };
   // A step's status is shown by a mark and a word as well as a colour (and in its accessible name).
   const STATUS_MARK = { pending: '○', running: '⟳', completed: '✓', failed: '✕', skipped: '⤼', cancelled: '⊘', rejected: '⊘', awaiting_review: '⏸' };
@@ -179,7 +198,8 @@
       g.append(svg('rect', { class: 'box', width: NODE_W, height: NODE_H, rx: 7 }));
       g.append(svg('rect', { class: 'band', width: 6, height: NODE_H, rx: 3 }));
       const title = n.name || n.id;
-      g.append(svg('text', { class: 'label', x: 14, y: 20 }, title.length > 18 ? title.slice(0, 17) + '…' : title));
+      const label = svg('text', { class: 'label', x: 14, y: 20 }, title);
+      g.append(label);
       g.append(svg('text', { class: 'st-mark', x: NODE_W - 8, y: 20, 'text-anchor': 'end', 'aria-hidden': 'true' }, ''));
       const marks = [n.tool];
       if (n.forEach) marks.push('forEach');
@@ -193,6 +213,7 @@
       g.addEventListener('click', select);
       g.addEventListener('keydown', (ev) => { if (ev.key === 'Enter' || ev.key === ' ') select(); });
       svgEl.append(g);
+      fitLabel(label, title, NODE_W - 14 - 24);
       nodes.set(n.id, g);
     }
     minimap(svgEl, pos);
