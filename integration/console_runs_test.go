@@ -191,10 +191,7 @@ func TestConsoleRunLiveItems(t *testing.T) {
 	var live []string
 	var bar, barLater string
 	inPage(t, ctx, "items while the step runs", 60*time.Second,
-		chromedp.Navigate(e.url+"/runs/"+id),
-		chromedp.WaitVisible(`svg#graph g.node[data-step="each"]`),
-		chromedp.Click(`svg#graph g.node[data-step="each"]`),
-		chromedp.WaitVisible(`#detail table.items`),
+		openItems(e.url, id, "each"),
 		chromedp.Poll(itemStatuses+`.join('|') === '✓ completed|⟳ running|⟳ running|○ pending|○ pending'`, nil, chromedp.WithPollingTimeout(30*time.Second)),
 		chromedp.Evaluate(itemStatuses, &live),
 		chromedp.Evaluate(`window.__bar = document.querySelector('#timeline .tl-bar[data-step="each"]').title`, &bar),
@@ -245,10 +242,7 @@ func TestConsoleRunItemFails(t *testing.T) {
 
 	ctx := browser(t)
 	inPage(t, ctx, "an item in flight", 60*time.Second,
-		chromedp.Navigate(e.url+"/runs/"+id),
-		chromedp.WaitVisible(`svg#graph g.node[data-step="each"]`),
-		chromedp.Click(`svg#graph g.node[data-step="each"]`),
-		chromedp.WaitVisible(`#detail table.items`),
+		openItems(e.url, id, "each"),
 		chromedp.Poll(itemStatuses+`.join('|') === '✓ completed|⟳ running|○ pending'`, nil, chromedp.WithPollingTimeout(30*time.Second)))
 	once.Do(func() { close(release) })
 	var statuses []string
@@ -267,10 +261,7 @@ func TestConsoleRunItemFails(t *testing.T) {
 	// output), so the page reads the run's events again and shows what they tell
 	var later []string
 	inPage(t, ctx, "the failed run opened again", 60*time.Second,
-		chromedp.Navigate(e.url+"/runs/"+id),
-		chromedp.WaitVisible(`svg#graph g.node[data-step="each"]`),
-		chromedp.Click(`svg#graph g.node[data-step="each"]`),
-		chromedp.WaitVisible(`#detail table.items`),
+		openItems(e.url, id, "each"),
 		chromedp.Poll(itemStatuses+`[0] === '✓ completed'`, nil, chromedp.WithPollingTimeout(30*time.Second)),
 		chromedp.Evaluate(itemStatuses, &later),
 		chromedp.Text(`#detail tr[data-item="1"] .item-preview`, &preview))
@@ -314,10 +305,7 @@ func TestConsoleRunItemsCancelledInFlight(t *testing.T) {
 
 	ctx := browser(t)
 	inPage(t, ctx, "three items in flight", 60*time.Second,
-		chromedp.Navigate(e.url+"/runs/"+id),
-		chromedp.WaitVisible(`svg#graph g.node[data-step="each"]`),
-		chromedp.Click(`svg#graph g.node[data-step="each"]`),
-		chromedp.WaitVisible(`#detail table.items`),
+		openItems(e.url, id, "each"),
 		chromedp.Poll(itemStatuses+`.join('|') === '⟳ running|⟳ running|⟳ running|○ pending|○ pending'`, nil, chromedp.WithPollingTimeout(30*time.Second)))
 	for range 3 {
 		<-started
@@ -336,10 +324,7 @@ func TestConsoleRunItemsCancelledInFlight(t *testing.T) {
 	var later []string
 	var preview string
 	inPage(t, ctx, "the failed run opened again", 60*time.Second,
-		chromedp.Navigate(e.url+"/runs/"+id),
-		chromedp.WaitVisible(`svg#graph g.node[data-step="each"]`),
-		chromedp.Click(`svg#graph g.node[data-step="each"]`),
-		chromedp.WaitVisible(`#detail table.items`),
+		openItems(e.url, id, "each"),
 		chromedp.Poll(itemStatuses+`[0] !== 'unknown'`, nil, chromedp.WithPollingTimeout(30*time.Second)),
 		chromedp.Evaluate(itemStatuses, &later),
 		chromedp.Text(`#detail tr[data-item="1"] .item-preview`, &preview))
@@ -429,10 +414,7 @@ func TestConsoleRunReviewItems(t *testing.T) {
 
 	ctx := browser(t)
 	inPage(t, ctx, "items waiting", 60*time.Second,
-		chromedp.Navigate(e.url+"/runs/"+id),
-		chromedp.WaitVisible(`svg#graph g.node[data-step="each"]`),
-		chromedp.Click(`svg#graph g.node[data-step="each"]`),
-		chromedp.WaitVisible(`#detail table.items`),
+		openItems(e.url, id, "each"),
 		chromedp.Poll(itemStatuses+`.join('|') === '⏸ awaiting review|⏸ awaiting review|⏸ awaiting review'`, nil, chromedp.WithPollingTimeout(30*time.Second)))
 	code, out = e.post(t, "/api/runs/"+id+"/reviews", fmt.Sprintf(`{"id":%q,"decision":"approve","reviewer":"ana"}`, gates[0]))
 	require.Equal(t, http.StatusOK, code, out)
@@ -448,4 +430,15 @@ func TestConsoleRunReviewItems(t *testing.T) {
 	require.NotContains(t, inputs, "[object", "the inputs as written are drawn, not written as text")
 	require.NotContains(t, card, "null", "a review without instructions shows none")
 	screenshot(t, ctx, "e2e-run-review-items")
+}
+
+// openItems opens run id's page and the items view of its forEach step.
+func openItems(url, id, step string) chromedp.Tasks {
+	node := fmt.Sprintf(`svg#graph g.node[data-step=%q]`, step)
+	return chromedp.Tasks{
+		chromedp.Navigate(url + "/runs/" + id),
+		chromedp.WaitVisible(node),
+		chromedp.Click(node),
+		chromedp.WaitVisible(`#detail table.items`),
+	}
 }
