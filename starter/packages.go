@@ -45,7 +45,12 @@ func readPackageWorkflow(arg string) (src workflowSource, ok bool, err error) {
 	if err != nil {
 		return workflowSource{}, false, err
 	}
-	return workflowSource{name: name, data: data, vai: p.VaiDialect()}, true, nil
+	vai := p.VaiDialect()
+	if vai != "" {
+		// the text goes to the worker, which has nothing else to tell it the file is vai's
+		data = wfpkg.MarkVai(data)
+	}
+	return workflowSource{name: name, data: data, vai: vai}, true, nil
 }
 
 func newInstallCommand() *cobra.Command {

@@ -1,6 +1,7 @@
 package wfpkg
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -204,6 +205,38 @@ func (s Store) Workflow(name string) (string, []byte, error) {
 		return "", nil, err
 	}
 	return p.WorkflowPath, data, nil
+}
+
+// vaiSchema is the "$schema" MarkVai gives a vai package's workflow.
+const vaiSchema = "vai workflow (installed vai package)"
+
+// MarkVai gives a vai package's workflow text a "$schema" naming vai when it has none, so that
+// the text says itself what its package says: a run request carries the text, and the worker, a
+// retry or a fork compile it with nothing but the text (dsl.DetectDialect). weft run marks what
+// it sends; the file in the store stays as the package has it. It is added at the
+// start of the object, on the first line, so that lines named in messages stay where they were.
+// Text that is not an object, or has a "$schema" already, is returned as it is.
+func MarkVai(data []byte) []byte {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(data, &top) != nil {
+		return data
+	}
+	if _, has := top["$schema"]; has {
+		return data
+	}
+	i := bytes.IndexByte(data, '{')
+	if i < 0 {
+		return data
+	}
+	mark, _ := json.Marshal(vaiSchema)
+	out := make([]byte, 0, len(data)+len(mark)+12)
+	out = append(out, data[:i+1]...)
+	out = append(out, `"$schema":`...)
+	out = append(out, mark...)
+	if rest := bytes.TrimSpace(data[i+1:]); len(rest) > 0 && rest[0] != '}' {
+		out = append(out, ',')
+	}
+	return append(out, data[i+1:]...)
 }
 
 // List returns the installed packages, sorted by name.

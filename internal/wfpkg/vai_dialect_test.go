@@ -9,7 +9,24 @@ import (
 
 	"github.com/weftworks/weft/internal/wfpkg"
 	"github.com/weftworks/weft/internal/wfpkg/wfpkgtest"
+	"github.com/weftworks/weft/workflows/dsl"
 )
+
+// TestMarkVai: a vai package's workflow text gets a "$schema" naming vai at the start of its
+// object, on its first line, unless it has one; other text is left as it is.
+func TestMarkVai(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`{"name":"a"}`, `{"$schema":"vai workflow (installed vai package)","name":"a"}`},
+		{"{\n  \"name\": \"a\"\n}", "{\"$schema\":\"vai workflow (installed vai package)\",\n  \"name\": \"a\"\n}"},
+		{`{}`, `{"$schema":"vai workflow (installed vai package)"}`},
+		{` { } `, ` {"$schema":"vai workflow (installed vai package)" } `},
+		{`{"$schema":"https://weft.dev/schemas/workflow-v1.json","name":"a"}`, `{"$schema":"https://weft.dev/schemas/workflow-v1.json","name":"a"}`},
+		{`[1]`, `[1]`},
+		{`not json`, `not json`},
+	} {
+		require.Equal(t, tc.want, string(wfpkg.MarkVai([]byte(tc.in))), tc.in)
+	}
+}
 
 // TestInstallVaiPackageDialect: a package vai's by its package.json (a "vai" field, or a vai
 // name) has its workflow read in vai's dialect, so a field vai ignores (template's format) is a
@@ -44,6 +61,11 @@ func TestInstallVaiPackageDialect(t *testing.T) {
 			require.NoError(t, err)
 			file, data, err := store.Workflow(p.Name)
 			require.NoError(t, err)
+			// the worker, a retry and a fork compile the text the run carries, and nothing else
+			_, err = dsl.Load(file, data)
+			require.ErrorContains(t, err, `unknown field "format"`, "unmarked, the text alone is read as weft's")
+			_, err = dsl.Load(file, wfpkg.MarkVai(data))
+			require.NoError(t, err, "marked, the text says itself that it is vai's")
 			w, err := wfpkg.LoadWorkflow(file, data, m.VaiDialect())
 			require.NoError(t, err, "the installed package runs")
 			require.Contains(t, w.DialectReason, "it is the workflow of package "+p.Name)

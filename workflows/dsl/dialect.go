@@ -68,6 +68,9 @@ func detectDialect(file string, root any, o loadOptions) verdict {
 		case strings.Contains(ls, "weft"):
 			return verdict{DialectWeft, "$schema names weft", false}
 		case strings.Contains(ls, "vai") || strings.Contains(ls, "voyage"):
+			if o.vai != "" { // a package's workflow, marked by wfpkg.MarkVai: the loader says why
+				return verdict{DialectVai, o.vai, false}
+			}
 			return verdict{DialectVai, "$schema names vai", false}
 		}
 	}
