@@ -313,7 +313,7 @@ func (s *Store) GetBlob(ctx context.Context, db, id string) ([]byte, error) {
 	}
 	// the id is the data's hash: parts of another blob, or a part changed in the store, show here
 	if sum := sha256.Sum256(out); hex.EncodeToString(sum[:16]) != id {
-		return nil, fmt.Errorf("large output %s: what the store holds is not the data stored under this id (a part was changed or replaced); run the step again", id)
+		return nil, fmt.Errorf("large output %s: what the store holds is not the data stored under this id (a part was changed or replaced): delete the documents whose _id starts with %q from %s in that database, then run the step again (a write keeps the parts already stored)", id, id, BlobCollection)
 	}
 	return out, nil
 }
