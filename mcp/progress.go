@@ -224,15 +224,18 @@ func (w *wire) handed() {
 	w.mu.Unlock()
 }
 
-func (w *wire) wrote(events int) {
-	if events == 0 {
-		return
+// write writes p to out, the output w counts for, and counts the notifications written
+// (wireWriter, stdioWriter).
+func (w *wire) write(out io.Writer, p []byte) (int, error) {
+	n, err := out.Write(p)
+	if events := notifications(p[:n]); events > 0 {
+		w.mu.Lock()
+		w.written += events
+		close(w.change)
+		w.change = make(chan struct{})
+		w.mu.Unlock()
 	}
-	w.mu.Lock()
-	w.written += events
-	close(w.change)
-	w.change = make(chan struct{})
-	w.mu.Unlock()
+	return n, err
 }
 
 // settleTimeout bounds how long a call waits for its notifications to be written (a client
@@ -274,11 +277,16 @@ type wireWriter struct {
 	w *wire
 }
 
-func (ww wireWriter) Write(p []byte) (int, error) {
-	n, err := ww.ResponseWriter.Write(p)
-	ww.w.wrote(notifications(p[:n]))
-	return n, err
+func (ww wireWriter) Write(p []byte) (int, error) { return ww.w.write(ww.ResponseWriter, p) }
+
+func (ww wireWriter) Flush() {
+	if f, ok := ww.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
 }
+
+// Unwrap lets http.NewResponseController reach the connection.
+func (ww wireWriter) Unwrap() http.ResponseWriter { return ww.ResponseWriter }
 
 // stdioWriter counts the notifications written through it to stdout.
 type stdioWriter struct {
@@ -286,11 +294,7 @@ type stdioWriter struct {
 	w *wire
 }
 
-func (sw stdioWriter) Write(p []byte) (int, error) {
-	n, err := sw.Writer.Write(p)
-	sw.w.wrote(notifications(p[:n]))
-	return n, err
-}
+func (sw stdioWriter) Write(p []byte) (int, error) { return sw.w.write(sw.Writer, p) }
 
 // notifications counts the progress and log notifications in p. mcp-go writes each message with
 // one Write, as one line of JSON on stdio or as an "event: message\ndata: …" event over HTTP, and
@@ -311,12 +315,3 @@ var (
 	progressLine = []byte(`{"jsonrpc":"2.0","method":"` + mcplib.MethodNotificationProgress + `"`)
 	messageLine  = []byte(`{"jsonrpc":"2.0","method":"` + mcplib.MethodNotificationMessage + `"`)
 )
-
-func (ww wireWriter) Flush() {
-	if f, ok := ww.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
-	}
-}
-
-// Unwrap lets http.NewResponseController reach the connection.
-func (ww wireWriter) Unwrap() http.ResponseWriter { return ww.ResponseWriter }
