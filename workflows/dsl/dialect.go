@@ -63,22 +63,17 @@ func detectDialect(file string, root any, o loadOptions) verdict {
 	if !ok {
 		return verdict{dialect: DialectWeft}
 	}
-	if s, ok := m["$schema"].(string); ok {
-		switch ls := strings.ToLower(s); {
-		case strings.Contains(ls, "weft"):
-			return verdict{DialectWeft, "$schema names weft", false}
-		case strings.Contains(ls, "vai") || strings.Contains(ls, "voyage"):
-			if o.vai != "" { // a package's workflow, marked by wfpkg.MarkVai: the loader says why
-				return verdict{DialectVai, o.vai, false}
-			}
-			return verdict{DialectVai, "$schema names vai", false}
-		}
-	}
-	if o.built {
-		return verdict{DialectWeft, "the definition was built in Go", false}
-	}
-	if o.vai != "" {
+	schema, _ := m["$schema"].(string)
+	schema = strings.ToLower(schema)
+	switch {
+	case strings.Contains(schema, "weft"):
+		return verdict{DialectWeft, "$schema names weft", false}
+	case o.vai != "": // a package's workflow, marked by wfpkg.MarkVai or not: the loader says why
 		return verdict{DialectVai, o.vai, false}
+	case strings.Contains(schema, "vai") || strings.Contains(schema, "voyage"):
+		return verdict{DialectVai, "$schema names vai", false}
+	case o.built:
+		return verdict{DialectWeft, "the definition was built in Go", false}
 	}
 	for _, k := range []string{"branding", "formatters"} {
 		if _, ok := m[k]; ok {
@@ -91,15 +86,8 @@ func detectDialect(file string, root any, o loadOptions) verdict {
 		if !ok {
 			continue
 		}
-		if _, ok := step["timeout"].(float64); ok {
-			return verdict{DialectVai, fmt.Sprintf("steps[%d].timeout is in milliseconds", i), false}
-		}
-		if r, ok := step["retry"].(map[string]any); ok {
-			for _, k := range []string{"initialInterval", "maxInterval"} {
-				if _, ok := r[k].(float64); ok {
-					return verdict{DialectVai, fmt.Sprintf("steps[%d].retry.%s is in milliseconds", i, k), false}
-				}
-			}
+		if d := durationIn(step, true); d != "" {
+			return verdict{DialectVai, fmt.Sprintf("steps[%d].%s is in milliseconds", i, d), false}
 		}
 		if where, k := aliasInStep(step); k != "" {
 			return verdict{DialectVai, fmt.Sprintf("steps[%d]%s uses vai's name %s", i, where, k), false}
@@ -113,15 +101,8 @@ func detectDialect(file string, root any, o loadOptions) verdict {
 	}
 	for i, s := range steps {
 		step, _ := s.(map[string]any)
-		if _, ok := step["timeout"].(string); ok {
-			return verdict{DialectWeft, fmt.Sprintf("steps[%d].timeout is written as text", i), false}
-		}
-		if r, ok := step["retry"].(map[string]any); ok {
-			for _, k := range []string{"initialInterval", "maxInterval"} {
-				if _, ok := r[k].(string); ok {
-					return verdict{DialectWeft, fmt.Sprintf("steps[%d].retry.%s is written as text", i, k), false}
-				}
-			}
+		if d := durationIn(step, false); d != "" {
+			return verdict{DialectWeft, fmt.Sprintf("steps[%d].%s is written as text", i, d), false}
 		}
 	}
 	for i, s := range steps {
@@ -131,6 +112,30 @@ func detectDialect(file string, root any, o loadOptions) verdict {
 		}
 	}
 	return verdict{dialect: DialectWeft}
+}
+
+// durationIn names the first of a step's durations (timeout, retry.initialInterval,
+// retry.maxInterval) written as a number of milliseconds when ms, else as text ("30s"); "" when
+// none is.
+func durationIn(step map[string]any, ms bool) string {
+	written := func(v any) bool {
+		if ms {
+			_, ok := v.(float64)
+			return ok
+		}
+		_, ok := v.(string)
+		return ok
+	}
+	if written(step["timeout"]) {
+		return "timeout"
+	}
+	retry, _ := step["retry"].(map[string]any)
+	for _, k := range []string{"initialInterval", "maxInterval"} {
+		if written(retry[k]) {
+			return "retry." + k
+		}
+	}
+	return ""
 }
 
 // aliasInStep finds the first of vai's names for a tool's inputs (by name) that a step, or a
