@@ -138,29 +138,39 @@ func durationIn(step map[string]any, ms bool) string {
 	return ""
 }
 
+// stepTool is the tool a step (or a loop's nested step) names and the inputs it gives it; where
+// is where those inputs are in the step: ".inputs" or ".inputs.step.inputs".
+type stepTool struct {
+	where, tool string
+	inputs      map[string]any
+}
+
+// toolsOf are a step's tool and inputs, then, when the step is a loop, its nested step's.
+func toolsOf(step map[string]any) []stepTool {
+	tool, _ := step["tool"].(string)
+	inputs, _ := step["inputs"].(map[string]any)
+	out := []stepTool{{".inputs", tool, inputs}}
+	if tool == toolspec.Loop.Name {
+		nested, _ := inputs["step"].(map[string]any)
+		nt, _ := nested["tool"].(string)
+		ni, _ := nested["inputs"].(map[string]any)
+		out = append(out, stepTool{".inputs.step.inputs", nt, ni})
+	}
+	return out
+}
+
 // aliasInStep finds the first of vai's names for a tool's inputs (by name) that a step, or a
 // loop's nested step, uses: where is ".inputs" or ".inputs.step.inputs".
 func aliasInStep(step map[string]any) (where, alias string) {
-	find := func(m map[string]any) string {
-		tool, _ := m["tool"].(string)
-		inputs, _ := m["inputs"].(map[string]any)
-		if spec, ok := toolspec.Lookup(tool); ok {
-			for _, k := range sortedKeys(inputs) { // the first alias by name: the same reason every time
-				if _, alias := spec.Aliases[k]; alias {
-					return k
-				}
-			}
+	for _, t := range toolsOf(step) {
+		spec, ok := toolspec.Lookup(t.tool)
+		if !ok {
+			continue
 		}
-		return ""
-	}
-	if k := find(step); k != "" {
-		return ".inputs", k
-	}
-	if t, _ := step["tool"].(string); t == toolspec.Loop.Name {
-		inputs, _ := step["inputs"].(map[string]any)
-		nested, _ := inputs["step"].(map[string]any)
-		if k := find(nested); k != "" {
-			return ".inputs.step.inputs", k
+		for _, k := range sortedKeys(t.inputs) { // the first alias by name: the same reason every time
+			if _, alias := spec.Aliases[k]; alias {
+				return t.where, k
+			}
 		}
 	}
 	return "", ""
@@ -180,30 +190,16 @@ var vaiFields = map[*toolspec.Spec]map[string]string{
 // vaiFieldInStep finds the first field (by name) of vaiFields that a step, or a loop's nested
 // step, gives its tool: where is ".inputs" or ".inputs.step.inputs".
 func vaiFieldInStep(step map[string]any) (where, field, tool string) {
-	find := func(m map[string]any) (string, string) {
-		tool, _ := m["tool"].(string)
-		spec, ok := toolspec.Lookup(tool)
+	for _, t := range toolsOf(step) {
+		spec, ok := toolspec.Lookup(t.tool)
 		if !ok {
-			return "", ""
+			continue
 		}
-		inputs, _ := m["inputs"].(map[string]any)
 		for _, k := range sortedKeys(vaiFields[spec]) {
-			if _, ok := inputs[k]; ok && !slices.Contains(toolFields(spec), k) {
-				return k, tool
+			if _, ok := t.inputs[k]; ok && !slices.Contains(toolFields(spec), k) {
+				return t.where, k, t.tool
 			}
 		}
-		return "", ""
-	}
-	if k, tool := find(step); k != "" {
-		return ".inputs", k, tool
-	}
-	if t, _ := step["tool"].(string); t != toolspec.Loop.Name {
-		return "", "", ""
-	}
-	inputs, _ := step["inputs"].(map[string]any)
-	nested, _ := inputs["step"].(map[string]any)
-	if k, tool := find(nested); k != "" {
-		return ".inputs.step.inputs", k, tool
 	}
 	return "", "", ""
 }
