@@ -99,8 +99,14 @@ func (c *Client) ListPendingReviews(ctx context.Context, o ListOptions) (Pending
 	defer cancel()
 	var token []byte
 	capped := false
-	for len(execs) < limit {
-		resp, err := c.t.ListWorkflow(lctx, &workflowservice.ListWorkflowExecutionsRequest{Query: q, PageSize: int32(min(limit, 100)), NextPageToken: token})
+	for {
+		// a page; once the bound is met at a page's end, one more row tells whether any execution
+		// was left out
+		size, full := min(limit, 100), len(execs) >= limit
+		if full {
+			size = 1
+		}
+		resp, err := c.t.ListWorkflow(lctx, &workflowservice.ListWorkflowExecutionsRequest{Query: q, PageSize: int32(size), NextPageToken: token})
 		if err != nil {
 			return PendingReviewList{}, fmt.Errorf("listing runs waiting for a review (%s): %w", q, err)
 		}
@@ -123,20 +129,8 @@ func (c *Client) ListPendingReviews(ctx context.Context, o ListOptions) (Pending
 			execs = append(execs, w)
 			known[w.ID] = w
 		}
-		if len(token) == 0 {
+		if capped || full || len(token) == 0 {
 			break
-		}
-	}
-	if !capped && len(execs) >= limit && len(token) > 0 {
-		// the bound met at a page's end: one more row tells whether any execution was left out
-		resp, err := c.t.ListWorkflow(lctx, &workflowservice.ListWorkflowExecutionsRequest{Query: q, PageSize: 1, NextPageToken: token})
-		if err != nil {
-			return PendingReviewList{}, fmt.Errorf("listing runs waiting for a review (%s): %w", q, err)
-		}
-		for _, e := range resp.GetExecutions() {
-			if _, dup := known[e.GetExecution().GetWorkflowId()]; !dup {
-				capped = true
-			}
 		}
 	}
 	// The run each review belongs to: listed when it waits itself, else read.
