@@ -2,11 +2,9 @@ package console_test
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"testing"
 
 	"github.com/chromedp/cdproto/network"
@@ -16,24 +14,6 @@ import (
 
 	"github.com/weftworks/weft/console"
 )
-
-// hundredStepFile is 10 chains of 10 template steps.
-func hundredStepFile() string {
-	var b strings.Builder
-	b.WriteString(`{"name":"hundred","steps":[`)
-	for i := range 100 {
-		if i > 0 {
-			b.WriteString(",")
-		}
-		if i%10 == 0 {
-			fmt.Fprintf(&b, `{"id":"s%d","tool":"template","inputs":{"text":"start %d"}}`, i, i)
-		} else {
-			fmt.Fprintf(&b, `{"id":"s%d","tool":"template","inputs":{"text":"{{ s%d.output.text }} and %d"}}`, i, i-1, i)
-		}
-	}
-	b.WriteString(`]}`)
-	return b.String()
-}
 
 // framed is put in every page before its scripts: when the builder says it is ready (its canvas
 // drawn, its palette built), it notes the end of the next frame's task, the moment a drag from the

@@ -289,20 +289,7 @@ func TestBuilderInBrowser(t *testing.T) {
 // per step, and a hundred-step file fits the canvas.
 func TestBuilderEditsACatalogWorkflow(t *testing.T) {
 	dir := t.TempDir()
-	var b strings.Builder
-	b.WriteString(`{"name":"hundred","steps":[`)
-	for i := range 100 {
-		if i > 0 {
-			b.WriteString(",")
-		}
-		if i%10 == 0 {
-			fmt.Fprintf(&b, `{"id":"s%d","tool":"template","inputs":{"text":"start %d"}}`, i, i)
-		} else {
-			fmt.Fprintf(&b, `{"id":"s%d","tool":"template","inputs":{"text":"{{ s%d.output.text }} and %d"}}`, i, i-1, i)
-		}
-	}
-	b.WriteString(`]}`)
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "hundred.json"), []byte(b.String()), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "hundred.json"), []byte(hundredStepFile()), 0o644))
 	evil := `{"name":"evil","description":"<script>window.__pwned=1</script>","steps":[{"id":"t","name":"<img src=x onerror=window.__pwned=2>","tool":"template","inputs":{"text":"<b>x</b>"}}]}`
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "evil.json"), []byte(evil), 0o644))
 	srv := newConsole(t, console.Options{WorkflowsDir: dir, Client: lazyClient(t)})
@@ -431,13 +418,7 @@ func TestPlaygroundStartsTheEditedText(t *testing.T) {
 // (before, 6 of them were visible): a chain is laid out in bands side by side.
 func TestGraphZoomAndFit(t *testing.T) {
 	dir := t.TempDir()
-	var b strings.Builder
-	b.WriteString(`{"name":"chain","steps":[{"id":"s0","tool":"template","inputs":{"text":"start"}}`)
-	for i := 1; i < 30; i++ {
-		fmt.Fprintf(&b, `,{"id":"s%d","tool":"template","inputs":{"text":"{{ s%d.output.text }}."}}`, i, i-1)
-	}
-	b.WriteString(`]}`)
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "chain.json"), []byte(b.String()), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "chain.json"), []byte(chainFile()), 0o644))
 	srv := newConsole(t, console.Options{WorkflowsDir: dir, Client: lazyClient(t)})
 	ctx := chromium(t)
 	visible := `(() => { const w = document.querySelector('.graph-wrap').getBoundingClientRect(); let n = 0;
@@ -559,6 +540,25 @@ func artifactName(name string) string {
 	return strings.Trim(regexp.MustCompile(`[^a-z0-9.]+`).ReplaceAllString(strings.ToLower(name), "-"), "-")
 }
 
+// hundredStepFile is 10 chains of 10 template steps.
+func hundredStepFile() string {
+	var b strings.Builder
+	b.WriteString(`{"name":"hundred","steps":[`)
+	for i := range 100 {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		if i%10 == 0 {
+			fmt.Fprintf(&b, `{"id":"s%d","tool":"template","inputs":{"text":"start %d"}}`, i, i)
+		} else {
+			fmt.Fprintf(&b, `{"id":"s%d","tool":"template","inputs":{"text":"{{ s%d.output.text }} and %d"}}`, i, i-1, i)
+		}
+	}
+	b.WriteString(`]}`)
+	return b.String()
+}
+
+// chainFile is a chain of 30 template steps.
 func chainFile() string {
 	chain := `{"name":"chain","steps":[{"id":"s0","tool":"template","inputs":{"text":"start"}}`
 	for i := 1; i < 30; i++ {
@@ -567,6 +567,7 @@ func chainFile() string {
 	return chain + `]}`
 }
 
+// fanFile is one template step feeding 99.
 func fanFile() string {
 	fan := `{"name":"fan","steps":[{"id":"root","tool":"template","inputs":{"text":"start"}}`
 	for i := range 99 {

@@ -5,11 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/chromedp/cdproto/input"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
 
@@ -20,13 +18,7 @@ import (
 // view outlined; a click on the minimap moves the view there; a graph that fits has none.
 func TestGraphMinimap(t *testing.T) {
 	dir := t.TempDir()
-	var b strings.Builder
-	b.WriteString(`{"name":"wide","steps":[{"id":"root","tool":"template","inputs":{"text":"start"}}`)
-	for i := range 99 {
-		fmt.Fprintf(&b, `,{"id":"s%d","tool":"template","inputs":{"text":"{{ root.output.text }} %d"}}`, i, i)
-	}
-	b.WriteString(`]}`)
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "wide.json"), []byte(b.String()), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "fan.json"), []byte(fanFile()), 0o644))
 	srv := newConsole(t, console.Options{WorkflowsDir: dir, Client: lazyClient(t)})
 	ctx := chromium(t)
 	var boxes int
@@ -36,7 +28,7 @@ func TestGraphMinimap(t *testing.T) {
 	var before, after view
 	scroll := `(() => { const w = document.querySelector('.graph-wrap'); const v = document.querySelector('svg.minimap .mm-view');
 	  return { Left: w.scrollLeft, ViewX: Number(v.getAttribute('x')) }; })()`
-	run(t, ctx, "minimap", chromedp.Navigate(srv.URL+"/workflows/wide"), chromedp.WaitVisible(`svg#graph g.node[data-step="s98"]`),
+	run(t, ctx, "minimap", chromedp.Navigate(srv.URL+"/workflows/fan"), chromedp.WaitVisible(`svg#graph g.node[data-step="s98"]`),
 		chromedp.WaitVisible(`svg.minimap`),
 		chromedp.Evaluate(`document.querySelectorAll('svg.minimap rect.mm-node').length`, &boxes),
 		chromedp.Evaluate(scroll, &before),
@@ -63,13 +55,7 @@ func TestGraphMinimap(t *testing.T) {
 // A workflow that fits the canvas has none.
 func TestBuilderMinimap(t *testing.T) {
 	dir := t.TempDir()
-	var b strings.Builder
-	b.WriteString(`{"name":"wide","steps":[{"id":"root","tool":"template","inputs":{"text":"start"}}`)
-	for i := range 99 {
-		fmt.Fprintf(&b, `,{"id":"s%d","tool":"template","inputs":{"text":"{{ root.output.text }} %d"}}`, i, i)
-	}
-	b.WriteString(`]}`)
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "wide.json"), []byte(b.String()), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "fan.json"), []byte(fanFile()), 0o644))
 	srv := newConsole(t, console.Options{WorkflowsDir: dir, Client: lazyClient(t)})
 	ctx := chromium(t)
 
@@ -79,7 +65,7 @@ func TestBuilderMinimap(t *testing.T) {
 	var boxes int
 	var level string
 	var before, panned, clicked, visible rect
-	run(t, ctx, "open", chromedp.Navigate(srv.URL+"/build?from=wide"), chromedp.Poll(`window.__weftBuilderReady === true`, nil),
+	run(t, ctx, "open", chromedp.Navigate(srv.URL+"/build?from=fan"), chromedp.Poll(`window.__weftBuilderReady === true`, nil),
 		chromedp.WaitVisible(`.drawflow-node[data-step="s98"]`),
 		chromedp.Click(`#b-zoom-in`), chromedp.Click(`#b-zoom-in`), chromedp.Click(`#b-zoom-in`), chromedp.Click(`#b-zoom-in`), chromedp.Click(`#b-zoom-in`),
 		chromedp.WaitVisible(`svg#b-minimap`),
@@ -117,6 +103,6 @@ func TestBuilderMinimap(t *testing.T) {
 	run(t, ctx, "small workflow", chromedp.Navigate(srv.URL+"/build?from=approval-demo"), chromedp.Poll(`window.__weftBuilderReady === true`, nil),
 		chromedp.WaitVisible(`.drawflow-node`),
 		chromedp.Poll(`window.__weftBuilder.view().zoom > 0`, nil),
-		chromedp.Evaluate(`new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r(document.getElementById('b-minimap').hasAttribute('hidden')))))`, &hidden, func(p *runtime.EvaluateParams) *runtime.EvaluateParams { return p.WithAwaitPromise(true) }))
+		chromedp.Evaluate(`new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r(document.getElementById('b-minimap').hasAttribute('hidden')))))`, &hidden, awaitPromise))
 	require.True(t, hidden, "a workflow that fits the canvas has no minimap")
 }
