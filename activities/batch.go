@@ -308,21 +308,7 @@ func storeOutputs(ctx context.Context, claim ClaimCheck, storeAbove int, items [
 		total += len(b)
 	}
 	if storeAbove > 0 && total > storeAbove {
-		// the list written out by hand: each output is already JSON from json.Marshal, and
-		// marshalling the list would scan and copy every vector again
-		all := make([]byte, 0, total+len(items)*5+2)
-		all = append(all, '[')
-		for i, b := range datas {
-			if i > 0 {
-				all = append(all, ',')
-			}
-			if b == nil {
-				b = []byte("null")
-			}
-			all = append(all, b...)
-		}
-		all = append(all, ']')
-		id, err := claim.Blobs.PutBlob(ctx, all)
+		id, err := claim.Blobs.PutBlob(ctx, jsonList(datas))
 		if err != nil {
 			return fmt.Errorf("storing the outputs of %d items: %w", len(items), err)
 		}

@@ -147,6 +147,28 @@ func shortBlobRef(id string, b []byte) map[string]any {
 	return map[string]any{BlobKey: id, "size": len(b), "preview": preview(b, 40)}
 }
 
+// jsonList is the JSON list of elements already encoded (nil: null). It joins them rather than
+// marshal the list, which would scan and copy every element again (a batch's outputs are
+// thousands of vectors).
+func jsonList(elems [][]byte) []byte {
+	size := 2
+	for _, b := range elems {
+		size += len(b) + 5
+	}
+	all := make([]byte, 0, size)
+	all = append(all, '[')
+	for i, b := range elems {
+		if i > 0 {
+			all = append(all, ',')
+		}
+		if b == nil {
+			b = []byte("null")
+		}
+		all = append(all, b...)
+	}
+	return append(all, ']')
+}
+
 // resolveBlobs replaces references in a tool's inputs by the stored values (references inside
 // them included), as the evaluate activity reads them.
 func resolveBlobs(ctx context.Context, blobs Blobs, v any) (any, error) {
@@ -155,8 +177,8 @@ func resolveBlobs(ctx context.Context, blobs Blobs, v any) (any, error) {
 }
 
 // StoreValues implements ActivityBlobsPut: the values are stored together, as one list (one
-// write: the store upserts each document, and one per value made 1,000 outputs take minutes on
-// the embedded store), and each is replaced by a reference to its element with a short preview.
+// write: one per value made 1,000 outputs take minutes on the embedded store), and each is
+// replaced by a reference to its element with a short preview.
 func (t *Tools) StoreValues(ctx context.Context, in map[string]any) (map[string]any, error) {
 	values, _ := in["values"].([]any)
 	datas := make([][]byte, len(values))
@@ -167,10 +189,7 @@ func (t *Tools) StoreValues(ctx context.Context, in map[string]any) (map[string]
 		}
 		datas[i] = b
 	}
-	all, err := json.Marshal(values)
-	if err != nil {
-		return nil, err
-	}
+	all := jsonList(datas)
 	if _, err := t.Store(ctx); err != nil {
 		return nil, temporal.NewNonRetryableApplicationError(
 			fmt.Sprintf("storing forEach outputs too large to hand back: %v (set MONGODB_URI on the worker)", err), toolspec.ErrMissingConfig, err)
