@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	iofs "io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -255,12 +257,7 @@ func readme(name string, w *dsl.Workflow) []byte {
 	}
 	if len(w.Def.Inputs) > 0 {
 		b.WriteString("## Inputs\n\n| Input | Type | Required | Default | Description |\n|---|---|---|---|---|\n")
-		names := make([]string, 0, len(w.Def.Inputs))
-		for n := range w.Def.Inputs {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		for _, n := range names {
+		for _, n := range slices.Sorted(maps.Keys(w.Def.Inputs)) {
 			in := w.Def.Inputs[n]
 			def := ""
 			if in.Default != nil {
