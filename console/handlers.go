@@ -44,7 +44,6 @@ type pageData struct {
 	TemporalUI string
 
 	Reviews []PendingReview
-	Total   int // how many reviews wait, on every page
 	// Counted is the reviews page's sentences (reviewCounts): how many wait, and what an empty
 	// page means.
 	Counted ReviewCounts
@@ -475,13 +474,22 @@ func reviewKey(p PendingReview) string {
 	return fmt.Sprintf("%019d.%s.%s", math.MaxInt64-at, p.Run, p.Review.GetId())
 }
 
+// reviewList is a page of the pending reviews, as the reviews page hands it to its script and
+// /api/reviews answers it.
+type reviewList struct {
+	Reviews []PendingReview `json:"reviews"`
+	Pager   Pager           `json:"pager"`
+	Total   int             `json:"total"` // how many reviews wait in all, on every page
+	Counted ReviewCounts    `json:"counted"`
+}
+
 // reviewPage is the page of the pending reviews that starts after the review q's "before" names
 // (ReviewsPerPage of them, the longest waiting first; that review need not wait any more), its
 // pager, and how many reviews wait in all with the page's sentences.
-func (s *Server) reviewPage(ctx context.Context, q url.Values, sess *session) ([]PendingReview, Pager, int, ReviewCounts, error) {
+func (s *Server) reviewPage(ctx context.Context, q url.Values, sess *session) (reviewList, error) {
 	all, capped, err := s.pendingReviews(ctx, sess)
 	if err != nil {
-		return nil, Pager{Page: 1, Of: "reviews", Queue: true}, 0, ReviewCounts{}, err
+		return reviewList{Pager: Pager{Page: 1, Of: "reviews", Queue: true}}, err
 	}
 	keys := make([]string, len(all))
 	for i := range all {
@@ -498,29 +506,28 @@ func (s *Server) reviewPage(ctx context.Context, q url.Values, sess *session) ([
 	}
 	pg, lo, hi := listPager("/reviews", sortedKeys, q.Get("before"), s.o.ReviewsPerPage)
 	pg.Of, pg.Queue = "reviews", true
-	return sorted[lo:hi], pg, len(all), reviewCounts(len(all), hi-lo, capped), nil
+	return reviewList{Reviews: sorted[lo:hi], Pager: pg, Total: len(all), Counted: reviewCounts(len(all), hi-lo, capped)}, nil
 }
 
 func (s *Server) reviewsPage(w http.ResponseWriter, r *http.Request, sess *session) {
 	d := s.base(sess, "Reviews", "reviews")
-	reviews, pg, total, counted, err := s.reviewPage(r.Context(), r.URL.Query(), sess)
+	page, err := s.reviewPage(r.Context(), r.URL.Query(), sess)
 	if err != nil {
 		d.Error = err.Error()
 	}
-	d.Reviews, d.Pager, d.Total, d.Counted = reviews, pg, total, counted
-	d.Data = mustJSON(map[string]any{"reviews": reviews, "pager": pg, "total": total, "counted": counted})
+	d.Reviews, d.Pager, d.Counted, d.Data = page.Reviews, page.Pager, page.Counted, mustJSON(page)
 	s.render(w, "reviews", d, http.StatusOK)
 }
 
 // apiReviews answers a page of the pending reviews (?before= as the reviews page), its pager and
 // how many wait in all (the nav's count).
 func (s *Server) apiReviews(w http.ResponseWriter, r *http.Request, sess *session) {
-	reviews, pg, total, counted, err := s.reviewPage(r.Context(), r.URL.Query(), sess)
+	page, err := s.reviewPage(r.Context(), r.URL.Query(), sess)
 	if err != nil {
 		clientError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"reviews": reviews, "pager": pg, "total": total, "counted": counted})
+	writeJSON(w, http.StatusOK, page)
 }
 
 // decisionBody is what the review controls send.
