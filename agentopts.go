@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"reflect"
 
-	"github.com/weftworks/weft/activities"
 	"github.com/weftworks/weft/activities/toolspec"
 )
 
@@ -139,30 +138,16 @@ func Handoff(name, description string, opts ...Option) HandoffTo {
 	// A map, not toolspec.HandoffAgent: resetToolChoice defaults to true, so false must be written.
 	a := map[string]any{}
 	h := HandoffTo{errs: c.errs}
-	for _, o := range c.options() {
-		if o.set && handoffOptions[o.name] {
-			v, err := activities.PlainJSON(o.v)
-			if err != nil {
-				h.errs = append(h.errs, fmt.Errorf("handoff %s: %s: %w", name, o.name, err))
-			}
-			a[o.key] = v
-		}
-	}
-	h.h = map[string]any{"name": name, "description": description, "agent": a}
-	for _, err := range c.unused() {
+	misfit, errs := c.setInputs("handoff", a)
+	for _, err := range append(errs, c.unused()...) {
 		h.errs = append(h.errs, fmt.Errorf("handoff %s: %w", name, err))
 	}
-	if misfit := c.setBesides(handoffOptions); len(misfit) > 0 {
+	h.h = map[string]any{"name": name, "description": description, "agent": a}
+	if len(misfit) > 0 {
 		h.errs = append(h.errs, fmt.Errorf("handoff %s: %v do not apply to a handoff's agent", name, misfit))
 	}
 	return h
 }
-
-// handoffOptions are the options a handoff's agent takes (by the names config.options gives
-// them); each sets the same key in the handoff's agent as in a step.
-var handoffOptions = map[string]bool{"Model": true, "System": true, "Tools": true, "Approve": true,
-	"ToolChoice": true, "KeepToolChoice": true, "Temperature": true, "MaxTokens": true,
-	"ResponseJSON": true, "ResponseSchema": true, "HandsTo": true}
 
 // Handoffs offers agents to pass the conversation to; the one handed to answers the step.
 func Handoffs(hs ...HandoffTo) Option {

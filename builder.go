@@ -4,10 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
-	"github.com/weftworks/weft/activities"
 	"github.com/weftworks/weft/activities/toolspec"
 	"github.com/weftworks/weft/workflows/dsl"
 )
@@ -205,19 +203,9 @@ func (st Step) build(after []string) (dsl.Step, error) {
 		s.DependsOn = nil
 	}
 	model := st.kind == "llm" || st.kind == "agent"
-	var misfit []string
-	for _, o := range c.options() {
-		switch {
-		case !o.set:
-		case !slices.Contains(o.kinds, st.kind):
-			misfit = append(misfit, o.name)
-		case o.key != "":
-			v, err := activities.PlainJSON(o.v)
-			if err != nil {
-				return s, fmt.Errorf("step %s: %s: %w", s.ID, o.name, err)
-			}
-			s.Inputs[o.key] = v
-		}
+	misfit, errs := c.setInputs(st.kind, s.Inputs)
+	if len(errs) > 0 {
+		return s, fmt.Errorf("step %s: %w", s.ID, errs[0])
 	}
 	if len(misfit) > 0 {
 		return s, fmt.Errorf("step %s (%s): %s do not apply to a %s step", s.ID, s.Tool, strings.Join(misfit, ", "), st.kind)

@@ -2,7 +2,10 @@ package weft
 
 import (
 	"errors"
+	"fmt"
+	"slices"
 
+	"github.com/weftworks/weft/activities"
 	"github.com/weftworks/weft/activities/toolspec"
 	"github.com/weftworks/weft/workflows/dsl"
 )
@@ -30,7 +33,8 @@ type config struct {
 }
 
 // option is one option as build applies it: the input key it sets ("" for the step's own
-// fields), the value, whether it was given, and the step kinds it fits.
+// fields), the value, whether it was given, and the step kinds it fits ("handoff": a Handoff's
+// agent, which sets the same key in its agent as a step in its inputs).
 type option struct {
 	name, key string
 	v         any
@@ -41,6 +45,7 @@ type option struct {
 // options lists every option of c by its function's name.
 func (c *config) options() []option {
 	model, agent := []string{"llm", "agent"}, []string{"agent"}
+	modelOrHandoff, agentOrHandoff := []string{"llm", "agent", "handoff"}, []string{"agent", "handoff"}
 	review := []string{"review"}
 	var format any
 	switch {
@@ -55,27 +60,27 @@ func (c *config) options() []option {
 	}
 	all := []string{"llm", "agent", "tool", "review"}
 	return []option{
-		{"Model", "model", c.model, c.model != "", model},
-		{"System", "system", c.system, c.system != "", model},
-		{"Temperature", "temperature", c.temperature, c.temperature != nil, model},
-		{"MaxTokens", "maxTokens", c.maxTokens, c.maxTokens > 0, model},
-		{"ResponseJSON", "responseFormat", format, c.json && c.schema == nil, model},
-		{"ResponseSchema", "responseFormat", format, c.schema != nil, model},
-		{"Tools", "tools", c.tools, len(c.tools) > 0, model},
-		{"ToolChoice", "toolChoice", c.toolChoice, c.toolChoice != "", model},
-		{"KeepToolChoice", "resetToolChoice", false, c.keepToolChoice, agent},
+		{"Model", "model", c.model, c.model != "", modelOrHandoff},
+		{"System", "system", c.system, c.system != "", modelOrHandoff},
+		{"Temperature", "temperature", c.temperature, c.temperature != nil, modelOrHandoff},
+		{"MaxTokens", "maxTokens", c.maxTokens, c.maxTokens > 0, modelOrHandoff},
+		{"ResponseJSON", "responseFormat", format, c.json && c.schema == nil, modelOrHandoff},
+		{"ResponseSchema", "responseFormat", format, c.schema != nil, modelOrHandoff},
+		{"Tools", "tools", c.tools, len(c.tools) > 0, modelOrHandoff},
+		{"ToolChoice", "toolChoice", c.toolChoice, c.toolChoice != "", modelOrHandoff},
+		{"KeepToolChoice", "resetToolChoice", false, c.keepToolChoice, agentOrHandoff},
 		{"Context", "context", c.context, c.context != nil, model},
 		{"MaxIterations", "maxIterations", c.maxIterations, c.maxIterations > 0, agent},
 		{"ParallelToolCalls", "parallelToolCalls", c.parallel, c.parallel != nil, model},
 		{"ToolResultLimit", "toolResultLimit", c.resultLimit, c.resultLimit > 0, agent},
 		{"MaxRepairs", "maxRepairs", c.maxRepairs, c.maxRepairs != nil, model},
-		{"Approve", "approve", c.approve, len(c.approve) > 0, agent},
+		{"Approve", "approve", c.approve, len(c.approve) > 0, agentOrHandoff},
 		{"StopAfter/StopWhenText", "stopWhen", c.stopWhen, len(c.stopWhen) > 0, agent},
 		{"ReturnAtLimit", "onLimit", c.onLimit, c.onLimit != "", agent},
 		{"InputGuardrails/OutputGuardrails/ReturnOnTrip", "guardrails", guard, guard != nil, agent},
 		{"Handoffs", "handoffs", c.handoffs, len(c.handoffs) > 0, agent},
 		{"MaxHandoffs", "maxHandoffs", c.maxHandoffs, c.maxHandoffs > 0, agent},
-		{"HandsTo", "handoffs", c.handsTo, len(c.handsTo) > 0, nil}, // a Handoff's agent's only
+		{"HandsTo", "handoffs", c.handsTo, len(c.handsTo) > 0, []string{"handoff"}},
 		{"Instructions", "instructions", c.instructions, c.instructions != "", []string{"agent", "review"}},
 		{"Data", "data", c.data, c.data != nil, review},
 		{"Reviewers", "reviewers", c.reviewers, len(c.reviewers) > 0, review},
@@ -109,15 +114,24 @@ func (c *config) unused() []error {
 	return append(errs, checkErrs(c.outputChecks)...)
 }
 
-// setBesides names the options given that allowed does not hold.
-func (c *config) setBesides(allowed map[string]bool) []string {
-	var out []string
+// setInputs sets in inputs the key of each option given that fits kind, as plain JSON. misfit
+// names the options given that do not fit; errs are those whose value is not plain JSON, each
+// named by its option.
+func (c *config) setInputs(kind string, inputs map[string]any) (misfit []string, errs []error) {
 	for _, o := range c.options() {
-		if o.set && !allowed[o.name] {
-			out = append(out, o.name)
+		switch {
+		case !o.set:
+		case !slices.Contains(o.kinds, kind):
+			misfit = append(misfit, o.name)
+		case o.key != "":
+			v, err := activities.PlainJSON(o.v)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", o.name, err))
+			}
+			inputs[o.key] = v
 		}
 	}
-	return out
+	return misfit, errs
 }
 
 // Model names the model (or alias: fast, smart) of an LLM or Agent step.
