@@ -306,9 +306,17 @@ func indexSegments(root any, rewrite bool) bool {
 // removed when it was accepted). Steps and a loop's nested step follow this one rule.
 func (c *compiler) lenientInputs() bool { return c.dialect == DialectVai || c.accepted }
 
-// dropUnknownInputs removes the input fields the step's tool does not take (dropUnknown).
-func (c *compiler) dropUnknownInputs(cs *CompiledStep) {
-	c.dropUnknown(cs.Spec, cs.Step.Inputs, cs.Pointer+"/inputs", cs.Step.Tool)
+// toolInputs are the inputs a step (or a loop's nested step: the same rule) gives spec's tool
+// (at ptr in the file), vai's names for them made the tool's own (a name set alongside the one
+// it stands for is ignored, with a warning) and the fields the tool does not take removed when
+// lenientInputs (dropUnknown).
+func (c *compiler) toolInputs(spec *toolspec.Spec, inputs map[string]any, ptr, tool string) map[string]any {
+	canon, conflicts := spec.Canonical(inputs)
+	for _, a := range conflicts {
+		c.warnAt(ptr+"/"+escapePointer(a), fmt.Sprintf("%s is another name for %s, which is set too: %s is ignored", a, spec.Aliases[a], a), "remove one of them")
+	}
+	c.dropUnknown(spec, canon, ptr, tool)
+	return canon
 }
 
 // dropUnknown removes from inputs (at ptr in the file) the fields spec does not take when

@@ -42,17 +42,10 @@ func (c *compiler) compileNested(cs *CompiledStep, inPtr string) {
 	if inputs == nil {
 		inputs = map[string]any{}
 	}
-	// as on a step of its own: vai's names for inputs become the tool's own, and in vai's dialect
-	// fields the tool does not take are ignored, with a warning
-	canon, conflicts := spec.Canonical(inputs)
-	for _, a := range conflicts {
-		c.warnAt(sptr+"/inputs/"+escapePointer(a), aliasConflict(spec, a), "remove one of them")
-	}
-	inputs = canon
+	inputs = c.toolInputs(spec, inputs, sptr+"/inputs", ns.Tool) // as on a step of its own
 	if _, had := step["inputs"]; had {
 		step["inputs"] = inputs
 	}
-	c.dropUnknown(spec, inputs, sptr+"/inputs", ns.Tool)
 	val, perrs := expr.CompileValue(inputs)
 	for _, pe := range perrs {
 		c.errIn(sptr+"/inputs"+pe.Path, pe.Offset, pe.Msg, pe.Hint)

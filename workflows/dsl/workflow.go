@@ -304,11 +304,6 @@ func (c *compiler) compileSteps() {
 	}
 }
 
-// aliasConflict says that input a, vai's name for another, is ignored because both are set.
-func aliasConflict(spec *toolspec.Spec, a string) string {
-	return fmt.Sprintf("%s is another name for %s, which is set too: %s is ignored", a, spec.Aliases[a], a)
-}
-
 func reservedList() string {
 	keys := sortedKeys(reservedIDs)
 	return strings.Join(keys, ", ")
@@ -367,13 +362,7 @@ func (c *compiler) compileStep(cs *CompiledStep) {
 	if st.Inputs == nil {
 		st.Inputs = map[string]any{}
 	}
-	// vai's names for inputs become the tool's own.
-	canon, conflicts := cs.Spec.Canonical(st.Inputs)
-	for _, a := range conflicts {
-		c.warnAt(ptr+"/inputs/"+escapePointer(a), aliasConflict(cs.Spec, a), "remove one of them")
-	}
-	st.Inputs = canon
-	c.dropUnknownInputs(cs)
+	st.Inputs = c.toolInputs(cs.Spec, st.Inputs, ptr+"/inputs", st.Tool)
 	if cs.Spec.NeedsCollection && st.Inputs["collection"] == nil && c.def.Defaults["collection"] == nil && !c.isBad(ptr+"/inputs") {
 		d := c.src.At(ptr+"/inputs", fmt.Sprintf("%s has no collection: the step fails when it runs unless the run sets one", st.Tool),
 			`set inputs.collection, or "defaults": {"collection": ...} in the file (weft run --collection also sets it)`)
