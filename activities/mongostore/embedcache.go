@@ -46,6 +46,16 @@ type cachedDoc struct {
 	Vector bson.Vector `bson:"vector"`
 }
 
+// cachedFields is the projection of a cachedDoc that a read needs.
+var cachedFields = bson.D{{Key: "model", Value: 1}, {Key: "vector", Value: 1}}
+
+// embedding is d as a CachedEmbedding; false when its vector is not one this version wrote (a
+// miss: embedded again and overwritten).
+func (d cachedDoc) embedding() (CachedEmbedding, bool) {
+	v, ok := d.Vector.Float32OK()
+	return CachedEmbedding{Key: d.Key, Model: d.Model, Vector: v}, ok
+}
+
 // GetEmbeddings reads the cached vectors of keys in one query and returns those found, by key.
 // Keys not cached are absent from the map. On FerretDB, whose $in reads the whole collection,
 // it looks the keys up one by one instead, a few at a time.
@@ -58,8 +68,7 @@ func (s *Store) GetEmbeddings(ctx context.Context, db string, keys []string) (ma
 	if s.oneByID {
 		return getEach(ctx, c, db, keys)
 	}
-	cur, err := c.Find(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: keys}}}},
-		options.Find().SetProjection(bson.D{{Key: "model", Value: 1}, {Key: "vector", Value: 1}}))
+	cur, err := c.Find(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: keys}}}}, options.Find().SetProjection(cachedFields))
 	if err != nil {
 		return nil, fmt.Errorf("reading %d cached embeddings from %s.%s: %w", len(keys), db, EmbeddingCacheCollection, err)
 	}
@@ -69,11 +78,9 @@ func (s *Store) GetEmbeddings(ctx context.Context, db string, keys []string) (ma
 		if err := cur.Decode(&d); err != nil {
 			return nil, fmt.Errorf("decoding a cached embedding in %s.%s: %w", db, EmbeddingCacheCollection, err)
 		}
-		v, ok := d.Vector.Float32OK()
-		if !ok {
-			continue // not a vector this version wrote: a miss, embedded and overwritten
+		if e, ok := d.embedding(); ok {
+			out[d.Key] = e
 		}
-		out[d.Key] = CachedEmbedding{Key: d.Key, Model: d.Model, Vector: v}
 	}
 	if err := cur.Err(); err != nil {
 		return nil, fmt.Errorf("reading %d cached embeddings from %s.%s: %w", len(keys), db, EmbeddingCacheCollection, err)
@@ -92,15 +99,15 @@ func getEach(ctx context.Context, c *mongo.Collection, db string, keys []string)
 	for i, k := range keys {
 		g.Go(func() error {
 			var d cachedDoc
-			err := c.FindOne(gctx, bson.D{{Key: "_id", Value: k}}, options.FindOne().SetProjection(bson.D{{Key: "model", Value: 1}, {Key: "vector", Value: 1}})).Decode(&d)
+			err := c.FindOne(gctx, bson.D{{Key: "_id", Value: k}}, options.FindOne().SetProjection(cachedFields)).Decode(&d)
 			if errors.Is(err, mongo.ErrNoDocuments) {
 				return nil
 			}
 			if err != nil {
 				return fmt.Errorf("reading a cached embedding from %s.%s: %w", db, EmbeddingCacheCollection, err)
 			}
-			if v, ok := d.Vector.Float32OK(); ok { // else not a vector this version wrote: a miss
-				found[i] = &CachedEmbedding{Key: d.Key, Model: d.Model, Vector: v}
+			if e, ok := d.embedding(); ok {
+				found[i] = &e
 			}
 			return nil
 		})
