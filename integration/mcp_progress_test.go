@@ -158,10 +158,7 @@ func TestMCPProgressLogsAndSubscriptions(t *testing.T) {
 func TestMCPProgressWithoutSession(t *testing.T) {
 	c := dial(t)
 	queue := "mcp-progress-stateless"
-	w, err := worker.New(c, worker.Options{TaskQueue: queue})
-	require.NoError(t, err)
-	require.NoError(t, w.Start())
-	t.Cleanup(w.Stop)
+	startWorker(t, c, queue, nil)
 	keyFile := filepath.Join(t.TempDir(), "keys.json")
 	key, _, err := auth.GenerateNamedKey(keyFile, "stateless", nil)
 	require.NoError(t, err)
@@ -247,10 +244,7 @@ func TestMCPProgressOverStdio(t *testing.T) {
 	}
 	c := dial(t)
 	queue := "mcp-progress-stdio"
-	w, err := worker.New(c, worker.Options{TaskQueue: queue})
-	require.NoError(t, err)
-	require.NoError(t, w.Start())
-	t.Cleanup(w.Stop)
+	startWorker(t, c, queue, nil)
 	endLeftovers(t, c, queue)
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "five-steps.json"), []byte(fiveSteps), 0o644))

@@ -20,7 +20,6 @@ import (
 	"github.com/weftworks/weft/activities"
 	"github.com/weftworks/weft/auth"
 	"github.com/weftworks/weft/mcp"
-	"github.com/weftworks/weft/worker"
 )
 
 // mcpTSScript is scripts/mcp-smoke/NAME, run with the TypeScript MCP SDK installed there (make
@@ -129,10 +128,7 @@ func TestMCPTypeScriptClient(t *testing.T) {
 	c := dial(t)
 	queue := "mcp-ts-client"
 	cfg := activities.Config{MongoDBURI: store.URI, Database: "mcptsclient"}
-	w, err := worker.New(c, worker.Options{TaskQueue: queue, Config: cfg})
-	require.NoError(t, err)
-	require.NoError(t, w.Start())
-	t.Cleanup(w.Stop)
+	startWorkerWithConfig(t, queue, cfg, nil)
 	endLeftovers(t, c, queue)
 
 	dir := t.TempDir()
