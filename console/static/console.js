@@ -858,16 +858,16 @@
       if (selected) showDetail();
     }
 
-    // drawTimeline: one bar per step that started, from its start to its end (now, while it
-    // runs) on one time axis; the bar says the status in words and its title the duration. While
-    // the same steps are shown the bars are updated in place (the live updates and the clock move
-    // them every second: the bar under the pointer or the keyboard stays the same element); a new
-    // step draws them again.
+    // drawTimeline: one bar per step of list (render's steps, effective already) that started,
+    // from its start to its end (now, while it runs) on one time axis; the bar says the status in
+    // words and its title the duration. While the same steps are shown the bars are updated in
+    // place (the live updates and the clock move them every second: the bar under the pointer or
+    // the keyboard stays the same element); a new step draws them again.
     let tl = { ids: '', rows: new Map(), axis: null };
     function drawTimeline(list) {
       const box = document.getElementById('timeline');
       if (!box) return;
-      const ran = list.map((x) => effective(x, snap)).filter((x) => x.startedAt);
+      const ran = list.filter((x) => x.startedAt);
       document.getElementById('timeline-section').hidden = !ran.length;
       if (!ran.length) { box.replaceChildren(); tl = { ids: '', rows: new Map(), axis: null }; return; }
       const now = snap.closed && snap.ended ? Date.parse(snap.ended) : Date.now();
