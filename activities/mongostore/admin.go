@@ -266,8 +266,7 @@ const blobPart = 4 << 20 // stays far below MongoDB's 16 MB document limit
 // (its SQLite backend does not use the _id index for it), which made every write read every blob
 // stored before it.
 func (s *Store) PutBlob(ctx context.Context, db string, data []byte) (string, error) {
-	sum := sha256.Sum256(data)
-	id := hex.EncodeToString(sum[:16])
+	id := blobID(data)
 	c := s.client.Database(db).Collection(BlobCollection)
 	parts := (len(data) + blobPart - 1) / blobPart
 	docs := make([]any, parts)
@@ -286,6 +285,12 @@ func (s *Store) PutBlob(ctx context.Context, db string, data []byte) (string, er
 		return "", fmt.Errorf("storing a large output: %w", err)
 	}
 	return id, nil
+}
+
+// blobID is the id data is stored under: its content hash (the first 16 bytes of its sha256, hex).
+func blobID(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:16])
 }
 
 // GetBlob reads a blob PutBlob stored.
@@ -312,7 +317,7 @@ func (s *Store) GetBlob(ctx context.Context, db, id string) ([]byte, error) {
 		return nil, fmt.Errorf("large output %s: %d of %d bytes", id, len(out), head.Size)
 	}
 	// the id is the data's hash: parts of another blob, or a part changed in the store, show here
-	if sum := sha256.Sum256(out); hex.EncodeToString(sum[:16]) != id {
+	if blobID(out) != id {
 		return nil, fmt.Errorf("large output %s: what the store holds is not the data stored under this id (a part was changed or replaced): delete the documents whose _id starts with %q from %s in that database, then run the step again (a write keeps the parts already stored)", id, id, BlobCollection)
 	}
 	return out, nil
