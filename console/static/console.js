@@ -32,6 +32,11 @@
   function fill(target, ...kids) {
     target.replaceChildren(...kids.flat(Infinity).filter((k) => k !== null && k !== undefined && k !== false));
   }
+  // setText writes text into e only when it changed: a live region is read out on a change, and
+  // text written again every second would be read out every second.
+  function setText(e, text) {
+    if (e && e.textContent !== text) e.textContent = text;
+  }
   function pretty(v) { return JSON.stringify(v, null, 2); }
   function jsonBlock(v, open) {
     const text = pretty(v === undefined ? null : v);
@@ -96,8 +101,7 @@
   }
   function tick() {
     document.querySelectorAll('time[datetime]').forEach((e) => {
-      const v = fmtAgo(e.dateTime);
-      if (e.textContent !== v) e.textContent = v;
+      setText(e, fmtAgo(e.dateTime));
     });
   }
   window.weftFormat = { fmtAgo, fmtDuration, absTime };
@@ -851,7 +855,7 @@
         }
         const prog = g.querySelector('.progress');
         const p = x && x.itemsTotal ? `${x.itemsDone || 0}/${x.itemsTotal}` : x && x.durationMs ? fmtMs(x.durationMs) : '';
-        if (prog.textContent !== p) prog.textContent = p;
+        setText(prog, p);
       });
       nodes.forEach((g, id) => g.classList.toggle('has-review', reviewing.some((r) => r === id || r.startsWith(id + '[') || r.startsWith(id + '/'))));
       drawTimeline([...steps.values()]);
@@ -898,7 +902,6 @@
         refocus(box, had);
       }
       const set = (e, k, v) => { if (e.getAttribute(k) !== v) e.setAttribute(k, v); };
-      const text = (e, v) => { if (e.textContent !== v) e.textContent = v; };
       for (const x of ran) {
         const { bar, note } = tl.rows.get(x.id);
         const [a, b] = span(x);
@@ -910,14 +913,14 @@
         set(bar, 'class', `tl-bar ${statusClass(st)}`);
         set(bar, 'title', what);
         set(bar, 'aria-label', what);
-        text(bar, word);
-        text(note, `· ${word}`);
+        setText(bar, word);
+        setText(note, `· ${word}`);
         // through the CSSOM: the page's CSP allows no style attributes
         bar.style.left = `${((a - t0) / (t1 - t0)) * 100}%`;
         bar.style.width = `${Math.max(0.4, ((b - a) / (t1 - t0)) * 100)}%`;
       }
-      text(tl.axis.children[1], fmtMs((t1 - t0) / 2));
-      text(tl.axis.children[2], fmtMs(t1 - t0));
+      setText(tl.axis.children[1], fmtMs((t1 - t0) / 2));
+      setText(tl.axis.children[2], fmtMs(t1 - t0));
     }
 
     document.getElementById('cancel').addEventListener('click', async (ev) => {
@@ -1078,10 +1081,9 @@
       counted = counted || { total: '', none: '' };
       const none = document.getElementById('no-reviews');
       none.hidden = cards.size > 0 || !counted.none;
-      // written only when it changed: the count is a live region read out on change
-      const say = (e, text) => { if (e && e.textContent !== text) e.textContent = text; };
-      say(none, counted.none);
-      say(document.getElementById('review-total'), counted.total);
+      // (the count is a live region: setText writes it only when it changed)
+      setText(none, counted.none);
+      setText(document.getElementById('review-total'), counted.total);
       if (pager) pagerLinks(pager);
       if (counted.total) reviewCount(total || 0, !!counted.more);
     }
