@@ -154,6 +154,17 @@ func rgb(vars map[string]string, name string) ([3]float64, error) {
 	return c, nil
 }
 
+// ratio is the contrast ratio of the colours fg and on resolve to in the theme (rgb); the test
+// fails when either does not resolve.
+func (s sheet) ratio(t *testing.T, fg, on string) float64 {
+	t.Helper()
+	a, err := rgb(s.vars, fg)
+	require.NoError(t, err)
+	b, err := rgb(s.vars, on)
+	require.NoError(t, err)
+	return contrast(a, b)
+}
+
 // contrast is WCAG 2's contrast ratio of two colours.
 func contrast(a, b [3]float64) float64 {
 	lum := func(c [3]float64) float64 {
@@ -202,11 +213,7 @@ func TestTextContrastAA(t *testing.T) {
 	for _, theme := range []sheet{light, dark} {
 		for _, p := range pairs {
 			t.Run(fmt.Sprintf("%s %s on %s", theme.name, p.text, p.on), func(t *testing.T) {
-				fg, err := rgb(theme.vars, p.text)
-				require.NoError(t, err)
-				bg, err := rgb(theme.vars, p.on)
-				require.NoError(t, err)
-				r := contrast(fg, bg)
+				r := theme.ratio(t, p.text, p.on)
 				require.GreaterOrEqual(t, r, 4.5, "%s (%s): %s on %s is %.2f:1 in %s, under WCAG AA's 4.5:1",
 					p.where, theme.name, theme.vars[p.text], theme.vars[p.on], r, theme.name)
 			})
@@ -240,11 +247,7 @@ func TestNonTextContrast(t *testing.T) {
 	for _, theme := range []sheet{light, dark} {
 		for _, p := range pairs {
 			t.Run(fmt.Sprintf("%s %s on %s", theme.name, p.fg, p.on), func(t *testing.T) {
-				fg, err := rgb(theme.vars, p.fg)
-				require.NoError(t, err)
-				bg, err := rgb(theme.vars, p.on)
-				require.NoError(t, err)
-				r := contrast(fg, bg)
+				r := theme.ratio(t, p.fg, p.on)
 				require.GreaterOrEqual(t, r, 3.0, "%s (%s): %s on %s is %.2f:1 in %s, under WCAG 1.4.11's 3:1",
 					p.where, theme.name, theme.vars[p.fg], theme.vars[p.on], r, theme.name)
 			})
@@ -327,11 +330,7 @@ func TestMarksAndCategoriesContrast(t *testing.T) {
 		}
 		for _, p := range pairs {
 			t.Run(fmt.Sprintf("%s %s on %s", th.name, p.fg, p.on), func(t *testing.T) {
-				fg, err := rgb(th.vars, p.fg)
-				require.NoError(t, err)
-				bg, err := rgb(th.vars, p.on)
-				require.NoError(t, err)
-				r := contrast(fg, bg)
+				r := th.ratio(t, p.fg, p.on)
 				require.GreaterOrEqual(t, r, p.min, "%s (%s): %s on %s is %.2f:1, under %.1f:1", p.where, th.name, p.fg, p.on, r, p.min)
 			})
 		}
