@@ -6,9 +6,9 @@ import (
 	"strings"
 )
 
-// Pager is the runs list's paging (and, built by listPager, the Evals and reviews lists'): the page's filters, where it starts (After, a client page
-// token) and the trail of the pages before it (Back), so that Newer goes back one page as Older
-// goes on one. The links keep the filters.
+// Pager is the runs list's paging (and, built by listPager, the Evals and reviews lists'): the
+// page's filters, where it starts (After, a client page token) and the trail of the pages before
+// it (Back), so that Newer goes back one page as Older goes on one. The links keep the filters.
 type Pager struct {
 	Search string `json:"q,omitempty"`
 	After  string `json:"after,omitempty"`
