@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -20,6 +21,10 @@ const name = "openai-compatible"
 // Client is an OpenAI-compatible client.
 type Client struct {
 	c *openai.Client
+	// floats is set once the server has answered a request for base64 vectors with JSON
+	// numbers (it ignores encoding_format, as some OpenAI-compatible servers do): later requests
+	// ask for numbers.
+	floats atomic.Bool
 }
 
 // New returns a client for baseURL ("" means OpenAI's API) with an optional key.
@@ -83,11 +88,22 @@ func classify(err error, h http.Header) error {
 }
 
 // Embed embeds texts (inputType is ignored: OpenAI-style models embed queries and documents alike).
+//
+// The vectors are asked for as base64 (encoding_format "base64", as OpenAI's own client does):
+// 4 bytes a dimension instead of ~10 characters of JSON number, decoded without parsing floats.
+// A server that ignores the setting and answers numbers is asked for numbers from then on.
 func (c *Client) Embed(ctx context.Context, texts []string, inputType, model string, dimensions int) (*provider.Embeddings, error) {
 	var h http.Header
-	resp, err := c.c.CreateEmbeddings(context.WithValue(ctx, headerKey{}, &h), openai.EmbeddingRequest{
-		Input: texts, Model: openai.EmbeddingModel(model), Dimensions: dimensions,
-	})
+	req := openai.EmbeddingRequest{Input: texts, Model: openai.EmbeddingModel(model), Dimensions: dimensions}
+	if !c.floats.Load() {
+		req.EncodingFormat = openai.EmbeddingEncodingFormatBase64
+	}
+	resp, err := c.c.CreateEmbeddings(context.WithValue(ctx, headerKey{}, &h), req)
+	if err != nil && req.EncodingFormat == openai.EmbeddingEncodingFormatBase64 && answeredNumbers(err) {
+		c.floats.Store(true)
+		req.EncodingFormat = ""
+		resp, err = c.c.CreateEmbeddings(context.WithValue(ctx, headerKey{}, &h), req)
+	}
 	if err != nil {
 		return nil, classify(err, h)
 	}
@@ -105,6 +121,13 @@ func (c *Client) Embed(ctx context.Context, texts []string, inputType, model str
 		out.Vectors[d.Index] = d.Embedding
 	}
 	return out, nil
+}
+
+// answeredNumbers reports whether a request for base64 vectors failed because the answer held
+// JSON numbers where the base64 text belongs.
+func answeredNumbers(err error) bool {
+	var te *json.UnmarshalTypeError
+	return errors.As(err, &te) && te.Value == "array"
 }
 
 // Generate runs one chat completion.

@@ -3,9 +3,12 @@ package voyage
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"sort"
 	"strings"
@@ -90,12 +93,41 @@ type embedRequest struct {
 	Model           string   `json:"model"`
 	InputType       string   `json:"input_type,omitempty"`
 	OutputDimension int      `json:"output_dimension,omitempty"`
+	// EncodingFormat "base64" asks for each vector as the base64 of its little-endian float32s:
+	// 4 bytes a dimension instead of ~10 characters of JSON number, and no number parsing.
+	EncodingFormat string `json:"encoding_format,omitempty"`
+}
+
+// vector is an embedding as the API answers it: base64 text (what Embed asks for) or, from a
+// server that does not honour encoding_format, a list of numbers.
+type vector []float32
+
+func (v *vector) UnmarshalJSON(b []byte) error {
+	if len(b) == 0 || b[0] != '"' {
+		return json.Unmarshal(b, (*[]float32)(v))
+	}
+	var text string
+	if err := json.Unmarshal(b, &text); err != nil {
+		return err
+	}
+	raw, err := base64.StdEncoding.DecodeString(text)
+	if err != nil {
+		return fmt.Errorf("embedding: %w", err)
+	}
+	if len(raw)%4 != 0 {
+		return fmt.Errorf("embedding: %d bytes of base64 are not whole float32s", len(raw))
+	}
+	*v = make([]float32, len(raw)/4)
+	for i := range *v {
+		(*v)[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
+	}
+	return nil
 }
 
 type embedResponse struct {
 	Data []struct {
-		Embedding []float32 `json:"embedding"`
-		Index     int       `json:"index"`
+		Embedding vector `json:"embedding"`
+		Index     int    `json:"index"`
 	} `json:"data"`
 	Model string `json:"model"`
 	Usage struct {
@@ -109,7 +141,7 @@ func (c *Client) Embed(ctx context.Context, texts []string, inputType, model str
 	for start := 0; start < len(texts); start += BatchSize {
 		end := min(start+BatchSize, len(texts))
 		var resp embedResponse
-		if err := c.post(ctx, "/embeddings", embedRequest{Input: texts[start:end], Model: model, InputType: inputType, OutputDimension: dimensions}, &resp); err != nil {
+		if err := c.post(ctx, "/embeddings", embedRequest{Input: texts[start:end], Model: model, InputType: inputType, OutputDimension: dimensions, EncodingFormat: "base64"}, &resp); err != nil {
 			return nil, err
 		}
 		if len(resp.Data) != end-start {
@@ -119,7 +151,7 @@ func (c *Client) Embed(ctx context.Context, texts []string, inputType, model str
 			if d.Index < 0 || d.Index >= end-start {
 				return nil, &provider.Error{Provider: name, Retryable: true, Msg: fmt.Sprintf("embedding index %d out of range", d.Index)}
 			}
-			out.Vectors[start+d.Index] = d.Embedding
+			out.Vectors[start+d.Index] = []float32(d.Embedding)
 		}
 		out.Tokens += resp.Usage.TotalTokens
 		if resp.Model != "" {

@@ -2,10 +2,13 @@ package voyage_test
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -62,10 +65,21 @@ func fakeVoyage(t *testing.T, mode string) (*httptest.Server, *int) {
 		}
 		switch r.URL.Path {
 		case "/v1/embeddings":
+			if mode == "base64-only" && body["encoding_format"] != "base64" {
+				w.WriteHeader(400)
+				fmt.Fprint(w, `{"detail":"this test's server answers base64 only"}`)
+				return
+			}
 			inputs := body["input"].([]any)
 			var data []map[string]any
 			for i := len(inputs) - 1; i >= 0; i-- { // out of order, as the API allows
-				data = append(data, map[string]any{"index": i, "embedding": []float64{float64(i), 1}})
+				var emb any = []float64{float64(i), 1}
+				if body["encoding_format"] == "base64" && mode != "floats" {
+					// a NumPy array of float32s, little-endian, in base64
+					b := binary.LittleEndian.AppendUint32(nil, math.Float32bits(float32(i)))
+					emb = base64.StdEncoding.EncodeToString(binary.LittleEndian.AppendUint32(b, math.Float32bits(1)))
+				}
+				data = append(data, map[string]any{"index": i, "embedding": emb})
 			}
 			json.NewEncoder(w).Encode(map[string]any{"data": data, "model": body["model"], "usage": map[string]any{"total_tokens": 3 * len(inputs)}})
 		case "/v1/rerank":
@@ -96,6 +110,20 @@ func TestEmbedBatchesAndOrders(t *testing.T) {
 	require.Equal(t, []float32{0, 1}, out.Vectors[0])
 	require.Equal(t, []float32{4, 1}, out.Vectors[voyage.BatchSize+4], "indexes are per batch")
 	require.Equal(t, int64(3*len(texts)), out.Tokens)
+}
+
+// TestEmbedReadsBase64: Embed asks for base64 vectors and reads them, and reads numbers from a
+// server that answers numbers all the same.
+func TestEmbedReadsBase64(t *testing.T) {
+	for _, mode := range []string{"base64-only", "floats"} {
+		t.Run("mode="+mode, func(t *testing.T) {
+			srv, calls := fakeVoyage(t, mode)
+			out, err := voyage.New("key", srv.URL+"/v1").Embed(context.Background(), []string{"a", "b", "c"}, "query", "voyage-4-lite", 0)
+			require.NoError(t, err)
+			require.Equal(t, 1, *calls)
+			require.Equal(t, [][]float32{{0, 1}, {1, 1}, {2, 1}}, out.Vectors)
+		})
+	}
 }
 
 func TestRerankSortsByScore(t *testing.T) {

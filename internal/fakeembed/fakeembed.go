@@ -1,12 +1,15 @@
 // Package fakeembed is an OpenAI-compatible embeddings endpoint for tests and benchmarks, served
 // over real HTTP. It behaves like the real API where weft depends on it: a request carries one
 // input or a list, the answer lists one embedding per input with its index, usage counts prompt
-// tokens, "dimensions" shortens the vectors, and a request with an input longer than the
+// tokens, "dimensions" shortens the vectors, "encoding_format": "base64" sends each vector as the
+// base64 of its little-endian float32s, and a request with an input longer than the
 // model's context is refused as a whole with a 400 context_length_exceeded. It counts requests
 // and inputs, answers after a set latency, and can fail requests with a 500.
 package fakeembed
 
 import (
+	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
@@ -26,6 +29,9 @@ type Server struct {
 	MaxInputChars int
 	// Latency is how long each answer takes.
 	Latency time.Duration
+	// IgnoreEncodingFormat answers JSON numbers even when base64 is asked for, as some
+	// OpenAI-compatible servers do.
+	IgnoreEncodingFormat bool
 
 	srv *http.Server
 	url string
@@ -33,6 +39,7 @@ type Server struct {
 	mu       sync.Mutex
 	requests int
 	inputs   int
+	base64   int              // requests that asked for base64 vectors
 	fail     func(n int) bool // the nth request (from 1) gets a 500
 }
 
@@ -63,6 +70,13 @@ func (s *Server) FailWhen(f func(n int) bool) {
 	s.fail = f
 }
 
+// Base64Requests returns how many requests so far asked for base64 vectors.
+func (s *Server) Base64Requests() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.base64
+}
+
 // Counts returns the requests answered or refused so far and the inputs they carried.
 func (s *Server) Counts() (requests, inputs int) {
 	s.mu.Lock()
@@ -72,9 +86,10 @@ func (s *Server) Counts() (requests, inputs int) {
 
 func (s *Server) embeddings(w http.ResponseWriter, r *http.Request) {
 	var req struct {
-		Input      any    `json:"input"`
-		Model      string `json:"model"`
-		Dimensions int    `json:"dimensions"`
+		Input          any    `json:"input"`
+		Model          string `json:"model"`
+		Dimensions     int    `json:"dimensions"`
+		EncodingFormat string `json:"encoding_format"`
 	}
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
 		refuse(w, http.StatusBadRequest, "We could not parse the JSON body of your request.", "invalid_request_error", "")
@@ -94,9 +109,19 @@ func (s *Server) embeddings(w http.ResponseWriter, r *http.Request) {
 			inputs = append(inputs, str)
 		}
 	}
+	switch req.EncodingFormat {
+	case "", "float", "base64":
+	default:
+		refuse(w, http.StatusBadRequest, fmt.Sprintf("'%s' is not one of ['float', 'base64'] - 'encoding_format'", req.EncodingFormat), "invalid_request_error", "")
+		return
+	}
+	b64 := req.EncodingFormat == "base64" && !s.IgnoreEncodingFormat
 	s.mu.Lock()
 	s.requests++
 	s.inputs += len(inputs)
+	if req.EncodingFormat == "base64" {
+		s.base64++
+	}
 	n, fail := s.requests, s.fail
 	s.mu.Unlock()
 	if s.Latency > 0 {
@@ -124,7 +149,11 @@ func (s *Server) embeddings(w http.ResponseWriter, r *http.Request) {
 	data := make([]map[string]any, len(inputs))
 	tokens := 0
 	for i, in := range inputs {
-		data[i] = map[string]any{"object": "embedding", "index": i, "embedding": vector(in, dims)}
+		var emb any = vector(in, dims)
+		if b64 {
+			emb = base64Vector(emb.([]float32))
+		}
+		data[i] = map[string]any{"object": "embedding", "index": i, "embedding": emb}
 		tokens += len(strings.Fields(in)) + 1
 	}
 	w.Header().Set("Content-Type", "application/json")
@@ -154,6 +183,16 @@ func vector(text string, dims int) []float32 {
 		v[i] = float32(float64(v[i]) / norm)
 	}
 	return v
+}
+
+// base64Vector is v as the API sends it for "encoding_format": "base64": its float32s,
+// little-endian, in standard base64.
+func base64Vector(v []float32) string {
+	b := make([]byte, 4*len(v))
+	for i, f := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(f))
+	}
+	return base64.StdEncoding.EncodeToString(b)
 }
 
 func refuse(w http.ResponseWriter, status int, msg, typ, code string) {
