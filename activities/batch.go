@@ -108,6 +108,10 @@ func (b *batchRun[In, Out]) run(ctx context.Context, idx []int) error {
 		b.requests++ // a handler that does not count its requests: one a call
 	}
 	b.usage = sumUsage(b.usage, usage)
+	var failed itemErrors
+	if errors.As(err, &failed) {
+		err = nil // some items failed on their own account; the others have outputs
+	}
 	if err != nil {
 		if !itemCaused(err) {
 			return err
@@ -127,16 +131,50 @@ func (b *batchRun[In, Out]) run(ctx context.Context, idx []int) error {
 	}
 	tokens, total := make([]int, len(idx)), 0
 	for n, i := range idx {
-		tokens[n] = b.spec.Batch.ItemTokens(b.items[i])
-		total += tokens[n]
+		if failed[n] == nil {
+			tokens[n] = b.spec.Batch.ItemTokens(b.items[i])
+			total += tokens[n]
+		}
 	}
 	for n, i := range idx {
+		if e := failed[n]; e != nil {
+			b.results[i] = itemError(b.spec, e)
+			continue
+		}
 		raw, err := json.Marshal(outs[n])
 		if err != nil {
 			return fmt.Errorf("%s: output is not JSON: %w", b.spec.Name, err)
 		}
 		// as JSON: the workflow receives plain values, and the activity encodes them only once
 		b.results[i] = toolspec.BatchItem{Output: json.RawMessage(raw), Usage: shareOf(usage, tokens[n], total)}
+	}
+	return nil
+}
+
+// itemErrors is a batch handler's error when some of its items failed on their own account
+// (a group of items that named a model the worker has no provider for) and the others have
+// outputs: the failed items' errors by position in the handler's input. The handler still
+// returns one output per input; those of the failed items are not read.
+type itemErrors map[int]error
+
+func (e itemErrors) Error() string {
+	return fmt.Sprintf("%d of the batch's items failed", len(e))
+}
+
+// groupFailed handles a batch handler's failed request for the members of one group of its
+// items (one model, say), of groups in all: when the error is the group's own (not retryable,
+// not about one item's content) and other groups can go on, the members get it as their own
+// error in failed and groupFailed returns nil; otherwise it returns err, the batch's.
+func groupFailed(spec *toolspec.Spec, failed *itemErrors, members []int, groups int, err error) error {
+	var ae *temporal.ApplicationError
+	if groups < 2 || itemCaused(err) || !errors.As(toolError(spec, err), &ae) || !ae.NonRetryable() {
+		return err
+	}
+	if *failed == nil {
+		*failed = itemErrors{}
+	}
+	for _, i := range members {
+		(*failed)[i] = err
 	}
 	return nil
 }

@@ -30,6 +30,7 @@ func (t *Tools) embedBatch(ctx context.Context, ins []toolspec.EmbedIn) ([]tools
 	}
 	outs := make([]toolspec.EmbedOut, len(ins))
 	var usage *toolspec.Usage
+	var failed itemErrors
 	for _, g := range order {
 		idx := members[g]
 		texts := make([]string, len(idx))
@@ -38,13 +39,19 @@ func (t *Tools) embedBatch(ctx context.Context, ins []toolspec.EmbedIn) ([]tools
 		}
 		emb, err := t.embedTexts(ctx, texts, g.inputType, g.model, g.dims)
 		if err != nil {
-			return nil, usage, err
+			if err := groupFailed(toolspec.Embed.Spec, &failed, idx, len(order), err); err != nil {
+				return nil, usage, err
+			}
+			continue
 		}
 		for n, i := range idx {
 			vec := emb.Vectors[n]
 			outs[i] = toolspec.EmbedOut{Text: ins[i].Text, Model: emb.Model, Vector: vec, Dimensions: len(vec), InputType: ins[i].InputType}
 		}
 		usage = sumUsage(usage, &toolspec.Usage{EmbeddingTokens: emb.Tokens})
+	}
+	if failed != nil {
+		return outs, usage, failed
 	}
 	return outs, usage, nil
 }
@@ -63,6 +70,7 @@ func (t *Tools) similarityBatch(ctx context.Context, ins []toolspec.SimilarityIn
 	}
 	outs := make([]toolspec.SimilarityOut, len(ins))
 	var usage *toolspec.Usage
+	var failed itemErrors
 	for _, model := range order {
 		idx := members[model]
 		texts := make([]string, 0, 2*len(idx))
@@ -71,13 +79,19 @@ func (t *Tools) similarityBatch(ctx context.Context, ins []toolspec.SimilarityIn
 		}
 		emb, err := t.embedTexts(ctx, texts, "document", model, 0)
 		if err != nil {
-			return nil, usage, err
+			if err := groupFailed(toolspec.Similarity.Spec, &failed, idx, len(order), err); err != nil {
+				return nil, usage, err
+			}
+			continue
 		}
 		for n, i := range idx {
 			outs[i] = toolspec.SimilarityOut{Text1: ins[i].Text1, Text2: ins[i].Text2, Model: emb.Model,
 				Similarity: embedder.Cosine(emb.Vectors[2*n], emb.Vectors[2*n+1])}
 		}
 		usage = sumUsage(usage, &toolspec.Usage{EmbeddingTokens: emb.Tokens})
+	}
+	if failed != nil {
+		return outs, usage, failed
 	}
 	return outs, usage, nil
 }

@@ -110,6 +110,58 @@ func TestEmbedBatchFailsWholeWhenTheProviderIsDown(t *testing.T) {
 	require.Equal(t, 1, requests, "a provider error is not split")
 }
 
+// TestEmbedBatchGroupFailsAlone: items that name a model the worker has no provider for (a
+// Voyage model without a Voyage key) each get that error as their own; the items of the other
+// models get their vectors, in one request, and the usage is theirs alone. Without other models
+// the error is the batch's, as before.
+func TestEmbedBatchGroupFailsAlone(t *testing.T) {
+	tests := []struct {
+		name    string
+		voyage  []int // items that ask for voyage-3
+		n       int
+		batchOK bool
+	}{
+		{name: "one model of two has no provider", voyage: []int{1, 4}, n: 6, batchOK: true},
+		{name: "the only model has no provider", voyage: []int{0, 1, 2}, n: 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, cfg := fakeProvider(t)
+			run, _ := embedBatch(t, cfg)
+			items := texts(tt.n)
+			for _, i := range tt.voyage {
+				items[i]["model"] = "voyage-3"
+				delete(items[i], "dimensions")
+			}
+			out, err := run(context.Background(), toolspec.BatchIn{Items: items})
+			if !tt.batchOK {
+				var ae *temporal.ApplicationError
+				require.True(t, errors.As(err, &ae), "%v", err)
+				require.Equal(t, toolspec.ErrMissingConfig, ae.Type())
+				require.True(t, ae.NonRetryable())
+				return
+			}
+			require.NoError(t, err)
+			var shares int64
+			for i, it := range out.Items {
+				if slices.Contains(tt.voyage, i) {
+					require.Equal(t, toolspec.ErrMissingConfig, it.ErrorType, "item %d", i)
+					require.Contains(t, it.Error, "VOYAGE_API_KEY", "item %d", i)
+					require.Nil(t, it.Usage, "item %d", i)
+					continue
+				}
+				require.Empty(t, it.Error, "item %d", i)
+				require.Len(t, asMap(t, it.Output)["vector"], 256, "item %d", i)
+				shares += it.Usage.EmbeddingTokens
+			}
+			requests, inputs := f.Counts()
+			require.Equal(t, 1, requests)
+			require.Equal(t, tt.n-len(tt.voyage), inputs)
+			require.InDelta(t, out.Usage.EmbeddingTokens, shares, float64(tt.n), "the usage is shared among the items that got vectors")
+		})
+	}
+}
+
 // TestEmbedBatchStoresLargeOutputs: outputs together over StoreAbove are kept in the store and
 // the items hold references to them.
 func TestEmbedBatchStoresLargeOutputs(t *testing.T) {
