@@ -58,11 +58,7 @@ func (t *Tools) codeIndex(ctx context.Context, in toolspec.CodeIndexIn) (toolspe
 	if err != nil {
 		return none, nil, err
 	}
-	root, err := t.codeRoot(in.Path)
-	if err != nil {
-		return none, nil, err
-	}
-	chunks, walk, err := codeChunks(root, in)
+	root, chunks, walk, err := t.codeSource(ctx, in)
 	if err != nil {
 		return none, nil, err
 	}
@@ -102,6 +98,45 @@ func (t *Tools) codeIndex(ctx context.Context, in toolspec.CodeIndexIn) (toolspe
 	}
 	return toolspec.CodeIndexOut{Path: root, Collection: coll, DB: db, Model: model, Files: len(walk.Files), Chunks: len(chunks),
 		Removed: int(removed), Skipped: walk.Skipped, Truncated: walk.Truncated, Languages: langs, DurationMs: time.Since(start).Milliseconds()}, &toolspec.Usage{EmbeddingTokens: tokens}, nil
+}
+
+// codeSource reads what a code_index step names: a directory under WEFT_CODE_ROOTS, or a Git
+// repository cloned for the walk and removed after it (codegit.go). root is what the chunks are
+// stored under: the directory, or the repository's URL and ref.
+func (t *Tools) codeSource(ctx context.Context, in toolspec.CodeIndexIn) (string, []codeChunk, *codeindex.WalkResult, error) {
+	switch {
+	case in.Path != "" && in.Repo != "":
+		return "", nil, nil, &InputError{Msg: "code_index takes path (a directory on the worker) or repo (a Git repository's URL), not both: remove one"}
+	case in.Repo != "":
+		repo, err := t.codeGitRepo(in.Repo, in.Ref)
+		if err != nil {
+			return "", nil, nil, err
+		}
+		dir, skipped, cleanup, err := t.cloneCodeRepo(ctx, repo, int64(in.MaxFileBytes))
+		if err != nil {
+			return "", nil, nil, err
+		}
+		defer cleanup()
+		chunks, walk, err := codeChunks(dir, in)
+		if err != nil {
+			return "", nil, nil, err
+		}
+		walk.Skipped += skipped
+		return repo.root(), chunks, walk, nil
+	case in.Ref != "":
+		return "", nil, nil, &InputError{Msg: "ref names a branch or tag of repo, and no repo is given: add repo, or remove ref"}
+	case in.Path == "":
+		return "", nil, nil, &InputError{Msg: "code_index needs path (a directory on the worker, under WEFT_CODE_ROOTS) or repo (a Git repository's https URL)"}
+	}
+	if strings.Contains(in.Path, "://") {
+		return "", nil, nil, &InputError{Msg: fmt.Sprintf("path %q is a URL: give a Git repository's URL as repo, not path", redactURL(in.Path))}
+	}
+	root, err := t.codeRoot(in.Path)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	chunks, walk, err := codeChunks(root, in)
+	return root, chunks, walk, err
 }
 
 // staleCodeChunks selects what an earlier code_index of root stored that this one did not write

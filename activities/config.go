@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/weftworks/weft/activities/embedder"
 	"github.com/weftworks/weft/activities/mcpclient"
@@ -51,6 +52,17 @@ type Config struct {
 	// unless the operator names them, since a step's path is a file author's, a client's or a
 	// model's.
 	CodeRoots []string
+	// CodeGitHosts are the hosts code_index may clone a Git repository from (WEFT_CODE_GIT_HOSTS,
+	// comma-separated host or host:port; an entry written http://host[:port] also allows plain
+	// http to it): none unless the operator names them, since a repo URL is a file author's, a
+	// client's or a model's. The dial still goes through the http tool's private-address guard
+	// (WEFT_HTTP_ALLOW).
+	CodeGitHosts []string
+	// CodeGitMaxBytes bounds what one clone downloads and what it writes out (WEFT_CODE_GIT_MAX_BYTES;
+	// default 256 MiB); CodeGitTimeout bounds how long it takes (WEFT_CODE_GIT_TIMEOUT, a Go
+	// duration; default 5m).
+	CodeGitMaxBytes int64
+	CodeGitTimeout  time.Duration
 	// NoEmbedCache turns the embedding cache off (WEFT_EMBED_CACHE=off): every embedding is asked
 	// of the provider, as when no store is configured.
 	NoEmbedCache bool
@@ -72,6 +84,7 @@ func ConfigFromEnv(getenv func(string) string) Config {
 		PricesFile:     getenv("WEFT_PRICES_FILE"),
 		MCPServersFile: getenv("WEFT_MCP_SERVERS"),
 		CodeRoots:      splitList(getenv("WEFT_CODE_ROOTS")),
+		CodeGitHosts:   splitList(getenv("WEFT_CODE_GIT_HOSTS")),
 		Webhooks:       getenv("WEFT_WEBHOOKS"),
 		WebhookSecret:  getenv("WEFT_WEBHOOK_SECRET"),
 		ConsoleURL:     getenv("WEFT_CONSOLE_URL"),
@@ -83,6 +96,12 @@ func ConfigFromEnv(getenv func(string) string) Config {
 	}
 	if n, err := strconv.Atoi(getenv("WEFT_CLAIM_CHECK_ABOVE")); err == nil && n > 0 {
 		c.ClaimCheckAbove = n
+	}
+	if n, err := strconv.ParseInt(getenv("WEFT_CODE_GIT_MAX_BYTES"), 10, 64); err == nil && n > 0 {
+		c.CodeGitMaxBytes = n
+	}
+	if d, err := time.ParseDuration(getenv("WEFT_CODE_GIT_TIMEOUT")); err == nil && d > 0 {
+		c.CodeGitTimeout = d
 	}
 	return c
 }

@@ -6,10 +6,11 @@ import "time"
 var CodeIndex = Declare[CodeIndexIn, CodeIndexOut](&Spec{
 	Name: "code_index", Domain: "code", Kind: KindActivity, NeedsCollection: true,
 	Title: "Index a source tree",
-	Description: "Walk a local directory on the worker (honouring .gitignore files; binary and large files skipped), detect each file's language, " +
+	Description: "Walk a local directory on the worker, or a shallow clone of a Git repository fetched over https from a host the operator allows (repo, optionally at ref; " +
+		"the clone is bounded in size and time and removed afterwards), honouring .gitignore files (binary and large files skipped); detect each file's language, " +
 		"split it at function, class and type boundaries (Go, JavaScript, TypeScript, Python, Java, Rust, Ruby, C, C++; line windows otherwise) " +
 		"and embed and upsert the chunks with their path, language, line numbers and symbol as metadata. Chunk ids derive from the path and content, so re-indexing overwrites, " +
-		"and chunks of files deleted or changed since the directory was last indexed are removed. Unchanged chunks cost no provider request (the embedding cache).",
+		"and chunks of files deleted or changed since the directory (or the repository at that ref) was last indexed are removed. Unchanged chunks cost no provider request (the embedding cache).",
 	Timeout:     30 * time.Minute,
 	Heartbeat:   30 * time.Second,
 	Annotations: Annotations{Idempotent: true},
@@ -18,7 +19,9 @@ var CodeIndex = Declare[CodeIndexIn, CodeIndexOut](&Spec{
 
 // CodeIndexIn is code_index's input.
 type CodeIndexIn struct {
-	Path         string   `json:"path" weft:"minLength=1,maxLength=4096" jsonschema:"Directory on the worker to index"`
+	Path         string   `json:"path,omitempty" weft:"minLength=1,maxLength=4096" jsonschema:"Directory on the worker to index (under WEFT_CODE_ROOTS); give path or repo"`
+	Repo         string   `json:"repo,omitempty" weft:"minLength=1,maxLength=2048" jsonschema:"Git repository to clone and index instead of a directory: an https URL on a host the operator allows (WEFT_CODE_GIT_HOSTS)"`
+	Ref          string   `json:"ref,omitempty" weft:"minLength=1,maxLength=255" jsonschema:"Branch or tag of repo to index (default: the repository's HEAD)"`
 	DB           string   `json:"db,omitempty"`
 	Collection   string   `json:"collection,omitempty"`
 	Model        string   `json:"model,omitempty" jsonschema:"Embedding model (default: the collection's, else voyage-code-3 when the embedding provider is Voyage, else the configured default)"`
@@ -30,7 +33,7 @@ type CodeIndexIn struct {
 
 // CodeIndexOut is code_index's output.
 type CodeIndexOut struct {
-	Path       string         `json:"path"`
+	Path       string         `json:"path" jsonschema:"The directory indexed, or the repository's URL (followed by @ref when a ref was given): the chunks' root"`
 	Collection string         `json:"collection"`
 	DB         string         `json:"db"`
 	Model      string         `json:"model"`
@@ -151,7 +154,7 @@ type CodeFindSimilarOut struct {
 var CodeStatus = Declare[CodeStatusIn, CodeStatusOut](&Spec{
 	Name: "code_status", Domain: "code", Kind: KindActivity, NeedsCollection: true,
 	Title:       "Code index status",
-	Description: "What a collection code_index filled holds: chunks and files per language, and the directories indexed.",
+	Description: "What a collection code_index filled holds: chunks and files per language, and the directories and repositories indexed.",
 	Annotations: readOnlyClosed,
 	Calls:       func(map[string]any) Calls { return Calls{DatabaseRead: 1} },
 })
@@ -169,5 +172,5 @@ type CodeStatusOut struct {
 	Chunks     int            `json:"chunks"`
 	Files      int            `json:"files"`
 	Languages  map[string]int `json:"languages" jsonschema:"Chunks per language"`
-	Roots      []string       `json:"roots" jsonschema:"Directories indexed"`
+	Roots      []string       `json:"roots" jsonschema:"Directories and repositories (URL, @ref when one was given) indexed"`
 }

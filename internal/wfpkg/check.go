@@ -78,7 +78,8 @@ func writeTool(s *toolspec.Spec) bool {
 
 // Check runs vai's security and quality checks on a workflow file: unknown tools and an invalid
 // file are errors; a write to the knowledge store with no review step before it, and an http step
-// whose URL is a literal private, loopback or link-local address, are warnings (a loop's step
+// whose URL (or a code_index step whose repo) is a literal private, loopback or link-local
+// address, are warnings (a loop's step
 // included); an agent's tools are judged by agentFindings; a workflow, step or input without a
 // description is a note.
 func Check(file string, data []byte) []Finding {
@@ -173,18 +174,16 @@ func check(file string, data []byte, w *dsl.Workflow, loadErr error) []Finding {
 			}
 			add(st.ID, SeverityError, "unknown-tool", fmt.Sprintf("unknown tool %q", st.Tool), fix)
 		}
-		writes, url := st.Tool, ""
-		if st.Tool == "http" {
-			url, _ = st.Inputs["url"].(string)
-		}
+		writes := st.Tool
+		reach, url := addressed(st.Tool, st.Inputs)
 		if nested, _ := st.Inputs["step"].(map[string]any); spec == toolspec.Loop.Spec && nested != nil { // a loop's step
 			tool, _ := nested["tool"].(string)
 			if ns, ok := toolspec.Lookup(tool); ok && writeTool(ns) {
 				spec, writes = ns, st.Tool+"'s "+tool
 			}
-			if tool == "http" {
-				in, _ := nested["inputs"].(map[string]any)
-				url, _ = in["url"].(string)
+			in, _ := nested["inputs"].(map[string]any)
+			if r, u := addressed(tool, in); u != "" {
+				reach, url = r, u
 			}
 		}
 		if w != nil && writeTool(spec) && !reviewedBefore(w, st.ID) {
@@ -193,9 +192,12 @@ func check(file string, data []byte, w *dsl.Workflow, loadErr error) []Finding {
 				fmt.Sprintf(`add a review step (tool "review") that shows what will be written, and name it in %q's "dependsOn" or use its output`, st.ID))
 		}
 		if host, private := privateHost(url); private {
+			fix := "point the step at a public URL: the worker refuses this address unless its WEFT_HTTP_ALLOW names it"
+			if reach != "http to" {
+				fix = "clone from a public host: the worker refuses this address unless its WEFT_HTTP_ALLOW names it (and WEFT_CODE_GIT_HOSTS lists the host)"
+			}
 			add(st.ID, SeverityWarning, "private-address",
-				fmt.Sprintf("http to %s, a private, loopback or link-local address", host),
-				"point the step at a public URL: the worker refuses this address unless its WEFT_HTTP_ALLOW names it")
+				fmt.Sprintf("%s %s, a private, loopback or link-local address", reach, host), fix)
 		}
 		if spec == toolspec.Agent.Spec {
 			for _, f := range agentFindings(i, st, reported) {
@@ -229,6 +231,20 @@ func check(file string, data []byte, w *dsl.Workflow, loadErr error) []Finding {
 		add("", SeverityError, "invalid", msg, fix)
 	}
 	return out
+}
+
+// addressed is the literal address a step of tool reaches over the network, and how the finding
+// says so: an http step's url, a code_index step's repo (a Git repository it clones).
+func addressed(tool string, inputs map[string]any) (reach, url string) {
+	switch tool {
+	case "http":
+		url, _ = inputs["url"].(string)
+		return "http to", url
+	case "code_index":
+		url, _ = inputs["repo"].(string)
+		return "code_index clones from", url
+	}
+	return "", ""
 }
 
 // agentFindings are the checks on the tools an agent step (step i of the file) may call, its

@@ -71,3 +71,44 @@ func TestFindingTextIsInert(t *testing.T) {
 	require.False(t, strings.ContainsFunc(out, func(r rune) bool { return r != '\n' && wfpkg.Unsafe(r) }), out)
 	require.Contains(t, out, `step "a\x1b[2J": http to \u202Eevil.localhost, a private, loopback or link-local address`)
 }
+
+// TestCheckCodeIndexRepoPrivate: a code_index step (a loop's too) whose repo is a literal private,
+// loopback or link-local address is flagged as an http step's URL is; a public or templated repo
+// and a local path are not.
+func TestCheckCodeIndexRepoPrivate(t *testing.T) {
+	step := func(inputs string) string {
+		return `{"name": "x", "description": "d", "steps": [{"id": "s", "name": "n", "tool": "review", "inputs": {"content": "c"}},` +
+			`{"id": "idx", "name": "n", "tool": "code_index", "dependsOn": ["s"], "inputs": ` + inputs + `}]}`
+	}
+	loop := `{"name": "x", "description": "d", "inputs": {"repos": {"type": "array", "description": "d"}}, "steps": [{"id": "s", "name": "n", "tool": "review", "inputs": {"content": "c"}},` +
+		`{"id": "each", "name": "n", "tool": "loop", "dependsOn": ["s"], "inputs": {"items": "{{ inputs.repos }}", "step": {"tool": "code_index", "inputs": {"repo": "http://[::1]/x.git"}}}}]}`
+	cases := []struct {
+		name string
+		file string
+		want string
+	}{
+		{"private address", step(`{"repo": "http://10.0.0.5/team/x.git"}`), `code_index clones from 10.0.0.5, a private, loopback or link-local address`},
+		{"localhost", step(`{"repo": "https://localhost:3000/x.git", "ref": "main"}`), `code_index clones from localhost`},
+		{"a loop's step", loop, `code_index clones from ::1`},
+		{"public host", step(`{"repo": "https://github.com/weftworks/weft"}`), ""},
+		{"templated host", step(`{"repo": "https://{{ inputs.host }}/x.git"}`), ""},
+		{"a directory", step(`{"path": "/srv/repos/x"}`), ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var private []string
+			for _, f := range wfpkg.Check("w.json", []byte(c.file)) {
+				if f.Check == "private-address" {
+					private = append(private, f.String())
+				}
+			}
+			if c.want == "" {
+				require.Empty(t, private)
+				return
+			}
+			require.Len(t, private, 1)
+			require.Contains(t, private[0], c.want)
+			require.Contains(t, private[0], "WEFT_CODE_GIT_HOSTS")
+		})
+	}
+}
