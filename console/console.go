@@ -50,6 +50,10 @@ type Options struct {
 	RunsPerPage int
 	// ReviewsPerPage is how many pending reviews a page of the reviews list shows (default 50).
 	ReviewsPerPage int
+	// ReviewListingTTL is how long one listing of the pending reviews answers every poll of
+	// /api/reviews, whoever polls (each sees only what they may read of it); default
+	// ReviewsPollInterval. Negative: polls share only a listing being read when they ask.
+	ReviewListingTTL time.Duration
 	// EvalsDir is the folder of weft eval's reports the Evals page lists (default .weft/evals,
 	// evalreport.DefaultDir).
 	EvalsDir string
@@ -68,6 +72,8 @@ type Server struct {
 	// the state-changing requests all the same.
 	local *session
 	costs map[string]runUsage // closed runs' usage, which never changes
+	// reviews is the listing of the pending reviews every poll shares
+	reviews *reviewListing
 }
 
 type runUsage struct {
@@ -99,6 +105,9 @@ func New(o Options) (*Server, error) {
 	if o.ReviewsPerPage <= 0 {
 		o.ReviewsPerPage = 50
 	}
+	if o.ReviewListingTTL == 0 {
+		o.ReviewListingTTL = ReviewsPollInterval
+	}
 	if len(o.AllowedHosts) == 0 {
 		o.AllowedHosts = []string{"127.0.0.1", "localhost", "::1"}
 	}
@@ -106,7 +115,8 @@ func New(o Options) (*Server, error) {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{o: o, pages: map[string]*template.Template{}, sessions: map[string]*session{}, costs: map[string]runUsage{},
-		limiter: auth.NewFailureLimiter(auth.FailureBurst, auth.FailureRate)}
+		limiter: auth.NewFailureLimiter(auth.FailureBurst, auth.FailureRate),
+		reviews: &reviewListing{client: o.Client, ttl: o.ReviewListingTTL}}
 	s.local = &session{id: "local", csrf: randomHex(24), name: o.Reviewer}
 	for _, page := range []string{"runs", "run", "reviews", "workflows", "workflow", "login", "build", "evals", "eval"} {
 		t, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFiles, "templates/layout.html", "templates/"+page+".html")

@@ -368,6 +368,7 @@ func (s *Server) apiCancel(w http.ResponseWriter, r *http.Request, sess *session
 		clientError(w, err)
 		return
 	}
+	s.reviews.forget() // a cancelled run's reviews wait no more
 	s.o.Log.Info("console: cancel requested", "run", r.PathValue("id"), "by", sess.name, "authenticated", sess.authenticated)
 	writeJSON(w, http.StatusOK, map[string]string{"status": "cancel requested"})
 }
@@ -414,9 +415,10 @@ type PendingReview struct {
 
 // pendingReviews is the reviews waiting that sess may read, the longest waiting first, read
 // from at most weftclient.MaxReviewRuns waiting executions (the newest: capped says there were
-// more, and how many wait in all is then at least the count).
+// more, and how many wait in all is then at least the count). The listing is shared by every
+// poll (s.reviews); sess's read rule is applied to it here, on each read.
 func (s *Server) pendingReviews(ctx context.Context, sess *session) ([]PendingReview, bool, error) {
-	l, err := s.o.Client.ListPendingReviews(ctx, weftclient.ListOptions{Limit: weftclient.MaxReviewRuns})
+	l, err := s.reviews.get(ctx)
 	if err != nil {
 		return nil, false, err
 	}
@@ -571,6 +573,9 @@ func (s *Server) apiDecide(w http.ResponseWriter, r *http.Request, sess *session
 		return
 	}
 	out, err := s.o.Client.Review(r.Context(), r.PathValue("id"), d)
+	// decided or not (a refusal may mean someone else decided it), the shared listing is read
+	// again for the next poll: the person sees the list as it is now
+	s.reviews.forget()
 	if err != nil {
 		clientError(w, err)
 		return
