@@ -3,6 +3,7 @@ package starter
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 
 	"github.com/spf13/cobra"
 
@@ -15,7 +16,8 @@ func newConvertCommand() *cobra.Command {
 		Short: "Print a nodes+edges Flow file in weft's step format",
 		Long: "Converts a Flow file (nodes + edges, prompt-template nodes) to the step format: each node\n" +
 			"becomes a generate step, {{outputName}} references become step output references, edges\n" +
-			"become dependsOn and edge conditions become step conditions. The result is validated.",
+			"become dependsOn and edge conditions become step conditions; a numeric path segment (x.0, as\n" +
+			"weft run reads it) is written as an index (x[0]). The result is validated.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			name, data, err := readWorkflow(args[0])
@@ -26,8 +28,17 @@ func newConvertCommand() *cobra.Command {
 			if err != nil {
 				return invalid(err)
 			}
+			// weft run reads a path segment written as a number (x.0) as vai does, an index; the
+			// file printed here spells it as weft does (x[0]), so it validates as weft's own.
+			def, rewrote, err := dsl.IndexesInBrackets(def)
+			if err != nil {
+				return err
+			}
 			if _, err := dsl.FromDefinition(def); err != nil {
 				return invalid(err)
+			}
+			if rewrote {
+				fmt.Fprintln(cmd.ErrOrStderr(), "note: numeric path segments (x.0, vai's spelling) are written as indexes (x[0]), weft's; weft run reads either")
 			}
 			var buf bytes.Buffer
 			enc := json.NewEncoder(&buf)

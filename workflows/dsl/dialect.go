@@ -1,6 +1,7 @@
 package dsl
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
@@ -299,6 +300,32 @@ func indexSegments(root any, rewrite bool) bool {
 		m["output"] = walk(out, false)
 	}
 	return found
+}
+
+// IndexesInBrackets returns def with every numeric path segment of its templates, conditions and
+// forEach (results.0.score, vai's spelling) written as an index (results[0].score, weft's), and
+// whether it had one: what weft convert prints, so that the file reads the same in either
+// dialect and validates as weft's own.
+func IndexesInBrackets(def *Definition) (*Definition, bool, error) {
+	data, err := json.Marshal(def)
+	if err != nil {
+		return nil, false, err
+	}
+	var root any
+	if err := json.Unmarshal(data, &root); err != nil {
+		return nil, false, err
+	}
+	if !indexSegments(root, true) {
+		return def, false, nil
+	}
+	if data, err = json.Marshal(root); err != nil {
+		return nil, false, err
+	}
+	var out Definition
+	if err := json.Unmarshal(data, &out); err != nil {
+		return nil, false, err
+	}
+	return &out, true, nil
 }
 
 // lenientInputs says whether input fields a tool does not take are removed before its schema

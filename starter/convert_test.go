@@ -1,0 +1,71 @@
+package starter_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/weftworks/weft/workflows/dsl"
+)
+
+// flowFile is a Flow file (nodes and edges) of two nodes, the second depending on the first,
+// with an edge condition and an instruction as given.
+func flowFile(condition, instruction string) string {
+	f := map[string]any{
+		"id": "triage", "name": "triage", "version": 1,
+		"nodes": []any{
+			map[string]any{"id": "classify", "type": "prompt-template", "data": map[string]any{"label": "Classify", "instruction": "Classify the ticket", "outputName": "verdict"}},
+			map[string]any{"id": "answer", "type": "prompt-template", "data": map[string]any{"label": "Answer", "instruction": instruction}},
+		},
+		"edges": []any{map[string]any{"id": "e1", "source": "classify", "target": "answer", "data": map[string]any{"condition": condition}}},
+	}
+	b, _ := json.Marshal(f)
+	return string(b)
+}
+
+// TestConvertAcceptsWhatRunAccepts: a Flow file whose condition or instruction has a numeric path
+// segment (x.0, as vai writes it) is valid for weft validate and run, which read it as vai's;
+// weft convert accepts it too and writes the segment as an index (x[0]), so that the file it
+// prints is valid in weft's own dialect, and says so on stderr.
+func TestConvertAcceptsWhatRunAccepts(t *testing.T) {
+	cases := []struct {
+		name, condition, instruction string
+		want                         func(t *testing.T, def dsl.Definition)
+	}{
+		{"condition", "verdict.items.0.score > 0.5", "Answer the ticket",
+			func(t *testing.T, def dsl.Definition) {
+				require.Equal(t, "(classify.output.items[0].score > 0.5)", def.Steps[1].Condition)
+			}},
+		{"instruction", "verdict.urgent == true", "Answer using {{ classify.output.items.0 }} and {{verdict}}",
+			func(t *testing.T, def dsl.Definition) {
+				require.Equal(t, "Answer using {{ classify.output.items[0] }} and {{ classify.output.text }}", def.Steps[1].Inputs["prompt"])
+			}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			file := filepath.Join(dir, "triage.json")
+			require.NoError(t, os.WriteFile(file, []byte(flowFile(c.condition, c.instruction)), 0o644))
+
+			code, out, errOut := weft(t, "", "validate", file)
+			require.Equal(t, 0, code, "run's reading accepts it: %s %s", out, errOut)
+
+			code, out, errOut = weft(t, "", "convert", file)
+			require.Equal(t, 0, code, "convert accepts what run accepts: %s", errOut)
+			require.Contains(t, errOut, "[0]", "convert says it rewrote the segment")
+			var def dsl.Definition
+			require.NoError(t, json.Unmarshal([]byte(out), &def))
+			require.Len(t, def.Steps, 2)
+			c.want(t, def)
+
+			converted := filepath.Join(dir, "triage.steps.json")
+			require.NoError(t, os.WriteFile(converted, []byte(out), 0o644))
+			code, vout, verr := weft(t, "", "validate", converted)
+			require.Equal(t, 0, code, "the converted file is valid: %s %s", vout, verr)
+			require.NotContains(t, vout, "vai's dialect", "and valid as weft's own")
+		})
+	}
+}
