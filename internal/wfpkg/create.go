@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	iofs "io/fs"
 	"maps"
 	"os"
@@ -148,7 +149,9 @@ func Create(file string, data []byte, o CreateOptions) (*Created, error) {
 // writePackage writes the named files into dir, never through a link: each goes to a new file in
 // dir first, renamed over its name when all are written. A name that exists is refused without
 // force; with force a link or anything but a regular file still is (replacing it would follow it,
-// or drop what the user linked). On failure the new files are removed, and dir when it made it.
+// or drop what the user linked), and each file replaced is kept (a second link to it, or a copy)
+// until all are renamed. On failure the files replaced get their former content back, the new
+// files are removed, and dir when it made it.
 func writePackage(dir string, names []string, made files, force bool) (err error) {
 	existed := map[string]bool{}
 	for _, n := range names {
@@ -174,17 +177,42 @@ func writePackage(dir string, names []string, made files, force bool) (err error
 		return err
 	}
 	var temps, renamed []string
+	backups := map[string]string{} // name -> its former content, kept beside it
 	defer func() {
 		if err == nil {
+			for _, b := range backups {
+				_ = os.Remove(b)
+			}
 			return
 		}
 		for _, t := range temps {
-			_ = os.Remove(t)
-		}
-		for _, n := range renamed {
-			if !existed[n] {
-				_ = os.Remove(filepath.Join(dir, n))
+			if t != "" {
+				_ = os.Remove(t)
 			}
+		}
+		var lost []string
+		for i := len(renamed) - 1; i >= 0; i-- {
+			n := renamed[i]
+			path := filepath.Join(dir, n)
+			if !existed[n] {
+				_ = os.Remove(path)
+				continue
+			}
+			if rerr := rename(backups[n], path); rerr != nil {
+				lost = append(lost, fmt.Sprintf("%s (its former content is in %s: %v)", path, backups[n], rerr))
+				continue
+			}
+			delete(backups, n)
+		}
+		for n, b := range backups {
+			if !slices.Contains(renamed, n) {
+				_ = os.Remove(b) // never replaced: the file itself is as it was
+			}
+		}
+		if len(lost) > 0 {
+			err = fmt.Errorf("%w; and putting back what it replaced failed for %s", err, strings.Join(lost, ", "))
+		} else if len(renamed) > 0 || len(existed) > 0 {
+			err = fmt.Errorf("%w (nothing was written: the package's former files are back as they were)", err)
 		}
 		if madeDir {
 			_ = os.Remove(dir) // only when empty
@@ -207,8 +235,18 @@ func writePackage(dir string, names []string, made files, force bool) (err error
 			return werr
 		}
 	}
+	for _, n := range names {
+		if !existed[n] {
+			continue
+		}
+		b, err := keep(dir, filepath.Join(dir, n))
+		if err != nil {
+			return fmt.Errorf("keeping %s until its replacement is in place: %w", filepath.Join(dir, n), err)
+		}
+		backups[n] = b
+	}
 	for i, n := range names {
-		if err := os.Rename(temps[i], filepath.Join(dir, n)); err != nil { // a rename replaces a name, never follows it
+		if err := rename(temps[i], filepath.Join(dir, n)); err != nil { // a rename replaces a name, never follows it
 			return err
 		}
 		renamed = append(renamed, n)
@@ -216,6 +254,48 @@ func writePackage(dir string, names []string, made files, force bool) (err error
 	}
 	return nil
 }
+
+// keep makes a second name in dir for the regular file path (a hard link, or where the file
+// system has none a copy with its mode), so that its content survives a rename over path.
+func keep(dir, path string) (string, error) {
+	f, err := os.CreateTemp(dir, ".weft-create-old-*")
+	if err != nil {
+		return "", err
+	}
+	name := f.Name()
+	_ = f.Close()
+	if err := os.Remove(name); err != nil {
+		return "", err
+	}
+	if err := os.Link(path, name); err == nil {
+		return name, nil
+	}
+	src, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer src.Close()
+	fi, err := src.Stat()
+	if err != nil {
+		return "", err
+	}
+	dst, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fi.Mode().Perm())
+	if err != nil {
+		return "", err
+	}
+	_, err = io.Copy(dst, src)
+	if cerr := dst.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		_ = os.Remove(name)
+		return "", err
+	}
+	return name, nil
+}
+
+// rename is os.Rename; tests make it fail.
+var rename = os.Rename
 
 // usedTools are the tools the workflow's steps (and loops' steps) name, sorted.
 func usedTools(w *dsl.Workflow) []string {
