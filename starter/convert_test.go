@@ -43,6 +43,11 @@ func TestConvertAcceptsWhatRunAccepts(t *testing.T) {
 			func(t *testing.T, def dsl.Definition) {
 				require.Equal(t, "Answer using {{ classify.output.items[0] }} and {{ classify.output.text }}", def.Steps[1].Inputs["prompt"])
 			}},
+		{"an output name's numeric segment", "verdict.0 == 'refund'", "Answer from {{verdict.items.0.text}} and {{ verdict.1 }}",
+			func(t *testing.T, def dsl.Definition) {
+				require.Equal(t, "(classify.output[0] == 'refund')", def.Steps[1].Condition)
+				require.Equal(t, "Answer from {{ classify.output.items[0].text }} and {{ classify.output[1] }}", def.Steps[1].Inputs["prompt"])
+			}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

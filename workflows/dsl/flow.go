@@ -30,7 +30,9 @@ func IsFlow(root any) bool {
 	return hasNodes && hasEdges && !hasSteps
 }
 
-var flowRef = regexp.MustCompile(`\{\{\s*([A-Za-z_][A-Za-z0-9_]*)((?:\.[A-Za-z_][A-Za-z0-9_]*)*)\s*\}\}`)
+// flowRef is an {{outputName.path}} reference in a node's instruction; a path segment may be a
+// number (items.0, as vai writes an index).
+var flowRef = regexp.MustCompile(`\{\{\s*([A-Za-z_][A-Za-z0-9_]*)((?:\.(?:[A-Za-z_][A-Za-z0-9_]*|[0-9]+))*)\s*\}\}`)
 
 // ConvertFlow converts a Flow-format file to a step-format definition.
 func ConvertFlow(file string, data []byte) (*Definition, error) {
@@ -222,7 +224,9 @@ func convertFlow(src *Source) (*Definition, Diagnostics) {
 	return def, ds
 }
 
-var condIdent = regexp.MustCompile(`\b([A-Za-z_][A-Za-z0-9_-]*)((?:\.[A-Za-z_][A-Za-z0-9_]*)+)`)
+// condIdent is a node.path or outputName.path reference in an edge condition; a path segment may
+// be a number (verdict.0).
+var condIdent = regexp.MustCompile(`\b([A-Za-z_][A-Za-z0-9_-]*)((?:\.(?:[A-Za-z_][A-Za-z0-9_]*|[0-9]+\b))+)`)
 
 // rewriteFlowCondition maps node.field / output.field in an edge condition to step outputs.
 func rewriteFlowCondition(c string, outputs, stepID map[string]string) string {
