@@ -371,8 +371,9 @@ func newCheckCommand() *cobra.Command {
 		Short: "Security and quality checks on workflow files (vai's check)",
 		Long: "Checks what `weft validate` does not: a step that writes to the knowledge store (ingest,\n" +
 			"code_index, remember) with no review step before it, and an http step aimed at a literal\n" +
-			"private, loopback or link-local address, are warnings; a workflow, step or input without a\n" +
-			"description is a note; an unknown tool or an invalid file is an error. One line per finding:\n" +
+			"private, loopback or link-local address (or a code_index step cloning a repo from one), are\n" +
+			"warnings; a workflow, step or input without a description is a note; an unknown tool or an\n" +
+			"invalid file is an error. One line per finding:\n" +
 			"FILE: severity: step \"ID\": what (what to change). Exit status 1 when an error is found, 0 otherwise.\n" +
 			"A package directory (DIR with a package.json) is checked as weft install would read it: what install\n" +
 			"warns about in package.json (scripts, name, vai's compatibility fields), then its workflow file.",
