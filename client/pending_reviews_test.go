@@ -139,3 +139,30 @@ func TestPendingReviewsPages(t *testing.T) {
 		require.Equal(t, "r0", mine[0].Run.ID, "the oldest of them first")
 	})
 }
+
+// TestPendingReviewsCut: a listing the bound cut says so, with how many wait at least and how
+// many runs it read; one that read every run waiting says nothing.
+func TestPendingReviewsCut(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		n     int
+		limit int
+		shown int // what a reader's rule kept (-1: every review read)
+		want  string
+	}{
+		{"every run read", 150, MaxReviewRuns, -1, ""},
+		{"the bound at the runs waiting", 100, 100, -1, ""},
+		{"the CLI's bound", 150, 100, -1, "At least 100 waiting: the reviews of the 100 newest runs waiting are listed; older runs wait too, and they have waited longest."},
+		{"the MCP prompt's bound, a reader's share", 150, 50, 17, "At least 17 waiting: the reviews of the 50 newest runs waiting are listed; older runs wait too, and they have waited longest."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l, err := New(&waitingTemporal{n: tc.n}, "test").ListPendingReviews(context.Background(), ListOptions{Limit: tc.limit})
+			require.NoError(t, err)
+			shown := tc.shown
+			if shown < 0 {
+				shown = len(l.Reviews)
+			}
+			require.Equal(t, tc.want, l.Cut(shown))
+		})
+	}
+}

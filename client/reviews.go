@@ -61,6 +61,16 @@ type PendingReviewList struct {
 	Runs int
 }
 
+// Cut says where the listing's bound cut it, for people and agents to read beside the reviews
+// they were shown (shown of them: what their read rule kept): "" when every execution waiting
+// was read, else how many wait at least and that older ones were left out.
+func (l PendingReviewList) Cut(shown int) string {
+	if !l.Capped {
+		return ""
+	}
+	return fmt.Sprintf("At least %d waiting: the reviews of the %d newest runs waiting are listed; older runs wait too, and they have waited longest.", shown, l.Runs)
+}
+
 // PendingReviews lists the reviews waiting for a decision across runs, chat sessions and their
 // child runs, the longest waiting first. o.Workflow keeps the runs of one workflow ("chat": chat
 // sessions); o.Limit bounds how many waiting executions are read (default 100, at most

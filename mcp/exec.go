@@ -65,7 +65,7 @@ func (g *Gateway) addExecutionTools() {
 	g.srv.AddTool(tool("weft_chat_read", "Read a chat session", "The turns (questions, answers, tool calls) and usage of a chat session.",
 		`{"type":"object","required":["session"],"additionalProperties":false,"properties":{"session":{"type":"string"}}}`, ro), g.chatRead)
 	g.srv.AddTool(tool("weft_executions", "Recent executions", "Recent executions with their status, newest first, a page at a time (nextCursor, when there are more, reads the next page as cursor); awaitingReview lists only those waiting for a decision (runs, their child runs, chat sessions) and their pending reviews.",
-		`{"type":"object","additionalProperties":false,"properties":{"awaitingReview":{"type":"boolean"},"limit":{"type":"integer","minimum":1,"maximum":100,"description":"executions a page (default 20)"},"search":{"type":"string","description":"keep executions whose id, workflow, status or starter contain every word"},"cursor":{"type":"string","description":"the nextCursor of the previous page: list the executions after it (executions started meanwhile do not shift pages)"}}}`, ro), g.executions)
+		`{"type":"object","additionalProperties":false,"properties":{"awaitingReview":{"type":"boolean"},"limit":{"type":"integer","minimum":1,"maximum":100,"description":"executions a page (default 20); with awaitingReview, how many of the newest waiting executions to read (cut says when more wait)"},"search":{"type":"string","description":"keep executions whose id, workflow, status or starter contain every word"},"cursor":{"type":"string","description":"the nextCursor of the previous page: list the executions after it (executions started meanwhile do not shift pages)"}}}`, ro), g.executions)
 }
 
 func (g *Gateway) listWorkflows(ctx context.Context, req mcplib.CallToolRequest) (*mcplib.CallToolResult, error) {
@@ -227,6 +227,9 @@ func (g *Gateway) cancel(ctx context.Context, req mcplib.CallToolRequest) (*mcpl
 	return result(map[string]any{"executionId": id, "cancelRequested": true}), nil
 }
 
+// maxExecutionsLimit is the largest limit weft_executions takes (its schema's maximum).
+const maxExecutionsLimit = 100
+
 func (g *Gateway) executions(ctx context.Context, req mcplib.CallToolRequest) (*mcplib.CallToolResult, error) {
 	args := req.GetArguments()
 	o := weftclient.ListOptions{Limit: 20}
@@ -260,15 +263,16 @@ func (g *Gateway) executions(ctx context.Context, req mcplib.CallToolRequest) (*
 	return result(out), nil
 }
 
-// awaiting lists the executions that wait for a decision (client.PendingReviews: runs, their
-// child runs and chat sessions), the longest waiting first, with their pending reviews: decide
-// one with weft_review and the execution's id.
+// awaiting lists the executions that wait for a decision (client.ListPendingReviews: runs,
+// their child runs and chat sessions) among the limit newest waiting, the longest waiting first,
+// with their pending reviews: decide one with weft_review and the execution's id. When more
+// executions wait than were read, "cut" says so.
 func (g *Gateway) awaiting(ctx context.Context, c *weftclient.Client, limit int) (*mcplib.CallToolResult, error) {
-	reviews, err := c.PendingReviews(ctx, weftclient.ListOptions{Limit: limit})
+	l, err := c.ListPendingReviews(ctx, weftclient.ListOptions{Limit: limit})
 	if err != nil {
 		return mcplib.NewToolResultError(err.Error()), nil
 	}
-	reviews = weftclient.ReadableReviews(caller(ctx), reviews)
+	reviews := weftclient.ReadableReviews(caller(ctx), l.Reviews)
 	runs := []weftclient.RunSummary{}
 	seen := map[string]bool{}
 	for _, r := range reviews {
@@ -277,7 +281,16 @@ func (g *Gateway) awaiting(ctx context.Context, c *weftclient.Client, limit int)
 			runs = append(runs, r.In)
 		}
 	}
-	return result(map[string]any{"executions": runs, "reviews": reviews}), nil
+	out := map[string]any{"executions": runs, "reviews": reviews}
+	if cut := l.Cut(len(reviews)); cut != "" {
+		if limit < maxExecutionsLimit {
+			cut += fmt.Sprintf(" Ask again with limit %d to read more.", maxExecutionsLimit)
+		} else {
+			cut += " Decide these to list the older ones."
+		}
+		out["cut"] = cut
+	}
+	return result(out), nil
 }
 
 func (g *Gateway) chatStart(ctx context.Context, req mcplib.CallToolRequest) (*mcplib.CallToolResult, error) {

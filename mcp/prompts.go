@@ -62,6 +62,9 @@ func (g *Gateway) addPrompts() {
 		g.reviewPrompt)
 }
 
+// reviewPromptRuns is how many of the newest waiting executions the review prompt reads.
+const reviewPromptRuns = 50
+
 func (g *Gateway) reviewPrompt(ctx context.Context, req mcplib.GetPromptRequest) (*mcplib.GetPromptResult, error) {
 	if err := needRole(ctx, "the prompt "+promptReview, auth.RoleReader); err != nil {
 		return nil, err
@@ -70,11 +73,11 @@ func (g *Gateway) reviewPrompt(ctx context.Context, req mcplib.GetPromptRequest)
 	if err != nil {
 		return nil, err
 	}
-	reviews, err := c.PendingReviews(ctx, weftclient.ListOptions{Limit: 50})
+	l, err := c.ListPendingReviews(ctx, weftclient.ListOptions{Limit: reviewPromptRuns})
 	if err != nil {
 		return nil, fmt.Errorf("listing the reviews that wait: %w", err)
 	}
-	reviews = weftclient.ReadableReviews(caller(ctx), reviews)
+	reviews := weftclient.ReadableReviews(caller(ctx), l.Reviews)
 	exec, step := req.Params.Arguments["execution"], req.Params.Arguments["step"]
 	kept := reviews[:0:0]
 	for _, r := range reviews {
@@ -83,9 +86,21 @@ func (g *Gateway) reviewPrompt(ctx context.Context, req mcplib.GetPromptRequest)
 		}
 	}
 	var b strings.Builder
-	if len(kept) == 0 {
+	// the listing's cut is said only of the whole list: a filter by execution or step keeps what
+	// it names from the runs read
+	cut := ""
+	if exec == "" && step == "" {
+		cut = l.Cut(len(kept))
+	}
+	switch {
+	case len(kept) == 0 && cut != "":
+		fmt.Fprintf(&b, "No review you may read waits in the %d newest executions waiting, but older ones wait too: say so, and that weft_executions with awaitingReview and limit %d reads more of them.", l.Runs, maxExecutionsLimit)
+	case len(kept) == 0:
 		b.WriteString("No review you may read is waiting for a decision. Say so; there is nothing to decide.")
-	} else {
+	default:
+		if cut != "" {
+			fmt.Fprintf(&b, "%s Tell the person so: the reviews below are not all that wait, and weft_executions with awaitingReview and limit %d reads more.\n\n", cut, maxExecutionsLimit)
+		}
 		fmt.Fprintf(&b, "%d review(s) wait for a decision. For each, show the person the step, its title and its data, ask them to approve, edit (with corrected data) or reject (with a comment), and send their decision with weft_review (id = the execution, review = the review id, digest = the digest below). Never decide on your own.\n\n", len(kept))
 		for _, r := range kept {
 			data, _ := json.MarshalIndent(r, "", "  ")

@@ -1,9 +1,11 @@
 package starter
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/user"
 	"strings"
@@ -101,73 +103,104 @@ func newReviewCommand() *cobra.Command {
 	return cmd
 }
 
+// defaultReviewRuns is how many waiting runs weft reviews reads unless --limit says otherwise.
+const defaultReviewRuns = 100
+
 func newReviewsCommand() *cobra.Command {
 	var conn connFlags
 	var asJSON bool
+	var limit int
 	cmd := &cobra.Command{
 		Use:   "reviews",
 		Short: "List the reviews runs are waiting for",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if limit < 1 || limit > weftclient.MaxReviewRuns {
+				return invalid(fmt.Errorf("--limit %d: give a number of waiting runs to read from 1 to %d", limit, weftclient.MaxReviewRuns))
+			}
 			c, err := conn.dial(cmd.Context())
 			if err != nil {
 				return err
 			}
 			defer c.Close()
-			reviews, err := c.PendingReviews(cmd.Context(), weftclient.ListOptions{Limit: 100})
-			if err != nil {
-				return err
-			}
-			// One entry per run the reviews live in (a child run's under its own id, which names
-			// its parent; a chat session's marked chat): weft review takes that id.
-			type pending struct {
-				Run      string          `json:"run"`
-				Workflow string          `json:"workflow"`
-				Of       string          `json:"of,omitempty"` // the run that started this child run
-				Chat     bool            `json:"chat,omitempty"`
-				Reviews  json.RawMessage `json:"reviews"`
-				list     []*weftv1.ReviewRequest
-			}
-			all := []*pending{}
-			in := map[string]*pending{}
-			for _, r := range reviews {
-				p, ok := in[r.In.ID]
-				if !ok {
-					p = &pending{Run: r.In.ID, Workflow: r.In.Workflow, Chat: r.Chat}
-					if r.Run.ID != r.In.ID {
-						p.Of = r.Run.ID
-					}
-					in[r.In.ID] = p
-					all = append(all, p)
-				}
-				p.list = append(p.list, r.Review)
-			}
-			for _, p := range all {
-				p.Reviews = protoList(p.list)
-			}
-			out := cmd.OutOrStdout()
-			if asJSON {
-				return writeJSON(out, all)
-			}
-			if len(all) == 0 {
-				fmt.Fprintln(out, "No run is waiting for a review.")
-				return nil
-			}
-			tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "RUN\tWORKFLOW\tREVIEW\tTITLE")
-			for _, p := range all {
-				for _, rv := range p.list {
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", p.Run, p.Workflow, rv.Id, rv.Title)
-				}
-			}
-			if err := tw.Flush(); err != nil {
-				return err
-			}
-			fmt.Fprintln(out, "\nDecide: weft review RUN approve|edit|reject --id REVIEW")
-			return nil
+			return listReviews(cmd.Context(), c, cmd.OutOrStdout(), cmd.ErrOrStderr(), limit, asJSON)
 		},
 	}
 	conn.register(cmd)
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON (a note that the listing was cut goes to stderr)")
+	cmd.Flags().IntVar(&limit, "limit", defaultReviewRuns, fmt.Sprintf("how many waiting runs to read, the newest first (at most %d)", weftclient.MaxReviewRuns))
 	return cmd
+}
+
+// listReviews prints the reviews waiting in the limit newest runs waiting, and when more runs
+// wait, says so (to errOut under --json, whose output stays the list).
+func listReviews(ctx context.Context, c *weftclient.Client, out, errOut io.Writer, limit int, asJSON bool) error {
+	l, err := c.ListPendingReviews(ctx, weftclient.ListOptions{Limit: limit})
+	if err != nil {
+		return err
+	}
+	// One entry per run the reviews live in (a child run's under its own id, which names
+	// its parent; a chat session's marked chat): weft review takes that id.
+	type pending struct {
+		Run      string          `json:"run"`
+		Workflow string          `json:"workflow"`
+		Of       string          `json:"of,omitempty"` // the run that started this child run
+		Chat     bool            `json:"chat,omitempty"`
+		Reviews  json.RawMessage `json:"reviews"`
+		list     []*weftv1.ReviewRequest
+	}
+	all := []*pending{}
+	in := map[string]*pending{}
+	for _, r := range l.Reviews {
+		p, ok := in[r.In.ID]
+		if !ok {
+			p = &pending{Run: r.In.ID, Workflow: r.In.Workflow, Chat: r.Chat}
+			if r.Run.ID != r.In.ID {
+				p.Of = r.Run.ID
+			}
+			in[r.In.ID] = p
+			all = append(all, p)
+		}
+		p.list = append(p.list, r.Review)
+	}
+	for _, p := range all {
+		p.Reviews = protoList(p.list)
+	}
+	cut := l.Cut(len(l.Reviews))
+	if cut != "" {
+		if limit < weftclient.MaxReviewRuns {
+			cut += fmt.Sprintf(" weft reviews --limit %d reads more.", weftclient.MaxReviewRuns)
+		} else {
+			cut += " Decide these to list the older ones."
+		}
+	}
+	if asJSON {
+		if cut != "" {
+			fmt.Fprintln(errOut, "weft reviews: "+cut)
+		}
+		return writeJSON(out, all)
+	}
+	if len(all) == 0 {
+		if cut != "" {
+			fmt.Fprintln(out, cut)
+			return nil
+		}
+		fmt.Fprintln(out, "No run is waiting for a review.")
+		return nil
+	}
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "RUN\tWORKFLOW\tREVIEW\tTITLE")
+	for _, p := range all {
+		for _, rv := range p.list {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", p.Run, p.Workflow, rv.Id, rv.Title)
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if cut != "" {
+		fmt.Fprintln(out, "\n"+cut)
+	}
+	fmt.Fprintln(out, "\nDecide: weft review RUN approve|edit|reject --id REVIEW")
+	return nil
 }

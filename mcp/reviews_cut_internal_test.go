@@ -1,0 +1,122 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"testing"
+	"time"
+
+	mcplib "github.com/mark3labs/mcp-go/mcp"
+	"github.com/stretchr/testify/require"
+	commonpb "go.temporal.io/api/common/v1"
+	"go.temporal.io/api/enums/v1"
+	workflowpb "go.temporal.io/api/workflow/v1"
+	"go.temporal.io/api/workflowservice/v1"
+	tclient "go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	weftclient "github.com/weftworks/weft/client"
+	weftv1 "github.com/weftworks/weft/proto/weft/v1"
+	"github.com/weftworks/weft/workflows"
+)
+
+// waitingRuns is a Temporal whose n runs (r0 … r{n-1}, r0 the oldest) each wait on one review,
+// listed newest first as visibility does, PageSize a page.
+type waitingRuns struct {
+	tclient.Client
+	n int
+}
+
+var waitingFrom = time.Date(2025, 1, 1, 10, 0, 0, 0, time.UTC)
+
+func (f waitingRuns) ListWorkflow(_ context.Context, r *workflowservice.ListWorkflowExecutionsRequest) (*workflowservice.ListWorkflowExecutionsResponse, error) {
+	from := 0
+	if len(r.NextPageToken) > 0 {
+		from, _ = strconv.Atoi(string(r.NextPageToken))
+	}
+	to := min(from+int(r.PageSize), f.n)
+	resp := &workflowservice.ListWorkflowExecutionsResponse{}
+	for k := from; k < to; k++ {
+		i := f.n - 1 - k
+		resp.Executions = append(resp.Executions, &workflowpb.WorkflowExecutionInfo{
+			Execution: &commonpb.WorkflowExecution{WorkflowId: fmt.Sprintf("r%d", i)}, Type: &commonpb.WorkflowType{Name: workflows.WorkflowType},
+			Status: enums.WORKFLOW_EXECUTION_STATUS_RUNNING, StartTime: timestamppb.New(waitingFrom.Add(time.Duration(i) * time.Minute))})
+	}
+	if to < f.n {
+		resp.NextPageToken = []byte(strconv.Itoa(to))
+	}
+	return resp, nil
+}
+
+func (f waitingRuns) QueryWorkflow(_ context.Context, id, _, _ string, _ ...any) (converter.EncodedValue, error) {
+	var i int
+	if _, err := fmt.Sscanf(id, "r%d", &i); err != nil {
+		return nil, err
+	}
+	p, err := converter.GetDefaultDataConverter().ToPayload(&weftv1.ExecutionState{Workflow: "queue", Status: "awaiting_review",
+		PendingReviews: []*weftv1.ReviewRequest{{Id: "gate", Title: "review of " + id, RequestedAt: timestamppb.New(waitingFrom.Add(time.Duration(i) * time.Minute))}}})
+	if err != nil {
+		return nil, err
+	}
+	return waitingValue{p}, nil
+}
+
+type waitingValue struct{ p *commonpb.Payload }
+
+func (v waitingValue) HasValue() bool { return true }
+func (v waitingValue) Get(ptr any) error {
+	return converter.GetDefaultDataConverter().FromPayload(v.p, ptr)
+}
+func (v waitingValue) String() string             { return "state" }
+func (v waitingValue) Payload() *commonpb.Payload { return v.p }
+
+// TestReviewListingsSayWhereTheyWereCut: weft_executions with awaitingReview and the review
+// prompt read the newest waiting executions (limit, and 50 for the prompt); when more wait they
+// say so, with how many reviews wait at least and how to read more, and say nothing of a cut when
+// they read every execution waiting.
+func TestReviewListingsSayWhereTheyWereCut(t *testing.T) {
+	const cut20 = "At least 20 waiting: the reviews of the 20 newest runs waiting are listed; older runs wait too, and they have waited longest. Ask again with limit 100 to read more."
+	const cut100 = "At least 100 waiting: the reviews of the 100 newest runs waiting are listed; older runs wait too, and they have waited longest. Decide these to list the older ones."
+	const cut50 = "At least 50 waiting: the reviews of the 50 newest runs waiting are listed; older runs wait too, and they have waited longest. Tell the person so"
+	for _, tc := range []struct {
+		name     string
+		n, limit int
+		cut      string // weft_executions' cut ("" none)
+		prompt   string // what the prompt says of it ("" nothing: checked by "At least" being absent)
+	}{
+		{"every execution read", 10, 20, "", ""},
+		{"cut at the default limit", 150, 20, cut20, cut50},
+		{"cut at the highest limit", 150, 100, cut100, cut50},
+		{"cut by the prompt only", 30, 50, "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := New(Options{})
+			g.client = weftclient.New(waitingRuns{n: tc.n}, "test")
+			res, err := g.awaiting(context.Background(), g.client, tc.limit)
+			require.NoError(t, err)
+			require.False(t, res.IsError)
+			out, ok := res.StructuredContent.(map[string]any)
+			require.True(t, ok, "a structured result: %T", res.StructuredContent)
+			require.Len(t, out["reviews"], min(tc.n, tc.limit))
+			if tc.cut == "" {
+				require.NotContains(t, out, "cut")
+			} else {
+				require.Equal(t, tc.cut, out["cut"])
+			}
+
+			p, err := g.reviewPrompt(context.Background(), mcplib.GetPromptRequest{})
+			require.NoError(t, err)
+			require.Len(t, p.Messages, 1)
+			text, ok := p.Messages[0].Content.(mcplib.TextContent)
+			require.True(t, ok)
+			require.Contains(t, text.Text, fmt.Sprintf("%d review(s) wait", min(tc.n, reviewPromptRuns)))
+			if tc.prompt == "" {
+				require.NotContains(t, text.Text, "At least")
+			} else {
+				require.Contains(t, text.Text, tc.prompt)
+			}
+		})
+	}
+}

@@ -1,0 +1,131 @@
+package starter
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	commonpb "go.temporal.io/api/common/v1"
+	"go.temporal.io/api/enums/v1"
+	workflowpb "go.temporal.io/api/workflow/v1"
+	"go.temporal.io/api/workflowservice/v1"
+	tclient "go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	weftclient "github.com/weftworks/weft/client"
+	weftv1 "github.com/weftworks/weft/proto/weft/v1"
+	"github.com/weftworks/weft/workflows"
+)
+
+// waitingRuns is a Temporal whose n runs (r0 … r{n-1}, r0 the oldest) each wait on one review,
+// listed newest first as visibility does, PageSize a page.
+type waitingRuns struct {
+	tclient.Client
+	n int
+}
+
+var waitingFrom = time.Date(2025, 1, 1, 10, 0, 0, 0, time.UTC)
+
+func (f waitingRuns) ListWorkflow(_ context.Context, r *workflowservice.ListWorkflowExecutionsRequest) (*workflowservice.ListWorkflowExecutionsResponse, error) {
+	from := 0
+	if len(r.NextPageToken) > 0 {
+		from, _ = strconv.Atoi(string(r.NextPageToken))
+	}
+	to := min(from+int(r.PageSize), f.n)
+	resp := &workflowservice.ListWorkflowExecutionsResponse{}
+	for k := from; k < to; k++ {
+		i := f.n - 1 - k
+		resp.Executions = append(resp.Executions, &workflowpb.WorkflowExecutionInfo{
+			Execution: &commonpb.WorkflowExecution{WorkflowId: fmt.Sprintf("r%d", i)}, Type: &commonpb.WorkflowType{Name: workflows.WorkflowType},
+			Status: enums.WORKFLOW_EXECUTION_STATUS_RUNNING, StartTime: timestamppb.New(waitingFrom.Add(time.Duration(i) * time.Minute))})
+	}
+	if to < f.n {
+		resp.NextPageToken = []byte(strconv.Itoa(to))
+	}
+	return resp, nil
+}
+
+func (f waitingRuns) QueryWorkflow(_ context.Context, id, _, _ string, _ ...any) (converter.EncodedValue, error) {
+	var i int
+	if _, err := fmt.Sscanf(id, "r%d", &i); err != nil {
+		return nil, err
+	}
+	p, err := converter.GetDefaultDataConverter().ToPayload(&weftv1.ExecutionState{Workflow: "queue", Status: "awaiting_review",
+		PendingReviews: []*weftv1.ReviewRequest{{Id: "gate", Title: "review of " + id, RequestedAt: timestamppb.New(waitingFrom.Add(time.Duration(i) * time.Minute))}}})
+	if err != nil {
+		return nil, err
+	}
+	return waitingValue{p}, nil
+}
+
+type waitingValue struct{ p *commonpb.Payload }
+
+func (v waitingValue) HasValue() bool { return true }
+func (v waitingValue) Get(ptr any) error {
+	return converter.GetDefaultDataConverter().FromPayload(v.p, ptr)
+}
+func (v waitingValue) String() string             { return "state" }
+func (v waitingValue) Payload() *commonpb.Payload { return v.p }
+
+// TestReviewsSaysWhereItWasCut: weft reviews reads the --limit newest runs waiting (100 unless
+// told); when more runs wait it says so, with how many reviews wait at least and how to read
+// more (under --json on stderr, so the output stays the list), and says nothing when it read them
+// all.
+func TestReviewsSaysWhereItWasCut(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		n, limit int
+		asJSON   bool
+		rows     int
+		out, err string // what stdout and stderr contain ("" for stderr: nothing)
+		not      string // what stdout must not say
+	}{
+		{"every run read", 50, defaultReviewRuns, false, 50, "Decide: weft review", "", "At least"},
+		{"cut at the default bound", 150, defaultReviewRuns, false, 100,
+			"At least 100 waiting: the reviews of the 100 newest runs waiting are listed; older runs wait too, and they have waited longest. weft reviews --limit 1000 reads more.", "", ""},
+		{"cut at the highest bound", weftclient.MaxReviewRuns + 5, weftclient.MaxReviewRuns, false, weftclient.MaxReviewRuns,
+			"At least 1000 waiting: the reviews of the 1000 newest runs waiting are listed; older runs wait too, and they have waited longest. Decide these to list the older ones.", "", "--limit"},
+		{"every run read, JSON", 50, defaultReviewRuns, true, 50, `"run": "r0"`, "", "At least"},
+		{"cut, JSON", 150, defaultReviewRuns, true, 100, `"run": "r50"`,
+			"weft reviews: At least 100 waiting: the reviews of the 100 newest runs waiting are listed; older runs wait too, and they have waited longest. weft reviews --limit 1000 reads more.", "At least"},
+		{"nothing waits", 0, defaultReviewRuns, false, 0, "No run is waiting for a review.", "", "At least"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			c := weftclient.New(waitingRuns{n: tc.n}, "test")
+			require.NoError(t, listReviews(context.Background(), c, &out, &errOut, tc.limit, tc.asJSON))
+			require.Contains(t, out.String(), tc.out)
+			if tc.not != "" {
+				require.NotContains(t, out.String(), tc.not)
+			}
+			if tc.err == "" {
+				require.Empty(t, errOut.String())
+			} else {
+				require.Equal(t, tc.err+"\n", errOut.String())
+			}
+			if tc.asJSON {
+				var list []map[string]any
+				require.NoError(t, json.Unmarshal(out.Bytes(), &list), "the output is the list alone")
+				require.Len(t, list, tc.rows)
+			} else {
+				require.Equal(t, tc.rows, bytes.Count(out.Bytes(), []byte("review of r")), "one row a review")
+			}
+		})
+	}
+	t.Run("a limit out of range", func(t *testing.T) {
+		for _, limit := range []string{"0", "1001"} {
+			cmd := newReviewsCommand()
+			cmd.SetArgs([]string{"--limit", limit})
+			cmd.SetOut(&bytes.Buffer{})
+			cmd.SetErr(&bytes.Buffer{})
+			err := cmd.Execute()
+			require.ErrorContains(t, err, "--limit "+limit+": give a number of waiting runs to read from 1 to 1000")
+		}
+	})
+}
