@@ -95,15 +95,15 @@ func (t *Tools) codeGitRepo(raw, ref string) (gitRepo, error) {
 }
 
 // codeGitHostAllowed says whether WEFT_CODE_GIT_HOSTS lets code_index reach u: an entry
-// host[:port] allows https to it (the default port when it names none); http://host[:port]
-// allows plain http too.
+// host[:port] allows https to it (port 443 when it names none); http://host[:port] allows plain
+// http too (port 80 when it names none, for http).
 func (t *Tools) codeGitHostAllowed(u *url.URL) error {
 	host, port := strings.ToLower(u.Hostname()), u.Port()
 	scheme := strings.ToLower(u.Scheme)
 	if port == "" {
 		port = map[string]string{"https": "443", "http": "80"}[scheme]
 	}
-	httpListed := false
+	httpsOnly := false
 	for _, e := range t.cfg.CodeGitHosts {
 		e = strings.ToLower(strings.TrimSpace(e))
 		plain := strings.HasPrefix(e, "http://")
@@ -112,21 +112,22 @@ func (t *Tools) codeGitHostAllowed(u *url.URL) error {
 		if h, p, err := net.SplitHostPort(e); err == nil {
 			eh, ep = h, p
 		}
+		eh = strings.TrimSuffix(strings.TrimPrefix(eh, "["), "]")
 		if eh != host {
 			continue
 		}
-		if ep == "" {
-			ep = map[bool]string{true: "80", false: "443"}[plain && scheme == "http"]
-		}
-		if ep != port {
+		if scheme == "http" && !plain {
+			httpsOnly = true
 			continue
 		}
-		if scheme == "https" || plain {
+		if ep == "" {
+			ep = map[string]string{"https": "443", "http": "80"}[scheme]
+		}
+		if ep == port {
 			return nil
 		}
-		httpListed = true
 	}
-	if httpListed {
+	if httpsOnly {
 		return &InputError{Msg: fmt.Sprintf("repo host %s: plain http is refused; use https, or ask the operator to list it as http://%s in WEFT_CODE_GIT_HOSTS", u.Host, u.Host)}
 	}
 	return &InputError{Msg: fmt.Sprintf("repo host %s is not one code_index may clone from (WEFT_CODE_GIT_HOSTS): use a repository on an allowed host, or ask the operator to add it", u.Host)}
