@@ -87,16 +87,18 @@ func TestConsolePagesAtEverySize(t *testing.T) {
 	locked := newConsole(t, console.Options{Client: lazyClient(t), Keys: keys, RequireLogin: true})
 
 	ctx := chromium(t)
-	pages := []struct{ name, url, ready string }{
-		{"runs", srv.URL + "/", `table.runs tbody tr`},
-		{"run", srv.URL + "/runs/weft-fixture", `svg#graph g.node.st-failed`},
-		{"workflows", srv.URL + "/workflows", `main`},
-		{"workflow", srv.URL + "/workflows/approval-demo", `svg#graph g.node`},
-		{"build", srv.URL + "/build?from=approval-demo", `#b-valid.ok`},
-		{"reviews", srv.URL + "/reviews", `main`},
-		{"evals", srv.URL + "/evals", `main`},
-		{"eval", srv.URL + "/evals/" + evalID, `main`},
-		{"login", locked.URL + "/login", `main`},
+	// fit: elements that must not scroll sideways inside their own box either at 390 px (the
+	// check of the page's width leaves tables out: the runs list's scrolls by design)
+	pages := []struct{ name, url, ready, fit string }{
+		{"runs", srv.URL + "/", `table.runs tbody tr`, ""},
+		{"run", srv.URL + "/runs/weft-fixture", `svg#graph g.node.st-failed`, ""},
+		{"workflows", srv.URL + "/workflows", `main`, ""},
+		{"workflow", srv.URL + "/workflows/approval-demo", `svg#graph g.node`, ""},
+		{"build", srv.URL + "/build?from=approval-demo", `#b-valid.ok`, ""},
+		{"reviews", srv.URL + "/reviews", `main`, ""},
+		{"evals", srv.URL + "/evals", `main`, ""},
+		{"eval", srv.URL + "/evals/" + evalID, `main`, `table.eval-cases`},
+		{"login", locked.URL + "/login", `main`, ""},
 	}
 	for _, scheme := range []string{"light", "dark"} {
 		for _, width := range []int64{1440, 390} {
@@ -114,6 +116,27 @@ func TestConsolePagesAtEverySize(t *testing.T) {
 						chromedp.Evaluate(`[...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > document.documentElement.clientWidth + 1 && !e.closest('.graph-wrap, .b-canvas, pre, table, .minimap')).slice(0, 5).map((e) => e.tagName + '.' + e.className)`, &wide))
 					if width == 390 {
 						require.LessOrEqual(t, scroll, float64(width)+1, "%s is no wider than a 390 px screen; too wide: %v", p.url, wide)
+					}
+					if width == 390 && p.fit != "" {
+						// each such element, and what in it sticks out of it or of the screen (a
+						// <pre> scrolls its own text and is left out)
+						var over []string
+						run(t, ctx, p.name+" fits", chromedp.Evaluate(`(() => {
+						  const out = [], vw = document.documentElement.clientWidth;
+						  const boxes = [...document.querySelectorAll(`+"`"+p.fit+"`"+`)];
+						  if (!boxes.length) return ['no ' + `+"`"+p.fit+"`"+`];
+						  for (const b of boxes) {
+						    if (b.scrollWidth > b.clientWidth + 1) out.push(`+"`${b.tagName}.${b.className} scrolls: ${b.scrollWidth} px in ${b.clientWidth}`"+`);
+						    const right = Math.min(b.getBoundingClientRect().right, vw) + 1;
+						    for (const e of b.querySelectorAll('*')) {
+						      if (e.closest('pre')) continue;
+						      const r = e.getBoundingClientRect();
+						      if (r.width && r.right > right) out.push(`+"`${e.tagName}.${e.className} ends at ${Math.round(r.right)} px, past ${Math.round(right)}`"+`);
+						    }
+						  }
+						  return out.slice(0, 8);
+						})()`, &over))
+						require.Empty(t, over, "%s: %s fits a 390 px screen without scrolling sideways", p.url, p.fit)
 					}
 					shot(t, ctx, fmt.Sprintf("%s-%s-%d", p.name, scheme, width))
 				})
