@@ -27,7 +27,8 @@ func TestCodeToolsOverMCP(t *testing.T) {
 	}
 	require.Equal(t, []string{"query"}, byName["weft_code_query"].InputSchema.Required, "the schema is the registry's")
 	require.Contains(t, byName["weft_code_query"].InputSchema.Properties, "filter")
-	require.Equal(t, []string{"path"}, byName["weft_code_index"].InputSchema.Required)
+	require.Empty(t, byName["weft_code_index"].InputSchema.Required, "path or repo: the tool says which is missing")
+	require.Contains(t, byName["weft_code_index"].InputSchema.Properties, "repo")
 
 	reader := connect(t, srv.URL, keys["rita"])
 	seen := toolNames(t, reader)
