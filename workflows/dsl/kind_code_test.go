@@ -1,0 +1,35 @@
+package dsl_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/weftworks/weft/workflows/dsl"
+)
+
+// TestCodeIndexNeedsPathOrRepo: a code_index step gives path or repo, exactly one, and ref only
+// with repo; the input schema cannot say so (neither field is required alone), so validation does.
+func TestCodeIndexNeedsPathOrRepo(t *testing.T) {
+	for _, tc := range []struct {
+		name, inputs, err string
+	}{
+		{"path", `{"path": "/srv/repos/x"}`, ""},
+		{"repo", `{"repo": "https://github.com/o/r"}`, ""},
+		{"repo at a ref", `{"repo": "https://github.com/o/r", "ref": "v1"}`, ""},
+		{"templated", `{"repo": "{{ inputs.repo }}"}`, ""},
+		{"neither", `{"collection": "code"}`, `steps[0].inputs: code_index needs "path" (a directory on the worker) or "repo" (a Git repository's https URL)`},
+		{"both", `{"path": "/srv/x", "repo": "https://github.com/o/r"}`, `steps[0].inputs.repo: code_index takes "path" or "repo", not both`},
+		{"ref without repo", `{"path": "/srv/x", "ref": "main"}`, `steps[0].inputs.ref: "ref" is a branch or tag of "repo", and the step gives no repo`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file := `{"name": "x", "inputs": {"repo": {"type": "string"}}, "steps": [{"id": "idx", "tool": "code_index", "inputs": ` + tc.inputs + `}]}`
+			_, err := dsl.Load("w.json", []byte(file))
+			if tc.err == "" {
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorContains(t, err, tc.err)
+		})
+	}
+}
