@@ -109,8 +109,11 @@ type Event struct {
 	Usage *weftv1.TokenUsage `json:"-"`
 	// Result is the run's result (run_completed).
 	Result *weftv1.RunResult `json:"-"`
-	// Error is the cause (run_failed, step_failed).
+	// Error is the cause (run_failed, step_failed, item_failed).
 	Error string `json:"error,omitempty"`
+	// ErrorKind: item_failed, whether the item failed, was cancelled or timed out
+	// (workflows.ErrorKind; none from workers older than it).
+	ErrorKind string `json:"errorKind,omitempty"`
 }
 
 // MarshalJSON renders the proto parts as proto JSON (camelCase field names).
@@ -503,7 +506,7 @@ func (s *streamer) followChild(ctx context.Context, e Event) {
 func fromRunEvent(re workflows.RunEvent) Event {
 	return Event{Type: re.Type, Seq: re.Seq, Time: re.Time, Step: re.Step, Key: re.Key, Item: re.Item, Iteration: re.Iteration,
 		Activity: re.Activity, Decision: re.Decision, Reviewer: re.Reviewer, Child: re.Child, StepState: re.State,
-		Review: re.Review, Text: re.Text, Call: re.Call, Usage: re.Usage, Error: re.Error,
+		Review: re.Review, Text: re.Text, Call: re.Call, Usage: re.Usage, Error: re.Error, ErrorKind: re.ErrorKind,
 		Guardrail: re.Guardrail, Stage: re.Stage, Reason: re.Reason, From: re.From, To: re.To, Server: re.Server}
 }
 

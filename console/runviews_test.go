@@ -539,7 +539,8 @@ func TestRunItemsBatched(t *testing.T) {
 }
 
 // TestRunItemsCancelled: with three items at a time, one that fails cancels the two in flight,
-// each recorded as item_failed with the cancellation's text: the page shows them cancelled (a
+// each recorded as item_failed with the cancellation's text and no errorKind (as workers older
+// than errorKind record them; TestRunItemsCancelledByKind has the kind): the page shows them cancelled (a
 // mark and the word), the one that failed failed, the others pending, and not run once the step
 // failed; an item whose own failure says "cancelled" and that the step's error names is failed.
 func TestRunItemsCancelled(t *testing.T) {
@@ -569,6 +570,49 @@ func TestRunItemsCancelled(t *testing.T) {
 		chromedp.Poll(`document.querySelector('#detail tr[data-item="0"] .status').textContent.includes('failed')`, nil),
 		chromedp.Evaluate(read, &ended))
 	require.Equal(t, []string{"✕ failed", "✕ failed", "⊘ cancelled", "not run", "not run"}, ended)
+}
+
+// TestRunItemsCancelledByKind: an item is shown cancelled by the kind of its error the event
+// carries (errorKind), not by its text: an item whose own error is exactly "cancelled" failed,
+// while the run's step goes on and no step error names it; an item cancelled in flight is
+// cancelled whatever its text; an event without a kind (a worker older than errorKind) is read
+// by its text as before.
+func TestRunItemsCancelledByKind(t *testing.T) {
+	cases := []struct {
+		name, errText, kind, want string
+	}{
+		{"its own error reads cancelled", "cancelled", "failed", "✕ failed"},
+		{"its own error reads canceled", "Canceled", "failed", "✕ failed"},
+		{"cancelled in flight", "cancelled", "cancelled", "⊘ cancelled"},
+		{"cancelled in flight, another text", "context canceled by the run", "cancelled", "⊘ cancelled"},
+		{"timed out", "timed out (start to close)", "timed_out", "✕ failed"},
+		{"an older worker's cancellation", "cancelled", "", "⊘ cancelled"},
+		{"an older worker's failure", "the query bad is refused", "", "✕ failed"},
+	}
+	// one item a case, all in flight at once
+	def := fmt.Sprintf(`{"name":"many","inputs":{"xs":{"type":"array","default":[1]}},"steps":[{"id":"each","tool":"template","forEach":"{{ inputs.xs }}","concurrency":%d,"inputs":{"text":"{{ item }}"}}]}`, len(cases))
+	state := fmt.Sprintf(`{"workflow":"many","status":"running","steps":[{"id":"each","tool":"template","status":"running","startedAt":"2025-01-01T10:00:00Z","itemsTotal":%d,"itemsDone":0}]}`, len(cases))
+	ev := func(typ string, item int, errText, kind string) string {
+		k := ""
+		if kind != "" {
+			k = fmt.Sprintf(`,errorKind:%q`, kind)
+		}
+		return fmt.Sprintf(`__event({event:%q,run:"weft-fixture",step:"each",key:"each[%d]",item:%d,time:new Date().toISOString(),error:%q%s});`, typ, item, item, errText, k)
+	}
+	events := `__event({event:"step_started",run:"weft-fixture",step:"each",time:"2025-01-01T10:00:00Z"});`
+	for i, tc := range cases {
+		events += ev("item_started", i, "", "") + ev("item_failed", i, tc.errText, tc.kind)
+	}
+	ctx := liveRun(t, def, state)
+	var got []string
+	run(t, ctx, "items that did not complete", chromedp.Click(`svg#graph g.node[data-step="each"]`), chromedp.WaitVisible(`#detail table.items`),
+		chromedp.Evaluate(events, nil),
+		chromedp.Poll(`[...document.querySelectorAll('#detail table.items tbody tr[data-item] .status')].every((x) => !/running|pending/.test(x.textContent))`, nil),
+		chromedp.Evaluate(`[...document.querySelectorAll('#detail table.items tbody tr[data-item] .status')].map((x) => x.textContent)`, &got))
+	require.Len(t, got, len(cases))
+	for i, tc := range cases {
+		require.Equal(t, tc.want, got[i], "item %d: %s", i, tc.name)
+	}
 }
 
 // TestNodeLabelsFitBesideTheirMark: a step's name on the graph is cut, as drawn, to the room

@@ -117,6 +117,11 @@ type RunEvent struct {
 	Text string `json:"text,omitempty"`
 	// Error is the cause (run_failed, step_failed, item_failed, llm_finished of a failed call).
 	Error string `json:"error,omitempty"`
+	// ErrorKind is what ended an item that did not complete (item_failed): ErrorKindCancelled
+	// when it was cancelled in flight (another item or step failed, the run was cancelled),
+	// ErrorKindTimedOut, or ErrorKindFailed for its own failure, whatever its Error says. Events
+	// recorded by workers older than it have none.
+	ErrorKind string `json:"errorKind,omitempty"`
 	// Decision and Reviewer: review_decided.
 	Decision string `json:"decision,omitempty"`
 	Reviewer string `json:"reviewer,omitempty"`
@@ -378,7 +383,7 @@ func capText(s string) string {
 func (r *run) recordItem(ctx workflow.Context, sr *stepRun, i int, typ string, err error) {
 	e := RunEvent{Type: typ, Step: sr.cs.ID, Key: itemKey(sr.cs.ID, i), Item: &i}
 	if err != nil {
-		e.Error = errorText(err)
+		e.Error, e.ErrorKind = errorText(err), ErrorKind(err)
 	}
 	r.record(ctx, e)
 }

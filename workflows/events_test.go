@@ -2,11 +2,14 @@ package workflows_test
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 
@@ -360,5 +363,50 @@ func TestEventsGuardrailsAndHandoffs(t *testing.T) {
 			}
 		}
 		require.Equal(t, 1, n, "one handoff: %v", ls)
+	})
+}
+
+// TestItemFailedSaysItsKind: an item_failed event carries the kind of the item's error by its
+// type (workflows.ErrorKind), so that a client tells an item cancelled in flight from one whose
+// own error merely reads "cancelled".
+func TestItemFailedSaysItsKind(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		err  error
+		kind string
+	}{
+		{"its own error reads cancelled", temporal.NewNonRetryableApplicationError("cancelled", toolspec.ErrInvalidInput, nil), workflows.ErrorKindFailed},
+		{"a cancellation", temporal.NewCanceledError("cancelled"), workflows.ErrorKindCancelled},
+		{"a cancellation an item's error wraps", fmt.Errorf("item 2: %w", temporal.NewCanceledError()), workflows.ErrorKindCancelled},
+		{"a timeout", temporal.NewTimeoutError(enums.TIMEOUT_TYPE_START_TO_CLOSE, nil), workflows.ErrorKindTimedOut},
+		{"any other error", errors.New("canceled"), workflows.ErrorKindFailed},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			require.Equal(t, tc.kind, workflows.ErrorKind(tc.err))
+		})
+	}
+	t.Run("in the run's events", func(t *testing.T) {
+		h := newHarness(t)
+		h.tools.scripts["embed"] = func(in map[string]any) (any, *toolspec.Usage, error) {
+			if in["text"] == "bad" {
+				return nil, nil, temporal.NewNonRetryableApplicationError("cancelled", toolspec.ErrInvalidInput, nil)
+			}
+			return map[string]any{"dimensions": 3}, nil, nil
+		}
+		_, err := h.run(t, `{"name":"f","inputs":{"xs":{"type":"array"}},"steps":[{"id":"each","tool":"embed","forEach":"{{ inputs.xs }}","batch":false,"concurrency":1,"inputs":{"text":"{{ item }}"}}]}`,
+			map[string]any{"xs": []any{"good", "bad"}})
+		require.Error(t, err)
+		var failed []workflows.RunEvent
+		for _, e := range events(t, h, 0).Events {
+			if e.Type == workflows.EventItemFailed {
+				failed = append(failed, e)
+			}
+		}
+		require.Len(t, failed, 1)
+		require.Equal(t, "cancelled", failed[0].Error, "the item's own text")
+		require.Equal(t, workflows.ErrorKindFailed, failed[0].ErrorKind, "its kind: it failed")
+		b, err := json.Marshal(failed[0])
+		require.NoError(t, err)
+		require.Contains(t, string(b), `"errorKind":"failed"`, "clients read it as errorKind")
 	})
 }

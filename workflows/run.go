@@ -354,6 +354,32 @@ func ErrorText(err error) string {
 	return err.Error()
 }
 
+// The kinds of failure ErrorKind tells apart (RunEvent.ErrorKind).
+const (
+	ErrorKindFailed    = "failed"
+	ErrorKindCancelled = "cancelled"
+	ErrorKindTimedOut  = "timed_out"
+)
+
+// ErrorKind is the kind of err by its type, as ErrorText reads it: an application error is a
+// failure whatever its message says (an item's own error may read "cancelled"), a cancellation
+// is ErrorKindCancelled, a timeout ErrorKindTimedOut, anything else a failure.
+func ErrorKind(err error) string {
+	var ae *temporal.ApplicationError
+	if errors.As(err, &ae) {
+		return ErrorKindFailed
+	}
+	var ce *temporal.CanceledError
+	if errors.As(err, &ce) {
+		return ErrorKindCancelled
+	}
+	var te *temporal.TimeoutError
+	if errors.As(err, &te) {
+		return ErrorKindTimedOut
+	}
+	return ErrorKindFailed
+}
+
 // result builds the RunResult.
 func (r *run) result(ctx workflow.Context) (*weftv1.RunResult, error) {
 	out, err := toValue(r.output)

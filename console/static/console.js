@@ -604,10 +604,14 @@
     const told = { steps: new Map(), items: new Map(), started: new Set(), partial: false };
     const ITEM_STATUS = { item_started: 'running', item_completed: 'completed', item_failed: 'failed' };
     // an item cancelled in flight (another item failed, another step failed, the run was
-    // cancelled) is recorded as item_failed with the cancellation's own text (workflows.ErrorText
-    // of a CanceledError): it was cancelled, not failed. The item a step's error names ("item N:")
-    // is shown failed whatever its event says.
+    // cancelled) is recorded as item_failed with errorKind "cancelled" (workflows.ErrorKind, by
+    // the error's type): it was cancelled, not failed, and an item whose own error merely reads
+    // "cancelled" (errorKind "failed") failed. Events of workers older than errorKind carry the
+    // cancellation's text alone (workflows.ErrorText of a CanceledError), read as before. The
+    // item a step's error names ("item N:") is shown failed whatever its event says.
     const CANCELLED = new Set(['cancelled', 'canceled']);
+    const itemCancelled = (e, error) => (typeof e.errorKind === 'string' && e.errorKind
+      ? e.errorKind === 'cancelled' : CANCELLED.has(error.trim().toLowerCase()));
     const STEP_END = { step_completed: 'completed', step_failed: 'failed', step_cancelled: 'cancelled', step_skipped: 'skipped' };
     function onEvent(e) {
       if (!e || typeof e !== 'object' || typeof e.event !== 'string') return false;
@@ -628,7 +632,7 @@
         if (!Number.isInteger(e.item) || e.item < 0) return false;
         if (!told.items.has(id)) told.items.set(id, new Map());
         const error = typeof e.error === 'string' ? e.error : '';
-        const status = e.event === 'item_failed' && CANCELLED.has(error.trim().toLowerCase()) ? 'cancelled' : ITEM_STATUS[e.event];
+        const status = e.event === 'item_failed' && itemCancelled(e, error) ? 'cancelled' : ITEM_STATUS[e.event];
         told.items.get(id).set(e.item, { status, error });
       } else return false;
       return true;
