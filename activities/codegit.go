@@ -133,10 +133,11 @@ func (t *Tools) codeGitHostAllowed(u *url.URL) error {
 	return &InputError{Msg: fmt.Sprintf("repo host %s is not one code_index may clone from (WEFT_CODE_GIT_HOSTS): use a repository on an allowed host, or ask the operator to add it", u.Host)}
 }
 
-// redactURL is raw without user info, for messages.
+// redactURL is raw without user info, query or fragment (they may hold credentials), for
+// messages.
 func redactURL(raw string) string {
-	if u, err := url.Parse(raw); err == nil && u.User != nil {
-		u.User = nil
+	if u, err := url.Parse(raw); err == nil && (u.User != nil || u.RawQuery != "" || u.ForceQuery || u.Fragment != "") {
+		u.User, u.RawQuery, u.ForceQuery, u.Fragment = nil, "", false, ""
 		return u.String()
 	}
 	return raw
@@ -273,7 +274,7 @@ func (t *Tools) cloneCodeRepo(ctx context.Context, repo gitRepo, maxFileBytes in
 	if err != nil {
 		return fail(guard.cloneError(ctx, "reading HEAD of", timeout, err))
 	}
-	commit, err := r.CommitObject(head.Hash())
+	commit, err := r.CommitObject(head.Hash()) // go-git points HEAD at an annotated tag's commit
 	if err != nil {
 		return fail(guard.cloneError(ctx, "reading the commit of", timeout, err))
 	}

@@ -80,7 +80,6 @@ func (s *gitServer) git(t *testing.T, dir string, args ...string) {
 func (s *gitServer) repo(t *testing.T, name string, files map[string][]byte, tag string) string {
 	t.Helper()
 	work := filepath.Join(s.root, "work-"+name)
-	bare := filepath.Join(s.root, name+".git")
 	if _, err := os.Stat(work); err != nil {
 		require.NoError(t, os.MkdirAll(work, 0o755))
 		s.git(t, work, "init", "-q", "-b", "main")
@@ -99,8 +98,16 @@ func (s *gitServer) repo(t *testing.T, name string, files map[string][]byte, tag
 	if tag != "" {
 		s.git(t, work, "tag", tag)
 	}
+	return s.publish(t, name)
+}
+
+// publish makes the bare repository name.git served from its working tree again (after a
+// change made with git in it), and returns its URL.
+func (s *gitServer) publish(t *testing.T, name string) string {
+	t.Helper()
+	bare := filepath.Join(s.root, name+".git")
 	_ = os.RemoveAll(bare)
-	s.git(t, s.root, "clone", "-q", "--bare", work, bare)
+	s.git(t, s.root, "clone", "-q", "--bare", filepath.Join(s.root, "work-"+name), bare)
 	return s.URL + "/" + name + ".git"
 }
 
@@ -116,7 +123,8 @@ func (s *gitServer) sawHeader(name string) bool {
 }
 
 // TestCodeIndexClonesAGitRepository: code_index clones a repository from a real Git server,
-// indexes its files under the repository's URL (code_status lists it), indexes a tag under URL@tag,
+// indexes its files under the repository's URL (code_status lists it), indexes a tag (a light one
+// and an annotated one) under URL@tag,
 // and re-indexing after a push removes the chunks of the file deleted. Nothing of the worker's
 // is sent (its proxy, a credential in its git config), and the clone is removed afterwards.
 func TestCodeIndexClonesAGitRepository(t *testing.T) {
@@ -147,6 +155,7 @@ func TestCodeIndexClonesAGitRepository(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "auth/token.go", res.Output.(map[string]any)["results"].([]any)[0].(map[string]any)["path"])
 
+	srv.git(t, filepath.Join(srv.root, "work-shop"), "tag", "-a", "release-1", "-m", "an annotated tag")
 	srv.repo(t, "shop", map[string][]byte{"billing/invoice.py": nil}, "")
 	res, err = run(t, cfg, "code_index", map[string]any{"repo": repoURL, "db": "codegit1", "collection": "repo"})
 	require.NoError(t, err)
@@ -159,9 +168,13 @@ func TestCodeIndexClonesAGitRepository(t *testing.T) {
 	require.Equal(t, repoURL+"@v1", res.Output.(map[string]any)["path"])
 	require.Equal(t, float64(3), res.Output.(map[string]any)["files"], "the tag still has the file main deleted")
 
+	res, err = run(t, cfg, "code_index", map[string]any{"repo": repoURL, "ref": "release-1", "db": "codegit1", "collection": "repo"})
+	require.NoError(t, err)
+	require.Equal(t, float64(3), res.Output.(map[string]any)["files"], "an annotated tag is read as its commit")
+
 	res, err = run(t, cfg, "code_status", map[string]any{"db": "codegit1", "collection": "repo"})
 	require.NoError(t, err)
-	require.Equal(t, []any{repoURL, repoURL + "@v1"}, res.Output.(map[string]any)["roots"])
+	require.Equal(t, []any{repoURL, repoURL + "@release-1", repoURL + "@v1"}, res.Output.(map[string]any)["roots"])
 
 	require.False(t, srv.sawHeader("Authorization"), "no credential of the worker's is sent")
 	require.False(t, srv.sawHeader("Cookie"))
@@ -221,7 +234,8 @@ func TestCodeIndexGitSourceBoundaries(t *testing.T) {
 		{"git URL", []string{"127.0.0.1"}, allowLoopback, 0, map[string]any{"repo": "git://127.0.0.1/small.git"}, "scheme git is refused"},
 		{"scp-style address", []string{"127.0.0.1"}, allowLoopback, 0, map[string]any{"repo": "git@127.0.0.1:small.git"}, "scp-style addresses"},
 		{"local path", []string{"127.0.0.1"}, allowLoopback, 0, map[string]any{"repo": srv.root + "/small.git"}, "local paths"},
-		{"credentials in the URL", []string{srv.URL}, allowLoopback, 0, map[string]any{"repo": strings.Replace(small, "http://", "http://user:pw@", 1)}, "credentials in the URL are refused"},
+		{"credentials in the URL", []string{srv.URL}, allowLoopback, 0, map[string]any{"repo": strings.Replace(small, "http://", "http://user:s3cret@", 1)}, "credentials in the URL are refused"},
+		{"a query in the URL", []string{srv.URL}, allowLoopback, 0, map[string]any{"repo": small + "?private_token=s3cret"}, "a query or fragment is refused"},
 		{"redirect to a host not allowed", []string{redirector.URL}, allowLoopback, 0, map[string]any{"repo": redirector.URL + "/small.git"}, "was redirected to http://" + strings.TrimPrefix(srv.URL, "http://")},
 		{"redirect to a private address", []string{redirector.URL, other.URL}, allowLoopback, 0, map[string]any{"repo": redirector.URL + "/private/small.git"}, "WEFT_HTTP_ALLOW"},
 		{"too large to download", []string{srv.URL}, allowLoopback, 16 << 10, map[string]any{"repo": big}, "more than the 16384 bytes code_index may fetch of a repository (WEFT_CODE_GIT_MAX_BYTES)"},
@@ -240,6 +254,7 @@ func TestCodeIndexGitSourceBoundaries(t *testing.T) {
 			}
 			_, err := run(t, cfg, "code_index", in)
 			require.ErrorContains(t, err, c.err)
+			require.NotContains(t, err.Error(), "s3cret", "a credential in the URL is not repeated")
 			var ae *temporal.ApplicationError
 			require.ErrorAs(t, err, &ae)
 			require.True(t, ae.NonRetryable(), "no retry helps: %v", err)
