@@ -229,6 +229,8 @@ func TestCodeIndexGitSourceBoundaries(t *testing.T) {
 		{"same host, other port", []string{"http://127.0.0.1:1"}, allowLoopback, 0, map[string]any{"repo": small}, "is not one code_index may clone from"},
 		{"plain http to an https entry", []string{strings.TrimPrefix(srv.URL, "http://")}, allowLoopback, 0, map[string]any{"repo": small}, "plain http is refused"},
 		{"private address not allowed", []string{srv.URL}, nil, 0, map[string]any{"repo": small}, "WEFT_HTTP_ALLOW"},
+		{"a listed name that resolves to a private address", []string{strings.Replace(srv.URL, "127.0.0.1", "localhost", 1)}, nil, 0,
+			map[string]any{"repo": strings.Replace(small, "127.0.0.1", "localhost", 1)}, "WEFT_HTTP_ALLOW"},
 		{"file URL", []string{srv.URL}, allowLoopback, 0, map[string]any{"repo": "file://" + srv.root + "/small.git"}, "scheme file is refused"},
 		{"ssh URL", []string{"127.0.0.1"}, allowLoopback, 0, map[string]any{"repo": "ssh://git@127.0.0.1/small.git"}, "scheme ssh is refused"},
 		{"git URL", []string{"127.0.0.1"}, allowLoopback, 0, map[string]any{"repo": "git://127.0.0.1/small.git"}, "scheme git is refused"},
