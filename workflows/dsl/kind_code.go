@@ -1,22 +1,40 @@
 package dsl
 
-import "github.com/weftworks/weft/activities/toolspec"
+import (
+	"net/url"
+	"strings"
+
+	"github.com/weftworks/weft/activities/toolspec"
+)
 
 // code_index: a step reads a directory on the worker (path) or clones a Git repository (repo,
 // optionally at ref), exactly one of them. Neither field is required alone, so the input schema
-// cannot say so; this does, before the run rather than when the tool is called.
+// cannot say so; this does, before the run rather than when the tool is called. A repo written
+// out (not a template) that the worker refuses whatever its settings (not an http or https URL,
+// or one with credentials) is refused here too; its host is the worker's to judge
+// (WEFT_CODE_GIT_HOSTS).
 func init() {
 	kinds[toolspec.CodeIndex.Spec] = func(c *compiler, cs *CompiledStep, inPtr string) {
 		_, path := cs.Inputs["path"]
-		_, repo := cs.Inputs["repo"]
+		repo, hasRepo := cs.Inputs["repo"]
 		_, ref := cs.Inputs["ref"]
 		switch {
-		case path && repo:
+		case path && hasRepo:
 			c.errAt(inPtr+"/repo", `code_index takes "path" or "repo", not both`, "remove one: path is a directory on the worker, repo a Git repository's URL")
-		case !path && !repo:
+		case !path && !hasRepo:
 			c.errAt(inPtr, `code_index needs "path" (a directory on the worker) or "repo" (a Git repository's https URL)`, "add one of them")
-		case ref && !repo:
+		case ref && !hasRepo:
 			c.errAt(inPtr+"/ref", `"ref" is a branch or tag of "repo", and the step gives no repo`, "remove ref, or index a repository with repo")
+		}
+		if s, ok := repo.(string); ok && !strings.Contains(s, "{{") {
+			u, err := url.Parse(s)
+			switch {
+			case err != nil || u.Host == "" || (!strings.EqualFold(u.Scheme, "https") && !strings.EqualFold(u.Scheme, "http")):
+				c.errAt(inPtr+"/repo", "repo is not an https URL: code_index clones over https only (ssh, git://, file:// and local paths are refused)",
+					"write https://host/owner/repo")
+			case u.User != nil:
+				c.errAt(inPtr+"/repo", "repo holds credentials: code_index clones public repositories and sends none", "remove the user and password from the URL")
+			}
 		}
 	}
 }

@@ -20,6 +20,10 @@ func TestCodeIndexNeedsPathOrRepo(t *testing.T) {
 		{"templated", `{"repo": "{{ inputs.repo }}"}`, ""},
 		{"neither", `{"collection": "code"}`, `steps[0].inputs: code_index needs "path" (a directory on the worker) or "repo" (a Git repository's https URL)`},
 		{"both", `{"path": "/srv/x", "repo": "https://github.com/o/r"}`, `steps[0].inputs.repo: code_index takes "path" or "repo", not both`},
+		{"an ssh address", `{"repo": "git@github.com:o/r.git"}`, `steps[0].inputs.repo: repo is not an https URL: code_index clones over https only`},
+		{"an ssh URL", `{"repo": "ssh://git@github.com/o/r.git"}`, `repo is not an https URL`},
+		{"a local path", `{"repo": "/srv/git/r.git"}`, `repo is not an https URL`},
+		{"credentials", `{"repo": "https://me:token@github.com/o/r"}`, `steps[0].inputs.repo: repo holds credentials`},
 		{"ref without repo", `{"path": "/srv/x", "ref": "main"}`, `steps[0].inputs.ref: "ref" is a branch or tag of "repo", and the step gives no repo`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
