@@ -246,7 +246,11 @@ func (t *Tools) cloneCodeRepo(ctx context.Context, repo gitRepo, maxFileBytes in
 	if timeout <= 0 {
 		timeout = defaultCodeGitTimeout
 	}
-	guard := &gitClone{t: t, base: t.httpClient(timeout).Transport, max: maxBytes, repo: repo.root()}
+	base := t.httpClient(timeout).Transport
+	if tr, ok := base.(*http.Transport); ok {
+		defer tr.CloseIdleConnections() // a transport per clone: its connections end with it
+	}
+	guard := &gitClone{t: t, base: base, max: maxBytes, repo: repo.root()}
 	guard.left.Store(maxBytes)
 	ctx, cancel := context.WithTimeout(context.WithValue(ctx, gitCloneKey{}, guard), timeout)
 	defer cancel()
