@@ -406,9 +406,12 @@
   // where every step and handle is once before it writes. A link runs in the clear gaps between
   // steps, never behind one: out of its step into the first clear gap between columns on its
   // right, along that gap to the clear gap between rows nearest the way it goes, along that to the
-  // clear gap just before the other step's column, and into it (straight down the one gap when
-  // the two columns are next to each other). A step dragged across the others can close the gaps
-  // near it: the route then goes round the closed part.
+  // clear gap just before the other step's column, and into it (down the one gap when the two
+  // columns are next to each other). A step dragged across the others can close the gaps near it:
+  // the route then goes round the closed part.
+  // Each link has a lane of its own within a gap (laneLinks), so that links sharing a gap are not
+  // drawn on top of each other: a step's links leave along one trunk and one lane between rows,
+  // and each goes down (or up) its own lane to the row it enters.
   function drawLinks() {
     const pre = editor.precanvas.getBoundingClientRect(), z = editor.zoom || 1;
     const at = (h) => {
@@ -429,44 +432,126 @@
       boxes.set(n.id, b);
     }
     const all = [...boxes.values()];
-    const xs = clearLines(all.map((b) => [b.l, b.r])), ys = clearLines(all.map((b) => [b.t, b.b]));
+    const xs = clearGaps(all.map((b) => [b.l, b.r])), ys = clearGaps(all.map((b) => [b.t, b.b]));
     const lines = [];
     for (const c of canvas.querySelectorAll('.connection')) {
       const [, into, outof, out, inp] = c.classList;
       const a = document.getElementById(outof.replace('node_out_', '')), b = document.getElementById(into.replace('node_in_', ''));
       const ha = a && a.querySelector(`.outputs .${out}`), hb = b && b.querySelector(`.inputs .${inp}`);
-      if (ha && hb && c.firstElementChild) lines.push([c.firstElementChild, at(ha), at(hb), boxes.get(a.id), boxes.get(b.id)]);
+      if (ha && hb && c.firstElementChild) lines.push([c.firstElementChild, at(ha), at(hb), boxes.get(a.id), boxes.get(b.id), `${a.id}.${out}`]);
     }
-    for (const [path, [x1, y1], [x2, y2], A, B] of lines) {
-      const gx1 = xs.find((x) => x > A.r), gx2 = xs.filter((x) => x < B.l).pop();
-      let pts;
-      if (gx1 === undefined || gx2 === undefined) pts = [[x1, y1], [x2, y2]];
-      else if (gx1 === gx2) pts = [[x1, y1], [gx1, y1], [gx1, y2], [x2, y2]];
-      else {
-        // the row gap that makes the way shortest; of equals, the one nearest the start, so that a
-        // step's links to several columns share one trunk
-        let gy = ys[0], cost = Infinity;
-        for (const y of ys) {
-          const k = Math.abs(y - y1) + Math.abs(y - y2);
-          if (k < cost - 0.5 || (Math.abs(k - cost) <= 0.5 && Math.abs(y - y1) < Math.abs(gy - y1))) { gy = y; cost = k; }
-        }
-        pts = [[x1, y1], [gx1, y1], [gx1, gy], [gx2, gy], [gx2, y2], [x2, y2]];
-      }
-      path.setAttributeNS(null, 'd', roundedPath(pts, 10));
-    }
+    for (const [path, pts] of laneLinks(lines, xs, ys)) path.setAttributeNS(null, 'd', roundedPath(pts(), 10));
   }
-  // clearLines are lines clear of every span [lo, hi]: the middle of each gap of 6 or more
-  // between them, and one 12 beyond each end (inside the margins Fit leaves).
-  function clearLines(spans) {
+  // laneLinks routes the links [path, from, to, A, B, handle] (from and to the handles' points, A
+  // and B the boxes of the two steps, handle the output's name) through the gaps xs (between
+  // columns) and ys (between rows), and answers each path with its points (a function: read once
+  // every lane is placed).
+  // A link leaves along its step's trunk (its way from its output, in the gap right of its column,
+  // to the row gaps its links follow), runs along its step's lane in the row gap next to the row
+  // it enters, and goes down (or up) a lane of its own in the gap before that row's column. In a
+  // gap between columns runs that overlap get lanes of their own, and at each row the lanes that
+  // leave the row lie left of the lanes that enter it, so that the way out of a step and the way
+  // into the step beside it never run along each other. In a gap between rows, the steps whose
+  // ways along it overlap get lanes of their own.
+  function laneLinks(lines, xs, ys) {
+    const verts = new Map(); // column gap -> its vertical runs
+    const vert = (g, v) => { if (!verts.has(g)) verts.set(g, []); verts.get(g).push(v); return v; };
+    const trunks = new Map(); // column gap -> handle -> its trunk
+    const rows = new Map(); // row gap -> handle -> its lane along the gap
+    const out = [], after = [];
+    for (const [path, [x1, y1], [x2, y2], A, B, handle] of lines) {
+      const g1 = xs.find((g) => g.at > A.r), g2 = xs.filter((g) => g.at < B.l).pop();
+      if (!g1 || !g2 || (g1 === g2 && Math.abs(y1 - y2) < 1)) { out.push([path, () => [[x1, y1], [x2, y2]]]); continue; }
+      // into the same row of the next column (handles at other heights): across the gap
+      if (g1 === g2 && !ys.some((g) => g.at > Math.min(y1, y2) && g.at < Math.max(y1, y2))) {
+        const v = vert(g1, { kind: 1, lo: Math.min(y1, y2), hi: Math.max(y1, y2), leaves: y1, enters: y2 });
+        out.push([path, () => [[x1, y1], [v.x, y1], [v.x, y2], [x2, y2]]]);
+        continue;
+      }
+      // the row gap that makes the way shortest; of equals, the one nearest the row it enters, so
+      // that its way down (or up) to that row is short and shares its lane with the ways to the
+      // other rows
+      let gy = ys[0], cost = Infinity;
+      for (const g of ys) {
+        const k = Math.abs(g.at - y1) + Math.abs(g.at - y2);
+        if (k < cost - 0.5 || (Math.abs(k - cost) <= 0.5 && Math.abs(g.at - y2) < Math.abs(gy.at - y2))) { gy = g; cost = k; }
+      }
+      if (!trunks.has(g1)) trunks.set(g1, new Map());
+      let t = trunks.get(g1).get(handle);
+      if (!t) { t = vert(g1, { kind: 0, lo: y1, hi: y1, leaves: y1, enters: null }); trunks.get(g1).set(handle, t); }
+      t.lo = Math.min(t.lo, gy.at); t.hi = Math.max(t.hi, gy.at);
+      if (!rows.has(gy)) rows.set(gy, new Map());
+      let r = rows.get(gy).get(handle);
+      if (!r) { r = { lo: Infinity, hi: -Infinity }; rows.get(gy).set(handle, r); }
+      const e = vert(g2, { kind: 2, lo: Math.min(gy.at, y2), hi: Math.max(gy.at, y2), leaves: null, enters: y2 });
+      after.push(() => { r.lo = Math.min(r.lo, t.x, e.x); r.hi = Math.max(r.hi, t.x, e.x); });
+      out.push([path, () => [[x1, y1], [t.x, y1], [t.x, r.y], [e.x, r.y], [e.x, y2], [x2, y2]]]);
+    }
+    // a gap's vertical runs in order: a run that leaves a row before the runs that enter it; else
+    // the trunks, then the ways across to the same row, then the ways to a row, each by where it
+    // starts. Each takes the first lane, right
+    // of the lanes of the runs leaving the row it enters, that no run on it overlaps.
+    const sameRow = (v, w) => v.leaves !== null && w.enters !== null && Math.abs(v.leaves - w.enters) < 1;
+    for (const [g, vs] of verts) {
+      const before = new Map(vs.map((v) => [v, 0]));
+      for (const v of vs) for (const w of vs) if (v !== w && sameRow(v, w)) before.set(w, before.get(w) + 1);
+      const order = [];
+      const todo = new Set(vs);
+      while (todo.size) {
+        let free = [...todo].filter((v) => before.get(v) === 0);
+        if (!free.length) free = [...todo]; // runs that cross each other's rows both ways: one gives way
+        free.sort((a, b) => a.kind - b.kind || a.lo - b.lo);
+        const v = free[0];
+        todo.delete(v);
+        order.push(v);
+        for (const w of todo) if (sameRow(v, w)) before.set(w, before.get(w) - 1);
+      }
+      const lanes = []; // the runs on each lane
+      for (const v of order) {
+        let lane = 0;
+        for (const u of order) if (u.lane !== undefined && sameRow(u, v)) lane = Math.max(lane, u.lane + 1);
+        while (lane < lanes.length && lanes[lane].some((u) => v.lo < u.hi + 6 && u.lo < v.hi + 6)) lane++;
+        if (lane === lanes.length) lanes.push([]);
+        lanes[lane].push(v);
+        v.lane = lane;
+      }
+      const ats = spread(g, lanes.length);
+      for (const v of vs) v.x = ats[v.lane];
+    }
+    for (const f of after) f();
+    // a row gap's lanes: a step's way along it takes the first lane that no other way overlaps
+    for (const [g, byHandle] of rows) {
+      const rs = [...byHandle.values()].sort((a, b) => a.lo - b.lo);
+      const ends = []; // the right end of each lane's last way
+      for (const r of rs) {
+        let lane = ends.findIndex((e) => e < r.lo - 6);
+        if (lane < 0) { lane = ends.length; ends.push(0); }
+        ends[lane] = r.hi;
+        r.lane = lane;
+      }
+      const ats = spread(g, ends.length);
+      for (const r of rs) r.y = ats[r.lane];
+    }
+    return out;
+  }
+  // spread places n lanes in the gap g: around its middle, at most 8 apart, 3 clear of its sides.
+  function spread(g, n) {
+    const step = n > 1 ? Math.min(8, Math.max(0, g.hi - g.lo - 6) / (n - 1)) : 0;
+    return Array.from({ length: n }, (_, i) => g.at + (i - (n - 1) / 2) * step);
+  }
+  // clearGaps are the gaps clear of every span [lo, hi], each {lo, hi, at: its middle}: each gap
+  // of 6 or more between them, and one 24 wide beyond each end (inside the margins Fit leaves).
+  function clearGaps(spans) {
     if (!spans.length) return [];
     const s = spans.slice().sort((p, q) => p[0] - q[0]);
-    const out = [s[0][0] - 12];
+    const gap = (lo, hi) => ({ lo, hi, at: (lo + hi) / 2 });
+    const out = [gap(s[0][0] - 24, s[0][0])];
     let hi = s[0][1];
     for (const [lo, h] of s.slice(1)) {
-      if (lo - hi >= 6) out.push((lo + hi) / 2);
+      if (lo - hi >= 6) out.push(gap(hi, lo));
       hi = Math.max(hi, h);
     }
-    out.push(hi + 12);
+    out.push(gap(hi, hi + 24));
     return out;
   }
   // roundedPath is the SVG path through the points pts (each turn a right angle), its corners
