@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/klauspost/compress/zstd"
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
@@ -265,27 +266,56 @@ const blobPart = 4 << 20 // stays far below MongoDB's 16 MB document limit
 // duplicate that is ignored, and FerretDB finds an upsert's document by scanning the collection
 // (its SQLite backend does not use the _id index for it), which made every write read every blob
 // stored before it.
+//
+// Data that zstd shrinks by a tenth or more is stored compressed (the head says "encoding":
+// "zstd"; its parts have ids of their own, id#z0, id#z1, ..., so a write cut off in one form never
+// mixes its parts with the other's): a batch's vectors as JSON take a third of the space, and the
+// embedded store's cost of an insert grows with its size.
 func (s *Store) PutBlob(ctx context.Context, db string, data []byte) (string, error) {
 	id := blobID(data)
 	c := s.client.Database(db).Collection(BlobCollection)
-	parts := (len(data) + blobPart - 1) / blobPart
+	stored, encoding, partID := data, "", "%s#%d"
+	if len(data) >= minCompressed {
+		if z := blobEncoder.EncodeAll(data, make([]byte, 0, len(data)/2)); len(z) <= len(data)-len(data)/10 {
+			stored, encoding, partID = z, "zstd", "%s#z%d"
+		}
+	}
+	parts := (len(stored) + blobPart - 1) / blobPart
 	docs := make([]any, parts)
 	for i := range docs {
-		end := min(len(data), (i+1)*blobPart)
-		docs[i] = bson.D{{Key: "_id", Value: fmt.Sprintf("%s#%d", id, i)}, {Key: "blob", Value: id}, {Key: "part", Value: i},
-			{Key: "data", Value: bson.Binary{Data: data[i*blobPart : end]}}}
+		end := min(len(stored), (i+1)*blobPart)
+		docs[i] = bson.D{{Key: "_id", Value: fmt.Sprintf(partID, id, i)}, {Key: "blob", Value: id}, {Key: "part", Value: i},
+			{Key: "data", Value: bson.Binary{Data: stored[i*blobPart : end]}}}
 	}
 	if len(docs) > 0 {
 		if _, err := c.InsertMany(ctx, docs, options.InsertMany().SetOrdered(false)); err != nil && !onlyDuplicates(err) {
 			return "", fmt.Errorf("storing a large output: %w", err)
 		}
 	}
-	_, err := c.InsertOne(ctx, bson.D{{Key: "_id", Value: id}, {Key: "parts", Value: parts}, {Key: "size", Value: len(data)}})
+	head := bson.D{{Key: "_id", Value: id}, {Key: "parts", Value: parts}, {Key: "size", Value: len(data)}}
+	if encoding != "" {
+		head = append(head, bson.E{Key: "encoding", Value: encoding}, bson.E{Key: "stored", Value: len(stored)})
+	}
+	_, err := c.InsertOne(ctx, head)
 	if err != nil && !mongo.IsDuplicateKeyError(err) {
 		return "", fmt.Errorf("storing a large output: %w", err)
 	}
 	return id, nil
 }
+
+// minCompressed is the size from which PutBlob tries compressing: below it the saving is not
+// worth a second form.
+const minCompressed = 4 << 10
+
+// blobEncoder and blobDecoder compress and expand blobs; EncodeAll and DecodeAll are safe for
+// concurrent use. The decoder refuses to expand past maxBlob.
+var (
+	blobEncoder, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
+	blobDecoder, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(maxBlob))
+)
+
+// maxBlob bounds what one stored blob may expand to.
+const maxBlob = 4 << 30
 
 // blobID is the id data is stored under: its content hash (the first 16 bytes of its sha256, hex).
 func blobID(data []byte) string {
@@ -293,28 +323,51 @@ func blobID(data []byte) string {
 	return hex.EncodeToString(sum[:16])
 }
 
-// GetBlob reads a blob PutBlob stored.
+// GetBlob reads a blob PutBlob stored, in either form.
 func (s *Store) GetBlob(ctx context.Context, db, id string) ([]byte, error) {
 	c := s.client.Database(db).Collection(BlobCollection)
 	var head struct {
-		Parts int `bson:"parts"`
-		Size  int `bson:"size"`
+		Parts    int    `bson:"parts"`
+		Size     int    `bson:"size"`
+		Encoding string `bson:"encoding"`
+		Stored   int    `bson:"stored"`
 	}
 	if err := c.FindOne(ctx, bson.D{{Key: "_id", Value: id}}).Decode(&head); err != nil {
 		return nil, fmt.Errorf("large output %s: %w", id, err)
 	}
-	out := make([]byte, 0, head.Size)
+	partID, stored := "%s#%d", head.Size
+	switch head.Encoding {
+	case "":
+	case "zstd":
+		partID, stored = "%s#z%d", head.Stored
+	default:
+		return nil, fmt.Errorf("large output %s is stored with encoding %q, which this weft does not read: run the step on a worker of the weft version that stored it, or newer", id, head.Encoding)
+	}
+	if stored < 0 || head.Size < 0 || head.Size > maxBlob {
+		return nil, fmt.Errorf("large output %s: its head says %d bytes (%d stored), which no write of weft's makes: delete the documents whose _id starts with %q from %s in that database, then run the step again", id, head.Size, stored, id, BlobCollection)
+	}
+	out := make([]byte, 0, stored)
 	for i := 0; i < head.Parts; i++ {
 		var part struct {
 			Data bson.Binary `bson:"data"`
 		}
-		if err := c.FindOne(ctx, bson.D{{Key: "_id", Value: fmt.Sprintf("%s#%d", id, i)}}).Decode(&part); err != nil {
+		if err := c.FindOne(ctx, bson.D{{Key: "_id", Value: fmt.Sprintf(partID, id, i)}}).Decode(&part); err != nil {
 			return nil, fmt.Errorf("large output %s, part %d: %w", id, i, err)
 		}
 		out = append(out, part.Data.Data...)
 	}
-	if len(out) != head.Size {
-		return nil, fmt.Errorf("large output %s: %d of %d bytes", id, len(out), head.Size)
+	if len(out) != stored {
+		return nil, fmt.Errorf("large output %s: %d of %d bytes", id, len(out), stored)
+	}
+	if head.Encoding == "zstd" {
+		expanded, err := blobDecoder.DecodeAll(out, make([]byte, 0, head.Size))
+		if err == nil && len(expanded) != head.Size {
+			err = fmt.Errorf("%d bytes", len(expanded))
+		}
+		if err != nil {
+			return nil, fmt.Errorf("large output %s: its compressed parts do not expand to the %d bytes stored (%v): delete the documents whose _id starts with %q from %s in that database, then run the step again (a write keeps the parts already stored)", id, head.Size, err, id, BlobCollection)
+		}
+		out = expanded
 	}
 	// the id is the data's hash: parts of another blob, or a part changed in the store, show here
 	if blobID(out) != id {

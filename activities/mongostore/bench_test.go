@@ -6,7 +6,9 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -148,9 +150,11 @@ func BenchmarkPutBlob(b *testing.B) {
 	require.NoError(b, err)
 	defer func() { _ = c.Disconnect(ctx) }()
 	blob := func(seed, i int) []byte {
+		// incompressible, so that PutBlob stores it as it is, as the upsert did
 		data := make([]byte, 512<<10)
+		r := rand.New(rand.NewPCG(uint64(seed), uint64(i)))
 		for j := range data {
-			data[j] = byte(seed*31 + i*7 + j)
+			data[j] = byte(r.Uint32())
 		}
 		return data
 	}
@@ -183,6 +187,62 @@ func BenchmarkPutBlob(b *testing.B) {
 			i := 0
 			for b.Loop() {
 				require.NoError(b, tc.write(db, blob(run, i)))
+				i++
+			}
+		})
+	}
+}
+
+// BenchmarkPutBlobVectors: storing and reading a batch's outputs as the batch activity makes
+// them (128 vectors of 256 numbers as JSON, ~400 KB) in the embedded FerretDB, compressed (what
+// PutBlob does) and as they are (PutBlob's write before), side by side; the collection already
+// holds 40 blobs.
+//
+//	go test ./activities/mongostore -run '^$' -bench PutBlobVectors -benchtime 40x -count 3
+func BenchmarkPutBlobVectors(b *testing.B) {
+	ctx := context.Background()
+	s := open(b)
+	c, err := mongo.Connect(options.Client().ApplyURI(uri))
+	require.NoError(b, err)
+	defer func() { _ = c.Disconnect(ctx) }()
+	base := vectorsJSON(128)
+	vectors := func() []byte { // a different blob each time
+		return fmt.Appendf(slices.Clip(base[:len(base)-1]), `,%d]`, time.Now().UnixNano())
+	}
+	plain := func(db string, data []byte) (string, error) {
+		sum := sha256.Sum256(data)
+		id := hex.EncodeToString(sum[:16])
+		coll := c.Database(db).Collection(mongostore.BlobCollection)
+		if _, err := coll.InsertMany(ctx, []any{bson.D{{Key: "_id", Value: id + "#0"}, {Key: "blob", Value: id}, {Key: "part", Value: 0},
+			{Key: "data", Value: bson.Binary{Data: data}}}}); err != nil {
+			return "", err
+		}
+		_, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: id}, {Key: "parts", Value: 1}, {Key: "size", Value: len(data)}})
+		return id, err
+	}
+	compressed := func(db string, data []byte) (string, error) { return s.PutBlob(ctx, db, data) }
+	for run, tc := range []struct {
+		name  string
+		write func(db string, data []byte) (string, error)
+	}{{"write-zstd", compressed}, {"write-plain", plain}} {
+		db := fmt.Sprintf("vecblob%d%d", run, time.Now().UnixNano()%1e6)
+		var ids []string
+		for range 40 {
+			id, err := tc.write(db, vectors())
+			require.NoError(b, err)
+			ids = append(ids, id)
+		}
+		b.Run(tc.name, func(b *testing.B) {
+			for b.Loop() {
+				_, err := tc.write(db, vectors())
+				require.NoError(b, err)
+			}
+		})
+		b.Run("read"+strings.TrimPrefix(tc.name, "write"), func(b *testing.B) {
+			i := 0
+			for b.Loop() {
+				_, err := s.GetBlob(ctx, db, ids[i%len(ids)])
+				require.NoError(b, err)
 				i++
 			}
 		})

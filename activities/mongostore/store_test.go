@@ -3,8 +3,12 @@ package mongostore_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"math/rand/v2"
 	"os"
+	"strconv"
 	"testing"
 	"time"
 
@@ -130,10 +134,7 @@ func TestBlobRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	s := open(t)
 	db := "blobs1"
-	big := make([]byte, 9<<20) // three parts
-	for i := range big {
-		big[i] = byte(i * 7)
-	}
+	big := incompressible(9 << 20) // three parts, stored as they are
 	for _, tc := range []struct {
 		name string
 		data []byte
@@ -181,4 +182,155 @@ func TestBlobRoundTrip(t *testing.T) {
 	require.NoError(t, err)
 	_, err = s.GetBlob(ctx, db, id)
 	require.ErrorContains(t, err, "is not the data stored under this id")
+}
+
+// incompressible is n bytes zstd cannot shrink (a deterministic pseudo-random stream).
+func incompressible(n int) []byte {
+	b := make([]byte, n)
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range b {
+		b[i] = byte(r.Uint32())
+	}
+	return b
+}
+
+// vectorsJSON is a batch's outputs as PutBlob gets them: n vectors of 256 numbers, as JSON.
+func vectorsJSON(n int) []byte {
+	r := rand.New(rand.NewPCG(3, 4))
+	var b bytes.Buffer
+	b.WriteByte('[')
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"text":"text number %d","model":"text-embedding-3-small","dimensions":256,"vector":[`, i)
+		for d := range 256 {
+			if d > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(strconv.FormatFloat(float64(float32(r.Float64()*2-1)/16), 'g', -1, 32))
+		}
+		b.WriteString("]}")
+	}
+	b.WriteByte(']')
+	return b.Bytes()
+}
+
+// TestBlobCompressed: data zstd shrinks is stored compressed, under part ids of its own, and
+// read back as it was; blobs stored before compression (no encoding in the head) still read; a
+// write of the plain form cut off before its head does not mix its parts with the compressed
+// form's; a compressed part changed in the store, and an encoding this weft does not know, are
+// errors that say what to do.
+func TestBlobCompressed(t *testing.T) {
+	ctx := context.Background()
+	s := open(t)
+	c, err := mongo.Connect(options.Client().ApplyURI(uri))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.Disconnect(ctx) })
+	coll := func(db string) *mongo.Collection { return c.Database(db).Collection(mongostore.BlobCollection) }
+	head := func(t *testing.T, db, id string) bson.M {
+		var h bson.M
+		require.NoError(t, coll(db).FindOne(ctx, bson.D{{Key: "_id", Value: id}}).Decode(&h))
+		return h
+	}
+	// storedBytes is what the blob's parts hold in the store
+	storedBytes := func(t *testing.T, db, id string) int {
+		cur, err := coll(db).Find(ctx, bson.D{{Key: "blob", Value: id}})
+		require.NoError(t, err)
+		var parts []struct {
+			Data bson.Binary `bson:"data"`
+		}
+		require.NoError(t, cur.All(ctx, &parts))
+		n := 0
+		for _, p := range parts {
+			n += len(p.Data.Data)
+		}
+		return n
+	}
+	vectors := vectorsJSON(2000) // ~6 MB: two parts uncompressed
+	// plainWrite stores data as PutBlob did before compression: parts id#0.., then the head
+	plainWrite := func(t *testing.T, db string, data []byte, withHead bool) string {
+		sum := sha256.Sum256(data)
+		id := hex.EncodeToString(sum[:16])
+		const part = 4 << 20
+		n := (len(data) + part - 1) / part
+		for i := range n {
+			_, err := coll(db).InsertOne(ctx, bson.D{{Key: "_id", Value: fmt.Sprintf("%s#%d", id, i)}, {Key: "blob", Value: id}, {Key: "part", Value: i},
+				{Key: "data", Value: bson.Binary{Data: data[i*part : min(len(data), (i+1)*part)]}}})
+			require.NoError(t, err)
+		}
+		if withHead {
+			_, err := coll(db).InsertOne(ctx, bson.D{{Key: "_id", Value: id}, {Key: "parts", Value: n}, {Key: "size", Value: len(data)}})
+			require.NoError(t, err)
+		}
+		return id
+	}
+
+	t.Run("vectors are stored compressed", func(t *testing.T) {
+		db := "blobz1"
+		id, err := s.PutBlob(ctx, db, vectors)
+		require.NoError(t, err)
+		h := head(t, db, id)
+		require.Equal(t, "zstd", h["encoding"])
+		stored := storedBytes(t, db, id)
+		require.EqualValues(t, stored, h["stored"])
+		require.Less(t, stored, len(vectors)/2, "JSON numbers compress to less than half")
+		got, err := s.GetBlob(ctx, db, id)
+		require.NoError(t, err)
+		require.True(t, bytes.Equal(vectors, got))
+		t.Logf("%d bytes of vectors stored as %d (%.2f)", len(vectors), stored, float64(stored)/float64(len(vectors)))
+	})
+	t.Run("small and incompressible data are stored as they are", func(t *testing.T) {
+		db := "blobz2"
+		for _, data := range [][]byte{[]byte(`{"a":[1,2,3]}`), incompressible(64 << 10)} {
+			id, err := s.PutBlob(ctx, db, data)
+			require.NoError(t, err)
+			require.NotContains(t, head(t, db, id), "encoding")
+			require.Equal(t, len(data), storedBytes(t, db, id))
+			got, err := s.GetBlob(ctx, db, id)
+			require.NoError(t, err)
+			require.True(t, bytes.Equal(data, got))
+		}
+	})
+	t.Run("a blob stored before compression reads", func(t *testing.T) {
+		db := "blobz3"
+		id := plainWrite(t, db, vectors, true)
+		got, err := s.GetBlob(ctx, db, id)
+		require.NoError(t, err)
+		require.True(t, bytes.Equal(vectors, got))
+		again, err := s.PutBlob(ctx, db, vectors) // the head is there: nothing changes
+		require.NoError(t, err)
+		require.Equal(t, id, again)
+		require.NotContains(t, head(t, db, id), "encoding")
+		got, err = s.GetBlob(ctx, db, id)
+		require.NoError(t, err)
+		require.True(t, bytes.Equal(vectors, got))
+	})
+	t.Run("a plain write cut off before its head does not mix with a compressed one", func(t *testing.T) {
+		db := "blobz4"
+		id := plainWrite(t, db, vectors, false)
+		again, err := s.PutBlob(ctx, db, vectors)
+		require.NoError(t, err)
+		require.Equal(t, id, again)
+		got, err := s.GetBlob(ctx, db, id)
+		require.NoError(t, err)
+		require.True(t, bytes.Equal(vectors, got))
+	})
+	t.Run("a changed compressed part is found out", func(t *testing.T) {
+		db := "blobz5"
+		id, err := s.PutBlob(ctx, db, vectors)
+		require.NoError(t, err)
+		_, err = coll(db).UpdateOne(ctx, bson.D{{Key: "_id", Value: id + "#z0"}}, bson.D{{Key: "$set", Value: bson.D{{Key: "data", Value: bson.Binary{Data: incompressible(storedBytes(t, db, id))}}}}})
+		require.NoError(t, err)
+		_, err = s.GetBlob(ctx, db, id)
+		require.ErrorContains(t, err, "do not expand")
+		require.ErrorContains(t, err, "delete the documents whose _id starts with")
+	})
+	t.Run("an encoding this weft does not read", func(t *testing.T) {
+		db := "blobz6"
+		_, err := coll(db).InsertOne(ctx, bson.D{{Key: "_id", Value: "feed"}, {Key: "parts", Value: 1}, {Key: "size", Value: 10}, {Key: "encoding", Value: "brotli"}})
+		require.NoError(t, err)
+		_, err = s.GetBlob(ctx, db, "feed")
+		require.ErrorContains(t, err, `encoding "brotli"`)
+	})
 }
