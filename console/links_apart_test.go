@@ -3,6 +3,7 @@ package console_test
 import (
 	"fmt"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -130,4 +131,54 @@ func TestBuilderLinksApart(t *testing.T) {
 		})
 	}
 	t.Logf("%d files: %d pairs of links run along each other", len(files), total)
+}
+
+// chainsFile is n chains of length template steps, side by side.
+func chainsFile(n, length int) string {
+	var b strings.Builder
+	b.WriteString(`{"name":"chains","steps":[`)
+	for c := range n {
+		for i := range length {
+			if c+i > 0 {
+				b.WriteString(",")
+			}
+			if i == 0 {
+				fmt.Fprintf(&b, `{"id":"c%d_%d","tool":"template","inputs":{"text":"start"}}`, c, i)
+			} else {
+				fmt.Fprintf(&b, `{"id":"c%d_%d","tool":"template","inputs":{"text":"{{ c%d_%d.output.text }}"}}`, c, i, c, i-1)
+			}
+		}
+	}
+	b.WriteString(`]}`)
+	return b.String()
+}
+
+// TestRunGraphEdgesApart: on a run's graph, too, no two edges run along each other apart from
+// where they leave or enter the same step (overlapsJS): a long narrow plan is drawn in bands
+// side by side, and the edges from the foot of one band to the head of the next each take a lane
+// of their own. (One step feeding 99 is left out: its 99 curves leave one point together, as
+// they must.)
+func TestRunGraphEdgesApart(t *testing.T) {
+	for _, tc := range []struct{ name, file string }{
+		{"chain", chainFile()}, {"10 chains of 10", hundredStepFile()}, {"2 chains of 30", chainsFile(2, 30)}, {"3 chains of 30", chainsFile(3, 30)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			page := fixtureRun(t, tc.file, `{"workflow":"x","status":"running","steps":[]}`)
+			ctx := chromium(t)
+			var m struct {
+				Edges, Count int
+				Overlaps     []string // the first 10
+			}
+			run(t, ctx, tc.name, chromedp.Navigate(page), chromedp.WaitVisible(`svg#graph g.node`),
+				chromedp.Evaluate(`(() => {`+overlapsJS+`
+				  const links = [...document.querySelectorAll('svg#graph path.edge')].map((p) => ({ from: p.dataset.from, to: p.dataset.to, path: p }));
+				  const o = overlaps(links);
+				  return { Edges: links.length, Count: o.length, Overlaps: o.slice(0, 10) };
+				})()`, &m))
+			t.Logf("%s: %d edges, %d pairs run along each other", tc.name, m.Edges, m.Count)
+			shot(t, ctx, "run-graph-apart-"+artifactName(tc.name))
+			require.Positive(t, m.Edges)
+			require.Zero(t, m.Count, "each edge runs on its own; the first pairs that do not: %v", m.Overlaps)
+		})
+	}
 }

@@ -168,28 +168,61 @@
     const bands = graph.layers.length > BAND * 1.5 && widest <= 3 ? Math.ceil(graph.layers.length / BAND) : 1;
     const rows = bands > 1 ? BAND : graph.layers.length;
     const bandW = widest * (NODE_W + GAP_X) - GAP_X + (bands > 1 ? 2 * GAP_X : 0);
-    const width = bands * bandW + 2 * PAD;
-    const height = rows * (NODE_H + GAP_Y) - GAP_Y + 2 * PAD;
-    svgEl.setAttribute('viewBox', `0 0 ${width} ${Math.max(height, NODE_H + 2 * PAD)}`);
-    svgEl.setAttribute('width', width);
-    svgEl.setAttribute('height', Math.max(height, NODE_H + 2 * PAD));
-    zoomable(svgEl);
     const pos = new Map();
     graph.layers.forEach((layer, li) => {
       const band = bands > 1 ? Math.floor(li / BAND) : 0, row = bands > 1 ? li % BAND : li;
       const offset = PAD + band * bandW + (bandW - (layer.length * (NODE_W + GAP_X) - GAP_X)) / 2;
       layer.forEach((id, i) => pos.set(id, { x: offset + i * (NODE_W + GAP_X), y: PAD + row * (NODE_H + GAP_Y) }));
     });
+    // An edge into a later band goes down, along the gap below its row, up the gap left of its
+    // step's column and in from above, instead of across the nodes. Edges that share one of these
+    // gaps each take a lane of their own in it (LANE apart), so that none is drawn over another:
+    // by the row they leave, the column they go up and the row they enter. The lanes below the
+    // last row and above the first widen the graph's margins.
+    const LANE = 5;
+    const across = graph.edges.filter((e) => pos.get(e.from) && pos.get(e.to) && pos.get(e.to).y <= pos.get(e.from).y);
+    const laneOf = new Map(); // edge -> {down, up, enter}: its lane in each gap
+    const lanes = (key, order, kind) => {
+      const groups = new Map();
+      for (const e of across) {
+        const k = key(e);
+        if (!groups.has(k)) groups.set(k, []);
+        groups.get(k).push(e);
+      }
+      let most = 0;
+      for (const g of groups.values()) {
+        g.sort(order);
+        // edges into the same step share their way in
+        const ways = [...new Set(g.map((e) => (kind === 'down' ? e : e.to)))];
+        most = Math.max(most, ways.length);
+        g.forEach((e) => { laneOf.set(e, Object.assign(laneOf.get(e) || {}, { [kind]: ways.indexOf(kind === 'down' ? e : e.to), [kind + 'Of']: ways.length })); });
+      }
+      return most;
+    };
+    const at = (id) => pos.get(id);
+    const below = lanes((e) => Math.round(at(e.from).y), (a, b) => at(a.from).x - at(b.from).x, 'down');
+    lanes((e) => Math.round(at(e.to).x), (a, b) => at(a.to).y - at(b.to).y || at(a.from).x - at(b.from).x, 'up');
+    const above = lanes((e) => Math.round(at(e.to).y), (a, b) => at(a.to).x - at(b.to).x, 'enter');
+    const extraTop = Math.max(0, above - 1) * LANE, extraBottom = Math.max(0, below - 1) * LANE;
+    if (extraTop) pos.forEach((p) => { p.y += extraTop; });
+    const width = bands * bandW + 2 * PAD;
+    const height = Math.max(rows * (NODE_H + GAP_Y) - GAP_Y + 2 * PAD, NODE_H + 2 * PAD) + extraTop + extraBottom;
+    svgEl.setAttribute('viewBox', `0 0 ${width} ${height}`);
+    svgEl.setAttribute('width', width);
+    svgEl.setAttribute('height', height);
+    zoomable(svgEl);
     const edges = svg('g', { class: 'edges' });
     for (const e of graph.edges) {
       const a = pos.get(e.from), b = pos.get(e.to);
       if (!a || !b) continue;
       const x1 = a.x + NODE_W / 2, y1 = a.y + NODE_H, x2 = b.x + NODE_W / 2, y2 = b.y;
       const my = (y1 + y2) / 2;
-      // an edge into a later band goes down, along the gap between the bands, and in from above,
-      // instead of across the nodes
-      const d = y2 > y1 ? `M${x1},${y1} C${x1},${my} ${x2},${my} ${x2},${y2}`
-        : `M${x1},${y1} v${GAP_Y / 3} H${b.x - GAP_X} V${y2 - GAP_Y / 3} H${x2} V${y2}`;
+      let d = `M${x1},${y1} C${x1},${my} ${x2},${my} ${x2},${y2}`;
+      if (y2 <= y1) {
+        const l = laneOf.get(e);
+        const up = b.x - GAP_X / 2 + (l.up - (l.upOf - 1) / 2) * Math.min(LANE, (GAP_X - 8) / Math.max(1, l.upOf - 1));
+        d = `M${x1},${y1} V${y1 + GAP_Y / 3 + l.down * LANE} H${up} V${y2 - GAP_Y / 3 - l.enter * LANE} H${x2} V${y2}`;
+      }
       edges.append(svg('path', { class: `edge k-${e.kind}`, d, 'data-from': e.from, 'data-to': e.to }));
       if (MARK[e.kind]) edges.append(svg('text', { class: 'edge-label', x: (x1 + x2) / 2 + 4, y: my - 3 }, MARK[e.kind]));
     }
