@@ -168,7 +168,9 @@ func BenchmarkEmbedFanout(b *testing.B) {
 	}
 	perItem := os.Getenv("WEFT_FANOUT_PER_ITEM") != "0"
 	c := dial(b)
-	for _, provider := range []string{"local", "fake-20ms", "fake-20ms-fail1%", "fake-20ms-bad1%"} {
+	// fake-20ms-floats: a server that ignores encoding_format and answers JSON numbers (the
+	// client asks for base64 first, then numbers).
+	for _, provider := range []string{"local", "fake-20ms", "fake-20ms-floats", "fake-20ms-fail1%", "fake-20ms-bad1%"} {
 		bad := provider == "fake-20ms-bad1%"
 		if bad && n > workflows.MaxLoopIterations {
 			continue
@@ -187,6 +189,7 @@ func BenchmarkEmbedFanout(b *testing.B) {
 				if provider == "fake-20ms-fail1%" {
 					f.FailWhen(func(n int) bool { return n%100 == 50 })
 				}
+				f.IgnoreEncodingFormat = provider == "fake-20ms-floats"
 				cfg.OpenAIBaseURL, cfg.OpenAIAPIKey, model = f.URL(), "k", "text-embedding-3-small"
 			}
 			queue := "bench-embeds-" + provider
