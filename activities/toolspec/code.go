@@ -1,6 +1,11 @@
 package toolspec
 
-import "time"
+import (
+	"errors"
+	"net/url"
+	"strings"
+	"time"
+)
 
 // CodeIndex indexes a local source tree into a collection.
 var CodeIndex = Declare[CodeIndexIn, CodeIndexOut](&Spec{
@@ -33,7 +38,7 @@ type CodeIndexIn struct {
 
 // CodeIndexOut is code_index's output.
 type CodeIndexOut struct {
-	Path       string         `json:"path" jsonschema:"The directory indexed, or the repository's URL (followed by @ref when a ref was given): the chunks' root"`
+	Path       string         `json:"path" jsonschema:"The directory indexed, or the repository's URL (followed by #ref when a ref was given; the URL without a trailing / or .git, or its scheme's default port): the chunks' root"`
 	Collection string         `json:"collection"`
 	DB         string         `json:"db"`
 	Model      string         `json:"model"`
@@ -172,5 +177,43 @@ type CodeStatusOut struct {
 	Chunks     int            `json:"chunks"`
 	Files      int            `json:"files"`
 	Languages  map[string]int `json:"languages" jsonschema:"Chunks per language"`
-	Roots      []string       `json:"roots" jsonschema:"Directories and repositories (URL, @ref when one was given) indexed"`
+	Roots      []string       `json:"roots" jsonschema:"Directories and repositories (URL, #ref when one was given) indexed"`
+}
+
+// RepoFormError is what is wrong with the form of a code_index repo, and what to write instead.
+type RepoFormError struct{ Why, Fix string }
+
+func (e *RepoFormError) Error() string { return e.Why + ": " + e.Fix }
+
+// CodeRepoURL checks the form of a code_index repo: what the worker refuses whatever its
+// settings, so validation (workflows/dsl) refuses it before the run with the same words. It must
+// be an http or https URL with a host and no user info, query or fragment (file, ssh and git
+// URLs, scp-style addresses and local paths are refused). Which hosts, ports and plain http the
+// worker allows are its settings' to say (WEFT_CODE_GIT_HOSTS). A URL that does not parse is
+// not repeated (it may hold credentials): only the parse error's reason is.
+func CodeRepoURL(raw string) (*url.URL, error) {
+	const write = "write https://host/owner/repo"
+	u, err := url.Parse(raw)
+	if err != nil {
+		why := err.Error()
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			why = ue.Err.Error()
+		}
+		if strings.Contains(why, "first path segment in URL cannot contain colon") {
+			return nil, &RepoFormError{"is not an https URL (local paths and scp-style addresses like git@host:owner/repo are refused)", write}
+		}
+		return nil, &RepoFormError{"is not a valid URL (" + why + ")", write}
+	}
+	switch {
+	case u.Scheme != "" && u.Scheme != "https" && u.Scheme != "http":
+		return nil, &RepoFormError{"scheme " + u.Scheme + " is refused: code_index clones over https only (file, ssh and git are never used)", write}
+	case u.Scheme == "" || u.Host == "":
+		return nil, &RepoFormError{"is not an https URL (local paths and scp-style addresses like git@host:owner/repo are refused)", write}
+	case u.User != nil:
+		return nil, &RepoFormError{"holds credentials: credentials in the URL are refused, since code_index clones public repositories and sends none", "remove the user and password from the URL"}
+	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.Contains(raw, "#"):
+		return nil, &RepoFormError{"holds a query or fragment: a query or fragment is refused", "give the repository's URL, and its branch or tag as ref"}
+	}
+	return u, nil
 }
