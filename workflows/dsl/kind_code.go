@@ -1,7 +1,7 @@
 package dsl
 
 import (
-	"net/url"
+	"errors"
 	"strings"
 
 	"github.com/weftworks/weft/activities/toolspec"
@@ -11,8 +11,8 @@ import (
 // optionally at ref), exactly one of them. Neither field is required alone, so the input schema
 // cannot say so; this does, before the run rather than when the tool is called. A repo written
 // out (not a template) that the worker refuses whatever its settings (not an http or https URL,
-// or one with credentials) is refused here too; its host is the worker's to judge
-// (WEFT_CODE_GIT_HOSTS).
+// or one with credentials, a query or a fragment) is refused here too, by the check the worker
+// makes (toolspec.CodeRepoURL); its host is the worker's to judge (WEFT_CODE_GIT_HOSTS).
 func init() {
 	kinds[toolspec.CodeIndex.Spec] = func(c *compiler, cs *CompiledStep, inPtr string) {
 		_, path := cs.Inputs["path"]
@@ -27,13 +27,9 @@ func init() {
 			c.errAt(inPtr+"/ref", `"ref" is a branch or tag of "repo", and the step gives no repo`, "remove ref, or index a repository with repo")
 		}
 		if s, ok := repo.(string); ok && !strings.Contains(s, "{{") {
-			u, err := url.Parse(s)
-			switch {
-			case err != nil || u.Host == "" || (!strings.EqualFold(u.Scheme, "https") && !strings.EqualFold(u.Scheme, "http")):
-				c.errAt(inPtr+"/repo", "repo is not an https URL: code_index clones over https only (ssh, git://, file:// and local paths are refused)",
-					"write https://host/owner/repo")
-			case u.User != nil:
-				c.errAt(inPtr+"/repo", "repo holds credentials: code_index clones public repositories and sends none", "remove the user and password from the URL")
+			var fe *toolspec.RepoFormError
+			if _, err := toolspec.CodeRepoURL(s); errors.As(err, &fe) {
+				c.errAt(inPtr+"/repo", "repo "+fe.Why, fe.Fix)
 			}
 		}
 	}
