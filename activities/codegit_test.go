@@ -124,7 +124,7 @@ func (s *gitServer) sawHeader(name string) bool {
 
 // TestCodeIndexClonesAGitRepository: code_index clones a repository from a real Git server,
 // indexes its files under the repository's URL (code_status lists it), indexes a tag (a light one
-// and an annotated one) under URL@tag,
+// and an annotated one) under URL#tag,
 // and re-indexing after a push removes the chunks of the file deleted. Nothing of the worker's
 // is sent (its proxy, a credential in its git config), and the clone is removed afterwards.
 func TestCodeIndexClonesAGitRepository(t *testing.T) {
@@ -141,13 +141,14 @@ func TestCodeIndexClonesAGitRepository(t *testing.T) {
 		"billing/invoice.py": []byte("def send_invoice(customer, amount):\n    return mail(customer, amount)\n"),
 		"README.md":          []byte("# shop\n"),
 	}, "v1")
-	cfg := activities.Config{MongoDBURI: storeURI, HTTPAllow: []string{"127.0.0.1"}, CodeGitHosts: []string{srv.URL}}
+	cfg := activities.Config{MongoDBURI: storeURI, CodeGitAllow: []string{"127.0.0.1"}, CodeGitHosts: []string{srv.URL}}
 	emptiedAfter(t, "codegit1", "repo")
 
 	res, err := run(t, cfg, "code_index", map[string]any{"repo": repoURL, "db": "codegit1", "collection": "repo"})
 	require.NoError(t, err)
 	out := res.Output.(map[string]any)
-	require.Equal(t, repoURL, out["path"])
+	root := strings.TrimSuffix(repoURL, ".git") // the root is the URL without .git
+	require.Equal(t, root, out["path"])
 	require.Equal(t, float64(3), out["files"])
 	require.Equal(t, map[string]any{"go": float64(1), "python": float64(1), "markdown": float64(1)}, out["languages"])
 
@@ -165,7 +166,7 @@ func TestCodeIndexClonesAGitRepository(t *testing.T) {
 
 	res, err = run(t, cfg, "code_index", map[string]any{"repo": repoURL, "ref": "v1", "db": "codegit1", "collection": "repo"})
 	require.NoError(t, err)
-	require.Equal(t, repoURL+"@v1", res.Output.(map[string]any)["path"])
+	require.Equal(t, root+"#v1", res.Output.(map[string]any)["path"])
 	require.Equal(t, float64(3), res.Output.(map[string]any)["files"], "the tag still has the file main deleted")
 
 	res, err = run(t, cfg, "code_index", map[string]any{"repo": repoURL, "ref": "release-1", "db": "codegit1", "collection": "repo"})
@@ -174,7 +175,7 @@ func TestCodeIndexClonesAGitRepository(t *testing.T) {
 
 	res, err = run(t, cfg, "code_status", map[string]any{"db": "codegit1", "collection": "repo"})
 	require.NoError(t, err)
-	require.Equal(t, []any{repoURL, repoURL + "@release-1", repoURL + "@v1"}, res.Output.(map[string]any)["roots"])
+	require.Equal(t, []any{root, root + "#release-1", root + "#v1"}, res.Output.(map[string]any)["roots"])
 
 	require.False(t, srv.sawHeader("Authorization"), "no credential of the worker's is sent")
 	require.False(t, srv.sawHeader("Cookie"))
@@ -228,9 +229,9 @@ func TestCodeIndexGitSourceBoundaries(t *testing.T) {
 		{"host not allowed", []string{"github.com"}, allowLoopback, 0, map[string]any{"repo": small}, "is not one code_index may clone from (WEFT_CODE_GIT_HOSTS)"},
 		{"same host, other port", []string{"http://127.0.0.1:1"}, allowLoopback, 0, map[string]any{"repo": small}, "is not one code_index may clone from"},
 		{"plain http to an https entry", []string{strings.TrimPrefix(srv.URL, "http://")}, allowLoopback, 0, map[string]any{"repo": small}, "plain http is refused"},
-		{"private address not allowed", []string{srv.URL}, nil, 0, map[string]any{"repo": small}, "WEFT_HTTP_ALLOW"},
+		{"private address not allowed", []string{srv.URL}, nil, 0, map[string]any{"repo": small}, "WEFT_CODE_GIT_ALLOW"},
 		{"a listed name that resolves to a private address", []string{strings.Replace(srv.URL, "127.0.0.1", "localhost", 1)}, nil, 0,
-			map[string]any{"repo": strings.Replace(small, "127.0.0.1", "localhost", 1)}, "WEFT_HTTP_ALLOW"},
+			map[string]any{"repo": strings.Replace(small, "127.0.0.1", "localhost", 1)}, "WEFT_CODE_GIT_ALLOW"},
 		{"file URL", []string{srv.URL}, allowLoopback, 0, map[string]any{"repo": "file://" + srv.root + "/small.git"}, "scheme file is refused"},
 		{"ssh URL", []string{"127.0.0.1"}, allowLoopback, 0, map[string]any{"repo": "ssh://git@127.0.0.1/small.git"}, "scheme ssh is refused"},
 		{"git URL", []string{"127.0.0.1"}, allowLoopback, 0, map[string]any{"repo": "git://127.0.0.1/small.git"}, "scheme git is refused"},
@@ -239,7 +240,7 @@ func TestCodeIndexGitSourceBoundaries(t *testing.T) {
 		{"credentials in the URL", []string{srv.URL}, allowLoopback, 0, map[string]any{"repo": strings.Replace(small, "http://", "http://user:s3cret@", 1)}, "credentials in the URL are refused"},
 		{"a query in the URL", []string{srv.URL}, allowLoopback, 0, map[string]any{"repo": small + "?private_token=s3cret"}, "a query or fragment is refused"},
 		{"redirect to a host not allowed", []string{redirector.URL}, allowLoopback, 0, map[string]any{"repo": redirector.URL + "/small.git"}, "was redirected to http://" + strings.TrimPrefix(srv.URL, "http://")},
-		{"redirect to a private address", []string{redirector.URL, other.URL}, allowLoopback, 0, map[string]any{"repo": redirector.URL + "/private/small.git"}, "WEFT_HTTP_ALLOW"},
+		{"redirect to a private address", []string{redirector.URL, other.URL}, allowLoopback, 0, map[string]any{"repo": redirector.URL + "/private/small.git"}, "WEFT_CODE_GIT_ALLOW"},
 		{"too large to download", []string{srv.URL}, allowLoopback, 16 << 10, map[string]any{"repo": big}, "more than the 16384 bytes code_index may fetch of a repository (WEFT_CODE_GIT_MAX_BYTES)"},
 		{"inflates past the bound", []string{srv.URL}, allowLoopback, 256 << 10, map[string]any{"repo": bomb}, "holds more than the 262144 bytes"},
 		{"unknown ref", []string{srv.URL}, allowLoopback, 0, map[string]any{"repo": small, "ref": "nope"}, `has no branch or tag "nope"`},
@@ -249,7 +250,7 @@ func TestCodeIndexGitSourceBoundaries(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			cfg := activities.Config{MongoDBURI: storeURI, CodeGitHosts: c.hosts, HTTPAllow: c.allow, CodeGitMaxBytes: c.max}
+			cfg := activities.Config{MongoDBURI: storeURI, CodeGitHosts: c.hosts, CodeGitAllow: c.allow, CodeGitMaxBytes: c.max}
 			in := map[string]any{"db": "codegit2", "collection": "repo"}
 			for k, v := range c.in {
 				in[k] = v
@@ -263,4 +264,22 @@ func TestCodeIndexGitSourceBoundaries(t *testing.T) {
 		})
 	}
 	require.False(t, other.sawHeader("User-Agent"), "the server the guard refuses is never reached")
+}
+
+// TestCodeGitAllowOpensCodeIndexOnly: an internal Git host's address is opened to code_index by
+// WEFT_CODE_GIT_ALLOW, not to the http tool; and WEFT_HTTP_ALLOW, the http tool's, does not open
+// it to code_index.
+func TestCodeGitAllowOpensCodeIndexOnly(t *testing.T) {
+	srv := newGitServer(t, "")
+	small := srv.repo(t, "small", map[string][]byte{"main.go": []byte("package main\n")}, "")
+	emptiedAfter(t, "codegit3", "repo")
+	gitOnly := activities.Config{MongoDBURI: storeURI, CodeGitHosts: []string{srv.URL}, CodeGitAllow: []string{"127.0.0.1"}}
+	_, err := run(t, gitOnly, "code_index", map[string]any{"repo": small, "db": "codegit3", "collection": "repo"})
+	require.NoError(t, err)
+	_, err = run(t, gitOnly, "http", map[string]any{"url": small + "/info/refs?service=git-upload-pack"})
+	require.ErrorContains(t, err, "WEFT_HTTP_ALLOW", "the http tool is not opened to the Git host")
+
+	httpOnly := activities.Config{MongoDBURI: storeURI, CodeGitHosts: []string{srv.URL}, HTTPAllow: []string{"127.0.0.1"}}
+	_, err = run(t, httpOnly, "code_index", map[string]any{"repo": small, "db": "codegit3", "collection": "repo"})
+	require.ErrorContains(t, err, "WEFT_CODE_GIT_ALLOW")
 }

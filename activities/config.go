@@ -55,13 +55,19 @@ type Config struct {
 	// CodeGitHosts are the hosts code_index may clone a Git repository from (WEFT_CODE_GIT_HOSTS,
 	// comma-separated host or host:port; an entry written http://host[:port] also allows plain
 	// http to it): none unless the operator names them, since a repo URL is a file author's, a
-	// client's or a model's. The dial still goes through the http tool's private-address guard
-	// (WEFT_HTTP_ALLOW).
+	// client's or a model's. The dial still goes through a private-address guard like the http
+	// tool's, with its own allowance (CodeGitAllow).
 	CodeGitHosts []string
-	// CodeGitMaxBytes bounds what one clone downloads and what it writes out (WEFT_CODE_GIT_MAX_BYTES;
-	// default 256 MiB); CodeGitTimeout bounds how long it takes (WEFT_CODE_GIT_TIMEOUT, a Go
-	// duration; default 5m).
+	// CodeGitAllow lists addresses or CIDR prefixes code_index may clone from although they are
+	// private, loopback or link-local (WEFT_CODE_GIT_ALLOW, comma-separated): an internal Git
+	// host's. It opens them to code_index only, not to the http tool (WEFT_HTTP_ALLOW).
+	CodeGitAllow []string
+	// CodeGitMaxBytes bounds what one clone downloads, what its pack inflates to and what it
+	// writes out, each file counting at least 4 KiB (WEFT_CODE_GIT_MAX_BYTES; default 256 MiB);
+	// CodeGitMaxFiles bounds the files of its tree (WEFT_CODE_GIT_MAX_FILES; default 100,000);
+	// CodeGitTimeout bounds how long it takes (WEFT_CODE_GIT_TIMEOUT, a Go duration; default 5m).
 	CodeGitMaxBytes int64
+	CodeGitMaxFiles int
 	CodeGitTimeout  time.Duration
 	// NoEmbedCache turns the embedding cache off (WEFT_EMBED_CACHE=off): every embedding is asked
 	// of the provider, as when no store is configured.
@@ -85,6 +91,7 @@ func ConfigFromEnv(getenv func(string) string) Config {
 		MCPServersFile: getenv("WEFT_MCP_SERVERS"),
 		CodeRoots:      splitList(getenv("WEFT_CODE_ROOTS")),
 		CodeGitHosts:   splitList(getenv("WEFT_CODE_GIT_HOSTS")),
+		CodeGitAllow:   splitList(getenv("WEFT_CODE_GIT_ALLOW")),
 		Webhooks:       getenv("WEFT_WEBHOOKS"),
 		WebhookSecret:  getenv("WEFT_WEBHOOK_SECRET"),
 		ConsoleURL:     getenv("WEFT_CONSOLE_URL"),
@@ -99,6 +106,9 @@ func ConfigFromEnv(getenv func(string) string) Config {
 	}
 	if n, err := strconv.ParseInt(getenv("WEFT_CODE_GIT_MAX_BYTES"), 10, 64); err == nil && n > 0 {
 		c.CodeGitMaxBytes = n
+	}
+	if n, err := strconv.Atoi(getenv("WEFT_CODE_GIT_MAX_FILES")); err == nil && n > 0 {
+		c.CodeGitMaxFiles = n
 	}
 	if d, err := time.ParseDuration(getenv("WEFT_CODE_GIT_TIMEOUT")); err == nil && d > 0 {
 		c.CodeGitTimeout = d
@@ -129,6 +139,9 @@ func NewTools(cfg Config) *Tools {
 	t := &Tools{cfg: cfg, prices: DefaultPrices(), mcpSessions: mcpclient.NewSessions(0)}
 	if t.mcpPolicy, t.mcpPolicyErr = LoadMCPPolicy(cfg.MCPServersFile); t.mcpPolicyErr != nil {
 		slog.Error("no external MCP server can be reached until this is fixed", "error", t.mcpPolicyErr)
+	}
+	if err := checkCodeGitHosts(cfg.CodeGitHosts); err != nil {
+		slog.Error("code_index clones no Git repository until this is fixed", "error", err)
 	}
 	if p, err := LoadPrices(cfg.PricesFile); err == nil {
 		t.prices = p
