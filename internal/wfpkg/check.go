@@ -194,7 +194,7 @@ func check(file string, data []byte, w *dsl.Workflow, loadErr error) []Finding {
 		if host, private := privateHost(url); private {
 			fix := "point the step at a public URL: the worker refuses this address unless its WEFT_HTTP_ALLOW names it"
 			if reach != "http to" {
-				fix = "clone from a public host: the worker refuses this address unless its WEFT_HTTP_ALLOW names it (and WEFT_CODE_GIT_HOSTS lists the host)"
+				fix = "clone from a public host: the worker refuses this address unless its WEFT_CODE_GIT_ALLOW names it (and WEFT_CODE_GIT_HOSTS lists the host); WEFT_HTTP_ALLOW, the http tool's, does not open it to code_index"
 			}
 			add(st.ID, SeverityWarning, "private-address",
 				fmt.Sprintf("%s %s, a private, loopback or link-local address", reach, host), fix)

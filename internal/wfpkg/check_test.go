@@ -109,6 +109,7 @@ func TestCheckCodeIndexRepoPrivate(t *testing.T) {
 			require.Len(t, private, 1)
 			require.Contains(t, private[0], c.want)
 			require.Contains(t, private[0], "WEFT_CODE_GIT_HOSTS")
+			require.Contains(t, private[0], "unless its WEFT_CODE_GIT_ALLOW names it", "code_index has its own address allowance")
 		})
 	}
 }
