@@ -141,19 +141,23 @@ func TestPendingReviewsPages(t *testing.T) {
 }
 
 // TestPendingReviewsCut: a listing the bound cut says so, with how many wait at least and how
-// many runs it read; one that read every run waiting says nothing.
+// many runs it read, and how to read more (or, when the reader cannot, that the older ones are
+// listed once newer ones are decided); a reader shown none is told that, not "at least 0"; one
+// that read every run waiting says nothing.
 func TestPendingReviewsCut(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		n     int
 		limit int
 		shown int // what a reader's rule kept (-1: every review read)
+		more  string
 		want  string
 	}{
-		{"every run read", 150, MaxReviewRuns, -1, ""},
-		{"the bound at the runs waiting", 100, 100, -1, ""},
-		{"the CLI's bound", 150, 100, -1, "At least 100 waiting: the reviews of the 100 newest runs waiting are listed; older runs wait too, and they have waited longest."},
-		{"the MCP prompt's bound, a reader's share", 150, 50, 17, "At least 17 waiting: the reviews of the 50 newest runs waiting are listed; older runs wait too, and they have waited longest."},
+		{"every run read", 150, MaxReviewRuns, -1, "", ""},
+		{"the bound at the runs waiting", 100, 100, -1, "read more.", ""},
+		{"the CLI's bound", 150, 100, -1, "weft reviews --limit 1000 reads more.", "At least 100 waiting: the reviews of the 100 newest runs waiting are listed; older runs wait too, and they may have waited longest. weft reviews --limit 1000 reads more."},
+		{"the MCP prompt's bound, a reader's share", 150, 50, 17, "", "At least 17 waiting: the reviews of the 50 newest runs waiting are listed; older runs wait too, and they may have waited longest. The older ones are listed once newer ones are decided."},
+		{"a reader shown none", 150, 20, 0, "", "No review you may see waits in the 20 newest runs waiting; older runs wait too, and they may have waited longest. The older ones are listed once newer ones are decided."},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			l, err := New(&waitingTemporal{n: tc.n}, "test").ListPendingReviews(context.Background(), ListOptions{Limit: tc.limit})
@@ -162,7 +166,7 @@ func TestPendingReviewsCut(t *testing.T) {
 			if shown < 0 {
 				shown = len(l.Reviews)
 			}
-			require.Equal(t, tc.want, l.Cut(shown))
+			require.Equal(t, tc.want, l.Cut(shown, tc.more))
 		})
 	}
 }

@@ -62,13 +62,25 @@ type PendingReviewList struct {
 }
 
 // Cut says where the listing's bound cut it, for people and agents to read beside the reviews
-// they were shown (shown of them: what their read rule kept): "" when every execution waiting
-// was read, else how many wait at least and that older ones were left out.
-func (l PendingReviewList) Cut(shown int) string {
+// they were shown: "" when every execution waiting was read, else how many wait at least (shown:
+// how many reviews the reader was shown, what their read rule kept; none gets a sentence of its
+// own), that runs started earlier were left out, and how to read more. more is the sentence
+// saying how this reader reads more (a larger bound: "weft reviews --limit 1000 reads more."),
+// "" when they cannot: then it says that the older ones are listed once newer ones are decided,
+// which is true too of a reader who may decide nothing. Every listing of the reviews that says
+// its cut (weft reviews, MCP's, the console's) says it with this.
+func (l PendingReviewList) Cut(shown int, more string) string {
 	if !l.Capped {
 		return ""
 	}
-	return fmt.Sprintf("At least %d waiting: the reviews of the %d newest runs waiting are listed; older runs wait too, and they have waited longest.", shown, l.Runs)
+	s := fmt.Sprintf("At least %d waiting: the reviews of the %d newest runs waiting are listed; older runs wait too, and they may have waited longest.", shown, l.Runs)
+	if shown == 0 {
+		s = fmt.Sprintf("No review you may see waits in the %d newest runs waiting; older runs wait too, and they may have waited longest.", l.Runs)
+	}
+	if more == "" {
+		more = "The older ones are listed once newer ones are decided."
+	}
+	return s + " " + more
 }
 
 // PendingReviews lists the reviews waiting for a decision across runs, chat sessions and their

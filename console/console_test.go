@@ -620,6 +620,20 @@ func TestReviewsTotalOfAllRuns(t *testing.T) {
 		require.Equal(t, weftclient.MaxReviewRuns, p.Total)
 		require.Equal(t, "r5", p.Reviews[0].Run, "the reviews of the newest runs waiting")
 		require.True(t, p.Counted.More)
-		require.Equal(t, fmt.Sprintf("At least %d waiting in all (the reviews of the %d newest runs waiting are listed), 20 on this page.", weftclient.MaxReviewRuns, weftclient.MaxReviewRuns), p.Counted.Total)
+		require.Equal(t, fmt.Sprintf("At least %d waiting: the reviews of the %d newest runs waiting are listed; older runs wait too, and they may have waited longest. The older ones are listed once newer ones are decided. 20 on this page.", weftclient.MaxReviewRuns, weftclient.MaxReviewRuns), p.Counted.Total)
+
+		// a reader who started none of the newest runs waiting is told so, not "at least 0"
+		loaded, keys := testKeys(t)
+		srv = newConsole(t, console.Options{Keys: loaded, RequireLogin: true, Client: weftclient.New(&reviewsTemporal{n: n}, "console-test"), ReviewsPerPage: 20})
+		c, _ := loginAs(t, srv, keys["carl"])
+		p = read(c, srv.URL+"/api/reviews")
+		require.Zero(t, p.Total)
+		require.True(t, p.Counted.More)
+		require.Equal(t, fmt.Sprintf("No review you may see waits in the %d newest runs waiting; older runs wait too, and they may have waited longest. The older ones are listed once newer ones are decided.", weftclient.MaxReviewRuns), p.Counted.Total)
+		resp, err := c.Get(srv.URL + "/reviews")
+		require.NoError(t, err)
+		page := body(t, resp)
+		require.NotContains(t, page, "At least 0")
+		require.Contains(t, page, `<p id="no-reviews" class="note" hidden></p>`, "said once on the page, in the count")
 	})
 }

@@ -414,13 +414,14 @@ type PendingReview struct {
 }
 
 // pendingReviews is the reviews waiting that sess may read, the longest waiting first, read
-// from at most weftclient.MaxReviewRuns waiting executions (the newest: capped says there were
-// more, and how many wait in all is then at least the count). The listing is shared by every
-// poll (s.reviews); sess's read rule is applied to it here, on each read.
-func (s *Server) pendingReviews(ctx context.Context, sess *session) ([]PendingReview, bool, error) {
+// from at most weftclient.MaxReviewRuns waiting executions, and the listing they came from (the
+// newest runs: l.Capped says there were more, and how many wait in all is then at least the
+// count). The listing is shared by every poll (s.reviews); sess's read rule is applied to it
+// here, on each read.
+func (s *Server) pendingReviews(ctx context.Context, sess *session) ([]PendingReview, weftclient.PendingReviewList, error) {
 	l, err := s.reviews.get(ctx)
 	if err != nil {
-		return nil, false, err
+		return nil, l, err
 	}
 	reviews := weftclient.ReadableReviews(sess.reader(), l.Reviews)
 	out := make([]PendingReview, 0, len(reviews))
@@ -432,7 +433,7 @@ func (s *Server) pendingReviews(ctx context.Context, sess *session) ([]PendingRe
 		}
 		out = append(out, r)
 	}
-	return out, l.Capped, nil
+	return out, l, nil
 }
 
 // ReviewCounts is what the reviews page says of how many reviews wait (the page renders it, its
@@ -445,22 +446,28 @@ type ReviewCounts struct {
 	More bool `json:"more,omitempty"`
 }
 
-// reviewCounts words total reviews waiting, shown of them on this page; capped: total is of the
-// weftclient.MaxReviewRuns newest runs waiting, and more wait.
-func reviewCounts(total, shown int, capped bool) ReviewCounts {
-	c := ReviewCounts{More: capped}
+// reviewCounts words total reviews waiting, shown of them on this page, read from the listing l;
+// when l was cut (l.Capped: total is of its newest runs waiting, and more wait) it says so in the
+// sentences every listing of the reviews says it with (PendingReviewList.Cut): the console reads
+// the most runs it may, so more are listed only once newer ones are decided.
+func reviewCounts(l weftclient.PendingReviewList, total, shown int) ReviewCounts {
+	c := ReviewCounts{More: l.Capped}
 	switch {
 	case total > 0:
 		c.None = "Nothing waits on this page: the first page has the reviews still waiting."
-	case capped:
-		c.None = fmt.Sprintf("Nothing you may see waits in the %d newest runs waiting; older runs wait too.", weftclient.MaxReviewRuns)
+	case l.Capped:
+		// the count says it (Cut's sentence for none): the page says it once
 	default:
 		c.None = "Nothing waits for a decision."
 	}
-	c.Total = fmt.Sprintf("%d waiting in all", total)
-	if capped {
-		c.Total = fmt.Sprintf("At least %d waiting in all (the reviews of the %d newest runs waiting are listed)", total, weftclient.MaxReviewRuns)
+	if cut := l.Cut(total, ""); cut != "" {
+		c.Total = cut
+		if total > shown {
+			c.Total += fmt.Sprintf(" %d on this page.", shown)
+		}
+		return c
 	}
+	c.Total = fmt.Sprintf("%d waiting in all", total)
 	if total > shown {
 		c.Total += fmt.Sprintf(", %d on this page", shown)
 	}
@@ -489,7 +496,7 @@ type reviewList struct {
 // (ReviewsPerPage of them, the longest waiting first; that review need not wait any more), its
 // pager, and how many reviews wait in all with the page's sentences.
 func (s *Server) reviewPage(ctx context.Context, q url.Values, sess *session) (reviewList, error) {
-	all, capped, err := s.pendingReviews(ctx, sess)
+	all, l, err := s.pendingReviews(ctx, sess)
 	if err != nil {
 		return reviewList{Pager: Pager{Page: 1, Of: "reviews", Queue: true}}, err
 	}
@@ -508,7 +515,7 @@ func (s *Server) reviewPage(ctx context.Context, q url.Values, sess *session) (r
 	}
 	pg, lo, hi := listPager("/reviews", sortedKeys, q.Get("before"), s.o.ReviewsPerPage)
 	pg.Of, pg.Queue = "reviews", true
-	return reviewList{Reviews: sorted[lo:hi], Pager: pg, Total: len(all), Counted: reviewCounts(len(all), hi-lo, capped)}, nil
+	return reviewList{Reviews: sorted[lo:hi], Pager: pg, Total: len(all), Counted: reviewCounts(l, len(all), hi-lo)}, nil
 }
 
 func (s *Server) reviewsPage(w http.ResponseWriter, r *http.Request, sess *session) {

@@ -282,15 +282,20 @@ func (g *Gateway) awaiting(ctx context.Context, c *weftclient.Client, limit int)
 		}
 	}
 	out := map[string]any{"executions": runs, "reviews": reviews}
-	if cut := l.Cut(len(reviews)); cut != "" {
-		if limit < maxExecutionsLimit {
-			cut += fmt.Sprintf(" Ask again with limit %d to read more.", maxExecutionsLimit)
-		} else {
-			cut += " Decide these to list the older ones."
-		}
+	if cut := l.Cut(len(reviews), readMoreReviews(limit)); cut != "" {
 		out["cut"] = cut
 	}
 	return result(out), nil
+}
+
+// readMoreReviews is how an agent reads more of the reviews waiting than the limit newest
+// executions waiting (client.PendingReviewList.Cut's more): "" at the highest limit, where Cut
+// says when the older ones are listed.
+func readMoreReviews(limit int) string {
+	if limit >= maxExecutionsLimit {
+		return ""
+	}
+	return fmt.Sprintf("weft_executions with awaitingReview and limit %d reads more.", maxExecutionsLimit)
 }
 
 func (g *Gateway) chatStart(ctx context.Context, req mcplib.CallToolRequest) (*mcplib.CallToolResult, error) {

@@ -90,16 +90,16 @@ func (g *Gateway) reviewPrompt(ctx context.Context, req mcplib.GetPromptRequest)
 	// it names from the runs read
 	cut := ""
 	if exec == "" && step == "" {
-		cut = l.Cut(len(kept))
+		cut = l.Cut(len(kept), readMoreReviews(reviewPromptRuns))
 	}
 	switch {
 	case len(kept) == 0 && cut != "":
-		fmt.Fprintf(&b, "No review you may read waits in the %d newest executions waiting, but older ones wait too: say so, and that weft_executions with awaitingReview and limit %d reads more of them.", l.Runs, maxExecutionsLimit)
+		fmt.Fprintf(&b, "%s Tell the person so.", cut)
 	case len(kept) == 0:
 		b.WriteString("No review you may read is waiting for a decision. Say so; there is nothing to decide.")
 	default:
 		if cut != "" {
-			fmt.Fprintf(&b, "%s Tell the person so: the reviews below are not all that wait, and weft_executions with awaitingReview and limit %d reads more.\n\n", cut, maxExecutionsLimit)
+			fmt.Fprintf(&b, "%s Tell the person so: the reviews below are not all that wait.\n\n", cut)
 		}
 		fmt.Fprintf(&b, "%d review(s) wait for a decision. For each, show the person the step, its title and its data, ask them to approve, edit (with corrected data) or reject (with a comment), and send their decision with weft_review (id = the execution, review = the review id, digest = the digest below). Never decide on your own.\n\n", len(kept))
 		for _, r := range kept {

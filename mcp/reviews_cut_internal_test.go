@@ -27,6 +27,9 @@ import (
 type waitingRuns struct {
 	tclient.Client
 	n int
+	// decided: each run's own state has no review left (decided since visibility marked it
+	// waiting), so a listing shows none of them
+	decided bool
 }
 
 var waitingFrom = time.Date(2025, 1, 1, 10, 0, 0, 0, time.UTC)
@@ -55,8 +58,12 @@ func (f waitingRuns) QueryWorkflow(_ context.Context, id, _, _ string, _ ...any)
 	if _, err := fmt.Sscanf(id, "r%d", &i); err != nil {
 		return nil, err
 	}
-	p, err := converter.GetDefaultDataConverter().ToPayload(&weftv1.ExecutionState{Workflow: "queue", Status: "awaiting_review",
-		PendingReviews: []*weftv1.ReviewRequest{{Id: "gate", Title: "review of " + id, RequestedAt: timestamppb.New(waitingFrom.Add(time.Duration(i) * time.Minute))}}})
+	st := &weftv1.ExecutionState{Workflow: "queue", Status: "awaiting_review",
+		PendingReviews: []*weftv1.ReviewRequest{{Id: "gate", Title: "review of " + id, RequestedAt: timestamppb.New(waitingFrom.Add(time.Duration(i) * time.Minute))}}}
+	if f.decided {
+		st.Status, st.PendingReviews = "running", nil
+	}
+	p, err := converter.GetDefaultDataConverter().ToPayload(st)
 	if err != nil {
 		return nil, err
 	}
@@ -77,9 +84,9 @@ func (v waitingValue) Payload() *commonpb.Payload { return v.p }
 // say so, with how many reviews wait at least and how to read more, and say nothing of a cut when
 // they read every execution waiting.
 func TestReviewListingsSayWhereTheyWereCut(t *testing.T) {
-	const cut20 = "At least 20 waiting: the reviews of the 20 newest runs waiting are listed; older runs wait too, and they have waited longest. Ask again with limit 100 to read more."
-	const cut100 = "At least 100 waiting: the reviews of the 100 newest runs waiting are listed; older runs wait too, and they have waited longest. Decide these to list the older ones."
-	const cut50 = "At least 50 waiting: the reviews of the 50 newest runs waiting are listed; older runs wait too, and they have waited longest. Tell the person so"
+	const cut20 = "At least 20 waiting: the reviews of the 20 newest runs waiting are listed; older runs wait too, and they may have waited longest. weft_executions with awaitingReview and limit 100 reads more."
+	const cut100 = "At least 100 waiting: the reviews of the 100 newest runs waiting are listed; older runs wait too, and they may have waited longest. The older ones are listed once newer ones are decided."
+	const cut50 = "At least 50 waiting: the reviews of the 50 newest runs waiting are listed; older runs wait too, and they may have waited longest. weft_executions with awaitingReview and limit 100 reads more. Tell the person so: the reviews below are not all that wait."
 	for _, tc := range []struct {
 		name     string
 		n, limit int
@@ -119,4 +126,23 @@ func TestReviewListingsSayWhereTheyWereCut(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestReviewListingsCutShowingNone: when the newest executions waiting show no review (decided
+// since visibility marked them, or none the reader may see) and more wait, weft_executions and
+// the prompt say that no review waits among them and older ones wait too, not "at least 0".
+func TestReviewListingsCutShowingNone(t *testing.T) {
+	g := New(Options{})
+	g.client = weftclient.New(waitingRuns{n: 150, decided: true}, "test")
+	res, err := g.awaiting(context.Background(), g.client, 20)
+	require.NoError(t, err)
+	out, ok := res.StructuredContent.(map[string]any)
+	require.True(t, ok)
+	require.Equal(t, "No review you may see waits in the 20 newest runs waiting; older runs wait too, and they may have waited longest. weft_executions with awaitingReview and limit 100 reads more.", out["cut"])
+
+	p, err := g.reviewPrompt(context.Background(), mcplib.GetPromptRequest{})
+	require.NoError(t, err)
+	text, ok := p.Messages[0].Content.(mcplib.TextContent)
+	require.True(t, ok)
+	require.Equal(t, "No review you may see waits in the 50 newest runs waiting; older runs wait too, and they may have waited longest. weft_executions with awaitingReview and limit 100 reads more. Tell the person so.", text.Text)
 }

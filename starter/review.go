@@ -166,14 +166,11 @@ func listReviews(ctx context.Context, c *weftclient.Client, out, errOut io.Write
 	for _, p := range all {
 		p.Reviews = protoList(p.list)
 	}
-	cut := l.Cut(len(l.Reviews))
-	if cut != "" {
-		if limit < weftclient.MaxReviewRuns {
-			cut += fmt.Sprintf(" weft reviews --limit %d reads more.", weftclient.MaxReviewRuns)
-		} else {
-			cut += " Decide these to list the older ones."
-		}
+	more := "" // at the highest bound, Cut says when the older ones are listed
+	if limit < weftclient.MaxReviewRuns {
+		more = fmt.Sprintf("weft reviews --limit %d reads more.", weftclient.MaxReviewRuns)
 	}
+	cut := l.Cut(len(l.Reviews), more)
 	if asJSON {
 		if cut != "" {
 			fmt.Fprintln(errOut, "weft reviews: "+cut)

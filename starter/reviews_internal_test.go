@@ -88,12 +88,12 @@ func TestReviewsSaysWhereItWasCut(t *testing.T) {
 	}{
 		{"every run read", 50, defaultReviewRuns, false, 50, "Decide: weft review", "", "At least"},
 		{"cut at the default bound", 150, defaultReviewRuns, false, 100,
-			"At least 100 waiting: the reviews of the 100 newest runs waiting are listed; older runs wait too, and they have waited longest. weft reviews --limit 1000 reads more.", "", ""},
+			"At least 100 waiting: the reviews of the 100 newest runs waiting are listed; older runs wait too, and they may have waited longest. weft reviews --limit 1000 reads more.", "", ""},
 		{"cut at the highest bound", weftclient.MaxReviewRuns + 5, weftclient.MaxReviewRuns, false, weftclient.MaxReviewRuns,
-			"At least 1000 waiting: the reviews of the 1000 newest runs waiting are listed; older runs wait too, and they have waited longest. Decide these to list the older ones.", "", "--limit"},
+			"At least 1000 waiting: the reviews of the 1000 newest runs waiting are listed; older runs wait too, and they may have waited longest. The older ones are listed once newer ones are decided.", "", "--limit"},
 		{"every run read, JSON", 50, defaultReviewRuns, true, 50, `"run": "r0"`, "", "At least"},
 		{"cut, JSON", 150, defaultReviewRuns, true, 100, `"run": "r50"`,
-			"weft reviews: At least 100 waiting: the reviews of the 100 newest runs waiting are listed; older runs wait too, and they have waited longest. weft reviews --limit 1000 reads more.", "At least"},
+			"weft reviews: At least 100 waiting: the reviews of the 100 newest runs waiting are listed; older runs wait too, and they may have waited longest. weft reviews --limit 1000 reads more.", "At least"},
 		{"nothing waits", 0, defaultReviewRuns, false, 0, "No run is waiting for a review.", "", "At least"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
