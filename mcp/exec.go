@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"time"
 
@@ -233,14 +234,20 @@ const maxExecutionsLimit = 100
 func (g *Gateway) executions(ctx context.Context, req mcplib.CallToolRequest) (*mcplib.CallToolResult, error) {
 	args := req.GetArguments()
 	o := weftclient.ListOptions{Limit: 20}
-	if f, ok := args["limit"].(float64); ok {
+	if v, ok := args["limit"]; ok && v != nil {
+		// the schema's range: a limit out of it is refused, not read as the client's default (0)
+		// or passed on unchecked
+		f, ok := v.(float64)
+		if !ok || f != math.Trunc(f) || f < 1 || f > maxExecutionsLimit {
+			return mcplib.NewToolResultError(fmt.Sprintf("limit %v: give a whole number of executions from 1 to %d", v, maxExecutionsLimit)), nil
+		}
 		o.Limit = int(f)
 	}
 	o.AwaitingReview, _ = args["awaitingReview"].(bool)
 	o.After, _ = args["cursor"].(string)
 	o.Search, _ = args["search"].(string)
 	if o.AwaitingReview && (o.After != "" || o.Search != "") {
-		return mcplib.NewToolResultError("cursor and search page and filter the listing of executions; awaitingReview lists every waiting one at once: leave them out"), nil
+		return mcplib.NewToolResultError("cursor and search page and filter the listing of executions, not awaitingReview's (it reads the limit newest executions waiting, and its cut says when more wait): leave them out"), nil
 	}
 	if err := weftclient.CheckPageToken(o.After); err != nil {
 		return mcplib.NewToolResultError("cursor: " + err.Error()), nil

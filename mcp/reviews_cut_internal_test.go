@@ -146,3 +146,32 @@ func TestReviewListingsCutShowingNone(t *testing.T) {
 	require.True(t, ok)
 	require.Equal(t, "No review you may see waits in the 50 newest runs waiting; older runs wait too, and they may have waited longest. weft_executions with awaitingReview and limit 100 reads more. Tell the person so.", text.Text)
 }
+
+// TestExecutionsLimitInRange: weft_executions takes a limit of 1 to 100, its schema's range; one
+// out of it (or not a whole number) is refused with the range, not read as the client's default
+// of 100 (0) or passed on (500).
+func TestExecutionsLimitInRange(t *testing.T) {
+	g := New(Options{})
+	g.client = weftclient.New(waitingRuns{n: 150}, "test")
+	call := func(args map[string]any) *mcplib.CallToolResult {
+		req := mcplib.CallToolRequest{}
+		req.Params.Name = "weft_executions"
+		req.Params.Arguments = args
+		res, err := g.executions(context.Background(), req)
+		require.NoError(t, err)
+		return res
+	}
+	for _, limit := range []any{0.0, -3.0, 101.0, 500.0, 2.5, "20"} {
+		res := call(map[string]any{"awaitingReview": true, "limit": limit})
+		require.True(t, res.IsError, "limit %v", limit)
+		require.Contains(t, res.Content[0].(mcplib.TextContent).Text, "give a whole number of executions from 1 to 100", "limit %v", limit)
+	}
+	for _, limit := range []float64{1, 100} {
+		res := call(map[string]any{"awaitingReview": true, "limit": limit})
+		require.False(t, res.IsError, "limit %v", limit)
+		require.Len(t, res.StructuredContent.(map[string]any)["reviews"], int(limit))
+	}
+	res := call(map[string]any{"awaitingReview": true, "search": "queue"})
+	require.True(t, res.IsError)
+	require.NotContains(t, res.Content[0].(mcplib.TextContent).Text, "every waiting one at once", "awaitingReview reads the limit newest, not every one")
+}
