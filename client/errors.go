@@ -70,7 +70,12 @@ func (e *AlreadyRunningError) Error() string {
 }
 
 // RefusedError: the run refused a request (a review decision that does not fit a pending gate).
-type RefusedError struct{ Msg string }
+type RefusedError struct {
+	Msg string
+	// NotPending: the review a decision named waits no more in the run, or the run has none (it
+	// was decided, or the run ended, elsewhere): Review refused before sending anything.
+	NotPending bool
+}
 
 func (e *RefusedError) Error() string { return e.Msg }
 
@@ -110,4 +115,11 @@ func Cause(err error) string {
 func isNotFound(err error) bool {
 	var nf *serviceerror.NotFound
 	return errors.As(err, &nf)
+}
+
+// IsNotPending reports whether err refused a decision because the review it named waits no more
+// in a run that exists (RefusedError.NotPending): someone else decided it, or the run ended.
+func IsNotPending(err error) bool {
+	var re *RefusedError
+	return errors.As(err, &re) && re.NotPending
 }

@@ -58,7 +58,17 @@ func pick(runID string, pending []*weftv1.ReviewRequest, d Decision) (*weftv1.Re
 	r, err := workflows.PickReview(pending, d.ID, d.Step, workflows.ReviewWording{Run: "run " + runID,
 		Name: "with --id", NameOrStep: "with --id or --step", All: "decide them all with --all"})
 	if err != nil {
-		return nil, &RefusedError{Msg: err.Error()}
+		// not pending, unless it is the choice among several gates that was left open
+		notPending := len(pending) == 0 || d.ID != ""
+		if !notPending && d.Step != "" {
+			notPending = true
+			for _, g := range pending {
+				if g.Step == d.Step {
+					notPending = false
+				}
+			}
+		}
+		return nil, &RefusedError{Msg: err.Error(), NotPending: notPending}
 	}
 	return r, nil
 }

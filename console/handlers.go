@@ -580,9 +580,13 @@ func (s *Server) apiDecide(w http.ResponseWriter, r *http.Request, sess *session
 		return
 	}
 	out, err := s.o.Client.Review(r.Context(), r.PathValue("id"), d)
-	// decided or not (a refusal may mean someone else decided it), the shared listing is read
-	// again for the next poll: the person sees the list as it is now
-	s.reviews.forget()
+	// decided, or found decided elsewhere (or its run ended): the shared listing is read again for
+	// the next poll, so the person sees the list as it is now. Any other failure (a run that does
+	// not exist, a refusal by the run) changed nothing the listing holds, and is no reason to read
+	// it all again.
+	if err == nil || weftclient.IsNotPending(err) {
+		s.reviews.forget()
+	}
 	if err != nil {
 		clientError(w, err)
 		return

@@ -244,3 +244,40 @@ func TestReviewsListingForgetsADecision(t *testing.T) {
 	require.NotContains(t, p.runs, "r0", "the decided review is not listed")
 	require.Equal(t, int64(2), f.pages.Load(), "the listing was read again after the decision")
 }
+
+// TestReviewsListingKeptWhenNothingWasDecided: a decision that fails on a run that does not
+// exist (a bogus or stale id) changed nothing, so the shared listing is kept and the next poll is
+// served from it; one refused because the review was decided elsewhere (its run no longer lists
+// it) drops it, so the next poll no longer lists that review.
+func TestReviewsListingKeptWhenNothingWasDecided(t *testing.T) {
+	f := newCountedReviews(7)
+	srv := newConsole(t, console.Options{Client: weftclient.New(f, "console-test"), Reviewer: "op", ReviewListingTTL: time.Hour})
+	c := srv.Client()
+	csrf := csrfOf(t, c, srv.URL)
+	p, err := readReviews(c, srv.URL)
+	require.NoError(t, err)
+	require.Equal(t, 7, p.total)
+	require.Equal(t, int64(1), f.pages.Load())
+
+	for _, id := range []string{"no-such-run", "nor-this"} {
+		code, out := post(t, c, srv.URL+"/api/runs/"+id+"/reviews", csrf, srv.URL, `{"id":"gate","decision":"approve"}`)
+		require.NotEqual(t, http.StatusOK, code, out)
+		p, err = readReviews(c, srv.URL)
+		require.NoError(t, err)
+		require.Equal(t, 7, p.total)
+		require.Equal(t, int64(1), f.pages.Load(), "a failed decision on %s does not read the listing again", id)
+	}
+
+	// r1's review is decided elsewhere (the CLI, another console): deciding it here is refused,
+	// and the listing is read again without it
+	f.mu.Lock()
+	f.decided["r1"] = true
+	f.mu.Unlock()
+	code, out := post(t, c, srv.URL+"/api/runs/r1/reviews", csrf, srv.URL, `{"id":"gate","decision":"approve"}`)
+	require.Equal(t, http.StatusBadRequest, code, out)
+	p, err = readReviews(c, srv.URL)
+	require.NoError(t, err)
+	require.Equal(t, 6, p.total, "the review decided elsewhere is not counted")
+	require.NotContains(t, p.runs, "r1")
+	require.Equal(t, int64(2), f.pages.Load(), "the listing was read again after the refusal")
+}
