@@ -263,9 +263,18 @@ func BatchActivity(spec *toolspec.Spec, h BatchHandler, cc ...ClaimCheck) func(c
 		claim = cc[0]
 	}
 	run := func(ctx context.Context, in toolspec.BatchIn) (toolspec.BatchOut, error) {
+		prior, priorU := priorItems(ctx, len(in.Items)), priorUsage(ctx)
+		stop := func() {}
 		if !spec.HeartbeatsItself {
-			defer keepalive(ctx, spec.EffectiveHeartbeat()/3)()
+			// a retry's keepalive carries on the checkpoint it started from: a worker lost now
+			// leaves the next attempt what this one was given
+			var details []any
+			if prior != nil {
+				details = []any{batchCheckpoint{Items: prior}, usageValue(priorU)}
+			}
+			stop = keepalive(ctx, spec.EffectiveHeartbeat()/3, details...)
 		}
+		defer stop()
 		if claim.Blobs != nil {
 			// one reader for all items: items referring to one stored list read it once
 			items := make([]any, len(in.Items))
@@ -279,10 +288,13 @@ func BatchActivity(spec *toolspec.Spec, h BatchHandler, cc ...ClaimCheck) func(c
 			}
 		}
 		ctx, sink := withWarnings(ctx)
-		results, usage, requests, err := h(ctx, in.Items)
-		usage = sumUsage(priorUsage(ctx), usage)
+		results, usage, requests, err := runUnfinished(ctx, h, in.Items, prior)
+		usage = sumUsage(priorU, usage)
 		if err != nil {
-			return toolspec.BatchOut{Usage: usage}, withUsage(ctx, toolError(spec, err), usage)
+			stop()
+			err = withUsage(ctx, toolError(spec, err), usage)
+			recordCheckpoint(ctx, claim, results, usage, err)
+			return toolspec.BatchOut{Usage: usage}, err
 		}
 		out := toolspec.BatchOut{Items: results, Usage: usage, Requests: requests, Attempt: attemptOf(ctx), Warnings: sink.take()}
 		for i := range out.Items {
@@ -326,6 +338,94 @@ func BatchActivity(spec *toolspec.Spec, h BatchHandler, cc ...ClaimCheck) func(c
 		claim.Observe(spec.Name, status, time.Since(start), out.Usage) // metrics count the tool's calls, batched or not
 		return out, err
 	}
+}
+
+// A batch attempt that fails for a passing reason (the provider is down, a replaced handler's
+// retryable error) keeps what it finished in its last heartbeat (the SDK sends it with the
+// failure): each item's result, the outputs over checkpointInline in the store as references.
+// The retry runs only the other items, so a handler's side effects and a provider's bills are not
+// repeated for finished items, whether or not the embedding cache would have spared them.
+type batchCheckpoint struct {
+	Items []toolspec.BatchItem `json:"items"`
+}
+
+const (
+	// checkpointInline: finished outputs together above this are stored, the checkpoint holds
+	// references.
+	checkpointInline = 256 << 10
+	// checkpointLimit: a checkpoint larger than this (no store to keep the outputs in) is not
+	// kept; the retry runs every item again.
+	checkpointLimit = 1 << 20
+)
+
+// finished reports whether a batch item has its result: an output or its own error.
+func finished(it toolspec.BatchItem) bool { return it.Output != nil || it.Error != "" }
+
+// priorItems is the results an earlier attempt of this batch finished (nil when none): one per
+// item, those not finished zero.
+func priorItems(ctx context.Context, n int) []toolspec.BatchItem {
+	if !activity.IsActivity(ctx) || !activity.HasHeartbeatDetails(ctx) {
+		return nil
+	}
+	var cp batchCheckpoint
+	if activity.GetHeartbeatDetails(ctx, &cp) != nil || len(cp.Items) != n || !slices.ContainsFunc(cp.Items, finished) {
+		return nil
+	}
+	return cp.Items
+}
+
+// runUnfinished runs h on the items prior has no result for and returns every item's result:
+// prior's where it has one.
+func runUnfinished(ctx context.Context, h BatchHandler, items []map[string]any, prior []toolspec.BatchItem) ([]toolspec.BatchItem, *toolspec.Usage, int, error) {
+	if prior == nil {
+		return h(ctx, items)
+	}
+	var todo []int
+	for i := range items {
+		if !finished(prior[i]) {
+			todo = append(todo, i)
+		}
+	}
+	results := slices.Clone(prior)
+	if len(todo) == 0 {
+		return results, nil, 0, nil
+	}
+	sub := make([]map[string]any, len(todo))
+	for k, i := range todo {
+		sub[k] = items[i]
+	}
+	got, usage, requests, err := h(ctx, sub)
+	for k, i := range todo {
+		if k < len(got) {
+			results[i] = got[k]
+		}
+	}
+	return results, usage, requests, err
+}
+
+// recordCheckpoint keeps what a failed attempt finished for its retry (nothing when the failure
+// is final or nothing finished). It is the attempt's last heartbeat: keepalive has stopped.
+func recordCheckpoint(ctx context.Context, claim ClaimCheck, results []toolspec.BatchItem, usage *toolspec.Usage, err error) {
+	var ae *temporal.ApplicationError
+	if !activity.IsActivity(ctx) || (errors.As(err, &ae) && ae.NonRetryable()) || !slices.ContainsFunc(results, finished) {
+		return
+	}
+	cp := batchCheckpoint{Items: slices.Clone(results)}
+	if storeOutputs(ctx, claim, checkpointInline, cp.Items) != nil {
+		return // the retry runs every item again, as without a checkpoint
+	}
+	if b, err := json.Marshal(cp); err != nil || len(b) > checkpointLimit {
+		return
+	}
+	activity.RecordHeartbeat(ctx, cp, usageValue(usage))
+}
+
+// usageValue is u, or no usage.
+func usageValue(u *toolspec.Usage) toolspec.Usage {
+	if u == nil {
+		return toolspec.Usage{}
+	}
+	return *u
 }
 
 // storeOutputs keeps outputs in the store: when together they take more than storeAbove bytes,

@@ -2,6 +2,7 @@ package activities
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"go.temporal.io/sdk/activity"
@@ -114,14 +115,15 @@ func (t *Tools) ingest(ctx context.Context, in toolspec.IngestIn) (toolspec.Inge
 		&toolspec.Usage{EmbeddingTokens: tokens}, nil
 }
 
-// keepalive heartbeats every interval until stop is called, so a dead worker is noticed within
-// the tool's heartbeat timeout even while one batch takes long.
-func keepalive(ctx context.Context, every time.Duration) (stop func()) {
+// keepalive heartbeats every interval, with details, until stop is called, so a dead worker is
+// noticed within the tool's heartbeat timeout even while one batch takes long.
+func keepalive(ctx context.Context, every time.Duration, details ...any) (stop func()) {
 	if !activity.IsActivity(ctx) {
 		return func() {}
 	}
-	done := make(chan struct{})
+	done, exited := make(chan struct{}), make(chan struct{})
 	go func() {
+		defer close(exited)
 		t := time.NewTicker(every)
 		defer t.Stop()
 		for {
@@ -129,9 +131,11 @@ func keepalive(ctx context.Context, every time.Duration) (stop func()) {
 			case <-done:
 				return
 			case <-t.C:
-				activity.RecordHeartbeat(ctx)
+				activity.RecordHeartbeat(ctx, details...)
 			}
 		}
 	}()
-	return func() { close(done) }
+	// once stop returns no heartbeat of keepalive's is in flight, so a heartbeat recorded after it
+	// is the attempt's last
+	return sync.OnceFunc(func() { close(done); <-exited })
 }

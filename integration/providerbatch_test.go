@@ -2,11 +2,13 @@ package integration
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -16,6 +18,7 @@ import (
 
 	"github.com/weftworks/weft/activities"
 	"github.com/weftworks/weft/activities/embedder"
+	"github.com/weftworks/weft/activities/toolspec"
 	weftclient "github.com/weftworks/weft/client"
 	"github.com/weftworks/weft/internal/fakeembed"
 	"github.com/weftworks/weft/worker"
@@ -147,6 +150,82 @@ func embedLoopDef(t testing.TB, n, concurrency int, model, batch string) *dsl.Wo
 	    "r50":"{{ each.output.results[50] }}","r51":"{{ each.output.results[51].text }}"}}`, opt, concurrency, n, model)))
 	require.NoError(t, err)
 	return w
+}
+
+// TestBatchRetryKeepsFinishedItems: a forEach over a tool whose handler a program replaced runs
+// its items in batches that call the handler once per item; when one item fails for a passing
+// reason, the batch's retry calls the handler for that item only. The finished items' results
+// travel in the failed attempt's last heartbeat, which the SDK sends with the failure.
+func TestBatchRetryKeepsFinishedItems(t *testing.T) {
+	const n = 6
+	items := fanoutItems(n)
+	var mu sync.Mutex
+	calls := map[string]int{}
+	embed := func(ctx context.Context, in map[string]any) (any, *toolspec.Usage, error) {
+		text, _ := in["text"].(string)
+		mu.Lock()
+		calls[text]++
+		first := calls[text] == 1
+		mu.Unlock()
+		if text == items[3] && first {
+			return nil, nil, errors.New("the provider is briefly down") // retryable: the batch's attempt fails
+		}
+		return map[string]any{"text": text, "model": "m", "dimensions": 2, "vector": []float32{1, 0}}, &toolspec.Usage{EmbeddingTokens: 1}, nil
+	}
+	queue := "batch-retry-keeps"
+	startWorkerWithConfig(t, queue, activities.Config{}, map[string]activities.Handler{"embed": embed})
+	wc := weftclient.New(dial(t), queue)
+	run, err := wc.Start(context.Background(), embedFanoutDef(t, n, 8, "text-embedding-3-small", ""), weftclient.StartOptions{Source: "embeds", Inputs: map[string]any{"items": items}})
+	require.NoError(t, err)
+	res, err := run.Get(context.Background())
+	require.NoError(t, err)
+	out := res.Output.GetStructValue().AsMap()
+	require.EqualValues(t, n, out["count"])
+	require.Equal(t, items[0], out["first"])
+	require.Equal(t, items[n-1], out["last"])
+	mu.Lock()
+	defer mu.Unlock()
+	for i, it := range items {
+		want := 1
+		if i == 3 {
+			want = 2
+		}
+		require.Equal(t, want, calls[it.(string)], "calls of the handler for item %d", i)
+	}
+}
+
+// TestBatchRetrySendsOnlyUnfinishedItems: the built-in embed without the embedding cache (no
+// store): a request refused for one too-long item is split in halves; when a later request of
+// the split fails with a 500, the retry sends only the items not yet embedded.
+func TestBatchRetrySendsOnlyUnfinishedItems(t *testing.T) {
+	f, err := fakeembed.Start(0)
+	require.NoError(t, err)
+	t.Cleanup(f.Close)
+	f.MaxInputChars = 20
+	f.FailWhen(func(n int) bool { return n == 3 })
+	items := fanoutItems(8)
+	items[5] = "an item longer than the fake takes"
+	queue := "batch-retry-unfinished"
+	startWorkerWithConfig(t, queue, activities.Config{OpenAIBaseURL: f.URL(), OpenAIAPIKey: "k"}, nil)
+	wc := weftclient.New(dial(t), queue)
+	def, err := dsl.Load("embeds.json", []byte(`{"name":"embeds","inputs":{"items":{"type":"array","required":true}},"steps":[
+	  {"id":"each","tool":"loop","inputs":{"items":"{{ inputs.items }}","as":"item","concurrency":8,
+	    "step":{"tool":"embed","inputs":{"text":"{{ item }}","model":"text-embedding-3-small","dimensions":256}}}}],
+	  "output":{"count":"{{ each.output.iterations }}","errors":"{{ len(each.output.errors) }}","firstError":"{{ each.output.errors[0] }}"}}`))
+	require.NoError(t, err)
+	run, err := wc.Start(context.Background(), def, weftclient.StartOptions{Source: "embeds", Inputs: map[string]any{"items": items}})
+	require.NoError(t, err)
+	res, err := run.Get(context.Background())
+	require.NoError(t, err)
+	out := res.Output.GetStructValue().AsMap()
+	require.EqualValues(t, 8, out["count"])
+	require.EqualValues(t, 1, out["errors"], "the long item reports its own error: %v", out["firstError"])
+	requests, inputs := f.Counts()
+	// attempt 1: [0-7] refused (400), [0-3] embedded, [4-7] fails (500);
+	// attempt 2: [4-7] refused, [4 5] refused, [4] embedded, [5] refused, [6 7] embedded.
+	// Without the checkpoint attempt 2 starts again from [0-7]: 10 requests, 38 inputs.
+	require.Equal(t, 8, requests)
+	require.Equal(t, 26, inputs)
 }
 
 // BenchmarkEmbedFanout: a forEach of embeds (concurrency 32) batched into provider requests,
