@@ -35,10 +35,13 @@ type reviewListing struct {
 
 // reviewRead is a listing being read; done is closed when l and err are set.
 type reviewRead struct {
-	gen  uint64
-	done chan struct{}
-	l    weftclient.PendingReviewList
-	err  error
+	gen    uint64
+	done   chan struct{}
+	cancel context.CancelFunc // ends the read: forgotten, and nobody waits on it any more
+	// waiters is how many callers wait on it (under reviewListing.mu)
+	waiters int
+	l       weftclient.PendingReviewList
+	err     error
 }
 
 // get answers the shared listing: the one read within ttl, else the one being read, else a new
@@ -52,22 +55,36 @@ func (c *reviewListing) get(ctx context.Context) (weftclient.PendingReviewList, 
 	}
 	f := c.flight
 	if f == nil || f.gen != c.gen {
-		f = &reviewRead{gen: c.gen, done: make(chan struct{})}
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), reviewListingTimeout)
+		f = &reviewRead{gen: c.gen, done: make(chan struct{}), cancel: cancel}
 		c.flight = f
-		go c.read(context.WithoutCancel(ctx), f)
+		go c.read(rctx, f)
 	}
+	f.waiters++
 	c.mu.Unlock()
 	select {
 	case <-f.done:
+		c.leave(f)
 		return f.l, f.err
 	case <-ctx.Done():
+		c.leave(f)
 		return weftclient.PendingReviewList{}, ctx.Err()
 	}
 }
 
+// leave is a caller done waiting on f. A read forgotten (forget) that nobody waits on any more
+// is ended: its answer is kept by no one. One still current runs on for the next caller.
+func (c *reviewListing) leave(f *reviewRead) {
+	c.mu.Lock()
+	f.waiters--
+	if f.waiters == 0 && c.flight != f {
+		f.cancel()
+	}
+	c.mu.Unlock()
+}
+
 func (c *reviewListing) read(ctx context.Context, f *reviewRead) {
-	ctx, cancel := context.WithTimeout(ctx, reviewListingTimeout)
-	defer cancel()
+	defer f.cancel()
 	f.l, f.err = c.client.ListPendingReviews(ctx, weftclient.ListOptions{Limit: weftclient.MaxReviewRuns})
 	c.mu.Lock()
 	if c.flight == f {
@@ -83,11 +100,15 @@ func (c *reviewListing) read(ctx context.Context, f *reviewRead) {
 }
 
 // forget drops the listing kept and any being read: a review was decided (or a run cancelled)
-// through this console, and whoever did it must see that on their next read, not ttl later.
+// through this console, and whoever did it must see that on their next read, not ttl later. A
+// read nobody waits on is ended; those waiting on one get its answer (they asked before).
 func (c *reviewListing) forget() {
 	c.mu.Lock()
 	c.gen++
 	c.at = time.Time{}
+	if f := c.flight; f != nil && f.waiters == 0 {
+		f.cancel()
+	}
 	c.flight = nil
 	c.mu.Unlock()
 }
