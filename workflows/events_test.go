@@ -379,6 +379,8 @@ func TestItemFailedSaysItsKind(t *testing.T) {
 		{"a cancellation", temporal.NewCanceledError("cancelled"), workflows.ErrorKindCancelled},
 		{"a cancellation an item's error wraps", fmt.Errorf("item 2: %w", temporal.NewCanceledError()), workflows.ErrorKindCancelled},
 		{"a timeout", temporal.NewTimeoutError(enums.TIMEOUT_TYPE_START_TO_CLOSE, nil), workflows.ErrorKindTimedOut},
+		{"a timeout whose cause is the last attempt's failure", temporal.NewTimeoutError(enums.TIMEOUT_TYPE_SCHEDULE_TO_CLOSE, temporal.NewApplicationError("provider is down", "Unavailable")), workflows.ErrorKindTimedOut},
+		{"an item's error wrapping such a timeout", fmt.Errorf("item 1: %w", temporal.NewTimeoutError(enums.TIMEOUT_TYPE_HEARTBEAT, temporal.NewApplicationError("cancelled", "Unavailable"))), workflows.ErrorKindTimedOut},
 		{"any other error", errors.New("canceled"), workflows.ErrorKindFailed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -408,5 +410,29 @@ func TestItemFailedSaysItsKind(t *testing.T) {
 		b, err := json.Marshal(failed[0])
 		require.NoError(t, err)
 		require.Contains(t, string(b), `"errorKind":"failed"`, "clients read it as errorKind")
+	})
+	t.Run("items in flight when one fails", func(t *testing.T) {
+		// three items at once: the bad one fails while the other two are running (they wait until
+		// the test ends), so the step cancels them and their events say cancelled
+		h := newHarness(t)
+		release := make(chan struct{})
+		t.Cleanup(func() { close(release) })
+		h.tools.scripts["embed"] = func(in map[string]any) (any, *toolspec.Usage, error) {
+			if in["text"] == "bad" {
+				return nil, nil, temporal.NewNonRetryableApplicationError("bad input", toolspec.ErrInvalidInput, nil)
+			}
+			<-release
+			return map[string]any{"dimensions": 3}, nil, nil
+		}
+		_, err := h.run(t, `{"name":"f","inputs":{"xs":{"type":"array"}},"steps":[{"id":"each","tool":"embed","forEach":"{{ inputs.xs }}","batch":false,"concurrency":3,"inputs":{"text":"{{ item }}"}}]}`,
+			map[string]any{"xs": []any{"good", "bad", "also good"}})
+		require.Error(t, err)
+		kinds := map[int]string{}
+		for _, e := range events(t, h, 0).Events {
+			if e.Type == workflows.EventItemFailed {
+				kinds[*e.Item] = e.ErrorKind
+			}
+		}
+		require.Equal(t, map[int]string{0: workflows.ErrorKindCancelled, 1: workflows.ErrorKindFailed, 2: workflows.ErrorKindCancelled}, kinds)
 	})
 }

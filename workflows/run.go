@@ -361,10 +361,16 @@ const (
 	ErrorKindTimedOut  = "timed_out"
 )
 
-// ErrorKind is the kind of err by its type, as ErrorText reads it: an application error is a
-// failure whatever its message says (an item's own error may read "cancelled"), a cancellation
-// is ErrorKindCancelled, a timeout ErrorKindTimedOut, anything else a failure.
+// ErrorKind is the kind of err by its type: a timeout is ErrorKindTimedOut, whatever failure it
+// carries as its cause (a call that timed out holds the last attempt's application error), then
+// an application error is a failure whatever its message says (an item's own error may read
+// "cancelled"), a cancellation is ErrorKindCancelled, anything else a failure. (ErrorText reads
+// the application error first: a timeout's text is its last failure's, when it has one.)
 func ErrorKind(err error) string {
+	var te *temporal.TimeoutError
+	if errors.As(err, &te) {
+		return ErrorKindTimedOut
+	}
 	var ae *temporal.ApplicationError
 	if errors.As(err, &ae) {
 		return ErrorKindFailed
@@ -372,10 +378,6 @@ func ErrorKind(err error) string {
 	var ce *temporal.CanceledError
 	if errors.As(err, &ce) {
 		return ErrorKindCancelled
-	}
-	var te *temporal.TimeoutError
-	if errors.As(err, &te) {
-		return ErrorKindTimedOut
 	}
 	return ErrorKindFailed
 }
