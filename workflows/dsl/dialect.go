@@ -38,7 +38,7 @@ const (
 //   - a file is weft's when something marks it so: its name ends in .weft.json (weft init writes
 //     that), or a duration is written as text ("30s", which vai files never do);
 //   - otherwise a file that gives a tool (a loop's nested step included) a field that vai's tool
-//     of that name takes and weft's does not (vaiFields: http responseType, rerank topK) is vai's,
+//     of that name takes and weft's does not (vaiFields: http responseType, rerank topK, ...) is vai's,
 //     but only for those fields: any other field a tool does not take stays an error;
 //   - anything else is weft's, strictly checked.
 //
@@ -177,15 +177,42 @@ func aliasInStep(step map[string]any) (where, alias string) {
 	return "", ""
 }
 
-// vaiFields are the input fields vai's tools take that weft's tools of the same name do not,
-// each with what to write in weft instead. weft ignores them in vai's dialect, as vai's tools
-// ignore the fields they do not know.
+// vaiFields are the input fields vai's workflow tools read (or, rerank's topK, that vai's own
+// example files give them) that weft's tools of the same name do not take, each with what vai
+// does with it and what to write in weft instead. weft ignores them in vai's dialect, with that
+// as the warning's hint. A field weft takes under another name is no entry here but an alias
+// (Spec.Aliases), which keeps its value.
 var vaiFields = map[*toolspec.Spec]map[string]string{
 	toolspec.HTTP.Spec: {
-		"extract":      "remove it, and read the part you need from the step's output.body in a template",
-		"responseType": "remove it: http parses a JSON body by itself, and output.body is the parsed value",
+		"extract":         `vai's extract "text" strips the HTML tags from the body (any other value vai ignores), and weft's http does not: a page, markup included, is in output.text`,
+		"followRedirects": "remove it: weft's http follows up to 5 redirects whatever it says (vai follows none unless it is true)",
+		"responseType":    `remove it: vai's http gives every body in output.body (parsed as JSON unless it is "text"); weft's parses a body into output.body only when its Content-Type says JSON, and gives any other as text in output.text: read a text body from output.text`,
 	},
-	toolspec.Rerank.Spec: {"topK": "to keep fewer results, write limit instead"},
+	toolspec.Rerank.Spec: {"topK": "vai's rerank does not read it either and returns every document: remove it, or write limit to keep only the best"},
+	toolspec.Query.Spec: {
+		"rerankModel": "weft's query reranks with rerank-2.5 (vai's default): to rerank with another model, write a search step and a rerank step with model",
+	},
+	toolspec.Chunk.Spec: {"source": "weft's chunks are strings and carry no source (vai's are objects with it): give the source where the chunks are stored, as ingest's source"},
+	toolspec.Aggregate.Spec: {
+		"allowWrites": "remove it: weft's aggregate is read-only and refuses $out and $merge whatever it says",
+	},
+	toolspec.CodeIndex.Spec: {
+		"batchSize":    "remove it: weft sizes the embedding batches itself",
+		"branch":       "write ref (a branch or tag of repo) instead",
+		"chunkOverlap": "remove it: weft splits code at function and class boundaries, without overlap (chunkSize bounds a chunk)",
+		"maxFileSize":  "write maxFileBytes instead (weft's default is 1 MiB, vai's 100000 bytes)",
+		"refresh":      "remove it: weft re-embeds only the files changed since the last index, always",
+		"source":       "write path (a directory on the worker) or repo (a Git repository's https URL) instead",
+	},
+	toolspec.CodeSearch.Spec: {
+		"category":    `to keep chunks of one kind, write filter: {"kind": ...} (function, class, ...)`,
+		"rerankModel": "remove it: weft reranks code with rerank-2.5 (vai's default) when rerank is true",
+	},
+	toolspec.CodeQuery.Spec: {
+		"category":    `to keep chunks of one kind, write filter: {"kind": ...} (function, class, ...)`,
+		"rerank":      "remove it: code_query always reranks, in vai too",
+		"rerankModel": "remove it: weft reranks code with rerank-2.5 (vai's default)",
+	},
 }
 
 // vaiFieldInStep finds the first field (by name) of vaiFields that a step, or a loop's nested
@@ -370,14 +397,18 @@ func (c *compiler) dropUnknown(spec *toolspec.Spec, inputs map[string]any, ptr, 
 			continue
 		}
 		delete(inputs, k)
+		// a field of vai's tool: the hint says what vai does with it, which is not always ignoring it
+		msg := fmt.Sprintf("unknown field %q: %s does not take it, so it is ignored", k, tool)
+		if !vai {
+			msg += " (as vai ignores it)"
+		}
 		if hint == "" {
 			hint = didYouMean(k, fields)
 		}
 		if hint == "" {
 			hint = "known fields: " + strings.Join(fields, ", ")
 		}
-		d := c.src.AtKey(ptr+"/"+escapePointer(k),
-			fmt.Sprintf("unknown field %q: %s does not take it, so it is ignored (as vai ignores it)", k, tool), hint)
+		d := c.src.AtKey(ptr+"/"+escapePointer(k), msg, hint)
 		d.Severity = SeverityWarning
 		c.diags = append(c.diags, d)
 	}

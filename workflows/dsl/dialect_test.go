@@ -92,7 +92,7 @@ func TestVaiFieldsOnly(t *testing.T) {
 		warn             string
 	}{
 		{"vai's field", "w.json", http(""), "",
-			`steps[0].inputs.responseType: unknown field "responseType": http does not take it, so it is ignored (as vai ignores it) (remove it: http parses a JSON body by itself, and output.body is the parsed value)`},
+			`steps[0].inputs.responseType: unknown field "responseType": http does not take it, so it is ignored (remove it: vai's http gives every body in output.body (parsed as JSON unless it is "text"); weft's parses a body into output.body only when its Content-Type says JSON, and gives any other as text in output.text: read a text body from output.text)`},
 		{"weft's $schema", "w.json", strings.Replace(http(""), `{"name"`, `{"$schema":"https://weft.dev/schemas/workflow-v1.json","name"`, 1),
 			`steps[0].inputs.responseType: unknown field "responseType"`, ""},
 		{"a .weft.json name", "w.weft.json", http(""), `steps[0].inputs.responseType: unknown field "responseType"`, ""},
