@@ -411,3 +411,53 @@ func TestCodeGitTransportStaysGuarded(t *testing.T) {
 		require.Empty(t, h.Get("Cookie"))
 	}
 }
+
+// TestCodeGitPackCheckReadsGitsDeltas: packs git itself makes, with deltas by offset and by
+// name, pass the check whole, and are refused when a delta's result is over the bound.
+func TestCodeGitPackCheckReadsGitsDeltas(t *testing.T) {
+	s := newBareServer(t)
+	var text strings.Builder
+	for i := range 3000 {
+		fmt.Fprintf(&text, "line %d of a file that two files share\n", i)
+	}
+	bare := filepath.Join(s.root, "deltas.git")
+	s.bare(t, "deltas", func(bare string) string {
+		a := s.git(t, bare, text.String(), "hash-object", "-w", "--stdin")
+		b := s.git(t, bare, text.String()+"one more line\n", "hash-object", "-w", "--stdin")
+		return s.git(t, bare, fmt.Sprintf("100644 blob %s\ta.txt\n100644 blob %s\tb.txt\n", a, b), "mktree")
+	})
+	for _, c := range []struct {
+		name  string
+		flag  string
+		limit int64
+		err   string
+	}{
+		{"by offset", "--delta-base-offset", 1 << 20, ""},
+		{"by name", "--no-reuse-delta", 1 << 20, ""},
+		{"by offset, over the bound", "--delta-base-offset", int64(text.Len()) + 1000, "holds more than"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cmd := exec.Command("git", "pack-objects", "--stdout", "--revs", c.flag)
+			cmd.Dir = bare
+			cmd.Stdin = strings.NewReader("main\n")
+			p, err := cmd.Output()
+			require.NoError(t, err)
+			out := &nopWriteCloser{}
+			w := newGitPackCheck(out, &gitClone{max: c.limit, repo: "https://example.org/o/r"})
+			for q := p; len(q) > 0 && err == nil; {
+				n := min(len(q), 777)
+				_, err = w.Write(q[:n])
+				q = q[n:]
+			}
+			if cerr := w.Close(); err == nil {
+				err = cerr
+			}
+			if c.err == "" {
+				require.NoError(t, err)
+				require.Equal(t, p, out.Bytes())
+				return
+			}
+			require.ErrorContains(t, err, c.err)
+		})
+	}
+}
