@@ -292,11 +292,12 @@ func TestInputsFromFiles(t *testing.T) {
 func TestVaiCorpus(t *testing.T) {
 	code, out, errOut := weft(t, "", "test", "../testdata/vai")
 	require.Equal(t, 0, code, out+errOut)
-	require.Contains(t, out, "14 passed, 0 failed")
+	require.Contains(t, out, "15 passed, 0 failed")
 	for _, line := range []string{
 		"✔ reads results.0 as the first result (numeric-segments.basic.test.json)",
 		"✔ runs with the fields vai ignores ignored (ignored-fields.basic.test.json)",
 		"✔ runs with vai's own fields ignored (vai-fields-only.basic.test.json)",
+		"✔ runs with vai's tool fields ignored (vai-tool-fields.basic.test.json) (ran for real, unmocked: chunk)",
 		"✔ answers from the best code chunk (code-search.basic.test.json)",
 		// pure local tools run for real unless mocked, and the output says which
 		"✔ chunks for real and ingests a novel document (intelligent-ingest.unmocked-chunk.test.json) (ran for real, unmocked: chunk, estimate)",
@@ -310,19 +311,30 @@ func TestVaiCorpus(t *testing.T) {
 	}{
 		// in vai's dialect, fields a tool does not take are warnings with what to write instead
 		{"ignored-fields.json", []string{
-			`warning: steps[1].inputs.topK: unknown field "topK": rerank does not take it, so it is ignored (as vai ignores it) (to keep fewer results, write limit instead)`,
+			`warning: steps[1].inputs.topK: unknown field "topK": rerank does not take it, so it is ignored (vai's rerank does not read it either and returns every document: remove it, or write limit to keep only the best)`,
 			"ignored-fields.json: read in vai's dialect: steps[0].timeout is in milliseconds",
 			"valid, 2 steps, 3 warning(s)",
 		}},
 		// a field of vai's own tool is enough to read the file as vai's for those fields, a loop's
 		// nested step included (any other unknown field stays an error: bad/vai-fields-typo.json)
 		{"vai-fields-only.json", []string{
-			`warning: steps[0].inputs.responseType: unknown field "responseType": http does not take it, so it is ignored (as vai ignores it) (remove it: http parses a JSON body by itself, and output.body is the parsed value)`,
+			`warning: steps[0].inputs.responseType: unknown field "responseType": http does not take it, so it is ignored (remove it: vai's http gives every body in output.body (parsed as JSON unless it is "text"); weft's parses a body into output.body only when its Content-Type says JSON, and gives any other as text in output.text: read a text body from output.text)`,
 			`warning: steps[0].inputs.extract: unknown field "extract"`,
 			`warning: steps[1].inputs.step.inputs.responseType: unknown field "responseType"`,
 			`warning: steps[2].inputs.topK: unknown field "topK"`,
 			"vai-fields-only.json: read in vai's dialect: steps[0].inputs.extract is a field of vai's http tool",
 			"valid, 3 steps, 4 warning(s)",
+		}},
+		// each field vai's own tool reads and weft's does not says what vai does with it and what
+		// to write instead (vai's src/lib/workflow.js)
+		{"vai-tool-fields.json", []string{
+			`warning: steps[0].inputs.followRedirects: unknown field "followRedirects": http does not take it, so it is ignored (remove it: weft's http follows up to 5 redirects whatever it says (vai follows none unless it is true))`,
+			`warning: steps[0].inputs.extract: unknown field "extract": http does not take it, so it is ignored (vai's extract "text" strips the HTML tags from the body (any other value vai ignores), and weft's http does not: a page, markup included, is in output.text)`,
+			`warning: steps[1].inputs.source: unknown field "source": chunk does not take it, so it is ignored (weft's chunks are strings and carry no source (vai's are objects with it): give the source where the chunks are stored, as ingest's source)`,
+			`warning: steps[2].inputs.rerankModel: unknown field "rerankModel": query does not take it, so it is ignored (weft's query reranks with rerank-2.5 (vai's default): to rerank with another model, write a search step and a rerank step with model)`,
+			`warning: steps[3].inputs.allowWrites: unknown field "allowWrites": aggregate does not take it, so it is ignored (remove it: weft's aggregate is read-only and refuses $out and $merge whatever it says)`,
+			"vai-tool-fields.json: read in vai's dialect: steps[0].inputs.extract is a field of vai's http tool",
+			"valid, 4 steps, 5 warning(s)",
 		}},
 		{"numeric-segments.json", []string{"numeric-segments.json: read in vai's dialect: a path has a numeric segment (results.0.score)", "valid, 3 steps"}},
 		{"code-search.json", []string{"code-search.json: read in vai's dialect: steps[0].timeout is in milliseconds", "valid, 4 steps"}},
