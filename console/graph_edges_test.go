@@ -8,10 +8,11 @@ import (
 )
 
 // TestRunGraphEdgesClearOfSteps: on a run's graph no edge passes behind a step it does not join
-// (sampled every 4 px), for a 30-step chain, one step feeding 99 and 10 chains of 10, as the
+// (sampled every 4 px), for a 30-step chain, one step feeding 99, 10 chains of 10 and a chain in
+// bands with skips and fan-in into later bands (the lanes of a gap between rows fit it), as the
 // builder's links are held to in TestBuilderLinksClearOfSteps.
 func TestRunGraphEdgesClearOfSteps(t *testing.T) {
-	for _, tc := range []struct{ name, file string }{{"chain", chainFile()}, {"fan", fanFile()}, {"hundred", hundredStepFile()}} {
+	for _, tc := range []struct{ name, file string }{{"chain", chainFile()}, {"fan", fanFile()}, {"hundred", hundredStepFile()}, {"band skips", bandSkipsFile()}} {
 		page := fixtureRun(t, tc.file, `{"workflow":"x","status":"running","steps":[]}`)
 		ctx := chromium(t)
 		var m struct {

@@ -153,6 +153,34 @@ func chainsFile(n, length int) string {
 	return b.String()
 }
 
+// bandSkipsFile is a 30-step chain (drawn in three bands of ten rows) whose steps also read
+// steps in the band before, all into a row no lower than the one they leave: s5 (row 5) feeds
+// rows 1 to 5 of the next two bands (skips), s16 and s26 (row 6) read three and two steps of
+// earlier rows (fan-in). The gap under row 5 holds ten lanes below it and two above row 6.
+func bandSkipsFile() string {
+	extra := map[int][]int{16: {7, 8, 9}, 26: {9, 18}}
+	for _, i := range []int{11, 12, 13, 14, 15, 21, 22, 23, 24, 25} {
+		extra[i] = []int{5}
+	}
+	var b strings.Builder
+	b.WriteString(`{"name":"skips","steps":[`)
+	for i := range 30 {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		text := "start"
+		if i > 0 {
+			text = fmt.Sprintf("{{ s%d.output.text }}", i-1)
+			for _, j := range extra[i] {
+				text += fmt.Sprintf(" {{ s%d.output.text }}", j)
+			}
+		}
+		fmt.Fprintf(&b, `{"id":"s%d","tool":"template","inputs":{"text":%q}}`, i, text)
+	}
+	b.WriteString(`]}`)
+	return b.String()
+}
+
 // TestRunGraphEdgesApart: on a run's graph, too, no two edges run along each other apart from
 // where they leave or enter the same step (overlapsJS): a long narrow plan is drawn in bands
 // side by side, and the edges from the foot of one band to the head of the next each take a lane
@@ -161,6 +189,7 @@ func chainsFile(n, length int) string {
 func TestRunGraphEdgesApart(t *testing.T) {
 	for _, tc := range []struct{ name, file string }{
 		{"chain", chainFile()}, {"10 chains of 10", hundredStepFile()}, {"2 chains of 30", chainsFile(2, 30)}, {"3 chains of 30", chainsFile(3, 30)},
+		{"skips and fan-in across bands", bandSkipsFile()},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			page := fixtureRun(t, tc.file, `{"workflow":"x","status":"running","steps":[]}`)

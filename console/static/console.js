@@ -178,7 +178,8 @@
     // step's column and in from above, instead of across the nodes. Edges that share one of these
     // gaps each take a lane of their own in it (LANE apart), so that none is drawn over another:
     // by the row they leave, the column they go up and the row they enter. The lanes below the
-    // last row and above the first widen the graph's margins.
+    // last row and above the first widen the graph's margins; the gap between two rows holds both
+    // the lanes below the upper and those above the lower, squeezed to fit it when they must.
     const LANE = 5;
     const across = graph.edges.filter((e) => pos.get(e.from) && pos.get(e.to) && pos.get(e.to).y <= pos.get(e.from).y);
     const laneOf = new Map(); // edge -> {down, up, enter}: its lane in each gap
@@ -211,6 +212,22 @@
     svgEl.setAttribute('width', width);
     svgEl.setAttribute('height', height);
     zoomable(svgEl);
+    // The lanes of the gap under row r: those below r (from GAP_Y/3 under it, down) and those
+    // above r + 1 (from GAP_Y/3 over it, up), LANE apart while they fit so; else all of them
+    // evenly over the gap, 6 px clear of either row, so that none meets another or a row's steps.
+    const rowOf = (p) => Math.round((p.y - PAD - extraTop) / (NODE_H + GAP_Y));
+    const downs = new Map(), enters = new Map(); // row -> how many lanes below it, above it
+    for (const e of across) {
+      const l = laneOf.get(e);
+      downs.set(rowOf(at(e.from)), l.downOf);
+      enters.set(rowOf(at(e.to)), l.enterOf);
+    }
+    const gapLanes = (r) => {
+      const n = (downs.get(r) || 0) + (enters.get(r + 1) || 0);
+      if (r < 0 || r >= rows - 1 || n <= 1) return { step: LANE, off: GAP_Y / 3 }; // a margin: it grew
+      const step = Math.min(LANE, (GAP_Y - 2 * 6) / (n - 1));
+      return { step, off: Math.min(GAP_Y / 3, (GAP_Y - (n - 1) * step) / 2) };
+    };
     const edges = svg('g', { class: 'edges' });
     for (const e of graph.edges) {
       const a = pos.get(e.from), b = pos.get(e.to);
@@ -221,7 +238,9 @@
       if (y2 <= y1) {
         const l = laneOf.get(e);
         const up = b.x - GAP_X / 2 + (l.up - (l.upOf - 1) / 2) * Math.min(LANE, (GAP_X - 8) / Math.max(1, l.upOf - 1));
-        d = `M${x1},${y1} V${y1 + GAP_Y / 3 + l.down * LANE} H${up} V${y2 - GAP_Y / 3 - l.enter * LANE} H${x2} V${y2}`;
+        // it leaves right of the middle, where no edge to the next row runs straight down
+        const under = gapLanes(rowOf(a)), over = gapLanes(rowOf(b) - 1);
+        d = `M${a.x + NODE_W * 3 / 4},${y1} V${y1 + under.off + l.down * under.step} H${up} V${y2 - over.off - l.enter * over.step} H${x2} V${y2}`;
       }
       edges.append(svg('path', { class: `edge k-${e.kind}`, d, 'data-from': e.from, 'data-to': e.to }));
       if (MARK[e.kind]) edges.append(svg('text', { class: 'edge-label', x: (x1 + x2) / 2 + 4, y: my - 3 }, MARK[e.kind]));
