@@ -336,21 +336,7 @@ func useGitTransport() {
 // addresses, and private, loopback or link-local ones WEFT_CODE_GIT_ALLOW names. It shares the
 // http tool's classification of addresses, not its allowance (WEFT_HTTP_ALLOW).
 func (t *Tools) codeGitClient(timeout time.Duration) *http.Transport {
-	dialer := &net.Dialer{Timeout: timeout, Control: func(network, address string, _ syscall.RawConn) error {
-		host, _, err := net.SplitHostPort(address)
-		if err != nil {
-			return err
-		}
-		ip, err := netip.ParseAddr(host)
-		if err != nil {
-			return err
-		}
-		if !t.codeGitAddrAllowed(ip) {
-			return &InputError{Msg: fmt.Sprintf("refusing to connect to %s: code_index clones from private, loopback and link-local addresses only when WEFT_CODE_GIT_ALLOW names them", ip)}
-		}
-		return nil
-	}}
-	return &http.Transport{DialContext: dialer.DialContext, Proxy: nil}
+	return guardedTransport(timeout, t.codeGitAddrAllowed, "code_index clones from private, loopback and link-local addresses only when WEFT_CODE_GIT_ALLOW names them")
 }
 
 func (t *Tools) codeGitAddrAllowed(ip netip.Addr) bool {

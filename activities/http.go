@@ -48,6 +48,19 @@ func publicAddr(ip netip.Addr) bool { return netaddr.Public(ip) }
 // httpClient checks the address actually dialled (after DNS), so a name that resolves to a
 // private address is refused too.
 func (t *Tools) httpClient(timeout time.Duration) *http.Client {
+	guard := guardedTransport(timeout, t.httpAllowed, "private, loopback and link-local addresses need WEFT_HTTP_ALLOW")
+	return &http.Client{Timeout: timeout, Transport: guard,
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if len(via) >= 5 {
+				return fmt.Errorf("stopped after 5 redirects")
+			}
+			return nil
+		}}
+}
+
+// guardedTransport dials only addresses allowed accepts, judged by the address actually dialled
+// (after DNS), and uses no proxy; a refused dial says "refusing to connect to IP: " and why.
+func guardedTransport(timeout time.Duration, allowed func(netip.Addr) bool, why string) *http.Transport {
 	dialer := &net.Dialer{Timeout: timeout, Control: func(network, address string, _ syscall.RawConn) error {
 		host, _, err := net.SplitHostPort(address)
 		if err != nil {
@@ -57,18 +70,12 @@ func (t *Tools) httpClient(timeout time.Duration) *http.Client {
 		if err != nil {
 			return err
 		}
-		if !t.httpAllowed(ip) {
-			return &InputError{Msg: fmt.Sprintf("refusing to connect to %s: private, loopback and link-local addresses need WEFT_HTTP_ALLOW", ip)}
+		if !allowed(ip) {
+			return &InputError{Msg: fmt.Sprintf("refusing to connect to %s: %s", ip, why)}
 		}
 		return nil
 	}}
-	return &http.Client{Timeout: timeout, Transport: &http.Transport{DialContext: dialer.DialContext, Proxy: nil},
-		CheckRedirect: func(req *http.Request, via []*http.Request) error {
-			if len(via) >= 5 {
-				return fmt.Errorf("stopped after 5 redirects")
-			}
-			return nil
-		}}
+	return &http.Transport{DialContext: dialer.DialContext, Proxy: nil}
 }
 
 func init() { bind(toolspec.HTTP, (*Tools).http) }
