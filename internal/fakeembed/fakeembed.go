@@ -151,7 +151,7 @@ func (s *Server) embeddings(w http.ResponseWriter, r *http.Request) {
 	for i, in := range inputs {
 		var emb any = vector(in, dims)
 		if b64 {
-			emb = base64Vector(emb.([]float32))
+			emb = Base64Vector(emb.([]float32))
 		}
 		data[i] = map[string]any{"object": "embedding", "index": i, "embedding": emb}
 		tokens += len(strings.Fields(in)) + 1
@@ -185,9 +185,9 @@ func vector(text string, dims int) []float32 {
 	return v
 }
 
-// base64Vector is v as the API sends it for "encoding_format": "base64": its float32s,
+// Base64Vector is v as the API sends it for "encoding_format": "base64": its float32s,
 // little-endian, in standard base64.
-func base64Vector(v []float32) string {
+func Base64Vector(v []float32) string {
 	b := make([]byte, 4*len(v))
 	for i, f := range v {
 		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(f))

@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/weftworks/weft/internal/fakeembed"
 	"github.com/weftworks/weft/internal/proc"
 )
 
@@ -169,9 +170,10 @@ func (p *provider) count(text string) int {
 
 func (p *provider) embeddings(w http.ResponseWriter, r *http.Request) {
 	var req struct {
-		Input      any    `json:"input"`
-		Model      string `json:"model"`
-		Dimensions int    `json:"dimensions"`
+		Input          any    `json:"input"`
+		Model          string `json:"model"`
+		Dimensions     int    `json:"dimensions"`
+		EncodingFormat string `json:"encoding_format"`
 	}
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
 		http.Error(w, `{"error":{"message":"bad body","type":"invalid_request_error"}}`, http.StatusBadRequest)
@@ -242,9 +244,9 @@ func (p *provider) embeddings(w http.ResponseWriter, r *http.Request) {
 		dims = 1536
 	}
 	type item struct {
-		Object    string    `json:"object"`
-		Index     int       `json:"index"`
-		Embedding []float32 `json:"embedding"`
+		Object    string `json:"object"`
+		Index     int    `json:"index"`
+		Embedding any    `json:"embedding"` // numbers, or base64 when the request asks for it
 	}
 	out := struct {
 		Object string `json:"object"`
@@ -257,7 +259,11 @@ func (p *provider) embeddings(w http.ResponseWriter, r *http.Request) {
 	}{Object: "list", Model: req.Model}
 	tokens := 0
 	for i, text := range inputs {
-		out.Data = append(out.Data, item{Object: "embedding", Index: i, Embedding: vector(text, dims)})
+		var emb any = vector(text, dims)
+		if req.EncodingFormat == "base64" {
+			emb = fakeembed.Base64Vector(vector(text, dims))
+		}
+		out.Data = append(out.Data, item{Object: "embedding", Index: i, Embedding: emb})
 		tokens += len(strings.Fields(text)) + 1
 	}
 	out.Usage.PromptTokens, out.Usage.TotalTokens = tokens, tokens
