@@ -11,9 +11,12 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
+
+	"golang.org/x/net/html"
 
 	"github.com/weftworks/weft/activities/provider"
 	"github.com/weftworks/weft/activities/toolspec"
@@ -96,19 +99,25 @@ func (t *Tools) http(ctx context.Context, in toolspec.HTTPIn) (toolspec.HTTPOut,
 		timeout = d
 	}
 	maxBytes := in.MaxBytes
-	method := in.Method
+	method := strings.ToUpper(in.Method)
+	if method == "" {
+		method = http.MethodGet
+	}
 	var body io.Reader
 	contentType := ""
-	switch b := in.Body.(type) {
-	case nil:
-	case string:
-		body, contentType = strings.NewReader(b), "text/plain; charset=utf-8"
-	default:
-		data, err := json.Marshal(b)
-		if err != nil {
-			return none, nil, &InputError{Msg: "body is not JSON: " + err.Error()}
+	// As vai's http, only POST, PUT and PATCH send a body.
+	if sendsBody := method == http.MethodPost || method == http.MethodPut || method == http.MethodPatch; sendsBody {
+		switch b := in.Body.(type) {
+		case nil:
+		case string:
+			body, contentType = strings.NewReader(b), "text/plain; charset=utf-8"
+		default:
+			data, err := json.Marshal(b)
+			if err != nil {
+				return none, nil, &InputError{Msg: "body is not JSON: " + err.Error()}
+			}
+			body, contentType = bytes.NewReader(data), "application/json"
 		}
-		body, contentType = bytes.NewReader(data), "application/json"
 	}
 	req, err := http.NewRequestWithContext(ctx, method, in.URL, body)
 	if err != nil {
@@ -121,6 +130,7 @@ func (t *Tools) http(ctx context.Context, in toolspec.HTTPIn) (toolspec.HTTPOut,
 		req.Header.Set(k, v)
 	}
 	req.Header.Set("User-Agent", "weft-http-tool")
+	start := time.Now()
 	resp, err := t.httpClient(timeout).Do(req)
 	if err != nil {
 		var ie *InputError
@@ -147,15 +157,86 @@ func (t *Tools) http(ctx context.Context, in toolspec.HTTPIn) (toolspec.HTTPOut,
 	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500 {
 		return none, nil, provider.FromStatus(httpTarget(req), resp.StatusCode, resp.Header, strings.TrimSpace(string(data[:min(len(data), 200)])), "")
 	}
-	out := toolspec.HTTPOut{Status: resp.StatusCode, Headers: map[string]string{"content-type": resp.Header.Get("Content-Type")}, Truncated: truncated}
-	var parsed any
-	if strings.Contains(resp.Header.Get("Content-Type"), "json") && !truncated && json.Unmarshal(data, &parsed) == nil {
-		out.Body = parsed
-	} else {
-		text := string(data)
-		out.Text = &text
+	out := toolspec.HTTPOut{Status: resp.StatusCode, StatusText: strings.TrimSpace(strings.TrimPrefix(resp.Status, strconv.Itoa(resp.StatusCode))),
+		Headers: make(map[string]string, len(resp.Header)), Truncated: truncated, DurationMs: time.Since(start).Milliseconds()}
+	for k, v := range resp.Header {
+		out.Headers[strings.ToLower(k)] = strings.Join(v, ", ")
 	}
+	out.Body, out.Text = httpBody(data, resp.Header.Get("Content-Type"), in)
 	return out, nil, nil
+}
+
+// httpBody is a response's body as vai's http gives it (body) and as weft's gave it (text):
+// body is the response parsed as JSON when the responseType is json (vai's default, unless extract
+// is "text") and it parses, whatever the Content-Type says, else its text; text is the text when
+// the Content-Type does not say JSON or the body does not parse. extract "text" strips the HTML
+// tags from a body that is text, in both.
+func httpBody(data []byte, contentType string, in toolspec.HTTPIn) (body any, text *string) {
+	responseType := in.ResponseType
+	if responseType == "" {
+		responseType = "json"
+		if in.Extract == "text" {
+			responseType = "text"
+		}
+	}
+	s := string(data)
+	if in.Extract == "text" {
+		s = stripHTML(s)
+	}
+	var parsed any
+	jsonOK := json.Unmarshal(data, &parsed) == nil
+	if !strings.Contains(contentType, "json") || !jsonOK {
+		text = &s
+	}
+	if responseType == "json" && jsonOK {
+		return parsed, text
+	}
+	return s, text
+}
+
+// httpBlocks are the elements whose tags vai's stripHtml makes line breaks.
+var httpBlocks = map[string]bool{"p": true, "div": true, "br": true, "h1": true, "h2": true, "h3": true, "h4": true,
+	"h5": true, "h6": true, "li": true, "tr": true, "blockquote": true, "section": true, "article": true,
+	"header": true, "footer": true, "nav": true, "pre": true}
+
+// stripHTML is vai's stripHtml (src/lib/readers.js) on an HTML tokenizer instead of regular
+// expressions: script and style are dropped, the tags of block elements become line breaks, other
+// tags are removed, entities are decoded, three or more line breaks become two, and the ends are
+// trimmed.
+func stripHTML(s string) string {
+	var b strings.Builder
+	z := html.NewTokenizer(strings.NewReader(s))
+	skip := ""
+	for {
+		tt := z.Next()
+		if tt == html.ErrorToken {
+			break
+		}
+		switch tt {
+		case html.TextToken:
+			if skip == "" {
+				b.Write(z.Text())
+			}
+		case html.StartTagToken, html.EndTagToken, html.SelfClosingTagToken:
+			name, _ := z.TagName()
+			tag := string(name)
+			switch {
+			case skip != "":
+				if tt == html.EndTagToken && tag == skip {
+					skip = ""
+				}
+			case (tag == "script" || tag == "style") && tt == html.StartTagToken:
+				skip = tag
+			case httpBlocks[tag]:
+				b.WriteByte('\n')
+			}
+		}
+	}
+	out := strings.ReplaceAll(b.String(), "\u00a0", " ") // vai decodes &nbsp; as a space
+	for strings.Contains(out, "\n\n\n") {
+		out = strings.ReplaceAll(out, "\n\n\n", "\n\n")
+	}
+	return strings.TrimSpace(out)
 }
 
 // httpTarget names a request in errors: method and URL, without user info or query (they may hold

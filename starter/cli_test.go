@@ -292,13 +292,14 @@ func TestInputsFromFiles(t *testing.T) {
 func TestVaiCorpus(t *testing.T) {
 	code, out, errOut := weft(t, "", "test", "../testdata/vai")
 	require.Equal(t, 0, code, out+errOut)
-	require.Contains(t, out, "15 passed, 0 failed")
+	require.Contains(t, out, "16 passed, 0 failed")
 	for _, line := range []string{
 		"✔ reads results.0 as the first result (numeric-segments.basic.test.json)",
 		"✔ runs with the fields vai ignores ignored (ignored-fields.basic.test.json)",
 		"✔ runs with vai's own fields ignored (vai-fields-only.basic.test.json)",
 		"✔ runs with vai's tool fields ignored (vai-tool-fields.basic.test.json) (ran for real, unmocked: chunk)",
 		"✔ answers from the best code chunk (code-search.basic.test.json)",
+		"✔ merges and reshapes as vai does (merge-transform.basic.test.json)",
 		// pure local tools run for real unless mocked, and the output says which
 		"✔ chunks for real and ingests a novel document (intelligent-ingest.unmocked-chunk.test.json) (ran for real, unmocked: chunk, estimate)",
 	} {
@@ -313,28 +314,33 @@ func TestVaiCorpus(t *testing.T) {
 		{"ignored-fields.json", []string{
 			`warning: steps[1].inputs.topK: unknown field "topK": rerank does not take it, so it is ignored (vai's rerank does not read it either and returns every document: remove it, or write limit to keep only the best)`,
 			"ignored-fields.json: read in vai's dialect: steps[0].timeout is in milliseconds",
-			"valid, 2 steps, 3 warning(s)",
+			"valid, 2 steps, 1 warning(s)",
 		}},
 		// a field of vai's own tool is enough to read the file as vai's for those fields, a loop's
 		// nested step included (any other unknown field stays an error: bad/vai-fields-typo.json)
 		{"vai-fields-only.json", []string{
-			`warning: steps[0].inputs.responseType: unknown field "responseType": http does not take it, so it is ignored (remove it: vai's http gives every body in output.body (parsed as JSON unless it is "text"); weft's parses a body into output.body only when its Content-Type says JSON, and gives any other as text in output.text: read a text body from output.text)`,
-			`warning: steps[0].inputs.extract: unknown field "extract"`,
-			`warning: steps[1].inputs.step.inputs.responseType: unknown field "responseType"`,
+			`warning: steps[0].inputs.followRedirects: unknown field "followRedirects": http does not take it, so it is ignored (remove it: weft's http follows up to 5 redirects whatever it says (vai follows none unless it is true))`,
+			`warning: steps[1].inputs.step.inputs.followRedirects: unknown field "followRedirects"`,
 			`warning: steps[2].inputs.topK: unknown field "topK"`,
-			"vai-fields-only.json: read in vai's dialect: steps[0].inputs.extract is a field of vai's http tool",
-			"valid, 3 steps, 4 warning(s)",
+			"vai-fields-only.json: read in vai's dialect: steps[0].inputs.followRedirects is a field of vai's http tool",
+			"valid, 3 steps, 3 warning(s)",
 		}},
 		// each field vai's own tool reads and weft's does not says what vai does with it and what
 		// to write instead (vai's src/lib/workflow.js)
 		{"vai-tool-fields.json", []string{
 			`warning: steps[0].inputs.followRedirects: unknown field "followRedirects": http does not take it, so it is ignored (remove it: weft's http follows up to 5 redirects whatever it says (vai follows none unless it is true))`,
-			`warning: steps[0].inputs.extract: unknown field "extract": http does not take it, so it is ignored (vai's extract "text" strips the HTML tags from the body (any other value vai ignores), and weft's http does not: a page, markup included, is in output.text)`,
 			`warning: steps[1].inputs.source: unknown field "source": chunk does not take it, so it is ignored (weft's chunks are strings and carry no source (vai's are objects with it): give the source where the chunks are stored, as ingest's source)`,
 			`warning: steps[2].inputs.rerankModel: unknown field "rerankModel": query does not take it, so it is ignored (weft's query reranks with rerank-2.5 (vai's default): to rerank with another model, write a search step and a rerank step with model)`,
 			`warning: steps[3].inputs.allowWrites: unknown field "allowWrites": aggregate does not take it, so it is ignored (remove it: weft's aggregate is read-only and refuses $out and $merge whatever it says)`,
-			"vai-tool-fields.json: read in vai's dialect: steps[0].inputs.extract is a field of vai's http tool",
-			"valid, 4 steps, 5 warning(s)",
+			"vai-tool-fields.json: read in vai's dialect: steps[0].inputs.followRedirects is a field of vai's http tool",
+			"valid, 4 steps, 4 warning(s)",
+		}},
+		// vai's merge and transform answer as vai's do, with a warning where weft's own dialect
+		// would answer otherwise (merge-transform.basic.test.json checks the answers)
+		{"merge-transform.json", []string{
+			`warning: steps[2].inputs.dedup: vai's merge drops duplicates only when dedup_field is set too: this merge keeps every item (in weft's dialect, dedup alone drops duplicate items)`,
+			`warning: steps[4].inputs.mapping: vai's transform uses fields and ignores mapping when both are given: mapping is ignored (in weft's dialect, both apply)`,
+			"valid, 6 steps, 2 warning(s)",
 		}},
 		{"numeric-segments.json", []string{"numeric-segments.json: read in vai's dialect: a path has a numeric segment (results.0.score)", "valid, 3 steps"}},
 		{"code-search.json", []string{"code-search.json: read in vai's dialect: steps[0].timeout is in milliseconds", "valid, 4 steps"}},
@@ -362,7 +368,7 @@ func TestVaiCorpus(t *testing.T) {
 	require.Equal(t, 0, code, out+errOut)
 
 	bad := map[string]string{
-		"weft-unknown-field.json":   `steps[0].inputs.responseType: unknown field "responseType"`,
+		"weft-unknown-field.json":   `steps[0].inputs.followRedirects: unknown field "followRedirects"`,
 		"unmarked-typo-field.json":  `steps[0].inputs.maxByte: unknown field "maxByte" (did you mean "maxBytes"?)`,
 		"vai-fields-typo.json":      `steps[0].inputs.maxByte: unknown field "maxByte" (did you mean "maxBytes"?)`,
 		"weft-numeric-segment.json": "write an index in brackets: search.output.results[0].source",

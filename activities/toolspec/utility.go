@@ -113,7 +113,7 @@ type ListOut struct {
 var HTTP = Declare[HTTPIn, HTTPOut](&Spec{
 	Name: "http", Domain: "utility", Kind: KindActivity,
 	Title:       "HTTP request",
-	Description: "A bounded GET or POST with a timeout and a response size cap. Private, loopback and link-local addresses are refused unless allowed in config.",
+	Description: "A bounded request (GET, POST, PUT, PATCH, DELETE, HEAD or OPTIONS, in any case) with a timeout and a response size cap; the body is sent with POST, PUT and PATCH only, as in vai. Private, loopback and link-local addresses are refused unless allowed in config.",
 	RawInput: map[string]string{"timeout": `{"type":["string","number"],"pattern":"^[0-9]+(ms|s|m)$","minimum":1,"default":"30s","description":"30s, 500ms; or a number of milliseconds"}`,
 		"body": `{}`},
 	Annotations: Annotations{OpenWorld: true},
@@ -123,18 +123,25 @@ var HTTP = Declare[HTTPIn, HTTPOut](&Spec{
 // HTTPIn is http's input.
 type HTTPIn struct {
 	URL      string            `json:"url" pattern:"^https?://" weft:"maxLength=4096"`
-	Method   string            `json:"method,omitempty" weft:"enum=GET|POST,default=GET"`
+	Method   string            `json:"method,omitempty" pattern:"^([Gg][Ee][Tt]|[Pp][Oo][Ss][Tt]|[Pp][Uu][Tt]|[Pp][Aa][Tt][Cc][Hh]|[Dd][Ee][Ll][Ee][Tt][Ee]|[Hh][Ee][Aa][Dd]|[Oo][Pp][Tt][Ii][Oo][Nn][Ss])$" jsonschema:"GET, POST, PUT, PATCH, DELETE, HEAD or OPTIONS, in any case" weft:"default=GET"`
 	Headers  map[string]string `json:"headers,omitempty"`
 	Body     any               `json:"body,omitempty"`
 	Timeout  any               `json:"timeout,omitempty"`
 	MaxBytes int64             `json:"maxBytes,omitempty" weft:"min=1,max=10485760,default=1048576"`
+	// Extract and ResponseType are vai's: they decide output.body as vai's http does.
+	Extract      string `json:"extract,omitempty" jsonschema:"text: strip the HTML tags (script and style dropped, block elements a line break) from a body that is not parsed as JSON, as vai does; any other value does nothing"`
+	ResponseType string `json:"responseType,omitempty" jsonschema:"json (the default, text when extract is text): body is the response parsed as JSON, or its text when it does not parse; anything else: body is the text"`
 }
 
-// HTTPOut is http's output: a JSON response's body parsed, any other as text.
+// HTTPOut is http's output. body is what vai's http gives: the response parsed as JSON when
+// responseType is json (the default) and it parses, else its text (tags stripped with extract
+// "text"). text is the body's text when the Content-Type does not say JSON (weft's own field).
 type HTTPOut struct {
-	Status    int               `json:"status"`
-	Headers   map[string]string `json:"headers"`
-	Truncated bool              `json:"truncated"`
-	Body      any               `json:"body,omitempty"`
-	Text      *string           `json:"text,omitempty"`
+	Status     int               `json:"status"`
+	StatusText string            `json:"statusText"`
+	Headers    map[string]string `json:"headers" jsonschema:"every response header, by its lower-case name (repeated ones joined with a comma)"`
+	Truncated  bool              `json:"truncated"`
+	Body       any               `json:"body,omitempty"`
+	Text       *string           `json:"text,omitempty"`
+	DurationMs int64             `json:"durationMs"`
 }

@@ -38,7 +38,7 @@ const (
 //   - a file is weft's when something marks it so: its name ends in .weft.json (weft init writes
 //     that), or a duration is written as text ("30s", which vai files never do);
 //   - otherwise a file that gives a tool (a loop's nested step included) a field that vai's tool
-//     of that name takes and weft's does not (vaiFields: http responseType, rerank topK, ...) is vai's,
+//     of that name takes and weft's does not (vaiFields: http followRedirects, rerank topK, ...) is vai's,
 //     but only for those fields: any other field a tool does not take stays an error;
 //   - anything else is weft's, strictly checked.
 //
@@ -184,9 +184,7 @@ func aliasInStep(step map[string]any) (where, alias string) {
 // (Spec.Aliases), which keeps its value.
 var vaiFields = map[*toolspec.Spec]map[string]string{
 	toolspec.HTTP.Spec: {
-		"extract":         `vai's extract "text" strips the HTML tags from the body (any other value vai ignores), and weft's http does not: a page, markup included, is in output.text`,
 		"followRedirects": "remove it: weft's http follows up to 5 redirects whatever it says (vai follows none unless it is true)",
-		"responseType":    `remove it: vai's http gives every body in output.body (parsed as JSON unless it is "text"); weft's parses a body into output.body only when its Content-Type says JSON, and gives any other as text in output.text: read a text body from output.text`,
 	},
 	toolspec.Rerank.Spec: {"topK": "vai's rerank does not read it either and returns every document: remove it, or write limit to keep only the best"},
 	toolspec.Query.Spec: {

@@ -12,11 +12,11 @@ import (
 const vaiHint = `if it is a vai file, say so with a "$schema" whose URL names vai`
 
 // TestVaiFieldsMarkOnlyThemselves: a file read in vai's dialect only because a tool is given a
-// field of vai's tool (http responseType) ignores that field, and only that: a typo elsewhere
+// field of vai's tool (http followRedirects) ignores that field, and only that: a typo elsewhere
 // (limt, on a step or a loop's nested step) stays an error with its did-you-mean, beside a
 // warning saying how a vai file says it is one. With a vai $schema the typo is a warning.
 func TestVaiFieldsMarkOnlyThemselves(t *testing.T) {
-	http := `{"id":"p","tool":"http","inputs":{"url":"https://example.com","responseType":"json"}}`
+	http := `{"id":"p","tool":"http","inputs":{"url":"https://example.com","followRedirects":true}}`
 	tests := []struct{ name, other, err string }{
 		{"a step", `{"id":"s","tool":"search","inputs":{"query":"q","collection":"c","limt":3}}`,
 			`steps[1].inputs.limt: unknown field "limt" (did you mean "limit"?)`},
@@ -29,7 +29,7 @@ func TestVaiFieldsMarkOnlyThemselves(t *testing.T) {
 			_, err := dsl.Load("w.json", []byte(file))
 			require.Error(t, err)
 			require.Contains(t, err.Error(), tt.err)
-			require.Contains(t, err.Error(), `warning: steps[0].inputs.responseType: unknown field "responseType": http does not take it, so it is ignored`)
+			require.Contains(t, err.Error(), `warning: steps[0].inputs.followRedirects: unknown field "followRedirects": http does not take it, so it is ignored`)
 			require.Contains(t, err.Error(), "read as vai's only because a tool is given a field of vai's tool")
 			require.Contains(t, err.Error(), vaiHint)
 

@@ -19,12 +19,8 @@ func TestVaiToolFields(t *testing.T) {
 		tool, inputs, field, value string
 		hint                       string
 	}{
-		{"http", `"url":"https://example.com"`, "extract", `"text"`,
-			`vai's extract "text" strips the HTML tags from the body (any other value vai ignores), and weft's http does not: a page, markup included, is in output.text`},
 		{"http", `"url":"https://example.com"`, "followRedirects", `true`,
 			"remove it: weft's http follows up to 5 redirects whatever it says (vai follows none unless it is true)"},
-		{"http", `"url":"https://example.com"`, "responseType", `"text"`,
-			`remove it: vai's http gives every body in output.body (parsed as JSON unless it is "text"); weft's parses a body into output.body only when its Content-Type says JSON, and gives any other as text in output.text: read a text body from output.text`},
 		{"rerank", `"query":"q","documents":["d"]`, "topK", `3`,
 			"vai's rerank does not read it either and returns every document: remove it, or write limit to keep only the best"},
 		{"query", `"query":"q","collection":"c"`, "rerankModel", `"rerank-2.5-lite"`,
