@@ -67,6 +67,9 @@ func list(results []any) map[string]any {
 }
 
 func merge(cs *dsl.CompiledStep, in map[string]any) (any, error) {
+	if vaiSemantics(cs) {
+		return vaiMerge(cs, in)
+	}
 	arrays, ok := in["arrays"].([]any)
 	if !ok {
 		return nil, &InputError{Step: cs.ID, Msg: fmt.Sprintf("inputs.arrays must be a list of arrays, got %s", describe(in["arrays"]))}
@@ -154,6 +157,9 @@ func transform(cs *dsl.CompiledStep, in map[string]any, env map[string]any) (any
 		newNames = append(newNames, k)
 	}
 	sort.Strings(newNames)
+	if vaiSemantics(cs) && cs.ItemTemplate == nil {
+		return list(vaiTransform(cs, items, in)), nil
+	}
 	e := itemEnv(env)
 	out := make([]any, 0, len(items))
 	for i, it := range items {

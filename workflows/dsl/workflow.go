@@ -423,6 +423,7 @@ func (c *compiler) compileLazy(cs *CompiledStep, inPtr string) {
 	if k := kinds[cs.Spec]; k != nil {
 		k(c, cs, inPtr)
 	}
+	c.vaiDataTool(cs, inPtr) // vai's merge and transform semantics in vai's dialect (vai_datatools.go)
 }
 
 // compileExpr compiles a condition/forEach: one expression, bare or wrapped in {{ }}.
