@@ -30,7 +30,7 @@ var Estimate = Declare[EstimateIn, EstimateOut](&Spec{
 
 // EstimateIn is estimate's input.
 type EstimateIn struct {
-	Docs      int    `json:"docs" weft:"min=1"`
+	Docs      int    `json:"docs,omitempty" jsonschema:"documents to embed (vai's default: 1000)" weft:"min=1,default=1000"`
 	Queries   int    `json:"queries,omitempty" weft:"min=0,default=0"`
 	Months    int    `json:"months,omitempty" weft:"min=1,max=60,default=12"`
 	AvgTokens int    `json:"avgTokens,omitempty" weft:"min=1,max=100000,default=500"`
