@@ -368,7 +368,7 @@ func (c *compiler) toolInputs(spec *toolspec.Spec, inputs map[string]any, ptr, t
 		c.warnAt(ptr+"/"+escapePointer(a), fmt.Sprintf("%s is another name for %s, which is set too: %s is ignored", a, spec.Aliases[a], a), "remove one of them")
 	}
 	c.dropUnknown(spec, canon, ptr, tool)
-	return canon
+	return c.vaiInputs(spec, canon, ptr, tool) // vai's defaults where they differ from weft's (vai_defaults.go)
 }
 
 // dropUnknown removes from inputs (at ptr in the file) the fields spec does not take when
