@@ -1,6 +1,12 @@
 package dsl
 
-import "github.com/weftworks/weft/activities/toolspec"
+import (
+	"fmt"
+	"strings"
+
+	"github.com/weftworks/weft/activities/toolspec"
+	"github.com/weftworks/weft/workflows/expr"
+)
 
 // VaiSemantics is the hidden lazy input (CompiledStep.Lazy) the compiler gives a merge or
 // transform step of a file in vai's dialect: the data tool (workflows/datatools) then computes
@@ -51,3 +57,98 @@ func (c *compiler) vaiDataTool(cs *CompiledStep, inPtr string) {
 // isTrue and isFalse say whether v is literally true or false (a template is neither).
 func isTrue(v any) bool  { b, ok := v.(bool); return ok && b }
 func isFalse(v any) bool { b, ok := v.(bool); return ok && !b }
+
+// vaiChunkFields are the fields of a chunk in vai's chunk output, and vaiChunkOutput the fields
+// of that output, that weft's chunk does not give: its chunks are strings and it counts them in
+// count (vai's executeChunk in src/lib/workflow.js).
+var (
+	vaiChunkFields = []string{"charCount", "content", "index", "metadata", "source"}
+	vaiChunkOutput = []string{"avgChunkSize", "strategy", "totalChunks"}
+)
+
+// vaiChunkReads warns, in a file in vai's dialect, of each read of a field vai's chunk output
+// has and weft's does not: X.output.chunks[0].content, X.output.totalChunks, and item.charCount
+// (or a loop's own name) where the items are X.output.chunks (filter, transform, loop, forEach).
+// Such a read is null in weft, where vai gives a value.
+func (c *compiler) vaiChunkReads() {
+	if c.dialect != DialectVai {
+		return
+	}
+	chunkSteps := map[string]bool{}
+	for _, cs := range c.w.Steps {
+		if cs.Spec == toolspec.Chunk.Spec && cs.ForEach == nil {
+			chunkSteps[cs.ID] = true
+		}
+	}
+	if len(chunkSteps) == 0 {
+		return
+	}
+	warned := map[string]bool{}
+	check := func(ptr string, refs []expr.Ref, item string) {
+		for _, r := range refs {
+			field := ""
+			switch {
+			case item != "" && r.Root == item && len(r.Path) > 0 && contains(vaiChunkFields, r.Path[0]):
+				field = item + "." + r.Path[0]
+			case chunkSteps[r.Root] && len(r.Path) >= 4 && r.Path[0] == "output" && r.Path[1] == "chunks" && contains(vaiChunkFields, r.Path[3]):
+				field = r.String()
+			case chunkSteps[r.Root] && len(r.Path) >= 2 && r.Path[0] == "output" && contains(vaiChunkOutput, r.Path[1]):
+				field = r.String()
+			}
+			if field == "" || warned[ptr+" "+field] {
+				continue
+			}
+			warned[ptr+" "+field] = true
+			c.warnAt(ptr, fmt.Sprintf("%s is null in weft: vai's chunk gives objects {index, content, charCount, source, metadata} and totalChunks, weft's gives the chunks as strings and count", field),
+				"read the chunk itself (chunks[0], item) for its text, .length for its length, and output.count for the number of chunks")
+		}
+	}
+	// items names the chunk step a value holding exactly {{ X.output.chunks }} reads, or "".
+	items := func(v any) string {
+		s, _ := v.(string)
+		s = strings.TrimSpace(s)
+		if !strings.HasPrefix(s, "{{") || !strings.HasSuffix(s, "}}") {
+			return ""
+		}
+		id, ok := strings.CutSuffix(strings.TrimSpace(s[2:len(s)-2]), ".output.chunks")
+		if !ok || !chunkSteps[id] {
+			return ""
+		}
+		return id
+	}
+	for _, cs := range c.w.Steps {
+		item := ""
+		if cs.ForEach != nil && (items(cs.ForEach.Source()) != "" || items("{{"+cs.ForEach.Source()+"}}") != "") {
+			item = "item"
+		}
+		if cs.InputValue != nil {
+			cs.InputValue.Each(func(path string, t *expr.Template) { check(cs.Pointer+"/inputs"+path, t.Refs(), item) })
+		}
+		if cs.Condition != nil {
+			check(cs.Pointer+"/condition", cs.Condition.Refs(), item)
+		}
+		perItem := ""
+		switch cs.Spec {
+		case toolspec.Filter.Spec, toolspec.Transform.Spec:
+			if items(cs.Step.Inputs["array"]) != "" {
+				perItem = "item"
+			}
+		case toolspec.Loop.Spec:
+			if cs.Nested != nil && items(cs.Step.Inputs["items"]) != "" {
+				perItem = cs.Nested.As
+			}
+		}
+		if cs.Expr != nil {
+			check(cs.Pointer+"/inputs/condition", cs.Expr.Refs(), perItem)
+		}
+		if cs.ItemTemplate != nil {
+			cs.ItemTemplate.Each(func(path string, t *expr.Template) { check(cs.Pointer+"/inputs/template"+path, t.Refs(), perItem) })
+		}
+		if cs.Nested != nil && cs.Nested.Inputs != nil {
+			cs.Nested.Inputs.Each(func(path string, t *expr.Template) { check(cs.Pointer+"/inputs/step/inputs"+path, t.Refs(), perItem) })
+		}
+	}
+	if c.w.Output != nil {
+		c.w.Output.Each(func(path string, t *expr.Template) { check("/output"+path, t.Refs(), "") })
+	}
+}

@@ -2,6 +2,7 @@ package dsl_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -53,6 +54,57 @@ func TestVaiDataToolSemantics(t *testing.T) {
 			cs, _ = weft.Step("s")
 			require.NotContains(t, cs.Lazy, dsl.VaiSemantics)
 			require.Empty(t, weft.Warnings)
+		})
+	}
+}
+
+// TestVaiChunkReads: in a file in vai's dialect, each read of a field vai's chunk output has and
+// weft's does not (a chunk's content, charCount..., totalChunks), directly or per item of the
+// chunks (filter, transform, loop, forEach), is a warning: it is null in weft. vai's own
+// examples/workflows/dedup-and-ingest.json, abridged, reads three. Reading the chunks themselves
+// warns of nothing, and a weft file is not warned.
+func TestVaiChunkReads(t *testing.T) {
+	const msg = " is null in weft: vai's chunk gives objects {index, content, charCount, source, metadata} and totalChunks, weft's gives the chunks as strings and count"
+	tests := []struct {
+		name, steps, output string
+		want                []string
+	}{
+		{"vai's dedup-and-ingest",
+			`{"id": "filter_short", "tool": "filter", "inputs": {"array": "{{ split.output.chunks }}", "condition": "item.charCount > 100"}},
+			 {"id": "check_each", "tool": "loop", "inputs": {"items": "{{ filter_short.output.results }}", "as": "chunk", "step": {"tool": "search", "inputs": {"query": "{{ chunk.content }}", "limit": 1}}}}`,
+			`{"totalChunks": "{{ split.output.totalChunks }}"}`,
+			[]string{"steps[1].inputs.condition: item.charCount" + msg, "output.totalChunks: split.output.totalChunks" + msg}},
+		{"a loop over the chunks",
+			`{"id": "each", "tool": "loop", "inputs": {"items": "{{ split.output.chunks }}", "as": "chunk", "step": {"tool": "embed", "inputs": {"text": "{{ chunk.content }}"}}}}`,
+			`{"first": "{{ split.output.chunks[0].content }}"}`,
+			[]string{"steps[1].inputs.step.inputs.text: chunk.content" + msg, "output.first: split.output.chunks.0.content" + msg}},
+		{"forEach and transform over the chunks",
+			`{"id": "each", "tool": "embed", "forEach": "{{ split.output.chunks }}", "inputs": {"text": "{{ item.content }}"}},
+			 {"id": "t", "tool": "transform", "inputs": {"array": "{{ split.output.chunks }}", "template": "{{ item.index }}"}}`,
+			`{}`,
+			[]string{"steps[1].inputs.text: item.content" + msg, "steps[2].inputs.template: item.index" + msg}},
+		{"the chunks themselves",
+			`{"id": "each", "tool": "embed", "forEach": "{{ split.output.chunks }}", "inputs": {"text": "{{ item }}"}}`,
+			`{"first": "{{ split.output.chunks[0] }}", "n": "{{ split.output.count }}"}`, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			file := fmt.Sprintf(`{"name": "t", "inputs": {"text": {"type": "string"}}, "steps": [{"id": "split", "tool": "chunk", "inputs": {"text": "{{ inputs.text }}"}}, %s], "output": %s}`, tt.steps, tt.output)
+			vai, err := dsl.LoadVai("t.json", []byte(file), "")
+			require.NoError(t, err)
+			var got []string
+			for _, d := range vai.Warnings {
+				if strings.Contains(d.Message, " is null in weft") {
+					got = append(got, d.Where+": "+d.Message)
+				}
+			}
+			require.Equal(t, tt.want, got)
+
+			weft, err := dsl.Load("t.weft.json", []byte(file))
+			require.NoError(t, err)
+			for _, d := range weft.Warnings {
+				require.NotContains(t, d.Message, " is null in weft")
+			}
 		})
 	}
 }

@@ -250,6 +250,7 @@ func (c *compiler) compile() *Workflow {
 	c.compileSteps()
 	c.checkGraph()
 	c.compileOutput()
+	c.vaiChunkReads() // reads of vai's chunk fields, null in weft (vai_datatools.go)
 	if ((dialect == DialectWeft && why == "") || c.byFields) && !c.accepted {
 		c.hintVaiSchema()
 	}
