@@ -68,7 +68,8 @@ var (
 
 // vaiChunkReads warns, in a file in vai's dialect, of each read of a field vai's chunk output
 // has and weft's does not: X.output.chunks[0].content, X.output.totalChunks, and item.charCount
-// (or a loop's own name) where the items are X.output.chunks (filter, transform, loop, forEach).
+// (or a loop's own name) where the items are X.output.chunks or a filter's results of them
+// (filter, transform, loop, forEach).
 // Such a read is null in weft, where vai gives a value.
 func (c *compiler) vaiChunkReads() {
 	if c.dialect != DialectVai {
@@ -103,22 +104,29 @@ func (c *compiler) vaiChunkReads() {
 				"read the chunk itself (chunks[0], item) for its text, .length for its length, and output.count for the number of chunks")
 		}
 	}
-	// items names the chunk step a value holding exactly {{ X.output.chunks }} reads, or "".
-	items := func(v any) string {
+	// lists are the values that are vai's chunk objects in vai: X.output.chunks, and the results
+	// of a filter of them (file order).
+	lists := map[string]bool{}
+	for id := range chunkSteps {
+		lists[id+".output.chunks"] = true
+	}
+	// items says whether a value is exactly {{ L }} for one of lists.
+	items := func(v any) bool {
 		s, _ := v.(string)
 		s = strings.TrimSpace(s)
 		if !strings.HasPrefix(s, "{{") || !strings.HasSuffix(s, "}}") {
-			return ""
+			return false
 		}
-		id, ok := strings.CutSuffix(strings.TrimSpace(s[2:len(s)-2]), ".output.chunks")
-		if !ok || !chunkSteps[id] {
-			return ""
+		return lists[strings.TrimSpace(s[2:len(s)-2])]
+	}
+	for _, cs := range c.w.Steps {
+		if cs.Spec == toolspec.Filter.Spec && cs.ForEach == nil && items(cs.Step.Inputs["array"]) {
+			lists[cs.ID+".output.results"] = true
 		}
-		return id
 	}
 	for _, cs := range c.w.Steps {
 		item := ""
-		if cs.ForEach != nil && (items(cs.ForEach.Source()) != "" || items("{{"+cs.ForEach.Source()+"}}") != "") {
+		if cs.ForEach != nil && (items(cs.ForEach.Source()) || items("{{"+cs.ForEach.Source()+"}}")) {
 			item = "item"
 		}
 		if cs.InputValue != nil {
@@ -130,11 +138,11 @@ func (c *compiler) vaiChunkReads() {
 		perItem := ""
 		switch cs.Spec {
 		case toolspec.Filter.Spec, toolspec.Transform.Spec:
-			if items(cs.Step.Inputs["array"]) != "" {
+			if items(cs.Step.Inputs["array"]) {
 				perItem = "item"
 			}
 		case toolspec.Loop.Spec:
-			if cs.Nested != nil && items(cs.Step.Inputs["items"]) != "" {
+			if cs.Nested != nil && items(cs.Step.Inputs["items"]) {
 				perItem = cs.Nested.As
 			}
 		}

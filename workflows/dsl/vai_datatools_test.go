@@ -73,7 +73,7 @@ func TestVaiChunkReads(t *testing.T) {
 			`{"id": "filter_short", "tool": "filter", "inputs": {"array": "{{ split.output.chunks }}", "condition": "item.charCount > 100"}},
 			 {"id": "check_each", "tool": "loop", "inputs": {"items": "{{ filter_short.output.results }}", "as": "chunk", "step": {"tool": "search", "inputs": {"query": "{{ chunk.content }}", "limit": 1}}}}`,
 			`{"totalChunks": "{{ split.output.totalChunks }}"}`,
-			[]string{"steps[1].inputs.condition: item.charCount" + msg, "output.totalChunks: split.output.totalChunks" + msg}},
+			[]string{"steps[1].inputs.condition: item.charCount" + msg, "steps[2].inputs.step.inputs.query: chunk.content" + msg, "output.totalChunks: split.output.totalChunks" + msg}},
 		{"a loop over the chunks",
 			`{"id": "each", "tool": "loop", "inputs": {"items": "{{ split.output.chunks }}", "as": "chunk", "step": {"tool": "embed", "inputs": {"text": "{{ chunk.content }}"}}}}`,
 			`{"first": "{{ split.output.chunks[0].content }}"}`,
