@@ -330,10 +330,9 @@ func TestVaiCorpus(t *testing.T) {
 		{"vai-tool-fields.json", []string{
 			`warning: steps[0].inputs.followRedirects: unknown field "followRedirects": http does not take it, so it is ignored (remove it: weft's http follows up to 5 redirects whatever it says (vai follows none unless it is true))`,
 			`warning: steps[1].inputs.source: unknown field "source": chunk does not take it, so it is ignored (weft's chunks are strings and carry no source (vai's are objects with it): give the source where the chunks are stored, as ingest's source)`,
-			`warning: steps[2].inputs.rerankModel: unknown field "rerankModel": query does not take it, so it is ignored (weft's query reranks with rerank-2.5 (vai's default): to rerank with another model, write a search step and a rerank step with model)`,
 			`warning: steps[3].inputs.allowWrites: unknown field "allowWrites": aggregate does not take it, so it is ignored (remove it: weft's aggregate is read-only and refuses $out and $merge whatever it says)`,
 			"vai-tool-fields.json: read in vai's dialect: steps[0].inputs.followRedirects is a field of vai's http tool",
-			"valid, 4 steps, 4 warning(s)",
+			"valid, 4 steps, 3 warning(s)",
 		}},
 		// vai's merge and transform answer as vai's do, with a warning where weft's own dialect
 		// would answer otherwise (merge-transform.basic.test.json checks the answers)
@@ -341,6 +340,14 @@ func TestVaiCorpus(t *testing.T) {
 			`warning: steps[2].inputs.dedup: vai's merge drops duplicates only when dedup_field is set too: this merge keeps every item (in weft's dialect, dedup alone drops duplicate items)`,
 			`warning: steps[4].inputs.mapping: vai's transform uses fields and ignores mapping when both are given: mapping is ignored (in weft's dialect, both apply)`,
 			"valid, 6 steps, 2 warning(s)",
+		}},
+		// vai's chunk gives objects (content, charCount...) and totalChunks, weft's strings and
+		// count: each read of one of vai's fields is a warning that it is null in weft
+		{"chunk-fields.json", []string{
+			`warning: steps[1].inputs.condition: item.charCount is null in weft: vai's chunk gives objects {index, content, charCount, source, metadata} and totalChunks, weft's gives the chunks as strings and count`,
+			`warning: steps[2].inputs.step.inputs.query: chunk.content is null in weft`,
+			`warning: output.totalChunks: split.output.totalChunks is null in weft`,
+			"valid, 3 steps, 4 warning(s)",
 		}},
 		{"numeric-segments.json", []string{"numeric-segments.json: read in vai's dialect: a path has a numeric segment (results.0.score)", "valid, 3 steps"}},
 		{"code-search.json", []string{"code-search.json: read in vai's dialect: steps[0].timeout is in milliseconds", "valid, 4 steps"}},
