@@ -215,6 +215,7 @@ func (t *Tools) codeSearchModel(ctx context.Context, dbName, collection, model s
 // candidates the vector search finds for limit results, and whether they are reranked.
 type codeRetrieval struct {
 	query, db, collection, language, pathPrefix, model string
+	rerankModel                                        string // "": rerank-2.5
 	filter                                             map[string]any
 	limit, candidates                                  int
 	rerank                                             bool
@@ -222,14 +223,14 @@ type codeRetrieval struct {
 
 func (t *Tools) codeSearch(ctx context.Context, in toolspec.CodeSearchIn) (toolspec.CodeSearchOut, *toolspec.Usage, error) {
 	return t.codeRetrieve(ctx, codeRetrieval{query: in.Query, db: in.DB, collection: in.Collection, language: in.Language, pathPrefix: in.PathPrefix,
-		model: in.Model, filter: in.Filter, limit: in.Limit, candidates: candidates(in.Limit), rerank: in.Rerank})
+		model: in.Model, filter: in.Filter, limit: in.Limit, candidates: candidates(in.Limit), rerank: in.Rerank, rerankModel: in.RerankModel})
 }
 
 // codeQuery is vai's code_query: code_search over five times as many candidates as results
 // (more than code_search ranks), always reranked.
 func (t *Tools) codeQuery(ctx context.Context, in toolspec.CodeQueryIn) (toolspec.CodeSearchOut, *toolspec.Usage, error) {
 	return t.codeRetrieve(ctx, codeRetrieval{query: in.Query, db: in.DB, collection: in.Collection, language: in.Language, pathPrefix: in.PathPrefix,
-		model: in.Model, filter: in.Filter, limit: in.Limit, candidates: codeQueryCandidates(in.Limit), rerank: true})
+		model: in.Model, filter: in.Filter, limit: in.Limit, candidates: codeQueryCandidates(in.Limit), rerank: true, rerankModel: in.RerankModel})
 }
 
 // codeQueryCandidates is how many candidates code_query reranks for limit results: five times
@@ -274,7 +275,7 @@ func (t *Tools) codeRetrieve(ctx context.Context, r codeRetrieval) (toolspec.Cod
 		for i, h := range hits {
 			texts[i], names[i] = rerankText(h), h.Path
 		}
-		ranking, err := t.rankTexts(ctx, r.query, texts, names, "", r.limit)
+		ranking, err := t.rankTexts(ctx, r.query, texts, names, r.rerankModel, r.limit)
 		if err != nil {
 			return none, usage, err
 		}

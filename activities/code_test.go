@@ -276,9 +276,10 @@ func TestCodeFindSimilar(t *testing.T) {
 type fakeVoyage struct {
 	url string
 
-	mu         sync.Mutex
-	embedModel []string // the model of each /embeddings request
-	reranked   [][]any  // the documents of each /rerank request
+	mu          sync.Mutex
+	embedModel  []string // the model of each /embeddings request
+	reranked    [][]any  // the documents of each /rerank request
+	rerankModel []string // the model of each /rerank request
 }
 
 func startFakeVoyage(t *testing.T, prefer string) *fakeVoyage {
@@ -310,6 +311,8 @@ func startFakeVoyage(t *testing.T, prefer string) *fakeVoyage {
 		case strings.HasSuffix(r.URL.Path, "/rerank"):
 			docs := body["documents"].([]any)
 			f.reranked = append(f.reranked, docs)
+			model, _ := body["model"].(string)
+			f.rerankModel = append(f.rerankModel, model)
 			var data []any
 			for i, d := range docs {
 				score := 0.1
@@ -318,7 +321,7 @@ func startFakeVoyage(t *testing.T, prefer string) *fakeVoyage {
 				}
 				data = append(data, map[string]any{"index": i, "relevance_score": score})
 			}
-			_ = json.NewEncoder(w).Encode(map[string]any{"data": data, "model": "rerank-2.5", "usage": map[string]any{"total_tokens": 50}})
+			_ = json.NewEncoder(w).Encode(map[string]any{"data": data, "model": model, "usage": map[string]any{"total_tokens": 50}})
 		default:
 			t.Errorf("fake Voyage: unexpected path %s", r.URL.Path)
 			w.WriteHeader(404)
@@ -337,6 +340,15 @@ func (f *fakeVoyage) take() ([]string, [][]any) {
 	m, r := f.embedModel, f.reranked
 	f.embedModel, f.reranked = nil, nil
 	return m, r
+}
+
+// rerankModels returns the models of the /rerank requests since the last call.
+func (f *fakeVoyage) rerankModels() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	m := f.rerankModel
+	f.rerankModel = nil
+	return m
 }
 
 // emptiedAfter empties the collections a test fills when it ends, so that tests listing the

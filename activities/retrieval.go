@@ -196,7 +196,7 @@ func (t *Tools) query(ctx context.Context, in toolspec.QueryIn) (toolspec.Result
 		for i, r := range results {
 			texts[i], names[i] = r.Content, r.Source
 		}
-		r, err := t.rankTexts(ctx, in.Query, texts, names, "", limit)
+		r, err := t.rankTexts(ctx, in.Query, texts, names, in.RerankModel, limit)
 		if err != nil {
 			return toolspec.Results{}, nil, err
 		}

@@ -68,15 +68,16 @@ var CodeSearch = Declare[CodeSearchIn, CodeSearchOut](&Spec{
 
 // CodeSearchIn is code_search's input.
 type CodeSearchIn struct {
-	Query      string         `json:"query" weft:"minLength=1,maxLength=5000"`
-	DB         string         `json:"db,omitempty"`
-	Collection string         `json:"collection,omitempty"`
-	Language   string         `json:"language,omitempty" jsonschema:"Only chunks of this language (go, python, typescript, ...)"`
-	PathPrefix string         `json:"pathPrefix,omitempty" jsonschema:"Only files under this path (activities/)"`
-	Filter     map[string]any `json:"filter,omitempty" jsonschema:"Chunk metadata to match, merged into the search filter: field to a string, number, boolean or {\"$in\": [...]}; fields: language, path, source, symbol, kind (chunkType), startLine, endLine, root"`
-	Limit      int            `json:"limit,omitempty" weft:"min=1,max=100,default=10"`
-	Model      string         `json:"model,omitempty" jsonschema:"Embedding model (default: the one the collection was indexed with, else as code_index's)"`
-	Rerank     bool           `json:"rerank,omitempty" jsonschema:"Rerank the candidates with Voyage's reranker when a key is configured (offline, results keep search's order)"`
+	Query       string         `json:"query" weft:"minLength=1,maxLength=5000"`
+	DB          string         `json:"db,omitempty"`
+	Collection  string         `json:"collection,omitempty"`
+	Language    string         `json:"language,omitempty" jsonschema:"Only chunks of this language (go, python, typescript, ...)"`
+	PathPrefix  string         `json:"pathPrefix,omitempty" jsonschema:"Only files under this path (activities/)"`
+	Filter      map[string]any `json:"filter,omitempty" jsonschema:"Chunk metadata to match, merged into the search filter: field to a string, number, boolean or {\"$in\": [...]}; fields: language, path, source, symbol, kind (chunkType), startLine, endLine, root"`
+	Limit       int            `json:"limit,omitempty" weft:"min=1,max=100,default=10"`
+	Model       string         `json:"model,omitempty" jsonschema:"Embedding model (default: the one the collection was indexed with, else as code_index's)"`
+	Rerank      bool           `json:"rerank,omitempty" jsonschema:"Rerank the candidates with Voyage's reranker when a key is configured (offline, results keep search's order)"`
+	RerankModel string         `json:"rerankModel,omitempty" weft:"minLength=1" jsonschema:"Voyage's reranker model (default rerank-2.5, as vai's); offline the local reranker ranks"`
 }
 
 // CodeQuery is vai's full RAG query over an indexed source tree: code_search with more
@@ -92,14 +93,15 @@ var CodeQuery = Declare[CodeQueryIn, CodeSearchOut](&Spec{
 
 // CodeQueryIn is code_query's input: code_search's, without the choice to rerank.
 type CodeQueryIn struct {
-	Query      string         `json:"query" weft:"minLength=1,maxLength=5000"`
-	DB         string         `json:"db,omitempty"`
-	Collection string         `json:"collection,omitempty"`
-	Language   string         `json:"language,omitempty" jsonschema:"Only chunks of this language (go, python, typescript, ...)"`
-	PathPrefix string         `json:"pathPrefix,omitempty" jsonschema:"Only files under this path (activities/)"`
-	Filter     map[string]any `json:"filter,omitempty" jsonschema:"Chunk metadata to match, merged into the search filter: field to a string, number, boolean or {\"$in\": [...]}; fields: language, path, source, symbol, kind (chunkType), startLine, endLine, root"`
-	Limit      int            `json:"limit,omitempty" weft:"min=1,max=50,default=5"`
-	Model      string         `json:"model,omitempty" jsonschema:"Embedding model (default: the one the collection was indexed with, else as code_index's)"`
+	Query       string         `json:"query" weft:"minLength=1,maxLength=5000"`
+	DB          string         `json:"db,omitempty"`
+	Collection  string         `json:"collection,omitempty"`
+	Language    string         `json:"language,omitempty" jsonschema:"Only chunks of this language (go, python, typescript, ...)"`
+	PathPrefix  string         `json:"pathPrefix,omitempty" jsonschema:"Only files under this path (activities/)"`
+	Filter      map[string]any `json:"filter,omitempty" jsonschema:"Chunk metadata to match, merged into the search filter: field to a string, number, boolean or {\"$in\": [...]}; fields: language, path, source, symbol, kind (chunkType), startLine, endLine, root"`
+	Limit       int            `json:"limit,omitempty" weft:"min=1,max=50,default=5"`
+	Model       string         `json:"model,omitempty" jsonschema:"Embedding model (default: the one the collection was indexed with, else as code_index's)"`
+	RerankModel string         `json:"rerankModel,omitempty" weft:"minLength=1" jsonschema:"Voyage's reranker model (default rerank-2.5, as vai's); offline the local reranker ranks"`
 }
 
 // CodeSearchOut is code_search's output.

@@ -22,13 +22,14 @@ var Query = Declare[QueryIn, Results](&Spec{
 
 // QueryIn is query's input.
 type QueryIn struct {
-	Query      string         `json:"query" weft:"minLength=1,maxLength=5000" jsonschema:"The question or search query in natural language"`
-	DB         string         `json:"db,omitempty" jsonschema:"Database name; defaults.db or the configured database when omitted"`
-	Collection string         `json:"collection,omitempty" jsonschema:"Collection with embedded documents; defaults.collection when omitted"`
-	Limit      int            `json:"limit,omitempty" weft:"min=1,max=50,default=5" jsonschema:"Maximum number of results"`
-	Model      string         `json:"model,omitempty" jsonschema:"Embedding model"`
-	Rerank     bool           `json:"rerank,omitempty" weft:"default=true" jsonschema:"Rerank the candidates with Voyage's reranker when a key is configured (offline, results come in search's order either way)"`
-	Filter     map[string]any `json:"filter,omitempty" jsonschema:"Metadata pre-filter, e.g. {\"metadata.type\": \"api-doc\"}"`
+	Query       string         `json:"query" weft:"minLength=1,maxLength=5000" jsonschema:"The question or search query in natural language"`
+	DB          string         `json:"db,omitempty" jsonschema:"Database name; defaults.db or the configured database when omitted"`
+	Collection  string         `json:"collection,omitempty" jsonschema:"Collection with embedded documents; defaults.collection when omitted"`
+	Limit       int            `json:"limit,omitempty" weft:"min=1,max=50,default=5" jsonschema:"Maximum number of results"`
+	Model       string         `json:"model,omitempty" jsonschema:"Embedding model"`
+	Rerank      bool           `json:"rerank,omitempty" weft:"default=true" jsonschema:"Rerank the candidates with Voyage's reranker when a key is configured (offline, results come in search's order either way)"`
+	RerankModel string         `json:"rerankModel,omitempty" weft:"minLength=1" jsonschema:"Voyage's reranker model (default rerank-2.5, as vai's); offline the local reranker ranks"`
+	Filter      map[string]any `json:"filter,omitempty" jsonschema:"Metadata pre-filter, e.g. {\"metadata.type\": \"api-doc\"}"`
 }
 
 // Search is hybrid search without a reranker.

@@ -187,10 +187,7 @@ var vaiFields = map[*toolspec.Spec]map[string]string{
 		"followRedirects": "remove it: weft's http follows up to 5 redirects whatever it says (vai follows none unless it is true)",
 	},
 	toolspec.Rerank.Spec: {"topK": "vai's rerank does not read it either and returns every document: remove it, or write limit to keep only the best"},
-	toolspec.Query.Spec: {
-		"rerankModel": "weft's query reranks with rerank-2.5 (vai's default): to rerank with another model, write a search step and a rerank step with model",
-	},
-	toolspec.Chunk.Spec: {"source": "weft's chunks are strings and carry no source (vai's are objects with it): give the source where the chunks are stored, as ingest's source"},
+	toolspec.Chunk.Spec:  {"source": "weft's chunks are strings and carry no source (vai's are objects with it): give the source where the chunks are stored, as ingest's source"},
 	toolspec.Aggregate.Spec: {
 		"allowWrites": "remove it: weft's aggregate is read-only and refuses $out and $merge whatever it says",
 	},
@@ -203,13 +200,11 @@ var vaiFields = map[*toolspec.Spec]map[string]string{
 		"source":       "write path (a directory on the worker) or repo (a Git repository's https URL) instead",
 	},
 	toolspec.CodeSearch.Spec: {
-		"category":    `to keep chunks of one kind, write filter: {"kind": ...} (function, class, ...)`,
-		"rerankModel": "remove it: weft reranks code with rerank-2.5 (vai's default) when rerank is true",
+		"category": `to keep chunks of one kind, write filter: {"kind": ...} (function, class, ...)`,
 	},
 	toolspec.CodeQuery.Spec: {
-		"category":    `to keep chunks of one kind, write filter: {"kind": ...} (function, class, ...)`,
-		"rerank":      "remove it: code_query always reranks, in vai too",
-		"rerankModel": "remove it: weft reranks code with rerank-2.5 (vai's default)",
+		"category": `to keep chunks of one kind, write filter: {"kind": ...} (function, class, ...)`,
+		"rerank":   "remove it: code_query always reranks, in vai too",
 	},
 }
 

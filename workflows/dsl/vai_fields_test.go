@@ -23,8 +23,6 @@ func TestVaiToolFields(t *testing.T) {
 			"remove it: weft's http follows up to 5 redirects whatever it says (vai follows none unless it is true)"},
 		{"rerank", `"query":"q","documents":["d"]`, "topK", `3`,
 			"vai's rerank does not read it either and returns every document: remove it, or write limit to keep only the best"},
-		{"query", `"query":"q","collection":"c"`, "rerankModel", `"rerank-2.5-lite"`,
-			"weft's query reranks with rerank-2.5 (vai's default): to rerank with another model, write a search step and a rerank step with model"},
 		{"chunk", `"text":"t"`, "source", `"doc.md"`,
 			"weft's chunks are strings and carry no source (vai's are objects with it): give the source where the chunks are stored, as ingest's source"},
 		{"aggregate", `"collection":"c","pipeline":[]`, "allowWrites", `true`,
@@ -41,13 +39,9 @@ func TestVaiToolFields(t *testing.T) {
 		{"code_index", `"path":"/src","collection":"c"`, "batchSize", `20`, "remove it: weft sizes the embedding batches itself"},
 		{"code_search", `"query":"q","collection":"c"`, "category", `"code"`,
 			`to keep chunks of one kind, write filter: {"kind": ...} (function, class, ...)`},
-		{"code_search", `"query":"q","collection":"c"`, "rerankModel", `"rerank-2.5"`,
-			"remove it: weft reranks code with rerank-2.5 (vai's default) when rerank is true"},
 		{"code_query", `"query":"q","collection":"c"`, "category", `"code"`,
 			`to keep chunks of one kind, write filter: {"kind": ...} (function, class, ...)`},
 		{"code_query", `"query":"q","collection":"c"`, "rerank", `false`, "remove it: code_query always reranks, in vai too"},
-		{"code_query", `"query":"q","collection":"c"`, "rerankModel", `"rerank-2.5"`,
-			"remove it: weft reranks code with rerank-2.5 (vai's default)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.tool+"."+tt.field, func(t *testing.T) {
