@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -100,10 +101,42 @@ func (t *Tools) codeIndex(ctx context.Context, in toolspec.CodeIndexIn) (toolspe
 		Removed: int(removed), Skipped: walk.Skipped, Truncated: walk.Truncated, Languages: langs, DurationMs: time.Since(start).Milliseconds()}, &toolspec.Usage{EmbeddingTokens: tokens}, nil
 }
 
+// vaiRepo is the repository vai's code_index source names, if it names one: as vai's
+// isGitHubUrl, a source with github.com in it or of the form owner/repo is a GitHub repository
+// (https://github.com/owner/repo), but ./dir and ../dir are directories; any other URL (which vai would fail to read as a directory) is
+// the repository at that URL. Anything else is a directory.
+func vaiRepo(source string) (string, bool) {
+	s := strings.TrimSpace(source)
+	if strings.Contains(s, "://") {
+		return s, true
+	}
+	if i := strings.Index(s, "github.com"); i >= 0 {
+		rest := strings.TrimLeft(s[i+len("github.com"):], "/:")
+		return "https://github.com/" + rest, true
+	}
+	if vaiShorthand.MatchString(s) && !strings.HasPrefix(s, "./") && !strings.HasPrefix(s, "../") { // ./src is a directory
+		return "https://github.com/" + s, true
+	}
+	return "", false
+}
+
+// vaiShorthand is vai's owner/repo shorthand (src/lib/github.js isGitHubUrl).
+var vaiShorthand = regexp.MustCompile(`^[a-zA-Z0-9_.-]+/[a-zA-Z0-9_.-]+$`)
+
 // codeSource reads what a code_index step names: a directory under WEFT_CODE_ROOTS, or a Git
 // repository cloned for the walk and removed after it (codegit.go). root is what the chunks are
 // stored under: the directory, or the repository's URL and ref.
 func (t *Tools) codeSource(ctx context.Context, in toolspec.CodeIndexIn) (string, []codeChunk, *codeindex.WalkResult, error) {
+	if in.Source != "" {
+		if in.Path != "" || in.Repo != "" {
+			return "", nil, nil, &InputError{Msg: "code_index takes source (vai's name), path or repo, not both: remove one"}
+		}
+		if repo, ok := vaiRepo(in.Source); ok {
+			in.Repo = repo
+		} else {
+			in.Path, in.Ref = in.Source, "" // vai reads branch only for a GitHub source
+		}
+	}
 	switch {
 	case in.Path != "" && in.Repo != "":
 		return "", nil, nil, &InputError{Msg: "code_index takes path (a directory on the worker) or repo (a Git repository's URL), not both: remove one"}

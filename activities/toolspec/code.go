@@ -20,12 +20,15 @@ var CodeIndex = Declare[CodeIndexIn, CodeIndexOut](&Spec{
 	Heartbeat:   30 * time.Second,
 	Annotations: Annotations{Idempotent: true},
 	Calls:       func(map[string]any) Calls { return Calls{Embed: 1, DatabaseWrite: 1} },
+	// vai's names (src/mcp/tools/code-search.js handleCodeIndex)
+	Aliases: map[string]string{"branch": "ref", "maxFileSize": "maxFileBytes"},
 })
 
 // CodeIndexIn is code_index's input.
 type CodeIndexIn struct {
 	Path         string   `json:"path,omitempty" weft:"minLength=1,maxLength=4096" jsonschema:"Directory on the worker to index (under WEFT_CODE_ROOTS); give path or repo"`
 	Repo         string   `json:"repo,omitempty" weft:"minLength=1,maxLength=2048" jsonschema:"Git repository to clone and index instead of a directory: an https URL on a host the operator allows (WEFT_CODE_GIT_HOSTS)"`
+	Source       string   `json:"source,omitempty" weft:"minLength=1,maxLength=4096" jsonschema:"vai's name: a directory (as path) or a repository (as repo) when it is a URL or, as in vai, names github.com or is owner/repo (https://github.com/owner/repo); give source, path or repo"`
 	Ref          string   `json:"ref,omitempty" weft:"minLength=1,maxLength=255" jsonschema:"Branch or tag of repo to index (default: the repository's HEAD)"`
 	DB           string   `json:"db,omitempty"`
 	Collection   string   `json:"collection,omitempty"`

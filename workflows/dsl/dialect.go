@@ -193,11 +193,8 @@ var vaiFields = map[*toolspec.Spec]map[string]string{
 	},
 	toolspec.CodeIndex.Spec: {
 		"batchSize":    "remove it: weft sizes the embedding batches itself",
-		"branch":       "write ref (a branch or tag of repo) instead",
 		"chunkOverlap": "remove it: weft splits code at function and class boundaries, without overlap (chunkSize bounds a chunk)",
-		"maxFileSize":  "write maxFileBytes instead (weft's default is 1 MiB, vai's 100000 bytes)",
 		"refresh":      "remove it: weft re-embeds only the files changed since the last index, always",
-		"source":       "write path (a directory on the worker) or repo (a Git repository's https URL) instead",
 	},
 	toolspec.CodeSearch.Spec: {
 		"category": `to keep chunks of one kind, write filter: {"kind": ...} (function, class, ...)`,

@@ -18,7 +18,11 @@ func init() {
 		_, path := cs.Inputs["path"]
 		repo, hasRepo := cs.Inputs["repo"]
 		_, ref := cs.Inputs["ref"]
+		_, source := cs.Inputs["source"] // vai's name: a directory or a repository, told apart when the tool runs
 		switch {
+		case source && (path || hasRepo):
+			c.errAt(inPtr+"/source", `code_index takes "path" or "repo", not both (source is vai's name for either)`, "remove source, or path and repo")
+		case source:
 		case path && hasRepo:
 			c.errAt(inPtr+"/repo", `code_index takes "path" or "repo", not both`, "remove one: path is a directory on the worker, repo a Git repository's URL")
 		case !path && !hasRepo:

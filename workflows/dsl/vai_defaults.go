@@ -14,9 +14,13 @@ import (
 //   - query limit: vai's executeQuery reads `inputs.limit || 10`; weft's default is 5.
 //   - code_search rerank: vai's handleCodeSearch reranks unless `rerank` is false; weft's
 //     default is false.
+//   - code_index maxFileBytes (vai's maxFileSize): 100000 bytes in vai, 1 MiB in weft.
 var vaiDefaults = map[*toolspec.Spec]map[string]any{
 	toolspec.Query.Spec:      {"limit": float64(10)},
 	toolspec.CodeSearch.Spec: {"rerank": true},
+	// vai's handleCodeIndex skips files over `input.maxFileSize || 100000` bytes; weft's default
+	// is 1 MiB.
+	toolspec.CodeIndex.Spec: {"maxFileBytes": float64(100000)},
 }
 
 // vaiUncapped are the inputs vai's tool sets no maximum for and weft's does. In vai's dialect a

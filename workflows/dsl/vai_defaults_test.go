@@ -79,3 +79,41 @@ func TestVaiDefaults(t *testing.T) {
 		})
 	}
 }
+
+// TestCodeIndexVaiNames: vai's code_index names run: source (a directory or a repository, which
+// the tool tells apart when it runs, so a template is fine), branch as ref, maxFileSize as
+// maxFileBytes; in vai's dialect maxFileBytes defaults to vai's 100000 bytes.
+func TestCodeIndexVaiNames(t *testing.T) {
+	for _, tc := range []struct {
+		name, inputs string
+		vai          bool
+		want         map[string]any
+		err          string
+	}{
+		{name: "vai's code-review step", vai: true, inputs: `{"source":"{{ inputs.source }}","db":"d","collection":"c","refresh":true}`,
+			want: map[string]any{"source": "{{ inputs.source }}", "db": "d", "collection": "c", "maxFileBytes": float64(100000)}},
+		{name: "branch and maxFileSize", vai: true, inputs: `{"source":"https://github.com/o/r","branch":"dev","maxFileSize":5000,"collection":"c"}`,
+			want: map[string]any{"source": "https://github.com/o/r", "ref": "dev", "maxFileBytes": float64(5000), "collection": "c"}},
+		{name: "weft's file takes them too", inputs: `{"source":"/srv/x","maxFileSize":5000,"collection":"c"}`,
+			want: map[string]any{"source": "/srv/x", "maxFileBytes": float64(5000), "collection": "c"}},
+		{name: "source beside path", inputs: `{"source":"/srv/x","path":"/srv/x","collection":"c"}`, err: `code_index takes "path" or "repo", not both`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file := `{"name":"w","inputs":{"source":{"type":"string"}},"steps":[{"id":"s","tool":"code_index","inputs":` + tc.inputs + `}]}`
+			var w *dsl.Workflow
+			var err error
+			if tc.vai {
+				w, err = dsl.LoadVai("w.json", []byte(file), "")
+			} else {
+				w, err = dsl.Load("w.json", []byte(`{"$schema":"https://weft.dev/schemas/workflow-v1.json",`+file[1:]))
+			}
+			if tc.err != "" {
+				require.ErrorContains(t, err, tc.err)
+				return
+			}
+			require.NoError(t, err)
+			s, _ := w.Step("s")
+			require.Equal(t, tc.want, s.Inputs)
+		})
+	}
+}
