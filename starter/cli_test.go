@@ -292,13 +292,15 @@ func TestInputsFromFiles(t *testing.T) {
 func TestVaiCorpus(t *testing.T) {
 	code, out, errOut := weft(t, "", "test", "../testdata/vai")
 	require.Equal(t, 0, code, out+errOut)
-	require.Contains(t, out, "16 passed, 0 failed")
+	require.Contains(t, out, "17 passed, 0 failed")
 	for _, line := range []string{
 		"✔ reads results.0 as the first result (numeric-segments.basic.test.json)",
 		"✔ runs with the fields vai ignores ignored (ignored-fields.basic.test.json)",
 		"✔ runs with vai's own fields ignored (vai-fields-only.basic.test.json)",
 		"✔ runs with vai's tool fields ignored (vai-tool-fields.basic.test.json) (ran for real, unmocked: chunk)",
 		"✔ answers from the best code chunk (code-search.basic.test.json)",
+		// vai's own code-review template and fixture, unchanged: code_index source, a template
+		"✔ code-review: fresh index required (no existing index) (code-review.fresh-index.test.json)",
 		"✔ merges and reshapes as vai does (merge-transform.basic.test.json)",
 		// pure local tools run for real unless mocked, and the output says which
 		"✔ chunks for real and ingests a novel document (intelligent-ingest.unmocked-chunk.test.json) (ran for real, unmocked: chunk, estimate)",
@@ -350,6 +352,11 @@ func TestVaiCorpus(t *testing.T) {
 			"valid, 3 steps, 4 warning(s)",
 		}},
 		{"numeric-segments.json", []string{"numeric-segments.json: read in vai's dialect: a path has a numeric segment (results.0.score)", "valid, 3 steps"}},
+		{"code-review.json", []string{
+			`warning: steps[1].inputs.refresh: unknown field "refresh": code_index does not take it, so it is ignored`,
+			"code-review.json: read in vai's dialect: $schema names vai",
+			"valid, 5 steps, 3 warning(s)",
+		}},
 		{"code-search.json", []string{"code-search.json: read in vai's dialect: steps[0].timeout is in milliseconds", "valid, 4 steps"}},
 		{"packages/vai-workflow-digest/workflow.json", []string{"valid, "}},
 	}
