@@ -4,7 +4,9 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/workflow"
 
+	"github.com/weftworks/weft/workflows"
 	"github.com/weftworks/weft/workflows/dsl"
 )
 
@@ -53,4 +55,31 @@ func TestVaiDurationsAndAliases(t *testing.T) {
 	require.Len(t, w.Warnings, 1)
 	require.Contains(t, w.Warnings[0].String(), "size is another name for chunkSize")
 	require.Equal(t, float64(300), w.Steps[0].Inputs["chunkSize"])
+}
+
+// TestVaiDataToolsSinceTheirChange: a vai-dialect merge computes vai's answer (dedup alone keeps
+// every item), and a run recorded before ChangeVaiDataTools replays with weft's (dedup alone drops
+// duplicates), so its history still replays.
+func TestVaiDataToolsSinceTheirChange(t *testing.T) {
+	def := `{"$schema": "https://vai.example/workflow.schema.json", "name": "m", "steps": [
+	  {"id": "m", "tool": "merge", "inputs": {"arrays": [[{"id": 1}, {"id": 1}], [{"id": 2}]], "dedup": true}}],
+	  "output": {"n": "{{ m.output.resultCount }}"}}`
+	for _, tt := range []struct {
+		name     string
+		recorded bool
+		want     float64
+	}{
+		{"a new run: vai's answer", false, 3},
+		{"a run recorded before: weft's answer", true, 2},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t)
+			if tt.recorded {
+				h.env.OnGetVersion(workflows.ChangeVaiDataTools, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+			}
+			res, err := h.run(t, def, nil)
+			require.NoError(t, err)
+			require.Equal(t, tt.want, res.Output.GetStructValue().AsMap()["n"])
+		})
+	}
 }

@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"fmt"
+	"maps"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -12,6 +13,23 @@ import (
 	"github.com/weftworks/weft/workflows/dsl"
 	"github.com/weftworks/weft/workflows/expr"
 )
+
+// ChangeVaiDataTools (workflow.GetVersion): a merge or transform step of a file in vai's dialect
+// computes vai's answer (dsl.VaiSemantics); runs recorded before it computed weft's, and replay
+// computes what they did.
+const ChangeVaiDataTools = "vai-datatools"
+
+// vaiSemanticsSince is cs, without vai's semantics in a run recorded before ChangeVaiDataTools.
+// The compiled step is shared: the copy is the step's own.
+func vaiSemanticsSince(ctx workflow.Context, cs *dsl.CompiledStep) *dsl.CompiledStep {
+	if v, _ := cs.Lazy[dsl.VaiSemantics].(bool); !v || workflow.GetVersion(ctx, ChangeVaiDataTools, workflow.DefaultVersion, 1) >= 1 {
+		return cs
+	}
+	weft := *cs
+	weft.Lazy = maps.Clone(cs.Lazy)
+	delete(weft.Lazy, dsl.VaiSemantics)
+	return &weft
+}
 
 // execOnce runs the step once in env (the workflow environment, or a per-item copy).
 func (r *run) execOnce(ctx workflow.Context, sr *stepRun, env map[string]any) (any, error) {
@@ -28,7 +46,7 @@ func (r *run) execOnce(ctx workflow.Context, sr *stepRun, env map[string]any) (a
 	switch cs.Spec.Kind {
 	case toolspec.KindInline:
 		sr.attempts++
-		out, err := datatools.Run(cs, inputs, env)
+		out, err := datatools.Run(vaiSemanticsSince(ctx, cs), inputs, env)
 		if err != nil {
 			return nil, temporal.NewNonRetryableApplicationError(inlineErrorText(err), toolspec.ErrInvalidInput, nil)
 		}

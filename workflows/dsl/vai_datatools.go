@@ -107,6 +107,7 @@ func (c *compiler) vaiChunkReads() {
 	// lists are the values that are vai's chunk objects in vai: X.output.chunks, and the results
 	// of a filter of them (file order).
 	lists := map[string]bool{}
+	//workflowcheck:ignore the result does not depend on map order (copied, or sorted after)
 	for id := range chunkSteps {
 		lists[id+".output.chunks"] = true
 	}
