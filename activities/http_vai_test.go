@@ -47,6 +47,8 @@ func TestHTTPToolLikeVai(t *testing.T) {
 			body: "Title\n\nFish & chips\n\ntwo", text: "Title\n\nFish & chips\n\ntwo"},
 		{name: "JSON parses whatever its content type", in: map[string]any{"url": srv.URL + "/jsontext"},
 			body: map[string]any{"a": float64(1)}, text: `{"a":1}`},
+		{name: "url-knowledge-base's fetch", in: map[string]any{"url": srv.URL + "/page", "method": "GET", "responseType": "text", "extract": "text"},
+			body: "Title\n\nFish & chips\n\ntwo", text: "Title\n\nFish & chips\n\ntwo"},
 		{name: "responseType text keeps it a string", in: map[string]any{"url": srv.URL + "/jsontext", "responseType": "text"},
 			body: `{"a":1}`, text: `{"a":1}`},
 		{name: "lower-case put sends its body", in: map[string]any{"url": srv.URL + "/echo", "method": "put", "body": "hi"},

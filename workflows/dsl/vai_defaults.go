@@ -15,12 +15,16 @@ import (
 //   - code_search rerank: vai's handleCodeSearch reranks unless `rerank` is false; weft's
 //     default is false.
 //   - code_index maxFileBytes (vai's maxFileSize): 100000 bytes in vai, 1 MiB in weft.
+//   - http maxBytes: vai keeps 5 MB of a response, weft 1 MiB.
 var vaiDefaults = map[*toolspec.Spec]map[string]any{
 	toolspec.Query.Spec:      {"limit": float64(10)},
 	toolspec.CodeSearch.Spec: {"rerank": true},
 	// vai's handleCodeIndex skips files over `input.maxFileSize || 100000` bytes; weft's default
 	// is 1 MiB.
 	toolspec.CodeIndex.Spec: {"maxFileBytes": float64(100000)},
+	// vai's executeHttp keeps the first 5 MB of a response; weft's http the first maxBytes, 1 MiB
+	// unless set.
+	toolspec.HTTP.Spec: {"maxBytes": float64(5 * 1024 * 1024)},
 }
 
 // vaiUncapped are the inputs vai's tool sets no maximum for and weft's does. In vai's dialect a

@@ -35,6 +35,8 @@ func TestVaiDefaults(t *testing.T) {
 		{name: "query's templated limit stays", vai: true, file: `{"name":"w","inputs":{"k":{"type":"number"}},"steps":[{"id":"s","tool":"query","inputs":{"query":"q","collection":"c","limit":"{{ inputs.k }}"}}]}`, field: "limit", want: "{{ inputs.k }}"},
 		{name: "query limit above the cap is clamped", vai: true, file: vai(`{"id":"s","tool":"query","inputs":{"query":"q","collection":"c","limit":80}}`), field: "limit", want: float64(50),
 			warning: `steps[0].inputs.limit: limit 80 is above query's maximum in weft, 50: it is clamped to 50 (vai sets no maximum)`},
+		{name: "http keeps vai's 5 MB", vai: true, file: vai(`{"id":"s","tool":"http","inputs":{"url":"https://example.com"}}`), field: "maxBytes", want: float64(5242880)},
+		{name: "weft's http keeps 1 MiB", file: weft(`{"id":"s","tool":"http","inputs":{"url":"https://example.com"}}`), field: "maxBytes"},
 		{name: "code_search without rerank reranks", vai: true, file: vai(`{"id":"s","tool":"code_search","inputs":{"query":"q"}}`), field: "rerank", want: true},
 		{name: "code_search rerank false stays", vai: true, file: vai(`{"id":"s","tool":"code_search","inputs":{"query":"q","rerank":false}}`), field: "rerank", want: false},
 		{name: "in a loop's nested step", vai: true, file: vai(`{"id":"s","tool":"loop","inputs":{"items":["a"],"as":"x","step":{"tool":"query","inputs":{"query":"{{ x }}","collection":"c"}}}}`), field: "step.limit", want: float64(10)},
