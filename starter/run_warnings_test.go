@@ -14,9 +14,9 @@ import (
 func TestRunPrintsCompileWarnings(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "w.json")
 	require.NoError(t, os.WriteFile(file, []byte(`{"name":"w","steps":[
-		{"id":"p","tool":"http","inputs":{"url":"https://example.com","responseType":"json"}}]}`), 0o644))
+		{"id":"p","tool":"http","inputs":{"url":"https://example.com","followRedirects":true}}]}`), 0o644))
 	code, out, errOut := weft(t, "", "run", file, "--dry-run")
 	require.Equal(t, 0, code, errOut)
-	require.Contains(t, errOut, `warning: steps[0].inputs.responseType: unknown field "responseType": http does not take it, so it is ignored`)
-	require.NotContains(t, out, "responseType", "warnings go to stderr, the plan to stdout")
+	require.Contains(t, errOut, `warning: steps[0].inputs.followRedirects: unknown field "followRedirects": http does not take it, so it is ignored`)
+	require.NotContains(t, out, "followRedirects", "warnings go to stderr, the plan to stdout")
 }
