@@ -3,10 +3,10 @@ package datatools
 import (
 	"encoding/json"
 	"fmt"
-	"math"
 	"strconv"
 
 	"github.com/weftworks/weft/workflows/dsl"
+	"github.com/weftworks/weft/workflows/expr"
 )
 
 // vaiSemantics says whether cs is a merge or transform step of a file in vai's dialect, which
@@ -14,25 +14,6 @@ import (
 func vaiSemantics(cs *dsl.CompiledStep) bool {
 	v, _ := cs.Lazy[dsl.VaiSemantics].(bool)
 	return v
-}
-
-// truthy is JavaScript's truthiness of a JSON value.
-func truthy(v any) bool {
-	switch x := v.(type) {
-	case nil:
-		return false
-	case bool:
-		return x
-	case string:
-		return x != ""
-	case float64:
-		return x != 0 && !math.IsNaN(x)
-	case int:
-		return x != 0
-	case int64:
-		return x != 0
-	}
-	return true // objects and arrays, empty ones too
 }
 
 // vaiMergeKey is the key vai's merge dedups item by (a Set of item[field], or of the item itself
@@ -91,7 +72,7 @@ func vaiMerge(cs *dsl.CompiledStep, in map[string]any) (any, error) {
 		return nil, &InputError{Step: cs.ID, Msg: fmt.Sprintf("inputs.arrays must be a list of arrays, got %s", describe(in["arrays"]))}
 	}
 	field, _ := in["dedup_field"].(string)
-	dedup := truthy(in["dedup"]) && field != ""
+	dedup := expr.Truthy(in["dedup"]) && field != ""
 	var out []any
 	seen := map[string]bool{}
 	for _, a := range arrays {
