@@ -212,14 +212,14 @@ func (s *Server) stream(w http.ResponseWriter, req Request, reply Reply) {
 	}
 	send(chunk(map[string]any{"role": "assistant", "content": ""}, nil))
 	words := strings.SplitAfter(reply.Text, " ")
-	soFar := ""
+	var soFar strings.Builder // not a string +=: a long answer's pieces would cost its length squared
 	for _, piece := range words {
 		if piece != "" {
 			time.Sleep(reply.ChunkDelay)
 			send(chunk(map[string]any{"content": piece}, nil))
-			soFar += piece
+			soFar.WriteString(piece)
 			if s.Sent != nil {
-				s.Sent(soFar)
+				s.Sent(soFar.String())
 			}
 		}
 	}
