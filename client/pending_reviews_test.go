@@ -2,91 +2,24 @@ package client
 
 import (
 	"context"
-	"fmt"
-	"strconv"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
-	commonpb "go.temporal.io/api/common/v1"
-	"go.temporal.io/api/enums/v1"
-	workflowpb "go.temporal.io/api/workflow/v1"
-	"go.temporal.io/api/workflowservice/v1"
-	tclient "go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/converter"
-	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/weftworks/weft/auth"
-	weftv1 "github.com/weftworks/weft/proto/weft/v1"
-	"github.com/weftworks/weft/workflows"
+	"github.com/weftworks/weft/internal/reviewfake"
 )
 
-// waitingTemporal lists n runs waiting on a review as visibility does: newest first, PageSize a
-// page, NextPageToken the next. Run r{i} started i minutes after the first and asked its review
-// then; every third run (r0, r3, …) was started by ana, the others by bo.
-type waitingTemporal struct {
-	tclient.Client
-	n     int
-	pages int
-}
-
-var waitingSince = time.Date(2025, 1, 1, 10, 0, 0, 0, time.UTC)
-
-func waitingStarter(i int) string {
-	if i%3 == 0 {
-		return "ana"
-	}
-	return "bo"
-}
-
-func (f *waitingTemporal) ListWorkflow(_ context.Context, r *workflowservice.ListWorkflowExecutionsRequest) (*workflowservice.ListWorkflowExecutionsResponse, error) {
-	f.pages++
-	from := 0
-	if len(r.NextPageToken) > 0 {
-		from, _ = strconv.Atoi(string(r.NextPageToken))
-	}
-	size := int(r.PageSize)
-	if size <= 0 {
-		size = 1000
-	}
-	to := min(from+size, f.n)
-	resp := &workflowservice.ListWorkflowExecutionsResponse{}
-	for k := from; k < to; k++ {
-		i := f.n - 1 - k // newest first
-		who, err := converter.GetDefaultDataConverter().ToPayload(waitingStarter(i))
-		if err != nil {
-			return nil, err
+// waitingRuns lists n runs waiting on a review as visibility does (reviewfake.Runs): run r{i}
+// started i minutes after the first and asked its review then; every third run (r0, r3, …) was
+// started by ana, the others by bo.
+func waitingRuns(n int) *reviewfake.Runs {
+	return &reviewfake.Runs{N: n, MemoKey: MemoStartedBy, StartedBy: func(i int) string {
+		if i%3 == 0 {
+			return "ana"
 		}
-		resp.Executions = append(resp.Executions, &workflowpb.WorkflowExecutionInfo{
-			Execution: &commonpb.WorkflowExecution{WorkflowId: fmt.Sprintf("r%d", i)}, Type: &commonpb.WorkflowType{Name: workflows.WorkflowType},
-			Status: enums.WORKFLOW_EXECUTION_STATUS_RUNNING, StartTime: timestamppb.New(waitingSince.Add(time.Duration(i) * time.Minute)),
-			Memo: &commonpb.Memo{Fields: map[string]*commonpb.Payload{MemoStartedBy: who}}})
-	}
-	if to < f.n {
-		resp.NextPageToken = []byte(strconv.Itoa(to))
-	}
-	return resp, nil
-}
-
-func (f *waitingTemporal) QueryWorkflow(_ context.Context, id, _, _ string, _ ...any) (converter.EncodedValue, error) {
-	var i int
-	if _, err := fmt.Sscanf(id, "r%d", &i); err != nil {
-		return nil, err
-	}
-	st := &weftv1.ExecutionState{Workflow: "queue", Status: "awaiting_review", PendingReviews: []*weftv1.ReviewRequest{{
-		Id: "gate", Title: "review of " + id, RequestedAt: timestamppb.New(waitingSince.Add(time.Duration(i) * time.Minute))}}}
-	p, err := converter.GetDefaultDataConverter().ToPayload(st)
-	if err != nil {
-		return nil, err
-	}
-	return waitingValue{p}, nil
-}
-
-type waitingValue struct{ p *commonpb.Payload }
-
-func (v waitingValue) HasValue() bool { return true }
-func (v waitingValue) Get(ptr any) error {
-	return converter.GetDefaultDataConverter().FromPayload(v.p, ptr)
+		return "bo"
+	}}
 }
 
 // TestPendingReviewsPages: with 150 runs waiting, listed newest first a page at a time, the
@@ -114,7 +47,7 @@ func TestPendingReviewsPages(t *testing.T) {
 		{"a bound inside a page", 120, 120, "r30", "r149", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := &waitingTemporal{n: n}
+			f := waitingRuns(n)
 			c := New(f, "test")
 			l, err := c.ListPendingReviews(context.Background(), ListOptions{Limit: tc.limit})
 			require.NoError(t, err)
@@ -124,7 +57,7 @@ func TestPendingReviewsPages(t *testing.T) {
 			require.Equal(t, tc.last, runs[len(runs)-1])
 			require.Equal(t, tc.capped, l.Capped)
 			require.Equal(t, tc.reviews, l.Runs)
-			require.Greater(t, f.pages, 1, "the listing is read a page at a time")
+			require.Greater(t, f.Pages, 1, "the listing is read a page at a time")
 
 			plain, err := c.PendingReviews(context.Background(), ListOptions{Limit: tc.limit})
 			require.NoError(t, err)
@@ -132,7 +65,7 @@ func TestPendingReviewsPages(t *testing.T) {
 		})
 	}
 	t.Run("a reader's reviews among all the runs", func(t *testing.T) {
-		l, err := New(&waitingTemporal{n: n}, "test").ListPendingReviews(context.Background(), ListOptions{Limit: MaxReviewRuns})
+		l, err := New(waitingRuns(n), "test").ListPendingReviews(context.Background(), ListOptions{Limit: MaxReviewRuns})
 		require.NoError(t, err)
 		mine := ReadableReviews(&auth.Identity{Name: "ana", Roles: []string{auth.RoleReader}}, l.Reviews)
 		require.Len(t, mine, n/3, "every third run is ana's")
@@ -160,7 +93,7 @@ func TestPendingReviewsCut(t *testing.T) {
 		{"a reader shown none", 150, 20, 0, "", "No review you may see waits in the 20 newest runs waiting; older runs wait too, and they may have waited longest. The older ones are listed once newer ones are decided."},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			l, err := New(&waitingTemporal{n: tc.n}, "test").ListPendingReviews(context.Background(), ListOptions{Limit: tc.limit})
+			l, err := New(waitingRuns(tc.n), "test").ListPendingReviews(context.Background(), ListOptions{Limit: tc.limit})
 			require.NoError(t, err)
 			shown := tc.shown
 			if shown < 0 {

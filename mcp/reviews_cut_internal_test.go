@@ -3,81 +3,14 @@ package mcp
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"testing"
-	"time"
 
 	mcplib "github.com/mark3labs/mcp-go/mcp"
 	"github.com/stretchr/testify/require"
-	commonpb "go.temporal.io/api/common/v1"
-	"go.temporal.io/api/enums/v1"
-	workflowpb "go.temporal.io/api/workflow/v1"
-	"go.temporal.io/api/workflowservice/v1"
-	tclient "go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/converter"
-	"google.golang.org/protobuf/types/known/timestamppb"
 
 	weftclient "github.com/weftworks/weft/client"
-	weftv1 "github.com/weftworks/weft/proto/weft/v1"
-	"github.com/weftworks/weft/workflows"
+	"github.com/weftworks/weft/internal/reviewfake"
 )
-
-// waitingRuns is a Temporal whose n runs (r0 … r{n-1}, r0 the oldest) each wait on one review,
-// listed newest first as visibility does, PageSize a page.
-type waitingRuns struct {
-	tclient.Client
-	n int
-	// decided: each run's own state has no review left (decided since visibility marked it
-	// waiting), so a listing shows none of them
-	decided bool
-}
-
-var waitingFrom = time.Date(2025, 1, 1, 10, 0, 0, 0, time.UTC)
-
-func (f waitingRuns) ListWorkflow(_ context.Context, r *workflowservice.ListWorkflowExecutionsRequest) (*workflowservice.ListWorkflowExecutionsResponse, error) {
-	from := 0
-	if len(r.NextPageToken) > 0 {
-		from, _ = strconv.Atoi(string(r.NextPageToken))
-	}
-	to := min(from+int(r.PageSize), f.n)
-	resp := &workflowservice.ListWorkflowExecutionsResponse{}
-	for k := from; k < to; k++ {
-		i := f.n - 1 - k
-		resp.Executions = append(resp.Executions, &workflowpb.WorkflowExecutionInfo{
-			Execution: &commonpb.WorkflowExecution{WorkflowId: fmt.Sprintf("r%d", i)}, Type: &commonpb.WorkflowType{Name: workflows.WorkflowType},
-			Status: enums.WORKFLOW_EXECUTION_STATUS_RUNNING, StartTime: timestamppb.New(waitingFrom.Add(time.Duration(i) * time.Minute))})
-	}
-	if to < f.n {
-		resp.NextPageToken = []byte(strconv.Itoa(to))
-	}
-	return resp, nil
-}
-
-func (f waitingRuns) QueryWorkflow(_ context.Context, id, _, _ string, _ ...any) (converter.EncodedValue, error) {
-	var i int
-	if _, err := fmt.Sscanf(id, "r%d", &i); err != nil {
-		return nil, err
-	}
-	st := &weftv1.ExecutionState{Workflow: "queue", Status: "awaiting_review",
-		PendingReviews: []*weftv1.ReviewRequest{{Id: "gate", Title: "review of " + id, RequestedAt: timestamppb.New(waitingFrom.Add(time.Duration(i) * time.Minute))}}}
-	if f.decided {
-		st.Status, st.PendingReviews = "running", nil
-	}
-	p, err := converter.GetDefaultDataConverter().ToPayload(st)
-	if err != nil {
-		return nil, err
-	}
-	return waitingValue{p}, nil
-}
-
-type waitingValue struct{ p *commonpb.Payload }
-
-func (v waitingValue) HasValue() bool { return true }
-func (v waitingValue) Get(ptr any) error {
-	return converter.GetDefaultDataConverter().FromPayload(v.p, ptr)
-}
-func (v waitingValue) String() string             { return "state" }
-func (v waitingValue) Payload() *commonpb.Payload { return v.p }
 
 // TestReviewListingsSayWhereTheyWereCut: weft_executions with awaitingReview and the review
 // prompt read the newest waiting executions (limit, and 50 for the prompt); when more wait they
@@ -100,7 +33,7 @@ func TestReviewListingsSayWhereTheyWereCut(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			g := New(Options{})
-			g.client = weftclient.New(waitingRuns{n: tc.n}, "test")
+			g.client = weftclient.New(&reviewfake.Runs{N: tc.n}, "test")
 			res, err := g.awaiting(context.Background(), g.client, tc.limit)
 			require.NoError(t, err)
 			require.False(t, res.IsError)
@@ -133,7 +66,7 @@ func TestReviewListingsSayWhereTheyWereCut(t *testing.T) {
 // the prompt say that no review waits among them and older ones wait too, not "at least 0".
 func TestReviewListingsCutShowingNone(t *testing.T) {
 	g := New(Options{})
-	g.client = weftclient.New(waitingRuns{n: 150, decided: true}, "test")
+	g.client = weftclient.New(&reviewfake.Runs{N: 150, Decided: true}, "test")
 	res, err := g.awaiting(context.Background(), g.client, 20)
 	require.NoError(t, err)
 	out, ok := res.StructuredContent.(map[string]any)
@@ -152,7 +85,7 @@ func TestReviewListingsCutShowingNone(t *testing.T) {
 // of 100 (0) or passed on (500).
 func TestExecutionsLimitInRange(t *testing.T) {
 	g := New(Options{})
-	g.client = weftclient.New(waitingRuns{n: 150}, "test")
+	g.client = weftclient.New(&reviewfake.Runs{N: 150}, "test")
 	call := func(args map[string]any) *mcplib.CallToolResult {
 		req := mcplib.CallToolRequest{}
 		req.Params.Name = "weft_executions"

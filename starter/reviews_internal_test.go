@@ -4,74 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
-	"strconv"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
-	commonpb "go.temporal.io/api/common/v1"
-	"go.temporal.io/api/enums/v1"
-	workflowpb "go.temporal.io/api/workflow/v1"
-	"go.temporal.io/api/workflowservice/v1"
-	tclient "go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/converter"
-	"google.golang.org/protobuf/types/known/timestamppb"
 
 	weftclient "github.com/weftworks/weft/client"
-	weftv1 "github.com/weftworks/weft/proto/weft/v1"
-	"github.com/weftworks/weft/workflows"
+	"github.com/weftworks/weft/internal/reviewfake"
 )
-
-// waitingRuns is a Temporal whose n runs (r0 … r{n-1}, r0 the oldest) each wait on one review,
-// listed newest first as visibility does, PageSize a page.
-type waitingRuns struct {
-	tclient.Client
-	n int
-}
-
-var waitingFrom = time.Date(2025, 1, 1, 10, 0, 0, 0, time.UTC)
-
-func (f waitingRuns) ListWorkflow(_ context.Context, r *workflowservice.ListWorkflowExecutionsRequest) (*workflowservice.ListWorkflowExecutionsResponse, error) {
-	from := 0
-	if len(r.NextPageToken) > 0 {
-		from, _ = strconv.Atoi(string(r.NextPageToken))
-	}
-	to := min(from+int(r.PageSize), f.n)
-	resp := &workflowservice.ListWorkflowExecutionsResponse{}
-	for k := from; k < to; k++ {
-		i := f.n - 1 - k
-		resp.Executions = append(resp.Executions, &workflowpb.WorkflowExecutionInfo{
-			Execution: &commonpb.WorkflowExecution{WorkflowId: fmt.Sprintf("r%d", i)}, Type: &commonpb.WorkflowType{Name: workflows.WorkflowType},
-			Status: enums.WORKFLOW_EXECUTION_STATUS_RUNNING, StartTime: timestamppb.New(waitingFrom.Add(time.Duration(i) * time.Minute))})
-	}
-	if to < f.n {
-		resp.NextPageToken = []byte(strconv.Itoa(to))
-	}
-	return resp, nil
-}
-
-func (f waitingRuns) QueryWorkflow(_ context.Context, id, _, _ string, _ ...any) (converter.EncodedValue, error) {
-	var i int
-	if _, err := fmt.Sscanf(id, "r%d", &i); err != nil {
-		return nil, err
-	}
-	p, err := converter.GetDefaultDataConverter().ToPayload(&weftv1.ExecutionState{Workflow: "queue", Status: "awaiting_review",
-		PendingReviews: []*weftv1.ReviewRequest{{Id: "gate", Title: "review of " + id, RequestedAt: timestamppb.New(waitingFrom.Add(time.Duration(i) * time.Minute))}}})
-	if err != nil {
-		return nil, err
-	}
-	return waitingValue{p}, nil
-}
-
-type waitingValue struct{ p *commonpb.Payload }
-
-func (v waitingValue) HasValue() bool { return true }
-func (v waitingValue) Get(ptr any) error {
-	return converter.GetDefaultDataConverter().FromPayload(v.p, ptr)
-}
-func (v waitingValue) String() string             { return "state" }
-func (v waitingValue) Payload() *commonpb.Payload { return v.p }
 
 // TestReviewsSaysWhereItWasCut: weft reviews reads the --limit newest runs waiting (100 unless
 // told); when more runs wait it says so, with how many reviews wait at least and how to read
@@ -98,7 +37,7 @@ func TestReviewsSaysWhereItWasCut(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errOut bytes.Buffer
-			c := weftclient.New(waitingRuns{n: tc.n}, "test")
+			c := weftclient.New(&reviewfake.Runs{N: tc.n}, "test")
 			require.NoError(t, listReviews(context.Background(), c, &out, &errOut, tc.limit, tc.asJSON))
 			require.Contains(t, out.String(), tc.out)
 			if tc.not != "" {
