@@ -17,6 +17,7 @@ import (
 	"go.temporal.io/sdk/converter"
 
 	weftclient "github.com/weftworks/weft/client"
+	"github.com/weftworks/weft/internal/reviewfake"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 	"github.com/weftworks/weft/workflows"
 )
@@ -63,22 +64,9 @@ func (f *heldListing) ListWorkflow(ctx context.Context, _ *workflowservice.ListW
 }
 
 func (f *heldListing) QueryWorkflow(_ context.Context, id, _, _ string, _ ...any) (converter.EncodedValue, error) {
-	p, err := converter.GetDefaultDataConverter().ToPayload(&weftv1.ExecutionState{Workflow: "queue", Status: "awaiting_review",
+	return reviewfake.Value(&weftv1.ExecutionState{Workflow: "queue", Status: "awaiting_review",
 		PendingReviews: []*weftv1.ReviewRequest{{Id: "gate", Title: "review of " + id}}})
-	if err != nil {
-		return nil, err
-	}
-	return heldValue{p}, nil
 }
-
-type heldValue struct{ p *commonpb.Payload }
-
-func (v heldValue) HasValue() bool { return true }
-func (v heldValue) Get(ptr any) error {
-	return converter.GetDefaultDataConverter().FromPayload(v.p, ptr)
-}
-func (v heldValue) String() string             { return "state" }
-func (v heldValue) Payload() *commonpb.Payload { return v.p }
 
 // got is one caller's answer from the shared listing.
 type got struct {
