@@ -576,11 +576,10 @@ func fanFile() string {
 	return fan + `]}`
 }
 
-// TestBuilderLinksClearOfSteps: after a file is opened and fitted, no link runs behind a step other
-// than the two it joins: every link's path, sampled every 4 px of its length, stays out of every
-// other step's box. Over the 30-step chain, one step feeding 99, 10 chains of 10, and every file
-// TestBuilderRoundTrip opens (the built-in templates and testdata/examples).
-func TestBuilderLinksClearOfSteps(t *testing.T) {
+// linkFiles is what the link tests draw: the 30-step chain, one step feeding 99, 10 chains of 10,
+// then every file TestBuilderRoundTrip opens, by name.
+func linkFiles(t *testing.T) []struct{ name, file string } {
+	t.Helper()
 	files := []struct{ name, file string }{{"30-step chain", chainFile()}, {"one step feeding 99", fanFile()}, {"10 chains of 10", hundredStepFile()}}
 	rt := roundTripFiles(t)
 	names := make([]string, 0, len(rt))
@@ -591,6 +590,15 @@ func TestBuilderLinksClearOfSteps(t *testing.T) {
 	for _, name := range names {
 		files = append(files, struct{ name, file string }{name, rt[name]})
 	}
+	return files
+}
+
+// TestBuilderLinksClearOfSteps: after a file is opened and fitted, no link runs behind a step other
+// than the two it joins: every link's path, sampled every 4 px of its length, stays out of every
+// other step's box. Over the 30-step chain, one step feeding 99, 10 chains of 10, and every file
+// TestBuilderRoundTrip opens (the built-in templates and testdata/examples).
+func TestBuilderLinksClearOfSteps(t *testing.T) {
+	files := linkFiles(t)
 	srv := newConsole(t, console.Options{Client: lazyClient(t)})
 	ctx := chromium(t)
 	run(t, ctx, "open", chromedp.Navigate(srv.URL+"/build"), chromedp.Poll(`window.__weftBuilderReady === true`, nil))

@@ -2,7 +2,6 @@ package console_test
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 	"testing"
 
@@ -92,16 +91,7 @@ function overlaps(links) {
 // step they leave together and the way into the step they enter together, no two links run along
 // each other, in the files TestBuilderLinksClearOfSteps draws.
 func TestBuilderLinksApart(t *testing.T) {
-	files := []struct{ name, file string }{{"30-step chain", chainFile()}, {"one step feeding 99", fanFile()}, {"10 chains of 10", hundredStepFile()}}
-	rt := roundTripFiles(t)
-	names := make([]string, 0, len(rt))
-	for name := range rt {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		files = append(files, struct{ name, file string }{name, rt[name]})
-	}
+	files := linkFiles(t)
 	srv := newConsole(t, console.Options{Client: lazyClient(t)})
 	ctx := chromium(t)
 	run(t, ctx, "open", chromedp.Navigate(srv.URL+"/build"), chromedp.Poll(`window.__weftBuilderReady === true`, nil))
