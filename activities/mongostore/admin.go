@@ -243,16 +243,24 @@ func (s *Store) Delete(ctx context.Context, db, coll string, filter map[string]a
 	for k, v := range filter {
 		f = append(f, bson.E{Key: k, Value: v})
 	}
-	res, err := s.client.Database(db).Collection(coll).DeleteMany(ctx, f)
+	var deleted int64
+	err := s.write(ctx, func() error {
+		res, err := s.client.Database(db).Collection(coll).DeleteMany(ctx, f)
+		if err != nil {
+			return fmt.Errorf("deleting from %s.%s: %w", db, coll, err)
+		}
+		deleted = res.DeletedCount
+		_, err = s.client.Database(db).Collection(MetaCollection).UpdateOne(ctx, bson.D{{Key: "_id", Value: coll}},
+			bson.D{{Key: "$inc", Value: bson.D{{Key: "version", Value: 1}}}}, options.UpdateOne().SetUpsert(true))
+		if err != nil {
+			return fmt.Errorf("bumping the version of %s.%s: %w", db, coll, err)
+		}
+		return nil
+	})
 	if err != nil {
-		return 0, fmt.Errorf("deleting from %s.%s: %w", db, coll, err)
+		return 0, err
 	}
-	_, err = s.client.Database(db).Collection(MetaCollection).UpdateOne(ctx, bson.D{{Key: "_id", Value: coll}},
-		bson.D{{Key: "$inc", Value: bson.D{{Key: "version", Value: 1}}}}, options.UpdateOne().SetUpsert(true))
-	if err != nil {
-		return 0, fmt.Errorf("bumping the version of %s.%s: %w", db, coll, err)
-	}
-	return res.DeletedCount, nil
+	return deleted, nil
 }
 
 // BlobCollection holds large step outputs kept out of workflow history (claim checks).
@@ -287,18 +295,23 @@ func (s *Store) PutBlob(ctx context.Context, db string, data []byte) (string, er
 		docs[i] = bson.D{{Key: "_id", Value: fmt.Sprintf(partID, id, i)}, {Key: "blob", Value: id}, {Key: "part", Value: i},
 			{Key: "data", Value: bson.Binary{Data: stored[i*blobPart : end]}}}
 	}
-	if len(docs) > 0 {
-		if _, err := c.InsertMany(ctx, docs, options.InsertMany().SetOrdered(false)); err != nil && !onlyDuplicates(err) {
-			return "", fmt.Errorf("storing a large output: %w", err)
-		}
-	}
 	head := bson.D{{Key: "_id", Value: id}, {Key: "parts", Value: parts}, {Key: "size", Value: len(data)}}
 	if encoding != "" {
 		head = append(head, bson.E{Key: "encoding", Value: encoding}, bson.E{Key: "stored", Value: len(stored)})
 	}
-	_, err := c.InsertOne(ctx, head)
-	if err != nil && !mongo.IsDuplicateKeyError(err) {
-		return "", fmt.Errorf("storing a large output: %w", err)
+	err := s.write(ctx, func() error {
+		if len(docs) > 0 {
+			if _, err := c.InsertMany(ctx, docs, options.InsertMany().SetOrdered(false)); err != nil && !onlyDuplicates(err) {
+				return fmt.Errorf("storing a large output: %w", err)
+			}
+		}
+		if _, err := c.InsertOne(ctx, head); err != nil && !mongo.IsDuplicateKeyError(err) {
+			return fmt.Errorf("storing a large output: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return "", err
 	}
 	return id, nil
 }

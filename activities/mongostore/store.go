@@ -28,6 +28,8 @@ type Store struct {
 	// oneByID: the server finds documents by _id through its index only one _id at a time
 	// (FerretDB: a filter of _id $in many reads the whole collection).
 	oneByID bool
+	// writes, on FerretDB, lets one of this process's writes run at a time (nil: no gate).
+	writes chan struct{}
 }
 
 // Open connects to uri and checks the server answers.
@@ -40,7 +42,30 @@ func Open(ctx context.Context, uri string) (*Store, error) {
 		_ = c.Disconnect(context.Background())
 		return nil, fmt.Errorf("MongoDB at %s is unreachable: %w (check MONGODB_URI)", redact(uri), err)
 	}
-	return &Store{client: c, caches: map[string]*cache{}, oneByID: isFerretDB(ctx, c)}, nil
+	s := &Store{client: c, caches: map[string]*cache{}}
+	if isFerretDB(ctx, c) {
+		s.oneByID, s.writes = true, make(chan struct{}, 1)
+	}
+	return s, nil
+}
+
+// write runs f, which writes, alone among this store's writes when the server is FerretDB.
+// FerretDB's SQLite backend takes one writer per database and has the others wait in SQLite's
+// busy handler, which sleeps 1 ms, then 2, 5, 10 ... 100 between tries: with 32 batch outputs
+// stored at once, most of them slept while the processor stood idle (a goroutine dump of the
+// 100,000-embed fan-out had 15 of 22 FerretDB connections asleep there). Waiting here, on a
+// channel, hands the lock on the moment it is free. MongoDB takes concurrent writes: no gate.
+func (s *Store) write(ctx context.Context, f func() error) error {
+	if s.writes == nil {
+		return f()
+	}
+	select {
+	case s.writes <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-s.writes }()
+	return f()
 }
 
 // isFerretDB reports whether the server is FerretDB (its buildInfo names its version).
@@ -98,15 +123,17 @@ func (s *Store) Upsert(ctx context.Context, db, coll string, chunks []Chunk) err
 			{Key: "$setOnInsert", Value: bson.D{{Key: "createdAt", Value: ch.CreatedAt}}},
 		})
 	}
-	if _, err := c.BulkWrite(ctx, models, options.BulkWrite().SetOrdered(false)); err != nil {
-		return fmt.Errorf("upserting %d chunks into %s.%s: %w", len(chunks), db, coll, err)
-	}
-	_, err := s.client.Database(db).Collection(MetaCollection).UpdateOne(ctx, bson.D{{Key: "_id", Value: coll}},
-		bson.D{{Key: "$inc", Value: bson.D{{Key: "version", Value: 1}}}}, options.UpdateOne().SetUpsert(true))
-	if err != nil {
-		return fmt.Errorf("bumping the version of %s.%s: %w", db, coll, err)
-	}
-	return nil
+	return s.write(ctx, func() error {
+		if _, err := c.BulkWrite(ctx, models, options.BulkWrite().SetOrdered(false)); err != nil {
+			return fmt.Errorf("upserting %d chunks into %s.%s: %w", len(chunks), db, coll, err)
+		}
+		_, err := s.client.Database(db).Collection(MetaCollection).UpdateOne(ctx, bson.D{{Key: "_id", Value: coll}},
+			bson.D{{Key: "$inc", Value: bson.D{{Key: "version", Value: 1}}}}, options.UpdateOne().SetUpsert(true))
+		if err != nil {
+			return fmt.Errorf("bumping the version of %s.%s: %w", db, coll, err)
+		}
+		return nil
+	})
 }
 
 // Hit is one search result.
