@@ -9,7 +9,9 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
 
 	"github.com/weftworks/weft/activities/toolspec"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
@@ -312,4 +314,54 @@ func TestBatchedSimilarity(t *testing.T) {
 		}
 	}
 	require.Equal(t, outputs["false"], outputs["true"])
+}
+
+// TestBatchedForEachInChildren: a batched forEach over more items than one history takes runs
+// in batch child workflows that send their items in provider requests; since
+// ChangeProviderBatchChildren a child holds up to 8,192 items (64 requests of 128, enough to
+// keep its share of the step's concurrency busy), and a run recorded before keeps children of
+// 1,000. Both give every output in its place and one request per 128 items.
+func TestBatchedForEachInChildren(t *testing.T) {
+	const n = 60_000
+	xs := make([]any, n)
+	for i := range xs {
+		xs[i] = fmt.Sprintf("x%d", i)
+	}
+	flow := `{"name":"f","inputs":{"xs":{"type":"array"}},"steps":[
+	  {"id":"each","tool":"embed","forEach":"{{ inputs.xs }}","concurrency":32,"inputs":{"text":"{{ item }}"}}],
+	  "output":{"count":"{{ each.output.count }}","first":"{{ each.output.results[0].text }}","last":"{{ each.output.results[59999].text }}"}}`
+	for _, tc := range []struct {
+		name     string
+		recorded bool // a run recorded before ChangeProviderBatchChildren
+		children int
+	}{
+		{name: "new run: children of up to 8,192 items", children: 8},
+		{name: "run recorded before: children of 1,000", recorded: true, children: 60},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t)
+			h.tools.scripts["embed"] = func(in map[string]any) (any, *toolspec.Usage, error) {
+				return map[string]any{"text": in["text"]}, &toolspec.Usage{EmbeddingTokens: 1}, nil
+			}
+			if tc.recorded {
+				h.env.OnGetVersion(workflows.ChangeProviderBatchChildren, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+			}
+			children := 0
+			h.env.SetOnChildWorkflowStartedListener(func(info *workflow.Info, _ workflow.Context, _ converter.EncodedValues) {
+				if info.WorkflowType.Name == workflows.BatchWorkflowType {
+					children++
+				}
+			})
+			res, err := h.run(t, flow, map[string]any{"xs": xs})
+			require.NoError(t, err)
+			require.JSONEq(t, `{"count":60000,"first":"x0","last":"x59999"}`, outputJSON(t, res.Output))
+			require.Equal(t, tc.children, children)
+			per := n / tc.children
+			requests := tc.children * ((per + 127) / 128)
+			require.Equal(t, requests, h.tools.count("embed.batch"), "each child's items in requests of 128")
+			require.Zero(t, h.tools.count("embed"))
+			require.EqualValues(t, n, res.Usage.EmbeddingTokens)
+			require.EqualValues(t, n, res.Steps[0].ItemsDone)
+		})
+	}
 }

@@ -76,15 +76,15 @@ func (r *run) batchLayout(ctx workflow.Context, sr *stepRun, n int) int {
 	return int(workflow.GetVersion(ctx, ChangeForEachBatches, workflow.DefaultVersion, ForEachBatchLayout))
 }
 
-// batchSizes says how many batches run at once and how many items a batch holds, for n items
-// whose resolved inputs take total bytes, with the step's concurrency limit.
-func batchSizes(layout, n, total, limit int) (parallel, per int) {
+// batchSizes says how many batches run at once and how many items a batch holds (at most most),
+// for n items whose resolved inputs take total bytes, with the step's concurrency limit.
+func batchSizes(layout, n, total, limit, most int) (parallel, per int) {
 	if layout < 2 {
 		parallel = min(maxParallelBatches, max(1, limit/8))
-		return parallel, min(BatchItems, (n+parallel-1)/parallel)
+		return parallel, min(most, (n+parallel-1)/parallel)
 	}
 	parallel = min(maxParallelBatches, max(1, limit/16))
-	batches := max((n+BatchItems-1)/BatchItems, (total+batchInputBytes-1)/batchInputBytes)
+	batches := max((n+most-1)/most, (total+batchInputBytes-1)/batchInputBytes)
 	batches = (batches + parallel - 1) / parallel * parallel
 	return parallel, (n + batches - 1) / batches
 }
@@ -97,14 +97,15 @@ func (r *run) forEachBatches(ctx workflow.Context, sr *stepRun, items []any, lim
 	if err != nil {
 		return nil, err
 	}
-	return r.runBatches(ctx, sr, inputs, sizes, total, limit, layout, false)
+	return r.runBatches(ctx, sr, inputs, sizes, total, limit, layout, BatchItems, false)
 }
 
-// runBatches runs resolved items in batch child workflows; with provider each child sends its
-// items to the tool's batch activity in provider requests (step_providerbatch.go).
-func (r *run) runBatches(ctx workflow.Context, sr *stepRun, inputs []map[string]any, sizes []int, total, limit, layout int, provider bool) (any, error) {
+// runBatches runs resolved items in batch child workflows of at most most items each; with
+// provider each child sends its items to the tool's batch activity in provider requests
+// (step_providerbatch.go).
+func (r *run) runBatches(ctx workflow.Context, sr *stepRun, inputs []map[string]any, sizes []int, total, limit, layout, most int, provider bool) (any, error) {
 	items := inputs
-	parallel, per := batchSizes(layout, len(items), total, limit)
+	parallel, per := batchSizes(layout, len(items), total, limit, most)
 	var batches []BatchRequest
 	cur := BatchRequest{Tool: sr.cs.Tool, Step: *sr.cs.Step, Title: sr.cs.Title(), NamedIDs: r.namedActivities}
 	size := 0

@@ -29,6 +29,13 @@ const (
 	// which batches its items the same way.
 	providerBatchInlineItems = 50_000
 	providerBatchInlineBytes = 8 << 20
+	// ChangeProviderBatchChildren marks runs whose batch children of provider requests hold up
+	// to providerBatchChildItems items each (runs recorded before: BatchItems). A child of 1,000
+	// items had 8 requests of 128 for 16 slots, so half the step's concurrency stood idle and
+	// every child's start and end left a gap; one of 8,192 keeps its slots full (64 requests),
+	// and its items' references (~120 bytes each) stay well inside what a child hands back.
+	ChangeProviderBatchChildren = "provider-batch-children"
+	providerBatchChildItems     = 8192
 	// forEachOutputBudget is how much of a history a batched forEach's outputs may take: beyond
 	// it the batch activities keep the outputs in the store and hand back references.
 	forEachOutputBudget = 16 << 20
@@ -94,7 +101,11 @@ func (r *run) forEachProviderBatches(ctx workflow.Context, sr *stepRun, items []
 	}
 	if len(items) > providerBatchInlineItems || total > providerBatchInlineBytes {
 		layout := int(workflow.GetVersion(ctx, ChangeForEachBatches, workflow.DefaultVersion, ForEachBatchLayout))
-		return r.runBatches(ctx, sr, inputs, sizes, total, limit, layout, true)
+		most := BatchItems
+		if workflow.GetVersion(ctx, ChangeProviderBatchChildren, workflow.DefaultVersion, 1) >= 1 {
+			most = providerBatchChildItems
+		}
+		return r.runBatches(ctx, sr, inputs, sizes, total, limit, layout, most, true)
 	}
 	results := make([]any, len(items))
 	sr.itemsTotal = int32(len(items))
