@@ -47,6 +47,7 @@ func init() {
 	bind(toolspec.Models, (*Tools).models)
 	bind(toolspec.Collections, (*Tools).collections)
 	bind(toolspec.Ingest, (*Tools).ingest)
+	bindBatch(toolspec.Ingest, (*Tools).ingestBatch)
 }
 
 func (t *Tools) models(ctx context.Context, in toolspec.ModelsIn) (toolspec.ModelsOut, *toolspec.Usage, error) {
@@ -113,6 +114,89 @@ func (t *Tools) ingest(ctx context.Context, in toolspec.IngestIn) (toolspec.Inge
 	}
 	return toolspec.IngestOut{Source: source, ChunksCreated: len(chunks), Collection: coll, DB: db, Model: model, Metadata: meta},
 		&toolspec.Usage{EmbeddingTokens: tokens}, nil
+}
+
+// ingestBatch ingests many items' texts at once: the chunks of every item that goes to the same
+// database, collection and model are embedded together, 64 a request as one ingest sends its
+// own, and upserted together, so a forEach over many short documents makes one request per 64
+// chunks instead of at least one per document. Each item gets the output its own ingest would
+// give; an item naming no collection, or one whose text cannot be split, gets its own error and
+// the others go on (AdaptBatch isolates an item whose chunk the provider refuses).
+func (t *Tools) ingestBatch(ctx context.Context, ins []toolspec.IngestIn) ([]toolspec.IngestOut, *toolspec.Usage, error) {
+	type group struct{ db, coll, model string }
+	var (
+		order   []group
+		members = map[group][]int{}
+		chunks  = make([][]string, len(ins))
+		outs    = make([]toolspec.IngestOut, len(ins))
+		failed  itemErrors
+	)
+	fail := func(i int, err error) {
+		if failed == nil {
+			failed = itemErrors{}
+		}
+		failed[i] = err
+	}
+	for i, in := range ins {
+		coll, err := t.collectionNamed(in.Collection)
+		if err != nil {
+			fail(i, err)
+			continue
+		}
+		if chunks[i], err = chunk.Split(in.Text, in.ChunkStrategy, in.ChunkSize, in.ChunkOverlap); err != nil {
+			fail(i, &InputError{Msg: err.Error()})
+			continue
+		}
+		source := in.Source
+		if source == "" {
+			source = "inline:" + mongostore.ChunkID(coll, "", 0, in.Text)[:12]
+		}
+		outs[i] = toolspec.IngestOut{Source: source, ChunksCreated: len(chunks[i]), Collection: coll, DB: t.databaseNamed(in.DB), Metadata: in.Metadata}
+		g := group{outs[i].DB, coll, in.Model}
+		if _, seen := members[g]; !seen {
+			order = append(order, g)
+		}
+		members[g] = append(members[g], i)
+	}
+	if len(order) == 0 {
+		return outs, nil, failed
+	}
+	store, err := t.Store(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	var usage *toolspec.Usage
+	for _, g := range order {
+		idx := members[g]
+		// the group's chunks in item order, each with its item and its index in the item
+		var texts []string
+		var owner, nth []int
+		for _, i := range idx {
+			for k, c := range chunks[i] {
+				texts = append(texts, c)
+				owner, nth = append(owner, i), append(nth, k)
+			}
+		}
+		model, tokens, err := t.embedAndStore(ctx, store, g.db, g.coll, g.model, texts, func(c int) mongostore.Chunk {
+			i := owner[c]
+			return mongostore.Chunk{ID: mongostore.ChunkID(g.coll, outs[i].Source, nth[c], texts[c]), Text: texts[c], Source: outs[i].Source,
+				ChunkIndex: nth[c], Metadata: ins[i].Metadata}
+		})
+		if err != nil {
+			if err := groupFailed(toolspec.Ingest.Spec, &failed, idx, len(order), err); err != nil {
+				return nil, usage, err
+			}
+			continue
+		}
+		for _, i := range idx {
+			outs[i].Model = model
+		}
+		usage = sumUsage(usage, &toolspec.Usage{EmbeddingTokens: tokens})
+	}
+	if failed != nil {
+		return outs, usage, failed
+	}
+	return outs, usage, nil
 }
 
 // keepalive heartbeats every interval, with details, until stop is called, so a dead worker is

@@ -13,6 +13,9 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/workflow"
 
@@ -362,4 +365,65 @@ func BenchmarkEmbedFanout(b *testing.B) {
 			}
 		})
 	}
+}
+
+// TestBatchedIngest: a forEach of 300 short documents into a collection sends their chunks to
+// the provider 64 a request, a few documents a call, instead of a request per document, and
+// stores exactly what one ingest per document ("batch": false) stores: the same chunk count in
+// each collection and the same output for every document, in order.
+func TestBatchedIngest(t *testing.T) {
+	const n = 300
+	f, err := fakeembed.Start(0)
+	require.NoError(t, err)
+	t.Cleanup(f.Close)
+	queue := "batched-ingest"
+	// the cache off: both layouts send every chunk, so their requests compare
+	startWorkerWithConfig(t, queue, activities.Config{MongoDBURI: store.URI, OpenAIBaseURL: f.URL(), OpenAIAPIKey: "k", NoEmbedCache: true}, nil)
+	wc := weftclient.New(dial(t), queue)
+	docs := make([]any, n)
+	for i := range docs {
+		docs[i] = map[string]any{"source": fmt.Sprintf("doc-%d.md", i),
+			"text": fmt.Sprintf("Document %d says how retries work and why they are safe to repeat. Its second sentence is about reviews, approvals and topic %d of eleven.", i, i%11)}
+	}
+	mc, err := mongo.Connect(options.Client().ApplyURI(store.URI))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = mc.Disconnect(context.Background()) })
+	ingest := func(db, batch string) (outputs []any, requests int, wall time.Duration, stored int64) {
+		opt := ""
+		if batch != "" {
+			opt = `"batch":` + batch + `,`
+		}
+		def, err := dsl.Load("ingest.json", []byte(fmt.Sprintf(`{"name":"ingest","inputs":{"docs":{"type":"array","required":true}},"steps":[
+		  {"id":"each","tool":"ingest","forEach":"{{ inputs.docs }}",%s"concurrency":4,"inputs":{"text":"{{ item.text }}","source":"{{ item.source }}",
+		    "db":%q,"collection":"docs","model":"text-embedding-3-small","chunkSize":100,"chunkOverlap":0,"metadata":{"i":"{{ index }}"}}}],
+		  "output":{"results":"{{ each.output.results }}"}}`, opt, db)))
+		require.NoError(t, err)
+		r0, _ := f.Counts()
+		t0 := time.Now()
+		run, err := wc.Start(context.Background(), def, weftclient.StartOptions{Source: "ingest", Inputs: map[string]any{"docs": docs}})
+		require.NoError(t, err)
+		res, err := run.Get(context.Background())
+		require.NoError(t, err)
+		wall = time.Since(t0)
+		r1, _ := f.Counts()
+		stored, err = mc.Database(db).Collection("docs").CountDocuments(context.Background(), bson.D{})
+		require.NoError(t, err)
+		return res.Output.GetStructValue().AsMap()["results"].([]any), r1 - r0, wall, stored
+	}
+	batched, batchedRequests, batchedWall, batchedStored := ingest("batched_ingest_a", "")
+	perItem, perItemRequests, perItemWall, perItemStored := ingest("batched_ingest_b", "false")
+	require.Len(t, batched, n)
+	for i := range batched {
+		b, p := batched[i].(map[string]any), perItem[i].(map[string]any)
+		require.Equal(t, fmt.Sprintf("doc-%d.md", i), b["source"], "outputs in document order")
+		require.Equal(t, p["chunksCreated"], b["chunksCreated"], "document %d", i)
+		require.Equal(t, p["metadata"], b["metadata"])
+		require.Equal(t, "batched_ingest_a", b["db"])
+	}
+	require.Equal(t, perItemStored, batchedStored, "the same chunks stored")
+	require.GreaterOrEqual(t, perItemRequests, n, "one request or more per document, one at a time")
+	require.LessOrEqual(t, batchedRequests, int(batchedStored+63)/64+(n+63)/64, "chunks 64 a request (a call's last request may be short)")
+	t.Logf("%d documents, %d chunks: batched %d requests in %s (%.0f docs/s); one ingest each %d requests in %s (%.0f docs/s)",
+		n, batchedStored, batchedRequests, batchedWall.Round(10*time.Millisecond), n/batchedWall.Seconds(),
+		perItemRequests, perItemWall.Round(10*time.Millisecond), n/perItemWall.Seconds())
 }

@@ -1,0 +1,109 @@
+package activities_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/weftworks/weft/activities"
+	"github.com/weftworks/weft/activities/toolspec"
+)
+
+// storedChunks reads every chunk of db.coll as ingest stored it (the vector left out), by id.
+func storedChunks(t *testing.T, db, coll string) map[string]map[string]any {
+	t.Helper()
+	c, err := mongo.Connect(options.Client().ApplyURI(storeURI))
+	require.NoError(t, err)
+	defer func() { _ = c.Disconnect(context.Background()) }()
+	cur, err := c.Database(db).Collection(coll).Find(context.Background(), bson.D{})
+	require.NoError(t, err)
+	var docs []bson.M
+	require.NoError(t, cur.All(context.Background(), &docs))
+	out := map[string]map[string]any{}
+	for _, d := range docs {
+		out[d["_id"].(string)] = map[string]any{"text": d["text"], "source": d["source"], "chunkIndex": d["chunkIndex"],
+			"metadata": fmt.Sprint(d["metadata"]), "model": d["model"]}
+	}
+	return out
+}
+
+func dropDatabases(t *testing.T, dbs ...string) {
+	c, err := mongo.Connect(options.Client().ApplyURI(storeURI))
+	require.NoError(t, err)
+	defer func() { _ = c.Disconnect(context.Background()) }()
+	for _, db := range dbs {
+		require.NoError(t, c.Database(db).Drop(context.Background()))
+	}
+}
+
+// TestIngestBatchLikeOneIngestEach: a batch of documents is embedded 64 chunks a request and
+// stored in one go, and each item's output and stored chunks are what ingesting it alone gives.
+// An item naming no collection, and one whose chunk the provider refuses, get their own errors;
+// the others are stored.
+func TestIngestBatchLikeOneIngestEach(t *testing.T) {
+	f, cfg := fakeProvider(t)
+	f.MaxInputChars = 400
+	cfg.MongoDBURI, cfg.NoEmbedCache = storeURI, true // every chunk goes to the provider: requests compare
+	tools := activities.NewTools(cfg)
+	h := tools.BatchHandlers()["ingest"]
+	require.NotNil(t, h, "ingest declares Batch and binds a batch handler")
+	batch := activities.BatchActivity(toolspec.Ingest.Spec, h)
+	t.Cleanup(func() { dropDatabases(t, "ingestbatch", "ingestalone") }) // other tests list the store's collections
+
+	const n = 40
+	item := func(db string, i int) map[string]any {
+		text := fmt.Sprintf("Document %d explains one thing. It has a second sentence about topic %d. And a third one, to make two chunks.", i, i%7)
+		return map[string]any{"text": text, "source": fmt.Sprintf("doc-%d.md", i), "db": db, "collection": "docs",
+			"chunkSize": 100, "chunkOverlap": 0, "metadata": map[string]any{"n": float64(i)}}
+	}
+	items := make([]map[string]any, n)
+	for i := range items {
+		items[i] = item("ingestbatch", i)
+	}
+	items[7]["collection"] = "" // no collection: its own error
+	// a chunk over the provider's limit: 640 characters in one chunk of up to 1,000
+	items[23]["text"], items[23]["chunkSize"] = strings.Repeat("A sentence that is long enough. ", 20), 1000
+	out, err := batch(context.Background(), toolspec.BatchIn{Items: items})
+	require.NoError(t, err)
+	require.Len(t, out.Items, n)
+	batchRequests, _ := f.Counts()
+
+	var want []string
+	for i, it := range out.Items {
+		switch i {
+		case 7:
+			require.Contains(t, it.Error, `no collection`)
+			continue
+		case 23:
+			require.Contains(t, it.Error, "maximum context length", "the refused chunk's document gets the provider's words")
+			continue
+		}
+		require.Empty(t, it.Error, "item %d", i)
+		// the same document ingested alone, into another database
+		alone, err := run(t, cfg, "ingest", item("ingestalone", i))
+		require.NoError(t, err)
+		got, single := asMap(t, it.Output), alone.Output.(map[string]any)
+		require.Equal(t, single["chunksCreated"], got["chunksCreated"], "item %d", i)
+		require.Equal(t, single["source"], got["source"])
+		require.Equal(t, single["model"], got["model"])
+		require.Equal(t, single["metadata"], got["metadata"])
+		require.Equal(t, "ingestbatch", got["db"])
+		require.Positive(t, it.Usage.EmbeddingTokens, "item %d has its share of the usage", i)
+		want = append(want, single["source"].(string))
+	}
+	batched, alone := storedChunks(t, "ingestbatch", "docs"), storedChunks(t, "ingestalone", "docs")
+	require.Equal(t, alone, batched, "the same chunks under the same ids, with the same text, source, index and metadata")
+	require.Len(t, want, n-2)
+	requests, _ := f.Counts()
+	// 38 documents of 2 chunks: 76 chunks, two requests of at most 64, plus the halves that
+	// isolate document 23 (log2 of 40 rounds); alone, at least one request each.
+	require.Less(t, batchRequests, 20, "the batch's requests")
+	require.GreaterOrEqual(t, requests-batchRequests, n-2, "one request or more per document alone")
+	t.Logf("batched: %d requests for %d documents; one ingest each: %d", batchRequests, n, requests-batchRequests)
+}
