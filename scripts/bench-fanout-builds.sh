@@ -18,8 +18,8 @@ shift $((OPTIND - 1))
 [ $# -ge 1 ] || { echo "usage: $0 [-n ITEMS] [-r ROUNDS] [-b BENCH] COMMIT..." >&2; exit 2; }
 repo=$(git rev-parse --show-toplevel)
 work=$(mktemp -d)
-trap 'for c in "${commits[@]}"; do git -C "$repo" worktree remove --force "$work/$c" 2>/dev/null || true; done; rm -rf "$work"' EXIT
 commits=()
+trap 'for c in "${commits[@]}"; do git -C "$repo" worktree remove --force "$work/$c" 2>/dev/null || true; done; rm -rf "$work"' EXIT
 for ref in "$@"; do
   c=$(git -C "$repo" rev-parse --short "$ref")
   commits+=("$c")
