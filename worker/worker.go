@@ -43,6 +43,8 @@ func New(c client.Client, o Options) (sdkworker.Worker, error) {
 		// Heartbeat details carry the text an llm call has streamed so far (published every
 		// 50ms at most): send them at least every 100ms so people watching see text within a read.
 		MaxHeartbeatThrottleInterval: 100 * time.Millisecond,
+		// A large forEach's items are rendered in one workflow task.
+		DeadlockDetectionTimeout: workflows.DeadlockDetectionTimeout,
 
 		MaxConcurrentWorkflowTaskPollers:       o.WorkflowPollers,
 		MaxConcurrentActivityTaskPollers:       o.ActivityPollers,

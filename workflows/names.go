@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"fmt"
+	"time"
 
 	"go.temporal.io/sdk/temporal"
 )
@@ -78,3 +79,10 @@ const (
 // OutputCap is the largest step output (JSON bytes) the state query includes; larger outputs are
 // reported with output_truncated and are still in the run result and visible to later steps.
 const OutputCap = 64 << 10
+
+// DeadlockDetectionTimeout is how long a workflow task of weft's may run code without yielding
+// before the SDK takes it for a deadlock (the SDK's default is 1 s). The interpreter renders
+// every item of a large forEach in one task: 60,000 embeds took ~1 s in Temporal's test
+// environment on a 2-core machine and over it under -race, and a task that trips the detector
+// fails and is retried forever. It stays under the workflow task timeout (10 s).
+const DeadlockDetectionTimeout = 5 * time.Second

@@ -145,6 +145,7 @@ func newHarness(t *testing.T) *harness {
 	h := &harness{tools: newFakeTools()}
 	h.SetLogger(tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
 	h.env = h.NewTestWorkflowEnvironment()
+	h.env.SetWorkerOptions(worker.Options{DeadlockDetectionTimeout: workflows.DeadlockDetectionTimeout})
 	h.env.RegisterWorkflowWithOptions(workflows.Run, workflow.RegisterOptions{Name: workflows.WorkflowType})
 	h.env.RegisterWorkflowWithOptions(workflows.Chat, workflow.RegisterOptions{Name: workflows.ChatWorkflowType})
 	h.env.RegisterWorkflowWithOptions(workflows.Batch, workflow.RegisterOptions{Name: workflows.BatchWorkflowType})
