@@ -244,7 +244,7 @@ func (s *Store) Delete(ctx context.Context, db, coll string, filter map[string]a
 		f = append(f, bson.E{Key: k, Value: v})
 	}
 	var deleted int64
-	err := s.write(ctx, func() error {
+	err := s.write(ctx, db, func() error {
 		res, err := s.client.Database(db).Collection(coll).DeleteMany(ctx, f)
 		if err != nil {
 			return fmt.Errorf("deleting from %s.%s: %w", db, coll, err)
@@ -299,7 +299,7 @@ func (s *Store) PutBlob(ctx context.Context, db string, data []byte) (string, er
 	if encoding != "" {
 		head = append(head, bson.E{Key: "encoding", Value: encoding}, bson.E{Key: "stored", Value: len(stored)})
 	}
-	err := s.write(ctx, func() error {
+	err := s.write(ctx, db, func() error {
 		if len(docs) > 0 {
 			if _, err := c.InsertMany(ctx, docs, options.InsertMany().SetOrdered(false)); err != nil && !onlyDuplicates(err) {
 				return fmt.Errorf("storing a large output: %w", err)

@@ -137,7 +137,7 @@ func (s *Store) PutEmbeddings(ctx context.Context, db string, es []CachedEmbeddi
 		docs[i] = bson.D{{Key: "_id", Value: e.Key}, {Key: "model", Value: e.Model}, {Key: "vector", Value: bson.NewVector(e.Vector)},
 			{Key: "dimensions", Value: len(e.Vector)}, {Key: "createdAt", Value: now}}
 	}
-	return s.write(ctx, func() error {
+	return s.write(ctx, db, func() error {
 		_, err := s.client.Database(db).Collection(EmbeddingCacheCollection).InsertMany(ctx, docs, options.InsertMany().SetOrdered(false))
 		if err != nil && !onlyDuplicates(err) {
 			return fmt.Errorf("caching %d embeddings in %s.%s: %w", len(es), db, EmbeddingCacheCollection, err)

@@ -1,25 +1,35 @@
 package mongostore
 
+import "sync"
+
 // SetOneByID makes s look embeddings up one _id at a time (as on FerretDB) or with one $in.
 func SetOneByID(s *Store, one bool) { s.oneByID = one }
 
 // OneByID reports how s looks embeddings up.
 func OneByID(s *Store) bool { return s.oneByID }
 
-// HoldWrites takes s's write turn (as a write in flight would) until release is called; ok is
-// false when s has no gate (the server is not FerretDB).
-func HoldWrites(s *Store) (release func(), ok bool) {
-	if s.writes == nil {
+// HoldWrites takes s's write turn for database db (as a write in flight would) until release
+// is called; ok is false when s has no gate (the server is not FerretDB on SQLite).
+func HoldWrites(s *Store, db string) (release func(), ok bool) {
+	if !s.gated {
 		return func() {}, false
 	}
-	s.writes <- struct{}{}
-	return func() { <-s.writes }, true
+	s.gmu.Lock()
+	gate := s.gates[db]
+	if gate == nil {
+		gate = make(chan struct{}, 1)
+		s.gates[db] = gate
+	}
+	s.gmu.Unlock()
+	gate <- struct{}{}
+	return sync.OnceFunc(func() { <-gate }), true
 }
 
-// SetWriteGate gives s a write gate (one write at a time) or takes it away.
-func SetWriteGate(s *Store, on bool) {
-	s.writes = nil
-	if on {
-		s.writes = make(chan struct{}, 1)
-	}
-}
+// SetWriteGate makes s's writes take turns (as on FerretDB on SQLite) or not.
+func SetWriteGate(s *Store, on bool) { s.gated = on }
+
+// BackendIn and SQLiteBackend expose the backend detection to tests.
+var (
+	BackendIn     = backendIn
+	SQLiteBackend = sqliteBackend
+)

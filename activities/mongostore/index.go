@@ -11,7 +11,9 @@ import (
 )
 
 // FromClient wraps an existing client (tests use the driver's mock deployment).
-func FromClient(c *mongo.Client) *Store { return &Store{client: c, caches: map[string]*cache{}} }
+func FromClient(c *mongo.Client) *Store {
+	return &Store{client: c, caches: map[string]*cache{}, gates: map[string]chan struct{}{}}
+}
 
 // ErrNoSearchIndexes means the server has no Atlas search indexes (FerretDB, plain MongoDB);
 // search uses the exact path there.

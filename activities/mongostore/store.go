@@ -4,10 +4,12 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -28,8 +30,10 @@ type Store struct {
 	// oneByID: the server finds documents by _id through its index only one _id at a time
 	// (FerretDB: a filter of _id $in many reads the whole collection).
 	oneByID bool
-	// writes, on FerretDB, lets one of this process's writes run at a time (nil: no gate).
-	writes chan struct{}
+	// gated: the server is FerretDB on SQLite, whose writers to one database take turns (write).
+	gated bool
+	gmu   sync.Mutex
+	gates map[string]chan struct{} // by database
 }
 
 // Open connects to uri and checks the server answers.
@@ -42,31 +46,75 @@ func Open(ctx context.Context, uri string) (*Store, error) {
 		_ = c.Disconnect(context.Background())
 		return nil, fmt.Errorf("MongoDB at %s is unreachable: %w (check MONGODB_URI)", redact(uri), err)
 	}
-	s := &Store{client: c, caches: map[string]*cache{}}
+	s := &Store{client: c, caches: map[string]*cache{}, gates: map[string]chan struct{}{}}
 	if isFerretDB(ctx, c) {
-		s.oneByID, s.writes = true, make(chan struct{}, 1)
+		s.oneByID = true
+		s.gated = sqliteBackend(ferretDBBackend(ctx, c))
 	}
 	return s, nil
 }
 
-// write runs f, which writes, alone among this store's writes when the server is FerretDB.
-// FerretDB's SQLite backend takes one writer per database and has the others wait in SQLite's
-// busy handler, which sleeps 1 ms, then 2, 5, 10 ... 100 between tries: with 32 batch outputs
-// stored at once, most of them slept while the processor stood idle (a goroutine dump of the
-// 100,000-embed fan-out had 15 of 22 FerretDB connections asleep there). Waiting here, on a
-// channel, hands the lock on the moment it is free. MongoDB takes concurrent writes: no gate.
-func (s *Store) write(ctx context.Context, f func() error) error {
-	if s.writes == nil {
+// write runs f, which writes to database db, alone among this store's writes to db when the
+// server is FerretDB on SQLite. That backend keeps a database in one SQLite file, which takes
+// one writer at a time and has the others wait in SQLite's busy handler, sleeping 1 ms, then 2,
+// 5, 10 ... 100 between tries: with 32 batch outputs stored at once, most of them slept while
+// the processor stood idle (a goroutine dump of the 100,000-embed fan-out had 15 of 22 FerretDB
+// connections asleep there). Waiting here, on a channel, hands the lock on the moment it is
+// free. MongoDB and FerretDB on PostgreSQL take concurrent writes: no gate.
+func (s *Store) write(ctx context.Context, db string, f func() error) error {
+	if !s.gated {
 		return f()
 	}
+	s.gmu.Lock()
+	gate, ok := s.gates[db]
+	if !ok {
+		gate = make(chan struct{}, 1)
+		s.gates[db] = gate
+	}
+	s.gmu.Unlock()
 	select {
-	case s.writes <- struct{}{}:
+	case gate <- struct{}{}:
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-	defer func() { <-s.writes }()
+	defer func() { <-gate }()
 	return f()
 }
+
+// ferretDBBackend is the storage FerretDB names in its startup warnings ("Powered by FerretDB
+// v1.24.2 and SQLite 3.46.1."), or "" before it has opened any. Listing the databases first
+// makes a PostgreSQL backend connect, so that it is named.
+func ferretDBBackend(ctx context.Context, c *mongo.Client) string {
+	_, _ = c.ListDatabaseNames(ctx, bson.D{})
+	var res struct {
+		Log []string `bson:"log"`
+	}
+	if err := c.Database("admin").RunCommand(ctx, bson.D{{Key: "getLog", Value: "startupWarnings"}}).Decode(&res); err != nil {
+		return ""
+	}
+	return backendIn(res.Log)
+}
+
+// backendIn finds the backend's name in FerretDB's startup warnings (each a JSON log entry).
+func backendIn(lines []string) string {
+	for _, l := range lines {
+		var e struct {
+			Msg string `json:"msg"`
+		}
+		if json.Unmarshal([]byte(l), &e) != nil || !strings.HasPrefix(e.Msg, "Powered by FerretDB") {
+			continue
+		}
+		if _, after, ok := strings.Cut(e.Msg, " and "); ok {
+			name, _, _ := strings.Cut(after, " ")
+			return name
+		}
+	}
+	return ""
+}
+
+// sqliteBackend: writes take turns on SQLite, and when FerretDB has not said (it names its
+// backend once it has opened a database; `weft dev`'s fresh store has none yet).
+func sqliteBackend(name string) bool { return name == "" || name == "SQLite" }
 
 // isFerretDB reports whether the server is FerretDB (its buildInfo names its version).
 func isFerretDB(ctx context.Context, c *mongo.Client) bool {
@@ -123,7 +171,7 @@ func (s *Store) Upsert(ctx context.Context, db, coll string, chunks []Chunk) err
 			{Key: "$setOnInsert", Value: bson.D{{Key: "createdAt", Value: ch.CreatedAt}}},
 		})
 	}
-	return s.write(ctx, func() error {
+	return s.write(ctx, db, func() error {
 		if _, err := c.BulkWrite(ctx, models, options.BulkWrite().SetOrdered(false)); err != nil {
 			return fmt.Errorf("upserting %d chunks into %s.%s: %w", len(chunks), db, coll, err)
 		}

@@ -12,53 +12,90 @@ import (
 	"github.com/weftworks/weft/activities/mongostore"
 )
 
-// TestWritesTakeTurnsOnFerretDB: on FerretDB every write of the store waits for the one in
-// flight (its SQLite backend would have it sleep in a busy loop instead), gives up with its
-// context while it waits, writing nothing, and goes through once the turn is free.
+// TestWritesTakeTurnsOnFerretDB: on FerretDB's SQLite backend each write of the store waits for
+// the one in flight to the same database (SQLite would have it sleep in its busy handler
+// instead), gives up with its context while it waits, writing nothing, goes through once the
+// turn is free, and does not wait for a write to another database.
 func TestWritesTakeTurnsOnFerretDB(t *testing.T) {
 	s := open(t)
+	count := func(ctx context.Context, db, coll string) int64 {
+		n, err := s.Count(ctx, db, coll)
+		require.NoError(t, err)
+		return n
+	}
 	for _, tc := range []struct {
 		name    string
+		prepare func(ctx context.Context, db string)
 		write   func(ctx context.Context, db string) error
 		written func(ctx context.Context, db string) bool
 	}{
-		{"blob", func(ctx context.Context, db string) error {
+		{"blob", nil, func(ctx context.Context, db string) error {
 			_, err := s.PutBlob(ctx, db, []byte("a large output"))
 			return err
-		}, func(ctx context.Context, db string) bool {
-			n, err := s.Count(ctx, db, mongostore.BlobCollection)
-			require.NoError(t, err)
-			return n > 0
-		}},
-		{"cached embeddings", func(ctx context.Context, db string) error {
+		}, func(ctx context.Context, db string) bool { return count(ctx, db, mongostore.BlobCollection) > 0 }},
+		{"cached embeddings", nil, func(ctx context.Context, db string) error {
 			return s.PutEmbeddings(ctx, db, []mongostore.CachedEmbedding{{Key: "k1", Model: "m", Vector: []float32{1, 2}}})
 		}, func(ctx context.Context, db string) bool {
 			got, err := s.GetEmbeddings(ctx, db, []string{"k1"})
 			require.NoError(t, err)
 			return len(got) == 1
 		}},
-		{"chunks", func(ctx context.Context, db string) error {
+		{"chunks", nil, func(ctx context.Context, db string) error {
 			return s.Upsert(ctx, db, "kb", []mongostore.Chunk{chunk("kb", "a.md", 0, "alpha", []float32{1, 0}, nil)})
-		}, func(ctx context.Context, db string) bool {
-			n, err := s.Count(ctx, db, "kb")
-			require.NoError(t, err)
-			return n > 0
-		}},
+		}, func(ctx context.Context, db string) bool { return count(ctx, db, "kb") > 0 }},
+		{"delete", func(ctx context.Context, db string) {
+			require.NoError(t, s.Upsert(ctx, db, "kb", []mongostore.Chunk{chunk("kb", "a.md", 0, "alpha", []float32{1, 0}, nil)}))
+		}, func(ctx context.Context, db string) error {
+			_, err := s.Delete(ctx, db, "kb", map[string]any{"source": "a.md"})
+			return err
+		}, func(ctx context.Context, db string) bool { return count(ctx, db, "kb") == 0 }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
 			db := fmt.Sprintf("gate%d", time.Now().UnixNano()%1e9)
-			release, ok := mongostore.HoldWrites(s)
-			require.True(t, ok, "the embedded store is FerretDB: its writes take turns")
+			if tc.prepare != nil {
+				tc.prepare(ctx, db)
+			}
+			release, ok := mongostore.HoldWrites(s, db)
+			t.Cleanup(release)
+			require.True(t, ok, "the embedded store is FerretDB on SQLite: its writes take turns")
 			wctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
 			err := tc.write(wctx, db)
 			cancel()
 			require.ErrorIs(t, err, context.DeadlineExceeded, "a write waits for the one in flight")
 			require.False(t, tc.written(ctx, db), "a write that gave up waiting wrote nothing")
+			other := db + "x"
+			if tc.prepare != nil {
+				tc.prepare(ctx, other)
+			}
+			require.NoError(t, tc.write(ctx, other), "a write to another database does not wait")
+			require.True(t, tc.written(ctx, other))
+			waiting := make(chan error, 1)
+			go func() { waiting <- tc.write(ctx, db) }()
 			release()
-			require.NoError(t, tc.write(ctx, db))
+			require.NoError(t, <-waiting, "the waiting write goes through once the turn is free")
 			require.True(t, tc.written(ctx, db))
 		})
+	}
+}
+
+// TestFerretDBBackend: the gate is on for FerretDB on SQLite and when FerretDB has not named its
+// backend yet, off on PostgreSQL (which takes concurrent writes), read from its startup warnings.
+func TestFerretDBBackend(t *testing.T) {
+	entry := func(msg string) string { return `{"msg":"` + msg + `","tags":["startupWarnings"],"s":"I"}` }
+	for _, tc := range []struct {
+		lines   []string
+		backend string
+		gated   bool
+	}{
+		{[]string{entry("Powered by FerretDB v1.24.2 and SQLite 3.46.1."), entry("Please star us on GitHub.")}, "SQLite", true},
+		{[]string{entry("Powered by FerretDB v1.24.2 and PostgreSQL 15.8."), entry("Please star us on GitHub.")}, "PostgreSQL", false},
+		{[]string{entry("Powered by FerretDB v1.24.2."), entry("The telemetry state is undecided.")}, "", true},
+		{[]string{"not JSON", entry("Debug logging enabled.")}, "", true},
+	} {
+		got := mongostore.BackendIn(tc.lines)
+		require.Equal(t, tc.backend, got, "%v", tc.lines)
+		require.Equal(t, tc.gated, mongostore.SQLiteBackend(got))
 	}
 }
 
