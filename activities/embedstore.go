@@ -46,3 +46,50 @@ func (t *Tools) embedAndStore(ctx context.Context, store *mongostore.Store, db, 
 	}
 	return model, tokens, nil
 }
+
+// embedded is what embedChunks gives: the model, one vector per text, the tokens it took.
+type embedded struct {
+	Model   string
+	Vectors [][]float32
+	Tokens  int64
+	at      time.Time
+}
+
+// chunk is d with text c's vector, the model and the times added.
+func (e *embedded) chunk(c int, d mongostore.Chunk) mongostore.Chunk {
+	d.Model, d.Embedding, d.CreatedAt, d.UpdatedAt = e.Model, bson.NewVector(e.Vectors[c]), e.at, e.at
+	return d
+}
+
+// embedChunks embeds texts as documents, embedBatch a request, with model (when "", the model
+// the collection's chunks were embedded with, else the default), and stores nothing: a batch of
+// ingests embeds all its chunks before it stores any (storeChunks).
+func (t *Tools) embedChunks(ctx context.Context, store *mongostore.Store, db, coll, model string, texts []string) (*embedded, error) {
+	if model == "" {
+		var err error
+		if model, err = store.CollectionModel(ctx, db, coll); err != nil {
+			return nil, err
+		}
+	}
+	out := &embedded{Model: model, Vectors: make([][]float32, 0, len(texts)), at: time.Now().UTC()}
+	for start := 0; start < len(texts); start += embedBatch {
+		emb, err := t.embedTexts(ctx, texts[start:min(start+embedBatch, len(texts))], "document", out.Model, 0)
+		if err != nil {
+			return nil, err
+		}
+		out.Model = emb.Model
+		out.Tokens += emb.Tokens
+		out.Vectors = append(out.Vectors, emb.Vectors...)
+	}
+	return out, nil
+}
+
+// storeChunks upserts docs, embedBatch at a time.
+func storeChunks(ctx context.Context, store *mongostore.Store, db, coll string, docs []mongostore.Chunk) error {
+	for start := 0; start < len(docs); start += embedBatch {
+		if err := store.Upsert(ctx, db, coll, docs[start:min(start+embedBatch, len(docs))]); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -12,6 +12,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/weftworks/weft/activities"
+	"github.com/weftworks/weft/activities/chunk"
 	"github.com/weftworks/weft/activities/toolspec"
 )
 
@@ -59,14 +60,23 @@ func TestIngestBatchLikeOneIngestEach(t *testing.T) {
 	const n = 40
 	item := func(db string, i int) map[string]any {
 		text := fmt.Sprintf("Document %d explains one thing. It has a second sentence about topic %d. And a third one, to make two chunks.", i, i%7)
-		return map[string]any{"text": text, "source": fmt.Sprintf("doc-%d.md", i), "db": db, "collection": "docs",
+		coll := "docs"
+		if i%5 == 0 {
+			coll = "notes"
+		}
+		return map[string]any{"text": text, "source": fmt.Sprintf("doc-%d.md", i), "db": db, "collection": coll,
 			"chunkSize": 100, "chunkOverlap": 0, "metadata": map[string]any{"n": float64(i)}}
 	}
 	items := make([]map[string]any, n)
 	for i := range items {
 		items[i] = item("ingestbatch", i)
+		if i%5 == 0 {
+			items[i]["collection"] = "notes" // a second group: its own collection
+		}
 	}
-	items[7]["collection"] = "" // no collection: its own error
+	items[7]["collection"] = ""                      // no collection: its own error
+	items[11]["collection"] = "weft_memory"          // weft's own: its own error
+	items[13]["metadata"] = map[string]any{"a.b": 1} // a key the store cannot keep: its own error
 	// a chunk over the provider's limit: 640 characters in one chunk of up to 1,000
 	items[23]["text"], items[23]["chunkSize"] = strings.Repeat("A sentence that is long enough. ", 20), 1000
 	out, err := batch(context.Background(), toolspec.BatchIn{Items: items})
@@ -77,8 +87,16 @@ func TestIngestBatchLikeOneIngestEach(t *testing.T) {
 	var want []string
 	for i, it := range out.Items {
 		switch i {
-		case 7:
-			require.Contains(t, it.Error, `no collection`)
+		case 7, 11, 13:
+			// the same error as ingesting the document alone
+			in := item("ingestbatch", i)
+			for k, v := range items[i] {
+				in[k] = v
+			}
+			_, aloneErr := run(t, cfg, "ingest", in)
+			require.Error(t, aloneErr)
+			require.NotEmpty(t, it.Error)
+			require.Contains(t, aloneErr.Error(), it.Error, "item %d: its own error, as alone", i)
 			continue
 		case 23:
 			require.Contains(t, it.Error, "maximum context length", "the refused chunk's document gets the provider's words")
@@ -97,13 +115,49 @@ func TestIngestBatchLikeOneIngestEach(t *testing.T) {
 		require.Positive(t, it.Usage.EmbeddingTokens, "item %d has its share of the usage", i)
 		want = append(want, single["source"].(string))
 	}
-	batched, alone := storedChunks(t, "ingestbatch", "docs"), storedChunks(t, "ingestalone", "docs")
-	require.Equal(t, alone, batched, "the same chunks under the same ids, with the same text, source, index and metadata")
-	require.Len(t, want, n-2)
+	for _, coll := range []string{"docs", "notes"} {
+		batched, alone := storedChunks(t, "ingestbatch", coll), storedChunks(t, "ingestalone", coll)
+		require.NotEmpty(t, batched)
+		require.Equal(t, alone, batched, "%s: the same chunks under the same ids, with the same text, source, index and metadata", coll)
+	}
+	require.Len(t, want, n-4)
 	requests, _ := f.Counts()
-	// 38 documents of 2 chunks: 76 chunks, two requests of at most 64, plus the halves that
-	// isolate document 23 (log2 of 40 rounds); alone, at least one request each.
-	require.Less(t, batchRequests, 20, "the batch's requests")
-	require.GreaterOrEqual(t, requests-batchRequests, n-2, "one request or more per document alone")
+	// 36 documents of 2 chunks in two collections, plus the halves that isolate document 23
+	// (log2 of 40 rounds); alone, at least one request each.
+	require.Less(t, batchRequests, 24, "the batch's requests")
+	require.GreaterOrEqual(t, requests-batchRequests, n-4, "one request or more per document alone")
 	t.Logf("batched: %d requests for %d documents; one ingest each: %d", batchRequests, n, requests-batchRequests)
+}
+
+// TestIngestBatchStoresNothingOfARefusedDocument: a document whose first chunk falls in one
+// request and whose second (too long for the provider) in the next gets its error, and none of
+// its chunks is stored, as when it is ingested alone (its two chunks go in one request): a batch
+// embeds every chunk before it stores any.
+func TestIngestBatchStoresNothingOfARefusedDocument(t *testing.T) {
+	f, cfg := fakeProvider(t)
+	f.MaxInputChars = 400
+	cfg.MongoDBURI, cfg.NoEmbedCache = storeURI, true
+	t.Cleanup(func() { dropDatabases(t, "ingestedge") })
+	batch := activities.BatchActivity(toolspec.Ingest.Spec, activities.NewTools(cfg).BatchHandlers()["ingest"])
+	var items []map[string]any
+	for i := range 63 { // 63 documents of one chunk: chunks 0-62 of the group
+		items = append(items, map[string]any{"text": fmt.Sprintf("Short document %d.", i), "source": fmt.Sprintf("s%d.md", i),
+			"db": "ingestedge", "collection": "docs", "chunkSize": 1000})
+	}
+	// chunk 63 (accepted) and chunk 64 (refused): the first request ends between them
+	edge := strings.Repeat("Short sentence. ", 20) + "\n\n" + strings.Repeat("A longer sentence that runs on. ", 28)
+	parts, err := chunk.Split(edge, "recursive", 1000, 0)
+	require.NoError(t, err)
+	require.Len(t, parts, 2)
+	require.Less(t, len(parts[0]), f.MaxInputChars)
+	require.Greater(t, len(parts[1]), f.MaxInputChars)
+	items = append(items, map[string]any{"text": edge, "source": "edge.md", "db": "ingestedge", "collection": "docs", "chunkSize": 1000, "chunkOverlap": 0})
+	out, err := batch(context.Background(), toolspec.BatchIn{Items: items})
+	require.NoError(t, err)
+	require.Contains(t, out.Items[63].Error, "maximum context length")
+	stored := storedChunks(t, "ingestedge", "docs")
+	require.Len(t, stored, 63, "the other documents are stored")
+	for _, c := range stored {
+		require.NotEqual(t, "edge.md", c["source"], "no chunk of the refused document")
+	}
 }

@@ -2,6 +2,8 @@ package activities
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -86,15 +88,11 @@ func (t *Tools) collections(ctx context.Context, in toolspec.CollectionsIn) (too
 // (collection, source, index, content), so a retry or replay overwrites instead of duplicating.
 func (t *Tools) ingest(ctx context.Context, in toolspec.IngestIn) (toolspec.IngestOut, *toolspec.Usage, error) {
 	var none toolspec.IngestOut
-	coll, err := t.collectionNamed(in.Collection)
+	coll, source, err := t.ingestTarget(in)
 	if err != nil {
 		return none, nil, err
 	}
 	text := in.Text
-	source := in.Source
-	if source == "" {
-		source = "inline:" + mongostore.ChunkID(coll, "", 0, text)[:12]
-	}
 	chunks, err := chunk.Split(text, in.ChunkStrategy, in.ChunkSize, in.ChunkOverlap)
 	if err != nil {
 		return none, nil, &InputError{Msg: err.Error()}
@@ -120,9 +118,17 @@ func (t *Tools) ingest(ctx context.Context, in toolspec.IngestIn) (toolspec.Inge
 // database, collection and model are embedded together, 64 a request as one ingest sends its
 // own, and upserted together, so a forEach over many short documents makes one request per 64
 // chunks instead of at least one per document. Each item gets the output its own ingest would
-// give; an item naming no collection, or one whose text cannot be split, gets its own error and
-// the others go on (AdaptBatch isolates an item whose chunk the provider refuses).
+// give; an item naming no collection, whose metadata cannot be stored or whose text cannot be
+// split gets its own error and the others go on (AdaptBatch isolates an item whose chunk the
+// provider refuses). Every chunk of the call is embedded before any is stored, so a call that
+// fails stores nothing: splitting it to isolate a refused item never leaves part of that item
+// behind. A call of one item is ingest itself (a large document is embedded and stored 64
+// chunks at a time, not held whole).
 func (t *Tools) ingestBatch(ctx context.Context, ins []toolspec.IngestIn) ([]toolspec.IngestOut, *toolspec.Usage, error) {
+	if len(ins) == 1 {
+		out, usage, err := t.ingest(ctx, ins[0])
+		return []toolspec.IngestOut{out}, usage, err
+	}
 	type group struct{ db, coll, model string }
 	var (
 		order   []group
@@ -138,7 +144,7 @@ func (t *Tools) ingestBatch(ctx context.Context, ins []toolspec.IngestIn) ([]too
 		failed[i] = err
 	}
 	for i, in := range ins {
-		coll, err := t.collectionNamed(in.Collection)
+		coll, source, err := t.ingestTarget(in)
 		if err != nil {
 			fail(i, err)
 			continue
@@ -146,10 +152,6 @@ func (t *Tools) ingestBatch(ctx context.Context, ins []toolspec.IngestIn) ([]too
 		if chunks[i], err = chunk.Split(in.Text, in.ChunkStrategy, in.ChunkSize, in.ChunkOverlap); err != nil {
 			fail(i, &InputError{Msg: err.Error()})
 			continue
-		}
-		source := in.Source
-		if source == "" {
-			source = "inline:" + mongostore.ChunkID(coll, "", 0, in.Text)[:12]
 		}
 		outs[i] = toolspec.IngestOut{Source: source, ChunksCreated: len(chunks[i]), Collection: coll, DB: t.databaseNamed(in.DB), Metadata: in.Metadata}
 		g := group{outs[i].DB, coll, in.Model}
@@ -165,38 +167,82 @@ func (t *Tools) ingestBatch(ctx context.Context, ins []toolspec.IngestIn) ([]too
 	if err != nil {
 		return nil, nil, err
 	}
+	// Embed every group's chunks first, then store them all.
 	var usage *toolspec.Usage
+	docs := make(map[group][]mongostore.Chunk, len(order))
 	for _, g := range order {
 		idx := members[g]
-		// the group's chunks in item order, each with its item and its index in the item
 		var texts []string
-		var owner, nth []int
 		for _, i := range idx {
-			for k, c := range chunks[i] {
-				texts = append(texts, c)
-				owner, nth = append(owner, i), append(nth, k)
-			}
+			texts = append(texts, chunks[i]...)
 		}
-		model, tokens, err := t.embedAndStore(ctx, store, g.db, g.coll, g.model, texts, func(c int) mongostore.Chunk {
-			i := owner[c]
-			return mongostore.Chunk{ID: mongostore.ChunkID(g.coll, outs[i].Source, nth[c], texts[c]), Text: texts[c], Source: outs[i].Source,
-				ChunkIndex: nth[c], Metadata: ins[i].Metadata}
-		})
+		emb, err := t.embedChunks(ctx, store, g.db, g.coll, g.model, texts)
 		if err != nil {
 			if err := groupFailed(toolspec.Ingest.Spec, &failed, idx, len(order), err); err != nil {
 				return nil, usage, err
 			}
 			continue
 		}
+		usage = sumUsage(usage, &toolspec.Usage{EmbeddingTokens: emb.Tokens})
+		c := 0
 		for _, i := range idx {
-			outs[i].Model = model
+			outs[i].Model = emb.Model
+			for k, text := range chunks[i] {
+				docs[g] = append(docs[g], emb.chunk(c, mongostore.Chunk{ID: mongostore.ChunkID(g.coll, outs[i].Source, k, text), Text: text,
+					Source: outs[i].Source, ChunkIndex: k, Metadata: ins[i].Metadata}))
+				c++
+			}
 		}
-		usage = sumUsage(usage, &toolspec.Usage{EmbeddingTokens: tokens})
+	}
+	for _, g := range order {
+		if err := storeChunks(ctx, store, g.db, g.coll, docs[g]); err != nil {
+			return nil, usage, err
+		}
 	}
 	if failed != nil {
 		return outs, usage, failed
 	}
 	return outs, usage, nil
+}
+
+// ingestTarget is the collection an ingest writes to and the source its chunks are stored
+// under, or the item's own error: no collection, a reserved one, or metadata the store cannot
+// keep.
+func (t *Tools) ingestTarget(in toolspec.IngestIn) (coll, source string, err error) {
+	if coll, err = t.collectionNamed(in.Collection); err != nil {
+		return "", "", err
+	}
+	if err := storableMetadata(in.Metadata, "metadata"); err != nil {
+		return "", "", err
+	}
+	source = in.Source
+	if source == "" {
+		source = "inline:" + mongostore.ChunkID(coll, "", 0, in.Text)[:12]
+	}
+	return coll, source, nil
+}
+
+// storableMetadata refuses metadata keys the store cannot keep or filter on: one starting with
+// "$" or holding "." (metadata.filter reads "a.b" as a path), at any depth.
+func storableMetadata(v any, at string) error {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, e := range v {
+			if k == "" || strings.HasPrefix(k, "$") || strings.Contains(k, ".") {
+				return &InputError{Msg: fmt.Sprintf("%s: key %q cannot be stored: a metadata key may not be empty, start with $ or hold a dot; rename it (a_b instead of a.b)", at, k)}
+			}
+			if err := storableMetadata(e, at+"."+k); err != nil {
+				return err
+			}
+		}
+	case []any:
+		for i, e := range v {
+			if err := storableMetadata(e, fmt.Sprintf("%s[%d]", at, i)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // keepalive heartbeats every interval, with details, until stop is called, so a dead worker is

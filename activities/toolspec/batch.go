@@ -30,6 +30,29 @@ func (b *Batch) ItemTokens(inputs map[string]any) int {
 	return max(1, b.Tokens(inputs))
 }
 
+// TextTokens estimates a text input's tokens at ~3 bytes a token (an overestimate rather than
+// exceed a provider's limit). A value stored out of history arrives at a batch as its reference
+// ({"$weftBlob": id, "size": bytes}) and counts by its size, so a call never takes many large
+// documents because their references are short. (embed and similarity keep the estimate they
+// were recorded with: batchSpans cuts requests in workflow code, so it must not change under a
+// recorded run.)
+func TextTokens(v any) int {
+	switch v := v.(type) {
+	case string:
+		return len(v)/3 + 1
+	case map[string]any:
+		if _, ok := v[BlobKey]; ok {
+			if n, ok := v["size"].(float64); ok && n > 0 {
+				return int(n)/3 + 1
+			}
+			if n, ok := v["size"].(int); ok && n > 0 {
+				return n/3 + 1
+			}
+		}
+	}
+	return 1
+}
+
 // BatchActivity is the name of the activity that runs a batch of the tool's items.
 func (s *Spec) BatchActivity() string { return s.Name + ".batch" }
 

@@ -77,11 +77,8 @@ var Ingest = Declare[IngestIn, IngestOut](&Spec{
 	Annotations: Annotations{OpenWorld: true},
 	Calls:       func(map[string]any) Calls { return Calls{Embed: 1, DatabaseWrite: 1} },
 	// A batch of documents is embedded 64 chunks a request and upserted together: up to 64
-	// documents and ~1 MB of text a call (one larger document goes alone).
-	Batch: &Batch{MaxItems: 64, MaxTokens: 300_000, Tokens: func(in map[string]any) int {
-		s, _ := in["text"].(string)
-		return len(s)/3 + 1
-	}},
+	// documents and ~300 KB of text a call, about 10 requests (a larger document goes alone).
+	Batch: &Batch{MaxItems: 64, MaxTokens: 100_000, Tokens: func(in map[string]any) int { return TextTokens(in["text"]) }},
 })
 
 // IngestIn is ingest's input.
