@@ -44,6 +44,8 @@ func TestRecordAndReplayHistories(t *testing.T) {
 		// on a registry whose schemas were tightened (workflows' TestReplayOnATightenedRegistry).
 		{"checked-once-mix", []string{"../testdata/fixtures/replay-mix.json"}, ""},
 		{"checked-once-agent", []string{"../testdata/fixtures/agent-replay.json"}, `{"id":"agent/c3","decision":"approve","reviewer":"ana"}`},
+		// Recorded before ingest batched (change provider-batches/ingest): one call per document.
+		{"ingest-fanout", []string{"../testdata/fixtures/ingest-fanout.json"}, ""},
 	}
 	for _, s := range samples {
 		t.Run(s.name, func(t *testing.T) {
