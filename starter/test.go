@@ -20,6 +20,7 @@ import (
 	tlog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
+	sdkworker "go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/weftworks/weft/activities"
@@ -259,6 +260,8 @@ func executeFixture(w *dsl.Workflow, src string, inputs map[string]any, fx fixtu
 	suite.SetLogger(tlog.NewStructuredLogger(slog.New(slog.DiscardHandler)))
 	env := suite.NewTestWorkflowEnvironment()
 	env.SetTestTimeout(30 * time.Second)
+	// as on weft's workers: a large forEach renders its items in one workflow task
+	env.SetWorkerOptions(sdkworker.Options{DeadlockDetectionTimeout: workflows.DeadlockDetectionTimeout})
 	env.RegisterWorkflowWithOptions(workflows.Run, workflow.RegisterOptions{Name: workflows.WorkflowType})
 	env.RegisterWorkflowWithOptions(workflows.Batch, workflow.RegisterOptions{Name: workflows.BatchWorkflowType})
 	var mu sync.Mutex
