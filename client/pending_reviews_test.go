@@ -57,7 +57,7 @@ func TestPendingReviewsPages(t *testing.T) {
 			require.Equal(t, tc.last, runs[len(runs)-1])
 			require.Equal(t, tc.capped, l.Capped)
 			require.Equal(t, tc.reviews, l.Runs)
-			require.Greater(t, f.Pages, 1, "the listing is read a page at a time")
+			require.Greater(t, f.Pages.Load(), int64(1), "the listing is read a page at a time")
 
 			plain, err := c.PendingReviews(context.Background(), ListOptions{Limit: tc.limit})
 			require.NoError(t, err)

@@ -1,7 +1,6 @@
 package console_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,28 +11,19 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
-	commonpb "go.temporal.io/api/common/v1"
-	"go.temporal.io/api/enums/v1"
-	workflowpb "go.temporal.io/api/workflow/v1"
-	"go.temporal.io/api/workflowservice/v1"
 	tclient "go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/converter"
-	"google.golang.org/protobuf/types/known/structpb"
-	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/weftworks/weft/auth"
 	weftclient "github.com/weftworks/weft/client"
 	"github.com/weftworks/weft/console"
-	weftv1 "github.com/weftworks/weft/proto/weft/v1"
+	"github.com/weftworks/weft/internal/reviewfake"
 	"github.com/weftworks/weft/templates"
-	"github.com/weftworks/weft/workflows"
 	"github.com/weftworks/weft/workflows/dsl"
 )
 
@@ -417,59 +407,15 @@ func TestConsoleOperatorOnLoopback(t *testing.T) {
 }
 
 // reviewsTemporal is a Temporal whose n running runs (r0 … r{n-1}) each wait on one review, r0
-// asked first; it lists them as visibility does, newest first, PageSize a page (NextPageToken the
-// next). Every third run (r0, r3, …) was started by rita, the others by bo.
-type reviewsTemporal struct {
-	tclient.Client
-	n int
-}
-
-var reviewsAsked = time.Date(2025, 1, 1, 10, 0, 0, 0, time.UTC)
-
-func (f *reviewsTemporal) ListWorkflow(_ context.Context, r *workflowservice.ListWorkflowExecutionsRequest) (*workflowservice.ListWorkflowExecutionsResponse, error) {
-	from := 0
-	if len(r.NextPageToken) > 0 {
-		from, _ = strconv.Atoi(string(r.NextPageToken))
-	}
-	size := int(r.PageSize)
-	if size <= 0 {
-		size = 1000
-	}
-	to := min(from+size, f.n)
-	resp := &workflowservice.ListWorkflowExecutionsResponse{}
-	for k := from; k < to; k++ {
-		i := f.n - 1 - k // newest first
-		who := "bo"
+// asked first, listed as visibility lists them (reviewfake.Runs), each review with its data.
+// Every third run (r0, r3, …) was started by rita, the others by bo.
+func reviewsTemporal(n int) *reviewfake.Runs {
+	return &reviewfake.Runs{N: n, Data: true, MemoKey: weftclient.MemoStartedBy, StartedBy: func(i int) string {
 		if i%3 == 0 {
-			who = "rita"
+			return "rita"
 		}
-		memo, err := converter.GetDefaultDataConverter().ToPayload(who)
-		if err != nil {
-			return nil, err
-		}
-		resp.Executions = append(resp.Executions, &workflowpb.WorkflowExecutionInfo{
-			Execution: &commonpb.WorkflowExecution{WorkflowId: fmt.Sprintf("r%d", i)}, Type: &commonpb.WorkflowType{Name: workflows.WorkflowType},
-			Status: enums.WORKFLOW_EXECUTION_STATUS_RUNNING, StartTime: timestamppb.New(reviewsAsked.Add(time.Duration(i) * time.Minute)),
-			Memo: &commonpb.Memo{Fields: map[string]*commonpb.Payload{weftclient.MemoStartedBy: memo}}})
-	}
-	if to < f.n {
-		resp.NextPageToken = []byte(strconv.Itoa(to))
-	}
-	return resp, nil
-}
-
-func (f *reviewsTemporal) QueryWorkflow(_ context.Context, id, _, _ string, _ ...any) (converter.EncodedValue, error) {
-	var i int
-	if _, err := fmt.Sscanf(id, "r%d", &i); err != nil {
-		return nil, err
-	}
-	st := &weftv1.ExecutionState{Workflow: "queue", Status: "awaiting_review", PendingReviews: []*weftv1.ReviewRequest{{
-		Id: "gate", Title: "review of " + id, Data: structpb.NewStringValue("data of " + id), RequestedAt: timestamppb.New(reviewsAsked.Add(time.Duration(i) * time.Minute))}}}
-	p, err := converter.GetDefaultDataConverter().ToPayload(st)
-	if err != nil {
-		return nil, err
-	}
-	return encoded{p}, nil
+		return "bo"
+	}}
 }
 
 // TestReviewsPaging: the reviews list is paged as the runs list is (the longest waiting first,
@@ -477,7 +423,7 @@ func (f *reviewsTemporal) QueryWorkflow(_ context.Context, id, _, _ string, _ ..
 // count and the list say how many wait in all, not how many one page shows.
 func TestReviewsPaging(t *testing.T) {
 	const n, per = 7, 3
-	srv := newConsole(t, console.Options{Client: weftclient.New(&reviewsTemporal{n: n}, "console-test"), Reviewer: "op", ReviewsPerPage: per})
+	srv := newConsole(t, console.Options{Client: weftclient.New(reviewsTemporal(n), "console-test"), Reviewer: "op", ReviewsPerPage: per})
 	type page struct {
 		Reviews []struct {
 			Run string `json:"run"`
@@ -572,7 +518,7 @@ func TestReviewsTotalOfAllRuns(t *testing.T) {
 		return p
 	}
 	t.Run("150 runs", func(t *testing.T) {
-		srv := newConsole(t, console.Options{Client: weftclient.New(&reviewsTemporal{n: 150}, "console-test"), Reviewer: "op", ReviewsPerPage: 20})
+		srv := newConsole(t, console.Options{Client: weftclient.New(reviewsTemporal(150), "console-test"), Reviewer: "op", ReviewsPerPage: 20})
 		p := read(http.DefaultClient, srv.URL+"/api/reviews")
 		require.Equal(t, 150, p.Total, "every run waiting counted, not the 100 newest")
 		require.Equal(t, "r0", p.Reviews[0].Run, "the longest waiting first")
@@ -606,7 +552,7 @@ func TestReviewsTotalOfAllRuns(t *testing.T) {
 	})
 	t.Run("a signed-in reader", func(t *testing.T) {
 		loaded, keys := testKeys(t)
-		srv := newConsole(t, console.Options{Keys: loaded, RequireLogin: true, Client: weftclient.New(&reviewsTemporal{n: 150}, "console-test"), ReviewsPerPage: 20})
+		srv := newConsole(t, console.Options{Keys: loaded, RequireLogin: true, Client: weftclient.New(reviewsTemporal(150), "console-test"), ReviewsPerPage: 20})
 		c, _ := loginAs(t, srv, keys["rita"])
 		p := read(c, srv.URL+"/api/reviews")
 		require.Equal(t, 50, p.Total, "rita started every third run of the 150")
@@ -615,7 +561,7 @@ func TestReviewsTotalOfAllRuns(t *testing.T) {
 	})
 	t.Run("past the bound", func(t *testing.T) {
 		n := weftclient.MaxReviewRuns + 5
-		srv := newConsole(t, console.Options{Client: weftclient.New(&reviewsTemporal{n: n}, "console-test"), Reviewer: "op", ReviewsPerPage: 20})
+		srv := newConsole(t, console.Options{Client: weftclient.New(reviewsTemporal(n), "console-test"), Reviewer: "op", ReviewsPerPage: 20})
 		p := read(http.DefaultClient, srv.URL+"/api/reviews")
 		require.Equal(t, weftclient.MaxReviewRuns, p.Total)
 		require.Equal(t, "r5", p.Reviews[0].Run, "the reviews of the newest runs waiting")
@@ -624,7 +570,7 @@ func TestReviewsTotalOfAllRuns(t *testing.T) {
 
 		// a reader who started none of the newest runs waiting is told so, not "at least 0"
 		loaded, keys := testKeys(t)
-		srv = newConsole(t, console.Options{Keys: loaded, RequireLogin: true, Client: weftclient.New(&reviewsTemporal{n: n}, "console-test"), ReviewsPerPage: 20})
+		srv = newConsole(t, console.Options{Keys: loaded, RequireLogin: true, Client: weftclient.New(reviewsTemporal(n), "console-test"), ReviewsPerPage: 20})
 		c, _ := loginAs(t, srv, keys["carl"])
 		p = read(c, srv.URL+"/api/reviews")
 		require.Zero(t, p.Total)

@@ -11,32 +11,27 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/api/workflowservice/v1"
 	tclient "go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 
 	weftclient "github.com/weftworks/weft/client"
 	"github.com/weftworks/weft/console"
+	"github.com/weftworks/weft/internal/reviewfake"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 )
 
-// countedReviews is reviewsTemporal counting what each listing costs: pages of the visibility
-// listing and state queries. A review decided through it (the review Update) waits no more.
+// countedReviews is reviewsTemporal's runs counting what each listing costs: pages of the
+// visibility listing (Runs.Pages) and state queries. A review decided through it (the review Update) waits no more.
 type countedReviews struct {
-	*reviewsTemporal
-	pages, queries atomic.Int64
+	*reviewfake.Runs
+	queries atomic.Int64 // pages: Runs.Pages
 
 	mu      sync.Mutex
 	decided map[string]bool
 }
 
 func newCountedReviews(n int) *countedReviews {
-	return &countedReviews{reviewsTemporal: &reviewsTemporal{n: n}, decided: map[string]bool{}}
-}
-
-func (f *countedReviews) ListWorkflow(ctx context.Context, r *workflowservice.ListWorkflowExecutionsRequest) (*workflowservice.ListWorkflowExecutionsResponse, error) {
-	f.pages.Add(1)
-	return f.reviewsTemporal.ListWorkflow(ctx, r)
+	return &countedReviews{Runs: reviewsTemporal(n), decided: map[string]bool{}}
 }
 
 func (f *countedReviews) QueryWorkflow(ctx context.Context, id, run, query string, args ...any) (converter.EncodedValue, error) {
@@ -51,7 +46,7 @@ func (f *countedReviews) QueryWorkflow(ctx context.Context, id, run, query strin
 		}
 		return encoded{p}, nil
 	}
-	return f.reviewsTemporal.QueryWorkflow(ctx, id, run, query, args...)
+	return f.Runs.QueryWorkflow(ctx, id, run, query, args...)
 }
 
 func (f *countedReviews) UpdateWorkflow(_ context.Context, o tclient.UpdateWorkflowOptions) (tclient.WorkflowUpdateHandle, error) {
@@ -157,8 +152,8 @@ func TestReviewsListingShared(t *testing.T) {
 				require.Equal(t, n, p.total)
 			}
 			t.Logf("%d polls of %d runs waiting: %d listing pages, %d state queries (one listing: %d pages, %d queries)",
-				polls, n, f.pages.Load(), f.queries.Load(), pagesPerListing, n)
-			require.Equal(t, int64(pagesPerListing), f.pages.Load(), "one listing for every poll")
+				polls, n, f.Pages.Load(), f.queries.Load(), pagesPerListing, n)
+			require.Equal(t, int64(pagesPerListing), f.Pages.Load(), "one listing for every poll")
 			require.Equal(t, int64(n), f.queries.Load(), "one state query a run for every poll")
 		})
 	}
@@ -167,10 +162,10 @@ func TestReviewsListingShared(t *testing.T) {
 		srv := newConsole(t, console.Options{Client: weftclient.New(f, "console-test"), Reviewer: "op", ReviewListingTTL: time.Millisecond})
 		_, err := readReviews(http.DefaultClient, srv.URL)
 		require.NoError(t, err)
-		require.Equal(t, int64(pagesPerListing), f.pages.Load())
+		require.Equal(t, int64(pagesPerListing), f.Pages.Load())
 		require.Eventually(t, func() bool {
 			_, err := readReviews(http.DefaultClient, srv.URL)
-			return err == nil && f.pages.Load() >= 2*pagesPerListing
+			return err == nil && f.Pages.Load() >= 2*pagesPerListing
 		}, 10*time.Second, 10*time.Millisecond, "a poll after the interval reads the listing again")
 	})
 }
@@ -222,7 +217,7 @@ func TestReviewsListingKeepsEachReadersView(t *testing.T) {
 	for i, p := range pollAll(t, srv.URL, cs) {
 		check(who[i], p)
 	}
-	require.Equal(t, int64(2), f.pages.Load(), "every poll above was served from one listing")
+	require.Equal(t, int64(2), f.Pages.Load(), "every poll above was served from one listing")
 }
 
 // TestReviewsListingForgetsADecision: a review decided through the console leaves the shared
@@ -242,7 +237,7 @@ func TestReviewsListingForgetsADecision(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 6, p.total, "the decided review is not counted")
 	require.NotContains(t, p.runs, "r0", "the decided review is not listed")
-	require.Equal(t, int64(2), f.pages.Load(), "the listing was read again after the decision")
+	require.Equal(t, int64(2), f.Pages.Load(), "the listing was read again after the decision")
 }
 
 // TestReviewsListingKeptWhenNothingWasDecided: a decision that fails on a run that does not
@@ -257,7 +252,7 @@ func TestReviewsListingKeptWhenNothingWasDecided(t *testing.T) {
 	p, err := readReviews(c, srv.URL)
 	require.NoError(t, err)
 	require.Equal(t, 7, p.total)
-	require.Equal(t, int64(1), f.pages.Load())
+	require.Equal(t, int64(1), f.Pages.Load())
 
 	for _, id := range []string{"no-such-run", "nor-this"} {
 		code, out := post(t, c, srv.URL+"/api/runs/"+id+"/reviews", csrf, srv.URL, `{"id":"gate","decision":"approve"}`)
@@ -265,7 +260,7 @@ func TestReviewsListingKeptWhenNothingWasDecided(t *testing.T) {
 		p, err = readReviews(c, srv.URL)
 		require.NoError(t, err)
 		require.Equal(t, 7, p.total)
-		require.Equal(t, int64(1), f.pages.Load(), "a failed decision on %s does not read the listing again", id)
+		require.Equal(t, int64(1), f.Pages.Load(), "a failed decision on %s does not read the listing again", id)
 	}
 
 	// r1's review is decided elsewhere (the CLI, another console): deciding it here is refused,
@@ -279,5 +274,5 @@ func TestReviewsListingKeptWhenNothingWasDecided(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 6, p.total, "the review decided elsewhere is not counted")
 	require.NotContains(t, p.runs, "r1")
-	require.Equal(t, int64(2), f.pages.Load(), "the listing was read again after the refusal")
+	require.Equal(t, int64(2), f.Pages.Load(), "the listing was read again after the refusal")
 }

@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	commonpb "go.temporal.io/api/common/v1"
@@ -15,6 +16,7 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 	tclient "go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
+	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
@@ -35,13 +37,15 @@ type Runs struct {
 	// StartedBy, when set, names who started run i, in the memo field MemoKey.
 	StartedBy func(i int) string
 	MemoKey   string
-	// Pages counts the listing pages read.
-	Pages int
+	// Data: each review carries "data of <run id>" as its data.
+	Data bool
+	// Pages counts the listing pages read (safe for concurrent listings).
+	Pages atomic.Int64
 }
 
 // ListWorkflow lists the runs newest first, a page at a time.
 func (f *Runs) ListWorkflow(_ context.Context, r *workflowservice.ListWorkflowExecutionsRequest) (*workflowservice.ListWorkflowExecutionsResponse, error) {
-	f.Pages++
+	f.Pages.Add(1)
 	from := 0
 	if len(r.NextPageToken) > 0 {
 		from, _ = strconv.Atoi(string(r.NextPageToken))
@@ -80,6 +84,9 @@ func (f *Runs) QueryWorkflow(_ context.Context, id, _, _ string, _ ...any) (conv
 	}
 	st := &weftv1.ExecutionState{Workflow: "queue", Status: "awaiting_review",
 		PendingReviews: []*weftv1.ReviewRequest{{Id: "gate", Title: "review of " + id, RequestedAt: timestamppb.New(From.Add(time.Duration(i) * time.Minute))}}}
+	if f.Data {
+		st.PendingReviews[0].Data = structpb.NewStringValue("data of " + id)
+	}
 	if f.Decided {
 		st.Status, st.PendingReviews = "running", nil
 	}
