@@ -121,13 +121,9 @@ const (
 // Decision answers a review gate (client.Decision): Decision is approve, edit or reject.
 type Decision = client.Decision
 
-// Usage is what a run used, all its steps together.
-type Usage struct {
-	PromptTokens, CompletionTokens, TotalTokens, EmbeddingTokens int64
-	// Calls counts the provider calls.
-	Calls   int64
-	CostUSD float64
-}
+// Usage is what a run used, all its steps together: the one ledger every surface shows
+// (client.Usage: model and embedding tokens apart and together, cost, calls).
+type Usage = client.Usage
 
 // Result is a finished run with its output decoded into T.
 type Result[T any] struct {
@@ -239,13 +235,7 @@ func (e *Engine) Review(ctx context.Context, runID string, d Decision) error {
 
 func decode[T any](id string, res *weftv1.RunResult) (*Result[T], error) {
 	out := &Result[T]{ID: id, Raw: res, Duration: time.Duration(res.GetDurationMs()) * time.Millisecond}
-	if u := res.GetUsage(); u != nil {
-		out.Usage = Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, TotalTokens: u.TotalTokens,
-			EmbeddingTokens: u.EmbeddingTokens, Calls: u.Calls, CostUSD: u.CostUsd}
-		if out.Usage.TotalTokens == 0 {
-			out.Usage.TotalTokens = u.PromptTokens + u.CompletionTokens
-		}
-	}
+	out.Usage = client.UsageOf(res.GetUsage())
 	if err := Decode(res.GetOutput().AsInterface(), &out.Output); err != nil {
 		return out, fmt.Errorf("run %s: %w", id, err)
 	}

@@ -124,5 +124,5 @@ func ExampleRun() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(res.Output, res.Usage.TotalTokens, res.Usage.CostUSD)
+	fmt.Println(res.Output, res.Usage.Tokens, res.Usage.CostUSD)
 }

@@ -579,7 +579,7 @@ func (t *tracker) state(st *weftv1.ExecutionState) {
 		listed[s.Id] = true
 		prev := t.steps[s.Id]
 		changed := prev != s.Status
-		if changed && (prev == "" || prev == workflows.StatusPending) && s.Status != workflows.StatusPending && s.Status != workflows.StatusSkipped && s.Status != workflows.StatusCancelled {
+		if changed && (prev == "" || prev == workflows.StatusPending) && s.Status != workflows.StatusPending && s.Status != workflows.StatusSkipped && s.Status != workflows.StatusCancelled && s.Status != workflows.StatusNotRun {
 			t.emit(Event{Type: EventStepStarted, Step: s.Id, StepState: s})
 		}
 		for _, call := range s.ToolCalls {
@@ -603,7 +603,7 @@ func (t *tracker) state(st *weftv1.ExecutionState) {
 			t.emit(Event{Type: EventStepCompleted, Step: s.Id, StepState: s})
 		case workflows.StatusFailed:
 			t.emit(Event{Type: EventStepFailed, Step: s.Id, StepState: s, Error: s.Error})
-		case workflows.StatusSkipped:
+		case workflows.StatusSkipped, workflows.StatusNotRun:
 			t.emit(Event{Type: EventStepSkipped, Step: s.Id, StepState: s})
 		case workflows.StatusCancelled:
 			t.emit(Event{Type: EventStepCancelled, Step: s.Id, StepState: s})

@@ -166,7 +166,7 @@ func (s *Server) runRows(ctx context.Context, q url.Values, sess *session) ([]Ru
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 8)
 	for i, r := range runs {
-		rows[i] = RunRow{RunSummary: r, Awaiting: r.Status == "running" && r.Weft == "awaiting_review"}
+		rows[i] = RunRow{RunSummary: r, Awaiting: r.RunStatus() == weftclient.RunAwaitingReview}
 		end := r.Closed
 		if end.IsZero() {
 			end = time.Now()
@@ -202,7 +202,8 @@ func (s *Server) usage(ctx context.Context, r weftclient.RunSummary) (float64, i
 	if err != nil {
 		return 0, 0
 	}
-	u := runUsage{st.GetUsage().GetCostUsd(), st.GetUsage().GetTotalTokens() + st.GetUsage().GetEmbeddingTokens()}
+	lu := weftclient.UsageOf(st.GetUsage())
+	u := runUsage{lu.CostUSD, lu.Tokens}
 	if closed {
 		s.mu.Lock()
 		if len(s.costs) > 10000 {
@@ -256,6 +257,8 @@ type Snapshot struct {
 	State     json.RawMessage   `json:"state,omitempty"`
 	StateErr  string            `json:"stateError,omitempty"`
 	Streaming map[string]string `json:"streaming,omitempty"`
+	// Usage is the run's usage ledger (weftclient.Usage), the same every surface shows.
+	Usage *weftclient.Usage `json:"usage,omitempty"`
 	// Retryable: the run ended failed, cancelled, terminated or timed out, so weftclient.Retry
 	// can resume it from its failed step (the page shows "Retry from the failed step").
 	Retryable bool `json:"retryable,omitempty"`
@@ -264,22 +267,22 @@ type Snapshot struct {
 var stateJSON = protojson.MarshalOptions{EmitUnpopulated: false}
 
 func (s *Server) snapshot(ctx context.Context, id string) (*Snapshot, error) {
-	d, err := s.o.Client.Describe(ctx, id)
+	qctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	// The run as every surface shows it (weftclient.Resolve): status, steps' outcomes, usage.
+	e, err := s.o.Client.Execution(qctx, id)
 	if err != nil {
 		return nil, err
 	}
-	snap := &Snapshot{Status: d.Status, Closed: d.Status != "running", Started: d.Started, Ended: d.Closed, Retryable: weftclient.Retryable(d.Status)}
-	qctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	st, err := s.o.Client.State(qctx, id)
-	if err != nil {
-		snap.StateErr = err.Error()
-		return snap, nil
+	snap := &Snapshot{Status: e.Status, Closed: e.Closed, Started: e.Started, Ended: e.Ended, Retryable: weftclient.Retryable(e.Status),
+		StateErr: e.StateErr}
+	if e.State != nil {
+		snap.Usage = &e.Usage
+		if b, err := stateJSON.Marshal(e.State); err == nil {
+			snap.State = b
+		}
 	}
-	if b, err := stateJSON.Marshal(st); err == nil {
-		snap.State = b
-	}
-	for _, t := range weftclient.LLMText(d.Pending) {
+	for _, t := range weftclient.LLMText(e.Description.Pending) {
 		if snap.Streaming == nil {
 			snap.Streaming = map[string]string{}
 		}

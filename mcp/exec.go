@@ -159,7 +159,7 @@ func (g *Gateway) run(ctx context.Context, req mcplib.CallToolRequest) (*mcplib.
 		return mcplib.NewToolResultError(err.Error()), nil
 	}
 	if res == nil {
-		return result(map[string]any{"executionId": id, "status": "running"}), nil
+		return result(g.stillGoing(ctx, id)), nil
 	}
 	return result(map[string]any{"executionId": id, "status": "completed", "output": res.Output.AsInterface(), "durationMs": res.DurationMs}), nil
 }
@@ -182,7 +182,15 @@ func (g *Gateway) state(ctx context.Context, id string) (*weftv1.ExecutionState,
 	if err := c.CheckRead(ctx, "execution "+id, id, caller(ctx)); err != nil {
 		return nil, err
 	}
-	return c.State(ctx, id)
+	// the run as every surface shows it (weftclient.Resolve): status, steps' outcomes
+	e, err := c.Execution(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if e.State == nil {
+		return nil, errors.New(e.StateErr)
+	}
+	return e.State, nil
 }
 
 func (g *Gateway) execution(ctx context.Context, req mcplib.CallToolRequest) (*mcplib.CallToolResult, error) {

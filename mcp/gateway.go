@@ -49,7 +49,8 @@ type Options struct {
 	WorkflowsDir string
 	// NoBuiltins hides the built-in templates from weft_workflows and wf_ tools.
 	NoBuiltins bool
-	// Wait is how long wf_ tools wait for a result before returning the execution id.
+	// Wait is how long wf_ tools wait for a result before answering with the run's status (20 s: well
+	// inside MCP clients' request timeouts; the TypeScript SDK gives up at 60 s).
 	Wait time.Duration
 	// Log receives one line per tool call: tool, duration, outcome (never payloads). Nil: discard.
 	Log *slog.Logger
@@ -87,7 +88,7 @@ func New(o Options) *Gateway {
 		o.TaskQueue = workflows.TaskQueue
 	}
 	if o.Wait == 0 {
-		o.Wait = 60 * time.Second
+		o.Wait = 20 * time.Second
 	}
 	g := &Gateway{o: o, tools: activities.NewTools(o.Config).Handlers(), started: time.Now(), wfTools: map[string]string{}, wfNames: map[string]string{}, wfPrompts: map[string]string{}, secret: newSecret()}
 	if o.Log == nil {
@@ -190,7 +191,7 @@ func (g *Gateway) durable(ctx context.Context, tool string, args map[string]any)
 		return mcplib.NewToolResultError(err.Error()), nil
 	}
 	if res == nil {
-		return result(map[string]any{"executionId": id, "status": "running", "hint": "follow it with weft_execution"}), nil
+		return result(g.stillGoing(ctx, id)), nil
 	}
 	return result(res.Output.AsInterface()), nil
 }
@@ -378,4 +379,29 @@ func exposedTools(wfs map[string]*dsl.Workflow, fromDir map[string]bool) (map[st
 	}
 	sort.Strings(problems)
 	return out, problems
+}
+
+// stillGoing is a call's answer when its run did not end within the wait: the run's status as
+// every surface shows it (weftclient.Resolve: awaiting_review when a gate waits, not a literal
+// "running"), its pending reviews' ids, and how to go on.
+func (g *Gateway) stillGoing(ctx context.Context, id string) map[string]any {
+	out := map[string]any{"executionId": id, "status": weftclient.RunRunning, "hint": "follow it with weft_execution"}
+	c, err := g.temporal(ctx)
+	if err != nil {
+		return out
+	}
+	e, err := c.Execution(ctx, id)
+	if err != nil {
+		return out
+	}
+	out["status"] = e.Status
+	if e.State != nil && len(e.State.PendingReviews) > 0 {
+		var ids []string
+		for _, r := range e.State.PendingReviews {
+			ids = append(ids, r.Id)
+		}
+		out["pendingReviews"] = ids
+		out["hint"] = "the run waits for a review: decide it with weft_review (id " + ids[0] + "), then follow it with weft_execution"
+	}
+	return out
 }

@@ -132,7 +132,7 @@ func (g *Gateway) refreshWorkflowTools() {
 					return mcplib.NewToolResultError(err.Error()), nil
 				}
 				if res == nil {
-					return result(map[string]any{"executionId": id, "status": "running", "hint": "follow it with weft_execution; it may be waiting for a review (weft_review)"}), nil
+					return result(g.stillGoing(ctx, id)), nil
 				}
 				return result(map[string]any{"executionId": id, "output": res.Output.AsInterface()}), nil
 			}})

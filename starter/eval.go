@@ -740,8 +740,6 @@ func RunEval(ctx context.Context, c *weftclient.Client, w *dsl.Workflow, source 
 					r.Error = weftclient.Cause(runErr)
 					r.Grades = GradeEvalFailure(cs.Expect, r.Error)
 				default:
-					u := res.GetUsage()
-					r.Tokens, r.CostUSD = u.GetPromptTokens()+u.GetCompletionTokens()+u.GetEmbeddingTokens(), u.GetCostUsd()
 					r.Output = res.GetOutput().AsInterface()
 					grades, tok, cost := GradeEval(cctx, cs.Expect, r.Output, judgeFn)
 					r.Grades = grades
@@ -749,6 +747,11 @@ func RunEval(ctx context.Context, c *weftclient.Client, w *dsl.Workflow, source 
 					judgeTok, judgeSpent = judgeTok+tok, judgeSpent+cost
 					mu.Unlock()
 				}
+			}
+			if r.RunID != "" {
+				// what the case's run used, whether it completed, failed or was cancelled: the
+				// run's usage ledger, as every surface shows it
+				r.Tokens, r.CostUSD = evalRunUsage(ctx, c, r.RunID)
 			}
 			if err != nil {
 				r.Error = err.Error()
@@ -772,6 +775,27 @@ func RunEval(ctx context.Context, c *weftclient.Client, w *dsl.Workflow, source 
 	rep.Summary.JudgeTokens, rep.Summary.JudgeCostUSD = judgeTok, judgeSpent
 	rep.Summary.DurationMs = time.Since(start).Milliseconds()
 	return rep
+}
+
+// evalRunUsage is what run id used (weftclient.Usage's Tokens and CostUSD), read from the run
+// once it has ended; 0 when it cannot be read.
+func evalRunUsage(ctx context.Context, c *weftclient.Client, id string) (int64, float64) {
+	var u weftclient.Usage
+	for range 50 { // a cancelled run closes soon after the request: its state then is final
+		e, err := c.Execution(ctx, id)
+		if err != nil {
+			return u.Tokens, u.CostUSD
+		}
+		u = e.Usage
+		if e.Closed || ctx.Err() != nil {
+			break
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	return u.Tokens, u.CostUSD
 }
 
 // followEvalRun follows run id until it ends, deciding each review it waits for as the case says

@@ -34,8 +34,9 @@ func TestStatusReviewHintWorksAsWritten(t *testing.T) {
 			st := &weftv1.ExecutionState{Workflow: "w", Status: workflows.StatusAwaitingReview, PendingReviews: tc.pending,
 				Steps: []*weftv1.StepState{{Id: "check", Status: workflows.StatusAwaitingReview}}}
 			var out bytes.Buffer
-			printStatus(&out, "run-1", st, &weftclient.Description{Status: "running"})
+			printStatus(&out, weftclient.Resolve("run-1", &weftclient.Description{Status: "running"}, st))
 			require.Contains(t, out.String(), tc.want)
+			require.Contains(t, out.String(), "(run-1)  awaiting review\n", "the header says what the step line says")
 			require.NotContains(t, out.String(), "approve --step check)", "--step alone is refused when the step has several reviews")
 			// The id the hint names is one the client's review picks.
 			for _, r := range tc.pending {

@@ -102,7 +102,7 @@ func newMCPCommand() *cobra.Command {
 	cmd.Flags().StringArrayVar(&allowedHosts, "allowed-host", nil, "Host header values to accept besides localhost (DNS-rebinding protection)")
 	cmd.Flags().StringVar(&workflowsDir, "workflows-dir", "", "workflow files to offer (those with \"mcp\": {\"expose\": true} become wf_ tools)")
 	cmd.Flags().BoolVar(&noBuiltins, "no-builtins", false, "do not offer the built-in templates")
-	cmd.Flags().DurationVar(&wait, "wait", 60*time.Second, "how long wf_ tools wait for a result")
+	cmd.Flags().DurationVar(&wait, "wait", 20*time.Second, "how long wf_ tools wait for a result before answering with the run's status (well inside MCP clients' 60 s request timeout)")
 	cmd.PersistentFlags().StringVar(&keyFile, "key-file", auth.KeyFile(), "where generated keys are stored, hashed")
 	cmd.AddCommand(newGenerateKeyCommand(&keyFile), &cobra.Command{
 		Use:   "revoke-key ID|KEY",

@@ -337,7 +337,7 @@ func (o *runOptions) finish(out, errOut io.Writer, id string, res *weftv1.RunRes
 	}
 	if !o.quiet {
 		fmt.Fprintf(out, "\nComplete. %d steps, %dms total", len(res.Steps), res.DurationMs)
-		if u := res.Usage; u != nil && (u.TotalTokens > 0 || u.CostUsd > 0) {
+		if u := res.Usage; weftclient.UsageOf(u).Billed() {
 			fmt.Fprintf(out, ", %s", usageText(u))
 		}
 		fmt.Fprintln(out, ".")

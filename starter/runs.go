@@ -1,6 +1,7 @@
 package starter
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -10,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	weftclient "github.com/weftworks/weft/client"
-	"github.com/weftworks/weft/workflows"
 )
 
 func newRunsCommand() *cobra.Command {
@@ -55,10 +55,7 @@ func newRunsCommand() *cobra.Command {
 			tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "ID\tWORKFLOW\tSTATUS\tSTARTED")
 			for _, r := range page.Runs {
-				status := r.Status
-				if r.Weft == workflows.StatusAwaitingReview && r.Status == "running" {
-					status = "awaiting review"
-				}
+				status := strings.ReplaceAll(r.RunStatus(), "_", " ")
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.ID, r.Workflow, status, r.Started.Local().Format(time.DateTime))
 			}
 			if err := tw.Flush(); err != nil {
@@ -143,10 +140,15 @@ func newHistoryCommand() *cobra.Command {
 				return err
 			}
 			defer c.Close()
-			st, err := c.State(cmd.Context(), args[0])
+			// the run as every surface shows it: a closed run's steps have their outcomes
+			e, err := c.Execution(cmd.Context(), args[0])
 			if err != nil {
 				return clientError(err)
 			}
+			if e.State == nil {
+				return clientError(errors.New(e.StateErr))
+			}
+			st := e.State
 			start := st.StartedAt.AsTime()
 			out := cmd.OutOrStdout()
 			tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
@@ -169,14 +171,14 @@ func newHistoryCommand() *cobra.Command {
 				for _, tc := range s.ToolCalls {
 					fmt.Fprintf(tw, "  ↳ %s\t%s\t%s\t\t%dms\t\t#%d\n", tc.Id, tc.Tool, tc.Status, tc.DurationMs, tc.Iteration)
 				}
-				if s.Usage != nil && (s.Usage.TotalTokens > 0 || s.Usage.CostUsd > 0) {
+				if weftclient.UsageOf(s.Usage).Billed() {
 					fmt.Fprintf(tw, "  usage\t\t\t\t\t\t%s\n", usageText(s.Usage))
 				}
 			}
 			if err := tw.Flush(); err != nil {
 				return err
 			}
-			if u := st.Usage; u != nil && (u.TotalTokens > 0 || u.CostUsd > 0) {
+			if u := st.Usage; weftclient.UsageOf(u).Billed() {
 				fmt.Fprintf(out, "\nRun usage: %s\n", usageText(u))
 			}
 			return nil

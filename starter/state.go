@@ -13,6 +13,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	weftclient "github.com/weftworks/weft/client"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 	"github.com/weftworks/weft/workflows"
 )
@@ -54,6 +55,8 @@ func stepLine(s *weftv1.StepState, runID string, pending []*weftv1.ReviewRequest
 		return fmt.Sprintf("  ✗ %-32s %s", name, s.Error)
 	case workflows.StatusCancelled:
 		return fmt.Sprintf("  ⊘ %-32s cancelled", name)
+	case workflows.StatusNotRun:
+		return fmt.Sprintf("  · %-32s not run (%s)", name, s.Reason)
 	case workflows.StatusAwaitingReview:
 		return fmt.Sprintf("  ⏸ %-32s awaiting review (%s)", name, reviewHint(runID, s.Id, pending))
 	case workflows.StatusRunning:
@@ -105,17 +108,8 @@ func toolCallLine(tc *weftv1.ToolCall) string {
 	return fmt.Sprintf("      ↳ #%d %s %s → %s [%s, %dms]", tc.Iteration, tc.Tool, truncate(args, 80), truncate(detail, 80), tc.Status, tc.DurationMs)
 }
 
-// usageText renders token usage and cost.
-func usageText(u *weftv1.TokenUsage) string {
-	s := fmt.Sprintf("%d tokens (%d in, %d out)", u.TotalTokens, u.PromptTokens, u.CompletionTokens)
-	if u.EmbeddingTokens > 0 {
-		s += fmt.Sprintf(", %d embedding tokens", u.EmbeddingTokens)
-	}
-	if u.CostUsd > 0 {
-		s += fmt.Sprintf(", $%.4f", u.CostUsd)
-	}
-	return s + fmt.Sprintf(", %d calls", u.Calls)
-}
+// usageText renders token usage and cost as every surface does (weftclient.Usage).
+func usageText(u *weftv1.TokenUsage) string { return weftclient.UsageOf(u).String() }
 
 // printReviews shows pending review gates and how to decide each.
 func printReviews(out io.Writer, id string, reviews []*weftv1.ReviewRequest) {

@@ -6,12 +6,12 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	weftclient "github.com/weftworks/weft/client"
-	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 	"github.com/weftworks/weft/workflows"
 )
 
@@ -57,21 +57,19 @@ func statusCommand(watch bool) *cobra.Command {
 				defer stop()
 				return o.follow(ctx, c, out, cmd.ErrOrStderr(), id, formatters)
 			}
-			closed := ""
-			d, derr := c.Describe(cmd.Context(), id)
-			if derr == nil {
-				closed = d.Status
-			} else {
-				d = &weftclient.Description{}
+			// the run as every surface shows it (weftclient.Resolve)
+			e := weftclient.Resolve(id, nil, st)
+			if d, derr := c.Describe(cmd.Context(), id); derr == nil {
+				e = weftclient.Resolve(id, d, st)
 			}
 			if asJSON {
-				if err := writeProto(out, st); err != nil {
+				if err := writeProto(out, e.State); err != nil {
 					return err
 				}
-				return statusExit(closed, st)
+				return statusExit(e.Status)
 			}
-			printStatus(out, id, st, d)
-			return statusExit(closed, st)
+			printStatus(out, e)
+			return statusExit(e.Status)
 		},
 	}
 	conn.register(cmd)
@@ -92,21 +90,20 @@ func statusCommand(watch bool) *cobra.Command {
 }
 
 // statusExit is status's exit status: 1 for a run that ended without completing.
-func statusExit(closed string, st *weftv1.ExecutionState) error {
-	switch closed {
-	case "failed", "cancelled", "terminated", "timed_out":
+func statusExit(status string) error {
+	if weftclient.Closed(status) && status != weftclient.RunCompleted {
 		return &ExitError{Code: ExitFailed, Silent: true}
-	case "":
-		if st.Status == workflows.StatusFailed {
-			return &ExitError{Code: ExitFailed, Silent: true}
-		}
 	}
 	return nil
 }
 
 // printStatus prints a run's state as a person reads it.
-func printStatus(out io.Writer, id string, st *weftv1.ExecutionState, d *weftclient.Description) {
-	header(out, fmt.Sprintf("weft: %s  (%s)  %s", st.Workflow, id, d.Status))
+func printStatus(out io.Writer, e *weftclient.Execution) {
+	id, st, d := e.ID, e.State, e.Description
+	if d == nil {
+		d = &weftclient.Description{}
+	}
+	header(out, fmt.Sprintf("weft: %s  (%s)  %s", st.Workflow, id, strings.ReplaceAll(e.Status, "_", " ")))
 	for _, s := range st.Steps {
 		fmt.Fprintln(out, stepLine(s, id, st.PendingReviews))
 		for _, tc := range s.ToolCalls {
@@ -117,11 +114,11 @@ func printStatus(out io.Writer, id string, st *weftv1.ExecutionState, d *weftcli
 		fmt.Fprintf(out, "\nWarning: %s\n", w)
 	}
 	printReviews(out, id, st.PendingReviews)
-	if u := st.Usage; u != nil && (u.TotalTokens > 0 || u.CostUsd > 0) {
+	if u := st.Usage; weftclient.UsageOf(u).Billed() {
 		fmt.Fprintf(out, "\nUsage: %s\n", usageText(u))
 	}
 	switch {
-	case d.Status == "cancelled":
+	case e.Status == weftclient.RunCancelled:
 		// The steps in flight report the cancellation as their error; say what happened instead.
 		at := ""
 		for _, s := range st.Steps {

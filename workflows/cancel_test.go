@@ -31,6 +31,6 @@ func TestCancelledRunCancelsItsSteps(t *testing.T) {
 	}
 	require.Equal(t, map[string]string{
 		"gate":  "cancelled: cancelled: the run was cancelled",
-		"after": "cancelled: run stopped before the step started",
+		"after": "not_run: the run ended before this step started",
 	}, got)
 }

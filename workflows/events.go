@@ -344,7 +344,8 @@ func (r *run) recordStepEnd(ctx workflow.Context, sr *stepRun) {
 		r.recordStep(ctx, sr, EventStepCompleted)
 	case StatusFailed:
 		r.recordStep(ctx, sr, EventStepFailed)
-	case StatusSkipped:
+	case StatusSkipped, StatusNotRun:
+		// a step that never started did not run: its state says why (status not_run)
 		r.recordStep(ctx, sr, EventStepSkipped)
 	case StatusCancelled:
 		r.recordStep(ctx, sr, EventStepCancelled)

@@ -67,6 +67,9 @@ const (
 	StatusFailed         = "failed"
 	StatusAwaitingReview = "awaiting_review"
 	StatusCancelled      = "cancelled"
+	// StatusNotRun: the step never started (the run ended, failed or was cancelled while it
+	// waited for its dependencies). It is not cancelled: nothing of it ran.
+	StatusNotRun = "not_run"
 )
 
 // Review decisions.

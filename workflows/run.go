@@ -229,7 +229,7 @@ func (r *run) runStep(ctx workflow.Context, sr *stepRun) {
 		return true
 	})
 	if err != nil || ctx.Err() != nil {
-		sr.status, sr.reason = StatusCancelled, "run stopped before the step started"
+		sr.status, sr.reason = StatusNotRun, "the run ended before this step started"
 		return
 	}
 	if v, ok := r.reuse[sr.cs.ID]; ok {
@@ -294,6 +294,9 @@ func (r *run) skipReason(sr *stepRun) string {
 		dep := r.steps[d]
 		if dep.status == StatusCancelled {
 			return "dependency " + d + " was cancelled"
+		}
+		if dep.status == StatusNotRun {
+			return "dependency " + d + " did not run"
 		}
 		if dep.cs.Spec == nil || !dep.cs.Spec.Branches || dep.status != StatusCompleted {
 			continue

@@ -137,7 +137,7 @@
   }
   const MARK = { then: 'then', else: 'else', dependsOn: 'after' };
   // A step's status is shown by a mark and a word as well as a colour (and in its accessible name).
-  const STATUS_MARK = { pending: '○', running: '⟳', completed: '✓', failed: '✕', skipped: '⤼', cancelled: '⊘', rejected: '⊘', awaiting_review: '⏸' };
+  const STATUS_MARK = { pending: '○', running: '⟳', completed: '✓', failed: '✕', skipped: '⤼', not_run: '·', cancelled: '⊘', rejected: '⊘', awaiting_review: '⏸' };
   // own reads a mark table's own key only ("constructor" is not a status)
   const own = (table, k) => (Object.hasOwn(table, k) ? table[k] : '');
   // statusWord is a status in words ("awaiting_review" → "awaiting review"); statusClass its CSS
@@ -464,15 +464,6 @@
   }
 
   // ---- run page ----
-  // effective is a step as the page shows it: when the run was cancelled, a step that was in
-  // flight (running, or failed with the cancellation) was cancelled, not failed.
-  function effective(x, snap) {
-    if (!snap || !snap.closed || snap.status !== 'cancelled') return x;
-    if (x.status === 'running' || (x.status === 'failed' && /cancel/i.test(x.error || ''))) {
-      return Object.assign({}, x, { status: 'cancelled', reason: 'the run was cancelled while the step was in flight' });
-    }
-    return x;
-  }
   // ---- a step's iterations and items (run page detail) ----
   function statusBadge(status) {
     const st = status || 'pending';
@@ -676,7 +667,9 @@
         told.started.add(id);
         told.steps.set(id, { status: 'running', startedAt: at });
       } else if (Object.hasOwn(STEP_END, e.event)) {
-        const o = Object.assign({}, told.steps.get(id), { status: STEP_END[e.event] });
+        // the event's own state says which ending (step_skipped carries skipped or not_run)
+        const told_ = e.state && typeof e.state.status === 'string' && e.state.status ? e.state.status : STEP_END[e.event];
+        const o = Object.assign({}, told.steps.get(id), { status: told_ });
         if (o.startedAt) o.finishedAt = at;
         if (typeof e.error === 'string' && e.error) o.error = e.error;
         told.steps.set(id, o);
@@ -894,8 +887,8 @@
     function render() {
       const list = (snap.state && snap.state.steps) || [];
       steps = new Map();
-      for (const x of list) steps.set(x.id, effective(merged(x, told.steps.get(x.id)), snap));
-      told.steps.forEach((o, id) => { if (!steps.has(id)) steps.set(id, effective(Object.assign({ id }, o), snap)); });
+      for (const x of list) steps.set(x.id, merged(x, told.steps.get(x.id)));
+      told.steps.forEach((o, id) => { if (!steps.has(id)) steps.set(id, Object.assign({ id }, o)); });
       const reviewing = ((snap.state && snap.state.pendingReviews) || []).map((r) => r.id);
       const now = Date.now();
       nodes.forEach((g, id) => {
@@ -918,7 +911,7 @@
       if (selected) showDetail();
     }
 
-    // drawTimeline: one bar per step of list (render's steps, effective already) that started,
+    // drawTimeline: one bar per step of list (render's steps, as the server resolved them) that started,
     // from its start to its end (now, while it runs) on one time axis; the bar says the status in
     // words and its title the duration. While the same steps are shown the bars are updated in
     // place (the live updates and the clock move them every second: the bar under the pointer or

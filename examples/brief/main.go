@@ -21,5 +21,5 @@ func main() {
 		Parallel(weft.LLM("pros", "List the pros"), weft.LLM("cons", "List the cons")).
 		LLM("verdict", "Weigh them in one sentence")
 	res := weft.Must(weft.Stream[string](ctx, e, wf, weft.Inputs{"topic": "Temporal"}, func(ev weft.Event) { fmt.Println(ev.Type, ev.Step) }))
-	fmt.Printf("%s\n%d tokens, $%.6f\n", res.Output, res.Usage.TotalTokens, res.Usage.CostUSD)
+	fmt.Printf("%s\n%d tokens, $%.6f\n", res.Output, res.Usage.Tokens, res.Usage.CostUSD)
 }
