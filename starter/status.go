@@ -5,8 +5,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"syscall"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
