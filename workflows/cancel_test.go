@@ -5,7 +5,9 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/temporal"
 
+	"github.com/weftworks/weft/activities/toolspec"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 	"github.com/weftworks/weft/workflows"
 )
@@ -33,4 +35,24 @@ func TestCancelledRunCancelsItsSteps(t *testing.T) {
 		"gate":  "cancelled: cancelled: the run was cancelled",
 		"after": "not_run: the run ended before this step started",
 	}, got)
+}
+
+// TestForEachItemsDoneAreItemsCompleted: a forEach that stops at a failed item counts as done the
+// items that completed, not the failed one (the console showed "28/50 done" for 24 completed).
+func TestForEachItemsDoneAreItemsCompleted(t *testing.T) {
+	h := newHarness(t)
+	h.tools.scripts["search"] = func(in map[string]any) (any, *toolspec.Usage, error) {
+		if in["query"] == "bad" {
+			return nil, nil, temporal.NewNonRetryableApplicationError("search: bad query", toolspec.ErrInvalidInput, nil)
+		}
+		return map[string]any{"query": in["query"], "results": []any{}}, nil, nil
+	}
+	st, err := h.run(t, `{"name":"items","inputs":{"qs":{"type":"array","default":["a","b","bad","c","d"]}},
+		"steps":[{"id":"each","tool":"search","forEach":"{{ inputs.qs }}","concurrency":1,
+		"continueOnError":true,"inputs":{"query":"{{ item }}","collection":"c"}}]}`, nil)
+	require.NoError(t, err)
+	require.Len(t, st.Steps, 1)
+	require.Equal(t, workflows.StatusFailed, st.Steps[0].Status)
+	require.EqualValues(t, 5, st.Steps[0].ItemsTotal)
+	require.EqualValues(t, 2, st.Steps[0].ItemsDone, "a and b completed; bad failed; c and d never started")
 }

@@ -63,9 +63,7 @@ func (r *run) forEach(ctx workflow.Context, sr *stepRun) (any, error) {
 	}
 	results := make([]any, len(items))
 	sr.itemsTotal = int32(len(items))
-	finished := 0
 	err = eachBounded(ctx, len(items), limit, func(ctx workflow.Context, i int) error {
-		defer func() { finished++; sr.itemsDone = int32(finished) }()
 		env := itemEnv(r.env, map[string]any{"item": items[i], "index": i})
 		r.recordItem(ctx, sr, i, EventItemStarted, nil)
 		out, err := r.execOnce(ctx, sr, env)
@@ -78,6 +76,7 @@ func (r *run) forEach(ctx workflow.Context, sr *stepRun) (any, error) {
 			return fmt.Errorf("item %d: %w", i, err)
 		}
 		results[i] = out
+		sr.itemsDone++ // items done are items completed: a failed or cancelled item is not done
 		r.recordItem(ctx, sr, i, EventItemCompleted, nil)
 		return nil
 	})
