@@ -36,7 +36,7 @@ func (r *run) execOnce(ctx workflow.Context, sr *stepRun, env map[string]any) (a
 	cs := sr.cs
 	if cs.Spec.Kind == toolspec.KindInline && inlineReadsStored(cs, env) && readsStoredValues(ctx) {
 		// A data tool reads its inputs here: over a stored value it runs where the value is.
-		sr.attempts++
+		sr.attempts = max(sr.attempts, 1)
 		return runInlineStored(ctx, cs, env)
 	}
 	inputs, err := r.resolveInputs(ctx, cs, cs.InputValue, cs.Spec, env)
@@ -45,7 +45,7 @@ func (r *run) execOnce(ctx workflow.Context, sr *stepRun, env map[string]any) (a
 	}
 	switch cs.Spec.Kind {
 	case toolspec.KindInline:
-		sr.attempts++
+		sr.attempts = max(sr.attempts, 1)
 		out, err := datatools.Run(vaiSemanticsSince(ctx, cs), inputs, env)
 		if err != nil {
 			return nil, temporal.NewNonRetryableApplicationError(inlineErrorText(err), toolspec.ErrInvalidInput, nil)
@@ -191,13 +191,13 @@ func (r *run) runActivityOn(ctx, sched workflow.Context, sr *stepRun, tool strin
 		}
 		var ae *temporal.ActivityError
 		if asActivityError(err, &ae) && ae.RetryState().String() == "MaximumAttemptsReached" {
-			sr.attempts += opts.RetryPolicy.MaximumAttempts
+			sr.attempts = max(sr.attempts, opts.RetryPolicy.MaximumAttempts)
 		} else {
-			sr.attempts++
+			sr.attempts = max(sr.attempts, 1)
 		}
 		return nil, err
 	}
-	sr.attempts += max(res.Attempt, 1)
+	sr.attempts = max(sr.attempts, res.Attempt, 1)
 	r.addUsage(sr, res.Usage)
 	if res.Usage != nil {
 		r.recordUsage(ctx, sr)

@@ -148,7 +148,7 @@ func (r *run) runBatches(ctx workflow.Context, sr *stepRun, inputs []map[string]
 			return batchError(err)
 		}
 		copy(results[req.First:], res.Results)
-		sr.attempts += res.Attempts
+		sr.attempts = max(sr.attempts, res.Attempts)
 		r.addChildUsage(sr, tokenUsage(&res.Usage, res.Calls))
 		addWarnings(&sr.warnings, res.Warnings)
 		finished += len(req.Inputs)
@@ -227,7 +227,7 @@ func batchProviderCalls(ctx workflow.Context, spec *toolspec.Spec, policy dsl.Po
 			}
 		},
 		done: func(_ workflow.Context, out *toolspec.BatchOut, n int) {
-			res.Attempts += max(out.Attempt, 1) * int32(n)
+			res.Attempts = max(res.Attempts, out.Attempt, 1)
 			res.Calls += int64(out.Requests)
 			if out.Usage != nil {
 				addToolUsage(&res.Usage, out.Usage)
@@ -263,7 +263,7 @@ func batchActivities(ctx workflow.Context, spec *toolspec.Spec, policy dsl.Polic
 			return temporal.NewNonRetryableApplicationError(fmt.Sprintf("item %d: %s", req.First+i, ErrorText(err)), ErrStepFailed, nil)
 		}
 		res.Results[i] = out.Output
-		res.Attempts += max(out.Attempt, 1)
+		res.Attempts = max(res.Attempts, out.Attempt, 1)
 		res.Calls++
 		if out.Usage != nil {
 			addToolUsage(&res.Usage, out.Usage)

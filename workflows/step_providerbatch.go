@@ -136,9 +136,9 @@ func (r *run) forEachProviderBatches(ctx workflow.Context, sr *stepRun, items []
 }
 
 // addBatchOut adds one batch request of n items to the step run in this history: its attempts
-// (per item, as one activity per item counts them), usage, requests and warnings.
+// (the most tries one request took, as one activity per item counts them), usage, requests and warnings.
 func (r *run) addBatchOut(ctx workflow.Context, sr *stepRun, out *toolspec.BatchOut, n int) {
-	sr.attempts += max(out.Attempt, 1) * int32(n)
+	sr.attempts = max(sr.attempts, out.Attempt, 1)
 	r.addChildUsage(sr, tokenUsage(out.Usage, int64(out.Requests)))
 	if out.Usage != nil {
 		r.recordUsage(ctx, sr)

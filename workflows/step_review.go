@@ -44,7 +44,7 @@ type eachDecidedKey struct{}
 func (r *run) review(ctx workflow.Context, sr *stepRun, inputs map[string]any, env map[string]any) (any, error) {
 	id := sr.cs.ID
 	gateID := stepKey(sr, env)
-	sr.attempts++
+	sr.attempts = max(sr.attempts, 1)
 	title, _ := inputs["title"].(string)
 	instructions, _ := inputs["instructions"].(string)
 	onTimeout, _ := inputs["onTimeout"].(string)

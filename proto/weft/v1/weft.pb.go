@@ -421,13 +421,15 @@ func (x *ToolCall) GetReviewMs() int64 {
 }
 
 // StepState is one step's progress. status: pending | running | completed | skipped | failed |
-// awaiting_review | cancelled.
+// awaiting_review | cancelled | not_run (never started: the run ended before it).
 type StepState struct {
-	state      protoimpl.MessageState `protogen:"open.v1"`
-	Id         string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
-	Name       string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
-	Tool       string                 `protobuf:"bytes,3,opt,name=tool,proto3" json:"tool,omitempty"`
-	Status     string                 `protobuf:"bytes,4,opt,name=status,proto3" json:"status,omitempty"`
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Id     string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Name   string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	Tool   string                 `protobuf:"bytes,3,opt,name=tool,proto3" json:"tool,omitempty"`
+	Status string                 `protobuf:"bytes,4,opt,name=status,proto3" json:"status,omitempty"`
+	// The most tries one call of the step took (1: nothing was retried; a forEach of 50 items that
+	// retried none is 1). How many calls it made is usage.calls.
 	Attempts   int32                  `protobuf:"varint,5,opt,name=attempts,proto3" json:"attempts,omitempty"`
 	StartedAt  *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=started_at,json=startedAt,proto3" json:"started_at,omitempty"`
 	FinishedAt *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=finished_at,json=finishedAt,proto3" json:"finished_at,omitempty"`
