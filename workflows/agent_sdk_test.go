@@ -227,6 +227,8 @@ func TestAgentGuardrails(t *testing.T) {
 		require.Equal(t, "Use Retry-After.", out["text"])
 		require.Equal(t, workflows.StopFinalAnswer, out["stopReason"])
 		require.EqualValues(t, 330, res.Usage.TotalTokens, "the judges' calls count")
+		require.EqualValues(t, res.Usage.TotalTokens, out["usage"].(map[string]any)["totalTokens"],
+			"the step's output.usage counts the output judge as its state does")
 	})
 }
 

@@ -328,6 +328,7 @@ func (r *run) agent(ctx workflow.Context, sr *stepRun, inputs map[string]any, en
 		}
 		text, _ := res["text"].(string)
 		trip, err := r.check(ctx, sr, key, GuardrailOutput, guards.output, text, res["json"], llm["model"])
+		res["usage"] = agentUsage(sr) // the output guardrails' judges are the step's calls too
 		if err != nil || trip == nil {
 			return res, err
 		}
@@ -532,9 +533,8 @@ func (r *run) withInstructions(sr *stepRun, llm map[string]any, env map[string]a
 			break
 		}
 	}
-	u := &sr.usage
 	e["agent"] = map[string]any{"iteration": iter, "lastToolResult": last, "toolCalls": len(calls), "name": sr.cs.ID,
-		"usage": map[string]any{"promptTokens": u.PromptTokens, "completionTokens": u.CompletionTokens, "totalTokens": u.TotalTokens, "costUsd": u.CostUsd}}
+		"usage": agentUsage(sr)}
 	v, err := sr.cs.ItemTemplate.Resolve(e)
 	if err != nil {
 		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("instructions (iteration %d): %v", iter, err), toolspec.ErrInvalidInput, nil)
@@ -696,11 +696,17 @@ func (r *run) agentOutput(sr *stepRun, llm map[string]any, calls []any, text str
 	if calls == nil {
 		calls = []any{}
 	}
-	u := &sr.usage
 	return map[string]any{
 		"text": text, "json": nil, "messages": messages(llm), "toolCalls": calls, "iterations": iterations, "stopReason": stop,
-		"usage": map[string]any{"promptTokens": u.PromptTokens, "completionTokens": u.CompletionTokens, "totalTokens": u.TotalTokens, "costUsd": u.CostUsd},
+		"usage": agentUsage(sr),
 	}
+}
+
+// agentUsage is an agent step's output.usage: what the step's calls used so far (its model calls,
+// tools and guardrail judges), as its state's usage says.
+func agentUsage(sr *stepRun) map[string]any {
+	u := &sr.usage
+	return map[string]any{"promptTokens": u.PromptTokens, "completionTokens": u.CompletionTokens, "totalTokens": u.TotalTokens, "costUsd": u.CostUsd}
 }
 
 // toolCall handles one call the model asked for and returns the tool message for the model and

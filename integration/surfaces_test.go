@@ -1,0 +1,294 @@
+package integration
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http/httptest"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/weftworks/weft/activities"
+	"github.com/weftworks/weft/activities/toolspec"
+	"github.com/weftworks/weft/auth"
+	weftclient "github.com/weftworks/weft/client"
+	"github.com/weftworks/weft/mcp"
+	weftv1 "github.com/weftworks/weft/proto/weft/v1"
+	"github.com/weftworks/weft/workflows/dsl"
+)
+
+// What every surface must say alike of a run: its status, each step's status and attempts, and its
+// usage. A surface's answer is read into this and compared with the client's Execution, the one
+// computation (weftclient.Resolve) the surfaces are meant to show.
+type told struct {
+	Status string            `json:"status"`
+	Steps  map[string]string `json:"steps"` // id → "status attempts"
+	Tokens int64             `json:"tokens"`
+	Cost   float64           `json:"cost"`
+}
+
+// surfaceSearch is the scenarios' tool: "fail…" fails for good, "slow…" runs until cancelled,
+// anything else answers at once; each call bills 7 embedding tokens.
+func surfaceSearch(ctx context.Context, in map[string]any) (any, *toolspec.Usage, error) {
+	q := fmt.Sprint(in["query"])
+	switch {
+	case strings.HasPrefix(q, "fail"):
+		return nil, nil, temporal.NewNonRetryableApplicationError("the index refused "+q, toolspec.ErrInvalidInput, nil)
+	case strings.HasPrefix(q, "slow"):
+		<-ctx.Done()
+		return nil, nil, ctx.Err()
+	}
+	return map[string]any{"query": q, "results": []any{map[string]any{"source": "a.md", "content": "about " + q, "score": 0.9}}},
+		&toolspec.Usage{EmbeddingTokens: 7}, nil
+}
+
+// The scenario corpus: each file ends in a different way.
+var surfaceScenarios = []struct {
+	name, file string
+	// until is what the run is brought to before the surfaces are read (the status it then has).
+	until string
+}{
+	{"completed", `{"name":"s-completed","steps":[
+		{"id":"find","tool":"search","inputs":{"query":"alpha","collection":"c"}},
+		{"id":"answer","tool":"llm","inputs":{"prompt":"{{ find.output.results }}"}}],
+		"output":"{{ answer.output.text }}"}`, weftclient.RunCompleted},
+	{"failed", `{"name":"s-failed","steps":[
+		{"id":"find","tool":"search","inputs":{"query":"alpha","collection":"c"}},
+		{"id":"bad","tool":"search","inputs":{"query":"fail now","collection":"c"}},
+		{"id":"after","tool":"template","inputs":{"text":"{{ bad.output.query }}"}}]}`, weftclient.RunFailed},
+	{"awaiting review", `{"name":"s-review","steps":[
+		{"id":"find","tool":"search","inputs":{"query":"alpha","collection":"c"}},
+		{"id":"check","tool":"review","inputs":{"title":"Keep it?","data":{"hits":"{{ find.output.results }}"}}}]}`, weftclient.RunAwaitingReview},
+	{"cancelled mid-step", `{"name":"s-cancelled","steps":[
+		{"id":"find","tool":"search","inputs":{"query":"alpha","collection":"c"}},
+		{"id":"slow","tool":"search","inputs":{"query":"slow one","collection":"c"}},
+		{"id":"after","tool":"template","inputs":{"text":"{{ slow.output.query }}"}}]}`, weftclient.RunCancelled},
+	{"forEach with a failed item, continueOnError", `{"name":"s-foreach","inputs":{"qs":{"type":"array","default":["a","fail b","c"]}},"steps":[
+		{"id":"each","tool":"search","forEach":"{{ inputs.qs }}","continueOnError":true,
+		 "inputs":{"query":"{{ item }}","collection":"c"}},
+		{"id":"after","tool":"template","inputs":{"text":"done"}}]}`, weftclient.RunCompleted},
+}
+
+// TestSurfacesTellOneStory is the differential test of issue 39: a corpus of runs, each brought to
+// its end (or its review), and what each surface says of it — weft status --json, weft status's
+// header, weft history, weft runs --json, the MCP gateway's weft_execution, the console's
+// /api/runs/{id}, the Go client's Execution and, for a completed run, its Result — must be one
+// story: the same run status, step statuses, attempts and usage.
+func TestSurfacesTellOneStory(t *testing.T) {
+	queue := "surfaces"
+	files := map[string]string{}
+	for _, sc := range surfaceScenarios {
+		var head struct{ Name string }
+		require.NoError(t, json.Unmarshal([]byte(sc.file), &head))
+		files[head.Name] = sc.file
+	}
+	env := runsConsole(t, queue, map[string]activities.Handler{"search": surfaceSearch, "llm": scriptedLLM}, files)
+
+	keyFile := filepath.Join(t.TempDir(), "keys.json")
+	key, _, err := auth.GenerateNamedKey(keyFile, "auditor", []string{auth.RoleAdmin})
+	require.NoError(t, err)
+	keys, err := auth.LoadKeys(keyFile)
+	require.NoError(t, err)
+	g := mcp.New(mcp.Options{Version: "test", Address: server.Address, Namespace: server.Namespace, TaskQueue: queue, WorkflowsDir: env.dir})
+	srv := httptest.NewServer(g.HTTPHandler(keys, []string{"127.0.0.1"}, slog.New(slog.NewTextHandler(io.Discard, nil))))
+	t.Cleanup(srv.Close)
+	session := newMCPSession(t, srv.URL+"/mcp", key, "surfaces")
+
+	ctx := context.Background()
+	compared := 0
+	for _, sc := range surfaceScenarios {
+		t.Run(sc.name, func(t *testing.T) {
+			w, err := dsl.Load(sc.name+".json", []byte(sc.file))
+			require.NoError(t, err)
+			run, err := env.client.Start(ctx, w, weftclient.StartOptions{Source: "surfaces"})
+			require.NoError(t, err)
+			id := run.ID
+			if sc.until == weftclient.RunCancelled {
+				require.Eventually(t, func() bool {
+					st, err := env.client.State(ctx, id)
+					return err == nil && stepStatus(st.Steps, "slow") == "running"
+				}, 20*time.Second, 50*time.Millisecond)
+				require.NoError(t, env.client.Cancel(ctx, id, "surfaces test"))
+			}
+			var want *weftclient.Execution
+			deadline := time.Now().Add(30 * time.Second)
+			for {
+				want, err = env.client.Execution(ctx, id)
+				if err == nil && want.Status == sc.until && want.State != nil {
+					break
+				}
+				if time.Now().After(deadline) {
+					_, out, _ := weft(t, queue, "status", id)
+					t.Fatalf("run %s did not reach %s: %v\n%s", id, sc.until, err, out)
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+			truth := toldOf(want)
+
+			surfaces := map[string]told{}
+			// weft status --json: the resolved state.
+			_, out, errOut := weft(t, queue, "status", id, "--json")
+			surfaces["weft status --json"] = toldOfStateJSON(t, []byte(out), errOut)
+			// weft status: the header line's status.
+			_, out, _ = weft(t, queue, "status", id)
+			surfaces["weft status header"] = told{Status: headerStatus(t, out), Steps: truth.Steps, Tokens: truth.Tokens, Cost: truth.Cost}
+			// weft history: the STATUS and ATTEMPTS columns.
+			_, out, errOut = weft(t, queue, "history", id)
+			surfaces["weft history"] = told{Status: truth.Status, Steps: historySteps(t, out, errOut), Tokens: truth.Tokens, Cost: truth.Cost}
+			// weft runs --json: the listing's status in weft's vocabulary.
+			surfaces["weft runs --json"] = told{Status: listedStatus(t, queue, id, truth.Status), Steps: truth.Steps, Tokens: truth.Tokens, Cost: truth.Cost}
+			// MCP weft_execution.
+			st, txt, isErr := session.call("weft_execution", map[string]any{"id": id})
+			require.False(t, isErr, txt)
+			b, _ := json.Marshal(st)
+			surfaces["MCP weft_execution"] = toldOfStateJSON(t, b, "")
+			// The console's /api/runs/{id}: its snapshot's status, state and usage.
+			var view struct {
+				Snapshot struct {
+					Status string           `json:"status"`
+					State  json.RawMessage  `json:"state"`
+					Usage  weftclient.Usage `json:"usage"`
+				} `json:"snapshot"`
+			}
+			require.Equal(t, 200, env.get(t, "/api/runs/"+id, &view))
+			c := toldOfStateJSON(t, view.Snapshot.State, "")
+			require.Equal(t, c.Status, view.Snapshot.Status, "the console's snapshot status is its state's")
+			require.Equal(t, c.Tokens, view.Snapshot.Usage.Tokens, "the console's usage is its state's")
+			surfaces["console /api/runs/{id}"] = c
+			// The Go API's result of a completed run.
+			if sc.until == weftclient.RunCompleted {
+				res, err := env.client.Result(ctx, id)
+				require.NoError(t, err)
+				steps := map[string]string{}
+				for _, s := range res.Steps {
+					steps[s.Id] = fmt.Sprintf("%s %d", s.Status, s.Attempts)
+				}
+				u := weftclient.UsageOf(res.Usage)
+				surfaces["Go Result"] = told{Status: weftclient.RunCompleted, Steps: steps, Tokens: u.Tokens, Cost: u.CostUSD}
+			}
+			for name, got := range surfaces {
+				require.Equal(t, truth, got, "%s tells another story of %s than the client's Execution", name, sc.name)
+				compared++
+			}
+			// The corpus's own facts, so a story all surfaces share can still be wrong.
+			switch sc.name {
+			case "failed":
+				require.Equal(t, "not_run 0", truth.Steps["after"], "a step that never started did not run")
+			case "cancelled mid-step":
+				require.Equal(t, "cancelled 1", truth.Steps["slow"])
+				require.Equal(t, "not_run 0", truth.Steps["after"])
+			case "awaiting review":
+				require.Equal(t, "awaiting_review 1", truth.Steps["check"])
+			case "completed":
+				require.Positive(t, truth.Tokens)
+			}
+		})
+	}
+	t.Logf("%d scenarios, %d surface answers compared with the client's Execution", len(surfaceScenarios), compared)
+}
+
+func stepStatus(steps []*weftv1.StepState, id string) string {
+	for _, s := range steps {
+		if s.Id == id {
+			return s.Status
+		}
+	}
+	return ""
+}
+
+// toldOf is the truth: what the client's Execution says.
+func toldOf(e *weftclient.Execution) told {
+	steps := map[string]string{}
+	for _, s := range e.State.Steps {
+		steps[s.Id] = fmt.Sprintf("%s %d", s.Status, s.Attempts)
+	}
+	return told{Status: e.Status, Steps: steps, Tokens: e.Usage.Tokens, Cost: e.Usage.CostUSD}
+}
+
+// toldOfStateJSON reads an ExecutionState as JSON (weft status --json, weft_execution, the
+// console's state).
+func toldOfStateJSON(t *testing.T, b []byte, errOut string) told {
+	t.Helper()
+	var st struct {
+		Status string `json:"status"`
+		Steps  []struct {
+			ID       string `json:"id"`
+			Status   string `json:"status"`
+			Attempts int    `json:"attempts"`
+		} `json:"steps"`
+		Usage struct {
+			PromptTokens     json.Number `json:"promptTokens"`
+			CompletionTokens json.Number `json:"completionTokens"`
+			TotalTokens      json.Number `json:"totalTokens"`
+			EmbeddingTokens  json.Number `json:"embeddingTokens"`
+			CostUsd          float64     `json:"costUsd"`
+		} `json:"usage"`
+	}
+	require.NoError(t, json.Unmarshal(b, &st), "%s%s", b, errOut)
+	steps := map[string]string{}
+	for _, s := range st.Steps {
+		steps[s.ID] = fmt.Sprintf("%s %d", s.Status, s.Attempts)
+	}
+	n := func(x json.Number) int64 { v, _ := x.Int64(); return v }
+	chat := max(n(st.Usage.TotalTokens), n(st.Usage.PromptTokens)+n(st.Usage.CompletionTokens))
+	return told{Status: st.Status, Steps: steps, Tokens: chat + n(st.Usage.EmbeddingTokens), Cost: st.Usage.CostUsd}
+}
+
+var headerLine = regexp.MustCompile(`(?m)^weft: \S+  \(\S+\)  (.+)$`)
+
+// headerStatus is the status weft status's header says, in the vocabulary's spelling.
+func headerStatus(t *testing.T, out string) string {
+	t.Helper()
+	m := headerLine.FindStringSubmatch(out)
+	require.Len(t, m, 2, out)
+	return strings.ReplaceAll(strings.TrimSpace(m[1]), " ", "_")
+}
+
+// historySteps reads weft history's STATUS and ATTEMPTS columns.
+func historySteps(t *testing.T, out, errOut string) map[string]string {
+	t.Helper()
+	steps := map[string]string{}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	require.NotEmpty(t, lines, errOut)
+	for _, l := range lines[1:] {
+		f := strings.Fields(l)
+		if len(f) < 6 || strings.HasPrefix(l, " ") || f[0] == "Run" {
+			continue // a tool call's or usage line, or the run's usage
+		}
+		steps[f[0]] = f[2] + " " + f[5]
+	}
+	return steps
+}
+
+// listedStatus is the status weft runs --json lists run id with, in weft's vocabulary: the
+// listing's search attributes are eventually consistent, so it is read until it says want (or 20 s
+// pass, and the last answer is returned).
+func listedStatus(t *testing.T, queue, id, want string) string {
+	t.Helper()
+	status := "(not listed)"
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		_, out, _ := weft(t, queue, "runs", "--json", "--limit", "50")
+		var runs []weftclient.RunSummary
+		if json.Unmarshal([]byte(out), &runs) == nil {
+			for _, r := range runs {
+				if r.ID == id {
+					status = r.RunStatus()
+				}
+			}
+		}
+		if status == want {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	return status
+}
