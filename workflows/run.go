@@ -97,10 +97,18 @@ func Run(ctx workflow.Context, req *weftv1.RunRequest) (*weftv1.RunResult, error
 		r.finishEvents(ctx, err)
 		return nil, err
 	}
-	r.setStatus(ctx, StatusCompleted)
 	res, err := r.result(ctx)
-	r.finishEvents(ctx, err)
-	return res, err
+	if err == nil {
+		err = gateResult(ctx, res)
+	}
+	if err != nil {
+		r.setStatus(ctx, StatusFailed)
+		r.finishEvents(ctx, err)
+		return nil, err
+	}
+	r.setStatus(ctx, StatusCompleted)
+	r.finishEvents(ctx, nil)
+	return res, nil
 }
 
 func invalidDefinition(format string, args ...any) error {

@@ -126,6 +126,7 @@ func (r *run) state() *weftv1.ExecutionState {
 			st.Output = v
 		}
 	}
+	fitState(st)
 	return st
 }
 

@@ -50,6 +50,9 @@ func (r *run) execOnce(ctx workflow.Context, sr *stepRun, env map[string]any) (a
 		if err != nil {
 			return nil, temporal.NewNonRetryableApplicationError(inlineErrorText(err), toolspec.ErrInvalidInput, nil)
 		}
+		if err := gateOutput(ctx, cs.Tool, out); err != nil {
+			return nil, err
+		}
 		return out, nil
 	case toolspec.KindReview:
 		return r.review(ctx, sr, inputs, env)
@@ -161,6 +164,9 @@ func (r *run) runActivityOn(ctx, sched workflow.Context, sr *stepRun, tool strin
 	model := tool == toolspec.LLM
 	if model {
 		r.record(ctx, RunEvent{Type: EventLLMStarted, Step: sr.cs.ID, Key: keyOfActivity(opts.ActivityID), Activity: opts.ActivityID, Iteration: sr.iterations})
+	}
+	if err := gateInputs(ctx, "the inputs of "+tool, inputs); err != nil {
+		return nil, err
 	}
 	var res toolspec.Result
 	f := workflow.ExecuteActivity(actx, tool, inputs)

@@ -8,6 +8,7 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/weftworks/weft/activities/toolspec"
@@ -83,6 +84,10 @@ func (r *run) runChild(ctx workflow.Context, sr *stepRun, name string, args map[
 	}
 	req := &weftv1.RunRequest{DefinitionJson: string(text), Inputs: in, Source: toolspec.WorkflowToolPrefix + name,
 		Workflows: r.workflows, WorkflowFiles: r.files, Origin: r.origin, StartedBy: r.startedBy}
+	if n := proto.Size(req); refuses(ctx, n) {
+		return nil, tooLarge(fmt.Sprintf("the request of workflow %q (its definitions and inputs)", name), n,
+			"pass large values whole ({{ step.output.field }}), which a tool's stored outputs travel as references, or make the inputs smaller")
+	}
 	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
 		WorkflowID:          id,
 		ParentClosePolicy:   enumspb.PARENT_CLOSE_POLICY_REQUEST_CANCEL,
