@@ -109,8 +109,18 @@ func NewRunID(name string) string {
 	return "weft-" + dsl.Slug(name, "run") + "-" + hex.EncodeToString(b)
 }
 
-// MaxRequestBytes is the largest start request weft sends (Temporal's payload limit is 2 MB).
-const MaxRequestBytes = 3 << 19
+// MaxRequestBytes is the largest start request weft sends: the size gate of every value that
+// enters a run's history (workflows.MaxValueBytes, under Temporal's 2 MB payload limit).
+const MaxRequestBytes = workflows.MaxValueBytes
+
+// checkRequestSize refuses a start request over MaxRequestBytes before it is sent: Temporal
+// would accept some of them and the run could never make progress.
+func checkRequestSize(req *weftv1.RunRequest) error {
+	if n := proto.Size(req); n > MaxRequestBytes {
+		return &InvalidError{Err: fmt.Errorf("the run's definition and inputs are %.1f MB; Temporal accepts at most 2 MB per payload, so weft starts runs up to %.1f MB: ingest large data into a collection and pass its name instead", float64(n)/(1<<20), float64(MaxRequestBytes)/(1<<20))}
+	}
+	return nil
+}
 
 // Request builds the RunRequest of a run of w: resolved inputs, default overrides, and the
 // definitions of every workflow it calls (transitively). Nothing is started.
@@ -145,8 +155,8 @@ func Request(w *dsl.Workflow, o StartOptions) (*weftv1.RunRequest, error) {
 			return nil, &InvalidError{Err: err}
 		}
 	}
-	if n := proto.Size(req); n > MaxRequestBytes {
-		return nil, &InvalidError{Err: fmt.Errorf("the run's definition and inputs are %.1f MB; Temporal accepts at most 2 MB per payload, so weft starts runs up to %.1f MB: ingest large data into a collection and pass its name instead", float64(n)/(1<<20), float64(MaxRequestBytes)/(1<<20))}
+	if err := checkRequestSize(req); err != nil {
+		return nil, err
 	}
 	return req, nil
 }
@@ -208,8 +218,12 @@ func (c *Client) Start(ctx context.Context, w *dsl.Workflow, o StartOptions) (*R
 	return c.StartRequest(ctx, w.Def.Name, o.ID, req)
 }
 
-// StartRequest starts a prepared request.
+// StartRequest starts a prepared request (one over MaxRequestBytes is refused: a retry's reused
+// outputs count too).
 func (c *Client) StartRequest(ctx context.Context, name, id string, req *weftv1.RunRequest) (*Run, error) {
+	if err := checkRequestSize(req); err != nil {
+		return nil, err
+	}
 	if id == "" {
 		id = NewRunID(name)
 	}
