@@ -141,6 +141,13 @@ func (c *Client) decide(ctx context.Context, gate *weftv1.ReviewRequest, d Decis
 	if err != nil {
 		return nil, err
 	}
+	// Refused here, not by the run: a refused Update's answer carries the request back, and
+	// one over Temporal's 2 MB would fail the run's workflow task instead.
+	if pd, perr := workflows.ParseDecision(b); perr == nil {
+		if err := workflows.CheckDecisionSize(gate.Id, pd); err != nil {
+			return nil, &InvalidError{Err: err}
+		}
+	}
 	uctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	h, err := c.t.UpdateWorkflow(uctx, tclient.UpdateWorkflowOptions{

@@ -209,12 +209,10 @@ func (g *gate) check(d *weftv1.ReviewDecision) error {
 	if err := g.mayDecide(d); err != nil {
 		return err
 	}
+	if err := CheckDecisionSize(g.req.Id, d); err != nil {
+		return err
+	}
 	if d.Decision == DecisionEdit {
-		if n := jsonSize(d.Data.AsInterface()); n > MaxEditBytes {
-			return fmt.Errorf("edited data for %q is too large: %s of JSON, more than a review edit may carry (%s): "+
-				"send a shorter edit, or approve and let a later step change the data (put large content in a file or ingest it, and edit a reference to it)",
-				g.req.Id, byteSize(n), byteSize(MaxEditBytes))
-		}
 		if g.schema != nil {
 			if err := g.schema.Validate(toJSONValue(d.Data.AsInterface())); err != nil {
 				want, _ := json.Marshal(g.req.Schema.AsInterface())
@@ -222,8 +220,23 @@ func (g *gate) check(d *weftv1.ReviewDecision) error {
 			}
 		}
 	}
+	return nil
+}
+
+// CheckDecisionSize refuses a decision for review id whose edit is over MaxEditBytes or which is
+// over MaxDecisionBytes in all. The Update's validator checks it, and so does the client before
+// it sends one: a refused Update's answer carries the request back, so one over Temporal's 2 MB
+// fails the workflow task instead of being refused.
+func CheckDecisionSize(id string, d *weftv1.ReviewDecision) error {
+	if d.Decision == DecisionEdit {
+		if n := jsonSize(d.Data.AsInterface()); n > MaxEditBytes {
+			return fmt.Errorf("edited data for %q is too large: %s of JSON, more than a review edit may carry (%s): "+
+				"send a shorter edit, or approve and let a later step change the data (put large content in a file or ingest it, and edit a reference to it)",
+				id, byteSize(n), byteSize(MaxEditBytes))
+		}
+	}
 	if n := proto.Size(d); n > MaxDecisionBytes {
-		return fmt.Errorf("the decision for %q is too large: %s, more than %s: shorten the comment", g.req.Id, byteSize(n), byteSize(MaxDecisionBytes))
+		return fmt.Errorf("the decision for %q is too large: %s, more than %s: shorten the comment", id, byteSize(n), byteSize(MaxDecisionBytes))
 	}
 	return nil
 }
