@@ -86,6 +86,9 @@ type Description struct {
 	// Pending are the activities in flight; LLMText picks the partial text of running llm
 	// activities (their heartbeat details) out of them.
 	Pending []PendingActivity
+	// TaskAttempt is the attempt of the run's pending workflow task (0: none pending); over 1,
+	// the tasks before it failed or timed out.
+	TaskAttempt int32
 }
 
 // PendingActivity is an activity in flight.
@@ -126,6 +129,7 @@ func (c *Client) Describe(ctx context.Context, id string) (*Description, error) 
 	if out.Status == "cancelled" {
 		out.CancelledBy = c.CancelledBy(ctx, id)
 	}
+	out.TaskAttempt = d.GetPendingWorkflowTask().GetAttempt()
 	for _, pa := range d.GetPendingActivities() {
 		a := PendingActivity{ActivityID: pa.GetActivityId(), Type: pa.GetActivityType().GetName(), Attempt: pa.GetAttempt()}
 		if hd := pa.GetHeartbeatDetails(); hd != nil && len(hd.GetPayloads()) > 0 {
@@ -382,21 +386,37 @@ func (c *Client) readMemo(e *workflowpb.WorkflowExecutionInfo, r *RunSummary) {
 	}
 }
 
+// StuckTaskAttempts is the attempt of a run's workflow task from which Cancel takes the run for
+// stuck: its tasks failed (or timed out) that many times in a row less one, so a cancel, which
+// only a workflow task can deliver, would never be. A worker restarted mid-task costs one attempt.
+const StuckTaskAttempts = 3
+
 // Cancel asks a running run to stop: steps in flight are cancelled, finished steps keep their
 // results. by names who asks (an MCP key's or console login's name, the CLI's user): history
-// records it and weft status shows it. A run that has already ended gives *FinishedError.
+// records it and weft status shows it. A run that has already ended gives *FinishedError. A run
+// whose workflow task keeps failing is terminated (CancelRun).
 func (c *Client) Cancel(ctx context.Context, id, by string) error {
+	_, err := c.CancelRun(ctx, id, by, false)
+	return err
+}
+
+// CancelRun is Cancel that says how the run was stopped: when its workflow task has reached
+// StuckTaskAttempts, or with force, the cancellation is recorded and the run is then terminated
+// (it ends at once; nothing of its own cleanup runs), and terminated is the reason history
+// records. "" when only a cancellation was requested.
+func (c *Client) CancelRun(ctx context.Context, id, by string, force bool) (terminated string, err error) {
 	d, err := c.Describe(ctx, id)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if d.Status != "running" {
-		return &FinishedError{ID: id, Status: d.Status, What: "cancel"}
+		return "", &FinishedError{ID: id, Status: d.Status, What: "cancel"}
 	}
 	// With a known namespace the request goes to the service directly so that history records
 	// who asked (the SDK's CancelWorkflow sends the process's identity, pid@host): weft status
 	// and the Web UI show it.
-	if c.namespace == "" || by == "" {
+	direct := c.namespace != "" && by != ""
+	if !direct {
 		err = c.t.CancelWorkflow(ctx, id, "")
 	} else {
 		_, err = c.t.WorkflowService().RequestCancelWorkflowExecution(ctx, &workflowservice.RequestCancelWorkflowExecutionRequest{
@@ -408,7 +428,28 @@ func (c *Client) Cancel(ctx context.Context, id, by string) error {
 		})
 	}
 	if err != nil {
-		return fmt.Errorf("cancelling %s: %w", id, err)
+		return "", fmt.Errorf("cancelling %s: %w", id, err)
 	}
-	return nil
+	switch {
+	case force:
+		terminated = "cancel forced by " + by
+	case d.TaskAttempt >= StuckTaskAttempts:
+		terminated = fmt.Sprintf("cancelled by %s, terminated: its workflow task has failed %d times in a row, so the cancel could not be delivered (the worker's log says why)", by, d.TaskAttempt-1)
+	default:
+		return "", nil
+	}
+	if !direct {
+		err = c.t.TerminateWorkflow(ctx, id, "", terminated)
+	} else {
+		_, err = c.t.WorkflowService().TerminateWorkflowExecution(ctx, &workflowservice.TerminateWorkflowExecutionRequest{
+			Namespace:         c.namespace,
+			WorkflowExecution: &commonpb.WorkflowExecution{WorkflowId: id},
+			Identity:          by,
+			Reason:            terminated,
+		})
+	}
+	if err != nil {
+		return "", fmt.Errorf("terminating %s (%s): %w", id, terminated, err)
+	}
+	return terminated, nil
 }

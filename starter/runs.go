@@ -107,23 +107,32 @@ func shellWord(s string) string {
 
 func newCancelCommand() *cobra.Command {
 	var conn connFlags
+	var force bool
 	cmd := &cobra.Command{
 		Use:   "cancel ID",
 		Short: "Cancel a run (steps in flight are cancelled; finished steps keep their results)",
-		Args:  cobra.ExactArgs(1),
+		Long: "Cancel a run: steps in flight are cancelled, finished steps keep their results. A run whose workflow\n" +
+			"task keeps failing never sees a cancel: it is terminated, and weft says so. --force terminates any run.",
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := conn.dial(cmd.Context())
 			if err != nil {
 				return err
 			}
 			defer c.Close()
-			if err := c.Cancel(cmd.Context(), args[0], strings.TrimSpace(defaultReviewer()+" (weft CLI)")); err != nil {
+			terminated, err := c.CancelRun(cmd.Context(), args[0], strings.TrimSpace(defaultReviewer()+" (weft CLI)"), force)
+			if err != nil {
 				return clientError(err)
+			}
+			if terminated != "" {
+				fmt.Fprintf(cmd.OutOrStdout(), "Terminated %s: %s\n", args[0], terminated)
+				return nil
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "Cancellation requested for %s\n", args[0])
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&force, "force", false, "terminate the run after requesting the cancel (it ends at once, without its own cleanup)")
 	conn.register(cmd)
 	return cmd
 }
