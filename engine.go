@@ -181,7 +181,7 @@ func (r *Execution) Approve(ctx context.Context, step string) error {
 func Get[T any](ctx context.Context, r *Execution) (*Result[T], error) {
 	res, err := r.e.c.Result(ctx, r.ID)
 	if err != nil {
-		return nil, fmt.Errorf("run %s: %s: %w", r.ID, client.Cause(err), err)
+		return nil, client.NewRunError(r.ID, err)
 	}
 	return decode[T](r.ID, res)
 }
@@ -204,7 +204,7 @@ func Stream[T any](ctx context.Context, e *Engine, wf *Workflow, inputs any, fn 
 	}
 	res, err := e.c.Stream(ctx, r.ID, client.StreamOptions{}, fn)
 	if err != nil {
-		return nil, fmt.Errorf("run %s: %s: %w", r.ID, client.Cause(err), err)
+		return nil, client.NewRunError(r.ID, err)
 	}
 	return decode[T](r.ID, res)
 }

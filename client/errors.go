@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/weftworks/weft/workflows"
@@ -122,4 +123,37 @@ func isNotFound(err error) bool {
 func IsNotPending(err error) bool {
 	var re *RefusedError
 	return errors.As(err, &re) && re.NotPending
+}
+
+// RunError is a run that did not complete, as a Go program gets it from Run (and the Go API's
+// Get, Run and Stream): its message is the run's id and the cause once (Cause), not Temporal's
+// error chain around it; the chain is still there for errors.As (Unwrap).
+type RunError struct {
+	ID    string
+	Cause string
+	Err   error
+}
+
+func (e *RunError) Error() string { return fmt.Sprintf("run %s: %s", e.ID, e.Cause) }
+func (e *RunError) Unwrap() error { return e.Err }
+
+// NewRunError wraps what waiting for run id's result returned (nil stays nil).
+func NewRunError(id string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var re *RunError
+	if errors.As(err, &re) {
+		return err
+	}
+	return &RunError{ID: id, Cause: Cause(err), Err: err}
+}
+
+// decodeError is err of reading what (a run's state, events, result) with advice when the payload
+// is encoded (weft's codec: compressed or encrypted) and this process has no codec for it.
+func decodeError(id, what string, err error) error {
+	if errors.Is(err, converter.ErrEncodingIsNotSupported) || strings.Contains(err.Error(), "payload encoding is not supported") {
+		return fmt.Errorf("run %s: reading %s: its payloads are encoded by weft's codec (compressed or encrypted) and this process has none for them: set WEFT_CODEC_KEYS (or WEFT_CODEC_KEY_FILE) to the worker's keys, as `weft dev` and the worker have them: %w", id, what, err)
+	}
+	return fmt.Errorf("run %s: reading %s: %w", id, what, err)
 }

@@ -33,7 +33,7 @@ func (c *Client) EventsOf(ctx context.Context, id, runID string, since int64) (*
 	}
 	var p workflows.EventPage
 	if err := v.Get(&p); err != nil {
-		return nil, fmt.Errorf("run %s: reading events: %w", id, err)
+		return nil, decodeError(id, "its events", err)
 	}
 	return &p, nil
 }

@@ -1,9 +1,12 @@
 package client_test
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/temporal"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/weftworks/weft/client"
@@ -101,4 +104,18 @@ func TestUsageLedger(t *testing.T) {
 	require.False(t, client.UsageOf(nil).Billed())
 	require.Equal(t, int64(75), client.UsageOf(&weftv1.TokenUsage{PromptTokens: 40, CompletionTokens: 20, TotalTokens: 75}).ChatTokens,
 		"the provider's total wins when it counts more (reasoning tokens)")
+}
+
+// TestRunErrorSaysTheCauseOnce: a Go program's error of a failed run names the run and the cause
+// once (it repeated Temporal's error chain around the cause), and errors.As still finds the chain.
+func TestRunErrorSaysTheCauseOnce(t *testing.T) {
+	cause := temporal.NewNonRetryableApplicationError(`step "find": the index refused it`, workflows.ErrStepFailed, nil)
+	chain := fmt.Errorf("workflow execution error (type: weft, workflowID: r1): %w", cause)
+	err := client.NewRunError("r1", chain)
+	require.Equal(t, `run r1: step "find": the index refused it`, err.Error())
+	require.Equal(t, 1, strings.Count(err.Error(), "the index refused it"))
+	var app *temporal.ApplicationError
+	require.ErrorAs(t, err, &app)
+	require.Same(t, err, client.NewRunError("r1", err), "wrapped once")
+	require.NoError(t, client.NewRunError("r1", nil))
 }

@@ -12,6 +12,7 @@ import (
 
 	"go.temporal.io/api/serviceerror"
 	tclient "go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
 	"google.golang.org/protobuf/proto"
 
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
@@ -256,6 +257,9 @@ func (c *Client) StartRequest(ctx context.Context, name, id string, req *weftv1.
 func (r *Run) Get(ctx context.Context) (*weftv1.RunResult, error) {
 	var res weftv1.RunResult
 	if err := r.handle.Get(ctx, &res); err != nil {
+		if errors.Is(err, converter.ErrEncodingIsNotSupported) {
+			return nil, decodeError(r.ID, "its result", err)
+		}
 		if r.c != nil {
 			return nil, r.c.explain(ctx, r.ID, err)
 		}
@@ -273,7 +277,7 @@ func (c *Client) Run(ctx context.Context, w *dsl.Workflow, o StartOptions) (*wef
 	}
 	res, err := run.Get(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("run %s: %s: %w", run.ID, Cause(err), err)
+		return nil, NewRunError(run.ID, err)
 	}
 	return res, nil
 }
@@ -285,6 +289,9 @@ func (c *Client) Result(ctx context.Context, id string) (*weftv1.RunResult, erro
 	if err := h.Get(ctx, &res); err != nil {
 		if isNotFound(err) {
 			return nil, c.notFound(ctx, id)
+		}
+		if errors.Is(err, converter.ErrEncodingIsNotSupported) {
+			return nil, decodeError(id, "its result", err)
 		}
 		return nil, c.explain(ctx, id, err)
 	}

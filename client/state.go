@@ -40,7 +40,7 @@ func (c *Client) ownState(ctx context.Context, id string) (*weftv1.ExecutionStat
 	}
 	var st weftv1.ExecutionState
 	if err := v.Get(&st); err != nil {
-		return nil, fmt.Errorf("run %s: reading state: %w", id, err)
+		return nil, decodeError(id, "its state", err)
 	}
 	for _, r := range st.PendingReviews {
 		if r.ExecutionId == "" {
