@@ -20,6 +20,19 @@ import (
 //     started (started_by empty: the operator's runs from the CLI or a schedule);
 //   - a key with the reviewer role reads a run or session that waits for a review it may decide
 //     (reviewers see what they approve).
+//
+// Who may act on one: cancel, retry or fork a run, manage a schedule (docs/security.md, "Acts").
+// Narrower than reads, since acting on a run changes it or spends on its behalf:
+//
+//   - nobody authenticated (the operator) and an admin act on every run and schedule;
+//   - a key acts on the runs it started, and on nothing else: the operator's runs (started_by
+//     empty) and schedules are the operator's, and the operator's policy names who else acts
+//     on them by giving keys the admin role.
+//
+// Client operations read the caller from their context (Caller: auth.WithIdentity, which the
+// MCP gateway and the console set for every request), so every surface gets the same rule, and
+// a run's id a lookup did not find is answered with near ids only from the runs the caller may
+// read (notFound).
 
 // MemoStartedBy is the memo key holding the identity that started a run or chat session (absent
 // when nobody authenticated started it, and on runs started before weft recorded it).
@@ -44,11 +57,59 @@ func MayDecide(who *auth.Identity, r *weftv1.ReviewRequest) bool {
 
 // ReadRefusal is the error that refuses who reading what (e.g. "execution X") started by owner.
 func ReadRefusal(what, owner string, who *auth.Identity) error {
-	name := ""
-	if who != nil {
-		name = who.Name
+	return &RefusedError{Access: true, Msg: fmt.Sprintf("%s was started by %s: %s may read only the runs and chat sessions it started, those the operator started, and those waiting for a review it may decide with the reviewer role (or any with the admin role)", what, owner, nameOf(who))}
+}
+
+// MayAct reports whether who may cancel, retry or fork a run (or manage a schedule) that
+// startedBy started ("" : the operator). who is nil when nobody authenticated.
+func MayAct(who *auth.Identity, startedBy string) bool {
+	return who == nil || who.Has(auth.RoleAdmin) || (startedBy != "" && startedBy == who.Name)
+}
+
+// ActRefusal is the error that refuses who doing to what (e.g. "cancel run X") what only its
+// starter, owner ("" : the operator), may do.
+func ActRefusal(do, what, owner string, who *auth.Identity) error {
+	if owner == "" {
+		return &RefusedError{Access: true, Msg: fmt.Sprintf("cannot %s %s: it is the operator's, and only the operator (the weft CLI, or the console on its own machine) and keys with the admin role may %s it; %s may %s only the runs it started", do, what, do, nameOf(who), do)}
 	}
-	return &RefusedError{Msg: fmt.Sprintf("%s was started by %s: %s may read only the runs and chat sessions it started, those the operator started, and those waiting for a review it may decide with the reviewer role (or any with the admin role)", what, owner, name)}
+	return &RefusedError{Access: true, Msg: fmt.Sprintf("cannot %s %s: it was started by %s, and only %s and keys with the admin role may %s it; %s may %s only the runs it started", do, what, owner, owner, do, nameOf(who), do)}
+}
+
+func nameOf(who *auth.Identity) string {
+	if who == nil {
+		return ""
+	}
+	return who.Name
+}
+
+// Caller is the authenticated identity ctx carries (auth.WithIdentity: an MCP key, a console
+// login), nil when nobody authenticated: the operator, who may do everything.
+func Caller(ctx context.Context) *auth.Identity {
+	if id, ok := auth.IdentityFrom(ctx); ok {
+		return &id
+	}
+	return nil
+}
+
+// CheckAct refuses (*RefusedError) when ctx's caller may not do (cancel, retry, fork) to run
+// id (what names it: "run X"): MayAct. A caller that may not even read the run gets the read
+// refusal, as a read would; one that may read it is told who may do it.
+func (c *Client) CheckAct(ctx context.Context, do, what, id string) error {
+	who := Caller(ctx)
+	if who == nil || who.Has(auth.RoleAdmin) {
+		return nil
+	}
+	owner, err := c.StartedBy(ctx, id)
+	if err != nil {
+		return err
+	}
+	if MayAct(who, owner) {
+		return nil
+	}
+	if err := c.CheckRead(ctx, what, id, who); err != nil {
+		return err
+	}
+	return ActRefusal(do, what, owner, who)
 }
 
 // StartedBy returns the identity that started run or chat session id ("" : nobody
@@ -97,6 +158,7 @@ func (c *Client) CheckRead(ctx context.Context, what, id string, who *auth.Ident
 	if who == nil || who.Has(auth.RoleAdmin) {
 		return nil
 	}
+	ctx = auth.WithIdentity(ctx, *who) // a lookup that does not find id suggests only what who may read
 	owner, err := c.StartedBy(ctx, id)
 	if err != nil {
 		return err

@@ -110,8 +110,12 @@ func (c *Client) ChatSession(ctx context.Context, id string) (*workflows.ChatSes
 	return &s, nil
 }
 
-// ClearChat forgets a session's conversation; it returns how many messages were dropped.
+// ClearChat forgets a session's conversation; it returns how many messages were dropped. Only
+// who may act on the session clears it (CheckAct).
 func (c *Client) ClearChat(ctx context.Context, id string) (int, error) {
+	if err := c.CheckAct(ctx, "clear", "chat session "+id, id); err != nil {
+		return 0, err
+	}
 	h, err := c.t.UpdateWorkflow(ctx, tclient.UpdateWorkflowOptions{WorkflowID: id, UpdateName: workflows.UpdateChatClear, WaitForStage: tclient.WorkflowUpdateStageCompleted})
 	if err != nil {
 		return 0, err

@@ -76,6 +76,9 @@ type RefusedError struct {
 	// NotPending: the review a decision named waits no more in the run, or the run has none (it
 	// was decided, or the run ended, elsewhere): Review refused before sending anything.
 	NotPending bool
+	// Access: the caller may not read or act on what it named (not its own): ReadRefusal,
+	// ActRefusal. The console answers it with 403.
+	Access bool
 }
 
 func (e *RefusedError) Error() string { return e.Msg }

@@ -45,8 +45,11 @@ type ForkPlan struct {
 // conversation is the agent step's output when it completed (or returned at a limit); when it
 // failed, the run's history: the input of its last model call, and the iterations whose model
 // answers and tool results that call read. As LangGraph's update_state + fork, on Temporal: the
-// source run is not changed.
+// source run is not changed. Only who may act on the run forks it (CheckAct).
 func (c *Client) Fork(ctx context.Context, runID string, o ForkOptions) (*Run, *ForkPlan, error) {
+	if err := c.CheckAct(ctx, "fork", "run "+runID, runID); err != nil {
+		return nil, nil, err
+	}
 	old, err := c.startRequest(ctx, runID)
 	if err != nil {
 		return nil, nil, err

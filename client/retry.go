@@ -82,8 +82,12 @@ func Retryable(status string) bool {
 // Retry starts a new run that takes over the outputs of the steps a failed or cancelled run
 // completed and runs the rest: the failed step, the steps after it, and those a corrected
 // definition changes. The new run records which run it resumes. Temporal's own reset remains
-// available for those who prefer replaying the same execution.
+// available for those who prefer replaying the same execution. Only who may act on the run
+// retries it (CheckAct: its starter, an admin, the operator).
 func (c *Client) Retry(ctx context.Context, runID string, o RetryOptions) (*Run, *RetryPlan, error) {
+	if err := c.CheckAct(ctx, "retry", "run "+runID, runID); err != nil {
+		return nil, nil, err
+	}
 	d, err := c.Describe(ctx, runID)
 	if err != nil {
 		return nil, nil, err
@@ -223,6 +227,9 @@ func (c *Client) startRequest(ctx context.Context, runID string) (*weftv1.RunReq
 		return nil, fmt.Errorf("run %s has no history", runID)
 	}
 	if err != nil {
+		if isNotFound(err) {
+			return nil, c.notFound(ctx, runID)
+		}
 		return nil, fmt.Errorf("reading the history of %s: %w", runID, err)
 	}
 	if a == nil || len(a.GetInput().GetPayloads()) == 0 {

@@ -132,8 +132,12 @@ const (
 	ScheduleDelete  ScheduleAction = "delete"
 )
 
-// DoSchedule pauses, unpauses, triggers (runs now) or deletes a schedule.
+// DoSchedule pauses, unpauses, triggers (runs now) or deletes a schedule. Schedules are the
+// operator's (only the CLI creates them): a key does this only with the admin role (MayAct).
 func (c *Client) DoSchedule(ctx context.Context, id string, action ScheduleAction, note string) error {
+	if who := Caller(ctx); !MayAct(who, "") {
+		return ActRefusal(string(action), "schedule "+id, "", who)
+	}
 	h := c.t.ScheduleClient().GetHandle(ctx, id)
 	var err error
 	switch action {

@@ -173,30 +173,44 @@ func StatusName(s enums.WorkflowExecutionStatus) string {
 	return n
 }
 
-// notFound builds a NotFoundError naming recent runs whose id looks like id.
+// notFound builds a NotFoundError naming recent runs whose id looks like id, among those ctx's
+// caller may read (Caller, Readable): a near miss never names another identity's run.
 func (c *Client) notFound(ctx context.Context, id string) error {
 	e := &NotFoundError{ID: id}
+	if ctx.Value(suggestingKey{}) != nil {
+		return e // Readable asking a listed run that has gone since: no suggestions of suggestions
+	}
+	ctx = context.WithValue(ctx, suggestingKey{}, true)
 	runs, err := c.List(ctx, ListOptions{Limit: 200})
 	if err != nil {
 		return e
 	}
 	type cand struct {
-		id string
-		d  int
+		r RunSummary
+		d int
 	}
 	var cands []cand
 	for _, r := range runs {
 		d := fuzzy.Distance(strings.ToLower(id), strings.ToLower(r.ID))
 		if strings.Contains(r.ID, id) || strings.Contains(id, r.ID) || d <= max(2, len(id)/4) {
-			cands = append(cands, cand{r.ID, d})
+			cands = append(cands, cand{r, d})
 		}
 	}
 	sort.SliceStable(cands, func(i, j int) bool { return cands[i].d < cands[j].d })
-	for i := 0; i < len(cands) && i < 3; i++ {
-		e.Near = append(e.Near, cands[i].id)
+	near := make([]RunSummary, len(cands))
+	for i, cd := range cands {
+		near[i] = cd.r
+	}
+	for _, r := range c.Readable(ctx, Caller(ctx), near) {
+		if len(e.Near) == 3 {
+			break
+		}
+		e.Near = append(e.Near, r.ID)
 	}
 	return e
 }
+
+type suggestingKey struct{}
 
 // RunSummary is one line of a run listing.
 type RunSummary struct {
@@ -393,8 +407,9 @@ const StuckTaskAttempts = 3
 
 // Cancel asks a running run to stop: steps in flight are cancelled, finished steps keep their
 // results. by names who asks (an MCP key's or console login's name, the CLI's user): history
-// records it and weft status shows it. A run that has already ended gives *FinishedError. A run
-// whose workflow task keeps failing is terminated (CancelRun).
+// records it and weft status shows it. A run that has already ended gives *FinishedError; one
+// ctx's caller may not act on (CheckAct) gives *RefusedError. A run whose workflow task keeps
+// failing is terminated (CancelRun).
 func (c *Client) Cancel(ctx context.Context, id, by string) error {
 	_, err := c.CancelRun(ctx, id, by, false)
 	return err
@@ -405,6 +420,9 @@ func (c *Client) Cancel(ctx context.Context, id, by string) error {
 // (it ends at once; nothing of its own cleanup runs), and terminated is the reason history
 // records. "" when only a cancellation was requested.
 func (c *Client) CancelRun(ctx context.Context, id, by string, force bool) (terminated string, err error) {
+	if err := c.CheckAct(ctx, "cancel", "run "+id, id); err != nil {
+		return "", err
+	}
 	d, err := c.Describe(ctx, id)
 	if err != nil {
 		return "", err

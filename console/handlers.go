@@ -108,6 +108,8 @@ func clientError(w http.ResponseWriter, err error) {
 		code = http.StatusNotFound
 	case errors.As(err, &fin):
 		code = http.StatusConflict
+	case errors.As(err, &ref) && ref.Access:
+		code = http.StatusForbidden
 	case errors.As(err, &inv), errors.As(err, &ref), errors.As(err, &diags):
 		code = http.StatusBadRequest
 	}
@@ -378,17 +380,14 @@ func (s *Server) apiCancel(w http.ResponseWriter, r *http.Request, sess *session
 
 // apiRetry resumes a failed or cancelled run from its failed step, as `weft retry` does
 // (weftclient.Retry): a new run that reuses the outputs of the steps it completed. It needs the
-// runner role, as starting a run does, and the right to read the run (the new run takes over its
-// outputs). No corrected definition is sent, so the new run keeps the old run's origin (Retry
+// runner role, as starting a run does, and the right to act on the run (weftclient.CheckAct: a
+// login retries the runs it started, or any as an admin). No corrected definition is sent, so the new run keeps the old run's origin (Retry
 // never makes a client's definition the operator's); a login is recorded as who started it.
 func (s *Server) apiRetry(w http.ResponseWriter, r *http.Request, sess *session) {
 	if !s.may(w, sess, "retrying a run", auth.RoleRunner) {
 		return
 	}
 	id := r.PathValue("id")
-	if !s.mayRead(w, r, sess, id) {
-		return
-	}
 	o := weftclient.RetryOptions{Origin: weftclient.OriginOperator}
 	if who, ok := sess.identity(); ok {
 		o.StartedBy = who.Name

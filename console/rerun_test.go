@@ -23,6 +23,7 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/weftworks/weft/auth"
 	weftclient "github.com/weftworks/weft/client"
 	"github.com/weftworks/weft/console"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
@@ -145,7 +146,8 @@ func rerunConsoleOf(t *testing.T, st enums.WorkflowExecutionStatus, login bool, 
 // weftclient.Retry (the new run reuses the completed step and records the run it resumes, and
 // who retried it), needs the runner role as starting a run does, the CSRF token and the
 // console's origin, and answers a run that cannot be resumed with a 400 that says why. A runner
-// may not retry a run it may not read, and a client's run stays a client's.
+// retries only the runs it started (weftclient.CheckAct; 403 naming who may, or the read refusal
+// for a run it may not read), an admin any, and a client's run stays a client's.
 func TestRetryEndpoint(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -159,7 +161,8 @@ func TestRetryEndpoint(t *testing.T) {
 	}{
 		{"failed", enums.WORKFLOW_EXECUTION_STATUS_FAILED, "", "", weftclient.OriginOperator, http.StatusOK, `"resumedFrom":"weft-fixture"`, ""},
 		{"cancelled", enums.WORKFLOW_EXECUTION_STATUS_CANCELED, "", "", weftclient.OriginOperator, http.StatusOK, `"reused":["a"]`, ""},
-		{"by a runner", enums.WORKFLOW_EXECUTION_STATUS_FAILED, "carl", "", weftclient.OriginOperator, http.StatusOK, `"rerun":["b","t"]`, "carl"},
+		{"the operator's run by a runner", enums.WORKFLOW_EXECUTION_STATUS_FAILED, "carl", "", weftclient.OriginOperator, http.StatusForbidden, "cannot retry run weft-fixture: it is the operator's, and only the operator", ""},
+		{"another's run by an admin", enums.WORKFLOW_EXECUTION_STATUS_FAILED, "env", "carl", weftclient.OriginOperator, http.StatusOK, `"rerun":["b","t"]`, auth.EnvKeyName},
 		{"its own run by a runner", enums.WORKFLOW_EXECUTION_STATUS_FAILED, "carl", "carl", weftclient.OriginOperator, http.StatusOK, `"reused":["a"]`, "carl"},
 		{"a client's run", enums.WORKFLOW_EXECUTION_STATUS_FAILED, "", "", weftclient.OriginClient, http.StatusOK, `"reused":["a"]`, ""},
 		{"a client's run by a runner", enums.WORKFLOW_EXECUTION_STATUS_FAILED, "carl", "carl", weftclient.OriginClient, http.StatusOK, `"reused":["a"]`, "carl"},

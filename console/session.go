@@ -57,6 +57,16 @@ func (sess *session) identity() (auth.Identity, bool) {
 	return sess.who, sess.authenticated
 }
 
+// bind makes r's context carry the session's identity (auth.WithIdentity), from which the client
+// package's operations take their caller: what a lookup suggests, who may cancel or retry
+// (weftclient.Caller, CheckAct).
+func (sess *session) bind(r *http.Request) *http.Request {
+	if id, ok := sess.identity(); ok {
+		return r.WithContext(auth.WithIdentity(r.Context(), id))
+	}
+	return r
+}
+
 // page serves an HTML page to a session, sending others to the login page.
 func (s *Server) page(h handler) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
@@ -65,7 +75,7 @@ func (s *Server) page(h handler) http.HandlerFunc {
 			http.Redirect(w, r, "/login?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
 			return
 		}
-		h(w, r, sess)
+		h(w, sess.bind(r), sess)
 	}
 }
 
@@ -77,7 +87,7 @@ func (s *Server) api(h handler) http.HandlerFunc {
 			writeError(w, http.StatusUnauthorized, "log in first: open /login")
 			return
 		}
-		h(w, r, sess)
+		h(w, sess.bind(r), sess)
 	}
 }
 
@@ -99,7 +109,7 @@ func (s *Server) guard(h handler) http.HandlerFunc {
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
-		h(w, r, sess)
+		h(w, sess.bind(r), sess)
 	}
 }
 

@@ -1,17 +1,23 @@
 // Package reviewfake is a Temporal client for tests of the review listings (client, the CLI,
 // the MCP gateway): runs that each wait on one review, listed as visibility lists them. It
-// stands in for a server only where one would have to hold hundreds of waiting runs.
+// stands in for a server only where one would have to hold hundreds of waiting runs, or where a
+// test crosses the read and act rules with every surface's lookup of a run (its start request,
+// its description, its cancellation; an id it does not hold is not found, as Temporal says).
 package reviewfake
 
 import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	commonpb "go.temporal.io/api/common/v1"
 	"go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/api/serviceerror"
 	workflowpb "go.temporal.io/api/workflow/v1"
 	"go.temporal.io/api/workflowservice/v1"
 	tclient "go.temporal.io/sdk/client"
@@ -39,13 +45,63 @@ type Runs struct {
 	MemoKey   string
 	// Data: each review carries "data of <run id>" as its data.
 	Data bool
-	// Pages counts the listing pages read (safe for concurrent listings).
+	// Pages counts the pages read of listings of the runs waiting for a review (safe for
+	// concurrent listings); other listings (the near ids of a lookup that found nothing) are not
+	// counted.
 	Pages atomic.Int64
+	// Prefix of the runs' ids ("r" when empty): run i is Prefix+i.
+	Prefix string
+
+	mu        sync.Mutex
+	cancelled []string
 }
 
-// ListWorkflow lists the runs newest first, a page at a time.
+// ID is run i's id.
+func (f *Runs) ID(i int) string {
+	p := f.Prefix
+	if p == "" {
+		p = "r"
+	}
+	return p + strconv.Itoa(i)
+}
+
+// index is the run id names, false when the fake holds no such run.
+func (f *Runs) index(id string) (int, bool) {
+	p := f.Prefix
+	if p == "" {
+		p = "r"
+	}
+	n, ok := strings.CutPrefix(id, p)
+	if !ok {
+		return 0, false
+	}
+	i, err := strconv.Atoi(n)
+	if err != nil || i < 0 || i >= f.N || f.ID(i) != id {
+		return 0, false
+	}
+	return i, true
+}
+
+func notFound(id string) error {
+	return serviceerror.NewNotFound(fmt.Sprintf("workflow not found for ID: %s", id))
+}
+
+// Cancelled lists the runs asked to stop, in order.
+func (f *Runs) Cancelled() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.cancelled...)
+}
+
+// ListWorkflow lists the runs newest first, a page at a time; a query for closed runs lists
+// none (they all run).
 func (f *Runs) ListWorkflow(_ context.Context, r *workflowservice.ListWorkflowExecutionsRequest) (*workflowservice.ListWorkflowExecutionsResponse, error) {
-	f.Pages.Add(1)
+	if strings.Contains(r.Query, workflows.StatusAwaitingReview) {
+		f.Pages.Add(1)
+	}
+	if strings.Contains(r.Query, `ExecutionStatus != "Running"`) {
+		return &workflowservice.ListWorkflowExecutionsResponse{}, nil
+	}
 	from := 0
 	if len(r.NextPageToken) > 0 {
 		from, _ = strconv.Atoi(string(r.NextPageToken))
@@ -59,7 +115,7 @@ func (f *Runs) ListWorkflow(_ context.Context, r *workflowservice.ListWorkflowEx
 	for k := from; k < to; k++ {
 		i := f.N - 1 - k // newest first
 		info := &workflowpb.WorkflowExecutionInfo{
-			Execution: &commonpb.WorkflowExecution{WorkflowId: fmt.Sprintf("r%d", i)}, Type: &commonpb.WorkflowType{Name: workflows.WorkflowType},
+			Execution: &commonpb.WorkflowExecution{WorkflowId: f.ID(i)}, Type: &commonpb.WorkflowType{Name: workflows.WorkflowType},
 			Status: enums.WORKFLOW_EXECUTION_STATUS_RUNNING, StartTime: timestamppb.New(From.Add(time.Duration(i) * time.Minute))}
 		if f.StartedBy != nil {
 			who, err := converter.GetDefaultDataConverter().ToPayload(f.StartedBy(i))
@@ -78,9 +134,9 @@ func (f *Runs) ListWorkflow(_ context.Context, r *workflowservice.ListWorkflowEx
 
 // QueryWorkflow answers a run's state: awaiting its review, or (Decided) running with none.
 func (f *Runs) QueryWorkflow(_ context.Context, id, _, _ string, _ ...any) (converter.EncodedValue, error) {
-	var i int
-	if _, err := fmt.Sscanf(id, "r%d", &i); err != nil {
-		return nil, err
+	i, ok := f.index(id)
+	if !ok {
+		return nil, notFound(id)
 	}
 	st := &weftv1.ExecutionState{Workflow: "queue", Status: "awaiting_review",
 		PendingReviews: []*weftv1.ReviewRequest{{Id: "gate", Title: "review of " + id, RequestedAt: timestamppb.New(From.Add(time.Duration(i) * time.Minute))}}}
@@ -91,6 +147,66 @@ func (f *Runs) QueryWorkflow(_ context.Context, id, _, _ string, _ ...any) (conv
 		st.Status, st.PendingReviews = "running", nil
 	}
 	return Value(st)
+}
+
+// DescribeWorkflowExecution describes a run: running since it started.
+func (f *Runs) DescribeWorkflowExecution(_ context.Context, id, _ string) (*workflowservice.DescribeWorkflowExecutionResponse, error) {
+	i, ok := f.index(id)
+	if !ok {
+		return nil, notFound(id)
+	}
+	return &workflowservice.DescribeWorkflowExecutionResponse{WorkflowExecutionInfo: &workflowpb.WorkflowExecutionInfo{
+		Execution: &commonpb.WorkflowExecution{WorkflowId: id}, Type: &commonpb.WorkflowType{Name: workflows.WorkflowType},
+		Status: enums.WORKFLOW_EXECUTION_STATUS_RUNNING, StartTime: timestamppb.New(From.Add(time.Duration(i) * time.Minute))}}, nil
+}
+
+// GetWorkflowHistory is a run's first event: its start request, naming who started it.
+func (f *Runs) GetWorkflowHistory(_ context.Context, id, _ string, _ bool, _ enums.HistoryEventFilterType) tclient.HistoryEventIterator {
+	i, ok := f.index(id)
+	if !ok {
+		return &history{err: notFound(id)}
+	}
+	req := &weftv1.RunRequest{}
+	if f.StartedBy != nil {
+		req.StartedBy = f.StartedBy(i)
+	}
+	p, err := converter.GetDefaultDataConverter().ToPayload(req)
+	if err != nil {
+		return &history{err: err}
+	}
+	return &history{events: []*historypb.HistoryEvent{{EventId: 1, EventType: enums.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED,
+		Attributes: &historypb.HistoryEvent_WorkflowExecutionStartedEventAttributes{WorkflowExecutionStartedEventAttributes: &historypb.WorkflowExecutionStartedEventAttributes{
+			WorkflowType: &commonpb.WorkflowType{Name: workflows.WorkflowType}, Input: &commonpb.Payloads{Payloads: []*commonpb.Payload{p}}}}}}}
+}
+
+// CancelWorkflow records the request (Cancelled).
+func (f *Runs) CancelWorkflow(_ context.Context, id, _ string) error {
+	if _, ok := f.index(id); !ok {
+		return notFound(id)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.cancelled = append(f.cancelled, id)
+	return nil
+}
+
+// history iterates over events, or fails with err as the SDK's iterator does (HasNext, then
+// Next's error).
+type history struct {
+	events []*historypb.HistoryEvent
+	err    error
+}
+
+func (h *history) HasNext() bool { return h.err != nil || len(h.events) > 0 }
+func (h *history) Next() (*historypb.HistoryEvent, error) {
+	if h.err != nil {
+		err := h.err
+		h.err = nil
+		return nil, err
+	}
+	ev := h.events[0]
+	h.events = h.events[1:]
+	return ev, nil
 }
 
 // Value is v as a query's answer.
@@ -107,4 +223,10 @@ type value struct{ p *commonpb.Payload }
 func (v value) HasValue() bool { return true }
 func (v value) Get(ptr any) error {
 	return converter.GetDefaultDataConverter().FromPayload(v.p, ptr)
+}
+
+// Owners is StartedBy for tests that cross the read and act rules: bob started every third run
+// (0, 3, …), carl the ones after bob's, and nobody authenticated (the operator) the others.
+func Owners(i int) string {
+	return [...]string{"bob", "carl", ""}[i%3]
 }
