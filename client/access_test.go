@@ -168,7 +168,10 @@ func TestActsAreOwnerScoped(t *testing.T) {
 	acts := map[string]func(ctx context.Context, id string) error{
 		"cancel": func(ctx context.Context, id string) error { return c.Cancel(ctx, id, "x") },
 		"retry":  func(ctx context.Context, id string) error { _, _, err := c.Retry(ctx, id, RetryOptions{}); return err },
-		"fork":   func(ctx context.Context, id string) error { _, _, err := c.Fork(ctx, id, ForkOptions{Step: "a"}); return err },
+		"fork": func(ctx context.Context, id string) error {
+			_, _, err := c.Fork(ctx, id, ForkOptions{Step: "a"})
+			return err
+		},
 	}
 	for _, tc := range []struct {
 		name    string
