@@ -19,6 +19,10 @@ import (
 //   - runner: reader + every other tool (starting runs, wf_ tools, cancel, retry, chat, the
 //     knowledge tools that write, schedules);
 //   - admin: everything.
+//
+// A role says which tools a key may call, not on whose runs: a key reads the runs the read rule
+// allows (weftclient.CheckRead) and cancels or retries only those it started
+// (weftclient.CheckAct, in the client op, from the identity the request's context carries).
 
 // toolRole is the role a tool needs.
 func toolRole(t mcplib.Tool) string {

@@ -14,6 +14,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/weftworks/weft/auth"
+	weftclient "github.com/weftworks/weft/client"
+	"github.com/weftworks/weft/internal/reviewfake"
 	"github.com/weftworks/weft/mcp"
 )
 
@@ -138,4 +140,70 @@ func TestResourcesNeedReader(t *testing.T) {
 	err := read("fin")
 	require.Error(t, err)
 	require.Contains(t, err.Error(), `needs the role "reader"`)
+}
+
+// TestLookupsAndActsAreOwnerScoped crosses the read and act rules through the real HTTP handler,
+// over a Temporal of runs started by bob, carl and the operator (reviewfake.Owners): a near miss
+// of an id suggests only runs the key may read, whichever tool looks it up, and weft_cancel,
+// weft_retry and weft_schedule act only for the run's starter and an admin.
+func TestLookupsAndActsAreOwnerScoped(t *testing.T) {
+	const probe = "weft-finance-approval-"
+	keyFile := filepath.Join(t.TempDir(), "keys.json")
+	keys := map[string]string{}
+	for name, roles := range map[string][]string{"rita": {"reader"}, "carl": {"runner"}, "bob": {"runner"}, "root": {"admin"}} {
+		k, _, err := auth.GenerateNamedKey(keyFile, name, roles)
+		require.NoError(t, err)
+		keys[name] = k
+	}
+	loaded, err := auth.LoadKeys(keyFile)
+	require.NoError(t, err)
+	f := &reviewfake.Runs{N: 6, Prefix: probe, MemoKey: weftclient.MemoStartedBy, StartedBy: reviewfake.Owners}
+	g := mcp.New(mcp.Options{Version: "test", Address: "127.0.0.1:1", Namespace: "default"})
+	g.UseClient(weftclient.New(f, "test"))
+	srv := httptest.NewServer(g.HTTPHandler(loaded, []string{"127.0.0.1"}, slog.New(slog.NewTextHandler(io.Discard, nil))))
+	t.Cleanup(srv.Close)
+
+	near := map[string]string{ // what each key is told it may have meant (newest first, three at most)
+		"rita": probe + "5, " + probe + "2?",
+		"carl": probe + "5, " + probe + "4, " + probe + "2?",
+		"bob":  probe + "5, " + probe + "3, " + probe + "2?",
+		"root": probe + "5, " + probe + "4, " + probe + "3?",
+	}
+	for who, want := range near {
+		c := connect(t, srv.URL, keys[who])
+		for _, tool := range []string{"weft_execution", "weft_cancel", "weft_retry"} {
+			if who == "rita" && tool != "weft_execution" {
+				continue // a reader may not call them at all (TestKeysSeeAndCallWhatTheirRolesAllow)
+			}
+			res := call(t, c, tool, map[string]any{"id": probe})
+			require.True(t, res.IsError, "%s %s", who, tool)
+			require.Contains(t, text(res), `no run "`+probe+`" (did you mean `+want+")", "%s %s", who, tool)
+		}
+	}
+
+	const bobs, operators = probe + "0", probe + "2"
+	for _, tc := range []struct {
+		who, tool, id string
+		want          string // in the answer
+		refused       bool
+	}{
+		{"carl", "weft_cancel", bobs, "run " + bobs + " was started by bob: carl may read only", true},
+		{"carl", "weft_retry", bobs, "run " + bobs + " was started by bob: carl may read only", true},
+		{"carl", "weft_cancel", operators, "cannot cancel run " + operators + ": it is the operator's", true},
+		{"carl", "weft_retry", operators, "cannot retry run " + operators + ": it is the operator's", true},
+		{"carl", "weft_schedule", "nightly", "cannot pause schedule nightly: it is the operator's", true},
+		{"bob", "weft_retry", bobs, "is still running: cancel it first", true}, // the check passed: the run's own state answers
+		{"bob", "weft_cancel", bobs, `"cancelRequested":true`, false},
+		{"root", "weft_retry", probe + "3", "is still running: cancel it first", true},
+		{"root", "weft_cancel", probe + "3", `"cancelRequested":true`, false},
+	} {
+		args := map[string]any{"id": tc.id}
+		if tc.tool == "weft_schedule" {
+			args["action"] = "pause"
+		}
+		res := call(t, connect(t, srv.URL, keys[tc.who]), tc.tool, args)
+		require.Equal(t, tc.refused, res.IsError, "%s %s %s: %s", tc.who, tc.tool, tc.id, text(res))
+		require.Contains(t, text(res), tc.want, "%s %s %s", tc.who, tc.tool, tc.id)
+	}
+	require.Equal(t, []string{bobs, probe + "3"}, f.Cancelled(), "only the starter's and the admin's cancels reached Temporal")
 }
