@@ -190,6 +190,31 @@ func (f *Runs) CancelWorkflow(_ context.Context, id, _ string) error {
 	return nil
 }
 
+// GetWorkflow is a run to wait on: an id the fake does not hold is not found; its runs run
+// until ctx ends.
+func (f *Runs) GetWorkflow(_ context.Context, id, _ string) tclient.WorkflowRun {
+	r := &run{id: id}
+	if _, ok := f.index(id); !ok {
+		r.err = notFound(id)
+	}
+	return r
+}
+
+type run struct {
+	tclient.WorkflowRun
+	id  string
+	err error
+}
+
+func (r *run) GetID() string { return r.id }
+func (r *run) Get(ctx context.Context, _ any) error {
+	if r.err != nil {
+		return r.err
+	}
+	<-ctx.Done()
+	return ctx.Err()
+}
+
 // history iterates over events, or fails with err as the SDK's iterator does (HasNext, then
 // Next's error).
 type history struct {
