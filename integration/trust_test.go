@@ -187,3 +187,88 @@ func TestRetryCorrectionIsAClientDefinition(t *testing.T) {
 	_, err := os.Stat(g.pwned)
 	require.True(t, os.IsNotExist(err), "the hostile command did not run")
 }
+
+// TestHostileLookupsOfAnothersRuns: the exact requests with which a runner key found and
+// cancelled another identity's run (issue 40): a near miss of an id answers "did you mean" only
+// with runs the key may read, through weft_cancel, weft_execution and weft_retry, for a runner
+// and for a reader; a runner may not cancel or retry another's run; its starter cancels it and
+// an admin retries it.
+func TestHostileLookupsOfAnothersRuns(t *testing.T) {
+	c := dial(t)
+	queue := "hostile-lookups"
+	startWorker(t, c, queue, nil)
+	keyFile := filepath.Join(t.TempDir(), "keys.json")
+	key := func(name string, roles ...string) string {
+		k, _, err := auth.GenerateNamedKey(keyFile, name, roles)
+		require.NoError(t, err)
+		return k
+	}
+	bobKey, carlKey, ritaKey, rootKey := key("bob", "runner"), key("carl", "runner"), key("rita", "reader"), key("root", "admin")
+	keys, err := auth.LoadKeys(keyFile)
+	require.NoError(t, err)
+	g := mcp.New(mcp.Options{Version: "test", Address: server.Address, Namespace: server.Namespace, TaskQueue: queue, Wait: 30 * time.Second})
+	srv := httptest.NewServer(g.HTTPHandler(keys, []string{"127.0.0.1"}, slog.New(slog.NewTextHandler(io.Discard, nil))))
+	defer srv.Close()
+	session := func(k string) *mcpSession { return newMCPSession(t, srv.URL+"/mcp", k, "hostile") }
+	bob, carl, rita, root := session(bobKey), session(carlKey), session(ritaKey), session(rootKey)
+
+	// carl's run and then bob's, both waiting for a review, both named like the probe
+	waiting := map[string]any{"name": "finance-approval", "steps": []any{
+		map[string]any{"id": "approve", "tool": "review", "inputs": map[string]any{"title": "pay?", "data": map[string]any{"amount": 900}}}}}
+	start := func(s *mcpSession) string {
+		out, msg, isErr := s.call("weft_run_workflow", map[string]any{"definition": waiting})
+		require.False(t, isErr, msg)
+		id := out["executionId"].(string)
+		require.Eventually(t, func() bool {
+			st, _, isErr := s.call("weft_execution", map[string]any{"id": id})
+			p, _ := st["pendingReviews"].([]any)
+			return !isErr && len(p) == 1
+		}, 20*time.Second, 100*time.Millisecond)
+		return id
+	}
+	carlsRun, bobsRun := start(carl), start(bob)
+	t.Cleanup(func() { _ = weftclient.New(c, queue).Cancel(context.Background(), carlsRun, "test") })
+
+	probe := map[string]any{"id": "weft-finance-approval-"}
+	for _, tc := range []struct {
+		who  string
+		s    *mcpSession
+		tool string
+		near string // a run it may read, suggested ("" none it may read is near)
+	}{
+		{"carl", carl, "weft_cancel", carlsRun},
+		{"carl", carl, "weft_execution", carlsRun},
+		{"carl", carl, "weft_retry", carlsRun},
+		{"rita", rita, "weft_execution", ""},
+	} {
+		_, msg, isErr := tc.s.call(tc.tool, probe)
+		require.True(t, isErr, "%s %s: %s", tc.who, tc.tool, msg)
+		require.Contains(t, msg, `no run "weft-finance-approval-"`, "%s %s", tc.who, tc.tool)
+		require.NotContains(t, msg, bobsRun, "%s %s names bob's run", tc.who, tc.tool)
+		if tc.near != "" {
+			require.Contains(t, msg, "did you mean "+tc.near, "%s %s", tc.who, tc.tool)
+		}
+	}
+
+	// knowing the id anyway, carl may not cancel or retry bob's run; bob cancels it, and an
+	// admin retries it
+	_, msg, isErr := carl.call("weft_cancel", map[string]any{"id": bobsRun})
+	require.True(t, isErr, msg)
+	require.Contains(t, msg, "was started by bob: carl may read only")
+	_, msg, isErr = bob.call("weft_cancel", map[string]any{"id": bobsRun})
+	require.False(t, isErr, msg)
+	wc := weftclient.New(c, queue)
+	require.Eventually(t, func() bool {
+		d, err := wc.Describe(context.Background(), bobsRun)
+		return err == nil && d.Status == "cancelled"
+	}, 20*time.Second, 100*time.Millisecond)
+	require.Equal(t, "bob (MCP key)", wc.CancelledBy(context.Background(), bobsRun))
+	_, msg, isErr = carl.call("weft_retry", map[string]any{"id": bobsRun})
+	require.True(t, isErr, msg)
+	require.Contains(t, msg, "was started by bob: carl may read only")
+	out, msg, isErr := root.call("weft_retry", map[string]any{"id": bobsRun})
+	require.False(t, isErr, msg)
+	retried := out["executionId"].(string)
+	t.Cleanup(func() { _ = wc.Cancel(context.Background(), retried, "test") })
+	require.Equal(t, bobsRun, out["resumedFrom"])
+}

@@ -47,14 +47,14 @@ func (g *Gateway) addExecutionTools() {
 	g.srv.AddTool(tool("weft_review", "Decide a review", "Approve, edit (with data) or reject a review an execution is waiting on: a review step, one forEach item, or an agent's tool call.",
 		`{"type":"object","required":["id","decision"],"additionalProperties":false,"properties":{"id":{"type":"string","description":"the execution id"},"review":{"type":"string","description":"the review's id from weft_execution's pendingReviews (optional when one is pending)"},"step":{"type":"string"},"decision":{"enum":["approve","edit","reject"]},"data":{},"reviewer":{"type":"string","description":"a label, used only when nobody authenticated (stdio); over HTTP the key's name is recorded"},"comment":{"type":"string"},"digest":{"type":"string","description":"the digest of the pending review from weft_execution (pendingReviews[].digest): pass it so the decision is refused if the data changed since you read it"}}}`,
 		toolspec.Annotations{}), g.review)
-	g.srv.AddTool(tool("weft_cancel", "Cancel an execution", "Cancel a running execution; steps in flight are cancelled, finished steps keep their results.",
+	g.srv.AddTool(tool("weft_cancel", "Cancel an execution", "Cancel a running execution you started (an admin key: any); steps in flight are cancelled, finished steps keep their results.",
 		`{"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"type":"string"}}}`, toolspec.Annotations{Destructive: true, Idempotent: true}), g.cancel)
-	g.srv.AddTool(tool("weft_retry", "Resume a failed run", "Start a new run that reuses the outputs of the steps a failed or cancelled execution completed and runs the rest; from runs that step and what follows again.",
+	g.srv.AddTool(tool("weft_retry", "Resume a failed run", "Start a new run that reuses the outputs of the steps a failed or cancelled execution you started (an admin key: any) completed and runs the rest; from runs that step and what follows again.",
 		`{"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"type":"string"},"from":{"type":"string"},"definition":{"type":"object","description":"a corrected definition"}}}`,
 		toolspec.Annotations{OpenWorld: true}), g.retry)
 	g.srv.AddTool(tool("weft_schedules", "Schedules", "The schedules of weft workflows: next times, recent runs, paused or not.",
 		`{"type":"object","additionalProperties":false,"properties":{}}`, ro), g.schedules)
-	g.srv.AddTool(tool("weft_schedule", "Change a schedule", "Pause, unpause, trigger (run now) or delete a schedule.",
+	g.srv.AddTool(tool("weft_schedule", "Change a schedule", "Pause, unpause, trigger (run now) or delete a schedule (schedules are the operator's: an admin key).",
 		`{"type":"object","required":["id","action"],"additionalProperties":false,"properties":{"id":{"type":"string"},"action":{"enum":["pause","unpause","trigger","delete"]},"note":{"type":"string"}}}`,
 		toolspec.Annotations{Destructive: true}), g.schedule)
 	g.srv.AddTool(tool("weft_chat_start", "Start a chat session", "Start a durable chat session (or resume one by id): an agent with weft's tools whose conversation survives anything. Returns the session id.",
