@@ -6,7 +6,9 @@
 // streamed text (LLMText, TextFollower), chat sessions (StartChat, Send, ListChats), schedules, the
 // catalog of workflows a caller may start (Catalog, FileResolver) and the health check of Temporal
 // and the store (CheckHealth). The CLI (starter/), the MCP gateway (mcp/), the console (console/) and
-// any Go program use it; none of them talks to Temporal about runs on its own.
+// any Go program use it; none of them talks to Temporal about runs on its own. Who may read a run
+// (CheckRead, Readable) and act on it (CheckAct: cancel, retry, fork) is decided here too, for the
+// caller the context carries (Caller); a lookup that finds nothing suggests only readable runs.
 //
 // It imports the interpreter's names and contracts (workflows, proto) but never runs workflow code,
 // it never runs tools, and it never reads provider credentials: the caller passes the security
