@@ -58,7 +58,7 @@ var surfaceScenarios = []struct {
 }{
 	{"completed", `{"name":"s-completed","steps":[
 		{"id":"find","tool":"search","inputs":{"query":"alpha","collection":"c"}},
-		{"id":"answer","tool":"llm","inputs":{"prompt":"{{ find.output.results }}"}}],
+		{"id":"answer","tool":"llm","inputs":{"prompt":"Summarise: {{ find.output.results[0].content }}"}}],
 		"output":"{{ answer.output.text }}"}`, weftclient.RunCompleted},
 	{"failed", `{"name":"s-failed","steps":[
 		{"id":"find","tool":"search","inputs":{"query":"alpha","collection":"c"}},
