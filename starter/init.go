@@ -26,7 +26,7 @@ var scaffolds = []scaffold{
 	{"search", "Vector search a collection (no rerank)", toolspec.Search.Name, true},
 	{"rerank", "Rerank the previous results", toolspec.Rerank.Name, false},
 	{"merge", "Merge the results of all previous searches", toolspec.Merge.Name, false},
-	{"filter", "Keep results scoring above 0.5", toolspec.Filter.Name, false},
+	{"filter", "Keep results scoring above 0.25 (the offline embedder's right answers score 0.28 and up; raise it for OpenAI or Voyage)", toolspec.Filter.Name, false},
 	{"generate", "Generate text from the results (needs an LLM)", toolspec.Generate.Name, false},
 	{"review", "Ask a person to approve the results", toolspec.Review.Name, false},
 }
@@ -210,7 +210,7 @@ func buildInit(o initOptions) (*dsl.Builder, error) {
 			if err := needPrev(); err != nil {
 				return nil, err
 			}
-			b.Step(id, sc.tool, dsl.In{"array": prevResults, "condition": "item.score > 0.5"}, dsl.Named("Keep relevant results"))
+			b.Step(id, sc.tool, dsl.In{"array": prevResults, "condition": "item.score > 0.25"}, dsl.Named("Keep relevant results"))
 		case "generate":
 			in := dsl.In{"prompt": "Answer using the context: {{ inputs.query }}"}
 			if last != "" {

@@ -56,3 +56,21 @@ func TestForEachItemsDoneAreItemsCompleted(t *testing.T) {
 	require.EqualValues(t, 5, st.Steps[0].ItemsTotal)
 	require.EqualValues(t, 2, st.Steps[0].ItemsDone, "a and b completed; bad failed; c and d never started")
 }
+
+// TestFilterThatKeepsNothingSaysSo: a filter that keeps none of its items succeeds, with a warning
+// on the step and the run (it finished green with nothing said), and one that keeps some says
+// nothing.
+func TestFilterThatKeepsNothingSaysSo(t *testing.T) {
+	h := newHarness(t)
+	res, err := h.run(t, `{"name":"f","inputs":{"xs":{"type":"array","default":[{"score":0.2},{"score":0.3}]}},"steps":[
+		{"id":"none","tool":"filter","inputs":{"array":"{{ inputs.xs }}","condition":"item.score > 0.5"}},
+		{"id":"some","tool":"filter","inputs":{"array":"{{ inputs.xs }}","condition":"item.score > 0.25"}}]}`, nil)
+	require.NoError(t, err)
+	byID := map[string]*weftv1.StepState{}
+	for _, s := range res.Steps {
+		byID[s.Id] = s
+	}
+	require.Equal(t, workflows.StatusCompleted, byID["none"].Status)
+	require.Equal(t, []string{"the filter kept none of its 2 items (condition item.score > 0.5): the steps after it get an empty list"}, byID["none"].Warnings)
+	require.Empty(t, byID["some"].Warnings)
+}

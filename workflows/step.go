@@ -50,6 +50,7 @@ func (r *run) execOnce(ctx workflow.Context, sr *stepRun, env map[string]any) (a
 		if err != nil {
 			return nil, temporal.NewNonRetryableApplicationError(inlineErrorText(err), toolspec.ErrInvalidInput, nil)
 		}
+		addWarnings(&sr.warnings, datatools.Warnings(cs, inputs, out))
 		if err := gateOutput(ctx, cs.Tool, out); err != nil {
 			return nil, err
 		}

@@ -38,6 +38,22 @@ var tools = map[*toolspec.Spec]func(cs *dsl.CompiledStep, inputs, env map[string
 	toolspec.Conditional.Spec: func(cs *dsl.CompiledStep, _, env map[string]any) (any, error) { return conditional(cs, env) },
 }
 
+// Warnings are what a person should know of an inline step's answer although it succeeded: a
+// filter that kept none of its items finishes green with an empty list, which later steps (a
+// search's context, an llm's prompt) take without a word.
+func Warnings(cs *dsl.CompiledStep, inputs map[string]any, out any) []string {
+	if cs.Spec != toolspec.Filter.Spec {
+		return nil
+	}
+	items, _ := Items(inputs["array"])
+	kept, _ := Items(out)
+	if len(items) == 0 || len(kept) > 0 {
+		return nil
+	}
+	cond := cs.Step.Inputs["condition"]
+	return []string{fmt.Sprintf("the filter kept none of its %d items (condition %v): the steps after it get an empty list", len(items), cond)}
+}
+
 // Items turns a step input into a list: an array, an object holding results (a step output such
 // as {{ merge.output }}), or null (no items).
 func Items(v any) ([]any, bool) {
