@@ -208,6 +208,8 @@ func TestRevokedKeyRefusedByRunningGateway(t *testing.T) {
 	_, err = auth.RevokeKey(f, id1)
 	require.NoError(t, err)
 	require.Equal(t, http.StatusUnauthorized, status(k1), "the revoked key is refused at once")
+	require.Contains(t, refusal(t, srv.URL, k1), "revoked or mistyped", "a revoked key is told so, not asked to send a key")
+	require.Contains(t, refusal(t, srv.URL, ""), "send Authorization: Bearer <key>", "no key: how to send one")
 	require.Equal(t, http.StatusOK, status(k2), "the other key still works")
 	k3, _, err := auth.GenerateKey(f)
 	require.NoError(t, err)
@@ -296,6 +298,22 @@ func TestValidateNamesItsArgument(t *testing.T) {
 }
 
 // ping sends an MCP ping with a bearer key and returns the status and Retry-After.
+// refusal is the message of the gateway's answer to a ping with key ("" : no Authorization).
+func refusal(t *testing.T, base, key string) string {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, base+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	var body struct{ Message string }
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&body))
+	return body.Message
+}
+
 func ping(t *testing.T, base, key string) (int, string) {
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodPost, base+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))

@@ -108,7 +108,12 @@ func (g *Gateway) HTTPHandler(keys *auth.Keys, allowedHosts []string, log *slog.
 			rec.Header().Set("Content-Type", "application/json")
 			rec.Header().Set("WWW-Authenticate", "Bearer")
 			rec.WriteHeader(http.StatusUnauthorized)
-			_, _ = rec.Write([]byte(`{"error":"unauthorized","message":"send Authorization: Bearer <key> (weft mcp generate-key, or WEFT_MCP_KEY)"}`))
+			msg := `{"error":"unauthorized","message":"send Authorization: Bearer <key> (weft mcp generate-key, or WEFT_MCP_KEY)"}`
+			if strings.HasPrefix(bearer, "Bearer ") && strings.TrimSpace(strings.TrimPrefix(bearer, "Bearer ")) != "" {
+				// a key was sent: it is wrong, or it was revoked (the key file no longer has it)
+				msg = `{"error":"unauthorized","message":"the key sent is not one of this gateway's keys: it was revoked or mistyped; ask the operator for a current key (weft mcp list-keys lists them, weft mcp generate-key makes one)"}`
+			}
+			_, _ = rec.Write([]byte(msg))
 			return
 		}
 		if r.ContentLength > MaxBodyBytes {
