@@ -161,7 +161,8 @@ func resolveInputs(def *Definition, raw map[string]string, typed map[string]any,
 			if in.Description != "" {
 				desc = " (" + in.Description + ")"
 			}
-			problems = append(problems, fmt.Sprintf("missing required input %q%s: pass --input %s=<%s>", name, desc, name, in.Type))
+			// every surface reads this: the CLI's flag and the others' inputs object, not one of them
+			problems = append(problems, fmt.Sprintf("missing required input %q%s: give it a %s value (weft run: --input %s=VALUE; MCP, the console and Go: inputs {%q: ...})", name, desc, in.Type, name, name))
 		}
 	}
 	if len(problems) > 0 {
