@@ -10,6 +10,7 @@ import (
 
 	"github.com/weftworks/weft/activities/toolspec"
 	"github.com/weftworks/weft/internal/fuzzy"
+	"github.com/weftworks/weft/workflows"
 	"github.com/weftworks/weft/workflows/dsl"
 )
 
@@ -114,6 +115,26 @@ func checkFixture(path string, data []byte, fx fixture, w *dsl.Workflow) []strin
 			problems = append(problems, at(ptr+"/"+pointerToken(dk), fmt.Sprintf("unknown key %q in a review decision", dk), hint))
 		}
 	}
+	// What a step's status is expected to be: a step of the workflow, a status of the vocabulary
+	// every surface shows (a "complete" matched nothing and the fixture failed with a puzzle).
+	for _, k := range slices.Sorted(maps.Keys(fx.Expect.Steps)) {
+		ptr := "/expect/steps/" + pointerToken(k)
+		if _, ok := steps[k]; !ok {
+			hint := fmt.Sprintf("expect.steps is keyed by step ids: %s", listShort(stepIDs))
+			if m := nearest(k, stepIDs); m != "" {
+				hint = fmt.Sprintf("did you mean %q? %s", m, hint)
+			}
+			problems = append(problems, at(ptr, fmt.Sprintf("the workflow has no step %q", k), hint))
+			continue
+		}
+		if st := fx.Expect.Steps[k].Status; !slices.Contains(stepStatuses, st) {
+			hint := "a step ends " + strings.Join(stepStatuses, ", ")
+			if m := nearest(st, stepStatuses); m != "" {
+				hint = fmt.Sprintf("did you mean %q? %s", m, hint)
+			}
+			problems = append(problems, at(ptr+"/status", fmt.Sprintf("%q is not a step status", st), hint))
+		}
+	}
 	// In the order of the file, as validate prints a workflow's problems.
 	sort.SliceStable(problems, func(i, j int) bool {
 		a, b := problems[i], problems[j]
@@ -131,6 +152,10 @@ func checkFixture(path string, data []byte, fx fixture, w *dsl.Workflow) []strin
 	}
 	return out
 }
+
+// stepStatuses are the statuses a step of a finished fixture run can have.
+var stepStatuses = []string{workflows.StatusCompleted, workflows.StatusFailed, workflows.StatusSkipped, workflows.StatusCancelled,
+	workflows.StatusNotRun, workflows.StatusAwaitingReview}
 
 // checkMockValue refuses $-keys a mocked output does not know ($eror for $error would otherwise
 // be returned as the output) and a $calls that is not a list.
