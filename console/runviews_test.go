@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	commonpb "go.temporal.io/api/common/v1"
 	"go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
 	historypb "go.temporal.io/api/history/v1"
 	workflowpb "go.temporal.io/api/workflow/v1"
 	"go.temporal.io/api/workflowservice/v1"
@@ -26,7 +27,7 @@ import (
 	"github.com/weftworks/weft/workflows"
 )
 
-// fixtureTemporal is a Temporal that knows one closed run: its description, its start request
+// fixtureTemporal is a Temporal that knows one run (closed unless its state says it runs): its description, its start request
 // (the workflow file), its state query's answer, and no pending reviews (the header asks). Anything
 // else it is asked panics (the embedded nil client): the server logs it and the page shows it.
 type fixtureTemporal struct {
@@ -39,6 +40,11 @@ type fixtureTemporal struct {
 
 func (f *fixtureTemporal) DescribeWorkflowExecution(context.Context, string, string) (*workflowservice.DescribeWorkflowExecutionResponse, error) {
 	start := time.Now().Add(-time.Minute)
+	if st := f.state.GetStatus(); st == workflows.StatusRunning || st == workflows.StatusAwaitingReview {
+		// a run in progress: Temporal says running, as it would of the run the state describes
+		return &workflowservice.DescribeWorkflowExecutionResponse{WorkflowExecutionInfo: &workflowpb.WorkflowExecutionInfo{
+			Status: enums.WORKFLOW_EXECUTION_STATUS_RUNNING, StartTime: timestamppb.New(start)}}, nil
+	}
 	return &workflowservice.DescribeWorkflowExecutionResponse{WorkflowExecutionInfo: &workflowpb.WorkflowExecutionInfo{
 		Status: enums.WORKFLOW_EXECUTION_STATUS_COMPLETED, StartTime: timestamppb.New(start), CloseTime: timestamppb.New(start.Add(30 * time.Second)),
 	}}, nil
@@ -61,6 +67,29 @@ func (f *fixtureTemporal) GetWorkflowHistory(context.Context, string, string, bo
 		Attributes: &historypb.HistoryEvent_WorkflowExecutionStartedEventAttributes{WorkflowExecutionStartedEventAttributes: &historypb.WorkflowExecutionStartedEventAttributes{
 			WorkflowType: &commonpb.WorkflowType{Name: workflows.WorkflowType}, Input: &commonpb.Payloads{Payloads: []*commonpb.Payload{p}},
 		}}}}}
+}
+
+// UpdateWorkflow: a run in progress is followed by waiting on its events; this run takes no
+// waits (as a worker before the wait-events Update), so the page polls its state.
+func (f *fixtureTemporal) UpdateWorkflow(context.Context, tclient.UpdateWorkflowOptions) (tclient.WorkflowUpdateHandle, error) {
+	return nil, serviceerror.NewNotFound("the run takes no waits (fixture)")
+}
+
+// GetWorkflow: a run in progress has no result yet; waiting for it ends with the wait.
+func (f *fixtureTemporal) GetWorkflow(context.Context, string, string) tclient.WorkflowRun {
+	return runInProgress{}
+}
+
+type runInProgress struct{ tclient.WorkflowRun }
+
+func (runInProgress) GetID() string    { return "fixture" }
+func (runInProgress) GetRunID() string { return "fixture-run" }
+func (runInProgress) Get(ctx context.Context, _ any) error {
+	<-ctx.Done()
+	return ctx.Err()
+}
+func (r runInProgress) GetWithOptions(ctx context.Context, v any, _ tclient.WorkflowRunGetOptions) error {
+	return r.Get(ctx, v)
 }
 
 // ListWorkflow: the page's header asks for pending reviews across runs; there are none.
