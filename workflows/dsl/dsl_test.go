@@ -124,7 +124,7 @@ func TestConvertFlow(t *testing.T) {
 
 func TestWarnings(t *testing.T) {
 	w, err := dsl.Load("w.json", []byte(`{"name":"x","extra":1,"name":"y","steps":[{"id":"a","tool":"models","inputs":{},"concurrency":2,"note":"x"}],
-	  "output":"{{ defaults.region }}"}`))
+	  "output":"{{ defaults.region }}","$schema":"https://vai.example/workflow.json"}`))
 	require.NoError(t, err, "warnings do not make a file invalid")
 	var msgs []string
 	for _, d := range w.Warnings {
@@ -197,4 +197,60 @@ func TestBadAgentFiles(t *testing.T) {
 			require.ErrorContains(t, err, tt.msg)
 		})
 	}
+}
+
+// TestUnknownFileFields: a field the file format does not have is an error with its line:col and
+// did-you-mean in weft's dialect (unmarked, a weft $schema, a .weft.json name), where the step
+// would otherwise run without the condition, dependency or timeout meant; a warning in vai's
+// (vai ignores it); and a warning on an accepted run, which was accepted with it.
+func TestUnknownFileFields(t *testing.T) {
+	file := func(schema string) []byte {
+		return []byte(`{` + schema + `"name":"x","default":{"collection":"c"},
+  "inputs":{"q":{"type":"string","requried":true}},
+  "steps":[
+    {"id":"ingest","tool":"template","inputs":{"text":"a"}},
+    {"id":"find","tool":"template","inputs":{"text":"{{ inputs.q }}"},"conditon":"inputs.q != ''","dependson":["ingest"],"timout":"5s"}]}`)
+	}
+	want := []string{
+		`w.json:1:13: default: unknown field "default" (did you mean "defaults"?)`,
+		`w.json:2:34: inputs.q.requried: unknown field "requried" (did you mean "required"?)`,
+		`w.json:5:71: steps[1].conditon: unknown field "conditon" (did you mean "condition"?)`,
+		`w.json:5:99: steps[1].dependson: unknown field "dependson" (did you mean "dependsOn"?)`,
+		`w.json:5:122: steps[1].timout: unknown field "timout" (did you mean "timeout"?)`,
+	}
+	for _, tt := range []struct{ name, file, schema string }{
+		{"unmarked", "w.json", ""},
+		{"a weft $schema", "w.json", `"$schema":"https://weft.dev/schemas/workflow-v1.json",`},
+		{"a .weft.json name", "w.weft.json", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := dsl.Load(tt.file, file(tt.schema))
+			var ds dsl.Diagnostics
+			require.ErrorAs(t, err, &ds)
+			var got []string
+			for _, d := range ds.Errors() {
+				d.File, d.Col = "w.json", d.Col-len(tt.schema)*boolInt(d.Line == 1)
+				got = append(got, d.String())
+			}
+			require.Equal(t, want, got)
+		})
+	}
+	t.Run("vai's dialect", func(t *testing.T) {
+		w, err := dsl.Load("w.json", file(`"$schema":"https://vai.example/workflow.json",`))
+		require.NoError(t, err)
+		require.Len(t, w.Warnings, len(want))
+		require.Contains(t, w.Warnings.Error(), `warning: steps[1].conditon: unknown field "conditon" (did you mean "condition"?)`)
+	})
+	t.Run("an accepted run", func(t *testing.T) {
+		w, err := dsl.LoadAccepted("w.json", file(""))
+		require.NoError(t, err)
+		require.Contains(t, w.Warnings.Error(), `warning: default: unknown field "default"`)
+	})
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -234,7 +234,7 @@ func (c *compiler) compile() *Workflow {
 		return nil
 	}
 	if err := sch.Validate(src.Root); err != nil {
-		for _, d := range schemaDiags(src, err, "", nil, SeverityWarning, fileFields) {
+		for _, d := range schemaDiags(src, err, "", nil, c.unknownFileField(), fileFields) {
 			c.diags = append(c.diags, d)
 			if d.Severity == SeverityError {
 				c.markBad(d)
@@ -255,6 +255,18 @@ func (c *compiler) compile() *Workflow {
 		c.hintVaiSchema()
 	}
 	return w
+}
+
+// unknownFileField is how a field the file format does not have (a step's "conditon", the
+// file's "default") is reported: an error in weft's dialect, where the step would otherwise run
+// without the condition, dependency or timeout meant; a warning in vai's, where vai ignores it
+// (a file vai's only by vaiFields is weft's for everything but those fields); and a warning on an
+// accepted run, which its history says was accepted with it.
+func (c *compiler) unknownFileField() Severity {
+	if c.accepted || (c.dialect == DialectVai && !c.byFields) {
+		return SeverityWarning
+	}
+	return SeverityError
 }
 
 // markBad remembers where the schema failed so the semantic checks do not pile on.
