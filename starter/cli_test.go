@@ -354,8 +354,11 @@ func TestVaiCorpus(t *testing.T) {
 		{"numeric-segments.json", []string{"numeric-segments.json: read in vai's dialect: a path has a numeric segment (results.0.score)", "valid, 3 steps"}},
 		{"code-review.json", []string{
 			`warning: steps[1].inputs.refresh: unknown field "refresh": code_index does not take it, so it is ignored`,
+			// vai's code tools answer fields weft's do not: null in weft, said where they are read
+			`warning: steps[1].condition: {{ check_index.output.totalChunks }}: check_index's output (code_status) has no field "totalChunks": it resolves to null (its fields: chunks, collection, db, files, languages, roots)`,
+			`warning: output.similarCount: {{ find_similar.output.metadata.resultCount }}: find_similar's output (code_find_similar) has no field "metadata": it resolves to null`,
 			"code-review.json: read in vai's dialect: $schema names vai",
-			"valid, 5 steps, 3 warning(s)",
+			"valid, 5 steps, 10 warning(s)",
 		}},
 		{"code-search.json", []string{"code-search.json: read in vai's dialect: steps[0].timeout is in milliseconds", "valid, 4 steps"}},
 		{"packages/vai-workflow-digest/workflow.json", []string{"valid, "}},

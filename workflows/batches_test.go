@@ -12,7 +12,7 @@ import (
 
 const bigForEach = `{"name":"big","inputs":{"items":{"type":"array","required":true}},"steps":[
   {"id":"each","tool":"chunk","forEach":"{{ inputs.items }}","concurrency":32,"inputs":{"text":"{{ item }}"}}],
-  "output":{"count":"{{ each.output.count }}","first":"{{ each.output.results[0].n }}","last":"{{ each.output.results[2499].n }}"}}`
+  "output":{"count":"{{ each.output.count }}","first":"{{ each.output.results[0].count }}","last":"{{ each.output.results[2499].count }}"}}`
 
 func bigItems(n int) []any {
 	items := make([]any, n)
@@ -30,7 +30,7 @@ func TestLargeForEachRunsInBatches(t *testing.T) {
 	h.tools.scripts["chunk"] = func(in map[string]any) (any, *toolspec.Usage, error) {
 		var n int
 		_, _ = fmt.Sscanf(in["text"].(string), "item-%d", &n)
-		return map[string]any{"n": n}, &toolspec.Usage{EmbeddingTokens: 1}, nil
+		return map[string]any{"count": n}, &toolspec.Usage{EmbeddingTokens: 1}, nil
 	}
 	res, err := h.run(t, bigForEach, map[string]any{"items": bigItems(2500)})
 	require.NoError(t, err)
@@ -48,7 +48,7 @@ func TestLargeForEachFailsAtTheFirstFailedItem(t *testing.T) {
 		if in["text"] == "item-2100" {
 			return nil, nil, temporal.NewNonRetryableApplicationError("cannot split this one", toolspec.ErrInvalidInput, nil)
 		}
-		return map[string]any{"n": 1}, nil, nil
+		return map[string]any{"count": 1}, nil, nil
 	}
 	_, err := h.run(t, bigForEach, map[string]any{"items": bigItems(2500)})
 	require.Error(t, err)

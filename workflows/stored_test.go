@@ -82,8 +82,11 @@ func newStoredHarness(t *testing.T) *storedHarness {
 	}, activity.RegisterOptions{Name: toolspec.ActivityEvaluate})
 	h.tools.scripts["http"] = func(in map[string]any) (any, *toolspec.Usage, error) {
 		body := map[string]any{"title": "Rate limits", "items": []any{1, 2, 3}, "padding": strings.Repeat("p", 2000)}
-		rows := []any{strings.Repeat("a", 600), strings.Repeat("b", 600), strings.Repeat("c", 600)}
-		return map[string]any{"status": 200, "text": h.blobs.ref(t, h.page), "body": h.blobs.ref(t, body), "rows": h.blobs.ref(t, rows)}, nil, nil
+		if in["url"] == "https://example.com/rows" { // a list stored whole, as the body
+			rows := []any{strings.Repeat("a", 600), strings.Repeat("b", 600), strings.Repeat("c", 600)}
+			return map[string]any{"status": 200, "body": h.blobs.ref(t, rows)}, nil, nil
+		}
+		return map[string]any{"status": 200, "text": h.blobs.ref(t, h.page), "body": h.blobs.ref(t, body)}, nil, nil
 	}
 	h.tools.scripts["embed"] = func(in map[string]any) (any, *toolspec.Usage, error) {
 		h.mu.Lock()
@@ -103,8 +106,9 @@ const storedDef = `{"name":"stored","steps":[
   {"id":"big","tool":"filter","inputs":{"array":"{{ get.output.body.items }}","condition":"item > 1"}},
   {"id":"whole","tool":"embed","inputs":{"model":"whole","text":"{{ get.output.text }}"}},
   {"id":"mixed","tool":"embed","inputs":{"model":"mixed","text":"Page: {{ get.output.text }}"}},
-  {"id":"rows","tool":"embed","forEach":"{{ get.output.rows }}","inputs":{"model":"row","text":"{{ item }}"}},
-  {"id":"per","tool":"loop","inputs":{"items":"{{ get.output.rows }}","as":"row","step":{"tool":"embed","inputs":{"model":"per","text":"{{ row }}"}}}}
+  {"id":"list","tool":"http","inputs":{"url":"https://example.com/rows"}},
+  {"id":"rows","tool":"embed","forEach":"{{ list.output.body }}","inputs":{"model":"row","text":"{{ item }}"}},
+  {"id":"per","tool":"loop","inputs":{"items":"{{ list.output.body }}","as":"row","step":{"tool":"embed","inputs":{"model":"per","text":"{{ row }}"}}}}
 ],"output":{"length":"{{ len(get.output.text) }}","title":"{{ get.output.body.title }}","head":"{{ get.output.text[0:11] }}",
   "size":"{{ size.output.text }}","long":"{{ long.status }}","short":"{{ short.status }}",
   "each":"{{ each.output.results[2].text }}","big":"{{ big.output.resultCount }}","status":"{{ get.output.status }}",

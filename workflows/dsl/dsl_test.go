@@ -118,8 +118,13 @@ func TestConvertFlow(t *testing.T) {
 	require.Equal(t, "{{ decision.output.text }}", s.Inputs["context"])
 	require.Equal(t, []string{"decision"}, s.DependsOn)
 	require.Equal(t, "(decision.output.result === 'pass')", s.Condition)
-	_, err = dsl.FromDefinition(def)
+	// the Flow file itself loads, with a warning that decision.output.result is null in weft
+	// (generate gives model, text, usage); the converted steps, as weft's, are refused for it
+	w, err := dsl.Load("f.json", []byte(flow))
 	require.NoError(t, err)
+	require.Contains(t, w.Warnings.Error(), `warning: steps[1].condition: {{ decision.output.result }}: decision's output (generate) has no field "result": it resolves to null (its fields: model, text, usage)`)
+	_, err = dsl.FromDefinition(def)
+	require.ErrorContains(t, err, `steps[1].condition: {{ decision.output.result }}: decision's output (generate) has no field "result" (its fields: model, text, usage)`)
 }
 
 func TestWarnings(t *testing.T) {

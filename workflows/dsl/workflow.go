@@ -123,10 +123,11 @@ func LoadAccepted(file string, data []byte) (*Workflow, error) {
 }
 
 // loadOptions are how a definition is loaded. accepted: a run already accepted it (LoadAccepted);
-// built: it was built in Go (LoadWeft); vai: the loader knows it is vai's, and why (LoadVai).
+// built: it was built in Go (LoadWeft); vai: the loader knows it is vai's, and why (LoadVai);
+// flow: it is a Flow file's conversion (vai's builder's format, read as leniently as vai's).
 type loadOptions struct {
-	accepted, built bool
-	vai             string
+	accepted, built, flow bool
+	vai                   string
 }
 
 func load(file string, data []byte, o loadOptions) (*Workflow, error) {
@@ -143,7 +144,9 @@ func load(file string, data []byte, o loadOptions) (*Workflow, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: converting the Flow format: %w", file, err)
 		}
-		w, err := load(file+" (converted to steps)", out, o)
+		fo := o
+		fo.flow = true
+		w, err := load(file+" (converted to steps)", out, fo)
 		if w != nil {
 			w.Warnings = append(diags, w.Warnings...)
 			w.Text = data
@@ -196,6 +199,9 @@ type compiler struct {
 	byFields bool
 	// opts are how the definition was loaded.
 	opts loadOptions
+	// outputRefs are the references into a step's output, checked against the tool's declared
+	// output once every step is compiled (checkOutputRefs).
+	outputRefs []outputRef
 }
 
 func (c *compiler) errAt(ptr, msg, hint string) { c.diags = append(c.diags, c.src.At(ptr, msg, hint)) }
@@ -250,6 +256,7 @@ func (c *compiler) compile() *Workflow {
 	c.compileSteps()
 	c.checkGraph()
 	c.compileOutput()
+	c.checkOutputRefs()
 	c.vaiChunkReads() // reads of vai's chunk fields, null in weft (vai_datatools.go)
 	if ((dialect == DialectWeft && why == "") || c.byFields) && !c.accepted {
 		c.hintVaiSchema()
@@ -551,6 +558,8 @@ func (c *compiler) checkRefs(ptr string, refs []expr.Ref, self string, sc scope)
 			}
 			if len(r.Path) == 0 || !contains(stepFields, r.Path[0]) {
 				c.errAt(ptr, fmt.Sprintf("{{ %s }} does not name a step field", r.String()), fmt.Sprintf("use %s.output (or .error, .status)", r.Root))
+			} else if r.Path[0] == "output" && len(r.Path) > 1 {
+				c.outputRefs = append(c.outputRefs, outputRef{ptr, r})
 			}
 		}
 	}
@@ -600,11 +609,7 @@ func (c *compiler) checkArray(ptr string, p *expr.Program) {
 
 // outputType returns the JSON type at path inside a step's output, or "" when unknown.
 func outputType(cs *CompiledStep, path []string) string {
-	var sch any = cs.Spec.OutputSchema()
-	if cs.ForEach != nil {
-		sch = map[string]any{"type": "object", "properties": map[string]any{
-			"results": map[string]any{"type": "array", "items": sch}, "count": map[string]any{"type": "integer"}}}
-	}
+	sch := stepOutputSchema(cs)
 	for _, seg := range path {
 		m, ok := sch.(map[string]any)
 		if !ok {

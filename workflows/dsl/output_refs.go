@@ -1,0 +1,166 @@
+package dsl
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/weftworks/weft/activities/toolspec"
+	"github.com/weftworks/weft/workflows/expr"
+)
+
+// outputRef is a reference into a step's output ({{ found.output.results }}) at ptr in the file.
+type outputRef struct {
+	ptr string
+	ref expr.Ref
+}
+
+// stepOutputSchema is the declared schema of a step's output: its tool's (Spec.OutputSchema), or,
+// for a step with forEach, {results: [the tool's output per item], count}, as the interpreter
+// gives it.
+func stepOutputSchema(cs *CompiledStep) any {
+	var sch any = cs.Spec.OutputSchema()
+	if cs.Step.ForEach != "" {
+		sch = map[string]any{"type": "object", "properties": map[string]any{
+			"results": map[string]any{"type": "array", "items": sch}, "count": map[string]any{"type": "integer"}}}
+	}
+	return sch
+}
+
+// checkOutputRefs checks every reference into a step's output against the output its tool
+// declares (activities/toolspec: derived from the tool's Go output type): a field the output does
+// not have is null when the run reads it, and the step that reads it then fails with the tool's
+// schema message, or goes on with nothing. In weft's dialect that is an error with a
+// did-you-mean; in vai's, and in a Flow file (a node's {{verdict.result}}), a warning: weft reads
+// it as null, as it runs it. An accepted run is
+// not checked again: the output schemas are this binary's, its verdict is in its history.
+func (c *compiler) checkOutputRefs() {
+	if c.accepted {
+		return
+	}
+	for _, or := range c.outputRefs {
+		cs, ok := c.w.byID[or.ref.Root]
+		if !ok || cs.Spec == nil {
+			continue
+		}
+		if c.dialect == DialectVai && cs.Spec == toolspec.Chunk.Spec {
+			continue // vai's chunk fields have their own warnings (vaiChunkReads)
+		}
+		msg, hint := outputFieldProblem(cs, or.ref)
+		if msg == "" {
+			continue
+		}
+		if c.dialect == DialectVai || c.opts.flow {
+			c.warnAt(or.ptr, msg+": it resolves to null", hint)
+			continue
+		}
+		c.errAt(or.ptr, msg, hint)
+	}
+}
+
+// outputFieldProblem walks ref's path (after "output") through the step's declared output and
+// says, when a segment names nothing there, what is wrong and what was likely meant. A part of
+// the output whose shape is not declared (any value, a map, an object that may hold undeclared
+// fields) ends the walk: anything may be there.
+func outputFieldProblem(cs *CompiledStep, ref expr.Ref) (msg, hint string) {
+	sch := stepOutputSchema(cs)
+	path := ref.Path[1:]
+	written := func(n int) string { return ref.Root + ".output" + pathText(path[:n]) }
+	whole := written(len(path))
+	for i, seg := range path {
+		m, ok := sch.(map[string]any)
+		if !ok {
+			return "", ""
+		}
+		switch schemaType(m) {
+		case "object":
+			props, _ := m["properties"].(map[string]any)
+			if props == nil || m["additionalProperties"] != nil || m["patternProperties"] != nil {
+				return "", ""
+			}
+			next, ok := props[seg]
+			if ok {
+				sch = next
+				continue
+			}
+			fields := sortedKeys(props)
+			msg = fmt.Sprintf("{{ %s }}: %s has no field %q", whole, outputName(cs, written(i)), seg)
+			if m := suggest(seg, fields); m != "" {
+				return msg, fmt.Sprintf("did you mean %s?", written(i)+"."+m)
+			}
+			if i == 0 && cs.Step.ForEach != "" {
+				if item, _ := cs.Spec.OutputSchema().(map[string]any); item != nil {
+					if ip, _ := item["properties"].(map[string]any); ip != nil {
+						if _, per := ip[seg]; per {
+							return msg, fmt.Sprintf("%s has forEach: its output is {results, count}, one result per item; read %s.output.results[0].%s, or each item's with forEach over %s.output.results",
+								ref.Root, ref.Root, seg, ref.Root)
+						}
+					}
+				}
+			}
+			return msg, "its fields: " + strings.Join(fields, ", ")
+		case "array":
+			if seg == "length" {
+				sch = map[string]any{"type": "integer"}
+				continue
+			}
+			if _, err := strconv.Atoi(seg); err == nil {
+				sch = m["items"]
+				continue
+			}
+			return fmt.Sprintf("{{ %s }}: %s is a list, which has no field %q", whole, written(i), seg),
+				fmt.Sprintf("index it: %s[0].%s, or write %s.length", written(i), seg, written(i))
+		case "string":
+			if seg == "length" {
+				sch = map[string]any{"type": "integer"}
+				continue
+			}
+			return fmt.Sprintf("{{ %s }}: %s is a string, which has no field %q", whole, written(i), seg), "a string has only .length"
+		case "integer", "number", "boolean":
+			return fmt.Sprintf("{{ %s }}: %s is %s, which has no field %q", whole, written(i), article([]string{schemaType(m)}), seg), ""
+		default:
+			return "", ""
+		}
+	}
+	return "", ""
+}
+
+// outputName names where a field was looked for: "search's output" for the output itself, the
+// path otherwise.
+func outputName(cs *CompiledStep, written string) string {
+	if written == cs.ID+".output" {
+		if cs.Step.ForEach != "" {
+			return fmt.Sprintf("the output of %s (forEach: {results, count})", cs.ID)
+		}
+		return fmt.Sprintf("%s's output (%s)", cs.ID, cs.Spec.Name)
+	}
+	return written
+}
+
+// pathText writes path segments as a template does: .name, [index].
+func pathText(path []string) string {
+	var b strings.Builder
+	for _, seg := range path {
+		if _, err := strconv.Atoi(seg); err == nil {
+			b.WriteString("[" + seg + "]")
+		} else {
+			b.WriteString("." + seg)
+		}
+	}
+	return b.String()
+}
+
+// schemaType is a schema's type, the non-null one of a nullable type; "" when it has none.
+func schemaType(m map[string]any) string {
+	switch t := m["type"].(type) {
+	case string:
+		return t
+	case []any:
+		for _, x := range t {
+			if s, ok := x.(string); ok && s != "null" {
+				return s
+			}
+		}
+	}
+	return ""
+}
