@@ -81,6 +81,9 @@ func TestPlanGolden(t *testing.T) {
 		{"testdata/examples/vai-smart-ingest.json", map[string]string{"text": "new doc", "source": "notes.md"}},
 		{"testdata/examples/flow-parallel.json", nil},
 		{"templates/workflows/research-and-summarize.json", map[string]string{"question": "what is rag?"}},
+		// a forEach of 6 given items is counted per item (batched embeddings per request), a
+		// forEach over a step's results once, said as such
+		{"testdata/examples/foreach-given-items.weft.json", nil},
 	}
 	for _, c := range cases {
 		t.Run(filepath.Base(c.file), func(t *testing.T) {
@@ -89,7 +92,7 @@ func TestPlanGolden(t *testing.T) {
 			in, err := dsl.ResolveInputs(w.Def, c.inputs, nil)
 			require.NoError(t, err)
 			got := dsl.NewPlan(w, in, map[string]any{"db": "override_db"}).Text()
-			golden := filepath.Join("testdata", strings.TrimSuffix(filepath.Base(c.file), ".json")+".plan.golden")
+			golden := filepath.Join("testdata", strings.TrimSuffix(strings.TrimSuffix(filepath.Base(c.file), ".json"), ".weft")+".plan.golden")
 			if *update {
 				require.NoError(t, os.MkdirAll("testdata", 0o755))
 				require.NoError(t, os.WriteFile(golden, []byte(got), 0o644))

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/weftworks/weft/activities/toolspec"
+	"github.com/weftworks/weft/internal/english"
 	"github.com/weftworks/weft/workflows/expr"
 )
 
@@ -20,7 +21,9 @@ type Plan struct {
 	Stages   [][]string        `json:"stages"`
 	Output   map[string]string `json:"output,omitempty"`
 	Calls    toolspec.Calls    `json:"estimatedCalls"`
-	PerItem  bool              `json:"perItem,omitempty"` // some calls repeat per forEach item: Calls counts one item
+	// PerItem: a forEach or loop step makes calls per item, and its items are known only when
+	// it runs: Calls counts one item of it.
+	PerItem bool `json:"perItem,omitempty"`
 }
 
 // PlanStep is one step of a plan.
@@ -36,7 +39,11 @@ type PlanStep struct {
 	Inputs    map[string]any `json:"inputs"`
 	Condition string         `json:"condition,omitempty"`
 	ForEach   string         `json:"forEach,omitempty"`
-	Calls     toolspec.Calls `json:"estimatedCalls"`
+	// Items is how many items a forEach or loop step runs, when its items are known before the
+	// run (given literally, or read from the run's inputs and defaults); nil otherwise.
+	Items *int `json:"items,omitempty"`
+	// Calls are the step's calls: for every item when Items is known, for one item otherwise.
+	Calls toolspec.Calls `json:"estimatedCalls"`
 }
 
 // NewPlan computes the plan for resolved inputs; defaults overrides (db, collection) apply.
@@ -75,12 +82,17 @@ func NewPlan(w *Workflow, inputs map[string]any, defaults map[string]any) *Plan 
 				}
 			}
 			ps.Calls = cs.Spec.EstimateCalls(lit)
+			perItem := cs.ForEach != nil
 			if cs.Nested != nil {
-				ps.Calls = cs.Nested.Spec.EstimateCalls(map[string]any{})
-				p.PerItem = p.PerItem || !ps.Calls.IsZero()
+				ps.Calls, perItem = cs.Nested.Spec.EstimateCalls(map[string]any{}), true
 			}
-			if cs.ForEach != nil && !ps.Calls.IsZero() {
-				p.PerItem = true
+			if perItem {
+				if n, ok := planItems(cs, ps.Inputs, env); ok {
+					ps.Items = &n
+					ps.Calls = ps.Calls.Times(planRequests(cs, n))
+				} else if !ps.Calls.IsZero() {
+					p.PerItem = true
+				}
 			}
 			p.Calls = p.Calls.Add(ps.Calls)
 			p.Steps = append(p.Steps, ps)
@@ -88,6 +100,36 @@ func NewPlan(w *Workflow, inputs map[string]any, defaults map[string]any) *Plan 
 	}
 	p.Output = outputShape(w)
 	return p
+}
+
+// planItems is how many items a forEach or loop step runs, when the plan knows them: a forEach
+// whose expression reads only the run's inputs and defaults, a loop whose items input was
+// resolved (partialResolve) to a list.
+func planItems(cs *CompiledStep, inputs, env map[string]any) (int, bool) {
+	if cs.Nested != nil {
+		items, ok := inputs["items"].([]any)
+		return len(items), ok
+	}
+	for _, r := range cs.ForEach.Refs() {
+		if r.Root != "inputs" && r.Root != "defaults" {
+			return 0, false
+		}
+	}
+	v, err := cs.ForEach.Eval(env)
+	if err != nil {
+		return 0, false
+	}
+	items, ok := v.([]any)
+	return len(items), ok
+}
+
+// planRequests is how many times a forEach step of n items makes its calls: once per item, or,
+// over a tool that batches (Spec.Batch, batch not false), once per batch of up to MaxItems.
+func planRequests(cs *CompiledStep, n int) int {
+	if cs.Nested == nil && cs.Spec.Batch != nil && (cs.Step.Batch == nil || *cs.Step.Batch) && cs.Spec.Batch.MaxItems > 0 {
+		return (n + cs.Spec.Batch.MaxItems - 1) / cs.Spec.Batch.MaxItems
+	}
+	return n
 }
 
 func mergeDefaults(file, over map[string]any) map[string]any {
@@ -244,8 +286,13 @@ func (p *Plan) Text() string {
 			if s.Name != "" {
 				notes = append(notes, s.Name)
 			}
-			if s.ForEach != "" {
+			switch {
+			case s.ForEach != "" && s.Items != nil:
+				notes = append(notes, fmt.Sprintf("for each of the %s of %s", english.Count(*s.Items, "item"), s.ForEach))
+			case s.ForEach != "":
 				notes = append(notes, "for each item of "+s.ForEach)
+			case s.Items != nil:
+				notes = append(notes, "for each of the "+english.Count(*s.Items, "item"))
 			}
 			if s.Condition != "" {
 				notes = append(notes, "only if "+s.Condition)
@@ -273,7 +320,7 @@ func (p *Plan) Text() string {
 	}
 	b.WriteString("\nEstimated external calls")
 	if p.PerItem {
-		b.WriteString(" (forEach/loop steps counted once per item)")
+		b.WriteString(" (a forEach or loop whose items are known only when it runs is counted for one item)")
 	}
 	b.WriteString(":\n")
 	c := p.Calls
