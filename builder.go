@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/weftworks/weft/activities/toolspec"
+	"github.com/weftworks/weft/internal/english"
 	"github.com/weftworks/weft/workflows/dsl"
 )
 
@@ -208,7 +209,7 @@ func (st Step) build(after []string) (dsl.Step, error) {
 		return s, fmt.Errorf("step %s: %w", s.ID, errs[0])
 	}
 	if len(misfit) > 0 {
-		return s, fmt.Errorf("step %s (%s): %s do not apply to a %s step", s.ID, s.Tool, strings.Join(misfit, ", "), st.kind)
+		return s, fmt.Errorf("step %s (%s): %s do not apply to %s step", s.ID, s.Tool, strings.Join(misfit, ", "), english.A(st.kind))
 	}
 	if errs := c.unused(); len(errs) > 0 {
 		return s, fmt.Errorf("step %s: %w", s.ID, errors.Join(errs...))

@@ -8,6 +8,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/weftworks/weft/activities/toolspec"
+	"github.com/weftworks/weft/internal/english"
 	"github.com/weftworks/weft/workflows"
 	"github.com/weftworks/weft/workflows/dsl"
 )
@@ -67,7 +68,7 @@ func (c *Client) Fork(ctx context.Context, runID string, o ForkOptions) (*Run, *
 		return nil, nil, &InvalidError{Err: fmt.Errorf("--step %q: the workflow has no such step", o.Step)}
 	}
 	if cs.Spec == nil || cs.Spec.Kind != toolspec.KindAgent {
-		return nil, nil, &InvalidError{Err: fmt.Errorf("--step %q is a %s step: only agent steps can be forked", o.Step, cs.Tool)}
+		return nil, nil, &InvalidError{Err: fmt.Errorf("--step %q is %s step: only agent steps can be forked", o.Step, english.A(cs.Tool))}
 	}
 	completed := completedOutputs(st)
 	var agentOut map[string]any

@@ -17,6 +17,7 @@ import (
 
 	"github.com/weftworks/weft/activities/toolspec"
 	weftclient "github.com/weftworks/weft/client"
+	"github.com/weftworks/weft/internal/english"
 	"github.com/weftworks/weft/workflows"
 	"github.com/weftworks/weft/workflows/dsl"
 )
@@ -337,7 +338,7 @@ func (o *chatOptions) command(ctx context.Context, c *weftclient.Client, id, lin
 		if err != nil {
 			return false, err
 		}
-		fmt.Fprintf(out, "Forgot %d messages.\n", n)
+		fmt.Fprintf(out, "Forgot %s.\n", english.Count(n, "message"))
 	case "/usage":
 		s, err := c.ChatSession(ctx, id)
 		if err != nil {
@@ -401,7 +402,7 @@ func (o *chatOptions) command(ctx context.Context, c *weftclient.Client, id, lin
 		if err := os.WriteFile(file, append(b, '\n'), 0o644); err != nil {
 			return false, err
 		}
-		fmt.Fprintf(out, "Wrote %s (%d steps). Check it: weft validate %s; run it: weft run %s\n", file, len(def.Steps), file, file)
+		fmt.Fprintf(out, "Wrote %s (%s). Check it: weft validate %s; run it: weft run %s\n", file, english.Count(len(def.Steps), "step"), file, file)
 	default:
 		return false, fmt.Errorf("unknown command %s (/help lists them)", fields[0])
 	}

@@ -316,7 +316,7 @@ func TestVaiCorpus(t *testing.T) {
 		{"ignored-fields.json", []string{
 			`warning: steps[1].inputs.topK: unknown field "topK": rerank does not take it, so it is ignored (vai's rerank does not read it either and returns every document: remove it, or write limit to keep only the best)`,
 			"ignored-fields.json: read in vai's dialect: steps[0].timeout is in milliseconds",
-			"valid, 2 steps, 1 warning(s)",
+			"valid, 2 steps, 1 warning",
 		}},
 		// a field of vai's own tool is enough to read the file as vai's for those fields, a loop's
 		// nested step included (any other unknown field stays an error: bad/vai-fields-typo.json)
@@ -325,7 +325,7 @@ func TestVaiCorpus(t *testing.T) {
 			`warning: steps[1].inputs.step.inputs.followRedirects: unknown field "followRedirects"`,
 			`warning: steps[2].inputs.topK: unknown field "topK"`,
 			"vai-fields-only.json: read in vai's dialect: steps[0].inputs.followRedirects is a field of vai's http tool",
-			"valid, 3 steps, 3 warning(s)",
+			"valid, 3 steps, 3 warnings",
 		}},
 		// each field vai's own tool reads and weft's does not says what vai does with it and what
 		// to write instead (vai's src/lib/workflow.js)
@@ -334,14 +334,14 @@ func TestVaiCorpus(t *testing.T) {
 			`warning: steps[1].inputs.source: unknown field "source": chunk does not take it, so it is ignored (weft's chunks are strings and carry no source (vai's are objects with it): give the source where the chunks are stored, as ingest's source)`,
 			`warning: steps[3].inputs.allowWrites: unknown field "allowWrites": aggregate does not take it, so it is ignored (remove it: weft's aggregate is read-only and refuses $out and $merge whatever it says)`,
 			"vai-tool-fields.json: read in vai's dialect: steps[0].inputs.followRedirects is a field of vai's http tool",
-			"valid, 4 steps, 3 warning(s)",
+			"valid, 4 steps, 3 warnings",
 		}},
 		// vai's merge and transform answer as vai's do, with a warning where weft's own dialect
 		// would answer otherwise (merge-transform.basic.test.json checks the answers)
 		{"merge-transform.json", []string{
 			`warning: steps[2].inputs.dedup: vai's merge drops duplicates only when dedup_field is set too: this merge keeps every item (in weft's dialect, dedup alone drops duplicate items)`,
 			`warning: steps[4].inputs.mapping: vai's transform uses fields and ignores mapping when both are given: mapping is ignored (in weft's dialect, both apply)`,
-			"valid, 6 steps, 2 warning(s)",
+			"valid, 6 steps, 2 warnings",
 		}},
 		// vai's chunk gives objects (content, charCount...) and totalChunks, weft's strings and
 		// count: each read of one of vai's fields is a warning that it is null in weft
@@ -349,7 +349,7 @@ func TestVaiCorpus(t *testing.T) {
 			`warning: steps[1].inputs.condition: item.charCount is null in weft: vai's chunk gives objects {index, content, charCount, source, metadata} and totalChunks, weft's gives the chunks as strings and count`,
 			`warning: steps[2].inputs.step.inputs.query: chunk.content is null in weft`,
 			`warning: output.totalChunks: split.output.totalChunks is null in weft`,
-			"valid, 3 steps, 4 warning(s)",
+			"valid, 3 steps, 4 warnings",
 		}},
 		{"numeric-segments.json", []string{"numeric-segments.json: read in vai's dialect: a path has a numeric segment (results.0.score)", "valid, 3 steps"}},
 		{"code-review.json", []string{
@@ -358,7 +358,7 @@ func TestVaiCorpus(t *testing.T) {
 			`warning: steps[1].condition: {{ check_index.output.totalChunks }}: check_index's output (code_status) has no field "totalChunks": it resolves to null (its fields: chunks, collection, db, files, languages, roots)`,
 			`warning: output.similarCount: {{ find_similar.output.metadata.resultCount }}: find_similar's output (code_find_similar) has no field "metadata": it resolves to null`,
 			"code-review.json: read in vai's dialect: $schema names vai",
-			"valid, 5 steps, 10 warning(s)",
+			"valid, 5 steps, 10 warnings",
 		}},
 		{"code-search.json", []string{"code-search.json: read in vai's dialect: steps[0].timeout is in milliseconds", "valid, 4 steps"}},
 		{"packages/vai-workflow-digest/workflow.json", []string{"valid, "}},
@@ -376,7 +376,7 @@ func TestVaiCorpus(t *testing.T) {
 	code, out, errOut = weft(t, "", "check", pkg)
 	require.Equal(t, 0, code, out+errOut)
 	require.Equal(t, pkg+"/package.json: warning: package.json declares scripts (postinstall): weft never runs them\n"+
-		pkg+": 0 error(s), 1 warning(s), 0 note(s)\n", out)
+		pkg+": 0 errors, 1 warning, 0 notes\n", out)
 	packagesEnv(t)
 	code, out, errOut = weft(t, "", "install", pkg)
 	require.Equal(t, 0, code, out+errOut)

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/weftworks/weft/activities/toolspec"
+	"github.com/weftworks/weft/internal/english"
 	"github.com/weftworks/weft/internal/fuzzy"
 	"github.com/weftworks/weft/workflows"
 	"github.com/weftworks/weft/workflows/dsl"
@@ -61,7 +62,7 @@ func checkFixture(path string, data []byte, fx fixture, w *dsl.Workflow) []strin
 				if kind == toolspec.KindReview {
 					hint = `answer it in "reviews" instead`
 				}
-				problems = append(problems, at(ptr, fmt.Sprintf("step %q is a %s step, which never calls a tool: its mock would never be used", k, cs.Tool), hint))
+				problems = append(problems, at(ptr, fmt.Sprintf("step %q is %s step, which never calls a tool: its mock would never be used", k, english.A(cs.Tool)), hint))
 				continue
 			}
 		} else if spec, ok := toolspec.Lookup(k); ok && spec.Kind != toolspec.KindActivity {
@@ -101,7 +102,7 @@ func checkFixture(path string, data []byte, fx fixture, w *dsl.Workflow) []strin
 			if len(reviewable) == 0 {
 				hint = "no step of this workflow waits for a review: remove it"
 			}
-			problems = append(problems, at(ptr, fmt.Sprintf("step %q is a %s step, which never waits for a review", step, cs.Tool), hint))
+			problems = append(problems, at(ptr, fmt.Sprintf("step %q is %s step, which never waits for a review", step, english.A(cs.Tool)), hint))
 			continue
 		}
 		for _, dk := range slices.Sorted(maps.Keys(fx.Reviews[k])) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/weftworks/weft/activities"
 	"github.com/weftworks/weft/activities/toolspec"
+	"github.com/weftworks/weft/internal/english"
 )
 
 func newMemoryCommand() *cobra.Command {
@@ -67,7 +68,7 @@ func newMemoryCommand() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				fmt.Fprintf(out, "Forgot %d fact(s) in %s.\n", n, scope)
+				fmt.Fprintf(out, "Forgot %s in %s.\n", english.Count(int(n), "fact"), scope)
 				return nil
 			}
 			return invalid(fmt.Errorf("%q: use list or forget", action))

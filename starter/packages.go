@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/weftworks/weft/internal/english"
 	"github.com/weftworks/weft/internal/wfpkg"
 	"github.com/weftworks/weft/workflows/dsl"
 )
@@ -425,8 +426,8 @@ func newCheckCommand() *cobra.Command {
 					if len(r.Findings) == 0 {
 						fmt.Fprintf(out, "%s: ok\n", r.File)
 					} else {
-						fmt.Fprintf(out, "%s: %d error(s), %d warning(s), %d note(s)\n", r.File,
-							count[wfpkg.SeverityError], count[wfpkg.SeverityWarning], count[wfpkg.SeverityNote])
+						fmt.Fprintf(out, "%s: %s, %s, %s\n", r.File, english.Count(count[wfpkg.SeverityError], "error"),
+							english.Count(count[wfpkg.SeverityWarning], "warning"), english.Count(count[wfpkg.SeverityNote], "note"))
 					}
 				}
 			}

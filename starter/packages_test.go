@@ -86,7 +86,7 @@ func TestPackageCommands(t *testing.T) {
 
 			code, out, _ = weft(t, "", "validate", name)
 			require.Equal(t, 0, code, out)
-			require.Contains(t, out, "workflow.json: valid, 1 steps")
+			require.Contains(t, out, "workflow.json: valid, 1 step")
 			code, out, errOut = weft(t, "", "run", name, "--dry-run", "--input", "who=ana")
 			require.Equal(t, 0, code, errOut)
 			require.Contains(t, out, "hello")
@@ -130,18 +130,18 @@ func TestCheckCommand(t *testing.T) {
 		want []string
 	}{
 		{"package and template", []string{"vai-workflow-digest", "review-before-ingest"}, 0,
-			[]string{"vai-workflow-digest/1.0.0/workflow.json: ok", "review-before-ingest: 0 error(s), 0 warning(s), 3 note(s)"}},
+			[]string{"vai-workflow-digest/1.0.0/workflow.json: ok", "review-before-ingest: 0 errors, 0 warnings, 3 notes"}},
 		{"risky file", []string{checks + "risky.json"}, 0, []string{
 			`warning: step "metadata": http to 169.254.169.254`,
 			`warning: step "store": ingest writes to the knowledge store and no review step runs before it`,
-			"risky.json: 0 error(s), 6 warning(s), 3 note(s)"}},
+			"risky.json: 0 errors, 6 warnings, 3 notes"}},
 		{"unknown tool", []string{checks + "reviewed.json", checks + "unknown-tool.json"}, 1, []string{
 			"reviewed.json: ok", `error: step "find": unknown tool "serch" (did you mean "search"?`}},
 		{"no such file", []string{"no-such-workflow.json"}, 1, []string{"no-such-workflow.json: error: no-such-workflow.json: no such file"}},
 		// a package directory: what install says of its package.json, then its workflow's findings
 		{"package directory", []string{"../testdata/vai/packages/vai-workflow-digest"}, 0, []string{
 			"../testdata/vai/packages/vai-workflow-digest/package.json: warning: package.json declares scripts (postinstall): weft never runs them",
-			"../testdata/vai/packages/vai-workflow-digest: 0 error(s), 1 warning(s), 0 note(s)"}},
+			"../testdata/vai/packages/vai-workflow-digest: 0 errors, 1 warning, 0 notes"}},
 		{"package directory weft cannot read", []string{brokenPackage(t)}, 1, []string{
 			`package.json: error: `, `package.json of vai-workflow-x has no "version" (a workflow package is a package.json (name, version, a "vai" field) plus the workflow file its "main" names (workflow.json))`}},
 	}

@@ -19,6 +19,7 @@ import (
 	"golang.org/x/term"
 
 	weftclient "github.com/weftworks/weft/client"
+	"github.com/weftworks/weft/internal/english"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 	"github.com/weftworks/weft/workflows"
 	"github.com/weftworks/weft/workflows/dsl"
@@ -336,7 +337,7 @@ func (o *runOptions) finish(out, errOut io.Writer, id string, res *weftv1.RunRes
 		return writeProto(out, res)
 	}
 	if !o.quiet {
-		fmt.Fprintf(out, "\nComplete. %d steps, %dms total", len(res.Steps), res.DurationMs)
+		fmt.Fprintf(out, "\nComplete. %s, %dms total", english.Count(len(res.Steps), "step"), res.DurationMs)
 		if u := res.Usage; weftclient.UsageOf(u).Billed() {
 			fmt.Fprintf(out, ", %s", usageText(u))
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/weftworks/weft/internal/english"
 	"github.com/weftworks/weft/workflows/dsl"
 )
 
@@ -56,11 +57,11 @@ func newValidateCommand() *cobra.Command {
 					}
 					switch {
 					case r.Valid && r.Warnings > 0:
-						fmt.Fprintf(out, "%s: valid, %d steps, %d warning(s)\n", r.File, r.Steps, r.Warnings)
+						fmt.Fprintf(out, "%s: valid, %s, %s\n", r.File, english.Count(r.Steps, "step"), english.Count(r.Warnings, "warning"))
 					case r.Valid:
-						fmt.Fprintf(out, "%s: valid, %d steps\n", r.File, r.Steps)
+						fmt.Fprintf(out, "%s: valid, %s\n", r.File, english.Count(r.Steps, "step"))
 					default:
-						fmt.Fprintf(out, "%s: invalid, %d error(s), %d warning(s)\n", r.File, r.Errors, r.Warnings)
+						fmt.Fprintf(out, "%s: invalid, %s, %s\n", r.File, english.Count(r.Errors, "error"), english.Count(r.Warnings, "warning"))
 					}
 				}
 			}

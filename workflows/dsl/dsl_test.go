@@ -189,6 +189,7 @@ func TestBadAgentFiles(t *testing.T) {
 	tests := []struct{ name, file, msg string }{
 		{"unknown tool", agent(`{"prompt":"x","tools":["search","teleport"]}`), `unknown tool "teleport"`},
 		{"a step kind as a tool", agent(`{"prompt":"x","tools":["review"]}`), "review is a review step, not a tool an agent can call"},
+		{"an inline tool", agent(`{"prompt":"x","tools":["filter"]}`), "filter is an inline step, not a tool an agent can call"},
 		{"tools not an array", agent(`{"prompt":"x","tools":"search"}`), "tools"},
 		{"maxIterations 0", agent(`{"prompt":"x","tools":["search"],"maxIterations":0}`), "must be at least 1"},
 		{"maxIterations 10,000", agent(`{"prompt":"x","tools":["search"],"maxIterations":10000}`), "must be at most 100"},

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/weftworks/weft/activities/toolspec"
+	"github.com/weftworks/weft/internal/english"
 	"github.com/weftworks/weft/workflows/expr"
 )
 
@@ -72,7 +73,7 @@ func (c *compiler) checkAgentTools(cs *CompiledStep, inPtr string) {
 			}
 			c.errAt(ptr, fmt.Sprintf("unknown tool %q", name), hint)
 		case spec.Kind != toolspec.KindActivity:
-			c.errAt(ptr, fmt.Sprintf("%s is a %s step, not a tool an agent can call", name, spec.Kind),
+			c.errAt(ptr, fmt.Sprintf("%s is %s step, not a tool an agent can call", name, english.A(string(spec.Kind))),
 				"agents call activity tools (search, query, ingest, http, ...) or workflow:NAME")
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"golang.org/x/text/message"
 
 	"github.com/weftworks/weft/activities/toolspec"
+	"github.com/weftworks/weft/internal/english"
 )
 
 //go:embed schema/workflow.schema.json
@@ -139,16 +140,16 @@ func schemaDiags(src *Source, err error, prefix string, skip func(string) bool, 
 			out = append(out, src.At(ptr, fmt.Sprintf("must be at most %s (got %s)", rat(k.Want), rat(k.Got)), ""))
 			return
 		case *kind.MinItems:
-			out = append(out, src.At(ptr, fmt.Sprintf("needs at least %d item(s) (has %d)", k.Want, k.Got), ""))
+			out = append(out, src.At(ptr, fmt.Sprintf("needs at least %s (has %d)", english.Count(k.Want, "item"), k.Got), ""))
 			return
 		case *kind.MaxItems:
-			out = append(out, src.At(ptr, fmt.Sprintf("allows at most %d items (has %d)", k.Want, k.Got), ""))
+			out = append(out, src.At(ptr, fmt.Sprintf("allows at most %s (has %d)", english.Count(k.Want, "item"), k.Got), ""))
 			return
 		case *kind.MinLength:
-			out = append(out, src.At(ptr, fmt.Sprintf("must be at least %d character(s) long (is %d)", k.Want, k.Got), ""))
+			out = append(out, src.At(ptr, fmt.Sprintf("must be at least %s long (is %d)", english.Count(k.Want, "character"), k.Got), ""))
 			return
 		case *kind.MaxLength:
-			out = append(out, src.At(ptr, fmt.Sprintf("must be at most %d characters long (is %d)", k.Want, k.Got), ""))
+			out = append(out, src.At(ptr, fmt.Sprintf("must be at most %s long (is %d)", english.Count(k.Want, "character"), k.Got), ""))
 			return
 		case *kind.PropertyNames:
 			out = append(out, src.AtKey(ptr+"/"+escapePointer(k.Property), fmt.Sprintf("field name %q is not allowed here", k.Property), propertyNameHint(ptr)))
@@ -195,13 +196,10 @@ func quoteAll(ss []string) []string {
 func article(types []string) string {
 	out := make([]string, len(types))
 	for i, t := range types {
-		switch t {
-		case "object", "array", "integer":
-			out[i] = "an " + t
-		case "null":
+		if t == "null" {
 			out[i] = "null"
-		default:
-			out[i] = "a " + t
+		} else {
+			out[i] = english.A(t)
 		}
 	}
 	return strings.Join(out, " or ")
