@@ -3,6 +3,7 @@ package dsl
 import (
 	"bytes"
 	_ "embed"
+	"encoding/json"
 	"fmt"
 	"math/big"
 	"reflect"
@@ -23,17 +24,112 @@ import (
 //go:embed schema/workflow.schema.json
 var workflowSchemaJSON []byte
 
-// SchemaJSON returns the JSON Schema of the step file format, with the tool names of the registry
-// listed as the enum of steps[].tool so editors can complete them.
+// SchemaJSON returns the JSON Schema of the step file format for editors (weft schema): the tool
+// names of the registry are the enum of steps[].tool, and each step's inputs are checked against
+// the input schema of the tool it names (an if/then per tool), so an editor flags "limt" and
+// "limit": "five" on a search as weft validate does. A value the schema does not take is allowed
+// when it is a {{ }} template (checked when resolved, as validate checks it), and vai's names
+// for an input (chunk_size) are taken as the input's.
 func SchemaJSON() []byte {
-	names := toolspec.Names()
-	quoted := make([]string, len(names))
-	for i, n := range names {
-		quoted[i] = fmt.Sprintf("%q", n)
+	editor.Lock()
+	defer editor.Unlock()
+	if g := toolspec.Generation(); editor.json == nil || editor.generation != g {
+		editor.json, editor.generation = editorSchemaJSON(), g
 	}
-	old := []byte(`"tool": { "type": "string", "minLength": 1,`)
-	repl := []byte(`"tool": { "type": "string", "minLength": 1, "enum": [` + strings.Join(quoted, ", ") + `],`)
-	return bytes.Replace(workflowSchemaJSON, old, repl, 1)
+	return editor.json
+}
+
+// editor memoises SchemaJSON for the registry's generation (tests register tools).
+var editor struct {
+	sync.Mutex
+	json       []byte
+	generation uint64
+}
+
+func editorSchemaJSON() []byte {
+	var doc map[string]any
+	if err := json.Unmarshal(workflowSchemaJSON, &doc); err != nil {
+		panic("dsl: workflow.schema.json: " + err.Error()) // embedded; TestSchemaJSONChecksToolInputs
+	}
+	defs := doc["$defs"].(map[string]any)
+	step := defs["step"].(map[string]any)
+	props := step["properties"].(map[string]any)
+	names := toolspec.Names()
+	enum := make([]any, len(names))
+	for i, n := range names {
+		enum[i] = n
+	}
+	props["tool"].(map[string]any)["enum"] = enum
+	defs["template"] = map[string]any{"type": "string", "pattern": `\{\{`, "description": "a {{ }} template: checked when it is resolved"}
+	var perTool []any
+	for _, n := range names {
+		spec, _ := toolspec.Lookup(n)
+		var in map[string]any
+		if err := json.Unmarshal([]byte(spec.InputJSON()), &in); err != nil || in == nil {
+			continue
+		}
+		if ps, ok := in["properties"].(map[string]any); ok {
+			for _, alias := range sortedKeys(spec.Aliases) {
+				if target, ok := ps[spec.Aliases[alias]]; ok {
+					ps[alias] = target
+				}
+			}
+		}
+		perTool = append(perTool, map[string]any{
+			"if":   map[string]any{"properties": map[string]any{"tool": map[string]any{"const": n}}, "required": []any{"tool"}},
+			"then": map[string]any{"properties": map[string]any{"inputs": orTemplate(in)}},
+		})
+	}
+	step["allOf"] = perTool
+	out, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		panic("dsl: editor schema: " + err.Error())
+	}
+	return out
+}
+
+// orTemplate returns a copy of schema in which every subschema that constrains a value also
+// takes a {{ }} template in its place: the inputs of a step are checked as written, before their
+// templates are resolved.
+func orTemplate(schema any) any {
+	m, ok := schema.(map[string]any)
+	if !ok {
+		return schema
+	}
+	out := make(map[string]any, len(m))
+	//workflowcheck:ignore the result does not depend on map order (copied, or sorted after)
+	for k, v := range m {
+		switch k {
+		case "properties", "patternProperties", "$defs":
+			sub, _ := v.(map[string]any)
+			cp := make(map[string]any, len(sub))
+			//workflowcheck:ignore the result does not depend on map order (copied, or sorted after)
+			for name, s := range sub {
+				cp[name] = orTemplate(s)
+			}
+			out[k] = cp
+		case "items", "additionalProperties":
+			out[k] = orTemplate(v)
+		case "anyOf", "oneOf", "allOf", "prefixItems":
+			list, _ := v.([]any)
+			cp := make([]any, len(list))
+			for i, s := range list {
+				cp[i] = orTemplate(s)
+			}
+			out[k] = cp
+		default:
+			out[k] = v
+		}
+	}
+	if len(m) == 0 {
+		return out // any value
+	}
+	desc := out["description"]
+	alt := map[string]any{"anyOf": []any{out, map[string]any{"$ref": "#/$defs/template"}}}
+	if desc != nil {
+		alt["description"] = desc
+	}
+	return alt
 }
 
 var (
