@@ -223,15 +223,18 @@ func vaiFieldInStep(step map[string]any) (where, field, tool string) {
 }
 
 // hintVaiSchema adds, to a file nothing marks as vai's (or marks so only by vaiFields) that gives
-// a tool a field it does not take (an error there), one warning saying how a vai file says it is
+// a tool a field it does not take, or has a field the file format does not (an error there), one warning saying how a vai file says it is
 // one: vai ignores such fields, and so does weft then. The warning is given only when the file,
 // read in vai's dialect, has no errors: a $schema naming vai would make it valid.
 func (c *compiler) hintVaiSchema() {
-	unknown := false
+	unknown, inFile := false, false
 	for _, d := range c.diags {
-		if d.Severity == SeverityError && strings.HasPrefix(d.Message, "unknown field ") && strings.Contains(d.Where, "inputs.") {
-			unknown = true
-			break
+		if d.Severity != SeverityError || !strings.HasPrefix(d.Message, "unknown field ") {
+			continue
+		}
+		unknown = true
+		if !strings.HasPrefix(d.Where, "steps[") || !strings.Contains(d.Where, ".inputs.") {
+			inFile = true // a field of the file format ("conditon"), which vai ignores too
 		}
 	}
 	if !unknown {
@@ -241,6 +244,9 @@ func (c *compiler) hintVaiSchema() {
 		return // marking it vai's would not make it valid
 	}
 	msg := "nothing marks this file as weft's or vai's, so it is read as weft's, where an input field a tool does not take is an error"
+	if inFile {
+		msg = "nothing marks this file as weft's or vai's, so it is read as weft's, where a field the file format or a tool does not have is an error"
+	}
 	if c.byFields {
 		msg = "this file is read as vai's only because a tool is given a field of vai's tool (" + c.w.DialectReason + "): an input field that is not vai's either is an error"
 	}

@@ -239,6 +239,11 @@ func TestUnknownFileFields(t *testing.T) {
 				got = append(got, d.String())
 			}
 			require.Equal(t, want, got)
+			if tt.name == "unmarked" { // it may be a vai file: say how one says so
+				require.Contains(t, err.Error(), `warning: nothing marks this file as weft's or vai's, so it is read as weft's, where a field the file format or a tool does not have is an error (if it is a vai file, say so with a "$schema"`)
+			} else {
+				require.NotContains(t, err.Error(), "nothing marks this file")
+			}
 		})
 	}
 	t.Run("vai's dialect", func(t *testing.T) {
