@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 
 	"go.temporal.io/api/serviceerror"
 	tclient "go.temporal.io/sdk/client"
@@ -151,6 +152,9 @@ func Request(w *dsl.Workflow, o StartOptions) (*weftv1.RunRequest, error) {
 	if err != nil {
 		return nil, &InvalidError{Err: err}
 	}
+	if ds := CheckCalls(w, called); len(ds) > 0 {
+		return nil, &InvalidError{Err: ds}
+	}
 	if len(called) > 0 {
 		if req.WorkflowFiles, err = workflows.WorkflowFiles(called); err != nil {
 			return nil, &InvalidError{Err: err}
@@ -196,6 +200,22 @@ func CalledDefinitions(def *dsl.Definition, resolve Resolver) (map[string]*dsl.W
 		queue = append(queue, dsl.CalledWorkflows(w.Def)...)
 	}
 	return out, nil
+}
+
+// CheckCalls checks what w, and each workflow it calls, gives the workflows it calls (called, from
+// CalledDefinitions) against the inputs they declare (dsl.CheckCalls): what weft validate and a
+// run's start both refuse, before the run starts a child that would refuse it.
+func CheckCalls(w *dsl.Workflow, called map[string]*dsl.Workflow) dsl.Diagnostics {
+	ds := dsl.CheckCalls(w, called)
+	names := make([]string, 0, len(called))
+	for n := range called {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		ds = append(ds, dsl.CheckCalls(called[n], called)...)
+	}
+	return ds
 }
 
 // Run is a started execution.

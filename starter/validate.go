@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	weftclient "github.com/weftworks/weft/client"
 	"github.com/weftworks/weft/internal/english"
 	"github.com/weftworks/weft/workflows/dsl"
 )
@@ -94,6 +95,15 @@ func validateOne(arg string) validateResult {
 	w, err := src.load()
 	if err != nil {
 		return fail(name, err)
+	}
+	// the workflows it calls, resolved as weft run resolves them, and what it gives them,
+	// checked as the run checks them when it starts (client.Request)
+	called, err := weftclient.CalledDefinitions(w.Def, weftclient.SourceResolver(arg))
+	if err != nil {
+		return fail(name, err)
+	}
+	if ds := weftclient.CheckCalls(w, called); len(ds) > 0 {
+		return fail(name, append(ds, w.Warnings...))
 	}
 	res.Valid = true
 	res.Steps = len(w.Steps)
