@@ -47,11 +47,11 @@ func TestLoopOverMaxIterationsFails(t *testing.T) {
 // item 9: `step "m": step "m": ...`).
 func TestInlineToolErrorNamesStepOnce(t *testing.T) {
 	h := newHarness(t)
-	_, err := h.run(t, `{"name":"m","inputs":{"x":{"type":"string"}},"steps":[{"id":"m","tool":"merge","inputs":{"arrays":"{{ inputs.x }}"}}]}`, map[string]any{"x": "nope"})
+	_, err := h.run(t, `{"name":"m","inputs":{"x":{"type":"array"}},"steps":[{"id":"m","tool":"merge","inputs":{"arrays":"{{ inputs.x }}"}}]}`, map[string]any{"x": []any{"nope"}})
 	require.Error(t, err)
 	var ae *temporal.ApplicationError
 	require.True(t, errors.As(err, &ae))
 	require.Equal(t, workflows.ErrStepFailed, ae.Type())
-	require.Contains(t, ae.Error(), `step "m": inputs.arrays must be a list of arrays`)
+	require.Contains(t, ae.Error(), `step "m": inputs.arrays[0] is a string, not an array`)
 	require.Equal(t, 1, strings.Count(ae.Error(), `step "m"`), ae.Error())
 }

@@ -392,7 +392,7 @@ func TestFailureEndsRunAndIsRetriedFirst(t *testing.T) {
 	h.tools.failures["search"] = "" // retryable
 	def := `{"name":"f","steps":[
 	  {"id":"s","tool":"search","retry":{"maxAttempts":3,"initialInterval":"1s"},"inputs":{"query":"q"}},
-	  {"id":"after","tool":"template","inputs":{"text":"{{ s.output }}"}}
+	  {"id":"after","tool":"template","inputs":{"text":"{{ s.output.query }}"}}
 	]}`
 	_, err := h.run(t, def, nil)
 	require.Error(t, err)

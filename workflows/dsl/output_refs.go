@@ -1,6 +1,7 @@
 package dsl
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -163,4 +164,125 @@ func schemaType(m map[string]any) string {
 		}
 	}
 	return ""
+}
+
+// checkInputTypes checks each step input written as one reference ("limit": "{{ found.output.results }}")
+// whose type is declared (a declared input of the file; a field of a step's declared output)
+// against the type the tool's input takes: the run would refuse the resolved value with the
+// tool's schema message, so validate refuses it first. A number where an integer is taken is
+// left to the run (it may be whole); an input that takes any value is not checked.
+func (c *compiler) checkInputTypes() {
+	if c.accepted {
+		return
+	}
+	for _, cs := range c.w.Steps {
+		if cs.Spec == nil || c.isBad(cs.Pointer+"/inputs") {
+			continue
+		}
+		var in map[string]any
+		if err := json.Unmarshal([]byte(cs.Spec.InputJSON()), &in); err != nil {
+			continue
+		}
+		props, _ := in["properties"].(map[string]any)
+		for _, k := range sortedKeys(cs.Step.Inputs) {
+			s, ok := cs.Step.Inputs[k].(string)
+			if !ok || cs.Spec.IsLazy(k) {
+				continue
+			}
+			prop, _ := props[k].(map[string]any)
+			takes := schemaTypes(prop)
+			if len(takes) == 0 {
+				continue
+			}
+			got, what := c.singleRefType(s)
+			if got == "" || typeTaken(got, takes) {
+				continue
+			}
+			c.errAt(cs.Pointer+"/inputs/"+escapePointer(k),
+				fmt.Sprintf("%s is %s, and %s's %s takes %s", what, article([]string{got}), cs.Spec.Name, k, article(takes)),
+				"pass a value of that type, or read the field of it that is one")
+		}
+	}
+}
+
+// singleRefType is the declared JSON type of a template that is one reference and nothing else,
+// and the reference as written; "" when it is anything else or its type is not declared.
+func (c *compiler) singleRefType(s string) (typ, what string) {
+	if !expr.HasTemplate(s) {
+		return "", ""
+	}
+	t, err := expr.ParseTemplate(strings.TrimSpace(s))
+	if err != nil || !t.IsSingle() {
+		return "", ""
+	}
+	p := t.Programs()[0]
+	refs := p.Refs()
+	if len(refs) != 1 || p.Source() != refs[0].String() || !p.IsPath() {
+		return "", ""
+	}
+	r := refs[0]
+	what = "{{ " + r.Root + pathText(r.Path) + " }}"
+	switch r.Root {
+	case "inputs":
+		if len(r.Path) == 1 {
+			if in, ok := c.def.Inputs[r.Path[0]]; ok {
+				return in.Type, what
+			}
+		}
+		return "", ""
+	}
+	cs, ok := c.w.byID[r.Root]
+	if !ok || cs.Spec == nil || len(r.Path) < 1 || r.Path[0] != "output" {
+		return "", ""
+	}
+	if msg, _ := outputFieldProblem(cs, r); msg != "" && len(r.Path) > 1 {
+		return "", "" // reported as an unknown field
+	}
+	return outputType(cs, r.Path[1:]), what
+}
+
+// schemaTypes are the JSON types a schema takes (its anyOf/oneOf branches' included); none when it
+// takes any.
+func schemaTypes(m map[string]any) []string {
+	if m == nil {
+		return nil
+	}
+	var out []string
+	switch t := m["type"].(type) {
+	case string:
+		out = append(out, t)
+	case []any:
+		for _, x := range t {
+			if s, ok := x.(string); ok {
+				out = append(out, s)
+			}
+		}
+	}
+	for _, k := range []string{"anyOf", "oneOf"} {
+		branches, _ := m[k].([]any)
+		for _, b := range branches {
+			bt := schemaTypes(asMap(b))
+			if len(bt) == 0 {
+				return nil // a branch takes any value
+			}
+			out = append(out, bt...)
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+func asMap(v any) map[string]any { m, _ := v.(map[string]any); return m }
+
+// typeTaken says whether a value of JSON type got fits one of takes; a number may be whole, and
+// null (a skipped step's output) is for the run to judge.
+func typeTaken(got string, takes []string) bool {
+	for _, t := range takes {
+		if t == got || (t == "number" && got == "integer") || (t == "integer" && got == "number") {
+			return true
+		}
+	}
+	return got == "null"
 }

@@ -54,3 +54,34 @@ func TestTypedOutputReferences(t *testing.T) {
 		})
 	}
 }
+
+// TestTypedInputReferences: an input written as one reference whose type is declared (a file
+// input, a field of a step's declared output) and that the tool's input does not take is an
+// error at validate, where the run refused it with the tool's schema message.
+func TestTypedInputReferences(t *testing.T) {
+	file := func(inputs string) string {
+		return `{"name":"w","inputs":{"n":{"type":"number"},"tags":{"type":"array"}},"steps":[
+		  {"id":"found","tool":"search","inputs":{"query":"q","collection":"c"}},
+		  {"id":"again","tool":"search","inputs":` + inputs + `}]}`
+	}
+	for _, tt := range []struct{ name, inputs, err string }{
+		{"a list for an integer", `{"query":"q","collection":"c","limit":"{{ found.output.results }}"}`,
+			`steps[1].inputs.limit: {{ found.output.results }} is an array, and search's limit takes an integer`},
+		{"a number for a string", `{"query":"{{ inputs.n }}","collection":"c"}`,
+			`steps[1].inputs.query: {{ inputs.n }} is a number, and search's query takes a string`},
+		{"an array input for a string", `{"query":"{{ inputs.tags }}","collection":"c"}`,
+			`steps[1].inputs.query: {{ inputs.tags }} is an array, and search's query takes a string`},
+		{"a number for an integer", `{"query":"q","collection":"c","limit":"{{ inputs.n }}"}`, ""},
+		{"a string for a string", `{"query":"{{ found.output.query }}","collection":"c"}`, ""},
+		{"text around a reference", `{"query":"about {{ inputs.tags }}","collection":"c"}`, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := dsl.Load("w.json", []byte(file(tt.inputs)))
+			if tt.err == "" {
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorContains(t, err, tt.err)
+		})
+	}
+}

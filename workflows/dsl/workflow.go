@@ -257,6 +257,7 @@ func (c *compiler) compile() *Workflow {
 	c.checkGraph()
 	c.compileOutput()
 	c.checkOutputRefs()
+	c.checkInputTypes()
 	c.vaiChunkReads() // reads of vai's chunk fields, null in weft (vai_datatools.go)
 	if ((dialect == DialectWeft && why == "") || c.byFields) && !c.accepted {
 		c.hintVaiSchema()
