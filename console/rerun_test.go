@@ -107,8 +107,8 @@ func (r startedRun) GetRunID() string { return "r1" }
 // A run of pipeline: a completed, b failed, t (an inline data tool) skipped.
 const (
 	rerunDef = `{"name":"pipeline","steps":[{"id":"a","tool":"chunk","inputs":{"text":"hello"}},
-	  {"id":"b","tool":"chunk","inputs":{"text":"{{ a.output.chunks }}"}},
-	  {"id":"t","tool":"template","inputs":{"text":"{{ b.output }}"}}]}`
+	  {"id":"b","tool":"chunk","inputs":{"text":"{{ a.output.chunks[0] }}"}},
+	  {"id":"t","tool":"template","inputs":{"text":"{{ b.output.chunks[0] }}"}}]}`
 	rerunState = `{"workflow":"pipeline","status":"failed","error":"b: boom","steps":[
 	  {"id":"a","tool":"chunk","status":"completed","output":{"chunks":["hello"]}},
 	  {"id":"b","tool":"chunk","status":"failed","error":"boom"},

@@ -367,7 +367,7 @@ const liveEvents = `(() => {
 // inputs are not read again while the step's status is the same.
 func TestRunLiveKeepsFocus(t *testing.T) {
 	def := `{"name":"live","inputs":{"xs":{"type":"array","default":[1]}},"steps":[{"id":"a","tool":"chunk","inputs":{"text":"hello"}},
-	  {"id":"b","tool":"chunk","inputs":{"text":"{{ a.output.chunks }}"}},
+	  {"id":"b","tool":"chunk","inputs":{"text":"{{ a.output.chunks[0] }}"}},
 	  {"id":"each","tool":"template","forEach":"{{ inputs.xs }}","inputs":{"text":"{{ item }}"}}]}`
 	state := `{"workflow":"live","status":"running","steps":[
 	  {"id":"a","tool":"chunk","status":"completed","startedAt":"2025-01-01T10:00:00Z","finishedAt":"2025-01-01T10:00:10Z","durationMs":10000,"output":{"chunks":["hello"]}},
