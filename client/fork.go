@@ -137,7 +137,7 @@ func (c *Client) Fork(ctx context.Context, runID string, o ForkOptions) (*Run, *
 func forkResume(out map[string]any, o ForkOptions, runID, step string) (map[string]any, error) {
 	recorded, _ := out["iterations"].(float64)
 	if o.Iteration < 0 || o.Iteration > int(recorded) {
-		return nil, fmt.Errorf("--iteration %d: the agent %s recorded %d iterations; fork from 0 to %d", o.Iteration, step, int(recorded), int(recorded))
+		return nil, fmt.Errorf("--iteration %d: the agent %s recorded %s; fork from 0 to %d", o.Iteration, step, english.Count(int(recorded), "iteration"), int(recorded))
 	}
 	msgs, _ := out["messages"].([]any)
 	var kept []any

@@ -52,7 +52,7 @@ func TestForkAFailedAgentOnTheEmbeddedStack(t *testing.T) {
 	t.Cleanup(w2.Stop)
 	code, out, errOut = weft(t, queue, "fork", "fork-failed", "--step", "ag", "--iteration", "2")
 	require.NotEqual(t, 0, code, "iteration 2 never completed")
-	require.Contains(t, out+errOut, "recorded 1 iterations")
+	require.Contains(t, out+errOut, "recorded 1 iteration")
 	code, out, errOut = weft(t, queue, "fork", "fork-failed", "--step", "ag", "--iteration", "1", "--message", "Count the words.", "--id", "fork-failed-2", "--detach")
 	require.Equal(t, 0, code, out+errOut)
 	res, err := wc.Result(ctx, "fork-failed-2")

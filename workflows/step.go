@@ -9,6 +9,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/weftworks/weft/activities/toolspec"
+	"github.com/weftworks/weft/internal/english"
 	"github.com/weftworks/weft/workflows/datatools"
 	"github.com/weftworks/weft/workflows/dsl"
 	"github.com/weftworks/weft/workflows/expr"
@@ -214,6 +215,22 @@ func (r *run) runActivityOn(ctx, sched workflow.Context, sr *stepRun, tool strin
 }
 
 // summarize is the one-line description of an output shown in progress output.
+// countOf is a count read from an output (a number, as JSON decodes it, or an int) with its noun;
+// another value is shown as it is.
+func countOf(v any, noun string) string {
+	switch n := v.(type) {
+	case int:
+		return english.Count(n, noun)
+	case int64:
+		return english.Count(int(n), noun)
+	case float64:
+		if n == float64(int(n)) {
+			return english.Count(int(n), noun)
+		}
+	}
+	return fmt.Sprintf("%v %s", v, english.Plural(2, noun))
+}
+
 func summarize(out any) string {
 	m, ok := out.(map[string]any)
 	if !ok {
@@ -232,32 +249,32 @@ func summarize(out any) string {
 	case m["branchTaken"] != nil:
 		return fmt.Sprintf("took %v", m["branchTaken"])
 	case m["resultCount"] != nil:
-		return fmt.Sprintf("%v results", m["resultCount"])
+		return countOf(m["resultCount"], "result")
 	case m["results"] != nil:
 		if a, ok := m["results"].([]any); ok {
-			return fmt.Sprintf("%d results", len(a))
+			return english.Count(len(a), "result")
 		}
 	case m["models"] != nil:
 		if a, ok := m["models"].([]any); ok {
-			return fmt.Sprintf("%d models", len(a))
+			return english.Count(len(a), "model")
 		}
 	case m["estimates"] != nil:
 		if a, ok := m["estimates"].([]any); ok {
-			return fmt.Sprintf("%d estimates", len(a))
+			return english.Count(len(a), "estimate")
 		}
 	case m["count"] != nil:
-		return fmt.Sprintf("%v items", m["count"])
+		return countOf(m["count"], "item")
 	case m["iterations"] != nil:
-		return fmt.Sprintf("%v iterations", m["iterations"])
+		return countOf(m["iterations"], "iteration")
 	case m["charCount"] != nil:
-		return fmt.Sprintf("%v chars", m["charCount"])
+		return countOf(m["charCount"], "char")
 	case m["similarity"] != nil:
 		return fmt.Sprintf("similarity %v", m["similarity"])
 	case m["chunksCreated"] != nil:
-		return fmt.Sprintf("%v chunks", m["chunksCreated"])
+		return countOf(m["chunksCreated"], "chunk")
 	case m["text"] != nil:
 		if s, ok := m["text"].(string); ok {
-			return fmt.Sprintf("%d chars", len([]rune(s)))
+			return english.Count(len([]rune(s)), "char")
 		}
 	}
 	return ""
