@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/weftworks/weft/activities/toolspec"
 	"github.com/weftworks/weft/workflows/expr"
@@ -179,11 +180,10 @@ func (c *compiler) checkInputTypes() {
 		if cs.Spec == nil || c.isBad(cs.Pointer+"/inputs") {
 			continue
 		}
-		var in map[string]any
-		if err := json.Unmarshal([]byte(cs.Spec.InputJSON()), &in); err != nil {
+		props := inputProperties(cs.Spec)
+		if props == nil {
 			continue
 		}
-		props, _ := in["properties"].(map[string]any)
 		for _, k := range sortedKeys(cs.Step.Inputs) {
 			s, ok := cs.Step.Inputs[k].(string)
 			if !ok || cs.Spec.IsLazy(k) {
@@ -285,4 +285,29 @@ func typeTaken(got string, takes []string) bool {
 		}
 	}
 	return got == "null"
+}
+
+// inputProps memoises each tool's decoded input properties for the registry's generation: every
+// compile of every step reads them.
+var inputProps struct {
+	sync.Mutex
+	generation uint64
+	m          map[*toolspec.Spec]map[string]any
+}
+
+// inputProperties are the properties of spec's input schema, decoded (read-only).
+func inputProperties(spec *toolspec.Spec) map[string]any {
+	inputProps.Lock()
+	defer inputProps.Unlock()
+	if g := toolspec.Generation(); inputProps.m == nil || inputProps.generation != g {
+		inputProps.m, inputProps.generation = map[*toolspec.Spec]map[string]any{}, g
+	}
+	if props, ok := inputProps.m[spec]; ok {
+		return props
+	}
+	var in map[string]any
+	_ = json.Unmarshal([]byte(spec.InputJSON()), &in)
+	props, _ := in["properties"].(map[string]any)
+	inputProps.m[spec] = props
+	return props
 }
