@@ -3,7 +3,6 @@ package activities
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -33,14 +32,21 @@ type codeChunk struct {
 
 // codeChunks walks root and splits its files as code_index does: the chunks in path order, and
 // what the walk found. It reads files only (the measured part of indexing without embeddings).
+// Every file is listed and opened relative to root (os.Root), and judged as opened: a file
+// swapped for a link out of root after the walk listed it is skipped, never read.
 func codeChunks(root string, in toolspec.CodeIndexIn) ([]codeChunk, *codeindex.WalkResult, error) {
-	walk, err := codeindex.Walk(root, codeindex.WalkOptions{MaxFiles: in.MaxFiles, MaxFileBytes: int64(in.MaxFileBytes), Languages: in.Languages})
+	r, err := codeindex.OpenRoot(root)
+	if err != nil {
+		return nil, nil, &InputError{Msg: err.Error()}
+	}
+	defer r.Close()
+	walk, err := codeindex.WalkRoot(r, codeindex.WalkOptions{MaxFiles: in.MaxFiles, MaxFileBytes: int64(in.MaxFileBytes), Languages: in.Languages})
 	if err != nil {
 		return nil, nil, &InputError{Msg: err.Error()}
 	}
 	var out []codeChunk
 	for _, f := range walk.Files {
-		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(f.Path)))
+		data, err := codeindex.ReadFile(r, f, int64(in.MaxFileBytes))
 		if err != nil {
 			walk.Skipped++
 			continue

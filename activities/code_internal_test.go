@@ -1,11 +1,14 @@
 package activities
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/weftworks/weft/activities/embedder"
+	"github.com/weftworks/weft/activities/toolspec"
 )
 
 // TestDefaultCodeModel: code without a model (and a collection without one) is embedded with
@@ -41,4 +44,63 @@ func TestCodeHitsAsContext(t *testing.T) {
 		map[string]any{"source": "auth.md", "path": "ignored", "content": "Tokens expire."},
 	}})
 	require.Equal(t, "[1] auth/token.go:3-6 (IssueToken): func IssueToken() {}\n[2] main.c:7: int x;\n[3] notes.txt: todo\n[4] auth.md: Tokens expire.\n", got)
+}
+
+// TestCodeIndexDoesNotFollowALinkSwappedIn: while code_index runs, something flips a file under
+// the allowed root between a regular file and a link to a secret outside it, and a directory
+// between a directory and a link to the secret's; the walk lists the file or directory, then
+// finds a link. Files are opened relative to the root and judged as opened, so the secret is
+// never read, however the flips fall.
+func TestCodeIndexDoesNotFollowALinkSwappedIn(t *testing.T) {
+	root, outside := t.TempDir(), t.TempDir()
+	const secret = "hunter2-outside-the-root"
+	require.NoError(t, os.WriteFile(filepath.Join(outside, "secret.go"), []byte("package s\n\nconst Key = \""+secret+"\"\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "main.go"), []byte("package main\n\nfunc main() {}\n"), 0o644))
+	regular := filepath.Join(t.TempDir(), "regular.go")
+	require.NoError(t, os.WriteFile(regular, []byte("package main\n\nconst Key = \"public\"\n"), 0o644))
+
+	done := make(chan struct{})
+	flipped := make(chan struct{})
+	go func() {
+		defer close(flipped)
+		swap, sub := filepath.Join(root, "swap.go"), filepath.Join(root, "sub")
+		tmp, tmpDir := filepath.Join(root, ".swap.tmp"), filepath.Join(root, ".sub.tmp")
+		for i := 0; ; i++ {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			// each flip replaces the name in one rename, so the walk always finds something there
+			_ = os.Remove(tmp)
+			if i%2 == 0 {
+				_ = os.Symlink(filepath.Join(outside, "secret.go"), tmp)
+			} else if data, err := os.ReadFile(regular); err == nil {
+				_ = os.WriteFile(tmp, data, 0o644)
+			}
+			_ = os.Rename(tmp, swap)
+			_ = os.RemoveAll(tmpDir)
+			if i%2 == 0 {
+				_ = os.Symlink(outside, tmpDir)
+			} else if os.Mkdir(tmpDir, 0o755) == nil {
+				_ = os.WriteFile(filepath.Join(tmpDir, "secret.go"), []byte("package s\n"), 0o644)
+			}
+			_ = os.RemoveAll(sub) // a rename does not replace a non-empty directory
+			_ = os.Rename(tmpDir, sub)
+		}
+	}()
+	defer func() { close(done); <-flipped }()
+
+	indexed := 0
+	for range 300 {
+		chunks, _, err := codeChunks(root, toolspec.CodeIndexIn{})
+		require.NoError(t, err)
+		for _, c := range chunks {
+			require.NotContains(t, c.chunk.Text, secret, "indexed %s from outside the root", c.file.Path)
+			if c.file.Path == "swap.go" || c.file.Path == "sub/secret.go" {
+				indexed++
+			}
+		}
+	}
+	require.Positive(t, indexed, "the flipped names were indexed as regular files at least once")
 }

@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -16,6 +17,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"syscall"
 )
 
 // File is one source file found by Walk.
@@ -50,6 +52,18 @@ var alwaysSkipped = map[string]bool{".git": true, "node_modules": true, ".hg": t
 // Walk lists the source files under root in path order, honouring every .gitignore on the way
 // (and .git/info/exclude), skipping binary files and files over opts.MaxFileBytes.
 func Walk(root string, opts WalkOptions) (*WalkResult, error) {
+	r, err := OpenRoot(root)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return WalkRoot(r, opts)
+}
+
+// OpenRoot opens the directory root for WalkRoot and ReadFile: every file under it is then
+// opened relative to it (os.Root), so neither a link nor a directory swapped for a link while
+// the index runs leads out of it.
+func OpenRoot(root string) (*os.Root, error) {
 	st, err := os.Stat(root)
 	if err != nil {
 		return nil, fmt.Errorf("code index path %s: %w", root, err)
@@ -57,37 +71,41 @@ func Walk(root string, opts WalkOptions) (*WalkResult, error) {
 	if !st.IsDir() {
 		return nil, fmt.Errorf("code index path %s is a file: give the directory to index", root)
 	}
-	maxBytes := opts.MaxFileBytes
-	if maxBytes <= 0 {
-		maxBytes = 1 << 20
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return nil, fmt.Errorf("code index path %s: %w", root, err)
 	}
+	return r, nil
+}
+
+// WalkRoot is Walk of a directory OpenRoot opened. It lists and reads only through r.
+func WalkRoot(r *os.Root, opts WalkOptions) (*WalkResult, error) {
+	maxBytes := maxFileBytes(opts.MaxFileBytes)
 	langs := map[string]bool{}
 	for _, l := range opts.Languages {
 		langs[strings.ToLower(l)] = true
 	}
 	ig := &ignorer{}
-	ig.load(root, "", ".git/info/exclude")
+	ig.load(r, "", ".git/info/exclude")
 	res := &WalkResult{}
 	stop := errors.New("enough files")
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	err := fs.WalkDir(r.FS(), ".", func(rel string, d fs.DirEntry, err error) error {
 		if err != nil {
-			if p == root {
+			if rel == "." {
 				return err
 			}
 			res.Skipped++
 			return nil // an unreadable entry is skipped, not fatal
 		}
-		rel, _ := filepath.Rel(root, p)
-		rel = filepath.ToSlash(rel)
 		if d.IsDir() {
 			if rel == "." {
-				ig.load(root, "", ".gitignore")
+				ig.load(r, "", ".gitignore")
 				return nil
 			}
 			if alwaysSkipped[d.Name()] || ig.ignored(rel, true) {
-				return filepath.SkipDir
+				return fs.SkipDir
 			}
-			ig.load(root, rel, ".gitignore")
+			ig.load(r, rel, ".gitignore")
 			return nil
 		}
 		if !d.Type().IsRegular() {
@@ -103,7 +121,7 @@ func Walk(root string, opts WalkOptions) (*WalkResult, error) {
 			return nil
 		}
 		info, err := d.Info()
-		if err != nil || info.Size() > maxBytes || binary(p) {
+		if err != nil || info.Size() > maxBytes || binary(r, rel) {
 			res.Skipped++
 			return nil
 		}
@@ -115,20 +133,74 @@ func Walk(root string, opts WalkOptions) (*WalkResult, error) {
 		return nil
 	})
 	if err != nil && !errors.Is(err, stop) {
-		return nil, fmt.Errorf("walking %s: %w", root, err)
+		return nil, fmt.Errorf("walking %s: %w", r.Name(), err)
 	}
 	return res, nil
 }
 
-// binary: a NUL byte in the first 8 KB.
-func binary(p string) bool {
-	f, err := os.Open(p)
+func maxFileBytes(n int64) int64 {
+	if n <= 0 {
+		return 1 << 20
+	}
+	return n
+}
+
+// ErrChanged is wrapped by ReadFile's error for a file that is no longer what the walk listed:
+// not a regular file (a link out of the root is not opened at all), over the size limit, or
+// binary.
+var ErrChanged = errors.New("changed since it was listed")
+
+// ReadFile reads the file a walk of r listed, judging what it opened rather than what was
+// listed: it is opened through r (a link leading out of the root is refused, whenever it was
+// swapped in), without blocking, and read only when the open file is a regular file, at most
+// maxBytes (0: 1 MiB) and not binary.
+func ReadFile(r *os.Root, f File, maxBytes int64) ([]byte, error) {
+	maxBytes = maxFileBytes(maxBytes)
+	h, err := openRegular(r, f.Path)
+	if err != nil {
+		return nil, err
+	}
+	defer h.Close()
+	data, err := io.ReadAll(io.LimitReader(h, maxBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", f.Path, err)
+	}
+	if int64(len(data)) > maxBytes {
+		return nil, fmt.Errorf("%s is over %d bytes: %w", f.Path, maxBytes, ErrChanged)
+	}
+	if bytes.IndexByte(data[:min(len(data), 8192)], 0) >= 0 {
+		return nil, fmt.Errorf("%s is binary: %w", f.Path, ErrChanged)
+	}
+	return data, nil
+}
+
+// openRegular opens rel under r without blocking (a named pipe does not wait for a writer) and
+// returns it only when the open file is a regular file.
+func openRegular(r *os.Root, rel string) (*os.File, error) {
+	h, err := r.OpenFile(filepath.FromSlash(rel), os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	st, err := h.Stat()
+	if err == nil && !st.Mode().IsRegular() {
+		err = fmt.Errorf("%s is not a regular file: %w", rel, ErrChanged)
+	}
+	if err != nil {
+		h.Close()
+		return nil, err
+	}
+	return h, nil
+}
+
+// binary: a NUL byte in the first 8 KB (or not a regular file once opened).
+func binary(r *os.Root, rel string) bool {
+	f, err := openRegular(r, rel)
 	if err != nil {
 		return true
 	}
 	defer f.Close()
 	buf := make([]byte, 8192)
-	n, _ := f.Read(buf)
+	n, _ := io.ReadFull(f, buf)
 	return bytes.IndexByte(buf[:n], 0) >= 0
 }
 
@@ -143,13 +215,13 @@ type rule struct {
 // ignorer applies .gitignore rules in order: the last matching rule decides.
 type ignorer struct{ rules []rule }
 
-func (ig *ignorer) load(root, dir, name string) {
-	f, err := os.Open(filepath.Join(root, filepath.FromSlash(dir), name))
+func (ig *ignorer) load(r *os.Root, dir, name string) {
+	f, err := openRegular(r, path.Join(dir, name))
 	if err != nil {
 		return
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(io.LimitReader(f, 1<<20))
 	for sc.Scan() {
 		line := strings.TrimRight(sc.Text(), " \t\r")
 		if line == "" || strings.HasPrefix(line, "#") {
