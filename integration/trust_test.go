@@ -106,6 +106,18 @@ func TestHostileDefinitionsThroughTheGateway(t *testing.T) {
 			[]string{`collection "weft_memory"`, "weft's own", "use recall for memory"}},
 		{"a private address", step("http", map[string]any{"url": "http://127.0.0.1:1/admin"}),
 			[]string{"127.0.0.1", "WEFT_HTTP_ALLOW"}},
+		// MongoDB's own databases and system collections (issue 40): refused by the worker before
+		// the store is reached, naming what was named.
+		{"ingest into admin.system.users", step("ingest", map[string]any{"text": "x", "source": "s", "db": "admin", "collection": "system.users"}),
+			[]string{`database "admin" is MongoDB's own`, "workflows directory"}},
+		{"ingest into admin.system.version", step("ingest", map[string]any{"text": "x", "source": "s", "db": "admin", "collection": "system.version"}),
+			[]string{`database "admin" is MongoDB's own`}},
+		{"read local.startup_log", step("query", map[string]any{"query": "x", "db": "local", "collection": "startup_log"}),
+			[]string{`database "local" is MongoDB's own`}},
+		{"ingest into config", step("ingest", map[string]any{"text": "x", "source": "s", "db": "config", "collection": "settings"}),
+			[]string{`database "config" is MongoDB's own`}},
+		{"ingest into weft.system.js", step("ingest", map[string]any{"text": "x", "source": "s", "db": "weft", "collection": "system.js"}),
+			[]string{`collection "system.js" is in MongoDB's system namespace`}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -86,6 +86,9 @@ func (r *run) resolveInputs(ctx workflow.Context, cs *dsl.CompiledStep, val *exp
 		inputs = map[string]any{}
 	}
 	r.fillDefaults(spec, inputs)
+	if err := r.checkNamespace(ctx, spec.Name, spec, inputs); err != nil {
+		return nil, err
+	}
 	//workflowcheck:ignore the result does not depend on map order (copied, or sorted after)
 	for k, v := range cs.Lazy {
 		if _, set := inputs[k]; !set && val == cs.InputValue {
@@ -153,6 +156,10 @@ func (r *run) runActivity(ctx workflow.Context, sr *stepRun, tool string, opts w
 // cancelled (the activity ends with its session).
 func (r *run) runActivityOn(ctx, sched workflow.Context, sr *stepRun, tool string, opts workflow.ActivityOptions, inputs map[string]any) (any, error) {
 	if err := r.checkScope(tool, inputs); err != nil {
+		return nil, err
+	}
+	spec, _ := toolspec.Lookup(tool)
+	if err := r.checkNamespace(ctx, tool, spec, inputs); err != nil {
 		return nil, err
 	}
 	elsewhere := sched != ctx

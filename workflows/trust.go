@@ -39,6 +39,28 @@ func (r *run) checkScope(tool string, inputs map[string]any) error {
 		tool, scope, r.startedBy, r.startedBy, r.startedBy), toolspec.ErrInvalidInput, nil)
 }
 
+// ChangeClientSystemNamespaces: a client's definition may not name MongoDB's own databases or
+// system.* collections (runs started before it reached them). Asked only when a step would be
+// refused, so a run that names none records no marker.
+const ChangeClientSystemNamespaces = "client-system-namespaces"
+
+// checkNamespace refuses a database or collection that is MongoDB's own (admin, local, config,
+// system.*) in a run started from a client's definition (toolspec.SystemNamespace); the
+// operator's files may name them. inputs are the step's after defaults, so a name rendered from
+// a template or taken from defaults is judged as the tool would receive it.
+func (r *run) checkNamespace(ctx workflow.Context, tool string, spec *toolspec.Spec, inputs map[string]any) error {
+	if r.origin == "" || spec == nil || !(spec.HasInput("db") || spec.HasInput("collection")) {
+		return nil
+	}
+	db, _ := inputs["db"].(string)
+	coll, _ := inputs["collection"].(string)
+	err := toolspec.SystemNamespace(tool, db, coll)
+	if err == nil || workflow.GetVersion(ctx, ChangeClientSystemNamespaces, workflow.DefaultVersion, 1) < 1 {
+		return nil
+	}
+	return temporal.NewNonRetryableApplicationError(err.Error(), toolspec.ErrInvalidInput, nil)
+}
+
 // scopeOwner is the identity a memory scope belongs to: its last ":" segment ("support:ana" is
 // ana's).
 func scopeOwner(scope string) string {

@@ -103,3 +103,63 @@ func TestClientDefinitionMemoryBelongsToItsCaller(t *testing.T) {
 		require.Empty(t, sc.got, "nothing reached the store")
 	}
 }
+
+// TestClientDefinitionStaysOutOfSystemNamespaces: a run started from a client's definition may
+// not ingest into or read MongoDB's own databases (admin, local, config) or a system.*
+// collection, however the name reaches the step (literal, from defaults, rendered from an
+// input, per item of a forEach); nothing reaches the store, and the refusal names the database
+// or collection. The operator's file may.
+func TestClientDefinitionStaysOutOfSystemNamespaces(t *testing.T) {
+	ingest := func(inputs string) string {
+		return `{"name":"i","steps":[{"id":"i","tool":"ingest","inputs":{"text":"x","source":"s"` + inputs + `}}]}`
+	}
+	for _, tc := range []struct {
+		name, def, input, origin, want string
+	}{
+		{"admin.system.users", ingest(`,"db":"admin","collection":"system.users"`), "", "client", `database "admin"`},
+		{"admin.system.version", ingest(`,"db":"admin","collection":"system.version"`), "", "client", `database "admin"`},
+		{"local.startup_log", `{"name":"q","steps":[{"id":"q","tool":"query","inputs":{"query":"q","db":"local","collection":"startup_log"}}]}`, "", "client", `database "local"`},
+		{"config.*", ingest(`,"db":"config","collection":"chunks"`), "", "client", `database "config"`},
+		{"weft.system.js", ingest(`,"db":"weft","collection":"system.js"`), "", "client", `collection "system.js"`},
+		{"from defaults", `{"name":"i","defaults":{"db":"admin","collection":"docs"},"steps":[{"id":"i","tool":"ingest","inputs":{"text":"x","source":"s"}}]}`, "", "client", `database "admin"`},
+		{"rendered from an input", `{"name":"i","inputs":{"c":{"type":"string"}},"steps":[{"id":"i","tool":"ingest","inputs":{"text":"x","source":"s","collection":"{{ inputs.c }}"}}]}`, `{"c":"system.users"}`, "client", `collection "system.users"`},
+		{"per item", `{"name":"i","inputs":{"c":{"type":"array"}},"steps":[{"id":"i","tool":"ingest","forEach":"{{ inputs.c }}","inputs":{"text":"x","source":"s","collection":"{{ item }}"}}]}`, `{"c":["docs","system.js"]}`, "client", `collection "system.js"`},
+		{"the operator's file", ingest(`,"db":"admin","collection":"system.users"`), "", "", ""},
+		{"a client's own names", ingest(`,"db":"weft","collection":"docs"`), "", "client", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t)
+			var reached []string
+			var mu sync.Mutex
+			record := func(in map[string]any) (any, *toolspec.Usage, error) {
+				mu.Lock()
+				defer mu.Unlock()
+				db, _ := in["db"].(string)
+				coll, _ := in["collection"].(string)
+				reached = append(reached, db+"."+coll)
+				return map[string]any{"results": []any{}}, nil, nil
+			}
+			h.tools.scripts["ingest"], h.tools.scripts["query"] = record, record
+			var input map[string]any
+			if tc.input != "" {
+				require.NoError(t, json.Unmarshal([]byte(tc.input), &input))
+			}
+			req := request(t, tc.def, input)
+			req.Origin, req.StartedBy = tc.origin, "mallory"
+			h.env.ExecuteWorkflow(workflows.WorkflowType, req)
+			err := h.env.GetWorkflowError()
+			if tc.want == "" {
+				require.NoError(t, err)
+				require.NotEmpty(t, reached)
+				return
+			}
+			require.Error(t, err)
+			require.Contains(t, err.Error(), tc.want)
+			require.Contains(t, err.Error(), "a definition sent by a client may not read or write MongoDB's own databases")
+			for _, r := range reached {
+				require.NotContains(t, r, "system.", "nothing reached a system collection")
+				require.NotRegexp(t, `^(admin|local|config)\.`, r)
+			}
+		})
+	}
+}

@@ -78,3 +78,31 @@ func TestScopePattern(t *testing.T) {
 		require.Equal(t, toolspec.ScopePattern, sch.Properties["scope"].Pattern, tool.Name)
 	}
 }
+
+// TestSystemNamespace: MongoDB's own databases and system.* collections are refused, naming
+// what was named; other names pass.
+func TestSystemNamespace(t *testing.T) {
+	for _, c := range []struct {
+		db, coll, err string
+	}{
+		{"admin", "system.users", `database "admin"`},
+		{"admin", "system.version", `database "admin"`},
+		{"local", "startup_log", `database "local"`},
+		{"config", "chunks", `database "config"`},
+		{"Admin", "docs", `database "Admin"`},
+		{"weft", "system.js", `collection "system.js"`},
+		{"", "system.profile", `collection "system.profile"`},
+		{"weft", "docs", ""},
+		{"", "", ""},
+		{"administration", "systems", ""},
+	} {
+		err := toolspec.SystemNamespace("ingest", c.db, c.coll)
+		if c.err == "" {
+			require.NoError(t, err, c)
+			continue
+		}
+		require.ErrorContains(t, err, c.err, c)
+		require.ErrorContains(t, err, "ingest: ")
+		require.ErrorContains(t, err, "workflows directory")
+	}
+}
