@@ -210,6 +210,17 @@ func (t *Tools) Store(ctx context.Context) (*mongostore.Store, error) {
 	return s, nil
 }
 
+// PingStore asks the knowledge store whether it answers (connecting first, as Store does): what
+// a health check asks, in one round trip, where listing the collections takes longer the more
+// there are.
+func (t *Tools) PingStore(ctx context.Context) error {
+	s, err := t.Store(ctx)
+	if err != nil {
+		return err
+	}
+	return s.Ping(ctx)
+}
+
 // databaseNamed is the database a step names, or the configured one.
 func (t *Tools) databaseNamed(db string) string {
 	if db != "" {

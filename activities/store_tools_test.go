@@ -226,3 +226,10 @@ func TestMemory(t *testing.T) {
 	_, err = tools.Forget(context.Background(), "memtest", "support:ana", "nope")
 	require.ErrorContains(t, err, "no memory nope")
 }
+
+// TestPingStore: a health check's question to the store is a ping, answered by the store weft
+// uses; without MONGODB_URI it says what to set.
+func TestPingStore(t *testing.T) {
+	require.NoError(t, activities.NewTools(activities.Config{MongoDBURI: storeURI}).PingStore(context.Background()))
+	require.ErrorContains(t, activities.NewTools(activities.Config{}).PingStore(context.Background()), "set MONGODB_URI")
+}

@@ -67,6 +67,7 @@ type Gateway struct {
 	o         Options
 	srv       *server.MCPServer
 	tools     map[string]activities.Handler
+	storePing func(context.Context) error // asks the knowledge store whether it answers (/health)
 	started   time.Time
 	mu        sync.Mutex // guards wfTools
 	dialMu    sync.Mutex
@@ -90,7 +91,8 @@ func New(o Options) *Gateway {
 	if o.Wait == 0 {
 		o.Wait = 20 * time.Second
 	}
-	g := &Gateway{o: o, tools: activities.NewTools(o.Config).Handlers(), started: time.Now(), wfTools: map[string]string{}, wfNames: map[string]string{}, wfPrompts: map[string]string{}, secret: newSecret()}
+	tools := activities.NewTools(o.Config)
+	g := &Gateway{o: o, tools: tools.Handlers(), storePing: tools.PingStore, started: time.Now(), wfTools: map[string]string{}, wfNames: map[string]string{}, wfPrompts: map[string]string{}, secret: newSecret()}
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 		g.o.Log = o.Log
@@ -292,12 +294,6 @@ func (g *Gateway) workflowSources() (map[string]*dsl.Workflow, map[string]bool, 
 		fromDir[e.Name] = e.Path != ""
 	}
 	return out, fromDir, problems
-}
-
-// storeCheck reaches the knowledge store through the tools (collections is read-only).
-func (g *Gateway) storeCheck(ctx context.Context) (any, error) {
-	out, _, err := g.tools[toolspec.Collections.Name](ctx, map[string]any{})
-	return out, err
 }
 
 // maxToolName is the longest tool name MCP clients accept (Claude's API: ^[a-zA-Z0-9_-]{1,64}$).

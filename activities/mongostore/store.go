@@ -54,6 +54,9 @@ func Open(ctx context.Context, uri string) (*Store, error) {
 	return s, nil
 }
 
+// Ping asks the server whether it answers (one round trip, however many collections it holds).
+func (s *Store) Ping(ctx context.Context) error { return s.client.Ping(ctx, nil) }
+
 // write runs f, which writes to database db, alone among this store's writes to db when the
 // server is FerretDB on SQLite. That backend keeps a database in one SQLite file, which takes
 // one writer at a time and has the others wait in SQLite's busy handler, sleeping 1 ms, then 2,
