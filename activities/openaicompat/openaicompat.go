@@ -1,14 +1,18 @@
 package openaicompat
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"strings"
-	"sync/atomic"
+	"sync"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -21,10 +25,10 @@ const name = "openai-compatible"
 // Client is an OpenAI-compatible client.
 type Client struct {
 	c *openai.Client
-	// floats is set once the server has answered a request for base64 vectors with JSON
-	// numbers (it ignores encoding_format, as some OpenAI-compatible servers do): later requests
-	// ask for numbers.
-	floats atomic.Bool
+	// floats holds the models (of this base URL) whose server answered a request for base64
+	// vectors with JSON numbers (it ignores encoding_format, as some OpenAI-compatible servers
+	// do): later requests for them ask for numbers. The answer that taught it is kept.
+	floats sync.Map // model -> true
 }
 
 // New returns a client for baseURL ("" means OpenAI's API) with an optional key.
@@ -43,6 +47,9 @@ type headerDoer struct{ c *http.Client }
 
 type headerKey struct{}
 
+// base64Key marks a request for base64 vectors; its value is set when the answer held numbers.
+type base64Key struct{}
+
 func (d *headerDoer) Do(req *http.Request) (*http.Response, error) {
 	resp, err := d.c.Do(req)
 	if err == nil && resp.StatusCode >= 400 {
@@ -50,7 +57,57 @@ func (d *headerDoer) Do(req *http.Request) (*http.Response, error) {
 			*h = resp.Header.Clone()
 		}
 	}
+	if numbers, ok := req.Context().Value(base64Key{}).(*bool); ok && err == nil && resp.StatusCode < 300 {
+		err = base64Vectors(resp, numbers)
+	}
 	return resp, err
+}
+
+// base64Vectors rewrites an embeddings answer to base64 vectors when the server answered a
+// request for them with JSON numbers, setting *numbers: the answer is valid, and the client
+// decodes it as it asked, so nothing is asked (and billed) again. An answer that already holds
+// base64, or that is no embeddings answer, is left as it came.
+func base64Vectors(resp *http.Response, numbers *bool) error {
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		return err
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	var top map[string]json.RawMessage
+	var data []map[string]json.RawMessage
+	if json.Unmarshal(body, &top) != nil || json.Unmarshal(top["data"], &data) != nil {
+		return nil
+	}
+	changed := false
+	for _, d := range data {
+		raw := bytes.TrimSpace(d["embedding"])
+		if len(raw) == 0 || raw[0] != '[' {
+			continue
+		}
+		var v []float32
+		if json.Unmarshal(raw, &v) != nil {
+			return nil // go-openai reports what is wrong with it
+		}
+		b := make([]byte, 4*len(v))
+		for i, x := range v {
+			binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+		}
+		d["embedding"], _ = json.Marshal(base64.StdEncoding.EncodeToString(b))
+		changed = true
+	}
+	if !changed {
+		return nil
+	}
+	top["data"], _ = json.Marshal(data)
+	out, err := json.Marshal(top)
+	if err != nil {
+		return nil
+	}
+	*numbers = true
+	resp.Body = io.NopCloser(bytes.NewReader(out))
+	resp.ContentLength = int64(len(out))
+	return nil
 }
 
 func classify(err error, h http.Header) error {
@@ -91,19 +148,24 @@ func classify(err error, h http.Header) error {
 //
 // The vectors are asked for as base64 (encoding_format "base64", as OpenAI's own client does):
 // 4 bytes a dimension instead of ~10 characters of JSON number, decoded without parsing floats.
-// A server that ignores the setting and answers numbers is asked for numbers from then on.
+// A server that ignores the setting and answers numbers has answered all the same: its numbers
+// are kept (never asked again, so never billed twice, however many requests were in flight),
+// and that model is asked for numbers from then on.
 func (c *Client) Embed(ctx context.Context, texts []string, inputType, model string, dimensions int) (*provider.Embeddings, error) {
 	var h http.Header
 	req := openai.EmbeddingRequest{Input: texts, Model: openai.EmbeddingModel(model), Dimensions: dimensions}
-	if !c.floats.Load() {
+	ctx = context.WithValue(ctx, headerKey{}, &h)
+	if _, floats := c.floats.Load(model); !floats {
 		req.EncodingFormat = openai.EmbeddingEncodingFormatBase64
+		numbers := new(bool)
+		ctx = context.WithValue(ctx, base64Key{}, numbers)
+		defer func() {
+			if *numbers {
+				c.floats.Store(model, true)
+			}
+		}()
 	}
-	resp, err := c.c.CreateEmbeddings(context.WithValue(ctx, headerKey{}, &h), req)
-	if err != nil && req.EncodingFormat == openai.EmbeddingEncodingFormatBase64 && answeredNumbers(err) {
-		c.floats.Store(true)
-		req.EncodingFormat = ""
-		resp, err = c.c.CreateEmbeddings(context.WithValue(ctx, headerKey{}, &h), req)
-	}
+	resp, err := c.c.CreateEmbeddings(ctx, req)
 	if err != nil {
 		return nil, classify(err, h)
 	}
@@ -121,13 +183,6 @@ func (c *Client) Embed(ctx context.Context, texts []string, inputType, model str
 		out.Vectors[d.Index] = d.Embedding
 	}
 	return out, nil
-}
-
-// answeredNumbers reports whether a request for base64 vectors failed because the answer held
-// JSON numbers where the base64 text belongs.
-func answeredNumbers(err error) bool {
-	var te *json.UnmarshalTypeError
-	return errors.As(err, &te) && te.Value == "array"
 }
 
 // Generate runs one chat completion.
