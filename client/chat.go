@@ -23,6 +23,9 @@ func NewChatID() string { return NewRunID("chat") }
 // StartChat starts a chat session with id (NewChatID when empty), or attaches to the running
 // session with that id. It returns the session's id and whether it already existed.
 func (c *Client) StartChat(ctx context.Context, id string, o ChatOptions) (string, bool, error) {
+	if err := checkChatMemory(o); err != nil {
+		return "", false, err
+	}
 	if id == "" {
 		id = NewChatID()
 	} else if err := CheckID(id); err != nil {
@@ -151,4 +154,15 @@ func (c *Client) ListChats(ctx context.Context, limit int) ([]RunSummary, error)
 		out = append(out, r)
 	}
 	return out, nil
+}
+
+// checkChatMemory refuses, before the session starts, a memory scope that does not belong to the
+// client starting it (the rule the run applies at each remember and recall,
+// workflows.ScopeOwner): carl may not start a chat on bob's memory. The operator (nobody
+// authenticated) may use any scope.
+func checkChatMemory(o ChatOptions) error {
+	if o.MemoryScope == "" || o.Origin == OriginOperator || o.StartedBy == "" || workflows.ScopeOwner(o.MemoryScope) == o.StartedBy {
+		return nil
+	}
+	return &RefusedError{Msg: fmt.Sprintf("memory scope %q does not belong to %s: a chat session a client starts uses only memory of its own, a scope that ends with its name (%q, or \"NAME:%s\"); leave memory out to chat without it", o.MemoryScope, o.StartedBy, o.StartedBy, o.StartedBy)}
 }

@@ -31,7 +31,7 @@ func (r *run) checkScope(tool string, inputs map[string]any) error {
 		return nil
 	}
 	scope, _ := inputs["scope"].(string)
-	if scopeOwner(scope) == r.startedBy {
+	if ScopeOwner(scope) == r.startedBy {
 		return nil
 	}
 	return temporal.NewNonRetryableApplicationError(fmt.Sprintf(
@@ -61,9 +61,9 @@ func (r *run) checkNamespace(ctx workflow.Context, tool string, spec *toolspec.S
 	return temporal.NewNonRetryableApplicationError(err.Error(), toolspec.ErrInvalidInput, nil)
 }
 
-// scopeOwner is the identity a memory scope belongs to: its last ":" segment ("support:ana" is
+// ScopeOwner is the identity a memory scope belongs to: its last ":" segment ("support:ana" is
 // ana's).
-func scopeOwner(scope string) string {
+func ScopeOwner(scope string) string {
 	return scope[strings.LastIndex(scope, ":")+1:]
 }
 
