@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"strconv"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -76,7 +77,9 @@ func (t *Tools) Notify(ctx context.Context, d webhook.Delivery) error {
 	req.Header.Set(webhook.EventHeader, d.Notification.Event)
 	req.Header.Set(webhook.DeliveryHeader, d.ID)
 	if t.cfg.WebhookSecret != "" {
-		req.Header.Set(webhook.SignatureHeader, webhook.Sign(t.cfg.WebhookSecret, body))
+		now := time.Now().Unix() // each attempt signs its own time: a retry a day later verifies
+		req.Header.Set(webhook.TimestampHeader, strconv.FormatInt(now, 10))
+		req.Header.Set(webhook.SignatureHeader, webhook.Sign(t.cfg.WebhookSecret, now, body))
 	}
 	where := webhook.Redact(target)
 	resp, err := t.httpClient(10 * time.Second).Do(req)

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/temporal"
@@ -40,7 +41,8 @@ func TestNotifyDelivers(t *testing.T) {
 	require.NoError(t, activities.NewTools(allow).Notify(context.Background(), d))
 	require.Len(t, got.bodies, 1)
 	h := got.heads[0]
-	require.True(t, webhook.Verify("s3cret", got.bodies[0], h.Get("X-Weft-Signature")), "signed with the body's HMAC-SHA256")
+	require.NoError(t, webhook.Verify("s3cret", h, got.bodies[0], time.Now(), 0), "signed with the HMAC-SHA256 of its timestamp and body")
+	require.NotEmpty(t, h.Get("X-Weft-Timestamp"))
 	require.Equal(t, "r-notify-3-0", h.Get("X-Weft-Delivery"))
 	require.Equal(t, "run.failed", h.Get("X-Weft-Event"))
 	require.Contains(t, string(got.bodies[0]), `"url":"https://weft.example/runs/r"`)

@@ -43,7 +43,7 @@ func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "down", http.StatusServiceUnavailable)
 		return
 	}
-	if !webhook.Verify("s3cret", body, r.Header.Get(webhook.SignatureHeader)) {
+	if webhook.Verify("s3cret", r.Header, body, time.Now(), 0) != nil {
 		rc.badSig++
 		http.Error(w, "bad signature", http.StatusUnauthorized)
 		return

@@ -11,9 +11,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -40,14 +42,21 @@ var DefaultEvents = []string{ReviewRequested, RunFailed, RunCompleted}
 // address (console.DefaultAddress).
 const DefaultConsoleURL = "http://127.0.0.1:8234"
 
-// SignatureHeader carries "sha256=" and the hex HMAC-SHA256 of the body keyed with
-// WEFT_WEBHOOK_SECRET; DeliveryHeader a delivery's id, the same on every attempt, so a receiver
-// can drop a repeat.
+// SignatureHeader carries "sha256=" and the hex HMAC-SHA256, keyed with WEFT_WEBHOOK_SECRET, of
+// the TimestampHeader's value, ".", and the body; TimestampHeader when the attempt was signed
+// (Unix seconds), so a receiver refuses a captured delivery replayed later (Verify);
+// DeliveryHeader a delivery's id, the same on every attempt, so a receiver can drop a repeat.
 const (
 	SignatureHeader = "X-Weft-Signature"
+	TimestampHeader = "X-Weft-Timestamp"
 	DeliveryHeader  = "X-Weft-Delivery"
 	EventHeader     = "X-Weft-Event"
 )
+
+// DefaultTolerance is how far from the receiver's clock a delivery's timestamp may be for
+// Verify (tolerance 0): wide enough for clocks that drift, narrow enough that a captured
+// delivery cannot be replayed for long.
+const DefaultTolerance = 5 * time.Minute
 
 // Webhook is one the operator declared (WEFT_WEBHOOKS).
 type Webhook struct {
@@ -344,16 +353,40 @@ func orSomeone(s string) string {
 	return s
 }
 
-// Sign is the X-Weft-Signature value of body: "sha256=" and the hex HMAC-SHA256 keyed with secret.
-func Sign(secret string, body []byte) string {
+// Sign is the X-Weft-Signature value of body sent at timestamp (Unix seconds, the
+// X-Weft-Timestamp header): "sha256=" and the hex HMAC-SHA256, keyed with secret, of the
+// timestamp in decimal, ".", and the body.
+func Sign(secret string, timestamp int64, body []byte) string {
 	m := hmac.New(sha256.New, []byte(secret))
+	m.Write([]byte(strconv.FormatInt(timestamp, 10)))
+	m.Write([]byte{'.'})
 	m.Write(body)
 	return "sha256=" + hex.EncodeToString(m.Sum(nil))
 }
 
-// Verify checks a signature header against body in constant time (for receivers written in Go).
-func Verify(secret string, body []byte, header string) bool {
-	return hmac.Equal([]byte(Sign(secret, body)), []byte(header))
+// ErrBadSignature is wrapped by Verify's error for a delivery that is not weft's, was altered,
+// or was signed too long ago (or ahead) of now.
+var ErrBadSignature = errors.New("webhook signature refused")
+
+// Verify is the receiver's check of a delivery (for receivers written in Go; others do the same,
+// README "notify"): h's X-Weft-Timestamp is within tolerance of now (0: DefaultTolerance), and
+// its X-Weft-Signature is Sign(secret, timestamp, body), compared in constant time. A delivery
+// captured and sent again later than the tolerance is refused, as is one altered or unsigned.
+func Verify(secret string, h http.Header, body []byte, now time.Time, tolerance time.Duration) error {
+	if tolerance <= 0 {
+		tolerance = DefaultTolerance
+	}
+	ts, err := strconv.ParseInt(h.Get(TimestampHeader), 10, 64)
+	if err != nil {
+		return fmt.Errorf("%w: %s %q is not a Unix time in seconds", ErrBadSignature, TimestampHeader, h.Get(TimestampHeader))
+	}
+	if age := now.Sub(time.Unix(ts, 0)); age > tolerance || age < -tolerance {
+		return fmt.Errorf("%w: signed at %s, %s from now, outside the %s tolerance (a replay, or a clock off)", ErrBadSignature, time.Unix(ts, 0).UTC().Format(time.RFC3339), age.Round(time.Second), tolerance)
+	}
+	if !hmac.Equal([]byte(Sign(secret, ts, body)), []byte(h.Get(SignatureHeader))) {
+		return fmt.Errorf("%w: %s does not match the body and timestamp (another secret, or an altered delivery)", ErrBadSignature, SignatureHeader)
+	}
+	return nil
 }
 
 // The worker's internal activities (not tools: no file can call them): ActivityPlan answers a

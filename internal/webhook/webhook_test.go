@@ -3,8 +3,10 @@ package webhook_test
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -103,12 +105,16 @@ func TestBodyAndSignature(t *testing.T) {
 		"run_id": "weft-x-1", "workflow": "expenses", "step": "approve", "title": "Approve 120 EUR?",
 		"url": "https://weft.example.com/runs/weft-x-1"}`, string(body))
 
-	sig := webhook.Sign("s3cret", body)
+	sent := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
+	sig := webhook.Sign("s3cret", sent.Unix(), body)
 	require.Equal(t, "sha256=", sig[:7])
 	require.Len(t, sig, 7+64)
-	require.True(t, webhook.Verify("s3cret", body, sig))
-	require.False(t, webhook.Verify("other", body, sig))
-	require.False(t, webhook.Verify("s3cret", append(body, ' '), sig))
+	h := http.Header{}
+	h.Set(webhook.TimestampHeader, strconv.FormatInt(sent.Unix(), 10))
+	h.Set(webhook.SignatureHeader, sig)
+	require.NoError(t, webhook.Verify("s3cret", h, body, sent.Add(time.Minute), 0))
+	require.ErrorIs(t, webhook.Verify("other", h, body, sent, 0), webhook.ErrBadSignature)
+	require.ErrorIs(t, webhook.Verify("s3cret", h, append(body, ' '), sent, 0), webhook.ErrBadSignature)
 
 	d.Route.Slack = true
 	body, err = webhook.Body(d, "")
@@ -142,4 +148,46 @@ func TestSlackTextIsNotMarkup(t *testing.T) {
 	require.Equal(t, "Review waiting in w (step s): &lt;!channel&gt; &lt;https://evil.example|Approve in the weft console&gt; &amp; more (weft-x-1) <http://127.0.0.1:8234/runs/weft-x-1|open in the weft console>", got)
 	n = webhook.Notification{Event: webhook.RunFailed, RunID: "weft-x-2", Workflow: "w", Error: "model said <@U123>"}
 	require.NotContains(t, webhook.Text(n, "http://x/runs/weft-x-2"), "<@U123>")
+}
+
+// TestVerifyRefusesAReplay: a delivery captured and sent again outside the tolerance is refused
+// though its signature is weft's; within it, and with the receiver's clock a little behind, it
+// verifies; its timestamp cannot be moved, because the signature covers it.
+func TestVerifyRefusesAReplay(t *testing.T) {
+	body := []byte(`{"id":"weft-x-1-notify-7-0","event":"run.failed"}`)
+	sent := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
+	signed := func(ts int64, sig string) http.Header {
+		h := http.Header{}
+		h.Set(webhook.TimestampHeader, strconv.FormatInt(ts, 10))
+		h.Set(webhook.SignatureHeader, sig)
+		return h
+	}
+	h := signed(sent.Unix(), webhook.Sign("s3cret", sent.Unix(), body))
+	for _, tc := range []struct {
+		name      string
+		h         http.Header
+		now       time.Time
+		tolerance time.Duration
+		err       string
+	}{
+		{"at once", h, sent, 0, ""},
+		{"within the default 5 minutes", h, sent.Add(4 * time.Minute), 0, ""},
+		{"the receiver's clock behind", h, sent.Add(-time.Minute), 0, ""},
+		{"replayed an hour later", h, sent.Add(time.Hour), 0, "outside the 5m0s tolerance"},
+		{"replayed past a tolerance of its own", h, sent.Add(2 * time.Minute), time.Minute, "outside the 1m0s tolerance"},
+		{"its timestamp moved to now", signed(sent.Add(time.Hour).Unix(), h.Get(webhook.SignatureHeader)), sent.Add(time.Hour), 0, "does not match"},
+		{"no timestamp", signed(0, h.Get(webhook.SignatureHeader)), sent, 0, "outside"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := webhook.Verify("s3cret", tc.h, body, tc.now, tc.tolerance)
+			if tc.err == "" {
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorIs(t, err, webhook.ErrBadSignature)
+			require.ErrorContains(t, err, tc.err)
+		})
+	}
+	empty := http.Header{}
+	require.ErrorContains(t, webhook.Verify("s3cret", empty, body, sent, 0), "is not a Unix time")
 }
