@@ -92,9 +92,12 @@ func (t *Tools) http(ctx context.Context, in toolspec.HTTPIn) (toolspec.HTTPOut,
 			timeout = time.Duration(v) * time.Millisecond
 		}
 	case string:
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			return none, nil, &InputError{Msg: fmt.Sprintf("timeout %q is not a duration", v)}
+		d, err := toolspec.ParseDuration(v)
+		if err == nil && d == 0 {
+			err = fmt.Errorf("%q is no time: write a duration over 0, e.g. \"30s\", or leave timeout out for 30s", v)
+		}
+		if err != nil {
+			return none, nil, &InputError{Msg: "timeout " + err.Error()}
 		}
 		timeout = d
 	}

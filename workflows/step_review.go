@@ -56,9 +56,12 @@ func (r *run) review(ctx workflow.Context, sr *stepRun, inputs map[string]any, e
 		inputs["timeout"] = fmt.Sprintf("%dms", int64(ms)) // vai writes milliseconds
 	}
 	if s, _ := inputs["timeout"].(string); s != "" {
-		d, err := time.ParseDuration(s)
-		if err != nil || d <= 0 {
-			return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("review timeout %q is not a duration", s), toolspec.ErrInvalidInput, nil)
+		d, err := toolspec.ParseDuration(s)
+		if err == nil && d == 0 {
+			err = fmt.Errorf("%q is no time: write a duration over 0, e.g. \"24h\"", s)
+		}
+		if err != nil {
+			return nil, temporal.NewNonRetryableApplicationError("review timeout "+err.Error(), toolspec.ErrInvalidInput, nil)
 		}
 		timeout = d
 	}

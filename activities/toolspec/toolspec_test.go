@@ -3,6 +3,7 @@ package toolspec_test
 import (
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -104,5 +105,31 @@ func TestSystemNamespace(t *testing.T) {
 		require.ErrorContains(t, err, c.err, c)
 		require.ErrorContains(t, err, "ingest: ")
 		require.ErrorContains(t, err, "workflows directory")
+	}
+}
+
+// TestParseDuration: a duration past Go's longest says the bound, not "not a duration"; a
+// negative one says so; words are not durations.
+func TestParseDuration(t *testing.T) {
+	for _, c := range []struct {
+		in, err string
+		want    time.Duration
+	}{
+		{"30s", "", 30 * time.Second},
+		{"1h30m", "", 90 * time.Minute},
+		{"0", "", 0},
+		{"9999999h", `"9999999h" is longer than the longest duration, 2562047h (about 292 years)`, 0},
+		{"99999999999999999999ns", "longer than the longest duration", 0},
+		{"-5m", `"-5m" is negative`, 0},
+		{"soon", `"soon" is not a duration: write a number with a unit`, 0},
+		{"", "is not a duration", 0},
+	} {
+		got, err := toolspec.ParseDuration(c.in)
+		if c.err != "" {
+			require.ErrorContains(t, err, c.err, c.in)
+			continue
+		}
+		require.NoError(t, err, c.in)
+		require.Equal(t, c.want, got)
 	}
 }

@@ -3,6 +3,8 @@ package dsl
 import (
 	"fmt"
 	"time"
+
+	"github.com/weftworks/weft/activities/toolspec"
 )
 
 // Policy is a step's timeout and retry overrides, parsed: zero fields keep the tool's defaults.
@@ -40,9 +42,9 @@ func parseDuration(field, s string) (time.Duration, error) {
 	if s == "" {
 		return 0, nil
 	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d < 0 {
-		return 0, fmt.Errorf("%s: %q is not a duration: write a number with a unit, e.g. \"30s\", \"5m\", \"1h30m\"", field, s)
+	d, err := toolspec.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", field, err)
 	}
 	return d, nil
 }

@@ -19,7 +19,9 @@ func TestStepPolicy(t *testing.T) {
 			Policy{Timeout: 30 * time.Second, MaxAttempts: 3, InitialInterval: 2 * time.Second, Backoff: 1.5, MaxInterval: time.Minute}, ""},
 		{"vai's milliseconds", Step{Timeout: "5000ms"}, Policy{Timeout: 5 * time.Second}, ""},
 		{"bad timeout", Step{Timeout: "soon"}, Policy{}, `timeout: "soon" is not a duration`},
-		{"bad interval", Step{Retry: &Retry{MaxInterval: "-1s"}}, Policy{}, `retry.maxInterval: "-1s" is not a duration`},
+		{"negative interval", Step{Retry: &Retry{MaxInterval: "-1s"}}, Policy{}, `retry.maxInterval: "-1s" is negative`},
+		{"past the longest duration", Step{Timeout: "9999999h"}, Policy{}, `timeout: "9999999h" is longer than the longest duration, 2562047h`},
+		{"the longest duration", Step{Timeout: "2562047h"}, Policy{Timeout: 2562047 * time.Hour}, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
