@@ -442,7 +442,8 @@ func codeFilterValue(field string, v any, lower bool) (any, error) {
 	return nil, &InputError{Msg: fmt.Sprintf(`filter.%s: %s is not a string, number, boolean or {"$in": [...]} (the only operator a code filter takes)`, field, filterValueKind(v))}
 }
 
-// filterValueKind names a filter value for an error: its operators when it is an object.
+// filterValueKind names a value's JSON kind for an error (never "<nil>"): its operators when it
+// is an object.
 func filterValueKind(v any) string {
 	switch x := v.(type) {
 	case nil:
@@ -456,6 +457,12 @@ func filterValueKind(v any) string {
 		return "an object with " + strings.Join(keys, ", ")
 	case []any:
 		return "an array"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case float64, int, int64:
+		return "a number"
 	}
 	return fmt.Sprintf("%T", v)
 }

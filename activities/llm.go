@@ -75,7 +75,10 @@ func chatFunctions(in toolspec.LLMIn) ([]provider.Function, error) {
 	for i, t := range in.Tools {
 		m, ok := t.(map[string]any)
 		if !ok {
-			return nil, &InputError{Msg: fmt.Sprintf("tools[%d]: %v is a tool name; names are turned into definitions by the workflow, so pass {name, description, parameters} here", i, t)}
+			if name, ok := t.(string); ok {
+				return nil, &InputError{Msg: fmt.Sprintf("tools[%d]: %q is a tool name; names are turned into definitions by the workflow, so pass {name, description, parameters} here", i, name)}
+			}
+			return nil, &InputError{Msg: fmt.Sprintf("tools[%d] is %s: pass a tool as {name, description, parameters}", i, filterValueKind(t))}
 		}
 		params := m["parameters"]
 		if params == nil {

@@ -56,7 +56,7 @@ func (t *mcpTool) Call(ctx workflow.Context, r *run, sr *stepRun, args map[strin
 	}
 	res, _ := out.(map[string]any)
 	if isErr, _ := res["isError"].(bool); isErr {
-		return nil, fmt.Errorf("%s answered with an error: %v", t.Name(), res["text"])
+		return nil, fmt.Errorf("%s answered with an error: %s", t.Name(), orNoText(res["text"]))
 	}
 	if res["structured"] != nil {
 		return res["structured"], nil
@@ -170,4 +170,12 @@ func mcpConfig(name string, s dsl.MCPServer, origin string) map[string]any {
 		c["keyEnv"] = s.KeyEnv
 	}
 	return c
+}
+
+// orNoText is an MCP tool's error text, or says it gave none (never "<nil>").
+func orNoText(v any) string {
+	if s, _ := v.(string); s != "" {
+		return s
+	}
+	return "(no message)"
 }

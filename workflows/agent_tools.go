@@ -12,6 +12,7 @@ import (
 
 	"github.com/weftworks/weft/activities/toolspec"
 	"github.com/weftworks/weft/workflows/dsl"
+	"github.com/weftworks/weft/workflows/expr"
 )
 
 // agentTool is one tool an agent (or an llm step) offers the model. The loop in step_agent.go
@@ -157,7 +158,7 @@ func (r *run) agentTools(ctx workflow.Context, sr *stepRun, v any) ([]agentTool,
 	for _, e := range list {
 		name, ok := e.(string)
 		if !ok {
-			return nil, fmt.Errorf("tools: %v is not a tool name", e)
+			return nil, fmt.Errorf("tools: %s is %s, not a tool name: write each tool as its name, e.g. \"search\"", expr.Text(e), expr.TypeName(e))
 		}
 		if seen[name] {
 			continue

@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"fmt"
+	"strconv"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -132,7 +133,7 @@ func reviewerList(v any) ([]string, error) {
 	for _, e := range list {
 		s, _ := e.(string)
 		if s == "" || s == "role:" {
-			return nil, fmt.Errorf("review reviewers: %v is not a name or \"role:NAME\"", e)
+			return nil, fmt.Errorf("review reviewers: %s is not a name or \"role:NAME\"", reviewerEntry(e))
 		}
 		out = append(out, s)
 	}
@@ -148,4 +149,12 @@ func (r *run) refreshStatus(ctx workflow.Context) {
 	if want != r.status {
 		r.setStatus(ctx, want)
 	}
+}
+
+// reviewerEntry shows a reviewers entry that is no name in a message: "" as "", null as null.
+func reviewerEntry(e any) string {
+	if s, ok := e.(string); ok {
+		return strconv.Quote(s)
+	}
+	return expr.Text(e)
 }

@@ -163,3 +163,27 @@ func TestClientDefinitionStaysOutOfSystemNamespaces(t *testing.T) {
 		})
 	}
 }
+
+// TestMessagesNeverSayNil: a value that is not what a step expects is shown as JSON in the
+// refusal (null, a number), never as Go's "<nil>" (issue 40).
+func TestMessagesNeverSayNil(t *testing.T) {
+	for _, tc := range []struct {
+		name, def, want string
+		input           map[string]any
+	}{
+		{"a reviewer that is null", `{"name":"r","inputs":{"r":{"type":"array"}},"steps":[{"id":"a","tool":"review","inputs":{"title":"t","data":"x","reviewers":"{{ inputs.r }}"}}]}`,
+			`review reviewers: null is not a name`, map[string]any{"r": []any{nil}}},
+		{"an agent tool that is null", `{"name":"a","inputs":{"t":{"type":"array"}},"steps":[{"id":"a","tool":"agent","inputs":{"prompt":"p","tools":"{{ inputs.t }}"}}]}`,
+			`tools: null is null, not a tool name`, map[string]any{"t": []any{nil}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t)
+			withModel(h, &scriptedModel{})
+			h.env.ExecuteWorkflow(workflows.WorkflowType, request(t, tc.def, tc.input))
+			err := h.env.GetWorkflowError()
+			require.Error(t, err)
+			require.Contains(t, err.Error(), tc.want)
+			require.NotContains(t, err.Error(), "<nil>")
+		})
+	}
+}

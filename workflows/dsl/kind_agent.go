@@ -139,7 +139,11 @@ func (c *compiler) checkGuardrails(cs *CompiledStep, inPtr string) {
 				}
 			}
 			if n != 1 {
-				c.errAt(ptr, fmt.Sprintf("guardrail %v is %d checks", m["name"], n), "a guardrail is exactly one of schema, forbid, require and judge: write one guardrail per check")
+				what := fmt.Sprintf("guardrail %d", i)
+				if name, _ := m["name"].(string); name != "" {
+					what = "guardrail " + name
+				}
+				c.errAt(ptr, fmt.Sprintf("%s is %d checks", what, n), "a guardrail is exactly one of schema, forbid, require and judge: write one guardrail per check")
 			}
 			for _, k := range []string{"forbid", "require"} {
 				if src, ok := m[k].(string); ok && !strings.Contains(src, "{{") {
