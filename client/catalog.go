@@ -42,9 +42,13 @@ func Catalog(dir string, builtins bool) []CatalogEntry {
 			}
 			name := strings.TrimSuffix(strings.TrimSuffix(filepath.Base(f), ".json"), ".weft")
 			e := CatalogEntry{Name: name, Path: f}
-			// bounded: a FIFO, a device or a huge *.json here is refused, not read
+			// bounded: a FIFO, a device or a huge *.json here is refused, not read. The file
+			// is named by its name in the directory, so its problems and its runs' Source
+			// ("x.json:3:4: ...", read by clients) do not carry the worker's paths.
 			if e.Data, e.Err = dsl.ReadFile(f); e.Err == nil {
-				e.Workflow, e.Err = dsl.Load(f, e.Data)
+				e.Workflow, e.Err = dsl.Load(filepath.Base(f), e.Data)
+			} else {
+				e.Err = &namedError{err: e.Err, msg: strings.ReplaceAll(e.Err.Error(), f, filepath.Base(f))}
 			}
 			if e.Err != nil {
 				e.Workflow = nil
@@ -59,3 +63,13 @@ func Catalog(dir string, builtins bool) []CatalogEntry {
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }
+
+// namedError is a catalog file's error with the file named as in its directory (msg), keeping
+// the error it came from for errors.Is and errors.As.
+type namedError struct {
+	err error
+	msg string
+}
+
+func (e *namedError) Error() string { return e.msg }
+func (e *namedError) Unwrap() error { return e.err }

@@ -294,6 +294,8 @@ func TestPlaygroundEscapesWorkflowText(t *testing.T) {
 		require.NotContains(t, page, "<img src=x", path)
 		require.Contains(t, page, "&lt;script&gt;alert(1)", path)
 		require.Contains(t, resp.Header.Get("Content-Security-Policy"), "script-src 'self'", path)
+		require.Contains(t, page, "evil.json", path)
+		require.NotContains(t, page, dir, "the page names the file, not where it is on the machine (issue 40)")
 	}
 	resp, err := srv.Client().Get(srv.URL + "/workflows/nothing-here")
 	require.NoError(t, err)

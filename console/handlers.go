@@ -10,6 +10,7 @@ import (
 	"math"
 	"net/http"
 	"net/url"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -610,7 +611,10 @@ type CatalogRow struct {
 }
 
 func catalogRow(e weftclient.CatalogEntry) CatalogRow {
-	row := CatalogRow{Name: e.Name, Path: e.Path}
+	row := CatalogRow{Name: e.Name}
+	if e.Path != "" {
+		row.Path = filepath.Base(e.Path) // the file in the workflows directory, not the worker's path
+	}
 	if e.Err != nil {
 		row.Error = e.Err.Error()
 		return row
@@ -723,9 +727,9 @@ func (s *Server) apiStart(w http.ResponseWriter, r *http.Request, sess *session)
 		writeError(w, http.StatusBadRequest, "send {\"inputs\": {...}}: "+err.Error())
 		return
 	}
-	source := e.Path
-	if source == "" {
-		source = e.Name
+	source := e.Name
+	if e.Path != "" {
+		source = filepath.Base(e.Path) // positions name the file, not where it is on the machine
 	}
 	o := weftclient.StartOptions{Source: source, Inputs: b.Inputs, Resolver: weftclient.FileResolver(s.o.WorkflowsDir), Origin: weftclient.OriginOperator}
 	if id, ok := sess.identity(); ok {
