@@ -2,10 +2,12 @@ package client
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
 
+	"go.temporal.io/sdk/temporal"
 	"google.golang.org/protobuf/proto"
 
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
@@ -42,6 +44,32 @@ func RunStatus(temporal, weft string, pending bool) string {
 		return RunRunning
 	}
 	return temporal
+}
+
+// EndStatus is how a run ended, in weft's vocabulary, from the error waiting for its result gave
+// (nil: completed): a cancellation is cancelled, not failed, as Temporal records it.
+func EndStatus(err error) string {
+	var (
+		ce *temporal.CanceledError
+		te *temporal.TerminatedError
+		to *temporal.TimeoutError
+		ee *EndedError
+	)
+	switch {
+	case err == nil:
+		return RunCompleted
+	case errors.As(err, &ce):
+		return RunCancelled
+	case errors.As(err, &te):
+		return RunTerminated
+	case errors.As(err, &ee) && ee.How == "timed out":
+		return RunTimedOut
+	case errors.As(err, &ee):
+		return RunTerminated
+	case errors.As(err, &to):
+		return RunTimedOut
+	}
+	return RunFailed
 }
 
 // Closed says whether a run of this status has ended.

@@ -119,3 +119,13 @@ func TestRunErrorSaysTheCauseOnce(t *testing.T) {
 	require.Same(t, err, client.NewRunError("r1", err), "wrapped once")
 	require.NoError(t, client.NewRunError("r1", nil))
 }
+
+// TestEndStatus: how a run ended, from the error waiting for its result gave, in the one
+// vocabulary (a cancelled run's stream said failed).
+func TestEndStatus(t *testing.T) {
+	require.Equal(t, client.RunCompleted, client.EndStatus(nil))
+	require.Equal(t, client.RunCancelled, client.EndStatus(fmt.Errorf("run r: %w", temporal.NewCanceledError("cancelled"))))
+	require.Equal(t, client.RunTerminated, client.EndStatus(&client.EndedError{How: "terminated"}))
+	require.Equal(t, client.RunTimedOut, client.EndStatus(&client.EndedError{How: "timed out"}))
+	require.Equal(t, client.RunFailed, client.EndStatus(temporal.NewApplicationError("boom", "StepFailed")))
+}

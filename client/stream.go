@@ -97,6 +97,9 @@ type Event struct {
 	// RunID: continued_as_new, the Temporal run id of the new run (resume in it with
 	// StreamOptions.SinceRun).
 	RunID string `json:"runId,omitempty"`
+	// Status is how the run ended (run_completed, run_failed), in the vocabulary every surface
+	// shows (RunStatus): completed, failed, cancelled, terminated or timed_out.
+	Status string `json:"status,omitempty"`
 	// StepState is the step's state (step_* events).
 	StepState *weftv1.StepState `json:"-"`
 	// Review is the gate (review_* events).
@@ -434,11 +437,11 @@ func (s *streamer) finish(out outcome) (*weftv1.RunResult, error) {
 		e = *s.ended
 	}
 	if out.err != nil {
-		e.Type, e.Error, e.Result = EventRunFailed, Cause(out.err), nil
+		e.Type, e.Error, e.Result, e.Status = EventRunFailed, Cause(out.err), nil, EndStatus(out.err)
 		s.emit(e)
 		return nil, out.err
 	}
-	e.Type, e.Result = EventRunCompleted, out.res
+	e.Type, e.Result, e.Status = EventRunCompleted, out.res, RunCompleted
 	s.emit(e)
 	return out.res, nil
 }
@@ -526,10 +529,10 @@ func (c *Client) streamPolled(ctx context.Context, id string, o StreamOptions, f
 				t.state(&weftv1.ExecutionState{Steps: out.res.Steps})
 			}
 			if out.err != nil {
-				t.emit(Event{Type: EventRunFailed, Error: Cause(out.err)})
+				t.emit(Event{Type: EventRunFailed, Error: Cause(out.err), Status: EndStatus(out.err)})
 				return nil, out.err
 			}
-			t.emit(Event{Type: EventRunCompleted, Result: out.res})
+			t.emit(Event{Type: EventRunCompleted, Result: out.res, Status: RunCompleted})
 			return out.res, nil
 		case <-ctx.Done():
 			return nil, ctx.Err()

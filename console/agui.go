@@ -251,8 +251,12 @@ func (t *aguiTranslator) event(e weftclient.Event) []aguiEvent {
 			// Nothing was sent (a run that does not exist): RUN_ERROR alone, as AG-UI allows.
 			return []aguiEvent{{"type": "RUN_ERROR", "message": e.Error, "code": "run_failed"}}
 		}
-		out := append(t.endAll(), t.state("failed")...)
-		return append(out, aguiEvent{"type": "RUN_ERROR", "message": e.Error, "code": "run_failed"})
+		status := e.Status // how it ended, as every surface says it (a cancelled run is not failed)
+		if status == "" {
+			status = weftclient.RunFailed
+		}
+		out := append(t.endAll(), t.state(status)...)
+		return append(out, aguiEvent{"type": "RUN_ERROR", "message": e.Error, "code": "run_" + status})
 	}
 	return nil
 }

@@ -88,6 +88,14 @@ func TestAGUIEvents(t *testing.T) {
 		{"type": "STATE_DELTA", "delta": []map[string]any{{"op": "replace", "path": "/status", "value": "failed"}}},
 		{"type": "RUN_ERROR", "message": `step "a": boom`, "code": "run_failed"}}, fail)
 	require.True(t, tr.ended)
+
+	// A cancelled run ends cancelled, as every surface says (client.EndStatus), not failed.
+	tr = newAGUITranslator("r3")
+	tr.translate(weftclient.Event{Type: "run_started", Seq: 1})
+	stopped := tr.translate(weftclient.Event{Type: "run_failed", Seq: 2, Error: "cancelled", Status: weftclient.RunCancelled})
+	require.Equal(t, []aguiEvent{
+		{"type": "STATE_DELTA", "delta": []map[string]any{{"op": "replace", "path": "/status", "value": "cancelled"}}},
+		{"type": "RUN_ERROR", "message": "cancelled", "code": "run_cancelled"}}, stopped)
 }
 
 // TestAGUIStreamsOpenAsAGUIClientsRequire: @ag-ui/client rejects a stream whose first event is not

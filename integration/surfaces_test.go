@@ -1,12 +1,15 @@
 package integration
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -163,6 +166,17 @@ func TestSurfacesTellOneStory(t *testing.T) {
 			require.Equal(t, c.Status, view.Snapshot.Status, "the console's snapshot status is its state's")
 			require.Equal(t, c.Tokens, view.Snapshot.Usage.Tokens, "the console's usage is its state's")
 			surfaces["console /api/runs/{id}"] = c
+			// AG-UI: the state its stream ends with (a closed run's stream replays from the start and
+			// ends; one waiting for a review does not end, so it is not read).
+			if weftclient.Closed(truth.Status) {
+				steps := map[string]string{}
+				for id, st := range truth.Steps {
+					steps[id] = strings.Fields(st)[0]
+				}
+				ag := aguiFinalState(t, env.url+"/runs/"+id+"/agui")
+				require.Equal(t, told{Status: truth.Status, Steps: steps}, ag, "AG-UI tells another story of %s", sc.name)
+				compared++
+			}
 			// The Go API's result of a completed run.
 			if sc.until == weftclient.RunCompleted {
 				res, err := env.client.Result(ctx, id)
@@ -192,7 +206,91 @@ func TestSurfacesTellOneStory(t *testing.T) {
 			}
 		})
 	}
-	t.Logf("%d scenarios, %d surface answers compared with the client's Execution", len(surfaceScenarios), compared)
+	// weft eval: a case's tokens and cost are its run's usage, whether the run completed or failed.
+	dataset := filepath.Join(t.TempDir(), "cases.jsonl")
+	require.NoError(t, os.WriteFile(dataset, []byte(`{"name":"ok"}`+"\n"), 0o644))
+	for _, name := range []string{"s-completed", "s-failed"} {
+		file := filepath.Join(env.dir, name+".json")
+		_, out, errOut := weft(t, queue, "eval", file, "--dataset", dataset, "--json", "--reports-dir", "off")
+		var rep struct {
+			Cases []struct {
+				RunID   string  `json:"runId"`
+				Tokens  int64   `json:"tokens"`
+				CostUSD float64 `json:"costUsd"`
+				Error   string  `json:"error"`
+			} `json:"cases"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(out), &rep), out+errOut)
+		require.Len(t, rep.Cases, 1)
+		c := rep.Cases[0]
+		require.NotEmpty(t, c.RunID, "%+v", c)
+		e, err := env.client.Execution(ctx, c.RunID)
+		require.NoError(t, err)
+		require.Positive(t, e.Usage.Tokens, "the %s case's run used something", name)
+		require.Equal(t, e.Usage.Tokens, c.Tokens, "weft eval's tokens of the %s case are its run's", name)
+		require.InDelta(t, e.Usage.CostUSD, c.CostUSD, 1e-9)
+		compared++
+	}
+	t.Logf("%d scenarios and 2 eval cases, %d surface answers compared with the client's Execution", len(surfaceScenarios), compared)
+}
+
+// aguiFinalState reads a closed run's AG-UI stream to its end and applies its STATE_SNAPSHOT and
+// STATE_DELTA events: the run status and step statuses it ends with.
+func aguiFinalState(t *testing.T, url string) told {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Equal(t, 200, resp.StatusCode)
+	state := told{Steps: map[string]string{}}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		line, ok := strings.CutPrefix(sc.Text(), "data: ")
+		if !ok {
+			continue
+		}
+		var ev struct {
+			Type     string `json:"type"`
+			Snapshot struct {
+				Status string            `json:"status"`
+				Steps  map[string]string `json:"steps"`
+			} `json:"snapshot"`
+			Delta json.RawMessage `json:"delta"` // a JSON Patch (STATE_DELTA), or text
+		}
+		require.NoError(t, json.Unmarshal([]byte(line), &ev), line)
+		var patch []struct {
+			Op    string `json:"op"`
+			Path  string `json:"path"`
+			Value any    `json:"value"`
+		}
+		if ev.Type == "STATE_DELTA" {
+			require.NoError(t, json.Unmarshal(ev.Delta, &patch), line)
+		}
+		switch ev.Type {
+		case "STATE_SNAPSHOT":
+			state.Status, state.Steps = ev.Snapshot.Status, map[string]string{}
+			for k, v := range ev.Snapshot.Steps {
+				state.Steps[k] = v
+			}
+		case "STATE_DELTA":
+			for _, op := range patch {
+				switch {
+				case op.Path == "/status":
+					state.Status = fmt.Sprint(op.Value)
+				case strings.HasPrefix(op.Path, "/steps/") && op.Op == "remove":
+					delete(state.Steps, strings.TrimPrefix(op.Path, "/steps/"))
+				case strings.HasPrefix(op.Path, "/steps/"):
+					state.Steps[strings.TrimPrefix(op.Path, "/steps/")] = fmt.Sprint(op.Value)
+				}
+			}
+		}
+	}
+	return state
 }
 
 func stepStatus(steps []*weftv1.StepState, id string) string {
