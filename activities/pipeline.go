@@ -11,7 +11,8 @@ import (
 // documents of one collection. Stages that write ($out, $merge), run code ($function,
 // $accumulator, $where) or read the server's own state ($currentOp, $collStats, ...) are refused,
 // and the stages that read another collection ($lookup, $graphLookup, $unionWith) may not name
-// weft's own (weft_*): memory and stored outputs are reached only through their tools.
+// weft's own (weft_*: memory and stored outputs are reached only through their tools) or MongoDB's
+// own (system.*).
 var pipelineStages = map[string]bool{
 	"$match": true, "$project": true, "$group": true, "$sort": true, "$limit": true, "$skip": true,
 	"$unwind": true, "$count": true, "$addFields": true, "$set": true, "$unset": true,
@@ -48,8 +49,12 @@ func checkStage(name string, arg any, at string) error {
 		return &InputError{Msg: fmt.Sprintf("%s: %s runs code on the database server; aggregate does not run code", at, op)}
 	}
 	other := func(coll any) error {
-		if c, _ := coll.(string); Reserved(c) {
+		c, _ := coll.(string)
+		if Reserved(c) {
 			return &InputError{Msg: fmt.Sprintf("%s: %s reads collection %q: collections named %s* are weft's own and are not aggregated by tools (use recall for memory)", at, name, c, reservedPrefix)}
+		}
+		if strings.HasPrefix(c, "system.") {
+			return &InputError{Msg: fmt.Sprintf("%s: %s reads collection %q: system.* collections are MongoDB's own (users, roles, views) and are not aggregated by tools", at, name, c)}
 		}
 		return nil
 	}

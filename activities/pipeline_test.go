@@ -20,6 +20,8 @@ func TestAggregatePipelineStaysInItsCollection(t *testing.T) {
 		{"unionWith stored outputs as an object", []any{map[string]any{"$unionWith": map[string]any{"coll": "weft_blobs"}}}, `$unionWith reads collection "weft_blobs"`},
 		{"lookup memory", []any{map[string]any{"$lookup": map[string]any{"from": "weft_memory", "pipeline": []any{}, "as": "m"}}}, `$lookup reads collection "weft_memory"`},
 		{"graphLookup memory", []any{map[string]any{"$graphLookup": map[string]any{"from": "weft_memory"}}}, `$graphLookup reads collection "weft_memory"`},
+		{"lookup system.users", []any{map[string]any{"$lookup": map[string]any{"from": "system.users", "pipeline": []any{}, "as": "u"}}}, `$lookup reads collection "system.users": system.* collections are MongoDB's own`},
+		{"unionWith system.js", []any{map[string]any{"$unionWith": map[string]any{"coll": "system.js"}}}, `$unionWith reads collection "system.js"`},
 		{"memory inside a facet", []any{map[string]any{"$facet": map[string]any{"a": []any{map[string]any{"$unionWith": "weft_memory"}}}}}, `pipeline[0].$facet.a[0]: $unionWith reads collection "weft_memory"`},
 		{"memory inside a lookup's pipeline", []any{map[string]any{"$lookup": map[string]any{"from": "docs", "as": "x", "pipeline": []any{map[string]any{"$unionWith": "weft_memory"}}}}}, `$unionWith reads collection "weft_memory"`},
 		{"out", []any{map[string]any{"$out": "copy"}}, "stage $out is not one aggregate runs"},
