@@ -370,12 +370,18 @@ func (s *Server) apiCancel(w http.ResponseWriter, r *http.Request, sess *session
 	if !s.may(w, sess, "cancelling a run", auth.RoleRunner) {
 		return
 	}
-	if err := s.o.Client.Cancel(r.Context(), r.PathValue("id"), sess.name+" (console)"); err != nil {
+	terminated, err := s.o.Client.CancelRun(r.Context(), r.PathValue("id"), sess.name+" (console)", false)
+	if err != nil {
 		clientError(w, err)
 		return
 	}
 	s.reviews.forget() // a cancelled run's reviews wait no more
-	s.o.Log.Info("console: cancel requested", "run", r.PathValue("id"), "by", sess.name, "authenticated", sess.authenticated)
+	s.o.Log.Info("console: cancel requested", "run", r.PathValue("id"), "by", sess.name, "authenticated", sess.authenticated, "terminated", terminated != "")
+	if terminated != "" {
+		// a stuck run (its workflow task kept failing) cannot take a cancel: it was terminated
+		writeJSON(w, http.StatusOK, map[string]string{"status": "terminated", "reason": terminated})
+		return
+	}
 	writeJSON(w, http.StatusOK, map[string]string{"status": "cancel requested"})
 }
 

@@ -224,11 +224,17 @@ func (g *Gateway) cancel(ctx context.Context, req mcplib.CallToolRequest) (*mcpl
 		return mcplib.NewToolResultError(err.Error()), nil
 	}
 	_, by := startedBy(ctx)
-	if err := c.Cancel(ctx, id, by+" (MCP key)"); err != nil {
+	terminated, err := c.CancelRun(ctx, id, by+" (MCP key)", false)
+	if err != nil {
 		return mcplib.NewToolResultError(err.Error()), nil
 	}
-	g.o.Log.Info("cancel requested", "execution", id, "by", by)
-	return result(map[string]any{"executionId": id, "cancelRequested": true}), nil
+	g.o.Log.Info("cancel requested", "execution", id, "by", by, "terminated", terminated != "")
+	out := map[string]any{"executionId": id, "cancelRequested": true}
+	if terminated != "" {
+		// a stuck run (its workflow task kept failing) cannot take a cancel: it was terminated
+		out["terminated"], out["reason"] = true, terminated
+	}
+	return result(out), nil
 }
 
 // maxExecutionsLimit is the largest limit weft_executions takes (its schema's maximum).

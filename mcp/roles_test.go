@@ -157,7 +157,8 @@ func TestLookupsAndActsAreOwnerScoped(t *testing.T) {
 	}
 	loaded, err := auth.LoadKeys(keyFile)
 	require.NoError(t, err)
-	f := &reviewfake.Runs{N: 6, Prefix: probe, MemoKey: weftclient.MemoStartedBy, StartedBy: reviewfake.Owners}
+	f := &reviewfake.Runs{N: 6, Prefix: probe, MemoKey: weftclient.MemoStartedBy, StartedBy: reviewfake.Owners,
+		Stuck: func(i int) bool { return i == 3 }}
 	g := mcp.New(mcp.Options{Version: "test", Address: "127.0.0.1:1", Namespace: "default"})
 	g.UseClient(weftclient.New(f, "test"))
 	srv := httptest.NewServer(g.HTTPHandler(loaded, []string{"127.0.0.1"}, slog.New(slog.NewTextHandler(io.Discard, nil))))
@@ -195,7 +196,7 @@ func TestLookupsAndActsAreOwnerScoped(t *testing.T) {
 		{"bob", "weft_retry", bobs, "is still running: cancel it first", true}, // the check passed: the run's own state answers
 		{"bob", "weft_cancel", bobs, `"cancelRequested":true`, false},
 		{"root", "weft_retry", probe + "3", "is still running: cancel it first", true},
-		{"root", "weft_cancel", probe + "3", `"cancelRequested":true`, false},
+		{"root", "weft_cancel", probe + "3", `"terminated":true`, false}, // its workflow task keeps failing: the caller is told it was terminated
 	} {
 		args := map[string]any{"id": tc.id}
 		if tc.tool == "weft_schedule" {
@@ -206,4 +207,5 @@ func TestLookupsAndActsAreOwnerScoped(t *testing.T) {
 		require.Contains(t, text(res), tc.want, "%s %s %s", tc.who, tc.tool, tc.id)
 	}
 	require.Equal(t, []string{bobs, probe + "3"}, f.Cancelled(), "only the starter's and the admin's cancels reached Temporal")
+	require.Equal(t, []string{probe + "3"}, f.Terminated(), "the stuck run was terminated, and only it")
 }

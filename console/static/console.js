@@ -975,7 +975,11 @@
     document.getElementById('cancel').addEventListener('click', async (ev) => {
       if (!confirm(`Cancel ${runId}? Steps in flight are cancelled; finished steps keep their results.`)) return;
       ev.target.disabled = true;
-      try { await post(`/api/runs/${encodeURIComponent(runId)}/cancel`); } catch (err) { alert(err.message); ev.target.disabled = false; }
+      try {
+        const r = await post(`/api/runs/${encodeURIComponent(runId)}/cancel`);
+        // a stuck run (its workflow task kept failing) was terminated: say so, and why
+        if (r && r.status === 'terminated') alert(`${runId} could not take a cancel and was terminated: ${r.reason || ''}`);
+      } catch (err) { alert(err.message); ev.target.disabled = false; }
     });
     // Retry: a new run (weftclient.Retry) that reuses the steps this one completed; the page goes
     // to it. A refusal (the run cannot be resumed, the login may not start runs) is written here.

@@ -51,9 +51,13 @@ type Runs struct {
 	Pages atomic.Int64
 	// Prefix of the runs' ids ("r" when empty): run i is Prefix+i.
 	Prefix string
+	// Stuck, when set, says which runs' workflow task keeps failing (attempt 5): a cancel cannot
+	// reach them, so client.CancelRun terminates them.
+	Stuck func(i int) bool
 
-	mu        sync.Mutex
-	cancelled []string
+	mu         sync.Mutex
+	cancelled  []string
+	terminated []string
 }
 
 // ID is run i's id.
@@ -155,9 +159,31 @@ func (f *Runs) DescribeWorkflowExecution(_ context.Context, id, _ string) (*work
 	if !ok {
 		return nil, notFound(id)
 	}
-	return &workflowservice.DescribeWorkflowExecutionResponse{WorkflowExecutionInfo: &workflowpb.WorkflowExecutionInfo{
+	out := &workflowservice.DescribeWorkflowExecutionResponse{WorkflowExecutionInfo: &workflowpb.WorkflowExecutionInfo{
 		Execution: &commonpb.WorkflowExecution{WorkflowId: id}, Type: &commonpb.WorkflowType{Name: workflows.WorkflowType},
-		Status: enums.WORKFLOW_EXECUTION_STATUS_RUNNING, StartTime: timestamppb.New(From.Add(time.Duration(i) * time.Minute))}}, nil
+		Status: enums.WORKFLOW_EXECUTION_STATUS_RUNNING, StartTime: timestamppb.New(From.Add(time.Duration(i) * time.Minute))}}
+	if f.Stuck != nil && f.Stuck(i) {
+		out.PendingWorkflowTask = &workflowpb.PendingWorkflowTaskInfo{Attempt: 5}
+	}
+	return out, nil
+}
+
+// TerminateWorkflow records the request (Terminated).
+func (f *Runs) TerminateWorkflow(_ context.Context, id, _, _ string, _ ...any) error {
+	if _, ok := f.index(id); !ok {
+		return notFound(id)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.terminated = append(f.terminated, id)
+	return nil
+}
+
+// Terminated lists the runs terminated, in order.
+func (f *Runs) Terminated() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.terminated...)
 }
 
 // GetWorkflowHistory is a run's first event: its start request, naming who started it.
