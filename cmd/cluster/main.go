@@ -11,7 +11,12 @@ import (
 	"github.com/weftworks/weft/internal/cluster"
 )
 
-func main() {
+func main() { os.Exit(run()) }
+
+// run brings the cluster up, runs the demo and waits; it returns the exit status, so that the
+// cluster is taken down (PostgreSQL and its processes stopped) on every way out, a failed demo
+// included: os.Exit in main would skip the deferred Down.
+func run() int {
 	var o cluster.Options
 	flag.StringVar(&o.Compose, "compose", "docker-compose.yml", "the compose file to run")
 	flag.StringVar(&o.Weft, "weft", "bin/weft", "the weft binary")
@@ -30,7 +35,7 @@ func main() {
 	c, err := cluster.Up(ctx, o)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "cluster:", err)
-		os.Exit(1)
+		return 1
 	}
 	defer c.Down()
 	temporal := c.Address("temporal", 7233)
@@ -41,11 +46,12 @@ func main() {
 	fmt.Printf("  export TEMPORAL_ADDRESS=%s MONGODB_URI=mongodb://%s/\n\nDemo:\n", temporal, c.Address("store", 27017))
 	if _, err := cluster.Demo(ctx, temporal, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "cluster: demo:", err)
-		os.Exit(1)
+		return 1
 	}
 	if *demoOnly {
-		return
+		return 0
 	}
 	fmt.Println("\nCtrl-C stops the cluster.")
 	<-ctx.Done()
+	return 0
 }
