@@ -74,6 +74,39 @@ func deriveSchema(t reflect.Type, raw map[string]string, output bool) (string, e
 	return string(b), err
 }
 
+// mockSchema is the schema of a stand-in for a value of type t: its fields and their types, as an
+// input's are derived (an undeclared field refused, but in an open struct), none of them required.
+func mockSchema(t reflect.Type) (any, error) {
+	doc, err := deriveSchema(t, nil, false)
+	if err != nil {
+		return nil, err
+	}
+	var out any
+	if err := json.Unmarshal([]byte(doc), &out); err != nil {
+		return nil, err
+	}
+	dropRequired(out)
+	return out, nil
+}
+
+// dropRequired removes every "required" list from a schema document (not a field of that name).
+func dropRequired(v any) {
+	switch d := v.(type) {
+	case map[string]any:
+		if _, ok := d["required"].([]any); ok {
+			delete(d, "required")
+		}
+		//workflowcheck:ignore the result does not depend on map order (copied, or sorted after)
+		for _, sub := range d {
+			dropRequired(sub)
+		}
+	case []any:
+		for _, sub := range d {
+			dropRequired(sub)
+		}
+	}
+}
+
 // refine applies the weft and pattern tags of struct t's fields to the object schema doc, and
 // normalises what the library adds that weft's schemas do not say: null in the types of slices
 // and pointers (unless nullable) and `additionalProperties: {}` on maps.

@@ -129,6 +129,7 @@ type Spec struct {
 	once     sync.Once
 	schema   *jsonschema.Schema
 	out      any
+	mock     any
 	defaults map[string]any
 	err      error
 }
@@ -297,6 +298,12 @@ func (s *Spec) compile() {
 		if s.err == nil && s.output != "" {
 			s.err = json.Unmarshal([]byte(s.output), &s.out)
 		}
+		if s.err == nil && s.Out != nil {
+			s.mock, s.err = mockSchema(s.Out)
+			if s.err != nil {
+				s.err = fmt.Errorf("tool %q: output type %s: %w", s.Name, s.Out, s.err)
+			}
+		}
 	})
 }
 
@@ -316,6 +323,16 @@ func (s *Spec) Schema() (*jsonschema.Schema, error) {
 func (s *Spec) OutputSchema() any {
 	s.compile()
 	return s.out
+}
+
+// MockSchema is the schema of what could stand for the tool's output (`weft test`'s mocks): the
+// output's fields with their types, derived from the Go output type as OutputSchema is, and no
+// field that type does not have (but in an `open` struct), so a mock says only what the tool could
+// return. Unlike the tool's output, a mock may leave fields out: a fixture gives what the workflow
+// reads. Nil when the output is undeclared.
+func (s *Spec) MockSchema() any {
+	s.compile()
+	return s.mock
 }
 
 // ValidateInputs checks decoded JSON inputs against the tool's input schema. The error, when not
@@ -362,10 +379,10 @@ func TightenForTest(name, input string) (restore func()) {
 	if s.Out != nil {
 		oldOut = ""
 	}
-	s.input, s.once, s.schema, s.out, s.defaults, s.err = input, sync.Once{}, nil, nil, nil, nil
+	s.input, s.once, s.schema, s.out, s.mock, s.defaults, s.err = input, sync.Once{}, nil, nil, nil, nil, nil
 	generation.Add(1)
 	return func() {
-		s.input, s.output, s.once, s.schema, s.out, s.defaults, s.err = old, oldOut, sync.Once{}, nil, nil, nil, nil
+		s.input, s.output, s.once, s.schema, s.out, s.mock, s.defaults, s.err = old, oldOut, sync.Once{}, nil, nil, nil, nil, nil
 		generation.Add(1)
 	}
 }

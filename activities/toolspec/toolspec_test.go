@@ -1,10 +1,12 @@
 package toolspec_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"testing"
 	"time"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/stretchr/testify/require"
 
 	"github.com/weftworks/weft/activities/toolspec"
@@ -131,5 +133,45 @@ func TestParseDuration(t *testing.T) {
 		}
 		require.NoError(t, err, c.in)
 		require.Equal(t, c.want, got)
+	}
+}
+
+// TestMockSchema: what may stand for a tool's output (weft test's mocks) has the output's fields
+// and types and no other field, and may leave fields out (issue 39).
+func TestMockSchema(t *testing.T) {
+	for _, tc := range []struct {
+		tool, mock string
+		ok         bool
+	}{
+		{"ingest", `{}`, true},
+		{"ingest", `{"chunksCreated": 2, "source": "a.md"}`, true},
+		{"ingest", `{"chunks": 2}`, false},
+		{"ingest", `{"chunksCreated": "two"}`, false},
+		{"search", `{"results": [{"content": "c", "score": 0.5, "metadata": {"any": "thing"}}]}`, true},
+		{"search", `{"results": "none"}`, false},
+		{"search", `{"results": [{"contnet": "c"}]}`, false},
+		{"llm", `{"text": "t", "json": {"free": ["form"]}, "toolCalls": [{"id": "c1", "name": "search", "arguments": "{}"}]}`, true},
+		{"llm", `{"text": 42}`, false},
+		{"llm", `"just text"`, false},
+	} {
+		t.Run(tc.tool+" "+tc.mock, func(t *testing.T) {
+			s, ok := toolspec.Lookup(tc.tool)
+			require.True(t, ok)
+			raw, err := json.Marshal(s.MockSchema())
+			require.NoError(t, err)
+			doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+			require.NoError(t, err)
+			c := jsonschema.NewCompiler()
+			require.NoError(t, c.AddResource("mock.json", doc))
+			sch, err := c.Compile("mock.json")
+			require.NoError(t, err)
+			var v any
+			require.NoError(t, json.Unmarshal([]byte(tc.mock), &v))
+			if tc.ok {
+				require.NoError(t, sch.Validate(v))
+			} else {
+				require.Error(t, sch.Validate(v))
+			}
+		})
 	}
 }

@@ -34,15 +34,26 @@ type Source struct {
 
 // ParseSource decodes data, recording positions. The error, when not nil, is a Diagnostics list.
 func ParseSource(file string, data []byte) (*Source, error) {
+	if len(data) > MaxFileSize {
+		return nil, Diagnostics{sizeDiag(file, int64(len(data)))}
+	}
+	return parseSource(file, data, "a workflow is a JSON object with name and steps; run `weft init` to scaffold one")
+}
+
+// ParseJSON decodes a JSON file weft reads that is not a workflow (a `weft test` fixture), as
+// ParseSource does a workflow's: its problems are Diagnostics at their line and column. The
+// caller bounds its size.
+func ParseJSON(file string, data []byte) (*Source, error) {
+	return parseSource(file, data, "write a JSON object")
+}
+
+func parseSource(file string, data []byte, emptyHint string) (*Source, error) {
 	// Editors on Windows start UTF-8 files with a byte order mark; it carries no meaning.
 	data = bytes.TrimPrefix(data, []byte("\xEF\xBB\xBF"))
 	s := &Source{File: file, Data: data}
 	s.indexLines()
-	if len(data) > MaxFileSize {
-		return nil, Diagnostics{sizeDiag(file, int64(len(data)))}
-	}
 	if len(bytes.TrimSpace(data)) == 0 {
-		return nil, Diagnostics{s.diag(0, "", "file is empty", "a workflow is a JSON object with name and steps; run `weft init` to scaffold one")}
+		return nil, Diagnostics{s.diag(0, "", "file is empty", emptyHint)}
 	}
 	if err := checkDepth(data); err != nil {
 		return nil, Diagnostics{s.diag(err.off, "", err.msg, fmt.Sprintf("nest at most %d levels", MaxDepth))}
