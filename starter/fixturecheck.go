@@ -27,17 +27,12 @@ var reviewKey = regexp.MustCompile(`^([^\[/]+)(\[\d+\]|/.+)?$`)
 
 // checkFixture finds what in a fixture's mocks and reviews could never take effect: a key that
 // names no step of the workflow (nor, for mocks, a tool), a step that never calls a tool or never
-// waits for a review, an unknown key in a decision and an unknown $-key in a mocked output. Each
+// waits for a review, an unknown key in a decision and an unknown $-key in a mocked output, and a
+// mocked output the tool could never return (checkMockOutput; a warning for a vai file). Each
 // problem names its key, with its position in the file when it can be found, and a did-you-mean.
 // Without these checks a typo made the fixture test something else than it says, silently.
-func checkFixture(path string, data []byte, fx fixture, w *dsl.Workflow) []string {
-	src, _ := dsl.ParseSource(path, data) // nil when it cannot be indexed: messages name the key only
-	at := func(pointer, msg, hint string) dsl.Diagnostic {
-		if src != nil {
-			return src.AtKey(pointer, msg, hint)
-		}
-		return dsl.Diagnostic{File: path, Where: dsl.Where(pointer), Message: msg, Hint: hint, Severity: dsl.SeverityError}
-	}
+func checkFixture(src *dsl.Source, fx fixture, w *dsl.Workflow) (errs, warnings []string) {
+	at := src.AtKey
 	steps := map[string]*dsl.CompiledStep{}
 	var stepIDs, reviewable []string
 	for _, cs := range w.Steps {
@@ -56,14 +51,19 @@ func checkFixture(path string, data []byte, fx fixture, w *dsl.Workflow) []strin
 	var problems []dsl.Diagnostic
 	for _, k := range slices.Sorted(maps.Keys(fx.Mocks)) {
 		ptr := "/mocks/" + pointerToken(k)
+		var tool *toolspec.Spec // the tool whose output the mock stands for, when one is known
 		if cs, ok := steps[k]; ok {
-			if kind := stepKind(cs); kind == toolspec.KindInline || kind == toolspec.KindReview {
+			kind := stepKind(cs)
+			if kind == toolspec.KindInline || kind == toolspec.KindReview {
 				hint := "only steps that call a tool take mocks: remove it"
 				if kind == toolspec.KindReview {
 					hint = `answer it in "reviews" instead`
 				}
 				problems = append(problems, at(ptr, fmt.Sprintf("step %q is %s step, which never calls a tool: its mock would never be used", k, english.A(cs.Tool)), hint))
 				continue
+			}
+			if kind == toolspec.KindActivity {
+				tool = cs.Spec
 			}
 		} else if spec, ok := toolspec.Lookup(k); ok && spec.Kind != toolspec.KindActivity {
 			problems = append(problems, at(ptr, fmt.Sprintf("%s runs inside the workflow and never calls a tool: a mock for it would never be used", k),
@@ -76,8 +76,22 @@ func checkFixture(path string, data []byte, fx fixture, w *dsl.Workflow) []strin
 			}
 			problems = append(problems, at(ptr, fmt.Sprintf("the workflow has no step %q and there is no tool %q", k, k), hint))
 			continue
+		} else {
+			tool = spec
 		}
-		problems = append(problems, checkMockValue(at, ptr, fx.Mocks[k])...)
+		mockProblems := checkMockValue(at, ptr, fx.Mocks[k])
+		problems = append(problems, mockProblems...)
+		if len(mockProblems) == 0 && tool != nil {
+			out := checkMockOutput(src, tool, ptr, fx.Mocks[k])
+			if w.Dialect == dsl.DialectVai {
+				// vai's fixtures mock vai's outputs, which its files read (and validate warns of
+				// such a read): said, as validate says it, without failing the case.
+				for i := range out {
+					out[i].Severity = dsl.SeverityWarning
+				}
+			}
+			problems = append(problems, out...)
+		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(fx.Reviews)) {
 		ptr := "/reviews/" + pointerToken(k)
@@ -144,14 +158,14 @@ func checkFixture(path string, data []byte, fx fixture, w *dsl.Workflow) []strin
 		}
 		return a.Col < b.Col
 	})
-	out := make([]string, len(problems))
-	for i, d := range problems {
-		out[i] = d.String()
-		if d.Line == 0 {
-			out[i] = fmt.Sprintf("%s: %s: %s (%s)", d.File, d.Where, d.Message, d.Hint)
+	for _, d := range problems {
+		if d.Severity == dsl.SeverityWarning {
+			warnings = append(warnings, d.String())
+			continue
 		}
+		errs = append(errs, d.String())
 	}
-	return out
+	return errs, warnings
 }
 
 // stepStatuses are the statuses a step of a finished fixture run can have.
@@ -191,6 +205,39 @@ func checkMockValue(at func(pointer, msg, hint string) dsl.Diagnostic, ptr strin
 		}
 	}
 	return problems
+}
+
+// checkMockOutput checks a mocked output (each of a $calls list) against what the tool can return
+// (toolspec.Spec.MockSchema, from its Go output type): a field it does not have, a value of the
+// wrong type. A fixture could otherwise pass on an output the real tool never gives. A mock may
+// leave fields out; a $error mock is a failure, not an output.
+func checkMockOutput(src *dsl.Source, tool *toolspec.Spec, ptr string, v any) []dsl.Diagnostic {
+	sch := tool.MockSchema()
+	if sch == nil {
+		return nil
+	}
+	if m, ok := v.(map[string]any); ok {
+		if _, failed := m["$error"]; failed {
+			return nil
+		}
+		if _, stored := m["$weftBlob"]; stored {
+			return nil // a reference to an output kept in the store, as a large output is
+		}
+		if calls, ok := m["$calls"].([]any); ok {
+			var out []dsl.Diagnostic
+			for i, c := range calls {
+				out = append(out, checkMockOutput(src, tool, fmt.Sprintf("%s/$calls/%d", ptr, i), c)...)
+			}
+			return out
+		}
+	}
+	ds := src.Check(ptr, sch)
+	for i := range ds {
+		if ds[i].Hint == "" {
+			ds[i].Hint = fmt.Sprintf("a mock stands for what %s returns: give a value it could", tool.Name)
+		}
+	}
+	return ds
 }
 
 // stepKind is the kind of a step's tool ("" when the tool is unknown).

@@ -3,6 +3,7 @@ package starter
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -33,20 +34,72 @@ import (
 )
 
 // fixture is one `weft test` case: a workflow run on the real interpreter with tool outputs
-// mocked.
+// mocked. Its JSON Schema, derived from this type (fixtureSchema), is what a fixture file is
+// checked against before it is decoded: every field may be left out, none may be added.
 type fixture struct {
-	Name        string                    `json:"name"`
-	Description string                    `json:"description"`
-	Workflow    string                    `json:"workflow"`
-	Inputs      map[string]any            `json:"inputs"`
-	Mocks       map[string]any            `json:"mocks"`
-	Reviews     map[string]map[string]any `json:"reviews"`
+	Name        string                    `json:"name,omitempty"`
+	Description string                    `json:"description,omitempty"`
+	Workflow    string                    `json:"workflow,omitempty"`
+	Inputs      map[string]any            `json:"inputs,omitempty"`
+	Mocks       map[string]any            `json:"mocks,omitempty"`
+	Reviews     map[string]map[string]any `json:"reviews,omitempty"`
 	Expect      struct {
-		Steps    map[string]struct{ Status string } `json:"steps"`
-		Output   any                                `json:"output"`
-		NoErrors bool                               `json:"noErrors"`
-		Error    string                             `json:"error"`
-	} `json:"expect"`
+		Steps map[string]struct {
+			Status string `json:"status,omitempty"`
+		} `json:"steps,omitempty"`
+		Output   any    `json:"output,omitempty"`
+		NoErrors bool   `json:"noErrors,omitempty"`
+		Error    string `json:"error,omitempty"`
+	} `json:"expect,omitzero"`
+}
+
+// fixtureSchema is the JSON Schema of a fixture file, derived from the fixture type.
+var fixtureSchema = sync.OnceValues(func() (any, error) {
+	doc, err := toolspec.SchemaOf(reflect.TypeFor[fixture]())
+	if err != nil {
+		return nil, err
+	}
+	var sch any
+	return sch, json.Unmarshal([]byte(doc), &sch)
+})
+
+// parseFixture reads a fixture file: bad JSON, a field no fixture has (at any depth) and a value
+// of the wrong type are each a problem at its line and column, with a did-you-mean, as validate
+// reports a workflow file's.
+func parseFixture(path string, data []byte) (*dsl.Source, fixture, []string) {
+	var fx fixture
+	src, err := dsl.ParseJSON(path, data)
+	if err != nil {
+		return nil, fx, diagLines(err)
+	}
+	sch, err := fixtureSchema()
+	if err != nil {
+		return nil, fx, []string{fmt.Sprintf("%s: internal: the fixture schema: %v", path, err)}
+	}
+	if _, ok := src.Root.(map[string]any); !ok {
+		return nil, fx, []string{src.At("", "a fixture is a JSON object", `{"inputs": {...}, "mocks": {...}, "expect": {...}}`).String()}
+	}
+	if ds := src.Check("", sch); len(ds) > 0 {
+		return nil, fx, diagLines(ds)
+	}
+	if err := json.Unmarshal(src.Data, &fx); err != nil {
+		// The schema took the file, so this is weft's bug: say so rather than guess.
+		return nil, fx, []string{src.At("", "internal: the fixture passed its schema and could not be read: "+err.Error(), "").String()}
+	}
+	return src, fx, nil
+}
+
+// diagLines prints a Diagnostics error one problem a line (any other error as its text).
+func diagLines(err error) []string {
+	var ds dsl.Diagnostics
+	if !errors.As(err, &ds) {
+		return []string{err.Error()}
+	}
+	out := make([]string, len(ds))
+	for i, d := range ds {
+		out[i] = d.String()
+	}
+	return out
 }
 
 func newTestCommand() *cobra.Command {
@@ -60,8 +113,10 @@ func newTestCommand() *cobra.Command {
 			"output (objects match when every expected key matches), noErrors, or error (a substring).\n" +
 			"Pure local tools (chunk, estimate, explain, models: no network, no store) run for real when\n" +
 			"not mocked, and the case's line says which did; every other tool needs a mock.\n" +
-			"A mock or review key that names no step (or, for mocks, no tool), and a typo'd key in a\n" +
-			"decision or a mock, fail the case before it runs, with their line and a did-you-mean.\n" +
+			"A mock or review key that names no step (or, for mocks, no tool), a typo'd key in a\n" +
+			"decision or a mock, a mock the tool could never return (a field its output does not have,\n" +
+			"a value of the wrong type), and a fixture field that is unknown or of the wrong type fail\n" +
+			"the case before it runs, with their line and a did-you-mean.\n" +
 			"Prints one line per case and `N passed, N failed`; exit 1 if any failed.",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -72,7 +127,7 @@ func newTestCommand() *cobra.Command {
 			out := cmd.OutOrStdout()
 			passed, failed := 0, 0
 			for _, f := range files {
-				name, problems, real := runFixture(f)
+				name, problems, warnings, real := runFixture(f)
 				ran := ""
 				if len(real) > 0 {
 					ran = " (ran for real, unmocked: " + strings.Join(real, ", ") + ")"
@@ -80,11 +135,14 @@ func newTestCommand() *cobra.Command {
 				if len(problems) == 0 {
 					passed++
 					fmt.Fprintf(out, "✔ %s%s\n", name, ran)
+					for _, w := range warnings {
+						fmt.Fprintf(out, "    %s\n", w)
+					}
 					continue
 				}
 				failed++
 				fmt.Fprintf(out, "✗ %s%s\n", name, ran)
-				for _, p := range problems {
+				for _, p := range append(problems, warnings...) {
 					fmt.Fprintf(out, "    %s\n", p)
 				}
 			}
@@ -126,28 +184,26 @@ const MaxFixtureBytes = 8 << 20
 
 // runFixture runs one fixture file and returns its display name, every failed expectation and
 // the pure tools that ran for real because the fixture does not mock them.
-func runFixture(path string) (string, []string, []string) {
+func runFixture(path string) (name string, problems, warnings, real []string) {
 	data, err := safefile.ReadHint(path, MaxFixtureBytes, "fixture",
 		"mock smaller outputs, or split the cases into several fixtures")
 	if err != nil {
-		return path, []string{err.Error()}, nil
+		return path, []string{err.Error()}, nil, nil
 	}
 	return runFixtureReal(path, data)
 }
 
 // runFixtureData runs a fixture read from path.
 func runFixtureData(path string, data []byte) (string, []string) {
-	name, problems, _ := runFixtureReal(path, data)
+	name, problems, _, _ := runFixtureReal(path, data)
 	return name, problems
 }
 
 // runFixtureReal runs a fixture read from path; real lists the pure tools run unmocked.
-func runFixtureReal(path string, data []byte) (name string, problems []string, real []string) {
-	var fx fixture
-	dec := json.NewDecoder(strings.NewReader(string(data)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&fx); err != nil {
-		return path, []string{fmt.Sprintf("%s: not a fixture: %v (fields: name, description, workflow, inputs, mocks, reviews, expect)", path, err)}, nil
+func runFixtureReal(path string, data []byte) (name string, problems, warnings, real []string) {
+	fsrc, fx, problems := parseFixture(path, data)
+	if len(problems) > 0 {
+		return path, problems, nil, nil
 	}
 	name = filepath.Base(path)
 	if fx.Name != "" {
@@ -155,18 +211,19 @@ func runFixtureReal(path string, data []byte) (name string, problems []string, r
 	}
 	src, def, err := fixtureWorkflow(path, fx.Workflow)
 	if err != nil {
-		return name, []string{err.Error()}, real
+		return name, []string{err.Error()}, warnings, real
 	}
 	w, err := dsl.Load(src, def)
 	if err != nil {
-		return name, []string{err.Error()}, real
+		return name, []string{err.Error()}, warnings, real
 	}
-	if problems := checkFixture(path, data, fx, w); len(problems) > 0 {
-		return name, problems, nil
+	problems, warnings = checkFixture(fsrc, fx, w)
+	if len(problems) > 0 {
+		return name, problems, warnings, nil
 	}
 	inputs, err := dsl.ResolveInputs(w.Def, nil, fx.Inputs)
 	if err != nil {
-		return name, []string{err.Error()}, real
+		return name, []string{err.Error()}, warnings, real
 	}
 	res, missing, real, runErr := executeFixture(w, src, inputs, fx)
 	for _, m := range missing {
@@ -177,16 +234,16 @@ func runFixtureReal(path string, data []byte) (name string, problems []string, r
 		problems = append(problems, fmt.Sprintf("review %q is waiting and the fixture has no reviews.%s decision", m, m))
 	}
 	if len(missing) > 0 {
-		return name, problems, real
+		return name, problems, warnings, real
 	}
 	if fx.Expect.Error != "" {
 		if runErr == nil || !strings.Contains(runErr.Error(), fx.Expect.Error) {
 			problems = append(problems, fmt.Sprintf("expected the run to fail with %q, got %v", fx.Expect.Error, runErr))
 		}
-		return name, problems, real
+		return name, problems, warnings, real
 	}
 	if runErr != nil {
-		return name, append(problems, "run failed: "+runErr.Error()), real
+		return name, append(problems, "run failed: "+runErr.Error()), warnings, real
 	}
 	got := map[string]*weftv1.StepState{}
 	for _, s := range res.Steps {
@@ -219,7 +276,7 @@ func runFixtureReal(path string, data []byte) (name string, problems []string, r
 			problems = append(problems, msg)
 		}
 	}
-	return name, problems, real
+	return name, problems, warnings, real
 }
 
 func detail(s *weftv1.StepState) string {
