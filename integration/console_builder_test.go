@@ -33,7 +33,7 @@ func TestConsoleRunPageShowsStepsAsTheyAre(t *testing.T) {
 		chromedp.Evaluate(`document.querySelector('svg#graph g.node[data-step="draft"] .st-mark').textContent`, &mark),
 		chromedp.Click(`svg#graph g.node[data-step="draft"]`),
 		chromedp.WaitVisible(`#detail .inline-note`),
-		chromedp.Text(`#detail`, &note))
+		liveText(`#detail`, &note))
 	require.NotEqual(t, "img", role, "focusable steps are not hidden inside an image")
 	require.Contains(t, label, "completed", "the status is in the step's accessible name")
 	require.Equal(t, "✓", mark, "and shown by a mark, not colour alone")
@@ -48,7 +48,7 @@ func TestConsoleRunPageShowsStepsAsTheyAre(t *testing.T) {
 		chromedp.AttributeValue(`svg#graph g.node[data-step="approve"]`, "aria-label", &label, nil),
 		chromedp.Click(`svg#graph g.node[data-step="approve"]`),
 		chromedp.WaitVisible(`#detail dl`),
-		chromedp.Text(`#detail dl`, &detail))
+		liveText(`#detail dl`, &detail))
 	require.Contains(t, label, "cancelled")
 	require.Contains(t, detail, "cancelled")
 	require.NotContains(t, detail, "failed")

@@ -251,7 +251,7 @@ func TestConsoleRunItemFails(t *testing.T) {
 		chromedp.Poll(itemStatuses+`[1] === '✕ failed'`, nil, chromedp.WithPollingTimeout(30*time.Second)),
 		chromedp.WaitVisible(`#run-error`),
 		chromedp.Evaluate(itemStatuses, &statuses),
-		chromedp.Text(`#detail tr[data-item="1"] .item-preview`, &preview))
+		liveText(`#detail tr[data-item="1"] .item-preview`, &preview))
 	require.Equal(t, []string{"✓ completed", "✕ failed", "not run"}, statuses)
 	require.Contains(t, preview, "bad is refused", "the item's error in its row")
 	_, err := e.client.Result(context.Background(), id)
@@ -264,7 +264,7 @@ func TestConsoleRunItemFails(t *testing.T) {
 		openItems(e.url, id, "each"),
 		chromedp.Poll(itemStatuses+`[0] === '✓ completed'`, nil, chromedp.WithPollingTimeout(30*time.Second)),
 		chromedp.Evaluate(itemStatuses, &later),
-		chromedp.Text(`#detail tr[data-item="1"] .item-preview`, &preview))
+		liveText(`#detail tr[data-item="1"] .item-preview`, &preview))
 	require.Equal(t, []string{"✓ completed", "✕ failed", "not run"}, later, "not unknown")
 	require.Contains(t, preview, "bad is refused")
 }
@@ -327,7 +327,7 @@ func TestConsoleRunItemsCancelledInFlight(t *testing.T) {
 		openItems(e.url, id, "each"),
 		chromedp.Poll(itemStatuses+`[0] !== 'unknown'`, nil, chromedp.WithPollingTimeout(30*time.Second)),
 		chromedp.Evaluate(itemStatuses, &later),
-		chromedp.Text(`#detail tr[data-item="1"] .item-preview`, &preview))
+		liveText(`#detail tr[data-item="1"] .item-preview`, &preview))
 	require.Equal(t, want, later)
 	require.Contains(t, preview, "bad is refused")
 }
@@ -374,7 +374,7 @@ func TestConsoleRunAgentIterations(t *testing.T) {
 		  Text: (d.querySelector('.model-text') || {}).textContent || '', Calls: [...d.querySelectorAll('li.call .call-head')].map((c) => c.textContent) }))`, &groups),
 		chromedp.Click(`#detail details.iteration[data-iteration="2"] > summary`),
 		chromedp.Click(`#detail details.iteration[data-iteration="2"] li.call details.call-args > summary`),
-		chromedp.Text(`#detail details.iteration[data-iteration="2"] li.call details.call-args pre`, &args))
+		liveText(`#detail details.iteration[data-iteration="2"] li.call details.call-args pre`, &args))
 	require.Len(t, groups, 3, "two iterations with a search each, and the answer: %+v", groups)
 	for i, g := range groups {
 		require.Contains(t, g.Summary, fmt.Sprintf("Iteration %d", i+1))
@@ -423,7 +423,7 @@ func TestConsoleRunReviewItems(t *testing.T) {
 	inPage(t, ctx, "one item decided", 60*time.Second,
 		chromedp.Poll(itemStatuses+`[0] === '✓ completed'`, nil, chromedp.WithPollingTimeout(30*time.Second)),
 		chromedp.Evaluate(itemStatuses, &got),
-		chromedp.Text(`#detail .detail-inputs`, &inputs),
+		liveText(`#detail .detail-inputs`, &inputs),
 		chromedp.Evaluate(`document.querySelector('#pending .card').innerText`, &card))
 	require.Equal(t, []string{"✓ completed", "⏸ awaiting review", "⏸ awaiting review"}, got, "gates %v", gates)
 	require.Contains(t, inputs, "a review the workflow waits on", "a review step has no activity call: not \"a run from an older worker\"")

@@ -282,6 +282,15 @@ func inPage(t *testing.T, ctx context.Context, name string, limit time.Duration,
 	t.Fatalf("%s: %v\npage %s showed:\n%s", name, err, url, text)
 }
 
+// liveText reads the text of the first node sel matches, in one step of the page's own script: a
+// live page replaces the nodes of its detail as the run's updates arrive, so a node found by one
+// DevTools call may be gone by the next ("No node with given id found", a CI run's failure). It
+// waits until a node matches.
+func liveText(sel string, out *string) chromedp.Action {
+	js := fmt.Sprintf(`(() => { const n = document.querySelector(%q); return n ? n.textContent : null; })()`, sel)
+	return chromedp.Poll(js, out, chromedp.WithPollingTimeout(30*time.Second))
+}
+
 func screenshot(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
 	var png []byte
@@ -327,8 +336,8 @@ func TestConsoleInBrowser(t *testing.T) {
 	require.NoError(t, chromedp.Run(ctx,
 		chromedp.Click(`svg#graph g.node[data-step="approve"]`),
 		chromedp.WaitVisible(`#detail dl`),
-		chromedp.Text(`#detail dl`, &facts),
-		chromedp.Text(`#detail pre.json`, &output)))
+		liveText(`#detail dl`, &facts),
+		liveText(`#detail pre.json`, &output)))
 	require.Contains(t, facts, "completed")
 	require.Contains(t, facts, "review · review", "tool and category")
 	require.NotContains(t, facts, "HTMLElement")
