@@ -2,15 +2,17 @@ package rank
 
 import (
 	"fmt"
+	"math"
 	"path"
 	"sort"
-	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 
-	"github.com/blevesearch/bleve/v2"
-	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/blevesearch/bleve/v2/search"
 )
 
 // Model is the name results carry wherever a ranking model is named.
@@ -95,12 +97,17 @@ func TitleWords(name string) string {
 	return strings.Join(strings.FieldsFunc(name, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }), " ")
 }
 
-func newMapping() mapping.IndexMapping {
-	m := bleve.NewIndexMapping()
-	m.ScoringModel = "bm25"
-	m.DefaultAnalyzer = "en"
-	return m
-}
+// analyzer is the analysis a bleve index mapping with the English default analyzer applies to a
+// text field (unicode words, possessives dropped, lower case, English stop words removed, Porter
+// stems): the tokens an index of the candidates would hold.
+var analyzer = sync.OnceValues(func() (analysis.Analyzer, error) {
+	m := mapping.NewIndexMapping()
+	m.DefaultAnalyzer = en.AnalyzerName
+	if a := m.AnalyzerNamed(m.DefaultAnalyzer); a != nil {
+		return a, nil
+	}
+	return nil, fmt.Errorf("bm25: bleve has no analyzer %q", en.AnalyzerName)
+})
 
 // BM25 scores each document against the query (0 where no term matches), using the documents
 // themselves as the corpus statistics.
@@ -113,40 +120,100 @@ func BM25(query string, docs []string) ([]float64, error) {
 }
 
 // bm25 scores the query against each field of the documents (fields[f][i] is document i's
-// field f), with one index for all fields.
+// field f), with the statistics of each field over the documents.
+//
+// The scores are those of a bleve index of the documents (scorch, ScoringModel "bm25") searched
+// with a match query on the field, computed without building one: the query's tokens are each
+// a term query of a disjunction, so a repeated token counts twice; a term's idf is
+// ln(1+(N-n+0.5)/(n+0.5)) over the N documents, n of which hold it; its weight in a document
+// holding it f times in a field of L tokens is idf·√f·k1/(√f+k1·(1-b+b·L/avgL)) (bleve's k1 and
+// b), with L as its float32 norm gives it back, times idf/‖idf‖ (the disjunction's query norm over
+// every token); and a document's score is the sum over its matching tokens times the share of the
+// query's tokens it matches. avgL is bleve's: the field's distinct terms over N, rounded up.
+// TestFuseScoresAsTheIndexDid holds these to the index's scores. The one difference: the index
+// mapped a text that is nothing but a date ("2024-05-01") as a date, without words; here its
+// words count.
 func bm25(query string, fields ...[]string) ([][]float64, error) {
-	idx, err := bleve.NewUsing("", newMapping(), scorch.Name, scorch.Name, nil)
+	an, err := analyzer()
 	if err != nil {
-		return nil, fmt.Errorf("bm25 index: %w", err)
+		return nil, err
 	}
-	defer idx.Close()
 	n := len(fields[0])
-	b := idx.NewBatch()
-	for i := 0; i < n; i++ {
-		doc := map[string]any{}
-		for f := range fields {
-			doc["f"+strconv.Itoa(f)] = fields[f][i]
-		}
-		if err := b.Index(strconv.Itoa(i), doc); err != nil {
-			return nil, fmt.Errorf("bm25 index: %w", err)
-		}
-	}
-	if err := idx.Batch(b); err != nil {
-		return nil, fmt.Errorf("bm25 index: %w", err)
-	}
 	out := make([][]float64, len(fields))
-	for f := range fields {
+	for f := range out {
 		out[f] = make([]float64, n)
-		q := bleve.NewMatchQuery(query)
-		q.SetField("f" + strconv.Itoa(f))
-		res, err := idx.Search(bleve.NewSearchRequestOptions(q, n, 0, false))
-		if err != nil {
-			return nil, fmt.Errorf("bm25 search: %w", err)
+	}
+	qtoks := an.Analyze([]byte(query))
+	if len(qtoks) == 0 || n == 0 {
+		return out, nil
+	}
+	// terms are the query's distinct terms; qterm[k] is token k's among them.
+	termIdx := make(map[string]int, len(qtoks))
+	qterm := make([]int, len(qtoks))
+	for k, t := range qtoks {
+		j, ok := termIdx[string(t.Term)]
+		if !ok {
+			j = len(termIdx)
+			termIdx[string(t.Term)] = j
 		}
-		for _, h := range res.Hits {
-			if i, err := strconv.Atoi(h.ID); err == nil && i >= 0 && i < n {
-				out[f][i] = h.Score
+		qterm[k] = j
+	}
+	m := len(termIdx)
+	freq := make([]int, n*m) // freq[i*m+j]: occurrences of term j in document i's field
+	length := make([]int, n)
+	df := make([]int, m)
+	idf := make([]float64, m)
+	for f, docs := range fields {
+		clear(freq)
+		clear(df)
+		distinct := map[string]struct{}{}
+		for i, text := range docs {
+			toks := an.Analyze([]byte(text))
+			length[i] = len(toks)
+			row := freq[i*m : (i+1)*m]
+			for _, t := range toks {
+				if _, ok := distinct[string(t.Term)]; !ok {
+					distinct[string(t.Term)] = struct{}{}
+				}
+				if j, ok := termIdx[string(t.Term)]; ok {
+					if row[j] == 0 {
+						df[j]++
+					}
+					row[j]++
+				}
 			}
+		}
+		avgLen := math.Ceil(float64(len(distinct)) / float64(n))
+		if avgLen == 0 {
+			continue // no document has a word in this field
+		}
+		var sumSq float64
+		for j := range idf {
+			idf[j] = math.Log(1 + (float64(n)-float64(df[j])+0.5)/(float64(df[j])+0.5))
+		}
+		for _, j := range qterm {
+			sumSq += idf[j] * idf[j]
+		}
+		norm := 1 / math.Sqrt(sumSq)
+		for i := range n {
+			row := freq[i*m : (i+1)*m]
+			fieldNorm := float64(float32(1 / math.Sqrt(float64(length[i]))))
+			fieldLen := 1 / (fieldNorm * fieldNorm)
+			var sum float64
+			matched := 0
+			for _, j := range qterm {
+				if row[j] == 0 {
+					continue
+				}
+				tf := math.Sqrt(float64(row[j]))
+				s := idf[j] * (tf * search.BM25_k1) / (tf + search.BM25_k1*(1-search.BM25_b+(search.BM25_b*fieldLen/avgLen)))
+				if w := idf[j] * norm; w != 1 {
+					s *= w
+				}
+				sum += s
+				matched++
+			}
+			out[f][i] = sum * (float64(matched) / float64(len(qterm)))
 		}
 	}
 	return out, nil
