@@ -4,12 +4,13 @@ import (
 	"fmt"
 	"math"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"unicode"
 
-	"github.com/blevesearch/bleve/v2/analysis"
+	blanalysis "github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/search"
@@ -100,7 +101,7 @@ func TitleWords(name string) string {
 // analyzer is the analysis a bleve index mapping with the English default analyzer applies to a
 // text field (unicode words, possessives dropped, lower case, English stop words removed, Porter
 // stems): the tokens an index of the candidates would hold.
-var analyzer = sync.OnceValues(func() (analysis.Analyzer, error) {
+var analyzer = sync.OnceValues(func() (blanalysis.Analyzer, error) {
 	m := mapping.NewIndexMapping()
 	m.DefaultAnalyzer = en.AnalyzerName
 	if a := m.AnalyzerNamed(m.DefaultAnalyzer); a != nil {
@@ -148,38 +149,38 @@ func bm25(query string, fields ...[]string) ([][]float64, error) {
 		return out, nil
 	}
 	// terms are the query's distinct terms; qterm[k] is token k's among them.
-	termIdx := make(map[string]int, len(qtoks))
+	var terms []string
 	qterm := make([]int, len(qtoks))
 	for k, t := range qtoks {
-		j, ok := termIdx[string(t.Term)]
-		if !ok {
-			j = len(termIdx)
-			termIdx[string(t.Term)] = j
+		j := slices.Index(terms, string(t.Term))
+		if j < 0 {
+			j = len(terms)
+			terms = append(terms, string(t.Term))
 		}
 		qterm[k] = j
 	}
-	m := len(termIdx)
+	m := len(terms)
 	freq := make([]int, n*m) // freq[i*m+j]: occurrences of term j in document i's field
-	length := make([]int, n)
 	df := make([]int, m)
 	idf := make([]float64, m)
-	for f, docs := range fields {
+	docs := make([]*analysis, n)
+	for f := range fields {
 		clear(freq)
 		clear(df)
-		distinct := map[string]struct{}{}
-		for i, text := range docs {
-			toks := an.Analyze([]byte(text))
-			length[i] = len(toks)
-			row := freq[i*m : (i+1)*m]
-			for _, t := range toks {
-				if _, ok := distinct[string(t.Term)]; !ok {
-					distinct[string(t.Term)] = struct{}{}
-				}
-				if j, ok := termIdx[string(t.Term)]; ok {
-					if row[j] == 0 {
-						df[j]++
-					}
-					row[j]++
+		analyses.get(an, fields[f], docs)
+		total := 0
+		for _, d := range docs {
+			total += len(d.terms)
+		}
+		distinct := make(map[string]struct{}, total/2)
+		for i, d := range docs {
+			for _, t := range d.terms {
+				distinct[t] = struct{}{}
+			}
+			for j, t := range terms {
+				if c := d.count(t); c > 0 {
+					freq[i*m+j] = c
+					df[j]++
 				}
 			}
 		}
@@ -187,17 +188,17 @@ func bm25(query string, fields ...[]string) ([][]float64, error) {
 		if avgLen == 0 {
 			continue // no document has a word in this field
 		}
-		var sumSq float64
 		for j := range idf {
 			idf[j] = math.Log(1 + (float64(n)-float64(df[j])+0.5)/(float64(df[j])+0.5))
 		}
+		var sumSq float64
 		for _, j := range qterm {
 			sumSq += idf[j] * idf[j]
 		}
 		norm := 1 / math.Sqrt(sumSq)
-		for i := range n {
+		for i, d := range docs {
 			row := freq[i*m : (i+1)*m]
-			fieldNorm := float64(float32(1 / math.Sqrt(float64(length[i]))))
+			fieldNorm := float64(float32(1 / math.Sqrt(float64(d.length))))
 			fieldLen := 1 / (fieldNorm * fieldNorm)
 			var sum float64
 			matched := 0
@@ -217,6 +218,105 @@ func bm25(query string, fields ...[]string) ([][]float64, error) {
 		}
 	}
 	return out, nil
+}
+
+// analysis is a text's tokens as BM25 needs them: how many, and its distinct terms (sorted) with
+// how often each occurs.
+type analysis struct {
+	length int
+	terms  []string
+	counts []int
+}
+
+func analyse(an blanalysis.Analyzer, text string) *analysis {
+	toks := an.Analyze([]byte(text))
+	all := make([]string, len(toks))
+	for i, t := range toks {
+		all[i] = string(t.Term)
+	}
+	slices.Sort(all)
+	a := &analysis{length: len(toks)}
+	for i, t := range all {
+		if i > 0 && t == all[i-1] {
+			a.counts[len(a.counts)-1]++
+			continue
+		}
+		a.terms = append(a.terms, t)
+		a.counts = append(a.counts, 1)
+	}
+	return a
+}
+
+// count is how often term occurs in the text.
+func (a *analysis) count(term string) int {
+	if i, ok := slices.BinarySearch(a.terms, term); ok {
+		return a.counts[i]
+	}
+	return 0
+}
+
+// size is about what the analysis of text holds in memory, in bytes.
+func (a *analysis) size(text string) int {
+	n := len(text) + 96
+	for _, t := range a.terms {
+		n += len(t) + 24
+	}
+	return n
+}
+
+// analysisCache remembers the analyses of recent texts: a search ranks the chunks of the same
+// collection again and again, and analysing them is most of what BM25 costs. It holds two
+// generations of at most maxSize bytes each and drops the older when the newer is full.
+type analysisCache struct {
+	mu        sync.Mutex
+	cur, old  map[string]*analysis
+	size, max int
+}
+
+// analyses is the cache bm25 analyses through.
+var analyses = &analysisCache{max: 8 << 20}
+
+// get sets out[i] to the analysis of texts[i], analysing the texts it does not remember.
+func (c *analysisCache) get(an blanalysis.Analyzer, texts []string, out []*analysis) {
+	var missing []int
+	c.mu.Lock()
+	for i, t := range texts {
+		a, ok := c.cur[t]
+		if !ok {
+			if a, ok = c.old[t]; ok {
+				c.put(t, a)
+			}
+		}
+		if !ok {
+			missing = append(missing, i)
+		}
+		out[i] = a
+	}
+	c.mu.Unlock()
+	if len(missing) == 0 {
+		return
+	}
+	for _, i := range missing {
+		out[i] = analyse(an, texts[i])
+	}
+	c.mu.Lock()
+	for _, i := range missing {
+		c.put(texts[i], out[i])
+	}
+	c.mu.Unlock()
+}
+
+// put remembers a text's analysis (c.mu held).
+func (c *analysisCache) put(text string, a *analysis) {
+	if _, ok := c.cur[text]; ok {
+		return
+	}
+	sz := a.size(text)
+	if c.cur == nil || c.size+sz > c.max {
+		c.old, c.cur, c.size = c.cur, map[string]*analysis{}, 0
+	}
+	c.cur[text] = a
+	c.size += sz
 }
 
 // Order returns indexes by descending score (stable for ties).
