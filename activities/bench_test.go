@@ -3,12 +3,17 @@ package activities_test
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"sort"
 	"strings"
 	"testing"
 	"time"
 
+	"go.mongodb.org/mongo-driver/v2/bson"
+
 	"github.com/weftworks/weft/activities"
+	"github.com/weftworks/weft/activities/embedder"
+	"github.com/weftworks/weft/activities/mongostore"
 	"github.com/weftworks/weft/templates"
 )
 
@@ -46,6 +51,79 @@ func BenchmarkQueryTool(b *testing.B) {
 // ranking) on the sample corpus in the embedded FerretDB and reports the median latency.
 func BenchmarkSearchTool(b *testing.B) {
 	benchRetrievalTool(b, "search", "benchs", nil)
+}
+
+// BenchmarkSearchCollection runs the search tool (embed, exact search of 40 candidates on the
+// in-memory cache of the embedded FerretDB, hybrid ranking) on collections of 1,000 and 10,000
+// chunks, each three sentences of the sample corpus embedded by the local embedder, with the
+// sample questions in turn, and reports the median and p99 latency:
+//
+//	go test ./activities -run '^$' -bench SearchCollection -count 6
+func BenchmarkSearchCollection(b *testing.B) {
+	ctx := context.Background()
+	store, err := mongostore.Open(ctx, storeURI)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer store.Close(ctx)
+	e, err := embedder.Load()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var sentences []string
+	for _, coll := range []string{"api_docs", "architecture"} {
+		for _, d := range templates.Corpus()[coll] {
+			for _, s := range strings.SplitAfter(d.Text, ". ") {
+				if s = strings.TrimSpace(s); s != "" {
+					sentences = append(sentences, s)
+				}
+			}
+		}
+	}
+	tools := activities.NewTools(activities.Config{MongoDBURI: storeURI}).Handlers()
+	qs := templates.Queries()
+	for _, n := range []int{1000, 10_000} {
+		coll := fmt.Sprintf("docs%d", n)
+		r := rand.New(rand.NewPCG(uint64(n), 47))
+		for start := 0; start < n; start += 500 {
+			var batch []mongostore.Chunk
+			for i := start; i < min(start+500, n); i++ {
+				text := sentences[r.IntN(len(sentences))] + " " + sentences[r.IntN(len(sentences))] + " " + sentences[r.IntN(len(sentences))]
+				src := fmt.Sprintf("doc-%d.md", i)
+				batch = append(batch, mongostore.Chunk{ID: mongostore.ChunkID(coll, src, 0, text), Text: text, Source: src,
+					Model: embedder.Model, Embedding: bson.NewVector(e.Embed(text))})
+			}
+			if err := store.Upsert(ctx, "benchsc", coll, batch); err != nil {
+				b.Fatal(err)
+			}
+		}
+		search := func(q string) (any, error) {
+			out, _, err := tools["search"](ctx, map[string]any{"query": q, "collection": coll, "db": "benchsc"})
+			return out, err
+		}
+		out, err := search(qs[0].Query) // loads the collection's cache
+		if err != nil {
+			b.Fatal(err)
+		}
+		if meta := out.(map[string]any)["metadata"].(map[string]any); meta["searchPath"] != mongostore.PathExact {
+			b.Fatalf("search took path %v, not the in-memory cache", meta["searchPath"])
+		}
+		b.Run(fmt.Sprintf("docs=%d", n), func(b *testing.B) {
+			var lat []time.Duration
+			i := 0
+			for b.Loop() {
+				t0 := time.Now()
+				if _, err := search(qs[i%len(qs)].Query); err != nil {
+					b.Fatal(err)
+				}
+				lat = append(lat, time.Since(t0))
+				i++
+			}
+			sort.Slice(lat, func(a, c int) bool { return lat[a] < lat[c] })
+			b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+			b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
+		})
+	}
 }
 
 // benchRetrievalTool ingests the api_docs sample corpus into db, then calls tool with the sample
