@@ -58,6 +58,28 @@ func renderContext(v any) string {
 
 func init() { bind(toolspec.Generate, (*Tools).generate) }
 
+// emptyContext is the warning of a model call whose context was given but came out empty (a
+// search that found nothing, a filter that kept nothing): the model answered from the prompt
+// alone, which finished green with nothing said.
+func emptyContext(c any) []string {
+	if c == nil || renderContext(c) != "" {
+		return nil
+	}
+	return []string{"the context came out empty (" + describeEmpty(c) + "): the model answered from the prompt alone"}
+}
+
+func describeEmpty(c any) string {
+	switch c.(type) {
+	case string:
+		return "an empty text"
+	case []any:
+		return "an empty list"
+	case map[string]any:
+		return "no results"
+	}
+	return "nothing to show"
+}
+
 func (t *Tools) generate(ctx context.Context, in toolspec.GenerateIn) (toolspec.GenerateOut, *toolspec.Usage, error) {
 	var none toolspec.GenerateOut
 	if t.openai == nil {
@@ -86,5 +108,5 @@ func (t *Tools) generate(ctx context.Context, in toolspec.GenerateIn) (toolspec.
 	usage := &toolspec.Usage{PromptTokens: g.PromptTokens, CompletionTokens: g.CompletionTokens, TotalTokens: g.PromptTokens + g.CompletionTokens, Model: g.Model}
 	usage.CostUSD = t.prices.Cost(g.Model, model, g.PromptTokens, g.CompletionTokens)
 	return toolspec.GenerateOut{Text: g.Text, Model: g.Model, Usage: toolspec.TokenUsage{PromptTokens: g.PromptTokens,
-		CompletionTokens: g.CompletionTokens, TotalTokens: usage.TotalTokens, CostUSD: usage.CostUSD}}, usage, nil
+		CompletionTokens: g.CompletionTokens, TotalTokens: usage.TotalTokens, CostUSD: usage.CostUSD}, Warnings: emptyContext(in.Context)}, usage, nil
 }

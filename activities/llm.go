@@ -224,7 +224,7 @@ func (t *Tools) llm(ctx context.Context, in toolspec.LLMIn) (toolspec.LLMOut, *t
 	repairs := in.MaxRepairs
 	var resp *provider.ChatResponse
 	var parsed any
-	var warnings []string
+	warnings := emptyContext(in.Context)
 	for attempt := 0; ; attempt++ {
 		resp, err = t.openai.Chat(ctx, req)
 		var perr *provider.Error

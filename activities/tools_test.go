@@ -99,6 +99,13 @@ func TestGenerateWithContextAndUsage(t *testing.T) {
 	msgs := got["messages"].([]any)
 	require.Equal(t, "Cite passages.", msgs[0].(map[string]any)["content"])
 	require.Equal(t, "Capital of France?\n\nContext:\n[1] fr.md: Paris is the capital.\n", msgs[1].(map[string]any)["content"])
+	require.Empty(t, res.Warnings, "a context with passages says nothing")
+
+	// A context that came out empty (a search that found nothing) is said on the step: the model
+	// answered from the prompt alone (llm says it through the same emptyContext).
+	res, err = run(t, cfg, "generate", map[string]any{"prompt": "Capital of France?", "context": map[string]any{"results": []any{}}})
+	require.NoError(t, err)
+	require.Equal(t, []string{"the context came out empty (no results): the model answered from the prompt alone"}, res.Warnings)
 }
 
 func TestRateLimitIsRetriedAfterTheProvidersDelay(t *testing.T) {

@@ -28,6 +28,8 @@ type GenerateOut struct {
 	Text  string     `json:"text"`
 	Model string     `json:"model"`
 	Usage TokenUsage `json:"usage"`
+	// Warnings: the context given came out empty; lifted into the step's warnings.
+	Warnings []string `json:"warnings,omitempty" jsonschema:"What a person should know of the answer (its context came out empty); lifted into the step's warnings"`
 }
 
 // TokenUsage is what a model call consumed, as tools report it in their output.
