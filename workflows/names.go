@@ -43,6 +43,10 @@ const (
 const (
 	// ChangeActivityIDs: tool activities get ids naming their step ("step#1").
 	ChangeActivityIDs = "activity-ids-by-step"
+	// ChangeFailureKeepsCompleted: tool activities wait for their cancellation to be answered
+	// (WaitForCancellation), so that a step whose activity completed as another step's failure
+	// cancelled it keeps its output; the wait for the answer is bounded by failureGrace (a timer).
+	ChangeFailureKeepsCompleted = "failure-keeps-completed-steps"
 )
 
 // StatusAttribute is the custom search attribute WeftStatus: running, awaiting_review,

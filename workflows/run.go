@@ -37,6 +37,9 @@ type run struct {
 	// namedActivities: tool activities get ids naming their step (runs started since
 	// VersionActivityIDs; older histories replay without them).
 	namedActivities bool
+	// keepsCompleted: tool activities wait for the answer to their cancellation, for a while,
+	// when another step failed (ChangeFailureKeepsCompleted; older histories replay without).
+	keepsCompleted bool
 	// checkedOnce: registry checks are recorded in history (ChangeCheckedOnce).
 	checkedOnce bool
 	usage       weftv1.TokenUsage
@@ -89,6 +92,7 @@ func Run(ctx workflow.Context, req *weftv1.RunRequest) (*weftv1.RunResult, error
 	r.planNotify(ctx)
 	r.record(ctx, RunEvent{Type: EventRunStarted})
 	r.namedActivities = workflow.GetVersion(ctx, ChangeActivityIDs, workflow.DefaultVersion, 1) >= 1
+	r.keepsCompleted = workflow.GetVersion(ctx, ChangeFailureKeepsCompleted, workflow.DefaultVersion, 1) >= 1
 	r.setStatus(ctx, StatusRunning)
 	err = r.execute(ctx)
 	r.closeMCPSessions(ctx)

@@ -169,6 +169,10 @@ func (r *run) runActivityOn(ctx, sched workflow.Context, sr *stepRun, tool strin
 		sched, cancel = workflow.WithCancel(sched)
 		defer cancel()
 	}
+	// Waiting for the answer to a cancellation (not on another coroutine's context: that wait
+	// ends with the caller's), so that an activity that completes anyway is not dropped.
+	waits := r.keepsCompleted && !elsewhere
+	opts.WaitForCancellation = waits
 	actx := workflow.WithActivityOptions(sched, opts)
 	model := tool == toolspec.LLM
 	if model {
@@ -180,9 +184,12 @@ func (r *run) runActivityOn(ctx, sched workflow.Context, sr *stepRun, tool strin
 	var res toolspec.Result
 	f := workflow.ExecuteActivity(actx, tool, inputs)
 	var err error
-	if !elsewhere {
+	switch {
+	case waits:
+		err = r.awaitActivity(ctx, f, &res)
+	case !elsewhere:
 		err = f.Get(ctx, &res)
-	} else {
+	default:
 		// The caller gave up: so does the activity (the deferred cancel), without waiting for it.
 		sel := workflow.NewSelector(ctx)
 		sel.AddFuture(f, func(f workflow.Future) { err = f.Get(ctx, &res) })
@@ -219,6 +226,41 @@ func (r *run) runActivityOn(ctx, sched workflow.Context, sr *stepRun, tool strin
 	}
 	addWarnings(&sr.warnings, res.Warnings)
 	return res.Output, nil
+}
+
+// failureGrace is how long a tool activity cancelled by another step's failure is given to
+// answer: one that completes within it keeps its output (its side effects happened, history holds
+// its result, weft retry reuses it), one that has not answered is cancelled. It bounds how much
+// longer a failed run takes than the failure.
+const failureGrace = 5 * time.Second
+
+// awaitActivity waits for f, an activity scheduled with WaitForCancellation. When ctx is
+// cancelled by another step's failure, the SDK has asked the activity to stop; it is given
+// failureGrace to answer with its result, or its cancellation. When the run itself is cancelled,
+// or ctx for another reason, the wait ends at once, as it did before the activity waited for its
+// cancellation.
+func (r *run) awaitActivity(ctx workflow.Context, f workflow.Future, res *toolspec.Result) error {
+	var err error
+	settled := false
+	sel := workflow.NewSelector(ctx)
+	sel.AddFuture(f, func(f workflow.Future) { err, settled = f.Get(ctx, res), true })
+	sel.AddReceive(ctx.Done(), func(workflow.ReceiveChannel, bool) {})
+	sel.Select(ctx)
+	if settled {
+		return err
+	}
+	if r.failure == nil {
+		return temporal.NewCanceledError()
+	}
+	dctx, _ := workflow.NewDisconnectedContext(ctx)
+	gctx, stop := workflow.WithCancel(dctx)
+	defer stop()
+	err = temporal.NewCanceledError()
+	sel = workflow.NewSelector(gctx)
+	sel.AddFuture(f, func(f workflow.Future) { err = f.Get(gctx, res) })
+	sel.AddFuture(workflow.NewTimer(gctx, failureGrace), func(workflow.Future) {})
+	sel.Select(gctx)
+	return err
 }
 
 // summarize is the one-line description of an output shown in progress output.
