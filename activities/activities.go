@@ -102,8 +102,9 @@ func adaptCall(spec *toolspec.Spec, h Handler, cc ...ClaimCheck) func(ctx contex
 				fmt.Sprintf("%s: invalid inputs: %s", spec.Name, validationText(err)), toolspec.ErrInvalidInput, nil)
 		}
 		ctx, sink := withWarnings(ctx)
-		out, usage, err := h(ctx, inputs)
-		usage = sumUsage(priorUsage(ctx), usage)
+		rc := &requestCount{}
+		out, usage, err := h(context.WithValue(ctx, requestCountKey{}, rc), inputs)
+		usage = sumUsage(priorUsage(ctx), withRequests(usage, rc))
 		if err != nil {
 			res := toolspec.Result{Usage: usage} // the calls it billed (metrics); the error carries them too
 			return res, withUsage(ctx, toolError(spec, err), usage)

@@ -238,6 +238,7 @@ func (t *Tools) llm(ctx context.Context, in toolspec.LLMIn) (toolspec.LLMOut, *t
 		if err != nil {
 			return none, billed(), err
 		}
+		countRequests(ctx, 1) // billed: the provider answered
 		usage.PromptTokens += resp.PromptTokens
 		usage.CompletionTokens += resp.CompletionTokens
 		usage.Model = resp.Model

@@ -52,8 +52,24 @@ func sumUsage(a, b *toolspec.Usage) *toolspec.Usage {
 	out.TotalTokens += b.TotalTokens
 	out.EmbeddingTokens += b.EmbeddingTokens
 	out.CostUSD += b.CostUSD
+	out.Requests += b.Requests
 	if b.Model != "" {
 		out.Model = b.Model
+	}
+	return &out
+}
+
+// withRequests is u (a call's usage) with the provider requests that billed it: those the
+// handler counted (countRequests), or one for a handler that does not count them; nil when
+// nothing was billed.
+func withRequests(u *toolspec.Usage, rc *requestCount) *toolspec.Usage {
+	if isZero(u) {
+		return nil
+	}
+	out := *u
+	out.Requests = 1
+	if rc.counted && rc.n > 0 {
+		out.Requests = int64(rc.n)
 	}
 	return &out
 }

@@ -92,7 +92,8 @@ type Usage struct {
 	// Tokens is every billed token: ChatTokens + EmbeddingTokens.
 	Tokens  int64   `json:"tokens"`
 	CostUSD float64 `json:"costUsd"`
-	// Calls counts the tool calls that reported usage (each provider request of a batch counts).
+	// Calls counts the provider requests billed (a retried attempt's and each request of a batch
+	// count), one for a tool call that billed nothing (TokenUsage.calls).
 	Calls int64 `json:"calls"`
 }
 

@@ -418,10 +418,11 @@ func (r *run) result(ctx workflow.Context) (*weftv1.RunResult, error) {
 	return res, nil
 }
 
-// addUsage adds one call's usage to the step and the run.
+// addUsage adds one tool activity's usage to the step and the run: its calls are the provider
+// requests it billed (requestsOf).
 func (r *run) addUsage(sr *stepRun, u *toolspec.Usage) {
 	for _, t := range []*weftv1.TokenUsage{&r.usage, &sr.usage} {
-		t.Calls++
+		t.Calls += requestsOf(u)
 		if u == nil {
 			continue
 		}

@@ -257,14 +257,14 @@ func batchActivities(ctx workflow.Context, spec *toolspec.Spec, policy dsl.Polic
 		var out toolspec.Result
 		if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), req.Tool, req.Inputs[i]).Get(ctx, &out); err != nil {
 			if u := failedUsage(err); u != nil {
-				res.Calls++
+				res.Calls += requestsOf(u)
 				addToolUsage(&res.Usage, u)
 			}
 			return temporal.NewNonRetryableApplicationError(fmt.Sprintf("item %d: %s", req.First+i, ErrorText(err)), ErrStepFailed, nil)
 		}
 		res.Results[i] = out.Output
 		res.Attempts = max(res.Attempts, out.Attempt, 1)
-		res.Calls++
+		res.Calls += requestsOf(out.Usage)
 		if out.Usage != nil {
 			addToolUsage(&res.Usage, out.Usage)
 		}

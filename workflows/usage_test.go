@@ -2,6 +2,7 @@ package workflows_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -37,7 +38,8 @@ func stepUsage(res *weftv1.RunResult, id string) *weftv1.TokenUsage {
 
 // TestUsageCountsEveryBilledCall: the calls a provider billed count at step and run level also
 // when the step fails (issue 21, item 4: the 3 calls of an llm step that failed after 2 repairs
-// were missing) and when an attempt failed and was retried.
+// were missing) and when an attempt failed and was retried; usage.calls counts those billed
+// requests (issue 39, item 7: it said 1 for an activity's 3).
 func TestUsageCountsEveryBilledCall(t *testing.T) {
 	price := activities.DefaultPrices().Cost("gpt-4o-mini", "gpt-4o-mini", 100, 10)
 	require.Positive(t, price)
@@ -51,6 +53,10 @@ func TestUsageCountsEveryBilledCall(t *testing.T) {
 			{Text: "no", PromptTokens: 100, CompletionTokens: 10}, {Text: "still no", PromptTokens: 100, CompletionTokens: 10},
 			{Text: "never", PromptTokens: 100, CompletionTokens: 10}}},
 		{name: "a repair's provider error, then a retried attempt that succeeds", calls: 2, script: []fakellm.Reply{
+			{Text: "no", PromptTokens: 100, CompletionTokens: 10}, fakellm.Error(500, ""),
+			{Text: `{"ok": true}`, PromptTokens: 100, CompletionTokens: 10}}},
+		{name: "billed on each of 3 attempts, the first two retried", calls: 3, script: []fakellm.Reply{
+			{Text: "no", PromptTokens: 100, CompletionTokens: 10}, fakellm.Error(500, ""),
 			{Text: "no", PromptTokens: 100, CompletionTokens: 10}, fakellm.Error(500, ""),
 			{Text: `{"ok": true}`, PromptTokens: 100, CompletionTokens: 10}}},
 	} {
@@ -75,8 +81,35 @@ func TestUsageCountsEveryBilledCall(t *testing.T) {
 				require.Equal(t, 10*n, u.CompletionTokens, level)
 				require.Equal(t, 110*n, u.TotalTokens, level)
 				require.InDelta(t, price*float64(n), u.CostUsd, 1e-12, level)
+				require.Equal(t, n, u.Calls, level+": the provider requests billed")
 			}
 		})
+	}
+}
+
+// TestUsageCountsTheRequestsOfRetriedAttempts: an embed activity whose provider billed each of
+// its 3 attempts (two failed after the request, and were retried) counts 3 calls, at step and
+// run level (issue 39, item 7: usage.calls said 1).
+func TestUsageCountsTheRequestsOfRetriedAttempts(t *testing.T) {
+	spec, _ := toolspec.Lookup("embed")
+	attempts := 0
+	act := activities.Activity(spec, func(context.Context, map[string]any) (any, *toolspec.Usage, error) {
+		attempts++
+		if attempts < 3 {
+			return nil, &toolspec.Usage{EmbeddingTokens: 7}, errors.New("the answer was lost after the provider billed it")
+		}
+		return map[string]any{"embedding": []float64{1, 0}, "dimensions": 2, "model": "m"}, &toolspec.Usage{EmbeddingTokens: 7}, nil
+	})
+	h := newHarness(t)
+	h.env.OnActivity("embed", anyCtx, anyArg).Return(func(ctx context.Context, in map[string]any) (toolspec.Result, error) {
+		return act(ctx, in)
+	})
+	res, err := h.run(t, `{"name":"u","steps":[{"id":"vec","tool":"embed","inputs":{"text":"hello"}}]}`, nil)
+	require.NoError(t, err)
+	require.Equal(t, 3, attempts)
+	for level, u := range map[string]*weftv1.TokenUsage{"run": res.Usage, "step": stepUsage(res, "vec")} {
+		require.EqualValues(t, 21, u.EmbeddingTokens, level)
+		require.EqualValues(t, 3, u.Calls, level)
 	}
 }
 

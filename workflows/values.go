@@ -58,6 +58,16 @@ func failedUsage(err error) *toolspec.Usage {
 	return &u
 }
 
+// requestsOf is how many calls a tool activity's usage counts (TokenUsage.calls): the provider
+// requests that billed it, its retried attempts' included (toolspec.Usage.Requests), or one, for
+// a call that billed nothing or ran on a worker that did not count its requests.
+func requestsOf(u *toolspec.Usage) int64 {
+	if u != nil && u.Requests > 0 {
+		return u.Requests
+	}
+	return 1
+}
+
 // BatchUsage is what the items of a failed forEach batch billed (the failure's details).
 type BatchUsage struct {
 	Calls int64          `json:"calls"`

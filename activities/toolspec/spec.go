@@ -170,6 +170,9 @@ type Usage struct {
 	CostUSD float64 `json:"costUsd,omitempty"`
 	// Model that answered (llm calls).
 	Model string `json:"model,omitempty"`
+	// Requests is how many provider requests billed this usage, the failed attempts' before it
+	// included (what TokenUsage.calls counts); 0 from a handler: the adapter counts them.
+	Requests int64 `json:"requests,omitempty"`
 }
 
 // Error types tool activities and the interpreter use; retries skip the non-retryable ones.

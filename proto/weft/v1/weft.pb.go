@@ -185,7 +185,8 @@ type TokenUsage struct {
 	CompletionTokens int64                  `protobuf:"varint,2,opt,name=completion_tokens,json=completionTokens,proto3" json:"completion_tokens,omitempty"`
 	TotalTokens      int64                  `protobuf:"varint,3,opt,name=total_tokens,json=totalTokens,proto3" json:"total_tokens,omitempty"`
 	EmbeddingTokens  int64                  `protobuf:"varint,4,opt,name=embedding_tokens,json=embeddingTokens,proto3" json:"embedding_tokens,omitempty"`
-	// External calls made (activity executions that reported usage).
+	// External calls made: the provider requests that billed the usage (each attempt's, retried
+	// ones included; each request of a batch), one for a tool call that billed nothing.
 	Calls int64 `protobuf:"varint,5,opt,name=calls,proto3" json:"calls,omitempty"`
 	// What the model calls cost in US dollars, from the worker's price table (0 when unknown).
 	CostUsd       float64 `protobuf:"fixed64,6,opt,name=cost_usd,json=costUsd,proto3" json:"cost_usd,omitempty"`
