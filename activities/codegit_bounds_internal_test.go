@@ -153,7 +153,9 @@ func TestCodeGitManyEmptyFiles(t *testing.T) {
 	}{
 		{"the byte bound counts each file as a block", Config{CodeGitMaxBytes: 64 << 10}, wide, "holds more than the 65536 bytes code_index may fetch of a repository (WEFT_CODE_GIT_MAX_BYTES)"},
 		{"the file bound", Config{CodeGitMaxFiles: 500}, wide, "has more than 500 files, the most code_index writes out of a repository (WEFT_CODE_GIT_MAX_FILES)"},
-		{"the default bounds, 10^9 files", Config{CodeGitTimeout: time.Minute}, deep, "(WEFT_CODE_GIT_MA"},
+		// The bound, not the clock, must stop it: writing out the files up to the default bound took
+		// over a minute under -race on a loaded 2-core machine (a CI run failed on the timeout).
+		{"the default bounds, 10^9 files", Config{CodeGitTimeout: 10 * time.Minute}, deep, "(WEFT_CODE_GIT_MA"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			err := cloneErr(t, s.tools(c.cfg), c.url)
