@@ -53,31 +53,60 @@ func surfaceSearch(ctx context.Context, in map[string]any) (any, *toolspec.Usage
 		&toolspec.Usage{EmbeddingTokens: 7}, nil
 }
 
+// surfaceLLM is the scenarios' model: the agent scenario's conversation (its prompt names
+// surfaces-agent) hands off to billing, calls search (which waits for approval), then answers with
+// a word the output guardrail forbids; anything else is scriptedLLM.
+func surfaceLLM(ctx context.Context, in map[string]any) (any, *toolspec.Usage, error) {
+	b, _ := json.Marshal(map[string]any{"prompt": in["prompt"], "messages": in["messages"]})
+	if in["tools"] == nil || !strings.Contains(string(b), "surfaces-agent") {
+		return scriptedLLM(ctx, in)
+	}
+	results := strings.Count(string(b), `"role":"tool"`)
+	usage := &toolspec.Usage{PromptTokens: 30, CompletionTokens: 6, TotalTokens: 36}
+	call := func(id, name, args string) map[string]any {
+		return map[string]any{"text": "", "toolCalls": []any{map[string]any{"id": id, "name": name, "arguments": args}}}
+	}
+	switch results {
+	case 0:
+		return call("h1", "transfer_to_billing", `{}`), usage, nil
+	case 1:
+		return call("c1", "search", `{"query":"alpha","collection":"c"}`), usage, nil
+	}
+	return map[string]any{"text": "the answer is FORBIDDEN", "toolCalls": []any{}}, usage, nil
+}
+
 // The scenario corpus: each file ends in a different way.
 var surfaceScenarios = []struct {
 	name, file string
 	// until is what the run is brought to before the surfaces are read (the status it then has).
 	until string
+	// approve: the run's review gates are approved as they come, until it reaches until.
+	approve bool
 }{
 	{"completed", `{"name":"s-completed","steps":[
 		{"id":"find","tool":"search","inputs":{"query":"alpha","collection":"c"}},
 		{"id":"answer","tool":"llm","inputs":{"prompt":"Summarise: {{ find.output.results[0].content }}"}}],
-		"output":"{{ answer.output.text }}"}`, weftclient.RunCompleted},
+		"output":"{{ answer.output.text }}"}`, weftclient.RunCompleted, false},
 	{"failed", `{"name":"s-failed","steps":[
 		{"id":"find","tool":"search","inputs":{"query":"alpha","collection":"c"}},
 		{"id":"bad","tool":"search","inputs":{"query":"fail now","collection":"c"}},
-		{"id":"after","tool":"template","inputs":{"text":"{{ bad.output.query }}"}}]}`, weftclient.RunFailed},
+		{"id":"after","tool":"template","inputs":{"text":"{{ bad.output.query }}"}}]}`, weftclient.RunFailed, false},
 	{"awaiting review", `{"name":"s-review","steps":[
 		{"id":"find","tool":"search","inputs":{"query":"alpha","collection":"c"}},
-		{"id":"check","tool":"review","inputs":{"title":"Keep it?","data":{"hits":"{{ find.output.results }}"}}}]}`, weftclient.RunAwaitingReview},
+		{"id":"check","tool":"review","inputs":{"title":"Keep it?","data":{"hits":"{{ find.output.results }}"}}}]}`, weftclient.RunAwaitingReview, false},
 	{"cancelled mid-step", `{"name":"s-cancelled","steps":[
 		{"id":"find","tool":"search","inputs":{"query":"alpha","collection":"c"}},
 		{"id":"slow","tool":"search","inputs":{"query":"slow one","collection":"c"}},
-		{"id":"after","tool":"template","inputs":{"text":"{{ slow.output.query }}"}}]}`, weftclient.RunCancelled},
+		{"id":"after","tool":"template","inputs":{"text":"{{ slow.output.query }}"}}]}`, weftclient.RunCancelled, false},
 	{"forEach with a failed item, continueOnError", `{"name":"s-foreach","inputs":{"qs":{"type":"array","default":["a","fail b","c"]}},"steps":[
 		{"id":"each","tool":"search","forEach":"{{ inputs.qs }}","continueOnError":true,
 		 "inputs":{"query":"{{ item }}","collection":"c"}},
-		{"id":"after","tool":"template","inputs":{"text":"done"}}]}`, weftclient.RunCompleted},
+		{"id":"after","tool":"template","inputs":{"text":"done"}}]}`, weftclient.RunCompleted, false},
+	{"an agent with a handoff, an approved tool call and a guardrail trip", `{"name":"s-agent","steps":[
+		{"id":"helper","tool":"agent","inputs":{"prompt":"surfaces-agent: what about alpha?","tools":["search"],"maxIterations":5,
+		 "handoffs":[{"name":"billing","description":"Questions about money.","agent":{"system":"You handle billing.","tools":["search"],"approve":["search"]}}],
+		 "guardrails":{"output":[{"name":"no-secrets","forbid":"FORBIDDEN"}],"onTrip":"return"}}}],
+		"output":"{{ helper.output.stopReason }}"}`, weftclient.RunCompleted, true},
 }
 
 // TestSurfacesTellOneStory is the differential test of issue 39: a corpus of runs, each brought to
@@ -93,7 +122,7 @@ func TestSurfacesTellOneStory(t *testing.T) {
 		require.NoError(t, json.Unmarshal([]byte(sc.file), &head))
 		files[head.Name] = sc.file
 	}
-	env := runsConsole(t, queue, map[string]activities.Handler{"search": surfaceSearch, "llm": scriptedLLM}, files)
+	env := runsConsole(t, queue, map[string]activities.Handler{"search": surfaceSearch, "llm": surfaceLLM}, files)
 
 	keyFile := filepath.Join(t.TempDir(), "keys.json")
 	key, _, err := auth.GenerateNamedKey(keyFile, "auditor", []string{auth.RoleAdmin})
@@ -124,6 +153,14 @@ func TestSurfacesTellOneStory(t *testing.T) {
 			var want *weftclient.Execution
 			deadline := time.Now().Add(30 * time.Second)
 			for {
+				if sc.approve {
+					if p, err := env.client.Pending(ctx, id); err == nil && len(p) > 0 {
+						_, err := env.client.Review(ctx, id, weftclient.Decision{ID: p[0].Id, Decision: "approve", Reviewer: "surfaces"})
+						if err != nil && !weftclient.IsNotPending(err) { // decided already, as the last poll read it
+							require.NoError(t, err)
+						}
+					}
+				}
 				want, err = env.client.Execution(ctx, id)
 				if err == nil && want.Status == sc.until && want.State != nil {
 					break
@@ -203,6 +240,16 @@ func TestSurfacesTellOneStory(t *testing.T) {
 				require.Equal(t, "awaiting_review 1", truth.Steps["check"])
 			case "completed":
 				require.Positive(t, truth.Tokens)
+			case "an agent with a handoff, an approved tool call and a guardrail trip":
+				require.Equal(t, "guardrail", want.State.Output.GetStringValue(), "the guardrail tripped and the agent returned")
+				helper := want.State.Steps[0]
+				var tools []string
+				for _, c := range helper.ToolCalls {
+					tools = append(tools, c.Tool+" "+c.Status+" "+c.Decision)
+				}
+				require.Equal(t, []string{"handoff:billing completed ", "search completed approve"}, tools, "handed off, then an approved search")
+				require.Equal(t, int64(3*36), want.Usage.ChatTokens, "three model calls: the handoff, the search, the answer")
+				require.Positive(t, want.Usage.EmbeddingTokens, "and the approved search")
 			}
 		})
 	}
