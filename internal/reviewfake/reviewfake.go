@@ -170,12 +170,17 @@ func (f *Runs) DescribeWorkflowExecution(_ context.Context, id, _ string) (*work
 
 // TerminateWorkflow records the request (Terminated).
 func (f *Runs) TerminateWorkflow(_ context.Context, id, _, _ string, _ ...any) error {
+	return f.record(&f.terminated, id)
+}
+
+// record appends run id to list (cancelled, terminated); an id the fake does not hold is not found.
+func (f *Runs) record(list *[]string, id string) error {
 	if _, ok := f.index(id); !ok {
 		return notFound(id)
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.terminated = append(f.terminated, id)
+	*list = append(*list, id)
 	return nil
 }
 
@@ -206,15 +211,7 @@ func (f *Runs) GetWorkflowHistory(_ context.Context, id, _ string, _ bool, _ enu
 }
 
 // CancelWorkflow records the request (Cancelled).
-func (f *Runs) CancelWorkflow(_ context.Context, id, _ string) error {
-	if _, ok := f.index(id); !ok {
-		return notFound(id)
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.cancelled = append(f.cancelled, id)
-	return nil
-}
+func (f *Runs) CancelWorkflow(_ context.Context, id, _ string) error { return f.record(&f.cancelled, id) }
 
 // GetWorkflow is a run to wait on: an id the fake does not hold is not found; its runs run
 // until ctx ends.
