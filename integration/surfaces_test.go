@@ -24,7 +24,6 @@ import (
 	"github.com/weftworks/weft/auth"
 	weftclient "github.com/weftworks/weft/client"
 	"github.com/weftworks/weft/mcp"
-	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 	"github.com/weftworks/weft/workflows/dsl"
 )
 
@@ -102,6 +101,9 @@ var surfaceScenarios = []struct {
 		{"id":"each","tool":"search","forEach":"{{ inputs.qs }}","continueOnError":true,
 		 "inputs":{"query":"{{ item }}","collection":"c"}},
 		{"id":"after","tool":"template","inputs":{"text":"done"}}]}`, weftclient.RunCompleted, false},
+	{"a forEach cancelled half way", `{"name":"s-foreach-cancelled","inputs":{"qs":{"type":"array","default":["a","slow b","c","d"]}},"steps":[
+		{"id":"each","tool":"search","forEach":"{{ inputs.qs }}","concurrency":1,"inputs":{"query":"{{ item }}","collection":"c"}},
+		{"id":"after","tool":"template","inputs":{"text":"{{ each.output.count }} searched"}}]}`, weftclient.RunCancelled, false},
 	{"an agent with a handoff, an approved tool call and a guardrail trip", `{"name":"s-agent","steps":[
 		{"id":"helper","tool":"agent","inputs":{"prompt":"surfaces-agent: what about alpha?","tools":["search"],"maxIterations":5,
 		 "handoffs":[{"name":"billing","description":"Questions about money.","agent":{"system":"You handle billing.","tools":["search"],"approve":["search"]}}],
@@ -144,9 +146,17 @@ func TestSurfacesTellOneStory(t *testing.T) {
 			require.NoError(t, err)
 			id := run.ID
 			if sc.until == weftclient.RunCancelled {
-				require.Eventually(t, func() bool {
+				require.Eventually(t, func() bool { // the slow call is in flight
 					st, err := env.client.State(ctx, id)
-					return err == nil && stepStatus(st.Steps, "slow") == "running"
+					if err != nil {
+						return false
+					}
+					for _, s := range st.Steps {
+						if s.Id == "slow" && s.Status == "running" || s.Id == "each" && s.Status == "running" && s.ItemsDone == 1 {
+							return true
+						}
+					}
+					return false
 				}, 20*time.Second, 50*time.Millisecond)
 				require.NoError(t, env.client.Cancel(ctx, id, "surfaces test"))
 			}
@@ -190,6 +200,10 @@ func TestSurfacesTellOneStory(t *testing.T) {
 			require.False(t, isErr, txt)
 			b, _ := json.Marshal(st)
 			surfaces["MCP weft_execution"] = toldOfStateJSON(t, b, "")
+			// MCP's execution resource.
+			text, err := session.readResource("weft://executions/" + id)
+			require.NoError(t, err)
+			surfaces["MCP weft://executions/{id}"] = toldOfStateJSON(t, []byte(text), "")
 			// The console's /api/runs/{id}: its snapshot's status, state and usage.
 			var view struct {
 				Snapshot struct {
@@ -235,6 +249,11 @@ func TestSurfacesTellOneStory(t *testing.T) {
 				require.Equal(t, "not_run 0", truth.Steps["after"], "a step that never started did not run")
 			case "cancelled mid-step":
 				require.Equal(t, "cancelled 1", truth.Steps["slow"])
+				require.Equal(t, "not_run 0", truth.Steps["after"])
+			case "a forEach cancelled half way":
+				require.Equal(t, "cancelled 1", truth.Steps["each"])
+				require.EqualValues(t, 1, want.State.Steps[0].ItemsDone, "a done, slow b cancelled in flight, c and d never started")
+				require.EqualValues(t, 4, want.State.Steps[0].ItemsTotal)
 				require.Equal(t, "not_run 0", truth.Steps["after"])
 			case "awaiting review":
 				require.Equal(t, "awaiting_review 1", truth.Steps["check"])
@@ -338,15 +357,6 @@ func aguiFinalState(t *testing.T, url string) told {
 		}
 	}
 	return state
-}
-
-func stepStatus(steps []*weftv1.StepState, id string) string {
-	for _, s := range steps {
-		if s.Id == id {
-			return s.Status
-		}
-	}
-	return ""
 }
 
 // toldOf is the truth: what the client's Execution says.

@@ -19,7 +19,7 @@ func decode(t *testing.T, s string) map[string]any {
 // run compiles a one-step workflow around the tool and runs it on env.
 func run(t *testing.T, tool string, inputs dsl.In, env map[string]any) (any, error) {
 	t.Helper()
-	w, err := dsl.New("t").Input("x", "array").Step("other", "search", dsl.In{"query": "q"}).Step("s", tool, inputs).Step("then_step", "models", nil).Compile()
+	w, err := dsl.New("t").Input("x", "array").Step("other", "merge", dsl.In{"arrays": []any{"{{ inputs.x }}"}}).Step("s", tool, inputs).Step("then_step", "models", nil).Compile()
 	require.NoError(t, err)
 	cs, _ := w.Step("s")
 	resolved, err := cs.InputValue.Resolve(env)
@@ -38,7 +38,7 @@ func TestDataTools(t *testing.T) {
 	}{
 		{"merge dedup by field", "merge", dsl.In{"arrays": []any{"{{ inputs.x }}", "{{ other.output }}"}, "dedup": true, "dedup_field": "source"},
 			`{"results":[{"source":"a","score":0.9,"content":"A","meta":{"t":"doc"}},{"source":"b","score":0.3,"content":"B"},{"source":"c","score":0.8}],"resultCount":3}`},
-		{"merge without dedup keeps all", "merge", dsl.In{"arrays": []any{"{{ inputs.x }}", "{{ other.output.nothing }}"}},
+		{"merge without dedup keeps all", "merge", dsl.In{"arrays": []any{"{{ inputs.x }}", "{{ other.output.results[5] }}"}},
 			`{"results":[{"source":"a","score":0.9,"content":"A","meta":{"t":"doc"}},{"source":"b","score":0.3,"content":"B"},{"source":"a","score":0.7,"content":"A2"}],"resultCount":3}`},
 		{"filter by score", "filter", dsl.In{"array": "{{ inputs.x }}", "condition": "item.score > 0.5"},
 			`{"results":[{"source":"a","score":0.9,"content":"A","meta":{"t":"doc"}},{"source":"a","score":0.7,"content":"A2"}],"resultCount":2}`},

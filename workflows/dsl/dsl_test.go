@@ -122,9 +122,9 @@ func TestConvertFlow(t *testing.T) {
 	// (generate gives model, text, usage); the converted steps, as weft's, are refused for it
 	w, err := dsl.Load("f.json", []byte(flow))
 	require.NoError(t, err)
-	require.Contains(t, w.Warnings.Error(), `warning: steps[1].condition: {{ decision.output.result }}: decision's output (generate) has no field "result": it resolves to null (its fields: model, text, usage)`)
+	require.Contains(t, w.Warnings.Error(), `warning: steps[1].condition: {{ decision.output.result }}: decision's output (generate) has no field "result": it resolves to null (its fields: model, text, usage, warnings)`)
 	_, err = dsl.FromDefinition(def)
-	require.ErrorContains(t, err, `steps[1].condition: {{ decision.output.result }}: decision's output (generate) has no field "result" (its fields: model, text, usage)`)
+	require.ErrorContains(t, err, `steps[1].condition: {{ decision.output.result }}: decision's output (generate) has no field "result" (its fields: model, text, usage, warnings)`)
 }
 
 func TestWarnings(t *testing.T) {
