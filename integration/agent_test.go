@@ -105,7 +105,7 @@ func TestAgentOnTheEmbeddedStack(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	require.Contains(t, out, "↳ #1 search")
 	require.Contains(t, out, "↳ #2 ingest")
-	require.Contains(t, out, "Usage: 45 tokens")
+	require.Contains(t, out, "Usage: 65 tokens (45 model: 30 in, 15 out; 20 embedding)", "the model's tokens and the tools' embedding tokens, as every surface says them")
 }
 
 // TestAgentEventsStream follows an agent with `weft run --json --verbose`: one JSON event per

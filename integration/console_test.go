@@ -427,14 +427,19 @@ func TestConsoleStreamsModelText(t *testing.T) {
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	streamed, calls, ended := "", false, false
+	event := ""
 	for sc.Scan() {
 		if sc.Text() == "event: end" {
 			ended = true
 			break
 		}
-		data, ok := strings.CutPrefix(sc.Text(), "data: ")
-		if !ok {
+		if e, ok := strings.CutPrefix(sc.Text(), "event: "); ok {
+			event = e
 			continue
+		}
+		data, ok := strings.CutPrefix(sc.Text(), "data: ")
+		if !ok || event != "snapshot" {
+			continue // a run event's data is not a snapshot (its usage is the run event's)
 		}
 		var snap console.Snapshot
 		require.NoError(t, json.Unmarshal([]byte(data), &snap))

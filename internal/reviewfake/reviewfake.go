@@ -211,7 +211,9 @@ func (f *Runs) GetWorkflowHistory(_ context.Context, id, _ string, _ bool, _ enu
 }
 
 // CancelWorkflow records the request (Cancelled).
-func (f *Runs) CancelWorkflow(_ context.Context, id, _ string) error { return f.record(&f.cancelled, id) }
+func (f *Runs) CancelWorkflow(_ context.Context, id, _ string) error {
+	return f.record(&f.cancelled, id)
+}
 
 // GetWorkflow is a run to wait on: an id the fake does not hold is not found; its runs run
 // until ctx ends.
