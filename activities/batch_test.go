@@ -15,7 +15,7 @@ import (
 
 	"github.com/weftworks/weft/activities"
 	"github.com/weftworks/weft/activities/toolspec"
-	"github.com/weftworks/weft/internal/fakeembed"
+	"github.com/weftworks/weft/internal/testkit/fakeembed"
 )
 
 func embedBatch(t *testing.T, cfg activities.Config, claim ...activities.ClaimCheck) (func(context.Context, toolspec.BatchIn) (toolspec.BatchOut, error), *activities.Tools) {

@@ -18,10 +18,10 @@ import (
 	"github.com/weftworks/weft/activities/embedder"
 	"github.com/weftworks/weft/activities/mongostore"
 	"github.com/weftworks/weft/activities/toolspec"
-	"github.com/weftworks/weft/internal/fakeembed"
+	"github.com/weftworks/weft/internal/testkit/fakeembed"
 )
 
-// recordingProvider is the OpenAI-compatible fake (internal/fakeembed) behind a proxy that
+// recordingProvider is the OpenAI-compatible fake (internal/testkit/fakeembed) behind a proxy that
 // records the inputs of every request, so a test can say exactly what was sent.
 type recordingProvider struct {
 	fake *fakeembed.Server

@@ -5,7 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/weftworks/weft/internal/fakellm"
+	"github.com/weftworks/weft/internal/testkit/fakellm"
 )
 
 // TestLLMStructuredOutput: a schema goes to the provider as a strict json_schema response format;

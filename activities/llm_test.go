@@ -10,7 +10,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/weftworks/weft/activities"
-	"github.com/weftworks/weft/internal/fakellm"
+	"github.com/weftworks/weft/internal/testkit/fakellm"
 )
 
 func llmConfig(f *fakellm.Server) activities.Config {

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/weftworks/weft/auth"
-	"github.com/weftworks/weft/internal/reviewfake"
+	"github.com/weftworks/weft/internal/testkit/reviewfake"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 )
 

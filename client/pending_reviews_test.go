@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/weftworks/weft/auth"
-	"github.com/weftworks/weft/internal/reviewfake"
+	"github.com/weftworks/weft/internal/testkit/reviewfake"
 )
 
 // waitingRuns lists n runs waiting on a review as visibility does (reviewfake.Runs): run r{i}

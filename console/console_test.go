@@ -22,7 +22,7 @@ import (
 	"github.com/weftworks/weft/auth"
 	weftclient "github.com/weftworks/weft/client"
 	"github.com/weftworks/weft/console"
-	"github.com/weftworks/weft/internal/reviewfake"
+	"github.com/weftworks/weft/internal/testkit/reviewfake"
 	"github.com/weftworks/weft/templates"
 	"github.com/weftworks/weft/workflows/dsl"
 )

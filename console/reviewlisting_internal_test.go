@@ -17,7 +17,7 @@ import (
 	"go.temporal.io/sdk/converter"
 
 	weftclient "github.com/weftworks/weft/client"
-	"github.com/weftworks/weft/internal/reviewfake"
+	"github.com/weftworks/weft/internal/testkit/reviewfake"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 	"github.com/weftworks/weft/workflows"
 )

@@ -16,7 +16,7 @@ import (
 
 	weftclient "github.com/weftworks/weft/client"
 	"github.com/weftworks/weft/console"
-	"github.com/weftworks/weft/internal/reviewfake"
+	"github.com/weftworks/weft/internal/testkit/reviewfake"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 )
 

@@ -13,7 +13,7 @@ import (
 	weftgo "github.com/weftworks/weft"
 	"github.com/weftworks/weft/activities"
 	weftclient "github.com/weftworks/weft/client"
-	"github.com/weftworks/weft/internal/fakellm"
+	"github.com/weftworks/weft/internal/testkit/fakellm"
 	"github.com/weftworks/weft/worker"
 )
 

@@ -14,7 +14,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/weftworks/weft/internal/cluster"
+	"github.com/weftworks/weft/internal/ops/cluster"
 	"github.com/weftworks/weft/starter"
 )
 

@@ -24,7 +24,7 @@ import (
 	"github.com/weftworks/weft/activities"
 	weftclient "github.com/weftworks/weft/client"
 	"github.com/weftworks/weft/console"
-	"github.com/weftworks/weft/internal/fakellm"
+	"github.com/weftworks/weft/internal/testkit/fakellm"
 	"github.com/weftworks/weft/workflows/dsl"
 )
 

@@ -16,7 +16,7 @@ import (
 
 	"github.com/weftworks/weft/activities"
 	"github.com/weftworks/weft/internal/evalreport"
-	"github.com/weftworks/weft/internal/fakellm"
+	"github.com/weftworks/weft/internal/testkit/fakellm"
 	"github.com/weftworks/weft/starter"
 	"github.com/weftworks/weft/worker"
 )

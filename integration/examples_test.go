@@ -12,7 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/weftworks/weft/internal/fakellm"
+	"github.com/weftworks/weft/internal/testkit/fakellm"
 )
 
 // TestExampleBrief builds examples/brief (seed 004's program, 25 lines of the Go API) and runs it

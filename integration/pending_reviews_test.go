@@ -20,7 +20,7 @@ import (
 	"github.com/weftworks/weft/auth"
 	weftclient "github.com/weftworks/weft/client"
 	"github.com/weftworks/weft/console"
-	"github.com/weftworks/weft/internal/fakellm"
+	"github.com/weftworks/weft/internal/testkit/fakellm"
 	"github.com/weftworks/weft/mcp"
 	"github.com/weftworks/weft/workflows"
 )

@@ -23,7 +23,7 @@ import (
 	"github.com/weftworks/weft/activities/embedder"
 	"github.com/weftworks/weft/activities/toolspec"
 	weftclient "github.com/weftworks/weft/client"
-	"github.com/weftworks/weft/internal/fakeembed"
+	"github.com/weftworks/weft/internal/testkit/fakeembed"
 	"github.com/weftworks/weft/worker"
 	"github.com/weftworks/weft/workflows"
 	"github.com/weftworks/weft/workflows/dsl"

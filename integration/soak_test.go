@@ -10,7 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/weftworks/weft/internal/soak"
+	"github.com/weftworks/weft/internal/ops/soak"
 )
 
 // TestSoakShort is the short fault campaign (make soak runs the full one): the stack as separate

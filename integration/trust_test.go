@@ -20,7 +20,7 @@ import (
 	"github.com/weftworks/weft/activities"
 	"github.com/weftworks/weft/auth"
 	weftclient "github.com/weftworks/weft/client"
-	"github.com/weftworks/weft/internal/fakellm"
+	"github.com/weftworks/weft/internal/testkit/fakellm"
 	"github.com/weftworks/weft/mcp"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 	"github.com/weftworks/weft/workflows"

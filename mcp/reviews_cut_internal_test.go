@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	weftclient "github.com/weftworks/weft/client"
-	"github.com/weftworks/weft/internal/reviewfake"
+	"github.com/weftworks/weft/internal/testkit/reviewfake"
 )
 
 // TestReviewListingsSayWhereTheyWereCut: weft_executions with awaitingReview and the review

@@ -6,13 +6,13 @@ import (
 	"io/fs"
 	"os"
 
-	"github.com/weftworks/weft/internal/wfpkg"
+	"github.com/weftworks/weft/internal/vaipkg"
 	"github.com/weftworks/weft/templates"
 	"github.com/weftworks/weft/workflows/dsl"
 )
 
 // workflowSource is a workflow's name (for messages), its text, and, for an installed vai
-// package's workflow, why it is vai's (wfpkg.Manifest.VaiDialect: it is read in vai's dialect).
+// package's workflow, why it is vai's (vaipkg.Manifest.VaiDialect: it is read in vai's dialect).
 type workflowSource struct {
 	name string
 	data []byte
@@ -21,7 +21,7 @@ type workflowSource struct {
 
 // load compiles the workflow, as weft install read it when it is a package's.
 func (s workflowSource) load() (*dsl.Workflow, error) {
-	return wfpkg.LoadWorkflow(s.name, s.data, s.vai)
+	return vaipkg.LoadWorkflow(s.name, s.data, s.vai)
 }
 
 // readWorkflow returns the bytes of a workflow file, or of a built-in template by name, or of an

@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/weftworks/weft/internal/english"
-	"github.com/weftworks/weft/internal/wfpkg"
+	"github.com/weftworks/weft/internal/vaipkg"
 	"github.com/weftworks/weft/workflows/dsl"
 )
 
@@ -26,17 +26,17 @@ func packagesDir() string {
 	return filepath.Join(weftDir, "packages")
 }
 
-func packageStore() wfpkg.Store { return wfpkg.Store{Dir: packagesDir()} }
+func packageStore() vaipkg.Store { return vaipkg.Store{Dir: packagesDir()} }
 
 // readPackageWorkflow returns an installed package's workflow file, or ok false when arg names
 // no installed package.
 func readPackageWorkflow(arg string) (src workflowSource, ok bool, err error) {
-	if wfpkg.CheckName(arg) != nil {
+	if vaipkg.CheckName(arg) != nil {
 		return workflowSource{}, false, nil
 	}
 	st := packageStore()
 	p, err := st.Get(arg)
-	if errors.Is(err, wfpkg.ErrNotInstalled) {
+	if errors.Is(err, vaipkg.ErrNotInstalled) {
 		return workflowSource{}, false, nil
 	}
 	if err != nil {
@@ -49,7 +49,7 @@ func readPackageWorkflow(arg string) (src workflowSource, ok bool, err error) {
 	vai := p.VaiDialect()
 	if vai != "" {
 		// the text goes to the worker, which has nothing else to tell it the file is vai's
-		data = wfpkg.MarkVai(data)
+		data = vaipkg.MarkVai(data)
 	}
 	return workflowSource{name: name, data: data, vai: vai}, true, nil
 }
@@ -73,7 +73,7 @@ func newInstallCommand() *cobra.Command {
 			if err := ignoreWeftDir(dir); err != nil {
 				return err
 			}
-			p, err := packageStore().Install(cmd.Context(), args[0], wfpkg.Registry{URL: wfpkg.RegistryFromEnv()})
+			p, err := packageStore().Install(cmd.Context(), args[0], vaipkg.Registry{URL: vaipkg.RegistryFromEnv()})
 			if err != nil {
 				return invalid(err)
 			}
@@ -108,10 +108,10 @@ func newSearchCommand() *cobra.Command {
 			"first, then community ones (vai-workflow-*), with version, tier and description. Without QUERY\n" +
 			"it lists what the registry has. Install one with weft install NAME.",
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if limit < 1 || limit > wfpkg.MaxSearchResults {
-				return invalid(fmt.Errorf("--limit %d: give 1 to %d", limit, wfpkg.MaxSearchResults))
+			if limit < 1 || limit > vaipkg.MaxSearchResults {
+				return invalid(fmt.Errorf("--limit %d: give 1 to %d", limit, vaipkg.MaxSearchResults))
 			}
-			reg := wfpkg.Registry{URL: wfpkg.RegistryFromEnv()}
+			reg := vaipkg.Registry{URL: vaipkg.RegistryFromEnv()}
 			query := strings.Join(args, " ")
 			found, err := reg.Search(cmd.Context(), query, limit)
 			if err != nil {
@@ -119,7 +119,7 @@ func newSearchCommand() *cobra.Command {
 			}
 			if asJSON {
 				if found == nil {
-					found = []wfpkg.SearchResult{}
+					found = []vaipkg.SearchResult{}
 				}
 				return writeJSON(cmd.OutOrStdout(), found)
 			}
@@ -146,14 +146,14 @@ func newSearchCommand() *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the packages found as JSON")
-	cmd.Flags().IntVar(&limit, "limit", 20, fmt.Sprintf("the most packages to list (1-%d)", wfpkg.MaxSearchResults))
+	cmd.Flags().IntVar(&limit, "limit", 20, fmt.Sprintf("the most packages to list (1-%d)", vaipkg.MaxSearchResults))
 	return cmd
 }
 
 func newCreateCommand() *cobra.Command {
 	var (
 		from, output string
-		o            wfpkg.CreateOptions
+		o            vaipkg.CreateOptions
 		asJSON       bool
 	)
 	cmd := &cobra.Command{
@@ -175,7 +175,7 @@ func newCreateCommand() *cobra.Command {
 				return invalid(err)
 			}
 			o.Dir = output
-			c, err := wfpkg.Create(name, data, o)
+			c, err := vaipkg.Create(name, data, o)
 			if err != nil {
 				return invalid(err)
 			}
@@ -224,7 +224,7 @@ func listPackages(cmd *cobra.Command, asJSON bool) error {
 	}
 	if asJSON {
 		if ps == nil {
-			ps = []*wfpkg.Package{}
+			ps = []*vaipkg.Package{}
 		}
 		return writeJSON(cmd.OutOrStdout(), ps)
 	}
@@ -247,7 +247,7 @@ func listPackages(cmd *cobra.Command, asJSON bool) error {
 }
 
 type packageInfo struct {
-	*wfpkg.Package
+	*vaipkg.Package
 	Workflow string               `json:"workflow"`
 	Inputs   map[string]dsl.Input `json:"inputs"`
 	Steps    []packageStep        `json:"steps"`
@@ -275,7 +275,7 @@ func newInfoCommand() *cobra.Command {
 			if err != nil {
 				return invalid(err)
 			}
-			w, err := wfpkg.LoadWorkflow(file, data, p.VaiDialect())
+			w, err := vaipkg.LoadWorkflow(file, data, p.VaiDialect())
 			if err != nil {
 				return invalid(err)
 			}
@@ -298,11 +298,11 @@ func newInfoCommand() *cobra.Command {
 
 // printPackageInfo prints weft info's text. The package's text was cleaned where package.json was
 // read; the workflow file's (names, descriptions, types, defaults, step ids and tools) is its
-// author's too and is cleaned here, each string with wfpkg.Line: one line, no terminal controls.
+// author's too and is cleaned here, each string with vaipkg.Line: one line, no terminal controls.
 func printPackageInfo(cmd *cobra.Command, info packageInfo, w *dsl.Workflow) {
 	out := cmd.OutOrStdout()
 	p := info.Package
-	clean := wfpkg.Line
+	clean := vaipkg.Line
 	fmt.Fprintf(out, "%s %s (%s)\n", p.Name, p.Version, p.Tier)
 	if p.Description != "" {
 		fmt.Fprintf(out, "  %s\n", strings.ReplaceAll(p.Description, "\n", "\n  "))
@@ -351,7 +351,7 @@ func printPackageInfo(cmd *cobra.Command, info packageInfo, w *dsl.Workflow) {
 			if in.Default != nil {
 				// its strings cleaned first: json.Marshal escapes C0 controls but writes C1 and
 				// bidi controls as they are
-				d, _ := json.Marshal(wfpkg.CleanJSON(in.Default))
+				d, _ := json.Marshal(vaipkg.CleanJSON(in.Default))
 				extra = append(extra, "default "+string(d))
 			}
 			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", clean(n), clean(in.Type), strings.Join(extra, ", "), clean(in.Description))
@@ -381,34 +381,34 @@ func newCheckCommand() *cobra.Command {
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			type result struct {
-				File     string          `json:"file"`
-				Findings []wfpkg.Finding `json:"findings"`
+				File     string           `json:"file"`
+				Findings []vaipkg.Finding `json:"findings"`
 			}
 			var results []result
 			failed := false
 			for _, arg := range args {
 				if st, err := os.Stat(filepath.Join(arg, "package.json")); err == nil && !st.IsDir() { // a package directory
-					fs := wfpkg.CheckPackage(arg)
+					fs := vaipkg.CheckPackage(arg)
 					if fs == nil {
-						fs = []wfpkg.Finding{}
+						fs = []vaipkg.Finding{}
 					}
-					failed = failed || wfpkg.Failed(fs)
+					failed = failed || vaipkg.Failed(fs)
 					results = append(results, result{arg, fs})
 					continue
 				}
 				src, err := readWorkflowSource(arg)
 				name := src.name
-				var fs []wfpkg.Finding
+				var fs []vaipkg.Finding
 				if err != nil {
 					name = arg
-					fs = []wfpkg.Finding{{File: arg, Severity: wfpkg.SeverityError, Check: "invalid", Message: err.Error()}}
+					fs = []vaipkg.Finding{{File: arg, Severity: vaipkg.SeverityError, Check: "invalid", Message: err.Error()}}
 				} else {
-					fs = wfpkg.CheckAs(name, src.data, src.vai)
+					fs = vaipkg.CheckAs(name, src.data, src.vai)
 				}
 				if fs == nil {
-					fs = []wfpkg.Finding{}
+					fs = []vaipkg.Finding{}
 				}
-				failed = failed || wfpkg.Failed(fs)
+				failed = failed || vaipkg.Failed(fs)
 				results = append(results, result{name, fs})
 			}
 			out := cmd.OutOrStdout()
@@ -426,8 +426,8 @@ func newCheckCommand() *cobra.Command {
 					if len(r.Findings) == 0 {
 						fmt.Fprintf(out, "%s: ok\n", r.File)
 					} else {
-						fmt.Fprintf(out, "%s: %s, %s, %s\n", r.File, english.Count(count[wfpkg.SeverityError], "error"),
-							english.Count(count[wfpkg.SeverityWarning], "warning"), english.Count(count[wfpkg.SeverityNote], "note"))
+						fmt.Fprintf(out, "%s: %s, %s, %s\n", r.File, english.Count(count[vaipkg.SeverityError], "error"),
+							english.Count(count[vaipkg.SeverityWarning], "warning"), english.Count(count[vaipkg.SeverityNote], "note"))
 					}
 				}
 			}

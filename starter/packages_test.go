@@ -13,7 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/weftworks/weft/internal/wfpkg/wfpkgtest"
+	"github.com/weftworks/weft/internal/vaipkg/vaipkgtest"
 )
 
 // packagesEnv points weft at an empty package store of the test's own.
@@ -29,9 +29,9 @@ func packagesEnv(t *testing.T) string {
 // wrong integrity is refused and nothing is listed.
 func TestPackageCommands(t *testing.T) {
 	const name = "vai-workflow-greet"
-	tgz := wfpkgtest.Tgz(t, wfpkgtest.Package(name, "1.1.0"))
-	invalid := wfpkgtest.Package(name, "1.2.0")
-	invalid["workflow.json"] = wfpkgtest.InvalidWorkflow
+	tgz := vaipkgtest.Tgz(t, vaipkgtest.Package(name, "1.1.0"))
+	invalid := vaipkgtest.Package(name, "1.2.0")
+	invalid["workflow.json"] = vaipkgtest.InvalidWorkflow
 	tests := []struct {
 		name    string
 		arg     func(t *testing.T) string
@@ -39,18 +39,18 @@ func TestPackageCommands(t *testing.T) {
 		wantOut string
 		wantErr string
 	}{
-		{name: "directory", arg: func(t *testing.T) string { return wfpkgtest.Dir(t, wfpkgtest.Package(name, "1.1.0")) },
+		{name: "directory", arg: func(t *testing.T) string { return vaipkgtest.Dir(t, vaipkgtest.Package(name, "1.1.0")) },
 			wantOut: "installed vai-workflow-greet@1.1.0 (community)"},
-		{name: "tgz", arg: func(t *testing.T) string { return wfpkgtest.WriteTgz(t, tgz) }, wantOut: "installed vai-workflow-greet@1.1.0 (community)"},
+		{name: "tgz", arg: func(t *testing.T) string { return vaipkgtest.WriteTgz(t, tgz) }, wantOut: "installed vai-workflow-greet@1.1.0 (community)"},
 		{name: "registry", arg: func(t *testing.T) string {
-			t.Setenv("WEFT_NPM_REGISTRY", wfpkgtest.NewRegistry(t, name, wfpkgtest.Version{Version: "1.1.0", Tarball: tgz}).URL)
+			t.Setenv("WEFT_NPM_REGISTRY", vaipkgtest.NewRegistry(t, name, vaipkgtest.Version{Version: "1.1.0", Tarball: tgz}).URL)
 			return name
 		}, wantOut: "installed vai-workflow-greet@1.1.0 (community)"},
 		{name: "registry wrong integrity", arg: func(t *testing.T) string {
-			t.Setenv("WEFT_NPM_REGISTRY", wfpkgtest.NewRegistry(t, name, wfpkgtest.Version{Version: "1.1.0", Tarball: tgz, Integrity: wfpkgtest.SRI([]byte("other"))}).URL)
+			t.Setenv("WEFT_NPM_REGISTRY", vaipkgtest.NewRegistry(t, name, vaipkgtest.Version{Version: "1.1.0", Tarball: tgz, Integrity: vaipkgtest.SRI([]byte("other"))}).URL)
 			return name
 		}, code: 2, wantErr: "integrity check failed"},
-		{name: "invalid workflow", arg: func(t *testing.T) string { return wfpkgtest.Dir(t, invalid) }, code: 2, wantErr: "its workflow is invalid, nothing installed"},
+		{name: "invalid workflow", arg: func(t *testing.T) string { return vaipkgtest.Dir(t, invalid) }, code: 2, wantErr: "its workflow is invalid, nothing installed"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -107,7 +107,7 @@ func TestPackageCommands(t *testing.T) {
 // TestPackageNameOrder: a built-in template of the same name as an installed package wins.
 func TestPackageNameOrder(t *testing.T) {
 	packagesEnv(t)
-	code, _, errOut := weft(t, "", "install", wfpkgtest.Dir(t, wfpkgtest.Package("approval-demo", "1.0.0")))
+	code, _, errOut := weft(t, "", "install", vaipkgtest.Dir(t, vaipkgtest.Package("approval-demo", "1.0.0")))
 	require.Equal(t, 0, code, errOut)
 	require.Contains(t, errOut, "not named like a vai workflow package")
 	code, out, _ := weft(t, "", "validate", "approval-demo")
@@ -122,7 +122,7 @@ func TestCheckCommand(t *testing.T) {
 	packagesEnv(t)
 	code, _, errOut := weft(t, "", "install", "../testdata/vai/packages/vai-workflow-digest")
 	require.Equal(t, 0, code, errOut)
-	const checks = "../internal/wfpkg/testdata/check/"
+	const checks = "../internal/vaipkg/testdata/check/"
 	tests := []struct {
 		name string
 		args []string
@@ -179,8 +179,8 @@ func TestReadmePackageCommands(t *testing.T) {
 	s = s[:strings.Index(s, "```")]
 
 	const pkgDir = "../testdata/vai/packages/vai-workflow-digest"
-	t.Setenv("WEFT_NPM_REGISTRY", wfpkgtest.NewRegistry(t, "vai-workflow-digest",
-		wfpkgtest.Version{Version: "1.0.0", Tarball: tgzOfDir(t, pkgDir)}).URL)
+	t.Setenv("WEFT_NPM_REGISTRY", vaipkgtest.NewRegistry(t, "vai-workflow-digest",
+		vaipkgtest.Version{Version: "1.0.0", Tarball: tgzOfDir(t, pkgDir)}).URL)
 	packagesEnv(t)
 	n := 0
 	for _, line := range strings.Split(s, "\n") {
@@ -242,26 +242,26 @@ func TestInstallOutput(t *testing.T) {
 		"inputs": {"text": {"type": "string", "description": "what to store"}},
 		"steps": [{"id": "store", "name": "Store it", "tool": "ingest", "inputs": {"text": "{{ inputs.text }}", "source": "t", "collection": "docs"}}]}`
 	const private = `{"name": "meta", "steps": [{"id": "get", "name": "Read it", "tool": "http", "inputs": {"url": "http://169.254.169.254/"}}]}`
-	pkg := func(workflow string, extra map[string]any) wfpkgtest.Files {
-		f := wfpkgtest.Package(name, "1.1.0")
+	pkg := func(workflow string, extra map[string]any) vaipkgtest.Files {
+		f := vaipkgtest.Package(name, "1.1.0")
 		f["workflow.json"] = workflow
-		f["package.json"] = wfpkgtest.Manifest(name, "1.1.0", extra)
+		f["package.json"] = vaipkgtest.Manifest(name, "1.1.0", extra)
 		return f
 	}
 	tests := []struct {
 		name       string
-		files      wfpkgtest.Files
+		files      vaipkgtest.Files
 		wantErrOut []string
 		wantList   string
 		wantInfo   []string
 	}{
-		{name: "no findings", files: pkg(wfpkgtest.Workflow, nil), wantList: "A greeting workflow"},
+		{name: "no findings", files: pkg(vaipkgtest.Workflow, nil), wantList: "A greeting workflow"},
 		{name: "ingest without review", files: pkg(ingest, nil), wantErrOut: []string{
 			name + `/workflow.json: warning: step "store": ingest writes to the knowledge store and no review step runs before it`}},
 		{name: "private address and no description", files: pkg(private, nil), wantErrOut: []string{
 			name + `/workflow.json: note: the workflow has no "description"`,
 			name + `/workflow.json: warning: step "get": http to 169.254.169.254, a private, loopback or link-local address`}},
-		{name: "terminal controls in package.json", files: pkg(wfpkgtest.Workflow, map[string]any{
+		{name: "terminal controls in package.json", files: pkg(vaipkgtest.Workflow, map[string]any{
 			"description": "\x1b[2J\x1b[HGreets\x07 people.\r\n\u202eSecond line.",
 			"author":      "Ana\x1b]0;pwned\x07", "keywords": []string{"demo\x1b[8m"},
 			"vai":     map[string]any{"category": "util\u2066ity", "tags": []string{"x\u009b2J"}},
@@ -272,7 +272,7 @@ func TestInstallOutput(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			packagesEnv(t)
-			src := wfpkgtest.Dir(t, tc.files)
+			src := vaipkgtest.Dir(t, tc.files)
 			code, out, errOut := weft(t, "", "install", src)
 			require.Equal(t, 0, code, out+errOut)
 			require.Contains(t, out, "installed vai-workflow-greet@1.1.0")
@@ -358,9 +358,9 @@ func TestInfoWorkflowText(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.field, func(t *testing.T) {
 			packagesEnv(t)
-			files := wfpkgtest.Package(name, "1.1.0")
+			files := vaipkgtest.Package(name, "1.1.0")
 			files["workflow.json"] = workflow(tc.field, tc.value)
-			code, out, errOut := weft(t, "", "install", wfpkgtest.Dir(t, files))
+			code, out, errOut := weft(t, "", "install", vaipkgtest.Dir(t, files))
 			require.Equal(t, 0, code, out+errOut)
 
 			code, info, errOut := weft(t, "", "info", name)

@@ -12,7 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/weftworks/weft/internal/wfpkg"
+	"github.com/weftworks/weft/internal/vaipkg"
 )
 
 // Version is set at build time with -ldflags "-X github.com/weftworks/weft/starter.Version=...".
@@ -168,13 +168,13 @@ func writeJSONLine(w io.Writer, v any) error {
 }
 
 // escapeControls rewrites encoded JSON so that no character a terminal acts on or draws
-// reversed (wfpkg.Unsafe) is written raw. Text from files, packages and models reaches weft's
+// reversed (vaipkg.Unsafe) is written raw. Text from files, packages and models reaches weft's
 // JSON output; the encoder escapes the C0 controls, and this the rest (DEL, C1, bidi controls),
 // which can only occur inside strings, so the output stays the same JSON.
 func escapeControls(b []byte) []byte {
 	out := make([]byte, 0, len(b))
 	for _, r := range string(b) {
-		if r >= 0x7f && wfpkg.Unsafe(r) { // below DEL, the encoder has escaped what is in strings
+		if r >= 0x7f && vaipkg.Unsafe(r) { // below DEL, the encoder has escaped what is in strings
 			out = fmt.Appendf(out, `\u%04x`, r)
 			continue
 		}

@@ -8,17 +8,17 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/weftworks/weft/internal/wfpkg/wfpkgtest"
+	"github.com/weftworks/weft/internal/vaipkg/vaipkgtest"
 )
 
 // TestSearchCommand: weft search asks the registry npm's settings name (npm_config_registry here)
 // over HTTP, lists official packages first with version, tier and the first line of their
 // description, keeps other packages out, and says what failed when the registry does.
 func TestSearchCommand(t *testing.T) {
-	reg := wfpkgtest.NewSearchRegistry(t, 0,
-		wfpkgtest.Hit{Name: "vai-workflow-digest", Version: "1.2.0", Description: "Search a collection\nand list the best matches", Keywords: []string{"search"}},
-		wfpkgtest.Hit{Name: "@vaicli/vai-workflow-search-plus", Version: "2.0.0", Description: "Hybrid search, reranked"},
-		wfpkgtest.Hit{Name: "search-utils", Version: "9.9.9", Description: "vai-workflow search helpers, not a workflow package"},
+	reg := vaipkgtest.NewSearchRegistry(t, 0,
+		vaipkgtest.Hit{Name: "vai-workflow-digest", Version: "1.2.0", Description: "Search a collection\nand list the best matches", Keywords: []string{"search"}},
+		vaipkgtest.Hit{Name: "@vaicli/vai-workflow-search-plus", Version: "2.0.0", Description: "Hybrid search, reranked"},
+		vaipkgtest.Hit{Name: "search-utils", Version: "9.9.9", Description: "vai-workflow search helpers, not a workflow package"},
 	)
 	t.Setenv("WEFT_NPM_REGISTRY", "")
 	t.Setenv("npm_config_registry", reg.URL)
@@ -48,7 +48,7 @@ Install one: weft install NAME (weft check NAME after, to see its findings)
 	require.Equal(t, 2, code)
 	require.Contains(t, errOut, "--limit 0: give 1 to 250")
 
-	down := wfpkgtest.NewSearchRegistry(t, http.StatusBadGateway)
+	down := vaipkgtest.NewSearchRegistry(t, http.StatusBadGateway)
 	t.Setenv("npm_config_registry", down.URL)
 	code, _, errOut = weft(t, "", "search", "x")
 	require.Equal(t, 1, code)

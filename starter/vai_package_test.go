@@ -5,7 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/weftworks/weft/internal/wfpkg/wfpkgtest"
+	"github.com/weftworks/weft/internal/vaipkg/vaipkgtest"
 )
 
 // TestVaiPackageReadInVaiDialect: a vai package whose workflow gives a tool a field vai ignores
@@ -14,7 +14,7 @@ import (
 // and check.
 func TestVaiPackageReadInVaiDialect(t *testing.T) {
 	packagesEnv(t)
-	dir := wfpkgtest.Dir(t, wfpkgtest.Files{
+	dir := vaipkgtest.Dir(t, vaipkgtest.Files{
 		"package.json":  `{"name":"vai-workflow-p4","version":"1.0.0","vai":{"workflowVersion":"1.0"}}`,
 		"workflow.json": `{"name":"p4","steps":[{"id":"t","tool":"template","inputs":{"text":"hi","format":"md"}}]}`,
 	})

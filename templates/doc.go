@@ -6,6 +6,6 @@
 //
 // Entry points: All and Get (the workflows), Corpus, CorpusInputs and Queries.
 //
-// It is data: it must not import any weft package (client/, the CLI and internal/cluster import it,
+// It is data: it must not import any weft package (client/, the CLI and internal/ops/cluster import it,
 // not the other way) and does no I/O beyond the embedded files.
 package templates

@@ -11,7 +11,7 @@ import (
 
 	"github.com/weftworks/weft/activities"
 	"github.com/weftworks/weft/activities/toolspec"
-	"github.com/weftworks/weft/internal/fakellm"
+	"github.com/weftworks/weft/internal/testkit/fakellm"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 	"github.com/weftworks/weft/workflows"
 )

@@ -11,7 +11,7 @@ import (
 
 	"github.com/weftworks/weft/activities/openaicompat"
 	"github.com/weftworks/weft/activities/provider"
-	"github.com/weftworks/weft/internal/fakeembed"
+	"github.com/weftworks/weft/internal/testkit/fakeembed"
 )
 
 // TestEmbedAsksForBase64: vectors are asked for as base64 and decoded to the same numbers the

@@ -3,7 +3,7 @@
 // as processes on this machine, ports moved by -offset; then the demo end to end. Ctrl-C stops
 // everything.
 //
-// It is a main: it reads flags, calls internal/cluster (Up, Demo) and prints the addresses. Logic
-// belongs in internal/cluster, where the integration test (TestCluster) uses it too. It is not part
+// It is a main: it reads flags, calls internal/ops/cluster (Up, Demo) and prints the addresses. Logic
+// belongs in internal/ops/cluster, where the integration test (TestCluster) uses it too. It is not part
 // of the weft binary.
 package main

@@ -8,7 +8,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/weftworks/weft/internal/cluster"
+	"github.com/weftworks/weft/internal/ops/cluster"
 )
 
 func main() { os.Exit(run()) }

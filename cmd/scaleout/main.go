@@ -8,7 +8,7 @@ import (
 	"os/signal"
 	"time"
 
-	"github.com/weftworks/weft/internal/cluster"
+	"github.com/weftworks/weft/internal/ops/cluster"
 )
 
 func main() {

@@ -7,7 +7,7 @@ import (
 	"os"
 	"os/signal"
 
-	"github.com/weftworks/weft/internal/soak"
+	"github.com/weftworks/weft/internal/ops/soak"
 )
 
 func main() {

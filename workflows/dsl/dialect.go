@@ -69,7 +69,7 @@ func detectDialect(file string, root any, o loadOptions) verdict {
 	switch {
 	case strings.Contains(schema, "weft"):
 		return verdict{DialectWeft, "$schema names weft", false}
-	case o.vai != "": // a package's workflow, marked by wfpkg.MarkVai or not: the loader says why
+	case o.vai != "": // a package's workflow, marked by vaipkg.MarkVai or not: the loader says why
 		return verdict{DialectVai, o.vai, false}
 	case strings.Contains(schema, "vai") || strings.Contains(schema, "voyage"):
 		return verdict{DialectVai, "$schema names vai", false}

@@ -1,0 +1,23 @@
+// Package layers holds the floor plan of weft's packages and the test that keeps it: every
+// package has a floor, and a package imports only packages on lower floors (or, on its own
+// floor, packages under its own directory). The floors, low to high:
+//
+//	0 leaf utilities and declarations: internal/{english,fuzzy,netaddr,safefile}, proto,
+//	  templates, workflows/expr, activities/toolspec, tracing, the test kit's HTTP fakes
+//	1 clients and shared definitions, none of which imports Temporal's workflow package:
+//	  the providers, the store, chunk/rank/codeindex, internal/webhook, auth, codec, metrics,
+//	  devdb, devserver
+//	2 the language (workflows/dsl, workflows/datatools) and the activities
+//	3 the interpreter (workflows)
+//	4 the client, the worker, features built on them (internal/vaipkg, internal/evalreport) and
+//	  the test kit's Temporal fake
+//	5 the surfaces: console, mcp
+//	6 the CLI (starter) and the Go API (the module's root)
+//	7 operations harnesses (internal/ops)
+//	8 programs and whole-stack tests: cmd, examples, integration
+//
+// Two rules sit beside the floors: internal/testkit is imported only by tests and by
+// internal/ops; activities never import go.temporal.io/sdk/workflow, and the clients under
+// activities/ and the leaf utilities link no Temporal at all.
+// A new package gets its floor in layers_test.go, or the test fails naming it.
+package layers

@@ -1,0 +1,239 @@
+package layers_test
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+const module = "github.com/weftworks/weft"
+
+// floors maps a package directory (relative to the module root, "." for the root) or a directory
+// prefix ending in "/" to its floor. The longest match wins.
+var floors = map[string]int{
+	"internal/english":           0,
+	"internal/fuzzy":             0,
+	"internal/netaddr":           0,
+	"internal/safefile":          0,
+	"proto/":                     0,
+	"templates":                  0,
+	"workflows/expr":             0,
+	"activities/toolspec":        0,
+	"tracing":                    0,
+	"internal/testkit/fakellm":   0,
+	"internal/testkit/fakeembed": 0,
+
+	"activities/":      1,
+	"internal/webhook": 1,
+	"auth":             1,
+	"codec":            1,
+	"metrics":          1,
+	"devdb":            1,
+	"devserver":        1,
+
+	"workflows/dsl":       2,
+	"workflows/datatools": 2,
+	"activities":          2,
+
+	"workflows": 3,
+
+	"client":                      4,
+	"worker":                      4,
+	"internal/vaipkg":             4,
+	"internal/vaipkg/":            4,
+	"internal/evalreport":         4,
+	"internal/testkit/reviewfake": 4,
+
+	"console": 5,
+	"mcp":     5,
+
+	"starter": 6,
+	".":       6,
+
+	"internal/ops/": 7,
+
+	"internal/layers": 8,
+	"cmd/":            8,
+	"examples/":       8,
+	"integration":     8,
+}
+
+func floorOf(dir string) (int, bool) {
+	if f, ok := floors[dir]; ok {
+		return f, true
+	}
+	best, floor := "", 0
+	for prefix, f := range floors {
+		if strings.HasSuffix(prefix, "/") && strings.HasPrefix(dir, prefix) && len(prefix) > len(best) {
+			best, floor = prefix, f
+		}
+	}
+	return floor, best != ""
+}
+
+// pkg is one directory's imports, split by whether a test file or the package itself has them.
+type pkg struct {
+	imports     map[string]bool // module-relative dirs and external paths of non-test files
+	testImports map[string]bool
+}
+
+func readTree(t *testing.T, root string) map[string]*pkg {
+	t.Helper()
+	fset := token.NewFileSet()
+	pkgs := map[string]*pkg{}
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if path != root && (strings.HasPrefix(name, ".") || name == "testdata" || name == "node_modules" || name == "bin") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(name, ".go") {
+			return nil
+		}
+		rel, err := filepath.Rel(root, filepath.Dir(path))
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		p := pkgs[rel]
+		if p == nil {
+			p = &pkg{imports: map[string]bool{}, testImports: map[string]bool{}}
+			pkgs[rel] = p
+		}
+		for _, imp := range f.Imports {
+			ip, err := strconv.Unquote(imp.Path.Value)
+			if err != nil {
+				return err
+			}
+			if ip == module {
+				ip = "."
+			} else if strings.HasPrefix(ip, module+"/") {
+				ip = strings.TrimPrefix(ip, module+"/")
+			}
+			if strings.HasSuffix(name, "_test.go") {
+				p.testImports[ip] = true
+			} else {
+				p.imports[ip] = true
+			}
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	return pkgs
+}
+
+func sortedKeys(m map[string]bool) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func isOwn(pkgs map[string]*pkg, ip string) bool { _, ok := pkgs[ip]; return ok }
+
+// TestFloors: every package has a floor, and each import goes down (or stays on the floor within
+// the importer's own directory).
+func TestFloors(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	require.NoError(t, err)
+	pkgs := readTree(t, root)
+	require.Contains(t, pkgs, "workflows", "the tree was not read from the module root")
+	dirs := sortedKeys(func() map[string]bool {
+		m := map[string]bool{}
+		for d := range pkgs {
+			m[d] = true
+		}
+		return m
+	}())
+	var problems []string
+	for _, dir := range dirs {
+		floor, ok := floorOf(dir)
+		if !ok {
+			problems = append(problems, dir+": has no floor; add it to floors in internal/layers/layers_test.go")
+			continue
+		}
+		for _, ip := range sortedKeys(pkgs[dir].imports) {
+			if !isOwn(pkgs, ip) {
+				continue
+			}
+			to, ok := floorOf(ip)
+			if !ok {
+				continue // reported as its own line
+			}
+			sameFamily := strings.HasPrefix(ip, dir+"/") || (dir != "." && strings.HasPrefix(ip, filepath.ToSlash(filepath.Dir(dir))+"/") && floor == to)
+			if to > floor || (to == floor && !sameFamily) {
+				problems = append(problems, dir+" (floor "+strconv.Itoa(floor)+") imports "+ip+" (floor "+strconv.Itoa(to)+"): move the shared part down, or the importer up")
+			}
+		}
+	}
+	require.Empty(t, problems, strings.Join(problems, "\n"))
+}
+
+// TestTestKitOnlyInTests: the fakes are for tests and the ops harnesses, never linked into weft.
+func TestTestKitOnlyInTests(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	require.NoError(t, err)
+	pkgs := readTree(t, root)
+	var problems []string
+	for _, dir := range sortedKeys(keysOf(pkgs)) {
+		if strings.HasPrefix(dir, "internal/testkit/") || strings.HasPrefix(dir, "internal/ops/") {
+			continue
+		}
+		for _, ip := range sortedKeys(pkgs[dir].imports) {
+			if strings.HasPrefix(ip, "internal/testkit/") {
+				problems = append(problems, dir+" imports "+ip+" outside a test file")
+			}
+		}
+	}
+	require.Empty(t, problems, strings.Join(problems, "\n"))
+}
+
+// TestNoWorkflowSDKBelowTheInterpreter: activities never link Temporal's workflow package or the
+// interpreter; the clients under activities/ and the leaf utilities under internal/ link no
+// Temporal at all (codec, metrics and tracing are Temporal adapters by design).
+func TestNoWorkflowSDKBelowTheInterpreter(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	require.NoError(t, err)
+	pkgs := readTree(t, root)
+	var problems []string
+	for _, dir := range sortedKeys(keysOf(pkgs)) {
+		floor, _ := floorOf(dir)
+		activity := dir == "activities" || strings.HasPrefix(dir, "activities/")
+		for _, ip := range sortedKeys(pkgs[dir].imports) {
+			switch {
+			case activity && (ip == "go.temporal.io/sdk/workflow" || ip == "workflows" || strings.HasPrefix(ip, "workflows/")):
+				problems = append(problems, dir+" imports "+ip+": activities never import the interpreter or the workflow SDK")
+			case floor <= 1 && (strings.HasPrefix(dir, "activities/") || strings.HasPrefix(dir, "internal/")) && strings.HasPrefix(ip, "go.temporal.io/"):
+				problems = append(problems, dir+" imports "+ip+": the clients (providers, store) and the leaf utilities do not link Temporal")
+			}
+		}
+	}
+	require.Empty(t, problems, strings.Join(problems, "\n"))
+}
+
+func keysOf(pkgs map[string]*pkg) map[string]bool {
+	m := map[string]bool{}
+	for d := range pkgs {
+		m[d] = true
+	}
+	return m
+}
+
