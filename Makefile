@@ -1,4 +1,7 @@
 # weft — run `make help` for the targets.
+# bash with pipefail: a recipe that pipes go test into another program fails when go test does.
+SHELL       := bash
+.SHELLFLAGS := -o pipefail -c
 GO        ?= go
 BIN       := bin/weft
 PKGS      := ./...
@@ -7,7 +10,7 @@ BENCHTIME ?= 1s
 TEMPORAL_CLI := bin/temporal
 MCP_CLIENT   := scripts/mcp-smoke/node_modules/.package-lock.json
 
-.PHONY: help build test run bench fuzz lint fmt clean proto workflowcheck mcp-smoke mcp-conformance mcp-client agui-client temporal soak cluster scaleout
+.PHONY: help build test run bench fuzz lint fmt clean proto workflowcheck mcp-smoke mcp-conformance mcp-client agui-client temporal soak cluster scaleout flakes
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
@@ -54,12 +57,22 @@ RACE_PKGS   := $(shell $(GO) list ./... | grep -v -e /starter -e /integration -e
 RACE_TIMEOUT   ?= 20m
 SERVER_TIMEOUT ?= 30m
 
-test: lint $(TEMPORAL_CLI) ## the test suite CI runs (the integration tests drive the temporal CLI too)
-	$(GO) test -race -count=1 -timeout $(RACE_TIMEOUT) $(RACE_PKGS)
+# The test lines pipe go test -json through scripts/testtimes, which prints what go test would and
+# then where the time went (each package, every test over 10 s), also kept in bin/test-times-*.txt.
+TESTTIMES := bin/testtimes
+
+$(TESTTIMES): scripts/testtimes/main.go
+	$(GO) build -o $@ ./scripts/testtimes
+
+test: lint $(TEMPORAL_CLI) $(TESTTIMES) ## the test suite CI runs (the integration tests drive the temporal CLI too)
+	$(GO) test -json -race -count=1 -timeout $(RACE_TIMEOUT) $(RACE_PKGS) | $(TESTTIMES) -report bin/test-times-race.txt
 	$(MAKE) agui-client mcp-client
-	$(GO) test -count=1 -timeout $(SERVER_TIMEOUT) $(SERVER_PKGS)
+	$(GO) test -json -count=1 -timeout $(SERVER_TIMEOUT) $(SERVER_PKGS) | $(TESTTIMES) -report bin/test-times-server.txt
 	$(MAKE) mcp-smoke
 	$(MAKE) mcp-conformance
+
+flakes: $(TEMPORAL_CLI) agui-client mcp-client ## the browser and integration tests ROUNDS times (3) beside busy loops on every CPU, counting failures per test (RUN=pattern narrows it)
+	bash scripts/flakes.sh
 
 agui-client: ## install the public AG-UI client (npm, pinned) that TestAGUIClientAcceptsARealRun drives
 	npm ci --prefix scripts/agui-client --no-audit --no-fund --loglevel=error

@@ -63,6 +63,7 @@ var floors = map[string]int{
 	"cmd/":            8,
 	"examples/":       8,
 	"integration":     8,
+	"scripts/":        8,
 }
 
 func floorOf(dir string) (int, bool) {
@@ -236,4 +237,3 @@ func keysOf(pkgs map[string]*pkg) map[string]bool {
 	}
 	return m
 }
-
