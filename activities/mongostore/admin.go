@@ -250,10 +250,16 @@ func (s *Store) Delete(ctx context.Context, db, coll string, filter map[string]a
 			return fmt.Errorf("deleting from %s.%s: %w", db, coll, err)
 		}
 		deleted = res.DeletedCount
-		_, err = s.client.Database(db).Collection(MetaCollection).UpdateOne(ctx, bson.D{{Key: "_id", Value: coll}},
-			bson.D{{Key: "$inc", Value: bson.D{{Key: "version", Value: 1}}}}, options.UpdateOne().SetUpsert(true))
+		v, err := s.bump(ctx, db, coll)
 		if err != nil {
-			return fmt.Errorf("bumping the version of %s.%s: %w", db, coll, err)
+			return err
+		}
+		if cacheFilter(filter) {
+			s.patch(db, coll, v, func(c *cache) {
+				c.remove(func(i int) bool {
+					return Matches(filter, map[string]any{"_id": c.ids[i], "source": c.sources[i], "text": c.texts[i], "metadata": c.meta[i]})
+				})
+			})
 		}
 		return nil
 	})
@@ -261,6 +267,18 @@ func (s *Store) Delete(ctx context.Context, db, coll string, filter map[string]a
 		return 0, err
 	}
 	return deleted, nil
+}
+
+// cacheFilter reports whether a delete's filter names only what a search cache holds (_id,
+// source, text, metadata.*), so the cache can drop the same chunks; a delete by another field
+// leaves the cache to be reloaded.
+func cacheFilter(filter map[string]any) bool {
+	for k := range filter {
+		if k != "_id" && k != "source" && k != "text" && !strings.HasPrefix(k, "metadata.") {
+			return false
+		}
+	}
+	return true
 }
 
 // BlobCollection holds large step outputs kept out of workflow history (claim checks).

@@ -33,3 +33,6 @@ var (
 	BackendIn     = backendIn
 	SQLiteBackend = sqliteBackend
 )
+
+// Loads reports how many times s read a collection into its search cache.
+func Loads(s *Store) int64 { return s.loads.Load() }

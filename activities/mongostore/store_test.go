@@ -334,3 +334,57 @@ func TestBlobCompressed(t *testing.T) {
 		require.ErrorContains(t, err, `encoding "brotli"`)
 	})
 }
+
+// TestCacheFollowsItsOwnWrites: a search after this process's own upsert or delete reads no
+// collection (the cache is patched to the write's version) and answers as a fresh read would;
+// a write by another process in between makes the next search reload.
+func TestCacheFollowsItsOwnWrites(t *testing.T) {
+	ctx := context.Background()
+	s, other := open(t), open(t)
+	search := func(st *mongostore.Store, vec []float32, filter map[string]any) []string {
+		hits, path, err := st.Search(ctx, "t9", "kb", vec, 10, filter)
+		require.NoError(t, err)
+		require.Equal(t, mongostore.PathExact, path)
+		var got []string
+		for _, h := range hits {
+			got = append(got, fmt.Sprintf("%s:%s:%.3f", h.Source, h.Content, h.Score))
+		}
+		return got
+	}
+	fresh := func(vec []float32, filter map[string]any) []string { return search(open(t), vec, filter) }
+
+	require.NoError(t, s.Upsert(ctx, "t9", "kb", []mongostore.Chunk{
+		chunk("kb", "a.md", 0, "alpha", []float32{1, 0, 0}, map[string]any{"year": 2024, "tags": []string{"x"}}),
+		chunk("kb", "b.md", 0, "beta", []float32{0, 1, 0}, map[string]any{"year": 2025}),
+	}))
+	require.Len(t, search(s, []float32{1, 0, 0}, nil), 2)
+	loads := mongostore.Loads(s)
+
+	// An upsert that adds one chunk and replaces another (same id, new metadata and vector).
+	a := chunk("kb", "a.md", 0, "alpha", []float32{0, 0, 1}, map[string]any{"year": 2026, "nested": map[string]any{"k": "v"}})
+	require.NoError(t, s.Upsert(ctx, "t9", "kb", []mongostore.Chunk{a, chunk("kb", "c.md", 0, "gamma", []float32{0.5, 0.5, 0}, map[string]any{"year": 2025})}))
+	for _, f := range []map[string]any{nil, {"metadata.year": 2025}, {"metadata.year": map[string]any{"$gte": 2026}}, {"metadata.nested.k": "v"}} {
+		require.Equal(t, fresh([]float32{0, 0, 1}, f), search(s, []float32{0, 0, 1}, f), "filter %v", f)
+	}
+	require.Equal(t, loads, mongostore.Loads(s), "the upsert patched the cache: no reload")
+
+	// A delete by source is applied to the cache too; one by another field reloads.
+	n, err := s.Delete(ctx, "t9", "kb", map[string]any{"source": "b.md"})
+	require.NoError(t, err)
+	require.EqualValues(t, 1, n)
+	require.Equal(t, fresh([]float32{0, 1, 0}, nil), search(s, []float32{0, 1, 0}, nil))
+	require.Len(t, search(s, []float32{0, 1, 0}, nil), 2)
+	require.Equal(t, loads, mongostore.Loads(s), "the delete patched the cache: no reload")
+	_, err = s.Delete(ctx, "t9", "kb", map[string]any{"model": "nothing-stored-has-this"})
+	require.NoError(t, err)
+	require.Len(t, search(s, []float32{0, 1, 0}, nil), 2)
+	require.Equal(t, loads+1, mongostore.Loads(s), "a delete the cache cannot follow reloads it")
+
+	// Another process writes, then this one: the cache is two versions behind and reloads.
+	require.NoError(t, other.Upsert(ctx, "t9", "kb", []mongostore.Chunk{chunk("kb", "d.md", 0, "delta", []float32{0, 1, 0}, nil)}))
+	require.NoError(t, s.Upsert(ctx, "t9", "kb", []mongostore.Chunk{chunk("kb", "e.md", 0, "eps", []float32{0, 1, 0}, nil)}))
+	got := search(s, []float32{0, 1, 0}, nil)
+	require.Equal(t, fresh([]float32{0, 1, 0}, nil), got)
+	require.Len(t, got, 4, "the other process's chunk is seen")
+	require.Equal(t, loads+2, mongostore.Loads(s))
+}
