@@ -55,7 +55,7 @@ type Options struct {
 	// ReviewsPollInterval. Negative: polls share only a listing being read when they ask.
 	ReviewListingTTL time.Duration
 	// EvalsDir is the folder of weft eval's reports the Evals page lists (default .weft/evals,
-	// evalreport.DefaultDir).
+	// report.DefaultDir).
 	EvalsDir string
 	Log      *slog.Logger
 }

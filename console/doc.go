@@ -1,7 +1,7 @@
 // Package console serves the weft console (`weft console`, and `weft dev` unless --console off):
 // the runs, each run drawn as the workflow its author wrote (live), the pending reviews with their
 // decisions, a playground of the workflows (built-ins and the workflows directory), and the reports
-// `weft eval` keeps (Options.EvalsDir, read only: internal/evalreport; weft eval is their one writer).
+// `weft eval` keeps (Options.EvalsDir, read only: eval/report; weft eval is their one writer).
 //
 // Entry points: New (Options: the client, keys and login, allowed hosts) and Server.Handler;
 // NewGraph turns a definition into the nodes and edges a run page draws.

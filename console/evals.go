@@ -9,10 +9,10 @@ import (
 	"time"
 
 	weftclient "github.com/weftworks/weft/client"
-	"github.com/weftworks/weft/internal/evalreport"
+	"github.com/weftworks/weft/eval/report"
 )
 
-// The Evals pages show the reports `weft eval` keeps (internal/evalreport, written by weft eval
+// The Evals pages show the reports `weft eval` keeps (eval/report, written by weft eval
 // alone): a list, newest first, and a report's cases. The console only reads them.
 
 // evalsPerPage is how many reports a page of the list reads and shows; ?before=ID pages back
@@ -38,7 +38,7 @@ type EvalView struct {
 	LatencyP50, LatencyP95 string
 	JudgeTokens            int64
 	JudgeCost              float64
-	Baseline               *evalreport.Comparison
+	Baseline               *report.Comparison
 	// BaselineDelta is the pass rate's change from the baseline, in points.
 	BaselineDelta float64
 	// Cancelled counts the cases whose run weft eval cancelled (Case.Cancelled).
@@ -48,7 +48,7 @@ type EvalView struct {
 
 // EvalCaseView is one case of a report.
 type EvalCaseView struct {
-	evalreport.Case
+	report.Case
 	Latency                string
 	InputsJSON, ExpectJSON string
 	OutputJSON             string
@@ -66,7 +66,7 @@ func (s *Server) evalsDir() string {
 	if s.o.EvalsDir != "" {
 		return s.o.EvalsDir
 	}
-	return evalreport.DefaultDir
+	return report.DefaultDir
 }
 
 // mayReadEvals: weft eval runs its cases as the operator (no identity starts them), so a report is
@@ -79,7 +79,7 @@ func (s *Server) mayReadEvals(w http.ResponseWriter, sess *session) bool {
 	return false
 }
 
-func evalRow(id string, r *evalreport.Report) EvalRow {
+func evalRow(id string, r *report.Report) EvalRow {
 	row := EvalRow{ID: id, Workflow: r.Workflow, Dataset: r.Dataset, Started: r.StartedAt,
 		Cases: r.Summary.Cases, Passed: r.Summary.Passed, Failed: r.Summary.Failed,
 		PassRate: 100 * r.Summary.PassRate, MeanScore: r.Summary.MeanScore, Tokens: r.Summary.Tokens, Cost: r.Summary.CostUSD,
@@ -97,7 +97,7 @@ func (s *Server) evalsPage(w http.ResponseWriter, r *http.Request, sess *session
 	d := s.base(sess, "Evals", "evals")
 	d.Source = s.evalsDir()
 	before := r.URL.Query().Get("before")
-	if before != "" && !evalreport.ValidID(before) {
+	if before != "" && !report.ValidID(before) {
 		d.Error = fmt.Sprintf("before=%q is not an eval report's id (a file name of %s without .json): "+
 			"the Older and Newer links give one; start again from the newest reports", before, d.Source)
 		d.Pager = Pager{Page: 1, Newest: "/evals", Of: "eval reports"}
@@ -105,14 +105,14 @@ func (s *Server) evalsPage(w http.ResponseWriter, r *http.Request, sess *session
 		return
 	}
 	// Only the names are listed whole; the reports of the page shown are read.
-	ids, err := evalreport.IDs(d.Source)
+	ids, err := report.IDs(d.Source)
 	if err != nil {
 		d.Error = err.Error()
 	}
 	pg, lo, hi := listPager("/evals", ids, before, evalsPerPage)
 	pg.Of = "eval reports"
 	d.Pager = pg
-	entries, err := evalreport.Entries(d.Source, ids[lo:hi])
+	entries, err := report.Entries(d.Source, ids[lo:hi])
 	if err != nil {
 		// The reports that could be read are shown; the error names the others.
 		d.Error = err.Error()
@@ -154,10 +154,10 @@ func (s *Server) evalPage(w http.ResponseWriter, r *http.Request, sess *session)
 		return
 	}
 	id := r.PathValue("id")
-	rep, err := evalreport.Read(s.evalsDir(), id)
+	rep, err := report.Read(s.evalsDir(), id)
 	if err != nil {
 		code := http.StatusInternalServerError
-		if errors.Is(err, evalreport.ErrNotFound) {
+		if errors.Is(err, report.ErrNotFound) {
 			code = http.StatusNotFound
 		}
 		d := s.base(sess, "Eval", "evals")

@@ -17,33 +17,33 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/weftworks/weft/console"
-	"github.com/weftworks/weft/internal/evalreport"
+	"github.com/weftworks/weft/eval/report"
 )
 
-// TestEvalPages: the Evals page lists the reports weft eval keeps (evalreport.Save, its one
+// TestEvalPages: the Evals page lists the reports weft eval keeps (report.Save, its one
 // writer), newest first with their counts and scores, and a report's page shows each case's
 // inputs, expectation, output, the reviews decided, each grader's result and a link to its run;
 // workflow data is escaped, and ids that are not a report's are 404.
 func TestEvalPages(t *testing.T) {
 	dir := t.TempDir()
-	older := &evalreport.Report{Workflow: "qa", Dataset: "cases.jsonl", StartedAt: time.Now().Add(-2 * time.Hour), Concurrency: 4,
-		Summary: evalreport.Summary{Cases: 1, Passed: 1, PassRate: 1, MeanScore: 1, DurationMs: 1500},
-		Cases:   []evalreport.Case{{Name: "q01", Pass: true, Score: 1, RunID: "qa-1", Grades: []evalreport.Grade{}}}}
-	newer := &evalreport.Report{Workflow: "reviewed", Dataset: "reviews.jsonl", StartedAt: time.Now().Add(-time.Minute), Concurrency: 2,
-		Summary:  evalreport.Summary{Cases: 2, Passed: 1, Failed: 1, PassRate: 0.5, MeanScore: 0.75, Tokens: 42, CostUSD: 0.0123, DurationMs: 800},
-		Baseline: &evalreport.Comparison{File: "base.json", Regressions: []string{"undecided"}, Fixed: []string{}, PassRateDelta: -0.5},
-		Cases: []evalreport.Case{
+	older := &report.Report{Workflow: "qa", Dataset: "cases.jsonl", StartedAt: time.Now().Add(-2 * time.Hour), Concurrency: 4,
+		Summary: report.Summary{Cases: 1, Passed: 1, PassRate: 1, MeanScore: 1, DurationMs: 1500},
+		Cases:   []report.Case{{Name: "q01", Pass: true, Score: 1, RunID: "qa-1", Grades: []report.Grade{}}}}
+	newer := &report.Report{Workflow: "reviewed", Dataset: "reviews.jsonl", StartedAt: time.Now().Add(-time.Minute), Concurrency: 2,
+		Summary:  report.Summary{Cases: 2, Passed: 1, Failed: 1, PassRate: 0.5, MeanScore: 0.75, Tokens: 42, CostUSD: 0.0123, DurationMs: 800},
+		Baseline: &report.Comparison{File: "base.json", Regressions: []string{"undecided"}, Fixed: []string{}, PassRateDelta: -0.5},
+		Cases: []report.Case{
 			{Name: "edited", Pass: true, Score: 1, RunID: "reviewed-abc", Inputs: map[string]any{"text": "hello"},
 				Expect: json.RawMessage(`{"path":"text","equals":"changed"}`), Output: map[string]any{"text": "<script>alert(1)</script>"},
-				Reviews: []evalreport.Review{{ID: "approval", Step: "approval", Key: "approval", Decision: "edit", Data: "changed", Reviewer: "eval"}},
-				Grades:  []evalreport.Grade{{Grader: "equals", Pass: true, Score: 1}}},
+				Reviews: []report.Review{{ID: "approval", Step: "approval", Key: "approval", Decision: "edit", Data: "changed", Reviewer: "eval"}},
+				Grades:  []report.Grade{{Grader: "equals", Pass: true, Score: 1}}},
 			{Name: "undecided", RunID: "reviewed-def", Inputs: map[string]any{"text": "hi"}, Expect: json.RawMessage(`{}`),
 				Error:  `the run waits for review "confirm" (step "confirm") and the case has no decision for it`,
-				Grades: []evalreport.Grade{{Grader: "judge", Pass: false, Score: 0.2, Detail: "it hedges"}}},
+				Grades: []report.Grade{{Grader: "judge", Pass: false, Score: 0.2, Detail: "it hedges"}}},
 		}}
-	oldID, err := evalreport.Save(dir, older)
+	oldID, err := report.Save(dir, older)
 	require.NoError(t, err)
-	newID, err := evalreport.Save(dir, newer)
+	newID, err := report.Save(dir, newer)
 	require.NoError(t, err)
 	require.Contains(t, newID, "-reviewed")
 
@@ -91,20 +91,20 @@ func TestEvalPages(t *testing.T) {
 	require.Contains(t, body(t, resp), "No eval reports yet")
 }
 
-// TestEvalCancelledCase: a case whose run weft eval cancelled (evalreport.Case.Cancelled) says so
+// TestEvalCancelledCase: a case whose run weft eval cancelled (report.Case.Cancelled) says so
 // on its row in words, with the reason, beside its fail, and the summary counts it; a case that
 // ended by itself does not.
 func TestEvalCancelledCase(t *testing.T) {
 	dir := t.TempDir()
-	rep := &evalreport.Report{Workflow: "slow", Dataset: "slow.jsonl", StartedAt: time.Now().Add(-time.Minute), Concurrency: 1,
-		Summary: evalreport.Summary{Cases: 3, Passed: 1, Failed: 2, PassRate: 1.0 / 3},
-		Cases: []evalreport.Case{
-			{Name: "quick", Pass: true, Score: 1, RunID: "slow-1", Grades: []evalreport.Grade{}},
+	rep := &report.Report{Workflow: "slow", Dataset: "slow.jsonl", StartedAt: time.Now().Add(-time.Minute), Concurrency: 1,
+		Summary: report.Summary{Cases: 3, Passed: 1, Failed: 2, PassRate: 1.0 / 3},
+		Cases: []report.Case{
+			{Name: "quick", Pass: true, Score: 1, RunID: "slow-1", Grades: []report.Grade{}},
 			{Name: "stuck", RunID: "slow-2", Cancelled: "the case ran past --case-timeout 2m0s",
-				Error: "the case ran past --case-timeout 2m0s; the run was cancelled", Grades: []evalreport.Grade{}},
-			{Name: "wrong", RunID: "slow-3", Grades: []evalreport.Grade{{Grader: "equals", Pass: false}}},
+				Error: "the case ran past --case-timeout 2m0s; the run was cancelled", Grades: []report.Grade{}},
+			{Name: "wrong", RunID: "slow-3", Grades: []report.Grade{{Grader: "equals", Pass: false}}},
 		}}
-	id, err := evalreport.Save(dir, rep)
+	id, err := report.Save(dir, rep)
 	require.NoError(t, err)
 	srv := newConsole(t, console.Options{EvalsDir: dir})
 	code, page := getPage(t, srv, "/evals/"+id)
@@ -153,8 +153,8 @@ func TestEvalsPaging(t *testing.T) {
 	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	var ids []string // oldest first
 	for i := range 205 {
-		id, err := evalreport.Save(dir, &evalreport.Report{Workflow: "paged", StartedAt: at.Add(time.Duration(i) * time.Minute),
-			Summary: evalreport.Summary{Cases: 1}, Cases: []evalreport.Case{{Name: "c", Grades: []evalreport.Grade{}}}})
+		id, err := report.Save(dir, &report.Report{Workflow: "paged", StartedAt: at.Add(time.Duration(i) * time.Minute),
+			Summary: report.Summary{Cases: 1}, Cases: []report.Case{{Name: "c", Grades: []report.Grade{}}}})
 		require.NoError(t, err)
 		ids = append(ids, id)
 	}

@@ -20,7 +20,7 @@ import (
 
 	weftclient "github.com/weftworks/weft/client"
 	"github.com/weftworks/weft/console"
-	"github.com/weftworks/weft/internal/evalreport"
+	"github.com/weftworks/weft/eval/report"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 	"github.com/weftworks/weft/workflows"
 )
@@ -73,14 +73,14 @@ func TestConsolePagesAtEverySize(t *testing.T) {
 	var st weftv1.ExecutionState
 	require.NoError(t, protojson.Unmarshal([]byte(state), &st))
 	evals := t.TempDir()
-	report := &evalreport.Report{Workflow: "approval-demo", Dataset: "cases.jsonl", StartedAt: time.Now().Add(-time.Hour), Concurrency: 2,
-		Summary: evalreport.Summary{Cases: 2, Passed: 1, Failed: 1, PassRate: 0.5, MeanScore: 0.6, Tokens: 1234, CostUSD: 0.0042, DurationMs: 5400},
-		Cases: []evalreport.Case{
-			{Name: "approves", Pass: true, Score: 1, RunID: "approval-demo-1", Grades: []evalreport.Grade{{Grader: "equals", Pass: true, Score: 1}}},
+	rep := &report.Report{Workflow: "approval-demo", Dataset: "cases.jsonl", StartedAt: time.Now().Add(-time.Hour), Concurrency: 2,
+		Summary: report.Summary{Cases: 2, Passed: 1, Failed: 1, PassRate: 0.5, MeanScore: 0.6, Tokens: 1234, CostUSD: 0.0042, DurationMs: 5400},
+		Cases: []report.Case{
+			{Name: "approves", Pass: true, Score: 1, RunID: "approval-demo-1", Grades: []report.Grade{{Grader: "equals", Pass: true, Score: 1}}},
 			{Name: "a-case-with-a-long-name-that-should-wrap-or-be-cut", RunID: "approval-demo-2", Error: "the run waits for review \"confirm\" and the case has no decision for it",
-				Grades: []evalreport.Grade{{Grader: "judge", Pass: false, Score: 0.2, Detail: "it hedges"}}},
+				Grades: []report.Grade{{Grader: "judge", Pass: false, Score: 0.2, Detail: "it hedges"}}},
 		}}
-	evalID, err := evalreport.Save(evals, report)
+	evalID, err := report.Save(evals, rep)
 	require.NoError(t, err)
 	srv := newConsole(t, console.Options{Client: weftclient.New(listedTemporal{&fixtureTemporal{def: def, state: &st}}, "console-test"), Reviewer: "op", EvalsDir: evals})
 	keys, _ := testKeys(t)

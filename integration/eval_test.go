@@ -15,9 +15,8 @@ import (
 	enums "go.temporal.io/api/enums/v1"
 
 	"github.com/weftworks/weft/activities"
-	"github.com/weftworks/weft/internal/evalreport"
+	"github.com/weftworks/weft/eval/report"
 	"github.com/weftworks/weft/internal/testkit/fakellm"
-	"github.com/weftworks/weft/starter"
 	"github.com/weftworks/weft/worker"
 )
 
@@ -87,7 +86,7 @@ func TestEvalTwentyCases(t *testing.T) {
 	require.Contains(t, out, "20/20 passed (100.0%)")
 	require.Contains(t, out, "judge: ")
 	t.Logf("20 cases, 8 at a time: %v\n%s", took, out)
-	var rep starter.EvalReport
+	var rep report.Report
 	b, err := os.ReadFile(base)
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(b, &rep))
@@ -111,7 +110,7 @@ func TestEvalTwentyCases(t *testing.T) {
 	t.Logf("again against the baseline: %v", time.Since(start))
 	require.Equal(t, 1, code, out+errOut)
 	require.Contains(t, errOut, "2 regression(s) against "+base+": q07, q13")
-	var again starter.EvalReport
+	var again report.Report
 	require.NoError(t, json.Unmarshal([]byte(out), &again))
 	require.Equal(t, []string{"q07", "q13"}, again.Baseline.Regressions)
 	require.InDelta(t, -0.1, again.Baseline.PassRateDelta, 1e-9)
@@ -178,10 +177,10 @@ func TestEvalReviewCases(t *testing.T) {
 	require.Equal(t, 1, code, out+errOut)
 	require.Contains(t, errOut, "3 of 6 cases failed")
 	require.Contains(t, errOut, "report kept as "+reports)
-	var rep starter.EvalReport
+	var rep report.Report
 	require.NoError(t, json.Unmarshal([]byte(out), &rep))
 	require.False(t, rep.StartedAt.IsZero())
-	byName := map[string]starter.EvalCaseResult{}
+	byName := map[string]report.Case{}
 	for _, cs := range rep.Cases {
 		byName[cs.Name] = cs
 	}
@@ -221,7 +220,7 @@ func TestEvalReviewCases(t *testing.T) {
 			}
 		})
 	}
-	kept, err := evalreport.List(reports, 0)
+	kept, err := report.List(reports, 0)
 	require.NoError(t, err)
 	require.Len(t, kept, 1)
 	require.Equal(t, "reviewed", kept[0].Workflow)
@@ -280,7 +279,7 @@ func TestEvalCaseTimeout(t *testing.T) {
 
 	code, out, errOut := weft(t, queue, "eval", file, "--dataset", data, "--json", "--reports-dir", "off", "--case-timeout", "3s")
 	require.Equal(t, 1, code, out+errOut)
-	var rep starter.EvalReport
+	var rep report.Report
 	require.NoError(t, json.Unmarshal([]byte(out), &rep))
 	require.Len(t, rep.Cases, 1)
 	got := rep.Cases[0]

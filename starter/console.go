@@ -18,7 +18,7 @@ import (
 	"github.com/weftworks/weft/auth"
 	weftclient "github.com/weftworks/weft/client"
 	"github.com/weftworks/weft/console"
-	"github.com/weftworks/weft/internal/evalreport"
+	"github.com/weftworks/weft/eval/report"
 )
 
 // consoleFlags are the console's settings, shared by `weft console` and `weft dev`.
@@ -36,7 +36,7 @@ func (f *consoleFlags) register(cmd *cobra.Command, listenFlag string) {
 	cmd.Flags().StringVar(&f.workflowsDir, "workflows-dir", envOr("WEFT_WORKFLOWS_DIR", "."), "workflow files shown in the console's playground, beside the built-in templates")
 	cmd.Flags().StringVar(&f.keyFile, "console-key-file", auth.KeyFile(), "the keys people log in with when the console is served beyond this machine (weft mcp generate-key)")
 	cmd.Flags().StringSliceVar(&f.allowedHosts, "allowed-host", nil, "Host headers the console answers (default: 127.0.0.1, localhost and the listen host)")
-	cmd.Flags().StringVar(&f.evalsDir, "reports-dir", envOr("WEFT_EVAL_REPORTS", evalreport.DefaultDir), "the weft eval reports the console's Evals page lists (weft eval --reports-dir; env WEFT_EVAL_REPORTS)")
+	cmd.Flags().StringVar(&f.evalsDir, "reports-dir", envOr("WEFT_EVAL_REPORTS", report.DefaultDir), "the weft eval reports the console's Evals page lists (weft eval --reports-dir; env WEFT_EVAL_REPORTS)")
 }
 
 // serveConsole starts the console in the background and returns its URL; it stops with ctx.

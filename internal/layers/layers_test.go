@@ -48,11 +48,12 @@ var floors = map[string]int{
 	"worker":                      4,
 	"internal/vaipkg":             4,
 	"internal/vaipkg/":            4,
-	"internal/evalreport":         4,
+	"eval/report":                 4,
 	"internal/testkit/reviewfake": 4,
 
 	"console": 5,
 	"mcp":     5,
+	"eval":    5,
 
 	"starter": 6,
 	".":       6,

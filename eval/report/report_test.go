@@ -1,4 +1,4 @@
-package evalreport_test
+package report_test
 
 import (
 	"os"
@@ -8,12 +8,12 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/weftworks/weft/internal/evalreport"
+	"github.com/weftworks/weft/eval/report"
 )
 
-func report(workflow string, at time.Time, passed int) *evalreport.Report {
-	return &evalreport.Report{Workflow: workflow, StartedAt: at, Summary: evalreport.Summary{Cases: 2, Passed: passed},
-		Cases: []evalreport.Case{{Name: "a", Grades: []evalreport.Grade{}}}}
+func sampleReport(workflow string, at time.Time, passed int) *report.Report {
+	return &report.Report{Workflow: workflow, StartedAt: at, Summary: report.Summary{Cases: 2, Passed: passed},
+		Cases: []report.Case{{Name: "a", Grades: []report.Grade{}}}}
 }
 
 // TestSaveListRead: reports are kept one a file, never overwritten, listed newest first without
@@ -22,19 +22,19 @@ func report(workflow string, at time.Time, passed int) *evalreport.Report {
 func TestSaveListRead(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "evals")
 	at := time.Date(2026, 11, 25, 4, 0, 0, 0, time.UTC)
-	first, err := evalreport.Save(dir, report("qa", at, 1))
+	first, err := report.Save(dir, sampleReport("qa", at, 1))
 	require.NoError(t, err)
 	require.Equal(t, "20261125T040000.000Z-qa", first)
-	again, err := evalreport.Save(dir, report("qa", at, 2))
+	again, err := report.Save(dir, sampleReport("qa", at, 2))
 	require.NoError(t, err)
 	require.Equal(t, first+"-2", again, "the same second and workflow: a new name, the first kept")
-	newest, err := evalreport.Save(dir, report("my flow/v2", at.Add(time.Hour), 0))
+	newest, err := report.Save(dir, sampleReport("my flow/v2", at.Add(time.Hour), 0))
 	require.NoError(t, err)
 	require.Equal(t, "20261125T050000.000Z-my-flow-v2", newest)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "20200101T000000.000Z-broken.json"), []byte("{"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("x"), 0o644))
 
-	list, err := evalreport.List(dir, 0)
+	list, err := report.List(dir, 0)
 	require.ErrorContains(t, err, "20200101T000000.000Z-broken.json is not a weft eval report")
 	var ids []string
 	for _, e := range list {
@@ -44,27 +44,27 @@ func TestSaveListRead(t *testing.T) {
 	require.Equal(t, []string{newest, again, first}, ids)
 	require.Equal(t, 2, list[1].Summary.Passed)
 
-	limited, err := evalreport.List(dir, 1)
+	limited, err := report.List(dir, 1)
 	require.NoError(t, err)
 	require.Len(t, limited, 1)
 	require.Equal(t, newest, limited[0].ID)
 
-	all, err := evalreport.IDs(dir)
+	all, err := report.IDs(dir)
 	require.NoError(t, err, "IDs reads no report: the broken one is listed")
 	require.Equal(t, []string{newest, again, first, "20200101T000000.000Z-broken"}, all)
-	part, err := evalreport.Entries(dir, all[1:3])
+	part, err := report.Entries(dir, all[1:3])
 	require.NoError(t, err)
 	require.Len(t, part, 2, "Entries reads the ids given")
 	require.Equal(t, again, part[0].ID)
 	require.Equal(t, first, part[1].ID)
 	require.Nil(t, part[0].Cases)
-	_, err = evalreport.Entries(dir, []string{"../" + first, "20990101T000000.000Z-gone"})
-	require.ErrorIs(t, err, evalreport.ErrNotFound, "an id out of the folder or gone is named, not read")
-	none, err := evalreport.IDs(filepath.Join(dir, "missing"))
+	_, err = report.Entries(dir, []string{"../" + first, "20990101T000000.000Z-gone"})
+	require.ErrorIs(t, err, report.ErrNotFound, "an id out of the folder or gone is named, not read")
+	none, err := report.IDs(filepath.Join(dir, "missing"))
 	require.NoError(t, err)
 	require.Empty(t, none)
 	for id, valid := range map[string]bool{first: true, again: true, "": false, "../x": false, ".saving-1": false, "a/b": false} {
-		require.Equal(t, valid, evalreport.ValidID(id), id)
+		require.Equal(t, valid, report.ValidID(id), id)
 	}
 
 	for _, tc := range []struct {
@@ -77,9 +77,9 @@ func TestSaveListRead(t *testing.T) {
 		{".saving-1", "no such eval report"},
 	} {
 		t.Run(tc.id, func(t *testing.T) {
-			r, err := evalreport.Read(dir, tc.id)
+			r, err := report.Read(dir, tc.id)
 			if tc.err != "" {
-				require.ErrorIs(t, err, evalreport.ErrNotFound)
+				require.ErrorIs(t, err, report.ErrNotFound)
 				require.ErrorContains(t, err, tc.err)
 				return
 			}
@@ -90,7 +90,7 @@ func TestSaveListRead(t *testing.T) {
 		})
 	}
 
-	noEntries, err := evalreport.List(filepath.Join(dir, "missing"), 0)
+	noEntries, err := report.List(filepath.Join(dir, "missing"), 0)
 	require.NoError(t, err)
 	require.Empty(t, noEntries)
 	leftovers, err := filepath.Glob(filepath.Join(dir, ".saving-*"))

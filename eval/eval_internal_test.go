@@ -1,4 +1,4 @@
-package starter
+package eval
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	weftclient "github.com/weftworks/weft/client"
+	"github.com/weftworks/weft/eval/report"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 	"github.com/weftworks/weft/workflows/dsl"
 )
@@ -44,10 +45,10 @@ func TestGradeEval(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			var x EvalExpect
+			var x Expect
 			require.NoError(t, json.Unmarshal([]byte(tc.expect), &x))
 			require.NoError(t, x.check())
-			grades, _, _ := GradeEval(context.Background(), x, out, judge)
+			grades, _, _ := Grade(context.Background(), x, out, judge)
 			require.NotEmpty(t, grades)
 			pass := true
 			var details []string
@@ -62,22 +63,22 @@ func TestGradeEval(t *testing.T) {
 }
 
 func TestReadEvalDataset(t *testing.T) {
-	_, err := ReadEvalDataset(strings.NewReader("{\"name\":\"a\",\"inputs\":{}}\n{\"name\":\"a\"}\n"), "d.jsonl")
+	_, err := ReadDataset(strings.NewReader("{\"name\":\"a\",\"inputs\":{}}\n{\"name\":\"a\"}\n"), "d.jsonl")
 	require.ErrorContains(t, err, `d.jsonl:2: case "a" is named on line 1 too`)
-	_, err = ReadEvalDataset(strings.NewReader(`{"name":"a","expect":{"matches":"("}}`), "d.jsonl")
+	_, err = ReadDataset(strings.NewReader(`{"name":"a","expect":{"matches":"("}}`), "d.jsonl")
 	require.ErrorContains(t, err, "matches:")
-	_, err = ReadEvalDataset(strings.NewReader(`{"name":"a","expect":{"equal":1}}`), "d.jsonl")
+	_, err = ReadDataset(strings.NewReader(`{"name":"a","expect":{"equal":1}}`), "d.jsonl")
 	require.ErrorContains(t, err, `unknown field "equal"`)
-	cases, err := ReadEvalDataset(strings.NewReader("# comment\n\n{\"inputs\":{\"q\":1},\"expect\":{\"max\":3}}\n"), "d.jsonl")
+	cases, err := ReadDataset(strings.NewReader("# comment\n\n{\"inputs\":{\"q\":1},\"expect\":{\"max\":3}}\n"), "d.jsonl")
 	require.NoError(t, err)
 	require.Equal(t, "line-3", cases[0].Name)
 }
 
 func TestCompareEval(t *testing.T) {
-	base := &EvalReport{Cases: []EvalCaseResult{{Name: "a", Pass: true}, {Name: "b", Pass: false}, {Name: "c", Pass: true}}}
-	cur := &EvalReport{Cases: []EvalCaseResult{{Name: "a", Pass: false}, {Name: "b", Pass: true}, {Name: "d", Pass: true}}}
-	base.Summary, cur.Summary = summarizeEval(base.Cases), summarizeEval(cur.Cases)
-	cmp := CompareEval(base, cur)
+	base := &report.Report{Cases: []report.Case{{Name: "a", Pass: true}, {Name: "b", Pass: false}, {Name: "c", Pass: true}}}
+	cur := &report.Report{Cases: []report.Case{{Name: "a", Pass: false}, {Name: "b", Pass: true}, {Name: "d", Pass: true}}}
+	base.Summary, cur.Summary = summarize(base.Cases), summarize(cur.Cases)
+	cmp := Compare(base, cur)
 	require.Equal(t, []string{"a"}, cmp.Regressions)
 	require.Equal(t, []string{"b"}, cmp.Fixed)
 	require.Equal(t, []string{"d"}, cmp.New)
@@ -101,7 +102,7 @@ func TestEvalReviewCases(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := ReadEvalDataset(strings.NewReader(tc.line), "d.jsonl")
+			_, err := ReadDataset(strings.NewReader(tc.line), "d.jsonl")
 			if tc.err == "" {
 				require.NoError(t, err)
 				return
@@ -112,7 +113,7 @@ func TestEvalReviewCases(t *testing.T) {
 }
 
 func TestEvalDecisionFor(t *testing.T) {
-	cs := EvalCase{Reviews: map[string]EvalDecision{
+	cs := Case{Reviews: map[string]Decision{
 		"each[1]": {Decision: "reject"}, "each": {Decision: "edit", Data: "x"}, "*": {Decision: "approve"},
 	}}
 	tests := []struct {
@@ -132,7 +133,7 @@ func TestEvalDecisionFor(t *testing.T) {
 			require.Equal(t, tc.key, key)
 		})
 	}
-	_, _, ok := EvalCase{Reviews: map[string]EvalDecision{"other": {Decision: "approve"}}}.decisionFor(&weftv1.ReviewRequest{Id: "approval", Step: "approval"})
+	_, _, ok := Case{Reviews: map[string]Decision{"other": {Decision: "approve"}}}.decisionFor(&weftv1.ReviewRequest{Id: "approval", Step: "approval"})
 	require.False(t, ok)
 	msg := noDecision(&weftv1.ReviewRequest{Id: "approval", Step: "approval"})
 	require.Contains(t, msg, `review "approval" (step "approval")`)
@@ -142,23 +143,23 @@ func TestEvalDecisionFor(t *testing.T) {
 func TestGradeEvalError(t *testing.T) {
 	tests := []struct {
 		name   string
-		expect EvalExpect
+		expect Expect
 		cause  string // "" : the run completed
 		pass   bool
 		detail string
 	}{
-		{"a reject expected", EvalExpect{Error: "rejected"}, `step "approval": rejected by eval: no`, true, "rejected by eval"},
-		{"another failure", EvalExpect{Error: "rejected"}, `step "fetch": timeout`, false, `does not contain "rejected"`},
-		{"a failure not expected", EvalExpect{}, `step "fetch": timeout`, false, "the run failed"},
-		{"a completion when a failure is expected", EvalExpect{Error: "rejected"}, "", false, "the run completed"},
+		{"a reject expected", Expect{Error: "rejected"}, `step "approval": rejected by eval: no`, true, "rejected by eval"},
+		{"another failure", Expect{Error: "rejected"}, `step "fetch": timeout`, false, `does not contain "rejected"`},
+		{"a failure not expected", Expect{}, `step "fetch": timeout`, false, "the run failed"},
+		{"a completion when a failure is expected", Expect{Error: "rejected"}, "", false, "the run completed"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			var grades []EvalGrade
+			var grades []report.Grade
 			if tc.cause == "" {
-				grades, _, _ = GradeEval(context.Background(), tc.expect, map[string]any{"text": "ok"}, nil)
+				grades, _, _ = Grade(context.Background(), tc.expect, map[string]any{"text": "ok"}, nil)
 			} else {
-				grades = GradeEvalFailure(tc.expect, tc.cause)
+				grades = GradeFailure(tc.expect, tc.cause)
 			}
 			require.Len(t, grades, 1)
 			require.Equal(t, "error", grades[0].Grader)
@@ -191,7 +192,7 @@ func TestCheckEvalReviews(t *testing.T) {
     {"id": "agent", "tool": "agent", "inputs": {"prompt": "go", "tools": ["search", "ingest"], "approve": ["ingest"]}},
     {"id": "answer", "tool": "llm", "inputs": {"prompt": "hi"}},
     {"id": "sub", "tool": "workflow", "inputs": {"workflow": "signoff"}}]}`)
-	steps, known := evalReviewSteps(w, resolve)
+	steps, known := ReviewSteps(w, resolve)
 	require.True(t, known)
 	require.Equal(t, []string{"agent", "approval", "each", "sign"}, steps)
 
@@ -209,9 +210,9 @@ func TestCheckEvalReviews(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			cases, err := ReadEvalDataset(strings.NewReader(tc.dataset), "d.jsonl")
+			cases, err := ReadDataset(strings.NewReader(tc.dataset), "d.jsonl")
 			require.NoError(t, err)
-			err = CheckEvalReviews("d.jsonl", w.Def.Name, cases, steps)
+			err = CheckReviews("d.jsonl", w.Def.Name, cases, steps)
 			if tc.err == nil {
 				require.NoError(t, err)
 				return
@@ -224,14 +225,14 @@ func TestCheckEvalReviews(t *testing.T) {
 	}
 
 	none := load("plain", `{"name": "plain", "steps": [{"id": "answer", "tool": "llm", "inputs": {"prompt": "hi"}}]}`)
-	steps, known = evalReviewSteps(none, resolve)
+	steps, known = ReviewSteps(none, resolve)
 	require.True(t, known)
-	cases, err := ReadEvalDataset(strings.NewReader(`{"name": "a", "reviews": {"answer": {"decision": "approve"}}}`), "d.jsonl")
+	cases, err := ReadDataset(strings.NewReader(`{"name": "a", "reviews": {"answer": {"decision": "approve"}}}`), "d.jsonl")
 	require.NoError(t, err)
-	require.ErrorContains(t, CheckEvalReviews("d.jsonl", "plain", cases, steps), `workflow "plain" has no step that waits for a review`)
+	require.ErrorContains(t, CheckReviews("d.jsonl", "plain", cases, steps), `workflow "plain" has no step that waits for a review`)
 
 	dynamic := load("dynamic", `{"name": "dynamic", "inputs": {"wf": {"type": "string"}},
   "steps": [{"id": "sub", "tool": "workflow", "inputs": {"workflow": "{{ inputs.wf }}"}}]}`)
-	_, known = evalReviewSteps(dynamic, resolve)
+	_, known = ReviewSteps(dynamic, resolve)
 	require.False(t, known, "a workflow called by a computed name: its reviews are not known before the run")
 }

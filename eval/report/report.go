@@ -1,4 +1,4 @@
-package evalreport
+package report
 
 import (
 	"encoding/json"
