@@ -115,7 +115,7 @@ bench: ## every benchmark, 6 runs each (figures for issue notes): the packages',
 
 fuzz: ## run every fuzz target for FUZZTIME each (10m; FUZZTIME=30s for a quick look)
 	$(GO) test -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime $(FUZZTIME) ./workflows/dsl
-	$(GO) test -run '^$$' -fuzz '^FuzzFixture$$' -fuzztime $(FUZZTIME) ./starter
+	$(GO) test -run '^$$' -fuzz '^FuzzFixture$$' -fuzztime $(FUZZTIME) ./fixtures
 	$(GO) test -run '^$$' -fuzz '^FuzzTemplate$$' -fuzztime $(FUZZTIME) ./workflows/expr
 	$(GO) test -run '^$$' -fuzz '^FuzzExpression$$' -fuzztime $(FUZZTIME) ./workflows/expr
 

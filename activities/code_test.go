@@ -97,7 +97,7 @@ func TestCodeIndexThroughput(t *testing.T) {
 		{"gitignore pattern matching while walking a directory", "go", "activities/codeindex/walk.go"},
 		{"detect whether a workflow file is written in vai's dialect", "go", "workflows/dsl/dialect.go"},
 		{"numeric path segments rewritten to indexes", "go", "workflows/expr/numeric.go"},
-		{"fixture mocks for tools in weft test", "go", "starter/test.go"},
+		{"fixture mocks for tools in weft test", "go", "fixtures/run.go"},
 	}
 	for _, q := range questions {
 		for _, tool := range []string{"code_search", "code_query"} {

@@ -6,8 +6,9 @@
 // It is where the processes are wired: `weft worker` and `weft dev` read the provider settings
 // (activities.ConfigFromEnv) and start worker/, `weft mcp` starts mcp/, `weft console` console/,
 // and every command dials Temporal with the codec and tracing it reads from the environment.
-// Operations on runs go through client/, never through Temporal directly; `weft test` runs the
-// interpreter in-process in the SDK's test environment. The embedded stack (Temporal's server,
+// Operations on runs go through client/, never through Temporal directly. The engines are packages
+// of their own and their commands thin: `weft test` is package fixtures (the interpreter in-process
+// in the SDK's test environment), `weft eval` package eval. The embedded stack (Temporal's server,
 // FerretDB) is not linked here: `weft dev`, `weft server` and `weft store` hand themselves over to
 // weft-stack (stack.go).
 //

@@ -45,27 +45,3 @@ func TestJSONNumbers(t *testing.T) {
 	require.Contains(t, b.String(), `"totalTokens": 1234`)
 	require.Contains(t, b.String(), `"summary": "\"durationMs\":\"7\""`, "text that looks like a field stays text")
 }
-
-func TestShapeExpectations(t *testing.T) {
-	tests := []struct {
-		want any
-		got  any
-		msg  string
-	}{
-		{map[string]any{"type": "array", "minLength": 3.0}, []any{1.0, 2.0, 3.0}, ""},
-		{map[string]any{"type": "array", "minLength": 3.0}, []any{1.0}, "out: want at least 3 items, got 1: [1]"},
-		{map[string]any{"type": "string"}, 12.0, "out: want a string, got number 12"},
-		{map[string]any{"type": "string", "minLength": 5.0}, "abc", "out: want at least 5 characters, got 3"},
-		// Not exactly a constraint: compared as a value.
-		{map[string]any{"type": "array", "note": "x"}, map[string]any{"type": "array", "note": "x"}, ""},
-		{map[string]any{"type": "spaceship"}, map[string]any{"type": "car"}, `out.type: got "car", want "spaceship"`},
-	}
-	for _, tt := range tests {
-		msg := match("out", tt.want, tt.got)
-		if tt.msg == "" {
-			require.Empty(t, msg)
-		} else {
-			require.Contains(t, msg, tt.msg)
-		}
-	}
-}

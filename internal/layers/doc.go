@@ -9,8 +9,8 @@
 //	  devdb, devserver
 //	2 the language (workflows/dsl, workflows/datatools) and the activities
 //	3 the interpreter (workflows)
-//	4 the client, the worker, features built on them (internal/vaipkg, eval/report) and
-//	  the test kit's Temporal fake
+//	4 the client, the worker, features built on them (internal/vaipkg, eval/report), the fixture
+//	  runner (fixtures) and the test kit's Temporal fake
 //	5 the surfaces: console, mcp; and the eval engine (eval), which runs cases through the client
 //	6 the CLI (starter) and the Go API (the module's root)
 //	7 operations harnesses (internal/ops)

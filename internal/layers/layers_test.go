@@ -49,6 +49,7 @@ var floors = map[string]int{
 	"internal/vaipkg":             4,
 	"internal/vaipkg/":            4,
 	"eval/report":                 4,
+	"fixtures":                    4,
 	"internal/testkit/reviewfake": 4,
 
 	"console": 5,
