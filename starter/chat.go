@@ -65,7 +65,7 @@ func newChatCommand() *cobra.Command {
 	f.StringSliceVar(&o.stateful, "mcp-stateful", nil, "--mcp servers that keep one connection (one process) for the whole session, so they keep their state between calls")
 	f.StringVar(&o.system, "system", "", "system prompt (default: weft's)")
 	f.BoolVar(&o.list, "list", false, "list chat sessions and exit")
-	f.BoolVar(&o.asJSON, "json", false, "print one JSON object per turn")
+	jsonFlag(cmd, &o.asJSON, "print one JSON object per turn")
 	return cmd
 }
 
@@ -107,110 +107,107 @@ func chatServers(specs, stateful []string) (map[string]dsl.MCPServer, []string, 
 func (o *chatOptions) run(cmd *cobra.Command) error {
 	ctx := cmd.Context()
 	out := cmd.OutOrStdout()
-	c, err := o.conn.dial(ctx)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	if o.list {
-		chats, err := c.ListChats(ctx, 50)
-		if err != nil {
-			return err
-		}
-		if o.asJSON {
-			return writeJSON(out, chats)
-		}
-		if len(chats) == 0 {
-			fmt.Fprintln(out, "No chat sessions yet: start one with weft chat.")
-			return nil
-		}
-		tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "SESSION\tSTATUS\tSTARTED")
-		for _, s := range chats {
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", s.ID, s.Status, s.Started.Local().Format(time.DateTime))
-		}
-		return tw.Flush()
-	}
-	tools := o.tools
-	if o.memory != "" {
-		tools = append(tools, toolspec.Remember.Name, toolspec.Recall.Name)
-	}
-	servers, names, err := chatServers(o.mcp, o.stateful)
-	if err != nil {
-		return invalid(err)
-	}
-	tools = append(tools, names...)
-	id, resumed, err := c.StartChat(ctx, o.session, weftclient.ChatOptions{Model: o.model, System: o.system, Tools: tools,
-		Approve: o.approve, DB: o.db, Collection: o.collection, MemoryScope: o.memory, MCPServers: servers})
-	if err != nil {
-		return clientError(err)
-	}
-	if resumed {
-		var ignored []string
-		for _, name := range []string{"model", "collection", "db", "tools", "approve", "memory", "mcp", "mcp-stateful", "system"} {
-			if cmd.Flags().Changed(name) {
-				ignored = append(ignored, "--"+name)
-			}
-		}
-		if len(ignored) > 0 {
-			fmt.Fprintf(cmd.ErrOrStderr(), "weft chat: session %s goes on with the settings it started with; %s apply to new sessions only\n", id, strings.Join(ignored, ", "))
-		}
-	}
-	in := cmd.InOrStdin()
-	interactive := false
-	if f, ok := in.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		interactive = true
-	}
-	if !o.asJSON {
-		if resumed {
-			fmt.Fprintf(out, "Resumed chat session %s.\n", id)
-		} else {
-			fmt.Fprintf(out, "Chat session %s (resume it with weft chat --session %s). /help for commands.\n", id, id)
-		}
-	}
-	sc := bufio.NewScanner(in)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	failed := 0 // turns that failed, in a script: the exit status says so
-	for {
-		if interactive {
-			fmt.Fprint(out, "› ")
-		}
-		if !sc.Scan() {
-			if err := sc.Err(); err != nil {
+	return o.conn.with(ctx, func(c *weftclient.Client) error {
+		if o.list {
+			chats, err := c.ListChats(ctx, 50)
+			if err != nil {
 				return err
 			}
-			if failed > 0 && !interactive {
-				return &ExitError{Code: ExitFailed, Silent: true}
+			if o.asJSON {
+				return writeJSON(out, chats)
 			}
-			return nil
-		}
-		line := strings.TrimSpace(sc.Text())
-		if line == "" {
-			continue
-		}
-		if strings.HasPrefix(line, "/") {
-			stop, err := o.command(ctx, c, id, line, out)
-			if err != nil {
-				fmt.Fprintf(cmd.ErrOrStderr(), "weft chat: %v\n", err)
-			}
-			if stop {
+			if len(chats) == 0 {
+				fmt.Fprintln(out, "No chat sessions yet: start one with weft chat.")
 				return nil
 			}
-			continue
-		}
-		turn, err := o.send(ctx, c, id, line, out, interactive)
-		if err != nil {
-			failed++
-			fmt.Fprintf(cmd.ErrOrStderr(), "weft chat: %s\n", weftclient.Cause(err))
-			if o.asJSON {
-				_ = writeJSONLine(out, map[string]any{"session": id, "error": weftclient.Cause(err)})
+			tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "SESSION\tSTATUS\tSTARTED")
+			for _, s := range chats {
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", s.ID, s.Status, s.Started.Local().Format(time.DateTime))
 			}
-			continue
+			return tw.Flush()
 		}
-		if o.asJSON {
-			_ = writeJSONLine(out, map[string]any{"session": id, "turn": turn})
+		tools := o.tools
+		if o.memory != "" {
+			tools = append(tools, toolspec.Remember.Name, toolspec.Recall.Name)
 		}
-	}
+		servers, names, err := chatServers(o.mcp, o.stateful)
+		if err != nil {
+			return invalid(err)
+		}
+		tools = append(tools, names...)
+		id, resumed, err := c.StartChat(ctx, o.session, weftclient.ChatOptions{Model: o.model, System: o.system, Tools: tools,
+			Approve: o.approve, DB: o.db, Collection: o.collection, MemoryScope: o.memory, MCPServers: servers})
+		if err != nil {
+			return clientError(err)
+		}
+		if resumed {
+			var ignored []string
+			for _, name := range []string{"model", "collection", "db", "tools", "approve", "memory", "mcp", "mcp-stateful", "system"} {
+				if cmd.Flags().Changed(name) {
+					ignored = append(ignored, "--"+name)
+				}
+			}
+			if len(ignored) > 0 {
+				fmt.Fprintf(cmd.ErrOrStderr(), "weft chat: session %s goes on with the settings it started with; %s apply to new sessions only\n", id, strings.Join(ignored, ", "))
+			}
+		}
+		in := cmd.InOrStdin()
+		interactive := false
+		if f, ok := in.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+			interactive = true
+		}
+		if !o.asJSON {
+			if resumed {
+				fmt.Fprintf(out, "Resumed chat session %s.\n", id)
+			} else {
+				fmt.Fprintf(out, "Chat session %s (resume it with weft chat --session %s). /help for commands.\n", id, id)
+			}
+		}
+		sc := bufio.NewScanner(in)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		failed := 0 // turns that failed, in a script: the exit status says so
+		for {
+			if interactive {
+				fmt.Fprint(out, "› ")
+			}
+			if !sc.Scan() {
+				if err := sc.Err(); err != nil {
+					return err
+				}
+				if failed > 0 && !interactive {
+					return &ExitError{Code: ExitFailed, Silent: true}
+				}
+				return nil
+			}
+			line := strings.TrimSpace(sc.Text())
+			if line == "" {
+				continue
+			}
+			if strings.HasPrefix(line, "/") {
+				stop, err := o.command(ctx, c, id, line, out)
+				if err != nil {
+					fmt.Fprintf(cmd.ErrOrStderr(), "weft chat: %v\n", err)
+				}
+				if stop {
+					return nil
+				}
+				continue
+			}
+			turn, err := o.send(ctx, c, id, line, out, interactive)
+			if err != nil {
+				failed++
+				fmt.Fprintf(cmd.ErrOrStderr(), "weft chat: %s\n", weftclient.Cause(err))
+				if o.asJSON {
+					_ = writeJSONLine(out, map[string]any{"session": id, "error": weftclient.Cause(err)})
+				}
+				continue
+			}
+			if o.asJSON {
+				_ = writeJSONLine(out, map[string]any{"session": id, "turn": turn})
+			}
+		}
+	})
 }
 
 // send runs one turn. While it runs, the model's text streams (in a terminal) and pending

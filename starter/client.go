@@ -52,14 +52,26 @@ func (f *connFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.security.APIKey, "api-key", os.Getenv("TEMPORAL_API_KEY"), "Temporal Cloud API key (env TEMPORAL_API_KEY)")
 }
 
-// dial connects to Temporal through the one client package, with the payload codecs the
-// environment configures; the error says which setting to check.
-func (f *connFlags) dial(ctx context.Context) (*weftclient.Client, error) {
-	return f.dialWith(ctx, nil)
+// with dials Temporal, runs fn with the client and closes it: the one dial-and-close of the
+// commands that talk to a server (fn's error is the command's).
+func (f *connFlags) with(ctx context.Context, fn func(*weftclient.Client) error) error {
+	return f.withMetrics(ctx, nil, fn)
 }
 
-// dialWith is dial reporting the SDK's metrics to m (nil: none).
-func (f *connFlags) dialWith(ctx context.Context, m *metrics.Metrics) (*weftclient.Client, error) {
+// withMetrics is with, the client reporting the SDK's metrics to m (nil: none).
+func (f *connFlags) withMetrics(ctx context.Context, m *metrics.Metrics, fn func(*weftclient.Client) error) error {
+	c, err := f.dial(ctx, m)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	return fn(c)
+}
+
+// dial connects to Temporal through the one client package, with the payload codecs the
+// environment configures, reporting the SDK's metrics to m (nil: none); the error says which
+// setting to check.
+func (f *connFlags) dial(ctx context.Context, m *metrics.Metrics) (*weftclient.Client, error) {
 	dc, err := dataConverter()
 	if err != nil {
 		return nil, err

@@ -96,18 +96,15 @@ func newConsoleCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			c, err := conn.dial(ctx)
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			url, err := cf.serveConsole(ctx, c, conn.namespace, cmd.ErrOrStderr())
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "weft console on %s (Temporal %s, namespace %s)\n", url, conn.address, conn.namespace)
-			<-ctx.Done()
-			return nil
+			return conn.with(ctx, func(c *weftclient.Client) error {
+				url, err := cf.serveConsole(ctx, c, conn.namespace, cmd.ErrOrStderr())
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "weft console on %s (Temporal %s, namespace %s)\n", url, conn.address, conn.namespace)
+				<-ctx.Done()
+				return nil
+			})
 		},
 	}
 	conn.register(cmd)

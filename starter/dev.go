@@ -93,56 +93,53 @@ func newDevCommand() *cobra.Command {
 			}
 			conn := connFlags{address: srv.Address, namespace: srv.Namespace, taskQueue: workflows.TaskQueue}
 			m := serveMetrics(metricsAddr, cmd.ErrOrStderr())
-			c, err := conn.dialWith(ctx, m)
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			if !noWorker {
-				w, err := worker.New(c.Temporal(), worker.Options{TaskQueue: conn.taskQueue, Config: cfg, Metrics: m})
-				if err != nil {
-					return err
+			return conn.withMetrics(ctx, m, func(c *weftclient.Client) error {
+				if !noWorker {
+					w, err := worker.New(c.Temporal(), worker.Options{TaskQueue: conn.taskQueue, Config: cfg, Metrics: m})
+					if err != nil {
+						return err
+					}
+					if err := w.Start(); err != nil {
+						return fmt.Errorf("starting the worker: %w", err)
+					}
+					defer w.Stop()
 				}
-				if err := w.Start(); err != nil {
-					return fmt.Errorf("starting the worker: %w", err)
+				fmt.Fprintf(out, "weft dev is up in %s\n", time.Since(started).Round(time.Millisecond))
+				fmt.Fprintf(out, "  Temporal   %s  (namespace %s, task queue %s)\n", srv.Address, srv.Namespace, conn.taskQueue)
+				if srv.UIAddress != "" {
+					fmt.Fprintf(out, "  Web UI     %s\n", srv.UIAddress)
 				}
-				defer w.Stop()
-			}
-			fmt.Fprintf(out, "weft dev is up in %s\n", time.Since(started).Round(time.Millisecond))
-			fmt.Fprintf(out, "  Temporal   %s  (namespace %s, task queue %s)\n", srv.Address, srv.Namespace, conn.taskQueue)
-			if srv.UIAddress != "" {
-				fmt.Fprintf(out, "  Web UI     %s\n", srv.UIAddress)
-			}
-			consoleURL := ""
-			if cf.listen != "" && cf.listen != "off" {
-				cf.temporalUI = srv.UIAddress
-				if consoleURL, err = cf.serveConsole(ctx, c, srv.Namespace, cmd.ErrOrStderr()); err != nil {
-					return err
+				consoleURL := ""
+				if cf.listen != "" && cf.listen != "off" {
+					cf.temporalUI = srv.UIAddress
+					if consoleURL, err = cf.serveConsole(ctx, c, srv.Namespace, cmd.ErrOrStderr()); err != nil {
+						return err
+					}
+					fmt.Fprintf(out, "  Console    %s  (runs drawn live, reviews, workflow playground)\n", consoleURL)
 				}
-				fmt.Fprintf(out, "  Console    %s  (runs drawn live, reviews, workflow playground)\n", consoleURL)
-			}
-			fmt.Fprintf(out, "  Database   %s\n", dbNote)
-			if codecEndpoint != "" {
-				fmt.Fprintf(out, "  Codec      %s  (payloads are encrypted; the Web UI decodes them here)\n", codecEndpoint)
-			}
-			fmt.Fprintf(out, "  Data       %s\n", dataDir)
-			state := devState{PID: os.Getpid(), Temporal: srv.Address, Namespace: srv.Namespace, MongoDB: cfg.MongoDBURI, UI: srv.UIAddress}
-			if err := writeDevState(state); err != nil {
-				fmt.Fprintf(out, "  (cannot write %s: %v; other weft commands need the exports below)\n", devStateFile(), err)
-			}
-			defer removeDevState(os.Getpid())
-			fmt.Fprintln(out, "  Other weft commands on this machine find it by themselves; other tools need:")
-			fmt.Fprintf(out, "    export TEMPORAL_ADDRESS=%s MONGODB_URI=%s   (or: eval \"$(weft dev --env)\")\n", srv.Address, cfg.MongoDBURI)
-			fmt.Fprintln(out, "  Try: weft run cost-analysis --input docs=100000     weft run approval-demo")
-			fmt.Fprintln(out, "       weft runs          weft reviews          weft status ID")
-			if demo {
-				if err := startDemo(ctx, c, srv, consoleURL, out); err != nil {
-					return err
+				fmt.Fprintf(out, "  Database   %s\n", dbNote)
+				if codecEndpoint != "" {
+					fmt.Fprintf(out, "  Codec      %s  (payloads are encrypted; the Web UI decodes them here)\n", codecEndpoint)
 				}
-			}
-			<-ctx.Done()
-			fmt.Fprintln(out, "\nweft dev: stopping")
-			return nil
+				fmt.Fprintf(out, "  Data       %s\n", dataDir)
+				state := devState{PID: os.Getpid(), Temporal: srv.Address, Namespace: srv.Namespace, MongoDB: cfg.MongoDBURI, UI: srv.UIAddress}
+				if err := writeDevState(state); err != nil {
+					fmt.Fprintf(out, "  (cannot write %s: %v; other weft commands need the exports below)\n", devStateFile(), err)
+				}
+				defer removeDevState(os.Getpid())
+				fmt.Fprintln(out, "  Other weft commands on this machine find it by themselves; other tools need:")
+				fmt.Fprintf(out, "    export TEMPORAL_ADDRESS=%s MONGODB_URI=%s   (or: eval \"$(weft dev --env)\")\n", srv.Address, cfg.MongoDBURI)
+				fmt.Fprintln(out, "  Try: weft run cost-analysis --input docs=100000     weft run approval-demo")
+				fmt.Fprintln(out, "       weft runs          weft reviews          weft status ID")
+				if demo {
+					if err := startDemo(ctx, c, srv, consoleURL, out); err != nil {
+						return err
+					}
+				}
+				<-ctx.Done()
+				fmt.Fprintln(out, "\nweft dev: stopping")
+				return nil
+			})
 		},
 	}
 	cmd.Flags().StringVar(&dataDir, "data-dir", ".weft/dev", "where Temporal keeps its SQLite database and log")

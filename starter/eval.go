@@ -67,7 +67,7 @@ func newEvalCommand() *cobra.Command {
 	cmd.Flags().StringVar(&o.baseline, "baseline", "", "an earlier report (weft eval --json) to compare with")
 	cmd.Flags().StringVar(&o.report, "report", "", "also write the JSON report to this file")
 	cmd.Flags().StringVar(&o.reportsDir, "reports-dir", envOr("WEFT_EVAL_REPORTS", report.DefaultDir), "keep every report in this folder, where the console's Evals page reads them (\"off\": keep none; env WEFT_EVAL_REPORTS)")
-	cmd.Flags().BoolVar(&o.asJSON, "json", false, "print the report as JSON")
+	jsonFlag(cmd, &o.asJSON, "print the report as JSON")
 	cmd.Flags().IntVar(&o.concurrency, "concurrency", 4, "cases run at the same time")
 	cmd.Flags().StringVar(&o.judgeModel, "judge-model", "", "model of the judge grader (default: the worker's chat model)")
 	cmd.Flags().DurationVar(&o.timeout, "case-timeout", eval.DefaultCaseTimeout, "how long one case may run")
@@ -111,36 +111,33 @@ func (o *evalOptions) run(cmd *cobra.Command, arg string) error {
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	c, err := o.conn.dial(ctx)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	rep := eval.Run(ctx, c, w, cases, eval.Options{Source: arg, Concurrency: o.concurrency, CaseTimeout: o.timeout, Judge: judge})
-	rep.Dataset = o.dataset
-	if base != nil {
-		rep.Baseline = eval.Compare(base, rep)
-		rep.Baseline.File = o.baseline
-	}
-	// The results are printed first: a report that cannot be saved warns, and loses nothing.
-	out := cmd.OutOrStdout()
-	var printErr error
-	if o.asJSON {
-		printErr = writeJSON(out, rep)
-	} else {
-		printEval(out, rep)
-	}
-	o.saveReports(cmd.ErrOrStderr(), rep)
-	if printErr != nil {
-		return printErr
-	}
-	switch {
-	case rep.Baseline != nil && len(rep.Baseline.Regressions) > 0:
-		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("%d regression(s) against %s: %s", len(rep.Baseline.Regressions), o.baseline, strings.Join(rep.Baseline.Regressions, ", "))}
-	case rep.Baseline == nil && rep.Summary.Failed > 0:
-		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("%d of %d cases failed", rep.Summary.Failed, rep.Summary.Cases)}
-	}
-	return nil
+	return o.conn.with(ctx, func(c *weftclient.Client) error {
+		rep := eval.Run(ctx, c, w, cases, eval.Options{Source: arg, Concurrency: o.concurrency, CaseTimeout: o.timeout, Judge: judge})
+		rep.Dataset = o.dataset
+		if base != nil {
+			rep.Baseline = eval.Compare(base, rep)
+			rep.Baseline.File = o.baseline
+		}
+		// The results are printed first: a report that cannot be saved warns, and loses nothing.
+		out := cmd.OutOrStdout()
+		var printErr error
+		if o.asJSON {
+			printErr = writeJSON(out, rep)
+		} else {
+			printEval(out, rep)
+		}
+		o.saveReports(cmd.ErrOrStderr(), rep)
+		if printErr != nil {
+			return printErr
+		}
+		switch {
+		case rep.Baseline != nil && len(rep.Baseline.Regressions) > 0:
+			return &ExitError{Code: ExitFailed, Err: fmt.Errorf("%d regression(s) against %s: %s", len(rep.Baseline.Regressions), o.baseline, strings.Join(rep.Baseline.Regressions, ", "))}
+		case rep.Baseline == nil && rep.Summary.Failed > 0:
+			return &ExitError{Code: ExitFailed, Err: fmt.Errorf("%d of %d cases failed", rep.Summary.Failed, rep.Summary.Cases)}
+		}
+		return nil
+	})
 }
 
 // saveReports keeps rep in --reports-dir and writes --report. A report that cannot be saved is a

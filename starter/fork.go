@@ -24,25 +24,22 @@ func newForkCommand() *cobra.Command {
 			"forked from any iteration whose results its next model call read.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := conn.dial(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			run, plan, err := c.Fork(cmd.Context(), args[0], weftclient.ForkOptions{Step: step, Iteration: iteration, Message: message, ID: id})
-			if err != nil {
-				return clientError(err)
-			}
-			out := cmd.OutOrStdout()
-			if asJSON {
-				_ = writeJSON(out, map[string]any{"id": run.ID, "forkedFrom": args[0], "step": step, "iteration": iteration, "reused": plan.Reused, "rerun": plan.Rerun, "messages": plan.Messages})
-			} else {
-				fmt.Fprintf(out, "Started %s, forking %s at %s iteration %d (%d messages kept)\n  reused: %s\n  runs:   %s\n", run.ID, args[0], step, iteration, plan.Messages, list(plan.Reused), list(plan.Rerun))
-			}
-			if detach {
-				return nil
-			}
-			return followStarted(cmd, c, run.ID, asJSON)
+			return conn.with(cmd.Context(), func(c *weftclient.Client) error {
+				run, plan, err := c.Fork(cmd.Context(), args[0], weftclient.ForkOptions{Step: step, Iteration: iteration, Message: message, ID: id})
+				if err != nil {
+					return clientError(err)
+				}
+				out := cmd.OutOrStdout()
+				if asJSON {
+					_ = writeJSON(out, map[string]any{"id": run.ID, "forkedFrom": args[0], "step": step, "iteration": iteration, "reused": plan.Reused, "rerun": plan.Rerun, "messages": plan.Messages})
+				} else {
+					fmt.Fprintf(out, "Started %s, forking %s at %s iteration %d (%d messages kept)\n  reused: %s\n  runs:   %s\n", run.ID, args[0], step, iteration, plan.Messages, list(plan.Reused), list(plan.Rerun))
+				}
+				if detach {
+					return nil
+				}
+				return followStarted(cmd, c, run.ID, asJSON)
+			})
 		},
 	}
 	conn.register(cmd)
@@ -51,7 +48,7 @@ func newForkCommand() *cobra.Command {
 	cmd.Flags().StringVar(&message, "message", "", "the user message the agent reads next (at --iteration 0: the prompt)")
 	cmd.Flags().StringVar(&id, "id", "", "id of the new run (default: RUN_ID-fork-<random>)")
 	cmd.Flags().BoolVar(&detach, "detach", false, "start it and return (exit 0; follow it with weft status --follow ID)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	jsonFlag(cmd, &asJSON, "print JSON")
 	_ = cmd.MarkFlagRequired("step")
 	return cmd
 }

@@ -102,7 +102,7 @@ func newIndexCommand() *cobra.Command {
 		},
 	}
 	lf.register(list)
-	list.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	jsonFlag(list, &asJSON, "print JSON")
 	cmd.AddCommand(create, list)
 	return cmd
 }

@@ -49,7 +49,7 @@ func newListCommand() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	jsonFlag(cmd, &asJSON, "print JSON")
 	cmd.Flags().BoolVar(&packages, "packages", false, "list the installed workflow packages (weft install) instead: name, version, tier, description")
 	return cmd
 }

@@ -75,7 +75,7 @@ func newMemoryCommand() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&db, "db", "", "database (env WEFT_DB, default weft)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	jsonFlag(cmd, &asJSON, "print JSON")
 	return cmd
 }
 

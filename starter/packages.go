@@ -91,7 +91,7 @@ func newInstallCommand() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the installed package as JSON")
+	jsonFlag(cmd, &asJSON, "print the installed package as JSON")
 	return cmd
 }
 
@@ -145,7 +145,7 @@ func newSearchCommand() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the packages found as JSON")
+	jsonFlag(cmd, &asJSON, "print the packages found as JSON")
 	cmd.Flags().IntVar(&limit, "limit", 20, fmt.Sprintf("the most packages to list (1-%d)", vaipkg.MaxSearchResults))
 	return cmd
 }
@@ -196,7 +196,7 @@ func newCreateCommand() *cobra.Command {
 	cmd.Flags().StringVar(&o.Version, "version", "1.0.0", "package.json's version")
 	cmd.Flags().StringVar(&output, "output", "", "the package's directory (default: ./vai-workflow-NAME)")
 	cmd.Flags().BoolVar(&o.Force, "force", false, "replace the package's files when the directory has them (a link at one of their names is refused, never followed)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print what was made as JSON")
+	jsonFlag(cmd, &asJSON, "print what was made as JSON")
 	return cmd
 }
 
@@ -292,7 +292,7 @@ func newInfoCommand() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	jsonFlag(cmd, &asJSON, "print JSON")
 	return cmd
 }
 
@@ -437,6 +437,6 @@ func newCheckCommand() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the findings as JSON")
+	jsonFlag(cmd, &asJSON, "print the findings as JSON")
 	return cmd
 }

@@ -22,7 +22,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.inputFile, "input-file", "", "a JSON object of inputs ({\"name\": value}); --input flags win")
 	cmd.Flags().StringVar(&f.db, "db", "", "override defaults.db")
 	cmd.Flags().StringVar(&f.collection, "collection", "", "override defaults.collection")
-	cmd.Flags().BoolVar(&f.asJSON, "json", false, "print JSON")
+	jsonFlag(cmd, &f.asJSON, "print JSON")
 }
 
 // overrides returns the defaults the flags override.

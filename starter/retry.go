@@ -31,25 +31,22 @@ func newRetryCommand() *cobra.Command {
 					return err
 				}
 			}
-			c, err := conn.dial(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			run, plan, err := c.Retry(cmd.Context(), args[0], weftclient.RetryOptions{From: from, Workflow: w, ID: id})
-			if err != nil {
-				return clientError(err)
-			}
-			out := cmd.OutOrStdout()
-			if asJSON {
-				_ = writeJSON(out, map[string]any{"id": run.ID, "resumedFrom": args[0], "reused": plan.Reused, "rerun": plan.Rerun})
-			} else {
-				fmt.Fprintf(out, "Started %s, resuming %s\n  reused: %s\n  runs:   %s\n", run.ID, args[0], list(plan.Reused), list(plan.Rerun))
-			}
-			if detach {
-				return nil // started: a script can go on with `&&`
-			}
-			return followStarted(cmd, c, run.ID, asJSON)
+			return conn.with(cmd.Context(), func(c *weftclient.Client) error {
+				run, plan, err := c.Retry(cmd.Context(), args[0], weftclient.RetryOptions{From: from, Workflow: w, ID: id})
+				if err != nil {
+					return clientError(err)
+				}
+				out := cmd.OutOrStdout()
+				if asJSON {
+					_ = writeJSON(out, map[string]any{"id": run.ID, "resumedFrom": args[0], "reused": plan.Reused, "rerun": plan.Rerun})
+				} else {
+					fmt.Fprintf(out, "Started %s, resuming %s\n  reused: %s\n  runs:   %s\n", run.ID, args[0], list(plan.Reused), list(plan.Rerun))
+				}
+				if detach {
+					return nil // started: a script can go on with `&&`
+				}
+				return followStarted(cmd, c, run.ID, asJSON)
+			})
 		},
 	}
 	conn.register(cmd)
@@ -57,7 +54,7 @@ func newRetryCommand() *cobra.Command {
 	cmd.Flags().StringVar(&file, "file", "", "a corrected workflow file (or template name)")
 	cmd.Flags().StringVar(&id, "id", "", "id of the new run (default: RUN_ID-retry-<random>)")
 	cmd.Flags().BoolVar(&detach, "detach", false, "start it and return (exit 0; follow it with weft status --follow ID)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	jsonFlag(cmd, &asJSON, "print JSON")
 	return cmd
 }
 

@@ -72,25 +72,22 @@ func newReviewCommand() *cobra.Command {
 			if all && gateID != "" {
 				return invalid(errors.New("--all decides every pending review; leave out --id (use --step to limit it to one step)"))
 			}
-			c, err := conn.dial(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			out := cmd.OutOrStdout()
-			if all {
-				res, err := c.ReviewAll(cmd.Context(), id, step, d)
-				for _, r := range res {
-					fmt.Fprintf(out, "%s: %s recorded for %s\n", id, r.Decision, r.Id)
+			return conn.with(cmd.Context(), func(c *weftclient.Client) error {
+				out := cmd.OutOrStdout()
+				if all {
+					res, err := c.ReviewAll(cmd.Context(), id, step, d)
+					for _, r := range res {
+						fmt.Fprintf(out, "%s: %s recorded for %s\n", id, r.Decision, r.Id)
+					}
+					return clientError(err)
 				}
-				return clientError(err)
-			}
-			res, err := c.Review(cmd.Context(), id, d)
-			if err != nil {
-				return clientError(err)
-			}
-			fmt.Fprintf(out, "%s: %s recorded for %s\n", id, res.Decision, res.Id)
-			return nil
+				res, err := c.Review(cmd.Context(), id, d)
+				if err != nil {
+					return clientError(err)
+				}
+				fmt.Fprintf(out, "%s: %s recorded for %s\n", id, res.Decision, res.Id)
+				return nil
+			})
 		},
 	}
 	conn.register(cmd)
@@ -118,16 +115,13 @@ func newReviewsCommand() *cobra.Command {
 			if limit < 1 || limit > weftclient.MaxReviewRuns {
 				return invalid(fmt.Errorf("--limit %d: give a number of waiting runs to read from 1 to %d", limit, weftclient.MaxReviewRuns))
 			}
-			c, err := conn.dial(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			return listReviews(cmd.Context(), c, cmd.OutOrStdout(), cmd.ErrOrStderr(), limit, asJSON)
+			return conn.with(cmd.Context(), func(c *weftclient.Client) error {
+				return listReviews(cmd.Context(), c, cmd.OutOrStdout(), cmd.ErrOrStderr(), limit, asJSON)
+			})
 		},
 	}
 	conn.register(cmd)
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON (a note that the listing was cut goes to stderr)")
+	jsonFlag(cmd, &asJSON, "print JSON (a note that the listing was cut goes to stderr)")
 	cmd.Flags().IntVar(&limit, "limit", defaultReviewRuns, fmt.Sprintf("how many waiting runs to read, the newest first (at most %d)", weftclient.MaxReviewRuns))
 	return cmd
 }

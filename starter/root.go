@@ -144,6 +144,12 @@ func Execute(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // Main is what cmd/weft runs.
 func Main() { os.Exit(Execute(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
 
+// jsonFlag declares --json on cmd, the one spelling of the JSON output mode every command that
+// has one shares: usage says what it prints (writeJSON, or writeJSONLine for a stream).
+func jsonFlag(cmd *cobra.Command, p *bool, usage string) {
+	cmd.Flags().BoolVar(p, "json", false, usage)
+}
+
 // writeJSON prints v as indented JSON, terminal-safe (escapeControls).
 func writeJSON(w io.Writer, v any) error {
 	var buf bytes.Buffer

@@ -118,28 +118,25 @@ func (o *runOptions) run(cmd *cobra.Command, arg string) error {
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	c, err := o.conn.dial(ctx)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	run, err := c.StartRequest(ctx, w.Def.Name, o.id, req)
-	if err != nil {
-		return clientError(err)
-	}
-	id := run.ID
-	if o.detach {
-		if o.asJSON {
-			_ = writeJSON(out, map[string]string{"id": id, "runId": run.RunID})
-		} else {
-			fmt.Fprintf(out, "Started %s\n  follow: weft status --follow %s\n  cancel: weft cancel %s\n", id, id, id)
+	return o.conn.with(ctx, func(c *weftclient.Client) error {
+		run, err := c.StartRequest(ctx, w.Def.Name, o.id, req)
+		if err != nil {
+			return clientError(err)
 		}
-		return nil // started: a script can go on with `&&`
-	}
-	if !o.quiet && !o.asJSON {
-		header(out, "weft: "+w.Def.Name+"  ("+id+")")
-	}
-	return o.follow(ctx, c, out, errOut, id, w.Def.Formatters)
+		id := run.ID
+		if o.detach {
+			if o.asJSON {
+				_ = writeJSON(out, map[string]string{"id": id, "runId": run.RunID})
+			} else {
+				fmt.Fprintf(out, "Started %s\n  follow: weft status --follow %s\n  cancel: weft cancel %s\n", id, id, id)
+			}
+			return nil // started: a script can go on with `&&`
+		}
+		if !o.quiet && !o.asJSON {
+			header(out, "weft: "+w.Def.Name+"  ("+id+")")
+		}
+		return o.follow(ctx, c, out, errOut, id, w.Def.Formatters)
+	})
 }
 
 // follow shows run id's progress until it ends (weft run, weft status --follow) and reports how it

@@ -32,43 +32,40 @@ func newRunsCommand() *cobra.Command {
 			if err := weftclient.CheckPageToken(after); err != nil {
 				return invalid(fmt.Errorf("--after: %w", err))
 			}
-			c, err := conn.dial(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			page, err := c.ListPage(cmd.Context(), weftclient.ListOptions{Limit: limit, After: after, Search: search})
-			if err != nil {
-				return clientError(err)
-			}
-			out := cmd.OutOrStdout()
-			more := ""
-			if page.Next != "" {
-				more = "more: " + nextRunsCommand(cmd.Flags().Changed("limit"), limit, search, asJSON, page.Next)
-			}
-			if asJSON {
-				if more != "" {
-					fmt.Fprintln(cmd.ErrOrStderr(), more) // stdout stays one JSON array
+			return conn.with(cmd.Context(), func(c *weftclient.Client) error {
+				page, err := c.ListPage(cmd.Context(), weftclient.ListOptions{Limit: limit, After: after, Search: search})
+				if err != nil {
+					return clientError(err)
 				}
-				return writeJSON(out, page.Runs)
-			}
-			tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tWORKFLOW\tSTATUS\tSTARTED")
-			for _, r := range page.Runs {
-				status := strings.ReplaceAll(r.RunStatus(), "_", " ")
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.ID, r.Workflow, status, r.Started.Local().Format(time.DateTime))
-			}
-			if err := tw.Flush(); err != nil {
-				return err
-			}
-			if more != "" {
-				fmt.Fprintln(out, more)
-			}
-			return nil
+				out := cmd.OutOrStdout()
+				more := ""
+				if page.Next != "" {
+					more = "more: " + nextRunsCommand(cmd.Flags().Changed("limit"), limit, search, asJSON, page.Next)
+				}
+				if asJSON {
+					if more != "" {
+						fmt.Fprintln(cmd.ErrOrStderr(), more) // stdout stays one JSON array
+					}
+					return writeJSON(out, page.Runs)
+				}
+				tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "ID\tWORKFLOW\tSTATUS\tSTARTED")
+				for _, r := range page.Runs {
+					status := strings.ReplaceAll(r.RunStatus(), "_", " ")
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.ID, r.Workflow, status, r.Started.Local().Format(time.DateTime))
+				}
+				if err := tw.Flush(); err != nil {
+					return err
+				}
+				if more != "" {
+					fmt.Fprintln(out, more)
+				}
+				return nil
+			})
 		},
 	}
 	conn.register(cmd)
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON (the next page's command goes to stderr)")
+	jsonFlag(cmd, &asJSON, "print JSON (the next page's command goes to stderr)")
 	cmd.Flags().IntVar(&limit, "limit", 20, fmt.Sprintf("how many runs a page (at most %d)", maxRunsPage))
 	cmd.Flags().StringVar(&after, "after", "", "the page token a previous listing printed: list the runs after its page")
 	cmd.Flags().StringVar(&search, "search", "", "keep runs whose id, workflow, status or starter contain every word")
@@ -115,21 +112,18 @@ func newCancelCommand() *cobra.Command {
 			"task keeps failing never sees a cancel: it is terminated, and weft says so. --force terminates any run.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := conn.dial(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			terminated, err := c.CancelRun(cmd.Context(), args[0], strings.TrimSpace(defaultReviewer()+" (weft CLI)"), force)
-			if err != nil {
-				return clientError(err)
-			}
-			if terminated != "" {
-				fmt.Fprintf(cmd.OutOrStdout(), "Terminated %s: %s\n", args[0], terminated)
+			return conn.with(cmd.Context(), func(c *weftclient.Client) error {
+				terminated, err := c.CancelRun(cmd.Context(), args[0], strings.TrimSpace(defaultReviewer()+" (weft CLI)"), force)
+				if err != nil {
+					return clientError(err)
+				}
+				if terminated != "" {
+					fmt.Fprintf(cmd.OutOrStdout(), "Terminated %s: %s\n", args[0], terminated)
+					return nil
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "Cancellation requested for %s\n", args[0])
 				return nil
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "Cancellation requested for %s\n", args[0])
-			return nil
+			})
 		},
 	}
 	cmd.Flags().BoolVar(&force, "force", false, "terminate the run after requesting the cancel (it ends at once, without its own cleanup)")
@@ -144,53 +138,50 @@ func newHistoryCommand() *cobra.Command {
 		Short: "Show a run's step timeline",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := conn.dial(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			// the run as every surface shows it: a closed run's steps have their outcomes
-			e, err := c.Execution(cmd.Context(), args[0])
-			if err != nil {
-				return clientError(err)
-			}
-			if e.State == nil {
-				return clientError(errors.New(e.StateErr))
-			}
-			st := e.State
-			start := st.StartedAt.AsTime()
-			out := cmd.OutOrStdout()
-			tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "STEP\tTOOL\tSTATUS\tSTART\tDURATION\tATTEMPTS\tDETAIL")
-			for _, s := range st.Steps {
-				at, dur := "-", "-"
-				if s.StartedAt != nil {
-					at = "+" + s.StartedAt.AsTime().Sub(start).Round(time.Millisecond).String()
+			return conn.with(cmd.Context(), func(c *weftclient.Client) error {
+				// the run as every surface shows it: a closed run's steps have their outcomes
+				e, err := c.Execution(cmd.Context(), args[0])
+				if err != nil {
+					return clientError(err)
 				}
-				if s.FinishedAt != nil {
-					dur = (time.Duration(s.DurationMs) * time.Millisecond).String()
+				if e.State == nil {
+					return clientError(errors.New(e.StateErr))
 				}
-				detail := s.Summary
-				if s.Error != "" {
-					detail = s.Error
-				} else if s.Reason != "" {
-					detail = s.Reason
+				st := e.State
+				start := st.StartedAt.AsTime()
+				out := cmd.OutOrStdout()
+				tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "STEP\tTOOL\tSTATUS\tSTART\tDURATION\tATTEMPTS\tDETAIL")
+				for _, s := range st.Steps {
+					at, dur := "-", "-"
+					if s.StartedAt != nil {
+						at = "+" + s.StartedAt.AsTime().Sub(start).Round(time.Millisecond).String()
+					}
+					if s.FinishedAt != nil {
+						dur = (time.Duration(s.DurationMs) * time.Millisecond).String()
+					}
+					detail := s.Summary
+					if s.Error != "" {
+						detail = s.Error
+					} else if s.Reason != "" {
+						detail = s.Reason
+					}
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", s.Id, s.Tool, s.Status, at, dur, s.Attempts, detail)
+					for _, tc := range s.ToolCalls {
+						fmt.Fprintf(tw, "  ↳ %s\t%s\t%s\t\t%dms\t\t#%d\n", tc.Id, tc.Tool, tc.Status, tc.DurationMs, tc.Iteration)
+					}
+					if weftclient.UsageOf(s.Usage).Billed() {
+						fmt.Fprintf(tw, "  usage\t\t\t\t\t\t%s\n", usageText(s.Usage))
+					}
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", s.Id, s.Tool, s.Status, at, dur, s.Attempts, detail)
-				for _, tc := range s.ToolCalls {
-					fmt.Fprintf(tw, "  ↳ %s\t%s\t%s\t\t%dms\t\t#%d\n", tc.Id, tc.Tool, tc.Status, tc.DurationMs, tc.Iteration)
+				if err := tw.Flush(); err != nil {
+					return err
 				}
-				if weftclient.UsageOf(s.Usage).Billed() {
-					fmt.Fprintf(tw, "  usage\t\t\t\t\t\t%s\n", usageText(s.Usage))
+				if u := st.Usage; weftclient.UsageOf(u).Billed() {
+					fmt.Fprintf(out, "\nRun usage: %s\n", usageText(u))
 				}
-			}
-			if err := tw.Flush(); err != nil {
-				return err
-			}
-			if u := st.Usage; weftclient.UsageOf(u).Billed() {
-				fmt.Fprintf(out, "\nRun usage: %s\n", usageText(u))
-			}
-			return nil
+				return nil
+			})
 		},
 	}
 	conn.register(cmd)

@@ -61,18 +61,15 @@ func newScheduleCommand() *cobra.Command {
 			if err != nil {
 				return invalid(err)
 			}
-			c, err := conn.dial(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			err = c.CreateSchedule(cmd.Context(), w, weftclient.ScheduleOptions{ID: args[0], Cron: cron, Every: every, Overlap: overlap, Paused: paused, Note: note,
-				Start: weftclient.StartOptions{Source: args[1], Inputs: inputs, Defaults: f.overrides()}})
-			if err != nil {
-				return clientError(err)
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "Schedule %s created: %s runs %s.\n  see it: weft schedule describe %s\n", args[0], w.Def.Name, when(cron, every), args[0])
-			return nil
+			return conn.with(cmd.Context(), func(c *weftclient.Client) error {
+				err := c.CreateSchedule(cmd.Context(), w, weftclient.ScheduleOptions{ID: args[0], Cron: cron, Every: every, Overlap: overlap, Paused: paused, Note: note,
+					Start: weftclient.StartOptions{Source: args[1], Inputs: inputs, Defaults: f.overrides()}})
+				if err != nil {
+					return clientError(err)
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "Schedule %s created: %s runs %s.\n  see it: weft schedule describe %s\n", args[0], w.Def.Name, when(cron, every), args[0])
+				return nil
+			})
 		},
 	}
 	f.register(create)
@@ -88,47 +85,41 @@ func newScheduleCommand() *cobra.Command {
 	list := &cobra.Command{
 		Use: "list", Short: "List the schedules of weft workflows", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := lconn.dial(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			list, err := c.ListSchedules(cmd.Context())
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return writeJSON(cmd.OutOrStdout(), list)
-			}
-			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "SCHEDULE\tWORKFLOW\tPAUSED\tNEXT")
-			for _, s := range list {
-				next := "-"
-				if len(s.Next) > 0 {
-					next = s.Next[0].Local().Format(time.DateTime)
+			return lconn.with(cmd.Context(), func(c *weftclient.Client) error {
+				list, err := c.ListSchedules(cmd.Context())
+				if err != nil {
+					return err
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%v\t%s\n", s.ID, s.Workflow, s.Paused, next)
-			}
-			return tw.Flush()
+				if asJSON {
+					return writeJSON(cmd.OutOrStdout(), list)
+				}
+				tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "SCHEDULE\tWORKFLOW\tPAUSED\tNEXT")
+				for _, s := range list {
+					next := "-"
+					if len(s.Next) > 0 {
+						next = s.Next[0].Local().Format(time.DateTime)
+					}
+					fmt.Fprintf(tw, "%s\t%s\t%v\t%s\n", s.ID, s.Workflow, s.Paused, next)
+				}
+				return tw.Flush()
+			})
 		},
 	}
 	lconn.register(list)
-	list.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	jsonFlag(list, &asJSON, "print JSON")
 
 	var dconn connFlags
 	describe := &cobra.Command{
 		Use: "describe ID", Short: "Show a schedule: next times and recent runs", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := dconn.dial(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			s, err := c.DescribeSchedule(cmd.Context(), args[0])
-			if err != nil {
-				return clientError(err)
-			}
-			return writeJSON(cmd.OutOrStdout(), s)
+			return dconn.with(cmd.Context(), func(c *weftclient.Client) error {
+				s, err := c.DescribeSchedule(cmd.Context(), args[0])
+				if err != nil {
+					return clientError(err)
+				}
+				return writeJSON(cmd.OutOrStdout(), s)
+			})
 		},
 	}
 	dconn.register(describe)
@@ -139,16 +130,13 @@ func newScheduleCommand() *cobra.Command {
 		a := &cobra.Command{
 			Use: string(action) + " ID", Short: strings.ToUpper(string(action[:1])) + string(action[1:]) + " a schedule", Args: cobra.ExactArgs(1),
 			RunE: func(cmd *cobra.Command, args []string) error {
-				c, err := aconn.dial(cmd.Context())
-				if err != nil {
-					return err
-				}
-				defer c.Close()
-				if err := c.DoSchedule(cmd.Context(), args[0], action, anote); err != nil {
-					return clientError(err)
-				}
-				fmt.Fprintf(cmd.OutOrStdout(), "Schedule %s: %s done.\n", args[0], action)
-				return nil
+				return aconn.with(cmd.Context(), func(c *weftclient.Client) error {
+					if err := c.DoSchedule(cmd.Context(), args[0], action, anote); err != nil {
+						return clientError(err)
+					}
+					fmt.Fprintf(cmd.OutOrStdout(), "Schedule %s: %s done.\n", args[0], action)
+					return nil
+				})
 			},
 		}
 		aconn.register(a)

@@ -33,47 +33,44 @@ func statusCommand(watch bool) *cobra.Command {
 			"Exit status: 0 running or completed, 1 failed, cancelled, terminated or timed out.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := conn.dial(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			id := args[0]
-			st, err := c.State(cmd.Context(), id)
-			if err != nil {
-				return clientError(err)
-			}
-			out := cmd.OutOrStdout()
-			if follow || watch {
-				o := &runOptions{runFlags: runFlags{asJSON: asJSON}, interval: interval, since: since, verbose: verbose}
-				var formatters map[string]any
-				if w, err := c.Workflow(cmd.Context(), id); err == nil {
-					formatters = w.Def.Formatters
+			return conn.with(cmd.Context(), func(c *weftclient.Client) error {
+				id := args[0]
+				st, err := c.State(cmd.Context(), id)
+				if err != nil {
+					return clientError(err)
 				}
-				if !asJSON {
-					header(out, fmt.Sprintf("weft: %s  (%s)", st.Workflow, id))
+				out := cmd.OutOrStdout()
+				if follow || watch {
+					o := &runOptions{runFlags: runFlags{asJSON: asJSON}, interval: interval, since: since, verbose: verbose}
+					var formatters map[string]any
+					if w, err := c.Workflow(cmd.Context(), id); err == nil {
+						formatters = w.Def.Formatters
+					}
+					if !asJSON {
+						header(out, fmt.Sprintf("weft: %s  (%s)", st.Workflow, id))
+					}
+					ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+					defer stop()
+					return o.follow(ctx, c, out, cmd.ErrOrStderr(), id, formatters)
 				}
-				ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-				defer stop()
-				return o.follow(ctx, c, out, cmd.ErrOrStderr(), id, formatters)
-			}
-			// the run as every surface shows it (weftclient.Resolve)
-			e := weftclient.Resolve(id, nil, st)
-			if d, derr := c.Describe(cmd.Context(), id); derr == nil {
-				e = weftclient.Resolve(id, d, st)
-			}
-			if asJSON {
-				if err := writeProto(out, e.State); err != nil {
-					return err
+				// the run as every surface shows it (weftclient.Resolve)
+				e := weftclient.Resolve(id, nil, st)
+				if d, derr := c.Describe(cmd.Context(), id); derr == nil {
+					e = weftclient.Resolve(id, d, st)
 				}
+				if asJSON {
+					if err := writeProto(out, e.State); err != nil {
+						return err
+					}
+					return statusExit(e.Status)
+				}
+				printStatus(out, e)
 				return statusExit(e.Status)
-			}
-			printStatus(out, e)
-			return statusExit(e.Status)
+			})
 		},
 	}
 	conn.register(cmd)
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the state query's JSON")
+	jsonFlag(cmd, &asJSON, "print the state query's JSON")
 	cmd.Flags().BoolVarP(&follow, "follow", "f", false, "show the steps as they change until the run ends (as weft run does)")
 	cmd.Flags().DurationVar(&interval, "poll", time.Second, "with --follow: how often the run's state is read when it cannot be waited on (an older worker)")
 	cmd.Flags().Int64Var(&since, "since", 0, "with --follow: start after the event with this sequence number (the seq of --json --verbose's events), to go on after a disconnect")

@@ -72,7 +72,7 @@ func newValidateCommand() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print a machine-readable list of results")
+	jsonFlag(cmd, &asJSON, "print a machine-readable list of results")
 	return cmd
 }
 

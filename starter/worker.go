@@ -7,6 +7,7 @@ import (
 	sdkworker "go.temporal.io/sdk/worker"
 
 	"github.com/weftworks/weft/activities"
+	weftclient "github.com/weftworks/weft/client"
 	"github.com/weftworks/weft/worker"
 )
 
@@ -31,19 +32,16 @@ func newWorkerCommand() *cobra.Command {
 				return invalid(err)
 			}
 			m := serveMetrics(metricsAddr, cmd.ErrOrStderr())
-			c, err := conn.dialWith(cmd.Context(), m)
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			w, err := worker.New(c.Temporal(), worker.Options{TaskQueue: conn.taskQueue, Config: cfg, Metrics: m,
-				WorkflowPollers: tune.WorkflowPollers, ActivityPollers: tune.ActivityPollers,
-				MaxConcurrentActivities: tune.MaxConcurrentActivities, MaxConcurrentWorkflowTasks: tune.MaxConcurrentWorkflowTasks})
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "weft worker: %s, namespace %s, task queue %s\n", conn.address, conn.namespace, conn.taskQueue)
-			return w.Run(sdkworker.InterruptCh())
+			return conn.withMetrics(cmd.Context(), m, func(c *weftclient.Client) error {
+				w, err := worker.New(c.Temporal(), worker.Options{TaskQueue: conn.taskQueue, Config: cfg, Metrics: m,
+					WorkflowPollers: tune.WorkflowPollers, ActivityPollers: tune.ActivityPollers,
+					MaxConcurrentActivities: tune.MaxConcurrentActivities, MaxConcurrentWorkflowTasks: tune.MaxConcurrentWorkflowTasks})
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.ErrOrStderr(), "weft worker: %s, namespace %s, task queue %s\n", conn.address, conn.namespace, conn.taskQueue)
+				return w.Run(sdkworker.InterruptCh())
+			})
 		},
 	}
 	conn.register(cmd)
