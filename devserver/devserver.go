@@ -80,24 +80,67 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	if o.Namespace == "" {
 		o.Namespace = "default"
 	}
-	var err error
+	addr, ports, err := listenPorts(o)
+	if err != nil {
+		return nil, err
+	}
+	conf, err := serverConfig(o, addr, ports)
+	if err != nil {
+		return nil, err
+	}
+	srv, err := newServer(o, conf, ports)
+	if err != nil {
+		return nil, err
+	}
+	if err := srv.Start(); err != nil {
+		return nil, fmt.Errorf("starting Temporal on %s: %w", addr, err)
+	}
+	s := &Server{Address: addr, Namespace: o.Namespace, server: srv}
+	if o.Postgres != "" {
+		if err := s.ensureNamespace(ctx); err != nil {
+			s.Stop()
+			return nil, err
+		}
+	}
+	if err := s.ensureSearchAttributes(ctx); err != nil {
+		s.Stop()
+		return nil, err
+	}
+	if o.UIPort > 0 {
+		if err := s.startUI(o); err != nil {
+			s.Stop()
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// listenPorts picks the ports of Temporal's services (the frontend's o.Port, or a free one when it
+// is 0) and checks the frontend's address is free: addr is its host:port.
+func listenPorts(o Options) (addr string, ports map[string]int, err error) {
 	if o.Port == 0 {
 		if o.Port, err = freePort(o.Host); err != nil {
-			return nil, err
+			return "", nil, err
 		}
 	}
-	ports := map[string]int{"frontend": o.Port}
+	ports = map[string]int{"frontend": o.Port}
 	for _, svc := range []string{"frontend-http", "history", "matching", "worker"} {
 		if ports[svc], err = freePort(o.Host); err != nil {
-			return nil, err
+			return "", nil, err
 		}
 	}
-	addr := net.JoinHostPort(o.Host, strconv.Itoa(o.Port))
+	addr = net.JoinHostPort(o.Host, strconv.Itoa(o.Port))
 	if l, err := net.Listen("tcp", addr); err != nil {
-		return nil, fmt.Errorf("cannot listen for Temporal on %s (another weft dev or server running? choose another --port): %w", addr, err)
+		return "", nil, fmt.Errorf("cannot listen for Temporal on %s (another weft dev or server running? choose another --port): %w", addr, err)
 	} else {
 		l.Close()
 	}
+	return addr, ports, nil
+}
+
+// serverConfig is Temporal's configuration: its store (SQLite, or PostgreSQL set up first), one
+// cluster at addr, and its services on ports.
+func serverConfig(o Options, addr string, ports map[string]int) (*config.Config, error) {
 	conf := &config.Config{}
 	conf.Global.Membership.MaxJoinDuration = 30 * time.Second
 	conf.Global.Membership.BroadcastAddress = o.Host
@@ -139,7 +182,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		return s
 	}
 	conf.Services = map[string]config.Service{
-		"frontend": svc(o.Port, ports["frontend-http"]),
+		"frontend": svc(ports["frontend"], ports["frontend-http"]),
 		"history":  svc(ports["history"], 0),
 		"matching": svc(ports["matching"], 0),
 		"worker":   svc(ports["worker"], 0),
@@ -149,7 +192,12 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	conf.NamespaceDefaults.Archival.History.State = "disabled"
 	conf.NamespaceDefaults.Archival.Visibility.State = "disabled"
 	conf.PublicClient.HostPort = addr
+	return conf, nil
+}
 
+// newServer makes the Temporal server of conf: its logs (o.LogFile, DataDir/temporal.log, or none
+// in memory), authorization, the dynamic settings measured for SQLite and its hosts on ports.
+func newServer(o Options, conf *config.Config, ports map[string]int) (temporal.Server, error) {
 	logConf := log.Config{Level: "warn"}
 	switch {
 	case o.LogFile != "":
@@ -183,7 +231,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		temporal.WithConfig(conf),
 		temporal.ForServices(temporal.DefaultServices),
 		temporal.WithStaticHosts(map[primitives.ServiceName]static.Hosts{
-			primitives.FrontendService: host(o.Port),
+			primitives.FrontendService: host(ports["frontend"]),
 			primitives.HistoryService:  host(ports["history"]),
 			primitives.MatchingService: host(ports["matching"]),
 			primitives.WorkerService:   host(ports["worker"]),
@@ -196,38 +244,26 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("configuring Temporal: %w", err)
 	}
-	if err := srv.Start(); err != nil {
-		return nil, fmt.Errorf("starting Temporal on %s: %w", addr, err)
+	return srv, nil
+}
+
+// startUI starts the Web UI on o.UIPort against s's frontend, and sets s.UIAddress.
+func (s *Server) startUI(o Options) error {
+	s.ui = uiserver.NewServer(uioptions.WithConfigProvider(&uiconfig.Config{
+		Host: o.Host, Port: o.UIPort, TemporalGRPCAddress: s.Address, EnableUI: true,
+		CORS: uiconfig.CORS{CookieInsecure: true}, HideLogs: true, DisableNewsFetch: true,
+		DefaultNamespace: o.Namespace,
+		Codec:            uiconfig.Codec{Endpoint: o.CodecEndpoint},
+	}))
+	uiErr := make(chan error, 1)
+	go func() { uiErr <- s.ui.Start() }()
+	select {
+	case err := <-uiErr:
+		return fmt.Errorf("starting the Web UI on %s:%d: %w", o.Host, o.UIPort, err)
+	case <-time.After(300 * time.Millisecond):
 	}
-	s := &Server{Address: addr, Namespace: o.Namespace, server: srv}
-	if o.Postgres != "" {
-		if err := s.ensureNamespace(ctx); err != nil {
-			s.Stop()
-			return nil, err
-		}
-	}
-	if err := s.ensureSearchAttributes(ctx); err != nil {
-		s.Stop()
-		return nil, err
-	}
-	if o.UIPort > 0 {
-		s.ui = uiserver.NewServer(uioptions.WithConfigProvider(&uiconfig.Config{
-			Host: o.Host, Port: o.UIPort, TemporalGRPCAddress: addr, EnableUI: true,
-			CORS: uiconfig.CORS{CookieInsecure: true}, HideLogs: true, DisableNewsFetch: true,
-			DefaultNamespace: o.Namespace,
-			Codec:            uiconfig.Codec{Endpoint: o.CodecEndpoint},
-		}))
-		uiErr := make(chan error, 1)
-		go func() { uiErr <- s.ui.Start() }()
-		select {
-		case err := <-uiErr:
-			s.Stop()
-			return nil, fmt.Errorf("starting the Web UI on %s:%d: %w", o.Host, o.UIPort, err)
-		case <-time.After(300 * time.Millisecond):
-		}
-		s.UIAddress = fmt.Sprintf("http://%s", net.JoinHostPort(o.Host, strconv.Itoa(o.UIPort)))
-	}
-	return s, nil
+	s.UIAddress = fmt.Sprintf("http://%s", net.JoinHostPort(o.Host, strconv.Itoa(o.UIPort)))
+	return nil
 }
 
 func sqlConfig(o Options) (*config.SQL, error) {
