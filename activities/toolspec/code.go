@@ -9,6 +9,7 @@ import (
 
 // CodeIndex indexes a local source tree into a collection.
 var CodeIndex = Declare[CodeIndexIn, CodeIndexOut](&Spec{
+	MCP:  true,
 	Name: "code_index", Domain: "code", Kind: KindActivity, NeedsCollection: true,
 	Title: "Index a source tree",
 	Description: "Walk a local directory on the worker, or a shallow clone of a Git repository fetched over https from a host the operator allows (repo, optionally at ref; " +
@@ -56,6 +57,7 @@ type CodeIndexOut struct {
 
 // CodeSearch searches an indexed source tree.
 var CodeSearch = Declare[CodeSearchIn, CodeSearchOut](&Spec{
+	MCP:  true,
 	Name: "code_search", Domain: "code", Kind: KindActivity, NeedsCollection: true,
 	Title:       "Search code",
 	Description: "Search a collection code_index filled: hybrid search (vector and keyword) over the chunks, optionally of one language, under one path prefix or matching a metadata filter, optionally reranked. Each result names its file, lines and symbol.",
@@ -86,6 +88,7 @@ type CodeSearchIn struct {
 // CodeQuery is vai's full RAG query over an indexed source tree: code_search with more
 // candidates, always reranked, five results by default.
 var CodeQuery = Declare[CodeQueryIn, CodeSearchOut](&Spec{
+	MCP:  true,
 	Name: "code_query", Domain: "code", Kind: KindActivity, NeedsCollection: true,
 	Title: "Ask about code",
 	Description: "Answer a question from a collection code_index filled: code_search over five times as many candidates as results, always reranked (Voyage's reranker when a key is configured; offline, search's order), " +
@@ -131,6 +134,7 @@ type CodeHit struct {
 
 // CodeFindSimilar finds indexed code like a snippet.
 var CodeFindSimilar = Declare[CodeFindSimilarIn, CodeFindSimilarOut](&Spec{
+	MCP:  true,
 	Name: "code_find_similar", Domain: "code", Kind: KindActivity, NeedsCollection: true,
 	Title: "Find similar code",
 	Description: "Given a code snippet, return the chunks of a collection code_index filled that are most like it (cosine similarity of their embeddings, " +
@@ -162,6 +166,7 @@ type CodeFindSimilarOut struct {
 
 // CodeStatus says what a code collection holds.
 var CodeStatus = Declare[CodeStatusIn, CodeStatusOut](&Spec{
+	MCP:  true,
 	Name: "code_status", Domain: "code", Kind: KindActivity, NeedsCollection: true,
 	Title:       "Code index status",
 	Description: "What a collection code_index filled holds: chunks and files per language, and the directories and repositories indexed.",

@@ -329,6 +329,14 @@ func Declare[In, Out any](s *Spec) Tool[In, Out] {
 	return Tool[In, Out]{s}
 }
 
+// Describe gives s In and Out as its input and output types, as Declare does, without
+// registering it: a tool that is not a workflow step (the MCP gateway's own tools) with schemas,
+// validation, defaults and Decode derived the same way.
+func Describe[In, Out any](s *Spec) Tool[In, Out] {
+	s.In, s.Out = reflect.TypeFor[In](), reflect.TypeFor[Out]()
+	return Tool[In, Out]{s}
+}
+
 // Decode reads a step's inputs (valid against the schema, aliases renamed) into In, with the
 // declared defaults for the fields the step leaves out.
 func (t Tool[In, Out]) Decode(inputs map[string]any) (In, error) {
@@ -353,4 +361,97 @@ func (t Tool[In, Out]) Decode(inputs map[string]any) (In, error) {
 		return in, fmt.Errorf("%s: inputs do not fit the tool's input type: %w", t.Name, err)
 	}
 	return in, nil
+}
+
+// typeKeywords are the keywords that constrain one JSON type only: Portable moves them into that
+// type's branch.
+var typeKeywords = map[string][]string{
+	"string":  {"minLength", "maxLength", "pattern", "format"},
+	"number":  {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"},
+	"integer": {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"},
+	"array":   {"items", "prefixItems", "minItems", "maxItems", "uniqueItems", "contains"},
+	"object":  {"properties", "required", "additionalProperties", "patternProperties", "minProperties", "maxProperties"},
+}
+
+// Portable returns a copy of the schema document doc in the form every MCP client reads: no
+// `type` list (["string","number"], or ["null","array"] for a nullable value), which some clients
+// refuse and the MCP Inspector warns about. A type list becomes an anyOf with one branch per type,
+// each holding the keywords that constrain that type (a pattern the string's, items the array's),
+// null last; what applies to every type (description, default, enum) stays beside it. The
+// schema takes the same values. A list of one type becomes that type.
+func Portable(doc any) any {
+	switch d := doc.(type) {
+	case []any:
+		out := make([]any, len(d))
+		for i, v := range d {
+			out[i] = Portable(v)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(d))
+		//workflowcheck:ignore the result does not depend on map order (copied, or sorted after)
+		for k, v := range d {
+			switch k {
+			case "enum", "const", "default", "examples", "required":
+				out[k] = v // values, not schemas
+			case "properties", "patternProperties", "$defs":
+				sub, _ := v.(map[string]any)
+				cp := make(map[string]any, len(sub))
+				//workflowcheck:ignore the result does not depend on map order (copied, or sorted after)
+				for name, s := range sub {
+					cp[name] = Portable(s)
+				}
+				out[k] = cp
+			default:
+				out[k] = Portable(v)
+			}
+		}
+		ts, ok := out["type"].([]any)
+		if !ok {
+			return out
+		}
+		delete(out, "type")
+		if len(ts) == 1 {
+			out["type"] = ts[0]
+			return out
+		}
+		var branches []any
+		null := false
+		for _, t := range ts {
+			name, _ := t.(string)
+			if name == "null" {
+				null = true
+				continue
+			}
+			b := map[string]any{"type": name}
+			for _, k := range typeKeywords[name] {
+				if v, ok := out[k]; ok {
+					b[k] = v
+				}
+			}
+			branches = append(branches, b)
+		}
+		for _, t := range ts {
+			for _, k := range typeKeywords[fmt.Sprint(t)] {
+				delete(out, k)
+			}
+		}
+		if null {
+			branches = append(branches, map[string]any{"type": "null"})
+		}
+		if old, ok := out["anyOf"]; ok {
+			// both an anyOf of its own and a type list: the value must satisfy each
+			delete(out, "anyOf")
+			out["allOf"] = append(asList(out["allOf"]), map[string]any{"anyOf": old}, map[string]any{"anyOf": branches})
+			return out
+		}
+		out["anyOf"] = branches
+		return out
+	}
+	return doc
+}
+
+func asList(v any) []any {
+	l, _ := v.([]any)
+	return l
 }

@@ -2,6 +2,7 @@ package toolspec
 
 // Embed returns a text's embedding vector.
 var Embed = Declare[EmbedIn, EmbedOut](&Spec{
+	MCP:  true,
 	Name: "embed", Domain: "embedding", Kind: KindActivity,
 	Title:       "Embed text",
 	Description: "Return the embedding vector of a text, for custom similarity logic or storage elsewhere.",
@@ -34,6 +35,7 @@ type EmbedOut struct {
 
 // Similarity compares two texts by meaning.
 var Similarity = Declare[SimilarityIn, SimilarityOut](&Spec{
+	MCP:  true,
 	Name: "similarity", Domain: "embedding", Kind: KindActivity,
 	Title:       "Compare two texts",
 	Description: "Cosine similarity of two texts' embeddings (one batched embedding call).",

@@ -7,6 +7,7 @@ var ChunkStrategies = []string{"fixed", "sentence", "paragraph", "recursive", "m
 
 // Collections lists a database's collections.
 var Collections = Declare[CollectionsIn, CollectionsOut](&Spec{
+	MCP:  true,
 	Name: "collections", Domain: "management", Kind: KindActivity,
 	Title:       "List collections",
 	Description: "List the database's collections with document counts and vector index details.",
@@ -37,6 +38,7 @@ type CollectionInfo struct {
 
 // Models lists the model catalog.
 var Models = Declare[ModelsIn, ModelsOut](&Spec{
+	MCP:  true,
 	Name: "models", Domain: "management", Kind: KindActivity, Pure: true,
 	Title:       "List models",
 	Description: "The model catalog: dimensions, context length, price per token and category.",
@@ -68,6 +70,7 @@ type CatalogModel struct {
 
 // Ingest chunks, embeds and upserts a text.
 var Ingest = Declare[IngestIn, IngestOut](&Spec{
+	MCP:  true,
 	Name: "ingest", Domain: "management", Kind: KindActivity, NeedsCollection: true,
 	Title:       "Ingest a document",
 	Description: "Chunk a text, embed the chunks and upsert them into a collection. Chunk ids derive from (collection, source, chunk index, content hash), so a retried ingest never duplicates data.",

@@ -7,6 +7,7 @@ import (
 
 // Query is two-stage retrieval: search, then rerank.
 var Query = Declare[QueryIn, Results](&Spec{
+	MCP:  true,
 	Name: "query", Domain: "retrieval", Kind: KindActivity, NeedsCollection: true,
 	Title:       "Query a knowledge collection",
 	Description: "Full two-stage retrieval: search (vector search blended with BM25 keyword matching) then, with a Voyage key, rerank the candidates with Voyage's reranker. Use it to answer a question from a knowledge base. Each result's score is its relevance in [0,1] (half cosine similarity, half keyword match, with both parts as similarity and keywordScore) and results come best first; rerankedScore is the reranker's relevance in [0,1] (offline it equals score: the offline reranker is the same fusion).",
@@ -34,6 +35,7 @@ type QueryIn struct {
 
 // Search is hybrid search without a reranker.
 var Search = Declare[SearchIn, Results](&Spec{
+	MCP:  true,
 	Name: "search", Domain: "retrieval", Kind: KindActivity, NeedsCollection: true,
 	Title:       "Vector search",
 	Description: "Hybrid search without a reranker: vector-search a collection for candidates, then order them by relevance, a blend of cosine similarity and BM25 keyword matching over the candidates' texts and source names. Each result's score is that relevance in [0,1], comparable across results and queries; similarity (cosine, in [0,1]) and keywordScore (in [0,1]) are its two halves. Faster than query with a Voyage key; offline the two rank alike.",
@@ -53,6 +55,7 @@ type SearchIn struct {
 
 // Rerank reorders documents by relevance to a query.
 var Rerank = Declare[RerankIn, Results](&Spec{
+	MCP:  true,
 	Name: "rerank", Domain: "retrieval", Kind: KindActivity,
 	Title:       "Rerank documents",
 	Description: "Reorder candidate documents by relevance to a query, adding rerankedScore in [0,1]. Documents may be strings, result objects (their content or text is ranked) or a step output holding results. With a Voyage key Voyage's reranker ranks them; without one the fusion search uses does (local-embedder cosine blended with BM25 over the documents and their source names, statistics from these documents).",

@@ -88,6 +88,9 @@ type Spec struct {
 	input, output string
 	// Annotations for MCP clients.
 	Annotations Annotations
+	// MCP: the MCP gateway offers the tool, as weft_<name>, with its input and output schemas
+	// (Portable).
+	MCP bool
 	// Lazy names input fields the tool evaluates itself, per item (filter.condition,
 	// transform.template, loop.step, ...). The interpreter passes them through unresolved, and the
 	// validator checks their references with the per-item names (item, index, or loop's "as") in scope.

@@ -2,6 +2,7 @@ package toolspec
 
 // Explain is weft's own explainers.
 var Explain = Declare[ExplainIn, ExplainOut](&Spec{
+	MCP:  true,
 	Name: "explain", Domain: "utility", Kind: KindActivity, Pure: true,
 	Title:       "Explain a concept",
 	Description: "weft's own explainers: embeddings, rerank, two-stage retrieval, quantization, rag, workflows, review, mcp, durability and more.",
@@ -22,6 +23,7 @@ type ExplainOut struct {
 
 // Estimate compares embedding costs.
 var Estimate = Declare[EstimateIn, EstimateOut](&Spec{
+	MCP:  true,
 	Name: "estimate", Domain: "utility", Kind: KindActivity, Pure: true,
 	Title:       "Estimate costs",
 	Description: "Embedding and query cost per model for a corpus size, query volume and horizon, including asymmetric-retrieval savings.",
