@@ -390,8 +390,8 @@ func (g *Gateway) inputRequired(ctx context.Context, tool, run string, gate *wef
 // pendingAnswer is the call's answer when the person did not decide: the run waits.
 func pendingAnswer(run string, gate *weftv1.ReviewRequest) *mcplib.CallToolResult {
 	b, _ := protojson.Marshal(gate)
-	return result(map[string]any{"executionId": run, "status": weftclient.RunAwaitingReview, "pendingReviews": []any{asJSON(b)},
-		"hint": "the run waits for this review: decide it with weft_review (the review was not decided in the client)"})
+	return result(runAnswer{ExecutionID: run, Status: weftclient.RunAwaitingReview, PendingReviews: []any{asJSON(b)},
+		Hint: "the run waits for this review: decide it with weft_review (the review was not decided in the client)"})
 }
 
 // decide records the form's answer through client.Review under the caller's identity; it

@@ -31,12 +31,10 @@ import (
 // Prefix is put before every knowledge tool's name.
 const Prefix = "weft_"
 
-// KnowledgeTools are the registry tools the gateway offers, in this order: the knowledge tools,
-// then the code tools as vai offers them (code_index writes, so it runs on the worker as a
-// durable execution and needs the runner role, as ingest does).
-var KnowledgeTools = []string{toolspec.Query.Name, toolspec.Search.Name, toolspec.Rerank.Name, toolspec.Embed.Name, toolspec.Similarity.Name,
-	toolspec.Collections.Name, toolspec.Models.Name, toolspec.Ingest.Name, toolspec.Explain.Name, toolspec.Estimate.Name,
-	toolspec.CodeIndex.Name, toolspec.CodeSearch.Name, toolspec.CodeQuery.Name, toolspec.CodeFindSimilar.Name, toolspec.CodeStatus.Name}
+// KnowledgeTools are the registry tools the gateway offers, by name: those whose declaration sets
+// MCP (the knowledge tools, and the code tools as vai offers them; code_index and ingest write,
+// so they run on the worker as durable executions and need the runner role).
+var KnowledgeTools = knowledgeTools()
 
 // Options configures a gateway.
 type Options struct {
@@ -124,7 +122,7 @@ func New(o Options) *Gateway {
 		server.WithLogging(), server.WithPromptCapabilities(true), server.WithCompletions(),
 		server.WithPromptCompletionProvider(completer{g}), server.WithResourceCompletionProvider(completer{g}),
 		server.WithToolHandlerMiddleware(logCalls), server.WithToolHandlerMiddleware(g.authorize), server.WithToolHandlerMiddleware(withProgressToken), server.WithToolHandlerMiddleware(g.reviewsInClient), server.WithHooks(hooks),
-		server.WithRecovery(), server.WithInstructions("weft runs durable AI/RAG workflows. Use weft_query to answer from the knowledge base, weft_workflows and weft_run_workflow to run pipelines, weft_execution to follow them and weft_review to approve paused steps."))
+		server.WithOutputSchemaValidation(), server.WithRecovery(), server.WithInstructions("weft runs durable AI/RAG workflows. Use weft_query to answer from the knowledge base, weft_workflows and weft_run_workflow to run pipelines, weft_execution to follow them and weft_review to approve paused steps."))
 	for _, name := range KnowledgeTools {
 		spec, _ := toolspec.Lookup(name)
 		g.srv.AddTool(registryTool(spec), g.knowledge(spec))
@@ -139,25 +137,51 @@ func New(o Options) *Gateway {
 // Server returns the underlying MCP server.
 func (g *Gateway) Server() *server.MCPServer { return g.srv }
 
-// registryTool declares a knowledge tool from its registry entry, annotations set explicitly.
-func registryTool(spec *toolspec.Spec) mcplib.Tool {
-	t := mcplib.NewToolWithRawSchema(Prefix+spec.Name, spec.Description, json.RawMessage(spec.InputJSON()))
-	t.Annotations = annotations(spec.Title, spec.Annotations)
-	return t
-}
+// registryTool declares a knowledge tool from its registry entry: its schemas, annotations set
+// explicitly.
+func registryTool(spec *toolspec.Spec) mcplib.Tool { return declaredTool(Prefix+spec.Name, spec) }
 
 func annotations(title string, a toolspec.Annotations) mcplib.ToolAnnotation {
 	return mcplib.ToolAnnotation{Title: title, ReadOnlyHint: mcplib.ToBoolPtr(a.ReadOnly), DestructiveHint: mcplib.ToBoolPtr(a.Destructive),
 		IdempotentHint: mcplib.ToBoolPtr(a.Idempotent), OpenWorldHint: mcplib.ToBoolPtr(a.OpenWorld)}
 }
 
-// result renders a tool's output as structuredContent plus a JSON text rendering.
+// result renders a tool's output as structuredContent plus a JSON text rendering. A field that
+// holds null is left out (a Go list or map nobody filled is written null): the output schemas say
+// what a field holds when it is there, and require none.
 func result(v any) *mcplib.CallToolResult {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return mcplib.NewToolResultError("encoding the result: " + err.Error())
 	}
-	return mcplib.NewToolResultStructured(v, string(b))
+	var doc any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return mcplib.NewToolResultError("encoding the result: " + err.Error())
+	}
+	doc = dropNulls(doc)
+	if b, err = json.Marshal(doc); err != nil {
+		return mcplib.NewToolResultError("encoding the result: " + err.Error())
+	}
+	return mcplib.NewToolResultStructured(doc, string(b))
+}
+
+// dropNulls removes the members of every object in v that hold null.
+func dropNulls(v any) any {
+	switch d := v.(type) {
+	case map[string]any:
+		for k, x := range d {
+			if x == nil {
+				delete(d, k)
+				continue
+			}
+			d[k] = dropNulls(x)
+		}
+	case []any:
+		for i, x := range d {
+			d[i] = dropNulls(x)
+		}
+	}
+	return v
 }
 
 // knowledge runs a read-only tool in the gateway, or a data-changing one as a durable execution.
@@ -380,8 +404,8 @@ func exposedTools(wfs map[string]*dsl.Workflow, fromDir map[string]bool) (map[st
 // stillGoing is a call's answer when its run did not end within the wait: the run's status as
 // every surface shows it (weftclient.Resolve: awaiting_review when a gate waits, not a literal
 // "running"), its pending reviews' ids, and how to go on.
-func (g *Gateway) stillGoing(ctx context.Context, id string) map[string]any {
-	out := map[string]any{"executionId": id, "status": weftclient.RunRunning, "hint": "follow it with weft_execution"}
+func (g *Gateway) stillGoing(ctx context.Context, id string) runAnswer {
+	out := runAnswer{ExecutionID: id, Status: weftclient.RunRunning, Hint: "follow it with weft_execution"}
 	c, err := g.temporal(ctx)
 	if err != nil {
 		return out
@@ -390,14 +414,12 @@ func (g *Gateway) stillGoing(ctx context.Context, id string) map[string]any {
 	if err != nil {
 		return out
 	}
-	out["status"] = e.Status
+	out.Status = e.Status
 	if e.State != nil && len(e.State.PendingReviews) > 0 {
-		var ids []string
 		for _, r := range e.State.PendingReviews {
-			ids = append(ids, r.Id)
+			out.PendingReviews = append(out.PendingReviews, r.Id)
 		}
-		out["pendingReviews"] = ids
-		out["hint"] = "the run waits for a review: decide it with weft_review (id " + ids[0] + "), then follow it with weft_execution"
+		out.Hint = "the run waits for a review: decide it with weft_review (id " + e.State.PendingReviews[0].Id + "), then follow it with weft_execution"
 	}
 	return out
 }

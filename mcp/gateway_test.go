@@ -79,10 +79,15 @@ func TestToolsAndAnnotations(t *testing.T) {
 	for _, tl := range tools.Tools {
 		byName[tl.Name] = tl
 	}
-	for _, n := range []string{"weft_query", "weft_search", "weft_rerank", "weft_embed", "weft_similarity", "weft_collections", "weft_models", "weft_ingest", "weft_explain", "weft_estimate",
-		"weft_workflows", "weft_validate_workflow", "weft_run_workflow", "weft_execution", "weft_review", "weft_cancel", "weft_executions", "wf_multi_collection_search"} {
+	// the declarations say what the gateway offers: the registry's tools that set MCP, its own
+	for _, n := range mcp.KnowledgeTools {
+		require.Contains(t, byName, mcp.Prefix+n)
+	}
+	for _, n := range append(mcp.OwnTools(), "wf_multi_collection_search") {
 		require.Contains(t, byName, n)
 	}
+	require.Len(t, mcp.KnowledgeTools, 15)
+	require.Len(t, mcp.OwnTools(), 13)
 	ingest := byName["weft_ingest"].Annotations
 	require.False(t, *ingest.ReadOnlyHint)
 	require.False(t, *ingest.DestructiveHint, "annotations are explicit: ingest does not destroy data")

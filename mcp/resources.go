@@ -125,7 +125,9 @@ func (g *Gateway) refreshWorkflowTools() {
 		if title == "" {
 			title = n
 		}
-		changed = append(changed, server.ServerTool{Tool: tool(toolName, title, desc+" (runs as a durable weft execution)", string(schema), toolspec.Annotations{OpenWorld: true}),
+		t := tool(toolName, title, desc+" (runs as a durable weft execution)", string(schema), toolspec.Annotations{OpenWorld: true})
+		t.RawOutputSchema = runAnswerSchema
+		changed = append(changed, server.ServerTool{Tool: t,
 			Handler: func(ctx context.Context, req mcplib.CallToolRequest) (*mcplib.CallToolResult, error) {
 				res, id, err := g.start(ctx, w, "mcp:"+n, req.GetArguments(), g.o.Wait)
 				if err != nil {
@@ -134,7 +136,7 @@ func (g *Gateway) refreshWorkflowTools() {
 				if res == nil {
 					return result(g.stillGoing(ctx, id)), nil
 				}
-				return result(map[string]any{"executionId": id, "output": res.Output.AsInterface()}), nil
+				return result(runAnswer{ExecutionID: id, Output: res.Output.AsInterface()}), nil
 			}})
 	}
 	if len(changed) > 0 {

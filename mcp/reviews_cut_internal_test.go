@@ -34,8 +34,7 @@ func TestReviewListingsSayWhereTheyWereCut(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			g := New(Options{})
 			g.client = weftclient.New(&reviewfake.Runs{N: tc.n}, "test")
-			res, err := g.awaiting(context.Background(), g.client, tc.limit)
-			require.NoError(t, err)
+			res := callTool(t, g, "weft_executions", map[string]any{"awaitingReview": true, "limit": float64(tc.limit)})
 			require.False(t, res.IsError)
 			out, ok := res.StructuredContent.(map[string]any)
 			require.True(t, ok, "a structured result: %T", res.StructuredContent)
@@ -67,8 +66,7 @@ func TestReviewListingsSayWhereTheyWereCut(t *testing.T) {
 func TestReviewListingsCutShowingNone(t *testing.T) {
 	g := New(Options{})
 	g.client = weftclient.New(&reviewfake.Runs{N: 150, Decided: true}, "test")
-	res, err := g.awaiting(context.Background(), g.client, 20)
-	require.NoError(t, err)
+	res := callTool(t, g, "weft_executions", map[string]any{"awaitingReview": true})
 	out, ok := res.StructuredContent.(map[string]any)
 	require.True(t, ok)
 	require.Equal(t, "No review you may see waits in the 20 newest runs waiting; older runs wait too, and they may have waited longest. weft_executions with awaitingReview and limit 100 reads more.", out["cut"])
@@ -86,14 +84,7 @@ func TestReviewListingsCutShowingNone(t *testing.T) {
 func TestExecutionsLimitInRange(t *testing.T) {
 	g := New(Options{})
 	g.client = weftclient.New(&reviewfake.Runs{N: 150}, "test")
-	call := func(args map[string]any) *mcplib.CallToolResult {
-		req := mcplib.CallToolRequest{}
-		req.Params.Name = "weft_executions"
-		req.Params.Arguments = args
-		res, err := g.executions(context.Background(), req)
-		require.NoError(t, err)
-		return res
-	}
+	call := func(args map[string]any) *mcplib.CallToolResult { return callTool(t, g, "weft_executions", args) }
 	for _, limit := range []any{0.0, -3.0, 101.0, 500.0, 2.5, "20"} {
 		res := call(map[string]any{"awaitingReview": true, "limit": limit})
 		require.True(t, res.IsError, "limit %v", limit)
@@ -107,4 +98,16 @@ func TestExecutionsLimitInRange(t *testing.T) {
 	res := call(map[string]any{"awaitingReview": true, "search": "queue"})
 	require.True(t, res.IsError)
 	require.NotContains(t, res.Content[0].(mcplib.TextContent).Text, "every waiting one at once", "awaitingReview reads the limit newest, not every one")
+}
+
+// callTool calls a tool's registered handler (its arguments checked and decoded as a call's are).
+func callTool(t *testing.T, g *Gateway, name string, args map[string]any) *mcplib.CallToolResult {
+	t.Helper()
+	st := g.srv.GetTool(name)
+	require.NotNil(t, st, "tool %s", name)
+	req := mcplib.CallToolRequest{}
+	req.Params.Name, req.Params.Arguments = name, args
+	res, err := st.Handler(context.Background(), req)
+	require.NoError(t, err)
+	return res
 }
