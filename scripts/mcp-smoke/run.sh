@@ -13,7 +13,10 @@ trap 'kill $gw 2>/dev/null || true' EXIT
 for _ in $(seq 1 50); do curl -fsS "http://127.0.0.1:$port/health" >/dev/null 2>&1 && break; sleep 0.1; done
 node smoke.mjs "$bin" "http://127.0.0.1:$port/mcp" "$WEFT_MCP_KEY"
 inspector="node_modules/.bin/mcp-inspector"
-"$inspector" --cli "$bin" mcp --address 127.0.0.1:1 --method tools/list | grep -q '"weft_query"'
+# read the whole answer before looking in it: grep -q stops reading at its first match, and the
+# Inspector, still writing a list larger than a pipe holds, would fail with EPIPE
+tools=$("$inspector" --cli "$bin" mcp --address 127.0.0.1:1 --method tools/list)
+grep -q '"weft_query"' <<<"$tools"
 echo "ok   inspector stdio: tools/list"
 "$inspector" --cli "$bin" mcp --address 127.0.0.1:1 --method tools/call --tool-name weft_models --tool-arg category=embedding | grep -q 'local-glove-sif-100d'
 echo "ok   inspector stdio: tools/call weft_models"
