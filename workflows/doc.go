@@ -16,11 +16,21 @@
 // run outside workflow code: Evaluate inside the worker's evaluate activity, PickReview in client/
 // before a decision is sent.
 //
-// Files: names.go (type, query, update, signal, memo and search-attribute names), request.go (the
-// RunRequest), run.go (the scheduler), state.go (the state query), step.go (dispatch and tool
-// activities) and one step_*.go per step kind that needs more (foreach, batches, loop, review,
-// child, agent; agent_*.go hold the agent's tools), gate.go (review gates), reviewpick.go (which
-// pending review a decision answers), trust.go (what a model may not choose), chat.go, checked.go
-// (what the registry decides, checked once per run), values.go and stored.go (claim-checked
-// values), evaluate.go.
+// The run records its own events (events.go: RunEvent, numbered by seq, kept in a bounded ring in
+// workflow memory, not in history) and serves them to the `events` query and the `wait-events`
+// Update; every surface that follows a run (weft run and watch, the console, AG-UI, MCP,
+// client.Stream) reads them there.
+//
+// Files: names.go (type, query, update, signal, memo and search-attribute names, and the
+// oldest Change* constants), request.go (the RunRequest), run.go (the scheduler), state.go (the
+// state query), events.go (the run's events and their queries), step.go (dispatch and tool
+// activities) and one step_*.go per step kind that needs more (foreach, batches, providerbatch,
+// loop, review, child, agent); agent_*.go hold the agent's tools, guardrails, handoffs and MCP
+// servers (agent_mcp_session.go: a stateful server held in a Temporal session); autocontext.go
+// ("context": "auto"); gate.go (review gates), reviewpick.go (which pending review a decision
+// answers), trust.go (what a model or a client's definition may not choose), chat.go, checked.go
+// (what the registry decides, checked once per run), sizegate.go (no value over Temporal's
+// payload limit enters history), values.go and stored.go (claim-checked values), evaluate.go,
+// notify.go (webhook deliveries as child workflows), errors.go. Each Change* constant sits
+// beside the code it guards; docs/maintainers.md says how to add one.
 package workflows
