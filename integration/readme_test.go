@@ -19,17 +19,17 @@ import (
 	"github.com/weftworks/weft/templates"
 )
 
-// readmeCommands returns the `bin/weft` lines of the README's first sh block under "## The CLI",
-// split into arguments.
-func readmeCommands(t *testing.T) [][]string {
-	data, err := os.ReadFile("../README.md")
+// readmeCommands returns the `bin/weft` lines of the first sh block under heading in the page
+// at path (from the repository's root), split into arguments.
+func readmeCommands(t *testing.T, path, heading string) [][]string {
+	data, err := os.ReadFile(filepath.Join("..", path))
 	require.NoError(t, err)
 	s := string(data)
-	i := strings.Index(s, "## The CLI")
-	require.GreaterOrEqual(t, i, 0, "README has a CLI section")
+	i := strings.Index(s, heading+"\n")
+	require.GreaterOrEqual(t, i, 0, "%s has a section %q", path, heading)
 	s = s[i:]
 	start := strings.Index(s, "```sh\n")
-	require.GreaterOrEqual(t, start, 0)
+	require.GreaterOrEqual(t, start, 0, "%s: %q has a sh block", path, heading)
 	s = s[start+6:]
 	s = s[:strings.Index(s, "```")]
 	comment := regexp.MustCompile(`\s{2,}#.*$`)
@@ -77,11 +77,15 @@ func shellWords(t *testing.T, line string) []string {
 	return words
 }
 
-// TestReadmeCLIExamples runs the README's CLI examples in order, as a person would with
-// `make run` going in another terminal: an example that stops working fails the build.
+// TestReadmeCLIExamples runs the README's first workflow and then docs/cli.md's tour in order,
+// as a person would with `make run` going in another terminal: an example that stops working
+// fails the build.
 func TestReadmeCLIExamples(t *testing.T) {
-	cmds := readmeCommands(t)
-	require.GreaterOrEqual(t, len(cmds), 15, "the README's examples were found")
+	first := readmeCommands(t, "README.md", "## A first workflow")
+	require.GreaterOrEqual(t, len(first), 8, "the README's first workflow was found")
+	tour := readmeCommands(t, "docs/cli.md", "# The CLI")
+	require.GreaterOrEqual(t, len(tour), 15, "docs/cli.md's examples were found")
+	cmds := append(first, tour...)
 	c := dial(t)
 	startWorkerWithConfig(t, "weft", activities.Config{MongoDBURI: store.URI}, nil)
 	wc := weftclient.New(c, "weft")
@@ -91,7 +95,7 @@ func TestReadmeCLIExamples(t *testing.T) {
 	t.Setenv("WEFT_DEV_STATE", filepath.Join(t.TempDir(), "dev.json"))
 	state := []byte(`{"pid": ` + strconv.Itoa(os.Getpid()) + `, "temporal": "` + server.Address + `", "namespace": "` + server.Namespace + `", "mongodb": "` + store.URI + `"}`)
 	require.NoError(t, os.WriteFile(os.Getenv("WEFT_DEV_STATE"), state, 0o644))
-	// What `make run` ingests before the README's lines run: the sample corpus in weft_demo.
+	// What `make run` ingests before the lines run: the sample corpus in weft_demo.
 	for _, coll := range []string{"api_docs", "architecture"} {
 		w, err := weftclient.Template("batch-ingest")
 		require.NoError(t, err)

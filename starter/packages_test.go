@@ -167,12 +167,12 @@ func TestCheckCommand(t *testing.T) {
 	require.Equal(t, "unknown-tool", res[0].Findings[0].Check)
 }
 
-// TestReadmePackageCommands runs the README's workflow-package commands as written (bin/weft
-// replaced by the in-process CLI), the registry lines against a fake npm registry serving the
-// testdata package.
+// TestReadmePackageCommands runs the workflow-package commands of docs/packages.md as written
+// (bin/weft replaced by the in-process CLI), the registry lines against a fake npm registry
+// serving the testdata package.
 func TestReadmePackageCommands(t *testing.T) {
-	s := readme(t)
-	i := strings.Index(s, "### Workflow packages: `weft install`")
+	s := docFile(t, "docs/packages.md")
+	i := strings.Index(s, "# Workflow packages: `weft install`")
 	require.GreaterOrEqual(t, i, 0)
 	s = s[i:]
 	s = s[strings.Index(s, "```sh\n")+6:]
