@@ -7,7 +7,7 @@ import (
 	"github.com/weftworks/weft/internal/webhook"
 )
 
-// Webhook headers weft sends with each notification POST (README, "notify").
+// Webhook headers weft sends with each notification POST (docs/workflows.md, "notify").
 const (
 	WebhookSignatureHeader = webhook.SignatureHeader
 	WebhookTimestampHeader = webhook.TimestampHeader

@@ -53,7 +53,7 @@ func newRunCommand() *cobra.Command {
 			"step as it finishes, model text as it streams and agents' tool calls. Required inputs not given\n" +
 			"are asked for when stdin is a terminal. Exit status: 0 completed (or started, with --detach),\n" +
 			"1 failed or cancelled, 2 invalid input, 3 still running (interrupted: the run goes on; follow it\n" +
-			"again with `weft status --follow ID`). --json --verbose prints one JSON event per line (see the README).",
+			"again with `weft status --follow ID`). --json --verbose prints one JSON event per line (docs/agents.md: a run's events).",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return o.run(cmd, args[0]) },
 	}

@@ -31,7 +31,7 @@ func newValidateCommand() *cobra.Command {
 		Short: "Check workflow files without running them",
 		Long: "Checks JSON syntax, the file schema, step ids, tools and their inputs, references, cycles,\n" +
 			"expressions and the output. Every problem is printed as FILE:LINE:COL: where: what (hint).\n" +
-			"A file read in vai's dialect (README: vai's dialect) says so, and why.\n" +
+			"A file read in vai's dialect (docs/workflows.md: vai's dialect) says so, and why.\n" +
 			"Exit status 0 when every file is valid, 2 otherwise.",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -369,7 +369,7 @@ func Sign(secret string, timestamp int64, body []byte) string {
 var ErrBadSignature = errors.New("webhook signature refused")
 
 // Verify is the receiver's check of a delivery (for receivers written in Go; others do the same,
-// README "notify"): h's X-Weft-Timestamp is within tolerance of now (0: DefaultTolerance), and
+// docs/workflows.md, "notify"): h's X-Weft-Timestamp is within tolerance of now (0: DefaultTolerance), and
 // its X-Weft-Signature is Sign(secret, timestamp, body), compared in constant time. A delivery
 // captured and sent again later than the tolerance is refused, as is one altered or unsigned.
 func Verify(secret string, h http.Header, body []byte, now time.Time, tolerance time.Duration) error {
