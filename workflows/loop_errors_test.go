@@ -2,12 +2,14 @@ package workflows_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/weftworks/weft/activities/toolspec"
 	"github.com/weftworks/weft/workflows"
 )
 
@@ -15,14 +17,15 @@ import (
 // naming the step, the count and the setting, and runs none of them; it used to drop the rest
 // silently (issue 21, item 9).
 func TestLoopOverMaxIterationsFails(t *testing.T) {
+	declared := int(toolspec.Loop.Defaults()["maxIterations"].(float64)) // the default is the declaration's
 	tests := []struct {
 		name, inputs string
 		err          string
 	}{
 		{"set", `"items":["a","b","c"],"maxIterations":2`, `step "l": loop: inputs.items has 3 items, more than maxIterations (2); nothing ran: raise inputs.maxIterations (at most 10000), or pass fewer items`},
-		{"default", `"items":"{{ inputs.many }}"`, `inputs.items has 101 items, more than maxIterations (100)`},
+		{"default", `"items":"{{ inputs.many }}"`, fmt.Sprintf(`inputs.items has %d items, more than maxIterations (%d)`, declared+1, declared)},
 	}
-	many := make([]any, workflows.DefaultMaxIterations+1)
+	many := make([]any, declared+1)
 	for i := range many {
 		many[i] = "x"
 	}

@@ -12,11 +12,9 @@ import (
 	"github.com/weftworks/weft/workflows/expr"
 )
 
-// DefaultMaxIterations caps a loop that does not set maxIterations.
-const DefaultMaxIterations = 100
-
-// MaxLoopIterations is the largest maxIterations a loop may set (the loop tool's input schema).
-const MaxLoopIterations = 10000
+// MaxLoopIterations is the largest maxIterations a loop may set: the maximum the loop tool's
+// declaration gives it (toolspec.LoopIn), read from there.
+var MaxLoopIterations = declaredMaximum(toolspec.Loop.Spec, "maxIterations")
 
 // ChangeLoopOverflowFails (workflow.GetVersion): a loop given more items than maxIterations fails
 // instead of dropping the rest.
@@ -38,10 +36,11 @@ func (r *run) loop(ctx workflow.Context, sr *stepRun, inputs map[string]any, env
 	if !ok {
 		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("loop: inputs.items is %s, not an array", expr.TypeName(inputs["items"])), toolspec.ErrInvalidInput, nil)
 	}
-	maxIter := DefaultMaxIterations
-	if f, ok := inputs["maxIterations"].(float64); ok && f >= 1 {
-		maxIter = int(f)
+	set, err := declared(toolspec.Loop, inputs, "maxIterations", "concurrency")
+	if err != nil {
+		return nil, err
 	}
+	maxIter := set.MaxIterations
 	if len(items) > maxIter {
 		// Dropping the items beyond the cap gave an output that looked complete and was not: the
 		// step fails instead, naming the count and the setting (run.fail adds the step id). Runs
@@ -52,10 +51,7 @@ func (r *run) loop(ctx workflow.Context, sr *stepRun, inputs map[string]any, env
 		}
 		items = items[:maxIter]
 	}
-	limit := 1
-	if f, ok := inputs["concurrency"].(float64); ok && f >= 1 {
-		limit = int(f)
-	}
+	limit := max(set.Concurrency, 1) // one at a time unless the step says
 	sr.itemsTotal = int32(len(items))
 	if r.loopBatched(ctx, sr) {
 		return r.loopProviderBatches(ctx, sr, items, env, limit)

@@ -46,12 +46,11 @@ func (r *run) review(ctx workflow.Context, sr *stepRun, inputs map[string]any, e
 	id := sr.cs.ID
 	gateID := stepKey(sr, env)
 	sr.attempts = max(sr.attempts, 1)
-	title, _ := inputs["title"].(string)
-	instructions, _ := inputs["instructions"].(string)
-	onTimeout, _ := inputs["onTimeout"].(string)
-	if onTimeout == "" {
-		onTimeout = "fail"
+	set, err := declared(toolspec.Review, inputs, "title", "instructions", "onTimeout", "rejectFails")
+	if err != nil {
+		return nil, err
 	}
+	title, instructions, onTimeout := set.Title, set.Instructions, set.OnTimeout
 	var timeout time.Duration
 	if ms, ok := inputs["timeout"].(float64); ok && ms > 0 {
 		inputs["timeout"] = fmt.Sprintf("%dms", int64(ms)) // vai writes milliseconds
@@ -74,8 +73,8 @@ func (r *run) review(ctx workflow.Context, sr *stepRun, inputs map[string]any, e
 	if err != nil {
 		return nil, temporal.NewNonRetryableApplicationError(err.Error(), toolspec.ErrInvalidInput, nil)
 	}
-	rejectFails, set := inputs["rejectFails"].(bool)
-	if !set {
+	rejectFails := set.RejectFails != nil && *set.RejectFails
+	if set.RejectFails == nil {
 		eachDecided, _ := ctx.Value(eachDecidedKey{}).(bool)
 		rejectFails = !eachDecided
 	}

@@ -1,0 +1,41 @@
+package workflows
+
+import (
+	"encoding/json"
+
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/weftworks/weft/activities/toolspec"
+)
+
+// declared decodes the named settings of a step's resolved inputs into its tool's typed input,
+// with the defaults the tool's declaration gives (its weft tags) for those the step leaves out
+// or sets to null: a step kind reads its settings from its declaration, so `weft tools`, MCP,
+// the builder and the interpreter see one default. Only the named fields are decoded: the
+// others (a loop's items, a review's data) keep their values as they are.
+func declared[In, Out any](tool toolspec.Tool[In, Out], inputs map[string]any, fields ...string) (In, error) {
+	picked := make(map[string]any, len(fields))
+	for _, f := range fields {
+		if v, ok := inputs[f]; ok && v != nil {
+			picked[f] = v
+		}
+	}
+	in, err := tool.Decode(picked)
+	if err != nil {
+		return in, temporal.NewNonRetryableApplicationError(err.Error()+": write the values the tool's input schema describes (weft tools "+tool.Name+")", toolspec.ErrInvalidInput, nil)
+	}
+	return in, nil
+}
+
+// declaredMaximum is the maximum the declaration of spec gives the input field (0: none).
+func declaredMaximum(spec *toolspec.Spec, field string) int {
+	var doc struct {
+		Properties map[string]struct {
+			Maximum float64 `json:"maximum"`
+		} `json:"properties"`
+	}
+	if err := json.Unmarshal([]byte(spec.InputJSON()), &doc); err != nil {
+		panic("toolspec: the input schema of " + spec.Name + " is not JSON: " + err.Error()) // a declaration's bug
+	}
+	return int(doc.Properties[field].Maximum)
+}
