@@ -3,14 +3,13 @@ package workflows
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/weftworks/weft/activities/toolspec"
+	"github.com/weftworks/weft/workflows/dsl"
 )
 
 // StopGuardrail is the stopReason of an agent a guardrail stopped (guardrails.onTrip: return).
@@ -22,25 +21,9 @@ const (
 	GuardrailOutput = "output"
 )
 
-// guardrail is one check of an agent's guardrails, as the file declares it, its patterns and
-// schema compiled once (parseGuardrails).
-type guardrail struct {
-	name    string
-	schema  any
-	forbid  string
-	require string
-	judge   string
-	model   string
-
-	forbidRe, requireRe *regexp.Regexp
-	sch                 *jsonschema.Schema
-}
-
-// guardrails are an agent's checks of its input and of its answer.
-type guardrails struct {
-	input, output []guardrail
-	onTrip        string
-}
+// guardrail is one check of an agent's guardrails, its patterns and schema compiled once
+// (dsl.ParseAgentConfig).
+type guardrail = dsl.Guardrail
 
 // guardTrip is a check that tripped.
 type guardTrip struct {
@@ -54,69 +37,6 @@ func (t *guardTrip) value() map[string]any {
 func (t *guardTrip) err() error {
 	return temporal.NewNonRetryableApplicationError(fmt.Sprintf("%s guardrail %q tripped: %s. Change the %s, or the guardrail; with guardrails.onTrip: \"return\" the step returns with stopReason guardrail instead of failing",
 		t.stage, t.name, t.reason, map[string]string{GuardrailInput: "input", GuardrailOutput: "instructions or tools"}[t.stage]), ErrStepFailed, nil)
-}
-
-// parseGuardrails reads the agent's guardrails input; each check is exactly one of schema,
-// forbid, require and judge.
-func parseGuardrails(v any) (*guardrails, error) {
-	m, ok := v.(map[string]any)
-	if !ok {
-		return nil, nil
-	}
-	g := &guardrails{onTrip: "fail"}
-	if s, _ := m["onTrip"].(string); s != "" {
-		g.onTrip = s
-	}
-	for _, stage := range []string{GuardrailInput, GuardrailOutput} {
-		list, _ := m[stage].([]any)
-		for i, e := range list {
-			c, _ := e.(map[string]any)
-			gr := guardrail{schema: c["schema"]}
-			gr.name, _ = c["name"].(string)
-			gr.forbid, _ = c["forbid"].(string)
-			gr.require, _ = c["require"].(string)
-			gr.judge, _ = c["judge"].(string)
-			gr.model, _ = c["model"].(string)
-			if gr.name == "" {
-				gr.name = fmt.Sprintf("%s[%d]", stage, i)
-			}
-			kinds := 0
-			for _, set := range []bool{gr.schema != nil, gr.forbid != "", gr.require != "", gr.judge != ""} {
-				if set {
-					kinds++
-				}
-			}
-			if kinds != 1 {
-				return nil, fmt.Errorf("guardrails.%s[%d] (%s): a guardrail is exactly one of schema, forbid, require and judge", stage, i, gr.name)
-			}
-			for _, p := range []struct {
-				src string
-				re  **regexp.Regexp
-			}{{gr.forbid, &gr.forbidRe}, {gr.require, &gr.requireRe}} {
-				if p.src == "" {
-					continue
-				}
-				re, err := regexp.Compile(p.src)
-				if err != nil {
-					return nil, fmt.Errorf("guardrails.%s[%d] (%s): %q is not a regular expression (RE2): %w", stage, i, gr.name, p.src, err)
-				}
-				*p.re = re
-			}
-			if gr.schema != nil {
-				sch, err := compileSchema(gr.name, gr.schema)
-				if err != nil {
-					return nil, fmt.Errorf("guardrails.%s[%d] (%s): %w", stage, i, gr.name, err)
-				}
-				gr.sch = sch
-			}
-			if stage == GuardrailInput {
-				g.input = append(g.input, gr)
-			} else {
-				g.output = append(g.output, gr)
-			}
-		}
-	}
-	return g, nil
 }
 
 // judgeSchema is the answer a judge gives.
@@ -138,39 +58,39 @@ func (r *run) check(ctx workflow.Context, sr *stepRun, key, stage string, list [
 
 func (r *run) checkStage(ctx workflow.Context, sr *stepRun, key, stage string, list []guardrail, text string, value any, model any) (*guardTrip, error) {
 	for _, g := range list {
-		trip := func(reason string) *guardTrip { return &guardTrip{name: g.name, stage: stage, reason: reason} }
+		trip := func(reason string) *guardTrip { return &guardTrip{name: g.Name, stage: stage, reason: reason} }
 		switch {
-		case g.forbidRe != nil:
-			if g.forbidRe.MatchString(text) {
-				return trip(fmt.Sprintf("the text matches %q, which it must not (forbid)", g.forbid)), nil
+		case g.ForbidRe != nil:
+			if g.ForbidRe.MatchString(text) {
+				return trip(fmt.Sprintf("the text matches %q, which it must not (forbid)", g.Forbid)), nil
 			}
-		case g.requireRe != nil:
-			if !g.requireRe.MatchString(text) {
-				return trip(fmt.Sprintf("the text does not match %q (require)", g.require)), nil
+		case g.RequireRe != nil:
+			if !g.RequireRe.MatchString(text) {
+				return trip(fmt.Sprintf("the text does not match %q (require)", g.Require)), nil
 			}
-		case g.sch != nil:
+		case g.CompiledSchema != nil:
 			v := value
 			if v == nil {
 				if err := json.Unmarshal([]byte(strings.TrimSpace(text)), &v); err != nil {
 					return trip("the text is not JSON (schema)"), nil
 				}
 			}
-			if err := g.sch.Validate(toJSONValue(v)); err != nil {
+			if err := g.CompiledSchema.Validate(toJSONValue(v)); err != nil {
 				return trip("the JSON does not fit the schema: " + schemaMessage(err)), nil
 			}
-		case g.judge != "":
+		case g.Judge != "":
 			in := map[string]any{
 				"system": "You check a text against a rubric. Answer with JSON: pass is true when the text satisfies the rubric, false when it does not; reason says why in one sentence.",
-				"prompt": "Rubric:\n" + g.judge + "\n\nText:\n" + text, "responseFormat": judgeSchema, "temperature": 0.0,
+				"prompt": "Rubric:\n" + g.Judge + "\n\nText:\n" + text, "responseFormat": judgeSchema, "temperature": 0.0,
 			}
-			if g.model != "" {
-				in["model"] = g.model
+			if g.Model != "" {
+				in["model"] = g.Model
 			} else if model != nil {
 				in["model"] = model
 			}
 			spec, _ := toolspec.Lookup(toolspec.LLM)
-			opts := llmOptions(activityOptions(sr.cs.Policy, spec, fmt.Sprintf("%s · %s guardrail %s", sr.cs.Title(), stage, g.name)))
-			opts.ActivityID = r.activityID(sr, key+"/guardrail-"+functionName(g.name))
+			opts := llmOptions(activityOptions(sr.cs.Policy, spec, fmt.Sprintf("%s · %s guardrail %s", sr.cs.Title(), stage, g.Name)))
+			opts.ActivityID = r.activityID(sr, key+"/guardrail-"+functionName(g.Name))
 			out, err := r.runActivity(ctx, sr, toolspec.LLM, opts, in)
 			if err != nil {
 				return nil, err

@@ -2,6 +2,7 @@ package workflows_test
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -37,7 +38,7 @@ func TestKindsReadDefaultsFromDeclarations(t *testing.T) {
 		name, tool, field string
 		value             any
 		def               string
-		delay             bool // a review waits: the test environment skips its timer
+		model             bool // the model calls search for ever
 		want, wantErr     string
 	}{
 		{name: "loop maxIterations", tool: "loop", field: "maxIterations", value: 2.0,
@@ -46,11 +47,24 @@ func TestKindsReadDefaultsFromDeclarations(t *testing.T) {
 		{name: "review onTimeout", tool: "review", field: "onTimeout", value: "approve",
 			def:  `{"name":"r","steps":[{"id":"rv","tool":"review","inputs":{"title":"ok?","data":"proposal","timeout":"2h"}}],"output":"{{ rv.output.decision }}"}`,
 			want: `"approve"`},
+		{name: "agent maxIterations", tool: "agent", field: "maxIterations", value: 2.0, model: true,
+			def:     `{"name":"a","steps":[{"id":"ag","tool":"agent","inputs":{"prompt":"go","tools":["search"]}}]}`,
+			wantErr: `did not answer within maxIterations (2)`},
+		{name: "agent onLimit", tool: "agent", field: "onLimit", value: "return", model: true,
+			def:  `{"name":"a","steps":[{"id":"ag","tool":"agent","inputs":{"prompt":"go","tools":["search"],"maxIterations":2}}],"output":"{{ ag.output.stopReason }}"}`,
+			want: `"max_iterations"`},
+		{name: "agent maxHandoffs", tool: "agent", field: "maxHandoffs", value: 1.0, model: true,
+			def: `{"name":"a","steps":[{"id":"ag","tool":"agent","inputs":{"prompt":"go","maxIterations":5,
+			  "handoffs":[{"name":"b","agent":{"handoffs":["ag"]}}]}}]}`,
+			wantErr: `more than maxHandoffs (1) times`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			withDefault(t, tt.tool, tt.field, tt.value)
 			h := newHarness(t)
+			if tt.model {
+				withModel(h, &scriptedModel{answers: []func(map[string]any) map[string]any{forever, forever, forever, forever, forever}})
+			}
 			res, err := h.run(t, tt.def, nil)
 			if tt.wantErr != "" {
 				require.ErrorContains(t, err, tt.wantErr)
@@ -60,4 +74,16 @@ func TestKindsReadDefaultsFromDeclarations(t *testing.T) {
 			require.Equal(t, tt.want, outputJSON(t, res.Output))
 		})
 	}
+}
+
+// forever is a model answer that calls a tool again: search, or the transfer the agent has.
+func forever(in map[string]any) map[string]any {
+	name := "search"
+	tools, _ := in["tools"].([]any)
+	for _, tl := range tools {
+		if fn, _ := tl.(map[string]any)["name"].(string); strings.HasPrefix(fn, "transfer_to_") {
+			name = fn
+		}
+	}
+	return map[string]any{"text": "", "toolCalls": []any{map[string]any{"id": "c", "name": name, "arguments": `{"query":"again"}`}}}
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/weftworks/weft/activities/toolspec"
 	"github.com/weftworks/weft/internal/english"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
+	"github.com/weftworks/weft/workflows/dsl"
 )
 
 // A gate is one pending human decision, keyed by its own request id: a review step ("step"),
@@ -308,30 +309,7 @@ func compileSchema(id string, schema any) (*jsonschema.Schema, error) {
 
 // toJSONValue makes numbers what the JSON Schema library expects (json.Number or float64 both
 // work; ints from Go code are turned into float64).
-func toJSONValue(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		//workflowcheck:ignore the result does not depend on map order (copied, or sorted after)
-		for k, e := range x {
-			out[k] = toJSONValue(e)
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = toJSONValue(e)
-		}
-		return out
-	case int:
-		return float64(x)
-	case int32:
-		return float64(x)
-	case int64:
-		return float64(x)
-	}
-	return v
-}
+func toJSONValue(v any) any { return dsl.JSONValue(v) }
 
 // ShapeSchema is the schema edited data must have when a review declares none: the shape of the
 // data shown. Text stays text, a number a number, an object keeps its keys (with their types),

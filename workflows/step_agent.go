@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -14,18 +13,12 @@ import (
 
 	"github.com/weftworks/weft/activities/toolspec"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
+	"github.com/weftworks/weft/workflows/dsl"
 )
 
-// Agent defaults.
-const (
-	DefaultAgentIterations = 10
-	DefaultToolResultLimit = 8000
-	// DefaultMaxHandoffs caps the handoffs of one agent step, so agents cannot pass the
-	// conversation back and forth forever.
-	DefaultMaxHandoffs = 10
-	// autoContextLimit caps each upstream output rendered by "context": "auto".
-	autoContextLimit = 20000
-)
+// autoContextLimit caps each upstream output rendered by "context": "auto". (An agent's own
+// settings, maxIterations, toolResultLimit, maxHandoffs, have their defaults in toolspec.AgentIn.)
+const autoContextLimit = 20000
 
 // Agent stop reasons.
 const (
@@ -133,69 +126,35 @@ type agentConfig struct {
 }
 
 // stopRule is one condition of stopWhen: a tool (as tools names it) or a pattern.
-type stopRule struct {
-	tool    string
-	pattern *regexp.Regexp
+type stopRule = dsl.StopRule
+
+// agentSettings are the settings of an agent step, read from its declaration
+// (toolspec.AgentIn, with its defaults).
+func agentSettings(inputs map[string]any) (agentConfig, error) {
+	in, err := declared(toolspec.Agent, inputs, "maxIterations", "parallelToolCalls", "approve", "toolResultLimit", "onLimit", "toolChoice", "resetToolChoice", "maxHandoffs")
+	if err != nil {
+		return agentConfig{}, err
+	}
+	return agentConfig{maxIterations: in.MaxIterations, parallel: in.ParallelToolCalls, approve: approveSet(in.Approve), toolResultLimit: in.ToolResultLimit,
+		onLimit: in.OnLimit, toolChoice: in.ToolChoice, resetToolChoice: in.ResetToolChoice, maxHandoffs: in.MaxHandoffs}, nil
 }
 
-// parseStopWhen reads stopWhen: one condition or a list.
-func parseStopWhen(v any) ([]stopRule, error) {
-	list, ok := v.([]any)
-	if !ok && v != nil {
-		list = []any{v}
+// approveSet is an approve list as a set.
+func approveSet(list []string) map[string]bool {
+	set := make(map[string]bool, len(list))
+	for _, s := range list {
+		set[s] = true
 	}
-	var out []stopRule
-	for i, e := range list {
-		m, _ := e.(map[string]any)
-		tool, _ := m["tool"].(string)
-		src, _ := m["textMatches"].(string)
-		if tool == "" && src == "" {
-			return nil, fmt.Errorf("stopWhen[%d]: write {\"tool\": NAME} or {\"textMatches\": REGEX}", i)
-		}
-		if tool != "" {
-			out = append(out, stopRule{tool: tool})
-		}
-		if src != "" {
-			re, err := regexp.Compile(src)
-			if err != nil {
-				return nil, fmt.Errorf("stopWhen[%d].textMatches %q is not a regular expression (RE2): %w", i, src, err)
-			}
-			out = append(out, stopRule{pattern: re})
-		}
-	}
-	return out, nil
+	return set
 }
 
-func parseAgentConfig(in map[string]any) agentConfig {
-	c := agentConfig{maxIterations: DefaultAgentIterations, parallel: true, approve: map[string]bool{}, toolResultLimit: DefaultToolResultLimit, onLimit: "fail",
-		resetToolChoice: true, maxHandoffs: DefaultMaxHandoffs}
-	if f, ok := in["maxIterations"].(float64); ok && f >= 1 {
-		c.maxIterations = int(f)
+// agentParsed is the step's stopWhen, guardrails and handoffs as the compiler parsed them, or
+// (templated) parsed now from the resolved inputs, with their problems.
+func agentParsed(cs *dsl.CompiledStep, inputs map[string]any) (*dsl.AgentConfig, dsl.Problems) {
+	if cs.Agent != nil {
+		return cs.Agent, nil
 	}
-	if b, ok := in["parallelToolCalls"].(bool); ok {
-		c.parallel = b
-	}
-	if a, ok := in["approve"].([]any); ok {
-		for _, e := range a {
-			if s, ok := e.(string); ok {
-				c.approve[s] = true
-			}
-		}
-	}
-	if f, ok := in["toolResultLimit"].(float64); ok && f >= 100 {
-		c.toolResultLimit = int(f)
-	}
-	if s, ok := in["onLimit"].(string); ok && s != "" {
-		c.onLimit = s
-	}
-	c.toolChoice, _ = in["toolChoice"].(string)
-	if b, ok := in["resetToolChoice"].(bool); ok {
-		c.resetToolChoice = b
-	}
-	if f, ok := in["maxHandoffs"].(float64); ok && f >= 1 {
-		c.maxHandoffs = int(f)
-	}
-	return c
+	return dsl.ParseAgentConfig(cs.ID, inputs)
 }
 
 // agent runs the tool-calling loop: one llm activity per iteration, then every tool call the
@@ -204,7 +163,11 @@ func parseAgentConfig(in map[string]any) agentConfig {
 // model (unknown tool, bad JSON, arguments that fail the schema) and tool failures go back to
 // the model as the tool's result, so it can correct itself.
 func (r *run) agent(ctx workflow.Context, sr *stepRun, inputs map[string]any, env map[string]any) (any, error) {
-	cfg := parseAgentConfig(inputs)
+	cfg, err := agentSettings(inputs)
+	if err != nil {
+		return nil, err
+	}
+	parsed, problems := agentParsed(sr.cs, inputs)
 	invalid := func(err error) error {
 		var ae *temporal.ApplicationError
 		if errors.As(err, &ae) { // listing an MCP server failed: keep its type (retryable or not)
@@ -212,12 +175,9 @@ func (r *run) agent(ctx workflow.Context, sr *stepRun, inputs map[string]any, en
 		}
 		return temporal.NewNonRetryableApplicationError(err.Error(), toolspec.ErrInvalidInput, nil)
 	}
-	hands, err := parseHandoffs(inputs["handoffs"])
-	if err == nil {
-		err = handoffChains(sr.cs.ID, hands)
-	}
-	if err != nil {
-		return nil, invalid(err)
+	hands := parsed.Handoffs
+	if ps := problems.Of("handoffs"); ps != nil {
+		return nil, invalid(ps)
 	}
 	llm := map[string]any{}
 	for _, k := range []string{"model", "system", "prompt", "messages", "context", "temperature", "maxTokens", "responseFormat", "maxRepairs"} {
@@ -258,7 +218,7 @@ func (r *run) agent(ctx workflow.Context, sr *stepRun, inputs map[string]any, en
 			byFunction[t.FunctionName()] = t
 			defs = append(defs, t.Definition())
 		}
-		cfg.approve = parseAgentConfig(map[string]any{"approve": approve}).approve
+		cfg.approve = approveSet(stringList(approve))
 		approveNames := make([]string, 0, len(cfg.approve))
 		//workflowcheck:ignore the result does not depend on map order (copied, or sorted after)
 		for name := range cfg.approve {
@@ -290,16 +250,17 @@ func (r *run) agent(ctx workflow.Context, sr *stepRun, inputs map[string]any, en
 		}
 		return nil
 	}
-	if err := equip(inputs["tools"], inputs["approve"], cfg.toolChoice, cfg.resetToolChoice, transfers(root.next, hands, &root)); err != nil {
+	if err := equip(inputs["tools"], inputs["approve"], cfg.toolChoice, cfg.resetToolChoice, transfers(root.Next, hands, &root)); err != nil {
 		return nil, invalid(err)
 	}
-	if cfg.stopWhen, err = parseStopWhen(inputs["stopWhen"]); err != nil {
-		return nil, temporal.NewNonRetryableApplicationError(err.Error(), toolspec.ErrInvalidInput, nil)
+	if ps := problems.Of("stopWhen"); ps != nil {
+		return nil, temporal.NewNonRetryableApplicationError(ps.Error(), toolspec.ErrInvalidInput, nil)
 	}
+	cfg.stopWhen = parsed.StopWhen
 	for _, rule := range cfg.stopWhen {
-		if rule.tool != "" {
-			if _, err := toolChoice(rule.tool, tools); err != nil {
-				return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("stopWhen names tool %q, which is not in tools", rule.tool), toolspec.ErrInvalidInput, nil)
+		if rule.Tool != "" {
+			if _, err := toolChoice(rule.Tool, tools); err != nil {
+				return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("stopWhen names tool %q, which is not in tools", rule.Tool), toolspec.ErrInvalidInput, nil)
 			}
 		}
 	}
@@ -317,22 +278,22 @@ func (r *run) agent(ctx workflow.Context, sr *stepRun, inputs map[string]any, en
 	}
 	spec, _ := toolspec.Lookup(toolspec.LLM)
 	key := stepKey(sr, env)
-	guards, err := parseGuardrails(inputs["guardrails"])
-	if err != nil {
-		return nil, temporal.NewNonRetryableApplicationError(err.Error(), toolspec.ErrInvalidInput, nil)
+	if ps := problems.Of("guardrails"); ps != nil {
+		return nil, temporal.NewNonRetryableApplicationError(ps.Error(), toolspec.ErrInvalidInput, nil)
 	}
+	guards := parsed.Guardrails
 	// answered runs the output guardrails on an answer the agent is about to return.
 	answered := func(res map[string]any) (any, error) {
-		if guards == nil || len(guards.output) == 0 {
+		if guards == nil || len(guards.Output) == 0 {
 			return res, nil
 		}
 		text, _ := res["text"].(string)
-		trip, err := r.check(ctx, sr, key, GuardrailOutput, guards.output, text, res["json"], llm["model"])
+		trip, err := r.check(ctx, sr, key, GuardrailOutput, guards.Output, text, res["json"], llm["model"])
 		res["usage"] = agentUsage(sr) // the output guardrails' judges are the step's calls too
 		if err != nil || trip == nil {
 			return res, err
 		}
-		if guards.onTrip != "return" {
+		if guards.OnTrip != "return" {
 			return nil, trip.err()
 		}
 		res["text"], res["json"], res["stopReason"], res["guardrail"] = "", nil, StopGuardrail, trip.value()
@@ -361,34 +322,34 @@ func (r *run) agent(ctx workflow.Context, sr *stepRun, inputs map[string]any, en
 		if a, _ := resume["agent"].(string); a != "" && a != sr.cs.ID {
 			var h *handoff
 			for i := range hands {
-				if hands[i].name == a {
+				if hands[i].Name == a {
 					h = &hands[i]
 				}
 			}
 			if h == nil {
 				return nil, invalid(fmt.Errorf("resume: agent %q is not one of the step's handoffs", a))
 			}
-			active = h.name
+			active = h.Name
 			handOff(llm, h, base)
-			choice, _ := h.agent["toolChoice"].(string)
-			if err := equip(h.agent["tools"], h.agent["approve"], choice, h.resetToolChoice(), transfers(h.next, hands, &root)); err != nil {
-				return nil, invalid(fmt.Errorf("handoff %s: %w", h.name, err))
+			choice, _ := h.Agent["toolChoice"].(string)
+			if err := equip(h.Agent["tools"], h.Agent["approve"], choice, h.ResetToolChoice(), transfers(h.Next, hands, &root)); err != nil {
+				return nil, invalid(fmt.Errorf("handoff %s: %w", h.Name, err))
 			}
 		}
 	}
 	// Input guardrails check the prompt, and a fork's edited message (its last user message);
 	// a judge is the step's model, as for the prompt, whichever agent the fork goes on with.
 	checkInput := resume == nil
-	if edited, _ := resume["edited"].(bool); edited && guards != nil && len(guards.input) > 0 {
+	if edited, _ := resume["edited"].(bool); edited && guards != nil && len(guards.Input) > 0 {
 		checkInput = workflow.GetVersion(ctx, ChangeForkChecksInput, workflow.DefaultVersion, 1) >= 1
 	}
-	if guards != nil && len(guards.input) > 0 && checkInput {
-		trip, err := r.check(ctx, sr, key, GuardrailInput, guards.input, inputText(llm), nil, base["model"])
+	if guards != nil && len(guards.Input) > 0 && checkInput {
+		trip, err := r.check(ctx, sr, key, GuardrailInput, guards.Input, inputText(llm), nil, base["model"])
 		if err != nil {
 			return nil, err
 		}
 		if trip != nil {
-			if guards.onTrip != "return" {
+			if guards.OnTrip != "return" {
 				return nil, trip.err()
 			}
 			res := output("", start-1, StopGuardrail)
@@ -488,15 +449,15 @@ func (r *run) agent(ctx workflow.Context, sr *stepRun, inputs map[string]any, en
 				}
 				return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf(
 					"the agents handed the conversation off more than maxHandoffs (%d) times (%s): they keep passing it on. Say in the handoffs' descriptions when to hand off, raise maxHandoffs, or set onLimit: \"return\"",
-					cfg.maxHandoffs, handoffPath(handoffsMade, h.name)), ErrStepFailed, nil)
+					cfg.maxHandoffs, handoffPath(handoffsMade, h.Name)), ErrStepFailed, nil)
 			}
-			handoffsMade = append(handoffsMade, map[string]any{"iteration": iter, "from": active, "to": h.name})
-			r.recordHandoff(ctx, sr, key, iter, active, h.name)
-			active = h.name
+			handoffsMade = append(handoffsMade, map[string]any{"iteration": iter, "from": active, "to": h.Name})
+			r.recordHandoff(ctx, sr, key, iter, active, h.Name)
+			active = h.Name
 			handOff(llm, h, base)
-			choice, _ := h.agent["toolChoice"].(string)
-			if err := equip(h.agent["tools"], h.agent["approve"], choice, h.resetToolChoice(), transfers(h.next, hands, &root)); err != nil {
-				return nil, invalid(fmt.Errorf("handoff %s: %w", h.name, err))
+			choice, _ := h.Agent["toolChoice"].(string)
+			if err := equip(h.Agent["tools"], h.Agent["approve"], choice, h.ResetToolChoice(), transfers(h.Next, hands, &root)); err != nil {
+				return nil, invalid(fmt.Errorf("handoff %s: %w", h.Name, err))
 			}
 			continue
 		}
@@ -555,8 +516,8 @@ func (r *run) withInstructions(sr *stepRun, llm map[string]any, env map[string]a
 // textStop returns the pattern of the first textMatches condition the text matches ("": none).
 func textStop(rules []stopRule, text string) string {
 	for _, rule := range rules {
-		if rule.pattern != nil && rule.pattern.MatchString(text) {
-			return rule.pattern.String()
+		if rule.Pattern != nil && rule.Pattern.MatchString(text) {
+			return rule.Pattern.String()
 		}
 	}
 	return ""
@@ -566,14 +527,14 @@ func textStop(rules []stopRule, text string) string {
 // call's result as the model would have read it.
 func toolStop(rules []stopRule, tools []agentTool, records, results []map[string]any) (string, string) {
 	for _, rule := range rules {
-		if rule.tool == "" {
+		if rule.Tool == "" {
 			continue
 		}
-		fn, _ := toolChoice(rule.tool, tools)
+		fn, _ := toolChoice(rule.Tool, tools)
 		for i, rec := range records {
 			if rec["status"] == StatusCompleted && results[i]["name"] == fn {
 				content, _ := results[i]["content"].(string)
-				return rule.tool, content
+				return rule.Tool, content
 			}
 		}
 	}
@@ -897,4 +858,17 @@ func truncateText(s string, n int) string {
 		return s
 	}
 	return s[:n] + "…"
+}
+
+// stringList is the strings of a list written in a file (an agent's approve); other entries are
+// left out.
+func stringList(v any) []string {
+	list, _ := v.([]any)
+	out := make([]string, 0, len(list))
+	for _, e := range list {
+		if s, ok := e.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
 }

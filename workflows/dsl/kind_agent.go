@@ -90,7 +90,7 @@ func (c *compiler) checkAgentTools(cs *CompiledStep, inPtr string) {
 		}
 	}
 	c.checkStopWhen(cs, inPtr, known)
-	c.checkGuardrails(cs, inPtr)
+	c.compileAgentConfig(cs, inPtr)
 	c.checkHandoffs(cs, inPtr, known)
 	approve, _ := cs.Step.Inputs["approve"].([]any)
 	for i, a := range approve {
@@ -103,7 +103,7 @@ func (c *compiler) checkAgentTools(cs *CompiledStep, inPtr string) {
 	}
 }
 
-// checkStopWhen: stopWhen's tools are offered and its patterns are regular expressions.
+// checkStopWhen: stopWhen's tools are offered (its patterns are ParseAgentConfig's).
 func (c *compiler) checkStopWhen(cs *CompiledStep, inPtr string, known map[string]bool) {
 	v := cs.Step.Inputs["stopWhen"]
 	list, ok := v.([]any)
@@ -116,68 +116,18 @@ func (c *compiler) checkStopWhen(cs *CompiledStep, inPtr string, known map[strin
 		if tool, ok := m["tool"].(string); ok && !strings.Contains(tool, "{{") && (tool == "auto" || tool == "none" || tool == "required" || !offers(known, tool)) {
 			c.errAt(ptr(i)+"/tool", fmt.Sprintf("stopWhen names tool %q, which is not in tools", tool), "name a tool the agent lists in tools")
 		}
-		if src, ok := m["textMatches"].(string); ok && !strings.Contains(src, "{{") {
-			if _, err := regexp.Compile(src); err != nil {
-				c.errAt(ptr(i)+"/textMatches", fmt.Sprintf("textMatches %q is not a regular expression: %v", src, err), "write an RE2 regular expression (Go's regexp syntax); escape backslashes in JSON")
-			}
-		}
 	}
 }
 
-// checkGuardrails: each guardrail is exactly one check, and its patterns compile.
-func (c *compiler) checkGuardrails(cs *CompiledStep, inPtr string) {
-	g, _ := cs.Step.Inputs["guardrails"].(map[string]any)
-	for _, stage := range []string{"input", "output"} {
-		list, _ := g[stage].([]any)
-		for i, e := range list {
-			m, _ := e.(map[string]any)
-			ptr := inPtr + "/guardrails/" + stage + "/" + strconv.Itoa(i)
-			n := 0
-			for _, k := range []string{"schema", "forbid", "require", "judge"} {
-				if m[k] != nil {
-					n++
-				}
-			}
-			if n != 1 {
-				what := fmt.Sprintf("guardrail %d", i)
-				if name, _ := m["name"].(string); name != "" {
-					what = "guardrail " + name
-				}
-				c.errAt(ptr, fmt.Sprintf("%s is %d checks", what, n), "a guardrail is exactly one of schema, forbid, require and judge: write one guardrail per check")
-			}
-			for _, k := range []string{"forbid", "require"} {
-				if src, ok := m[k].(string); ok && !strings.Contains(src, "{{") {
-					if _, err := regexp.Compile(src); err != nil {
-						c.errAt(ptr+"/"+k, fmt.Sprintf("%s %q is not a regular expression: %v", k, src, err), "write an RE2 regular expression (Go's regexp syntax); escape backslashes in JSON")
-					}
-				}
-			}
-		}
-	}
-}
-
-// checkHandoffs: handoff names are unique and not a tool's, their agents' tools exist.
+// checkHandoffs: the tools of the handoffs' agents exist (their names and the agents they hand
+// to are ParseAgentConfig's).
 func (c *compiler) checkHandoffs(cs *CompiledStep, inPtr string, known map[string]bool) {
 	list, _ := cs.Step.Inputs["handoffs"].([]any)
-	seen := map[string]bool{}
 	for i, e := range list {
 		m, _ := e.(map[string]any)
 		ptr := inPtr + "/handoffs/" + strconv.Itoa(i)
 		name, _ := m["name"].(string)
-		if seen[name] {
-			c.errAt(ptr+"/name", fmt.Sprintf("handoff %q is named twice", name), "give each handoff its own name")
-		}
-		seen[name] = true
 		agent, _ := m["agent"].(map[string]any)
-		next, _ := agent["handoffs"].([]any)
-		for j, n := range next {
-			target, _ := n.(string)
-			if target == "" || target == cs.ID || strings.Contains(target, "{{") || handoffNamed(list, target) {
-				continue
-			}
-			c.errAt(ptr+"/agent/handoffs/"+strconv.Itoa(j), fmt.Sprintf("handoff %s hands to %q, which is neither one of the step's handoffs nor the step", name, target),
-				fmt.Sprintf("name a handoff of this step, or %q to hand back to the step's agent", cs.ID))
-		}
 		tools, _ := agent["tools"].([]any)
 		for j, t := range tools {
 			tn, _ := t.(string)
@@ -190,16 +140,6 @@ func (c *compiler) checkHandoffs(cs *CompiledStep, inPtr string, known map[strin
 			}
 		}
 	}
-}
-
-// handoffNamed reports whether a step's handoffs list has one named name.
-func handoffNamed(list []any, name string) bool {
-	for _, e := range list {
-		if m, _ := e.(map[string]any); m["name"] == name {
-			return true
-		}
-	}
-	return false
 }
 
 // checkPrefixedTool checks an agent tool named by a prefix (mcp:SERVER[/TOOL], workflow:NAME)

@@ -48,7 +48,10 @@ type CompiledStep struct {
 	ItemTemplate *expr.Value
 	// Nested is loop.step compiled.
 	Nested *NestedStep
-	Deps   []string // ids of the steps this one waits for, sorted
+	// Agent is an agent's stopWhen, guardrails and handoffs parsed (nil when templated: the
+	// interpreter parses them resolved, with ParseAgentConfig).
+	Agent *AgentConfig
+	Deps  []string // ids of the steps this one waits for, sorted
 	// Policy is the step's timeout and retry, parsed.
 	Policy Policy
 }
