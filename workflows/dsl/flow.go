@@ -51,177 +51,212 @@ func ConvertFlow(file string, data []byte) (*Definition, error) {
 }
 
 func convertFlow(src *Source) (*Definition, Diagnostics) {
-	var ds Diagnostics
-	at := func(ptr, msg, hint string) { ds = append(ds, src.At(ptr, msg, hint)) }
+	fc := &flowConverter{src: src, ids: map[string]int{}, stepID: map[string]string{}, outputs: map[string]string{},
+		usedStep: map[string]string{}, deps: map[string][]string{}, conds: map[string][]string{}}
 	root := src.Root.(map[string]any)
-	for _, f := range []string{"id", "name", "version", "nodes", "edges"} {
-		if _, ok := root[f]; !ok {
-			at("", fmt.Sprintf("missing required field %q", f), "a Flow needs id, name, version, nodes and edges")
-		}
-	}
+	def := fc.header(root)
 	nodes, ok := root["nodes"].([]any)
 	if !ok && root["nodes"] != nil {
-		at("/nodes", "must be an array of nodes", "")
+		fc.at("/nodes", "must be an array of nodes", "")
 	}
 	edges, ok := root["edges"].([]any)
 	if !ok && root["edges"] != nil {
-		at("/edges", "must be an array of edges", "")
+		fc.at("/edges", "must be an array of edges", "")
 	}
 	if v, ok := root["version"]; ok {
 		if _, isNum := v.(float64); !isNum {
-			at("/version", "must be a number (the Flow schema version, currently 1)", "")
+			fc.at("/version", "must be a number (the Flow schema version, currently 1)", "")
+		}
+	}
+	for i, n := range nodes {
+		fc.node(i, n)
+	}
+	edgeIDs := map[string]bool{}
+	for i, e := range edges {
+		fc.edge(i, e, edgeIDs)
+	}
+	fc.checkContextRefs()
+	if fc.ds.HasErrors() {
+		return nil, fc.ds
+	}
+	for _, in := range fc.infos {
+		def.Steps = append(def.Steps, fc.step(in))
+	}
+	return def, fc.ds
+}
+
+// flowConverter is a Flow file being converted: what its nodes and edges say, by node id.
+type flowConverter struct {
+	src      *Source
+	ds       Diagnostics
+	ids      map[string]int    // node id -> index
+	stepID   map[string]string // node id -> step id
+	outputs  map[string]string // outputName -> node id
+	usedStep map[string]string // step id -> node id
+	infos    []flowNode
+	deps     map[string][]string // node id -> the nodes its edges come from
+	conds    map[string][]string // node id -> its edges' conditions
+}
+
+// flowNode is a node that converts to a step.
+type flowNode struct {
+	id, ptr string
+	data    map[string]any
+}
+
+func (fc *flowConverter) at(ptr, msg, hint string) { fc.ds = append(fc.ds, fc.src.At(ptr, msg, hint)) }
+
+// header checks the Flow's required fields and starts its definition.
+func (fc *flowConverter) header(root map[string]any) *Definition {
+	for _, f := range []string{"id", "name", "version", "nodes", "edges"} {
+		if _, ok := root[f]; !ok {
+			fc.at("", fmt.Sprintf("missing required field %q", f), "a Flow needs id, name, version, nodes and edges")
 		}
 	}
 	def := &Definition{Name: str(root, "name"), Description: str(root, "description")}
 	if def.Name == "" {
 		def.Name = str(root, "id")
 	}
-	ids := map[string]int{}
-	stepID := map[string]string{} // node id -> step id
-	outputs := map[string]string{}
-	usedStep := map[string]string{}
-	type nodeInfo struct {
-		id, ptr string
-		data    map[string]any
+	return def
+}
+
+// node reads nodes[i]: its id (unique), type, data, step id and output name.
+func (fc *flowConverter) node(i int, n any) {
+	ptr := "/nodes/" + strconv.Itoa(i)
+	m, ok := n.(map[string]any)
+	if !ok {
+		fc.at(ptr, "a node must be an object", "")
+		return
 	}
-	var infos []nodeInfo
-	for i, n := range nodes {
-		ptr := "/nodes/" + strconv.Itoa(i)
-		m, ok := n.(map[string]any)
-		if !ok {
-			at(ptr, "a node must be an object", "")
-			continue
-		}
-		id := str(m, "id")
-		if id == "" {
-			at(ptr, "missing required field \"id\"", "every node needs a unique id")
-			continue
-		}
-		if j, dup := ids[id]; dup {
-			at(ptr+"/id", fmt.Sprintf("duplicate id %q (also nodes[%d])", id, j), "node and edge ids must be unique")
-			continue
-		}
-		ids[id] = i
-		if t := str(m, "type"); t != "prompt-template" {
-			at(ptr+"/type", fmt.Sprintf("node type %q is not supported", t), "every Flow node has \"type\": \"prompt-template\"")
-		}
-		data, _ := m["data"].(map[string]any)
-		if data == nil {
-			at(ptr, "missing required field \"data\"", "a node's data holds its label and instruction")
-			continue
-		}
-		for _, f := range []string{"label", "instruction"} {
-			if s, _ := data[f].(string); s == "" {
-				at(ptr+"/data", fmt.Sprintf("missing required field %q", f), "")
-			}
-		}
-		sid := sanitizeID(id)
-		if _, taken := usedStep[sid]; taken {
-			sid = sid + "_" + strconv.Itoa(i)
-		}
-		usedStep[sid] = id
-		stepID[id] = sid
-		if on := str(data, "outputName"); on != "" {
-			if prev, dup := outputs[on]; dup {
-				at(ptr+"/data/outputName", fmt.Sprintf("outputName %q is already used by node %q", on, prev), "output names must be unique")
-			}
-			outputs[on] = id
-		}
-		infos = append(infos, nodeInfo{id: id, ptr: ptr, data: data})
+	id := str(m, "id")
+	if id == "" {
+		fc.at(ptr, "missing required field \"id\"", "every node needs a unique id")
+		return
 	}
-	edgeIDs := map[string]bool{}
-	deps := map[string][]string{}
-	conds := map[string][]string{}
-	for i, e := range edges {
-		ptr := "/edges/" + strconv.Itoa(i)
-		m, ok := e.(map[string]any)
-		if !ok {
-			at(ptr, "an edge must be an object", "")
-			continue
-		}
-		id := str(m, "id")
-		if id != "" {
-			if edgeIDs[id] {
-				at(ptr+"/id", fmt.Sprintf("duplicate edge id %q", id), "node and edge ids must be unique")
-			} else if _, clash := ids[id]; clash {
-				at(ptr+"/id", fmt.Sprintf("edge id %q is also a node id", id), "node and edge ids must be unique")
-			}
-			edgeIDs[id] = true
-		}
-		srcID, tgt := str(m, "source"), str(m, "target")
-		for _, end := range []struct{ k, v string }{{"source", srcID}, {"target", tgt}} {
-			if _, ok := ids[end.v]; !ok {
-				at(ptr+"/"+end.k, fmt.Sprintf("%s %q is not a node id", end.k, end.v), didYouMean(end.v, sortedKeys(ids)))
-			}
-		}
-		if srcID == tgt && srcID != "" {
-			at(ptr, fmt.Sprintf("edge from %q to itself", srcID), "remove it")
-		}
-		deps[tgt] = append(deps[tgt], srcID)
-		if d, _ := m["data"].(map[string]any); d != nil {
-			if c := str(d, "condition"); c != "" {
-				conds[tgt] = append(conds[tgt], c)
-			}
+	if j, dup := fc.ids[id]; dup {
+		fc.at(ptr+"/id", fmt.Sprintf("duplicate id %q (also nodes[%d])", id, j), "node and edge ids must be unique")
+		return
+	}
+	fc.ids[id] = i
+	if t := str(m, "type"); t != "prompt-template" {
+		fc.at(ptr+"/type", fmt.Sprintf("node type %q is not supported", t), "every Flow node has \"type\": \"prompt-template\"")
+	}
+	data, _ := m["data"].(map[string]any)
+	if data == nil {
+		fc.at(ptr, "missing required field \"data\"", "a node's data holds its label and instruction")
+		return
+	}
+	for _, f := range []string{"label", "instruction"} {
+		if s, _ := data[f].(string); s == "" {
+			fc.at(ptr+"/data", fmt.Sprintf("missing required field %q", f), "")
 		}
 	}
-	// contextRefs must name an existing outputName.
-	for _, in := range infos {
+	sid := sanitizeID(id)
+	if _, taken := fc.usedStep[sid]; taken {
+		sid = sid + "_" + strconv.Itoa(i)
+	}
+	fc.usedStep[sid] = id
+	fc.stepID[id] = sid
+	if on := str(data, "outputName"); on != "" {
+		if prev, dup := fc.outputs[on]; dup {
+			fc.at(ptr+"/data/outputName", fmt.Sprintf("outputName %q is already used by node %q", on, prev), "output names must be unique")
+		}
+		fc.outputs[on] = id
+	}
+	fc.infos = append(fc.infos, flowNode{id: id, ptr: ptr, data: data})
+}
+
+// edge reads edges[i]: its id (unique among nodes' and edges'), its ends, and its condition.
+func (fc *flowConverter) edge(i int, e any, edgeIDs map[string]bool) {
+	ptr := "/edges/" + strconv.Itoa(i)
+	m, ok := e.(map[string]any)
+	if !ok {
+		fc.at(ptr, "an edge must be an object", "")
+		return
+	}
+	id := str(m, "id")
+	if id != "" {
+		if edgeIDs[id] {
+			fc.at(ptr+"/id", fmt.Sprintf("duplicate edge id %q", id), "node and edge ids must be unique")
+		} else if _, clash := fc.ids[id]; clash {
+			fc.at(ptr+"/id", fmt.Sprintf("edge id %q is also a node id", id), "node and edge ids must be unique")
+		}
+		edgeIDs[id] = true
+	}
+	srcID, tgt := str(m, "source"), str(m, "target")
+	for _, end := range []struct{ k, v string }{{"source", srcID}, {"target", tgt}} {
+		if _, ok := fc.ids[end.v]; !ok {
+			fc.at(ptr+"/"+end.k, fmt.Sprintf("%s %q is not a node id", end.k, end.v), didYouMean(end.v, sortedKeys(fc.ids)))
+		}
+	}
+	if srcID == tgt && srcID != "" {
+		fc.at(ptr, fmt.Sprintf("edge from %q to itself", srcID), "remove it")
+	}
+	fc.deps[tgt] = append(fc.deps[tgt], srcID)
+	if d, _ := m["data"].(map[string]any); d != nil {
+		if c := str(d, "condition"); c != "" {
+			fc.conds[tgt] = append(fc.conds[tgt], c)
+		}
+	}
+}
+
+// checkContextRefs: contextRefs must name an existing outputName.
+func (fc *flowConverter) checkContextRefs() {
+	for _, in := range fc.infos {
 		refs, _ := in.data["contextRefs"].([]any)
 		for j, r := range refs {
 			s, _ := r.(string)
-			if _, ok := outputs[s]; !ok {
-				at(fmt.Sprintf("%s/data/contextRefs/%d", in.ptr, j), fmt.Sprintf("contextRefs names %q, which no node outputs", s), didYouMean(s, sortedKeys(outputs)))
+			if _, ok := fc.outputs[s]; !ok {
+				fc.at(fmt.Sprintf("%s/data/contextRefs/%d", in.ptr, j), fmt.Sprintf("contextRefs names %q, which no node outputs", s), didYouMean(s, sortedKeys(fc.outputs)))
 			}
 		}
 	}
-	if ds.HasErrors() {
-		return nil, ds
+}
+
+// step is the generate step the node converts to.
+func (fc *flowConverter) step(in flowNode) Step {
+	id := in.id
+	st := Step{ID: fc.stepID[id], Name: str(in.data, "label"), Tool: toolspec.Generate.Name}
+	instr := flowRef.ReplaceAllStringFunc(str(in.data, "instruction"), func(m string) string {
+		sub := flowRef.FindStringSubmatch(m)
+		node, ok := fc.outputs[sub[1]]
+		if !ok {
+			return m
+		}
+		if sub[2] == "" {
+			return "{{ " + fc.stepID[node] + ".output.text }}"
+		}
+		return "{{ " + fc.stepID[node] + ".output" + sub[2] + " }}"
+	})
+	st.Inputs = map[string]any{"prompt": instr}
+	refs, _ := in.data["contextRefs"].([]any)
+	var ctx []string
+	for _, r := range refs {
+		ctx = append(ctx, "{{ "+fc.stepID[fc.outputs[r.(string)]]+".output.text }}")
 	}
-	for _, in := range infos {
-		id := in.id
-		st := Step{ID: stepID[id], Name: str(in.data, "label"), Tool: toolspec.Generate.Name}
-		instr := flowRef.ReplaceAllStringFunc(str(in.data, "instruction"), func(m string) string {
-			sub := flowRef.FindStringSubmatch(m)
-			node, ok := outputs[sub[1]]
-			if !ok {
-				return m
-			}
-			if sub[2] == "" {
-				return "{{ " + stepID[node] + ".output.text }}"
-			}
-			return "{{ " + stepID[node] + ".output" + sub[2] + " }}"
-		})
-		st.Inputs = map[string]any{"prompt": instr}
-		refs, _ := in.data["contextRefs"].([]any)
-		var ctx []string
-		for _, r := range refs {
-			ctx = append(ctx, "{{ "+stepID[outputs[r.(string)]]+".output.text }}")
+	if len(ctx) == 1 {
+		st.Inputs["context"] = ctx[0]
+	} else if len(ctx) > 1 {
+		arr := make([]any, len(ctx))
+		for i, c := range ctx {
+			arr[i] = c
 		}
-		if len(ctx) == 1 {
-			st.Inputs["context"] = ctx[0]
-		} else if len(ctx) > 1 {
-			arr := make([]any, len(ctx))
-			for i, c := range ctx {
-				arr[i] = c
-			}
-			st.Inputs["context"] = arr
-		}
-		set := map[string]bool{}
-		for _, d := range deps[id] {
-			set[stepID[d]] = true
-		}
-		st.DependsOn = sortedKeys(set)
-		if cs := conds[id]; len(cs) > 0 {
-			parts := make([]string, len(cs))
-			for i, c := range cs {
-				parts[i] = "(" + rewriteFlowCondition(c, outputs, stepID) + ")"
-			}
-			sort.Strings(parts)
-			st.Condition = strings.Join(parts, " || ")
-		}
-		def.Steps = append(def.Steps, st)
+		st.Inputs["context"] = arr
 	}
-	return def, ds
+	set := map[string]bool{}
+	for _, d := range fc.deps[id] {
+		set[fc.stepID[d]] = true
+	}
+	st.DependsOn = sortedKeys(set)
+	if cs := fc.conds[id]; len(cs) > 0 {
+		parts := make([]string, len(cs))
+		for i, c := range cs {
+			parts[i] = "(" + rewriteFlowCondition(c, fc.outputs, fc.stepID) + ")"
+		}
+		sort.Strings(parts)
+		st.Condition = strings.Join(parts, " || ")
+	}
+	return st
 }
 
 // condIdent is a node.path or outputName.path reference in an edge condition; a path segment may
