@@ -11,7 +11,6 @@ import (
 	historypb "go.temporal.io/api/history/v1"
 	"google.golang.org/protobuf/types/known/structpb"
 
-	"github.com/weftworks/weft/activities/toolspec"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 	"github.com/weftworks/weft/workflows"
 	"github.com/weftworks/weft/workflows/dsl"
@@ -139,7 +138,7 @@ func (c *Client) Retry(ctx context.Context, runID string, o RetryOptions) (*Run,
 		// An approval is bound to what it let through: under a corrected definition, a review
 		// (or an agent's approved tool calls) with a changed step after it is asked again.
 		for _, cs := range w.Steps {
-			if !again[cs.ID] && cs.Spec != nil && (cs.Spec.Kind == toolspec.KindReview || cs.Spec.Kind == toolspec.KindAgent) && leadsTo(w, cs.ID, again) {
+			if !again[cs.ID] && cs.MayWait() && leadsTo(w, cs.ID, again) {
 				again[cs.ID] = true
 			}
 		}

@@ -151,19 +151,16 @@ func ReviewSteps(w *dsl.Workflow, resolve weftclient.Resolver) (steps []string, 
 	set := map[string]bool{}
 	for _, x := range append([]*dsl.Workflow{w}, slices.Collect(maps.Values(called))...) {
 		for _, cs := range x.Steps {
-			kinds := []toolspec.Kind{}
-			if cs.Spec != nil {
-				kinds = append(kinds, cs.Spec.Kind)
-			}
+			specs := []*toolspec.Spec{cs.Spec}
 			nested := cs.Nested != nil && cs.Nested.Spec != nil
 			if nested {
-				kinds = append(kinds, cs.Nested.Spec.Kind)
+				specs = append(specs, cs.Nested.Spec)
 			}
-			for _, k := range kinds {
-				switch k {
-				case toolspec.KindReview, toolspec.KindAgent:
+			for _, spec := range specs {
+				if dsl.MayWait(spec) {
 					set[cs.ID] = true
-				case toolspec.KindChild:
+				}
+				if spec != nil && spec.Kind == toolspec.KindChild {
 					name, literal := cs.Inputs["workflow"].(string)
 					if nested || !literal || strings.Contains(name, "{{") {
 						known = false

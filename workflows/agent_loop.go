@@ -13,6 +13,8 @@ import (
 	"github.com/weftworks/weft/workflows/dsl"
 )
 
+func init() { registerKind(toolspec.KindAgent, runMethod((*run).agent)) }
+
 // agent runs the tool-calling loop: one llm activity per iteration, then every tool call the
 // model asked for (in parallel unless parallelToolCalls is false), each its own activity or
 // child workflow, behind a review gate when its tool is listed in approve. Mistakes of the

@@ -18,7 +18,6 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
-	"github.com/weftworks/weft/activities/toolspec"
 	"github.com/weftworks/weft/internal/english"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 	"github.com/weftworks/weft/workflows/dsl"
@@ -142,7 +141,7 @@ func (r *run) notAwaiting(step, pending string) error {
 	if !ok {
 		return fmt.Errorf("no step %q in this workflow (pending reviews: %s)", step, pending)
 	}
-	if k := sr.cs.Spec.Kind; k != toolspec.KindReview && k != toolspec.KindAgent {
+	if !sr.cs.MayWait() {
 		return fmt.Errorf("step %q is %s step, not a review", step, english.A(sr.cs.Tool))
 	}
 	return fmt.Errorf("step %q is not awaiting review (status %s)", step, sr.status)

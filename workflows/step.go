@@ -2,7 +2,6 @@ package workflows
 
 import (
 	"fmt"
-	"maps"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -10,27 +9,9 @@ import (
 
 	"github.com/weftworks/weft/activities/toolspec"
 	"github.com/weftworks/weft/internal/english"
-	"github.com/weftworks/weft/workflows/datatools"
 	"github.com/weftworks/weft/workflows/dsl"
 	"github.com/weftworks/weft/workflows/expr"
 )
-
-// ChangeVaiDataTools (workflow.GetVersion): a merge or transform step of a file in vai's dialect
-// computes vai's answer (dsl.VaiSemantics); runs recorded before it computed weft's, and replay
-// computes what they did.
-const ChangeVaiDataTools = "vai-datatools"
-
-// vaiSemanticsSince is cs, without vai's semantics in a run recorded before ChangeVaiDataTools.
-// The compiled step is shared: the copy is the step's own.
-func vaiSemanticsSince(ctx workflow.Context, cs *dsl.CompiledStep) *dsl.CompiledStep {
-	if v, _ := cs.Lazy[dsl.VaiSemantics].(bool); !v || workflow.GetVersion(ctx, ChangeVaiDataTools, workflow.DefaultVersion, 1) >= 1 {
-		return cs
-	}
-	weft := *cs
-	weft.Lazy = maps.Clone(cs.Lazy)
-	delete(weft.Lazy, dsl.VaiSemantics)
-	return &weft
-}
 
 // execOnce runs the step once in env (the workflow environment, or a per-item copy).
 func (r *run) execOnce(ctx workflow.Context, sr *stepRun, env map[string]any) (any, error) {
@@ -44,29 +25,14 @@ func (r *run) execOnce(ctx workflow.Context, sr *stepRun, env map[string]any) (a
 	if err != nil {
 		return nil, err
 	}
-	switch cs.Spec.Kind {
-	case toolspec.KindInline:
-		sr.attempts = max(sr.attempts, 1)
-		out, err := datatools.Run(vaiSemanticsSince(ctx, cs), inputs, env)
-		if err != nil {
-			return nil, temporal.NewNonRetryableApplicationError(inlineErrorText(err), toolspec.ErrInvalidInput, nil)
-		}
-		addWarnings(&sr.warnings, datatools.Warnings(cs, inputs, out))
-		if err := gateOutput(ctx, cs.Tool, out); err != nil {
-			return nil, err
-		}
-		return out, nil
-	case toolspec.KindReview:
-		return r.review(ctx, sr, inputs, env)
-	case toolspec.KindControl:
-		return r.loop(ctx, sr, inputs, env)
-	case toolspec.KindAgent:
-		return r.agent(ctx, sr, inputs, env)
-	case toolspec.KindChild:
-		return r.child(ctx, sr, inputs, env)
-	default:
-		return r.activity(ctx, sr, cs.Tool, cs.Spec, inputs, cs.Title(), env)
-	}
+	return stepKinds[cs.Spec.Kind].run(r, ctx, sr, inputs, env)
+}
+
+func init() { registerKind(toolspec.KindActivity, runMethod((*run).toolActivity)) }
+
+// toolActivity runs an activity tool's step: the activity named after the tool.
+func (r *run) toolActivity(ctx workflow.Context, sr *stepRun, inputs, env map[string]any) (any, error) {
+	return r.activity(ctx, sr, sr.cs.Tool, sr.cs.Spec, inputs, sr.cs.Title(), env)
 }
 
 // resolveInputs renders the step's templates and fills db, collection and model from defaults

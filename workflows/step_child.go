@@ -111,3 +111,5 @@ func (r *run) runChild(ctx workflow.Context, sr *stepRun, name string, args map[
 	}
 	return res.Output.AsInterface(), nil
 }
+
+func init() { registerKind(toolspec.KindChild, runMethod((*run).child)) }

@@ -170,3 +170,5 @@ func inlineErrorText(err error) string {
 	}
 	return err.Error()
 }
+
+func init() { registerKind(toolspec.KindControl, runMethod((*run).loop)) }

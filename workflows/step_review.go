@@ -157,3 +157,5 @@ func reviewerEntry(e any) string {
 	}
 	return expr.Text(e)
 }
+
+func init() { registerKind(toolspec.KindReview, runMethod((*run).review)) }

@@ -23,10 +23,11 @@ func AgentToolNames() []string {
 	return out
 }
 
-// agent and llm: the literal tool names they offer the model, and approve, name tools that exist.
+// agent and llm: the literal tool names they offer the model, and approve, name tools that exist;
+// an agent may wait for a person (the tool calls its approve list names).
 func init() {
-	kinds[toolspec.Agent.Spec] = (*compiler).checkAgentTools
-	kinds[toolspec.Completion.Spec] = (*compiler).checkAgentTools
+	kinds[toolspec.Agent.Spec] = stepKind{compile: (*compiler).checkAgentTools, mayWait: true} // its approved tool calls
+	kinds[toolspec.Completion.Spec] = stepKind{compile: (*compiler).checkAgentTools}
 }
 
 // agentScope are the names an agent's instructions see besides the workflow's.

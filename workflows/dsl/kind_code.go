@@ -14,7 +14,7 @@ import (
 // or one with credentials, a query or a fragment) is refused here too, by the check the worker
 // makes (toolspec.CodeRepoURL); its host is the worker's to judge (WEFT_CODE_GIT_HOSTS).
 func init() {
-	kinds[toolspec.CodeIndex.Spec] = func(c *compiler, cs *CompiledStep, inPtr string) {
+	kinds[toolspec.CodeIndex.Spec] = stepKind{compile: func(c *compiler, cs *CompiledStep, inPtr string) {
 		_, path := cs.Inputs["path"]
 		repo, hasRepo := cs.Inputs["repo"]
 		_, ref := cs.Inputs["ref"]
@@ -36,5 +36,5 @@ func init() {
 				c.errAt(inPtr+"/repo", "repo "+fe.Why, fe.Fix)
 			}
 		}
-	}
+	}}
 }

@@ -9,7 +9,7 @@ import (
 
 // conditional: the condition is compiled once; then and else name steps of this workflow.
 func init() {
-	kinds[toolspec.Conditional.Spec] = func(c *compiler, cs *CompiledStep, inPtr string) {
+	kinds[toolspec.Conditional.Spec] = stepKind{compile: func(c *compiler, cs *CompiledStep, inPtr string) {
 		switch v := cs.Lazy["condition"].(type) {
 		case string:
 			if v != "" {
@@ -28,5 +28,5 @@ func init() {
 			}
 		}
 		delete(cs.Lazy, "condition")
-	}
+	}}
 }

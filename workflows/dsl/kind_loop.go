@@ -9,7 +9,7 @@ import (
 )
 
 // loop: the nested step is compiled as a step of its own, with the item's name in scope.
-func init() { kinds[toolspec.Loop.Spec] = (*compiler).compileNested }
+func init() { kinds[toolspec.Loop.Spec] = stepKind{compile: (*compiler).compileNested} }
 
 func (c *compiler) compileNested(cs *CompiledStep, inPtr string) {
 	step, ok := cs.Lazy["step"].(map[string]any)

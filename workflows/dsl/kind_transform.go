@@ -7,7 +7,7 @@ import (
 
 // transform: the template is rendered per item.
 func init() {
-	kinds[toolspec.Transform.Spec] = func(c *compiler, cs *CompiledStep, inPtr string) {
+	kinds[toolspec.Transform.Spec] = stepKind{compile: func(c *compiler, cs *CompiledStep, inPtr string) {
 		if t, ok := cs.Lazy["template"]; ok {
 			val, perrs := expr.CompileValue(t)
 			for _, pe := range perrs {
@@ -16,5 +16,5 @@ func init() {
 			cs.ItemTemplate = val
 			c.checkValueRefs(inPtr+"/template", val, cs.ID, itemScope)
 		}
-	}
+	}}
 }

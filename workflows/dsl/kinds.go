@@ -2,10 +2,27 @@ package dsl
 
 import "github.com/weftworks/weft/activities/toolspec"
 
-// kinds holds the compile step of the tools whose steps need more than their input schema
-// checked: one file per kind (kind_*.go) registers its function for its tool's declaration. A
-// tool without an entry is a plain tool call: its schema and references say everything.
-var kinds = map[*toolspec.Spec]func(c *compiler, cs *CompiledStep, inPtr string){}
+// stepKind is what a tool's steps need beyond their input schema: how they compile (the inputs the
+// tool evaluates per item, names checked beyond the schema) and whether they may wait for a
+// person. One file per kind (kind_*.go) registers its value for its tool's declaration; a tool
+// without one is a plain tool call: its schema and references say everything.
+type stepKind struct {
+	compile func(c *compiler, cs *CompiledStep, inPtr string)
+	// mayWait: a step of the kind may wait for a person's decision itself (a review; an
+	// agent's approved tool calls). A child workflow's reviews are its own steps'.
+	mayWait bool
+}
+
+// kinds are the kinds, by their tool's declaration.
+var kinds = map[*toolspec.Spec]stepKind{}
+
+// MayWait reports whether a step of the tool spec may wait for a person's decision itself: a
+// review step, or an agent (the tool calls its approve list names). The CLI's fixtures, evals
+// and retries and the interpreter's review errors ask this.
+func MayWait(spec *toolspec.Spec) bool { return spec != nil && kinds[spec].mayWait }
+
+// MayWait reports whether the step may wait for a person's decision itself (MayWait of its tool).
+func (cs *CompiledStep) MayWait() bool { return MayWait(cs.Spec) }
 
 // itemScope are the names a per-item input sees.
 var itemScope = scope{names: []string{"item", "index"}}

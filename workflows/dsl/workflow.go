@@ -444,8 +444,8 @@ func (c *compiler) compileStep(cs *CompiledStep) {
 // compileLazy runs the compile step of the tool's kind, if it has one (kind_*.go): the inputs
 // the tool evaluates per item, references to other steps, names checked beyond the schema.
 func (c *compiler) compileLazy(cs *CompiledStep, inPtr string) {
-	if k := kinds[cs.Spec]; k != nil {
-		k(c, cs, inPtr)
+	if k := kinds[cs.Spec]; k.compile != nil {
+		k.compile(c, cs, inPtr)
 	}
 	c.vaiDataTool(cs, inPtr) // vai's merge and transform semantics in vai's dialect (vai_datatools.go)
 }
