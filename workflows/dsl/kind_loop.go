@@ -8,8 +8,20 @@ import (
 	"github.com/weftworks/weft/workflows/expr"
 )
 
-// loop: the nested step is compiled as a step of its own, with the item's name in scope.
-func init() { kinds[toolspec.Loop.Spec] = stepKind{compile: (*compiler).compileNested} }
+// loop: the nested step is compiled as a step of its own, with the item's name in scope; plans
+// count its calls per item.
+func init() { kinds[toolspec.Loop.Spec] = stepKind{compile: (*compiler).compileNested, plan: planLoop} }
+
+// planLoop: a loop makes its nested step's calls once per item; the plan knows how many items
+// when the loop's items input was resolved (partialResolve) to a list. ok is false without a
+// nested step.
+func planLoop(cs *CompiledStep, inputs map[string]any) (calls toolspec.Calls, items int, known, ok bool) {
+	if cs.Nested == nil {
+		return toolspec.Calls{}, 0, false, false
+	}
+	list, known := inputs["items"].([]any)
+	return cs.Nested.Spec.EstimateCalls(map[string]any{}), len(list), known, true
+}
 
 func (c *compiler) compileNested(cs *CompiledStep, inPtr string) {
 	step, ok := cs.Lazy["step"].(map[string]any)

@@ -2,15 +2,18 @@ package dsl
 
 import "github.com/weftworks/weft/activities/toolspec"
 
-// stepKind is what a tool's steps need beyond their input schema: how they compile (the inputs the
-// tool evaluates per item, names checked beyond the schema) and whether they may wait for a
-// person. One file per kind (kind_*.go) registers its value for its tool's declaration; a tool
+// stepKind is what a tool's steps need beyond their input schema: how they compile (the inputs
+// the tool evaluates per item, names checked beyond the schema), whether they may wait for a
+// person, and what a plan counts of them. One file per kind (kind_*.go) registers its value for its tool's declaration; a tool
 // without one is a plain tool call: its schema and references say everything.
 type stepKind struct {
 	compile func(c *compiler, cs *CompiledStep, inPtr string)
 	// mayWait: a step of the kind may wait for a person's decision itself (a review; an
 	// agent's approved tool calls). A child workflow's reviews are its own steps'.
 	mayWait bool
+	// plan, for a kind that runs a step per item of its own (a loop): one item's calls, and how
+	// many items the plan knows (known false: the run's); ok false when it has no such step.
+	plan func(cs *CompiledStep, inputs map[string]any) (calls toolspec.Calls, items int, known, ok bool)
 }
 
 // kinds are the kinds, by their tool's declaration.

@@ -83,11 +83,16 @@ func NewPlan(w *Workflow, inputs map[string]any, defaults map[string]any) *Plan 
 			}
 			ps.Calls = cs.Spec.EstimateCalls(lit)
 			perItem := cs.ForEach != nil
-			if cs.Nested != nil {
-				ps.Calls, perItem = cs.Nested.Spec.EstimateCalls(map[string]any{}), true
+			items := func() (int, bool) { return forEachItems(cs, env) }
+			if k := kinds[cs.Spec]; k.plan != nil {
+				// a kind that runs a step per item of its own (a loop) plans that step's calls
+				if calls, n, known, ok := k.plan(cs, ps.Inputs); ok {
+					ps.Calls, perItem = calls, true
+					items = func() (int, bool) { return n, known }
+				}
 			}
 			if perItem {
-				if n, ok := planItems(cs, ps.Inputs, env); ok {
+				if n, ok := items(); ok {
 					ps.Items = &n
 					ps.Calls = ps.Calls.Times(planRequests(cs, n))
 				} else if !ps.Calls.IsZero() {
@@ -102,14 +107,9 @@ func NewPlan(w *Workflow, inputs map[string]any, defaults map[string]any) *Plan 
 	return p
 }
 
-// planItems is how many items a forEach or loop step runs, when the plan knows them: a forEach
-// whose expression reads only the run's inputs and defaults, a loop whose items input was
-// resolved (partialResolve) to a list.
-func planItems(cs *CompiledStep, inputs, env map[string]any) (int, bool) {
-	if cs.Nested != nil {
-		items, ok := inputs["items"].([]any)
-		return len(items), ok
-	}
+// forEachItems is how many items a forEach step runs, when the plan knows them: its expression
+// reads only the run's inputs and defaults.
+func forEachItems(cs *CompiledStep, env map[string]any) (int, bool) {
 	for _, r := range cs.ForEach.Refs() {
 		if r.Root != "inputs" && r.Root != "defaults" {
 			return 0, false
