@@ -14,13 +14,7 @@ import (
 // the builder and the interpreter see one default. Only the named fields are decoded: the
 // others (a loop's items, a review's data) keep their values as they are.
 func declared[In, Out any](tool toolspec.Tool[In, Out], inputs map[string]any, fields ...string) (In, error) {
-	picked := make(map[string]any, len(fields))
-	for _, f := range fields {
-		if v, ok := inputs[f]; ok && v != nil {
-			picked[f] = v
-		}
-	}
-	in, err := tool.Decode(picked)
+	in, err := tool.DecodeFields(inputs, fields...)
 	if err != nil {
 		return in, temporal.NewNonRetryableApplicationError(err.Error()+": write the values the tool's input schema describes (weft tools "+tool.Name+")", toolspec.ErrInvalidInput, nil)
 	}

@@ -455,3 +455,16 @@ func asList(v any) []any {
 	l, _ := v.([]any)
 	return l
 }
+
+// DecodeFields is Decode of the named fields of inputs alone, a field set to null taking its
+// default as one left out: a step kind the workflow runs itself reads its settings so, and its
+// other inputs (a loop's items, a review's data) keep their values as they are.
+func (t Tool[In, Out]) DecodeFields(inputs map[string]any, fields ...string) (In, error) {
+	picked := make(map[string]any, len(fields))
+	for _, f := range fields {
+		if v, ok := inputs[f]; ok && v != nil {
+			picked[f] = v
+		}
+	}
+	return t.Decode(picked)
+}

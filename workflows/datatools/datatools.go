@@ -90,8 +90,11 @@ func merge(cs *dsl.CompiledStep, in map[string]any) (any, error) {
 	if !ok {
 		return nil, &InputError{Step: cs.ID, Msg: fmt.Sprintf("inputs.arrays must be a list of arrays, got %s", describe(in["arrays"]))}
 	}
-	dedup, _ := in["dedup"].(bool)
-	field, _ := in["dedup_field"].(string)
+	set, err := toolspec.Merge.DecodeFields(in, "dedup", "dedup_field") // the declaration's defaults
+	if err != nil {
+		return nil, &InputError{Step: cs.ID, Msg: err.Error()}
+	}
+	dedup, field := set.Dedup, set.DedupField
 	var out []any
 	seen := map[string]bool{}
 	for i, a := range arrays {
