@@ -92,7 +92,7 @@ func agentInvalid(err error) error {
 // the step where they always did, after what ran before them (a templated stopWhen's after the
 // agent's MCP servers were listed).
 func (r *run) newAgentLoop(ctx workflow.Context, sr *stepRun, inputs, env map[string]any) (*agentLoop, error) {
-	cfg, err := agentSettings(inputs)
+	cfg, err := agentSettings(sr.cs, inputs)
 	if err != nil {
 		return nil, err
 	}

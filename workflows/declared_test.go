@@ -90,3 +90,20 @@ func forever(in map[string]any) map[string]any {
 	}
 	return map[string]any{"text": "", "toolCalls": []any{map[string]any{"id": "c", "name": name, "arguments": `{"query":"again"}`}}}
 }
+
+// TestTemplatedAgentSettingsRun: an agent whose settings and guardrails are templated reads them
+// when the run has resolved them, with the same defaults and the same messages as the compiler.
+func TestTemplatedAgentSettingsRun(t *testing.T) {
+	def := `{"name":"a","inputs":{"n":{"type":"number"},"p":{"type":"string"}},"steps":[{"id":"ag","tool":"agent","inputs":{"prompt":"go","tools":["search"],
+	  "maxIterations":"{{ inputs.n }}","guardrails":{"output":[{"name":"g","forbid":"{{ inputs.p }}"}]}}}]}`
+	h := newHarness(t)
+	withModel(h, &scriptedModel{answers: []func(map[string]any) map[string]any{forever, forever, forever}})
+	_, err := h.run(t, def, map[string]any{"n": 2, "p": "x"})
+	require.ErrorContains(t, err, "did not answer within maxIterations (2)")
+
+	h = newHarness(t)
+	withModel(h, &scriptedModel{answers: []func(map[string]any) map[string]any{forever}})
+	_, err = h.run(t, def, map[string]any{"n": 2, "p": "("})
+	require.ErrorContains(t, err, `inputs.guardrails.output.0.forbid: forbid "(" is not a regular expression`)
+	require.Equal(t, 0, h.tools.count("search"), "nothing ran")
+}

@@ -127,12 +127,17 @@ type agentConfig struct {
 // stopRule is one condition of stopWhen: a tool (as tools names it) or a pattern.
 type stopRule = dsl.StopRule
 
-// agentSettings are the settings of an agent step, read from its declaration
-// (toolspec.AgentIn, with its defaults).
-func agentSettings(inputs map[string]any) (agentConfig, error) {
-	in, err := declared(toolspec.Agent, inputs, "maxIterations", "parallelToolCalls", "approve", "toolResultLimit", "onLimit", "toolChoice", "resetToolChoice", "maxHandoffs")
-	if err != nil {
-		return agentConfig{}, err
+// agentSettings are the settings of an agent step (dsl.AgentSettings) with the defaults of its
+// declaration (toolspec.AgentIn): as the compiler decoded them, or decoded now when templated.
+func agentSettings(cs *dsl.CompiledStep, inputs map[string]any) (agentConfig, error) {
+	var in toolspec.AgentIn
+	if cs.Agent != nil && cs.Agent.Settings != nil {
+		in = *cs.Agent.Settings
+	} else {
+		var err error
+		if in, err = declared(toolspec.Agent, inputs, dsl.AgentSettings...); err != nil {
+			return agentConfig{}, err
+		}
 	}
 	return agentConfig{maxIterations: in.MaxIterations, parallel: in.ParallelToolCalls, approve: approveSet(in.Approve), toolResultLimit: in.ToolResultLimit,
 		onLimit: in.OnLimit, toolChoice: in.ToolChoice, resetToolChoice: in.ResetToolChoice, maxHandoffs: in.MaxHandoffs}, nil
@@ -150,7 +155,7 @@ func approveSet(list []string) map[string]bool {
 // agentParsed is the step's stopWhen, guardrails and handoffs as the compiler parsed them, or
 // (templated) parsed now from the resolved inputs, with their problems.
 func agentParsed(cs *dsl.CompiledStep, inputs map[string]any) (*dsl.AgentConfig, dsl.Problems) {
-	if cs.Agent != nil {
+	if cs.Agent != nil && cs.Agent.Parsed {
 		return cs.Agent, nil
 	}
 	return dsl.ParseAgentConfig(cs.ID, inputs)

@@ -19,10 +19,19 @@ import (
 // (ParseAgentConfig): the compiler parses the literal ones and reports their mistakes where the
 // file has them; the interpreter parses with the same function only what was templated.
 type AgentConfig struct {
+	// Settings are the step's AgentSettings decoded, with the declaration's defaults (nil when
+	// one is templated: the interpreter decodes them resolved).
+	Settings *toolspec.AgentIn
+	// Parsed: StopWhen, Guardrails and Handoffs hold what the step's inputs say (false when one
+	// is templated, or a run accepted the definition with a mistake in one).
+	Parsed     bool
 	StopWhen   []StopRule
 	Guardrails *Guardrails // nil: the step has none
 	Handoffs   []Handoff
 }
+
+// AgentSettings are the inputs of an agent step that set how its loop runs.
+var AgentSettings = []string{"maxIterations", "parallelToolCalls", "approve", "toolResultLimit", "onLimit", "toolChoice", "resetToolChoice", "maxHandoffs"}
 
 // StopRule is one condition of stopWhen: a tool (as tools names it) or a pattern.
 type StopRule struct {
@@ -311,20 +320,25 @@ func parseHandoffs(stepID string, v any, ps *Problems) []Handoff {
 	return out
 }
 
-// compileAgentConfig parses an agent's stopWhen, guardrails and handoffs when they are written
-// out (no template in them): the interpreter runs what it parsed. A templated one is parsed when
-// the run has resolved it; so is a definition a run accepted before a check here was added, which
-// fails at run time as it did.
+// compileAgentConfig decodes an agent's settings and parses its stopWhen, guardrails and
+// handoffs when they are written out (no template in them): the interpreter runs what the
+// compiler read. A templated one is read when the run has resolved it; so is a definition a run
+// accepted before a check here was added, which fails at run time as it did.
 func (c *compiler) compileAgentConfig(cs *CompiledStep, inPtr string) {
 	if cs.Spec != toolspec.Agent.Spec {
 		return
 	}
-	for _, k := range agentConfigInputs {
-		if hasTemplate(cs.Step.Inputs[k]) {
-			return
+	cfg := &AgentConfig{}
+	cs.Agent = cfg
+	if !slices.ContainsFunc(AgentSettings, func(k string) bool { return hasTemplate(cs.Step.Inputs[k]) }) {
+		if in, err := toolspec.Agent.DecodeFields(cs.Step.Inputs, AgentSettings...); err == nil {
+			cfg.Settings = &in // (a value of the wrong type is the schema's diagnostic)
 		}
 	}
-	cfg, ps := ParseAgentConfig(cs.ID, cs.Step.Inputs)
+	if slices.ContainsFunc(agentConfigInputs, func(k string) bool { return hasTemplate(cs.Step.Inputs[k]) }) {
+		return
+	}
+	parsed, ps := ParseAgentConfig(cs.ID, cs.Step.Inputs)
 	if len(ps) > 0 && c.accepted {
 		return
 	}
@@ -332,7 +346,7 @@ func (c *compiler) compileAgentConfig(cs *CompiledStep, inPtr string) {
 		c.errAt(inPtr+p.Ptr, p.Msg, p.Hint)
 	}
 	if len(ps) == 0 {
-		cs.Agent = cfg
+		cfg.StopWhen, cfg.Guardrails, cfg.Handoffs, cfg.Parsed = parsed.StopWhen, parsed.Guardrails, parsed.Handoffs, true
 	}
 }
 

@@ -2,6 +2,7 @@ package dsl
 
 import (
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -68,4 +69,28 @@ func TestParseAgentConfig(t *testing.T) {
 	require.Equal(t, "search", cfg.StopWhen[0].Tool)
 	require.Equal(t, "^DONE", cfg.StopWhen[1].Pattern.String())
 	require.Equal(t, []string{"ag"}, cfg.Handoffs[0].Next)
+}
+
+// TestAgentConfigCompiledOnce: an agent whose settings and stopWhen are written out is decoded
+// and parsed when compiled (the declaration's defaults filled in); a templated one is left to
+// the run, which resolves it first.
+func TestAgentConfigCompiledOnce(t *testing.T) {
+	load := func(inputs string) *CompiledStep {
+		t.Helper()
+		w, err := Load("a.json", []byte(`{"name":"a","inputs":{"n":{"type":"number"},"p":{"type":"string"}},"steps":[{"id":"ag","tool":"agent","inputs":{"prompt":"go",`+inputs+`}}]}`))
+		require.NoError(t, err)
+		cs, _ := w.Step("ag")
+		require.NotNil(t, cs.Agent)
+		return cs
+	}
+	cs := load(`"maxIterations":3,"stopWhen":{"textMatches":"^DONE"}`)
+	require.NotNil(t, cs.Agent.Settings)
+	require.Equal(t, 3, cs.Agent.Settings.MaxIterations)
+	require.Equal(t, tagDefault(t, reflect.TypeFor[toolspec.AgentIn](), "toolResultLimit"), strconv.Itoa(cs.Agent.Settings.ToolResultLimit))
+	require.True(t, cs.Agent.Parsed)
+	require.Equal(t, "^DONE", cs.Agent.StopWhen[0].Pattern.String())
+
+	cs = load(`"maxIterations":"{{ inputs.n }}","guardrails":{"output":[{"name":"g","forbid":"{{ inputs.p }}"}]}`)
+	require.Nil(t, cs.Agent.Settings)
+	require.False(t, cs.Agent.Parsed)
 }

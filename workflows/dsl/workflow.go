@@ -48,8 +48,8 @@ type CompiledStep struct {
 	ItemTemplate *expr.Value
 	// Nested is loop.step compiled.
 	Nested *NestedStep
-	// Agent is an agent's stopWhen, guardrails and handoffs parsed (nil when templated: the
-	// interpreter parses them resolved, with ParseAgentConfig).
+	// Agent is an agent's settings decoded and its stopWhen, guardrails and handoffs parsed, as
+	// far as they are written out (compileAgentConfig).
 	Agent *AgentConfig
 	Deps  []string // ids of the steps this one waits for, sorted
 	// Policy is the step's timeout and retry, parsed.
