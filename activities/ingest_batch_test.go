@@ -3,6 +3,7 @@ package activities_test
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 	"testing"
 
@@ -159,5 +160,70 @@ func TestIngestBatchStoresNothingOfARefusedDocument(t *testing.T) {
 	require.Len(t, stored, 63, "the other documents are stored")
 	for _, c := range stored {
 		require.NotEqual(t, "edge.md", c["source"], "no chunk of the refused document")
+	}
+}
+
+// TestIngestReplaceLeavesTheNewTextAlone: a changed document ingested again with replace keeps
+// its new chunks only, alone and in a batch; without replace the old chunks stay beside the new
+// ones (ids hold their content), and replace touches no other source.
+func TestIngestReplaceLeavesTheNewTextAlone(t *testing.T) {
+	_, cfg := fakeProvider(t)
+	cfg.MongoDBURI = storeURI
+	tools := activities.NewTools(cfg)
+	batch := activities.BatchActivity(toolspec.Ingest.Spec, tools.BatchHandlers()["ingest"])
+	t.Cleanup(func() { dropDatabases(t, "ingestreplace") })
+	doc := func(source, text string, replace bool) map[string]any {
+		return map[string]any{"text": text, "source": source, "db": "ingestreplace", "collection": "docs", "chunkSize": 100, "chunkOverlap": 0, "replace": replace}
+	}
+	old := "The old version of the page. It says one thing. It has a second sentence to make a second chunk of it, and more."
+	texts := func(source string) []string {
+		var out []string
+		for _, c := range storedChunks(t, "ingestreplace", "docs") {
+			if c["source"] == source {
+				out = append(out, c["text"].(string))
+			}
+		}
+		sort.Strings(out)
+		return out
+	}
+	want := func(text string) []string {
+		cs, err := chunk.Split(text, "recursive", 100, 0)
+		require.NoError(t, err)
+		sort.Strings(cs)
+		return cs
+	}
+	cases := []struct {
+		name    string
+		batched bool
+		replace bool
+	}{
+		{"alone", false, true},
+		{"batched", true, true},
+		{"alone without replace", false, false},
+	}
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			src, other := fmt.Sprintf("page-%d.md", i), fmt.Sprintf("other-%d.md", i)
+			_, err := batch(context.Background(), toolspec.BatchIn{Items: []map[string]any{doc(src, old, false), doc(other, "Another page.", false)}})
+			require.NoError(t, err)
+			require.Equal(t, want(old), texts(src))
+			changed := "The new version. Shorter."
+			if c.batched {
+				out, err := batch(context.Background(), toolspec.BatchIn{Items: []map[string]any{doc(src, changed, c.replace), doc(fmt.Sprintf("third-%d.md", i), "A third page.", c.replace)}})
+				require.NoError(t, err)
+				require.Empty(t, out.Items[0].Error)
+			} else {
+				_, err := run(t, cfg, "ingest", doc(src, changed, c.replace))
+				require.NoError(t, err)
+			}
+			if c.replace {
+				require.Equal(t, want(changed), texts(src), "the old chunks are gone")
+			} else {
+				both := append(want(changed), want(old)...)
+				sort.Strings(both)
+				require.Equal(t, both, texts(src), "without replace the old chunks stay")
+			}
+			require.Equal(t, []string{"Another page."}, texts(other), "another source is left alone")
+		})
 	}
 }

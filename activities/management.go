@@ -104,11 +104,20 @@ func (t *Tools) ingest(ctx context.Context, in toolspec.IngestIn) (toolspec.Inge
 	db := t.databaseNamed(in.DB)
 	model := in.Model
 	meta := in.Metadata
+	ids := make([]string, len(chunks))
+	for i := range chunks {
+		ids[i] = mongostore.ChunkID(coll, source, i, chunks[i])
+	}
 	model, tokens, err := t.embedAndStore(ctx, store, db, coll, model, chunks, func(i int) mongostore.Chunk {
-		return mongostore.Chunk{ID: mongostore.ChunkID(coll, source, i, chunks[i]), Text: chunks[i], Source: source, ChunkIndex: i, Metadata: meta}
+		return mongostore.Chunk{ID: ids[i], Text: chunks[i], Source: source, ChunkIndex: i, Metadata: meta}
 	})
 	if err != nil {
 		return none, nil, err
+	}
+	if in.Replace {
+		if err := replaceSources(ctx, store, db, coll, []string{source}, ids); err != nil {
+			return none, nil, err
+		}
 	}
 	return toolspec.IngestOut{Source: source, ChunksCreated: len(chunks), Collection: coll, DB: db, Model: model, Metadata: meta},
 		&toolspec.Usage{EmbeddingTokens: tokens}, nil
@@ -198,11 +207,40 @@ func (t *Tools) ingestBatch(ctx context.Context, ins []toolspec.IngestIn) ([]too
 		if err := storeChunks(ctx, store, g.db, g.coll, docs[g]); err != nil {
 			return nil, usage, err
 		}
+		var replace, ids []string
+		for _, i := range members[g] {
+			if ins[i].Replace && failed[i] == nil {
+				replace = append(replace, outs[i].Source)
+			}
+		}
+		if len(replace) == 0 {
+			continue
+		}
+		for _, d := range docs[g] {
+			ids = append(ids, d.ID)
+		}
+		if err := replaceSources(ctx, store, g.db, g.coll, replace, ids); err != nil {
+			return nil, usage, err
+		}
 	}
 	if failed != nil {
 		return outs, usage, failed
 	}
 	return outs, usage, nil
+}
+
+// replaceSources removes the chunks of sources that are not among ids (those just written): what
+// an ingest with replace leaves is the new text's chunks alone. The new chunks are stored first,
+// so a search never finds a replaced source empty, and a retry deletes what an attempt cut off
+// before its delete left behind.
+func replaceSources(ctx context.Context, store *mongostore.Store, db, coll string, sources, ids []string) error {
+	if ids == nil {
+		ids = []string{}
+	}
+	if _, err := store.Delete(ctx, db, coll, map[string]any{"source": map[string]any{"$in": sources}, "_id": map[string]any{"$nin": ids}}); err != nil {
+		return fmt.Errorf("removing the old chunks of %s from %s.%s (the new ones are stored; a retry removes them): %w", sources[0], db, coll, err)
+	}
+	return nil
 }
 
 // ingestTarget is the collection an ingest writes to and the source its chunks are stored

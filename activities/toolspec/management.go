@@ -95,6 +95,7 @@ type IngestIn struct {
 	ChunkSize     int            `json:"chunkSize,omitempty" weft:"min=100,max=8000,default=512"`
 	ChunkOverlap  int            `json:"chunkOverlap,omitempty" weft:"min=0,max=4000,default=50"`
 	Model         string         `json:"model,omitempty"`
+	Replace       bool           `json:"replace,omitempty" jsonschema:"Remove the chunks stored under source that this ingest did not write: a changed document's old chunks (a chunk's id holds its content), so the source holds this text alone"`
 }
 
 // IngestOut is ingest's output.
