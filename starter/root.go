@@ -77,6 +77,7 @@ func NewRootCommand() *cobra.Command {
 		newWorkerCommand(),
 		newDevCommand(),
 		newIndexCommand(),
+		newIngestCommand(),
 		newMCPCommand(),
 		newChatCommand(),
 		newMemoryCommand(),
