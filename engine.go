@@ -44,6 +44,7 @@ type Options struct {
 type Engine struct {
 	c      *client.Client
 	worker sdkworker.Worker
+	cfg    activities.Config // the store and providers this process reads (Ingest)
 }
 
 // Start connects to Temporal and starts the worker.
@@ -65,7 +66,10 @@ func Start(ctx context.Context, o Options) (*Engine, error) {
 			return nil, err
 		}
 	}
-	e := &Engine{c: c}
+	e := &Engine{c: c, cfg: activities.ConfigFromEnv(os.Getenv)}
+	if o.Config != nil {
+		e.cfg = *o.Config
+	}
 	if o.Remote {
 		if names := toolNames(); len(names) > 0 {
 			e.Close()
@@ -73,11 +77,7 @@ func Start(ctx context.Context, o Options) (*Engine, error) {
 		}
 		return e, nil
 	}
-	cfg := activities.ConfigFromEnv(os.Getenv)
-	if o.Config != nil {
-		cfg = *o.Config
-	}
-	w, err := worker.New(c.Temporal(), worker.Options{TaskQueue: c.TaskQueue(), Config: cfg, Handlers: handlers()})
+	w, err := worker.New(c.Temporal(), worker.Options{TaskQueue: c.TaskQueue(), Config: e.cfg, Handlers: handlers()})
 	if err != nil {
 		e.Close()
 		return nil, err

@@ -68,3 +68,16 @@ func PricePerMillion(model string) (float64, bool) {
 	}
 	return 0, false
 }
+
+// CloseStore closes the knowledge store connection, if one was opened (a process that made
+// Tools for a few reads, as `weft ingest` does; a worker's Tools live as long as it).
+func (t *Tools) CloseStore(ctx context.Context) error {
+	t.storeMu.Lock()
+	defer t.storeMu.Unlock()
+	if t.store == nil {
+		return nil
+	}
+	err := t.store.Close(ctx)
+	t.store = nil
+	return err
+}

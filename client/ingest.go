@@ -186,7 +186,8 @@ func (c *Client) Ingest(ctx context.Context, o IngestOptions) (*IngestReport, er
 			if d.Language != "" {
 				meta["language"] = d.Language
 			}
-			send = append(send, map[string]any{"text": d.Text, "source": d.Source, "metadata": meta, "strategy": strategy})
+			// only a stored source has old chunks to remove (removing scans the collection)
+			send = append(send, map[string]any{"text": d.Text, "source": d.Source, "metadata": meta, "strategy": strategy, "replace": len(metas) > 0})
 			sendIdx = append(sendIdx, len(rep.Documents))
 			rep.Chunks += doc.Chunks
 			rep.EstimatedTokens += doc.Tokens
@@ -265,11 +266,11 @@ func pruneCandidates(read docread.Result, stored map[string][]map[string]any) []
 }
 
 // ingestDefinition is the run's definition: a forEach of the batched ingest over the documents
-// given as its input, each replacing what its source held.
+// given as its input, a changed document replacing what its source held.
 func ingestDefinition(o IngestOptions) (*dsl.Workflow, error) {
 	in := map[string]any{"text": "{{ item.text }}", "source": "{{ item.source }}", "metadata": "{{ item.metadata }}",
 		"chunkStrategy": "{{ item.strategy }}", "chunkSize": o.ChunkSize, "chunkOverlap": o.ChunkOverlap,
-		"collection": o.Collection, "replace": true}
+		"collection": o.Collection, "replace": "{{ item.replace }}"}
 	if o.DB != "" {
 		in["db"] = o.DB
 	}

@@ -1,6 +1,7 @@
 package starter
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -73,6 +74,7 @@ func (o *ingestOptions) run(cmd *cobra.Command, args []string) error {
 	cfg := activities.ConfigFromEnv(envFromDev)
 	cfg.MongoDBURI = o.store.uri
 	tools := activities.NewTools(cfg)
+	defer func() { _ = tools.CloseStore(context.WithoutCancel(cmd.Context())) }()
 	model := tools.EmbeddingModel(o.model)
 	price, _ := activities.PricePerMillion(model)
 	opts := weftclient.IngestOptions{Paths: args, DB: o.store.db, Collection: o.store.collection,
