@@ -383,7 +383,8 @@ func (c *Client) ingestProgress(ctx context.Context, o IngestOptions, ids []stri
 	}
 	t := time.NewTicker(every)
 	defer t.Stop()
-	last := -1
+	last := 0
+	o.Progress(IngestProgress{Done: 0, Total: total}) // at once: a run waiting for a worker answers no query
 	for {
 		select {
 		case <-stop:
@@ -394,7 +395,9 @@ func (c *Client) ingestProgress(ctx context.Context, o IngestOptions, ids []stri
 		}
 		done := 0
 		for _, id := range ids {
-			st, err := c.State(ctx, id)
+			qctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			st, err := c.State(qctx, id)
+			cancel()
 			if err != nil {
 				continue
 			}

@@ -16,6 +16,7 @@ import (
 	weftgo "github.com/weftworks/weft"
 	"github.com/weftworks/weft/activities"
 	"github.com/weftworks/weft/activities/chunk"
+	weftclient "github.com/weftworks/weft/client"
 	"github.com/weftworks/weft/internal/testkit/fakeembed"
 )
 
@@ -140,4 +141,54 @@ func TestIngestThroughput(t *testing.T) {
 		n, chunks, len(rep.Runs), first.Round(time.Millisecond), float64(n)/first.Seconds(), requests1, inputs1)
 	t.Logf("second pass (unchanged): %v, %.0f files/s, %d embedding requests, %d runs",
 		second.Round(time.Millisecond), float64(n)/second.Seconds(), requests2-requests1, len(rep2.Runs))
+}
+
+// TestIngestFollowsTheRunOfTheSameDocuments: the same ingest while its run waits for a worker
+// follows that run (same id) instead of starting another, and both callers see it stored.
+func TestIngestFollowsTheRunOfTheSameDocuments(t *testing.T) {
+	const queue, db, coll = "ingest-follow", "ingestfollow", "pages"
+	f, err := fakeembed.Start(0)
+	require.NoError(t, err)
+	t.Cleanup(f.Close)
+	cfg := activities.Config{MongoDBURI: store.URI, OpenAIBaseURL: f.URL(), OpenAIAPIKey: "k", EmbeddingModel: "text-embedding-3-small"}
+	t.Chdir(t.TempDir())
+	chunks := ingestFiles(t, "pages", 5)
+	wc := weftclient.New(dial(t), queue)
+	opts := weftclient.IngestOptions{Paths: []string{"pages"}, DB: db, Collection: coll, ChunkSize: 200, Store: activities.NewTools(cfg)}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second) // no worker yet: the run waits
+	defer cancel()
+	first, err := wc.Ingest(ctx, opts)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	require.Len(t, first.Runs, 1)
+
+	type result struct {
+		rep *weftclient.IngestReport
+		err error
+	}
+	done := make(chan result, 1)
+	following := make(chan struct{})
+	var once sync.Once
+	o := opts
+	o.Interval = 10 * time.Millisecond
+	o.Progress = func(weftclient.IngestProgress) { once.Do(func() { close(following) }) }
+	go func() { // still no worker: the same documents, so the same run
+		r, err := wc.Ingest(context.Background(), o)
+		done <- result{r, err}
+	}()
+	select {
+	case <-following: // its run started or followed, before a worker could store anything
+	case r := <-done:
+		t.Fatalf("the second ingest ended before a worker ran: %+v, %v", r.rep, r.err)
+	}
+	startWorkerWithConfig(t, queue, cfg, nil)
+	res := <-done
+	require.NoError(t, res.err)
+	again := res.rep
+	require.Equal(t, first.Runs, again.Runs, "the same documents: the same run, followed")
+	require.Equal(t, 5, again.New)
+	for _, d := range again.Documents {
+		require.Equal(t, "stored", d.Status, d.Source)
+	}
+	require.EqualValues(t, chunks, countChunks(t, db, coll))
 }
