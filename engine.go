@@ -15,6 +15,7 @@ import (
 
 	"github.com/weftworks/weft/activities"
 	"github.com/weftworks/weft/client"
+	"github.com/weftworks/weft/events"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 	"github.com/weftworks/weft/worker"
 	"github.com/weftworks/weft/workflows/dsl"
@@ -104,19 +105,9 @@ func (e *Engine) Close() {
 // Inputs are a run's inputs by name (a struct with json tags does as well).
 type Inputs map[string]any
 
-// Event is one thing that happened in a run (client.Event): its Type is one of the Event*
-// constants of package client (step_started, llm_delta, tool_call_finished, run_completed, ...).
-type Event = client.Event
-
-// Event types a program usually looks at (all of them: client.Event*).
-const (
-	EventStepStarted     = client.EventStepStarted
-	EventStepCompleted   = client.EventStepCompleted
-	EventLLMDelta        = client.EventLLMDelta
-	EventToolCall        = client.EventToolCallFinished
-	EventReviewRequested = client.EventReviewRequested
-	EventRunCompleted    = client.EventRunCompleted
-)
+// Event is one thing that happened in a run: its Type is one of the constants of package events
+// (events.StepStarted, events.LLMDelta, events.ToolCallFinished, events.RunCompleted, ...).
+type Event = events.Event
 
 // Decision answers a review gate (client.Decision): Decision is approve, edit or reject.
 type Decision = client.Decision

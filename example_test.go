@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/weftworks/weft"
+	"github.com/weftworks/weft/events"
 )
 
 // Word is the input of the shout tool: its schema is derived from this type.
@@ -115,7 +116,7 @@ func ExampleRun() {
 	}
 	_ = run.Stream(ctx, func(ev weft.Event) {
 		fmt.Println(ev.Type, ev.Step)
-		if ev.Type == weft.EventReviewRequested { // the tool call, then the result: approve both
+		if ev.Type == events.ReviewRequested { // the tool call, then the result: approve both
 			go func() { _ = run.Review(ctx, weft.Decision{ID: ev.Review.GetId(), Decision: "approve"}) }()
 		}
 	})

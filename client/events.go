@@ -9,19 +9,20 @@ import (
 	tclient "go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/weftworks/weft/events"
 	"github.com/weftworks/weft/workflows"
 )
 
 // Events reads the events a run recorded after since (its events query): at most
-// workflows.EventPageMax of them; page.Last says whether more follow.
-func (c *Client) Events(ctx context.Context, id string, since int64) (*workflows.EventPage, error) {
+// events.PageMax of them; page.Last says whether more follow.
+func (c *Client) Events(ctx context.Context, id string, since int64) (*events.Page, error) {
 	return c.EventsOf(ctx, id, "", since)
 }
 
 // EventsOf reads the events one run of id recorded after since (runID "": the newest run, as
 // Events): a session that continued as new keeps its earlier runs' events, numbered apart.
-func (c *Client) EventsOf(ctx context.Context, id, runID string, since int64) (*workflows.EventPage, error) {
-	v, err := c.queryRun(ctx, id, runID, workflows.QueryEvents, since)
+func (c *Client) EventsOf(ctx context.Context, id, runID string, since int64) (*events.Page, error) {
+	v, err := c.queryRun(ctx, id, runID, events.Query, since)
 	if err != nil {
 		if isNotFound(err) {
 			return nil, c.notFound(ctx, id)
@@ -31,7 +32,7 @@ func (c *Client) EventsOf(ctx context.Context, id, runID string, since int64) (*
 		}
 		return nil, fmt.Errorf("run %s: the events query failed (is a weft worker running on task queue %s?): %w", id, c.taskQueue, err)
 	}
-	var p workflows.EventPage
+	var p events.Page
 	if err := v.Get(&p); err != nil {
 		return nil, decodeError(id, "its events", err)
 	}

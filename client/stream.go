@@ -2,7 +2,6 @@ package client
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"maps"
 	"slices"
@@ -10,150 +9,11 @@ import (
 	"strings"
 	"time"
 
-	"google.golang.org/protobuf/encoding/protojson"
-	"google.golang.org/protobuf/proto"
-
 	"github.com/weftworks/weft/activities/toolspec"
+	"github.com/weftworks/weft/events"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 	"github.com/weftworks/weft/workflows"
 )
-
-// Event types, in the order a run produces them. The JSONL of `weft run --json --verbose` is
-// one Event per line. They are the run's own events (workflows.RunEvent, recorded where things
-// happen, numbered by Seq) plus llm_delta, the text a running model call streams.
-const (
-	EventRunStarted       = workflows.EventRunStarted
-	EventStepStarted      = workflows.EventStepStarted
-	EventStepCompleted    = workflows.EventStepCompleted
-	EventStepFailed       = workflows.EventStepFailed
-	EventStepSkipped      = workflows.EventStepSkipped
-	EventStepCancelled    = workflows.EventStepCancelled
-	EventItemStarted      = workflows.EventItemStarted
-	EventItemCompleted    = workflows.EventItemCompleted
-	EventItemFailed       = workflows.EventItemFailed
-	EventIteration        = workflows.EventIteration
-	EventLLMStarted       = workflows.EventLLMStarted
-	EventLLMFinished      = workflows.EventLLMFinished
-	EventReviewRequested  = workflows.EventReviewRequested
-	EventReviewDecided    = workflows.EventReviewDecided
-	EventLLMDelta         = "llm_delta"
-	EventToolCallStarted  = workflows.EventToolCallStarted
-	EventToolCallFinished = workflows.EventToolCallFinished
-	EventUsage            = workflows.EventUsage
-	EventChildStarted     = workflows.EventChildStarted
-	EventGuardrailTripped = workflows.EventGuardrailTripped
-	EventHandoff          = workflows.EventHandoff
-	EventMCPSessionLost   = workflows.EventMCPSessionLost
-	EventRunCompleted     = workflows.EventRunCompleted
-	EventRunFailed        = workflows.EventRunFailed
-	// EventSkippedEvents: the reader fell further behind than the run keeps events (Missed says
-	// how many); the state has the rest.
-	EventSkippedEvents = "events_skipped"
-	// EventContinuedAsNew: the run continued as new (a chat session after its turns per run):
-	// the events after it are the new run's (RunID), numbered from 1 again. After is the last
-	// event of the run before.
-	EventContinuedAsNew = "continued_as_new"
-)
-
-// Event is one thing that happened in a run. Only the fields of its type are set.
-type Event struct {
-	Type string `json:"event"`
-	Run  string `json:"run"`
-	// Seq numbers the run's events 1, 2, 3, … with no gap: resume after a disconnect with
-	// StreamOptions.Since. Deltas have none: After is the event they follow.
-	Seq   int64     `json:"seq,omitempty"`
-	After int64     `json:"after,omitempty"`
-	Time  time.Time `json:"time"`
-	// Step is the step id (step events, reviews, llm deltas, tool calls); Key the step's key when
-	// it says more ("each[2]", "agent/CALL").
-	Step string `json:"step,omitempty"`
-	Key  string `json:"key,omitempty"`
-	// Item: the forEach item (item_* events). Iteration: the agent's (iteration_started, llm_*,
-	// tool_call_*).
-	Item      *int  `json:"item,omitempty"`
-	Iteration int32 `json:"iteration,omitempty"`
-	// Activity is the model call's activity id (llm_*, llm_delta).
-	Activity string `json:"activity,omitempty"`
-	// Attempt and Offset place an llm_delta: a retry or a repair of the call starts a new
-	// attempt (its text starts over at offset 0); Text goes at Offset in the attempt's text.
-	Attempt int32 `json:"attempt,omitempty"`
-	Offset  int   `json:"offset,omitempty"`
-	// Decision and Reviewer: review_decided.
-	Decision string `json:"decision,omitempty"`
-	Reviewer string `json:"reviewer,omitempty"`
-	// Child is a child run's id (child_started; a child run's review events, shown in its parent).
-	Child string `json:"child,omitempty"`
-	// Missed: events_skipped.
-	Missed int64 `json:"missed,omitempty"`
-	// Guardrail, Stage (input or output) and Reason: guardrail_tripped.
-	Guardrail string `json:"guardrail,omitempty"`
-	Stage     string `json:"stage,omitempty"`
-	Reason    string `json:"reason,omitempty"`
-	// From and To: the agents of a handoff.
-	From string `json:"from,omitempty"`
-	To   string `json:"to,omitempty"`
-	// Server: the MCP server whose session was lost (mcp_session_lost; Reason says what it means).
-	Server string `json:"server,omitempty"`
-	// RunID: continued_as_new, the Temporal run id of the new run (resume in it with
-	// StreamOptions.SinceRun).
-	RunID string `json:"runId,omitempty"`
-	// Status is how the run ended (run_completed, run_failed), in the vocabulary every surface
-	// shows (RunStatus): completed, failed, cancelled, terminated or timed_out.
-	Status string `json:"status,omitempty"`
-	// StepState is the step's state (step_* events).
-	StepState *weftv1.StepState `json:"-"`
-	// Review is the gate (review_* events).
-	Review *weftv1.ReviewRequest `json:"-"`
-	// Text is new model text (llm_delta), or a model call's final text (llm_finished).
-	Text string `json:"text,omitempty"`
-	// Call is the agent tool call (tool_call_* events).
-	Call *weftv1.ToolCall `json:"-"`
-	// Usage: the run's usage so far (usage, run_*).
-	Usage *weftv1.TokenUsage `json:"-"`
-	// Result is the run's result (run_completed).
-	Result *weftv1.RunResult `json:"-"`
-	// Error is the cause (run_failed, step_failed, item_failed).
-	Error string `json:"error,omitempty"`
-	// ErrorKind: item_failed, whether the item failed, was cancelled or timed out
-	// (workflows.ErrorKind; none from workers older than it).
-	ErrorKind string `json:"errorKind,omitempty"`
-}
-
-// MarshalJSON renders the proto parts as proto JSON (camelCase field names).
-func (e Event) MarshalJSON() ([]byte, error) {
-	type plain Event
-	out := struct {
-		plain
-		State  json.RawMessage `json:"state,omitempty"`
-		Review json.RawMessage `json:"review,omitempty"`
-		Call   json.RawMessage `json:"call,omitempty"`
-		Usage  json.RawMessage `json:"usage,omitempty"`
-		Result json.RawMessage `json:"result,omitempty"`
-	}{plain: plain(e)}
-	pj := func(m proto.Message) json.RawMessage {
-		if m == nil || !m.ProtoReflect().IsValid() {
-			return nil
-		}
-		b, _ := protojson.Marshal(m)
-		return b
-	}
-	if e.StepState != nil {
-		out.State = pj(e.StepState)
-	}
-	if e.Review != nil {
-		out.Review = pj(e.Review)
-	}
-	if e.Call != nil {
-		out.Call = pj(e.Call)
-	}
-	if e.Usage != nil {
-		out.Usage = pj(e.Usage)
-	}
-	if e.Result != nil {
-		out.Result = pj(e.Result)
-	}
-	return json.Marshal(out)
-}
 
 // StreamOptions tune Stream.
 type StreamOptions struct {
@@ -168,7 +28,7 @@ type StreamOptions struct {
 	DeltaInterval time.Duration
 	// Since resumes after the event with this sequence number (0: from the start).
 	Since int64
-	// SinceRun is the Temporal run id Since counts in (EventPage.Run, a continued_as_new event's
+	// SinceRun is the Temporal run id Since counts in (events.Page.Run, a continued_as_new event's
 	// RunID), for a run that continues as new: when the run answering is a later one, Stream
 	// reads the rest of that run's events first, then the new run's from its first. Without it a
 	// new run is noticed only when its numbers are below Since.
@@ -189,7 +49,7 @@ type StreamOptions struct {
 // no partial results in history: deltas are best effort, the final text is in llm_finished and
 // its last piece is always delivered). When ctx ends first, Stream returns ctx's error and the run
 // goes on; call it again with Since set to the last Seq seen to go on where it stopped.
-func (c *Client) Stream(ctx context.Context, id string, o StreamOptions, fn func(Event)) (*weftv1.RunResult, error) {
+func (c *Client) Stream(ctx context.Context, id string, o StreamOptions, fn func(events.Event)) (*weftv1.RunResult, error) {
 	if o.Interval <= 0 {
 		o.Interval = 250 * time.Millisecond
 	}
@@ -212,7 +72,7 @@ func (c *Client) Stream(ctx context.Context, id string, o StreamOptions, fn func
 	if errors.Is(err, errNoEventModel) {
 		return c.streamPolled(ctx, id, o, fn, done)
 	}
-	s := &streamer{c: c, id: id, o: o, fn: fn, since: o.Since, runID: o.SinceRun, models: map[string]Event{}}
+	s := &streamer{c: c, id: id, o: o, fn: fn, since: o.Since, runID: o.SinceRun, models: map[string]events.Event{}}
 	return s.run(ctx, page, err, done)
 }
 
@@ -226,15 +86,15 @@ type streamer struct {
 	c      *Client
 	id     string
 	o      StreamOptions
-	fn     func(Event)
-	since  int64            // the last event emitted
-	runID  string           // the Temporal run whose events since counts ("": not known yet)
-	models map[string]Event // running model calls by activity id (their llm_started)
+	fn     func(events.Event)
+	since  int64                   // the last event emitted
+	runID  string                  // the Temporal run whose events since counts ("": not known yet)
+	models map[string]events.Event // running model calls by activity id (their llm_started)
 	follow TextFollower
-	ended  *Event // the run's last event, held until the result is known
+	ended  *events.Event // the run's last event, held until the result is known
 	kids   map[string]bool
-	side   chan Event      // child runs' review events
-	wctx   context.Context // ends when Stream returns
+	side   chan events.Event // child runs' review events
+	wctx   context.Context   // ends when Stream returns
 }
 
 type waited struct {
@@ -242,8 +102,8 @@ type waited struct {
 	err   error
 }
 
-func (s *streamer) run(ctx context.Context, page *workflows.EventPage, err error, done chan outcome) (*weftv1.RunResult, error) {
-	s.side = make(chan Event, 64)
+func (s *streamer) run(ctx context.Context, page *events.Page, err error, done chan outcome) (*weftv1.RunResult, error) {
+	s.side = make(chan events.Event, 64)
 	wctx, stopWaits := context.WithCancel(ctx)
 	defer stopWaits()
 	s.wctx = wctx
@@ -351,7 +211,7 @@ func (s *streamer) run(ctx context.Context, page *workflows.EventPage, err error
 // newRun reports whether page comes from a later run than the events read so far: the run
 // continued as new (its run id changed or, from a worker that does not say it, its numbers went
 // back).
-func (s *streamer) newRun(p *workflows.EventPage) bool {
+func (s *streamer) newRun(p *events.Page) bool {
 	if p.Run != "" && s.runID != "" {
 		return p.Run != s.runID
 	}
@@ -361,7 +221,7 @@ func (s *streamer) newRun(p *workflows.EventPage) bool {
 // continued goes from the run followed to the one that continued it (p answered): it emits what
 // the earlier run recorded after the last event read (read from that run), then continued_as_new,
 // and returns the new run's events from its first.
-func (s *streamer) continued(ctx context.Context, p *workflows.EventPage) (*workflows.EventPage, error) {
+func (s *streamer) continued(ctx context.Context, p *events.Page) (*events.Page, error) {
 	for s.runID != "" {
 		old, err := s.c.EventsOf(ctx, s.id, s.runID, s.since)
 		if err != nil || len(old.Events) == 0 {
@@ -373,32 +233,31 @@ func (s *streamer) continued(ctx context.Context, p *workflows.EventPage) (*work
 			break
 		}
 	}
-	s.emit(Event{Type: EventContinuedAsNew, RunID: p.Run})
+	s.emit(events.Event{Type: events.ContinuedAsNew, RunID: p.Run})
 	// the earlier run's model calls ended with it
-	s.runID, s.since, s.models, s.follow = p.Run, 0, map[string]Event{}, TextFollower{}
+	s.runID, s.since, s.models, s.follow = p.Run, 0, map[string]events.Event{}, TextFollower{}
 	return s.c.Events(ctx, s.id, 0)
 }
 
 // emitPage emits a page's events in order.
-func (s *streamer) emitPage(ctx context.Context, p *workflows.EventPage) {
+func (s *streamer) emitPage(ctx context.Context, p *events.Page) {
 	if len(p.Events) > 0 && p.Events[0].Seq > s.since+1 {
-		s.emit(Event{Type: EventSkippedEvents, After: s.since, Missed: p.Events[0].Seq - s.since - 1})
+		s.emit(events.Event{Type: events.SkippedEvents, After: s.since, Missed: p.Events[0].Seq - s.since - 1})
 	}
 	var outputs *weftv1.ExecutionState
-	for _, re := range p.Events {
-		if re.Seq <= s.since {
+	for _, e := range p.Events {
+		if e.Seq <= s.since {
 			continue // never twice
 		}
-		e := fromRunEvent(re)
 		switch e.Type {
-		case EventLLMStarted:
+		case events.LLMStarted:
 			s.models[e.Activity] = e
-		case EventLLMFinished:
+		case events.LLMFinished:
 			s.lastText(e)
 			delete(s.models, e.Activity)
-		case EventChildStarted:
+		case events.ChildStarted:
 			s.followChild(ctx, e)
-		case EventStepCompleted, EventStepFailed:
+		case events.StepCompleted, events.StepFailed:
 			if s.o.StepOutputs && e.StepState != nil {
 				if outputs == nil {
 					outputs, _ = s.c.ownState(ctx, s.id)
@@ -409,7 +268,7 @@ func (s *streamer) emitPage(ctx context.Context, p *workflows.EventPage) {
 					}
 				}
 			}
-		case EventRunCompleted, EventRunFailed:
+		case events.RunCompleted, events.RunFailed:
 			s.since = e.Seq
 			s.ended = &e
 			continue // emitted with the result
@@ -419,7 +278,7 @@ func (s *streamer) emitPage(ctx context.Context, p *workflows.EventPage) {
 	}
 }
 
-func (s *streamer) emit(e Event) {
+func (s *streamer) emit(e events.Event) {
 	e.Run = s.id
 	if e.Time.IsZero() {
 		e.Time = time.Now().UTC()
@@ -432,16 +291,16 @@ func (s *streamer) emit(e Event) {
 
 // finish emits the run's last event with its result.
 func (s *streamer) finish(out outcome) (*weftv1.RunResult, error) {
-	e := Event{Type: EventRunCompleted}
+	e := events.Event{Type: events.RunCompleted}
 	if s.ended != nil {
 		e = *s.ended
 	}
 	if out.err != nil {
-		e.Type, e.Error, e.Result, e.Status = EventRunFailed, Cause(out.err), nil, EndStatus(out.err)
+		e.Type, e.Error, e.Result, e.Status = events.RunFailed, Cause(out.err), nil, EndStatus(out.err)
 		s.emit(e)
 		return nil, out.err
 	}
-	e.Type, e.Result, e.Status = EventRunCompleted, out.res, RunCompleted
+	e.Type, e.Result, e.Status = events.RunCompleted, out.res, RunCompleted
 	s.emit(e)
 	return out.res, nil
 }
@@ -459,26 +318,26 @@ func (s *streamer) readText(ctx context.Context) {
 		}
 	}
 	for _, td := range s.follow.Next(texts) {
-		s.emit(Event{Type: EventLLMDelta, Step: td.Step, Key: td.Key, Activity: td.ActivityID, Attempt: td.Attempt, Offset: td.Offset, Text: td.New})
+		s.emit(events.Event{Type: events.LLMDelta, Step: td.Step, Key: td.Key, Activity: td.ActivityID, Attempt: td.Attempt, Offset: td.Offset, Text: td.New})
 	}
 }
 
 // lastText emits what a finished model call wrote after the last read (its final text, whole
 // when no delta was read), so that the deltas add up to the answer.
-func (s *streamer) lastText(fin Event) {
+func (s *streamer) lastText(fin events.Event) {
 	if s.o.NoDeltas || fin.Error != "" || fin.Text == "" {
 		s.follow.forget(fin.Activity)
 		return
 	}
 	for _, td := range s.follow.Final(fin.Activity, fin.Text) {
-		s.emit(Event{Type: EventLLMDelta, Time: fin.Time, Step: fin.Step, Key: fin.Key, Activity: fin.Activity, Attempt: td.Attempt, Offset: td.Offset, Text: td.New})
+		s.emit(events.Event{Type: events.LLMDelta, Time: fin.Time, Step: fin.Step, Key: fin.Key, Activity: fin.Activity, Attempt: td.Attempt, Offset: td.Offset, Text: td.New})
 	}
 	s.follow.forget(fin.Activity)
 }
 
 // followChild forwards the review events of a child run (a workflow step, an agent's workflow
 // tool) while it runs: a person deciding them reads them with the parent's.
-func (s *streamer) followChild(ctx context.Context, e Event) {
+func (s *streamer) followChild(ctx context.Context, e events.Event) {
 	if s.kids == nil {
 		s.kids = map[string]bool{}
 	}
@@ -489,9 +348,9 @@ func (s *streamer) followChild(ctx context.Context, e Event) {
 	child := e.Child
 	ctx = s.wctx
 	go func() {
-		_, _ = s.c.Stream(ctx, child, StreamOptions{NoDeltas: true, Interval: s.o.Interval}, func(ce Event) {
+		_, _ = s.c.Stream(ctx, child, StreamOptions{NoDeltas: true, Interval: s.o.Interval}, func(ce events.Event) {
 			switch ce.Type {
-			case EventReviewRequested, EventReviewDecided:
+			case events.ReviewRequested, events.ReviewDecided:
 				if ce.Review != nil && ce.Review.ExecutionId == "" {
 					ce.Review.ExecutionId = child
 				}
@@ -505,19 +364,11 @@ func (s *streamer) followChild(ctx context.Context, e Event) {
 	}()
 }
 
-// fromRunEvent is the client's view of a run's event.
-func fromRunEvent(re workflows.RunEvent) Event {
-	return Event{Type: re.Type, Seq: re.Seq, Time: re.Time, Step: re.Step, Key: re.Key, Item: re.Item, Iteration: re.Iteration,
-		Activity: re.Activity, Decision: re.Decision, Reviewer: re.Reviewer, Child: re.Child, StepState: re.State,
-		Review: re.Review, Text: re.Text, Call: re.Call, Usage: re.Usage, Error: re.Error, ErrorKind: re.ErrorKind,
-		Guardrail: re.Guardrail, Stage: re.Stage, Reason: re.Reason, From: re.From, To: re.To, Server: re.Server}
-}
-
 // streamPolled follows a run whose worker records no events: it reads the state at o.Interval
 // and turns the differences into events (what Stream did before the runs recorded their events).
-func (c *Client) streamPolled(ctx context.Context, id string, o StreamOptions, fn func(Event), done chan outcome) (*weftv1.RunResult, error) {
+func (c *Client) streamPolled(ctx context.Context, id string, o StreamOptions, fn func(events.Event), done chan outcome) (*weftv1.RunResult, error) {
 	t := &tracker{id: id, fn: fn, steps: map[string]string{}, reviews: map[string]*weftv1.ReviewRequest{}, calls: map[string]string{}}
-	t.emit(Event{Type: EventRunStarted})
+	t.emit(events.Event{Type: events.RunStarted})
 	ticker := time.NewTicker(o.Interval)
 	defer ticker.Stop()
 	for {
@@ -529,10 +380,10 @@ func (c *Client) streamPolled(ctx context.Context, id string, o StreamOptions, f
 				t.state(&weftv1.ExecutionState{Steps: out.res.Steps})
 			}
 			if out.err != nil {
-				t.emit(Event{Type: EventRunFailed, Error: Cause(out.err), Status: EndStatus(out.err)})
+				t.emit(events.Event{Type: events.RunFailed, Error: Cause(out.err), Status: EndStatus(out.err)})
 				return nil, out.err
 			}
-			t.emit(Event{Type: EventRunCompleted, Result: out.res, Status: RunCompleted})
+			t.emit(events.Event{Type: events.RunCompleted, Result: out.res, Status: RunCompleted})
 			return out.res, nil
 		case <-ctx.Done():
 			return nil, ctx.Err()
@@ -552,14 +403,14 @@ func (c *Client) streamPolled(ctx context.Context, id string, o StreamOptions, f
 // tracker turns successive states into events.
 type tracker struct {
 	id      string
-	fn      func(Event)
+	fn      func(events.Event)
 	steps   map[string]string // step id -> last status
 	reviews map[string]*weftv1.ReviewRequest
 	calls   map[string]string // step/call id -> last status
 	follow  TextFollower      // llm text read so far
 }
 
-func (t *tracker) emit(e Event) {
+func (t *tracker) emit(e events.Event) {
 	e.Run = t.id
 	if e.Time.IsZero() {
 		e.Time = time.Now().UTC()
@@ -583,16 +434,16 @@ func (t *tracker) state(st *weftv1.ExecutionState) {
 		prev := t.steps[s.Id]
 		changed := prev != s.Status
 		if changed && (prev == "" || prev == workflows.StatusPending) && s.Status != workflows.StatusPending && s.Status != workflows.StatusSkipped && s.Status != workflows.StatusCancelled && s.Status != workflows.StatusNotRun {
-			t.emit(Event{Type: EventStepStarted, Step: s.Id, StepState: s})
+			t.emit(events.Event{Type: events.StepStarted, Step: s.Id, StepState: s})
 		}
 		for _, call := range s.ToolCalls {
 			key := s.Id + "/" + call.Id
 			prevCall, seen := t.calls[key]
 			if !seen {
-				t.emit(Event{Type: EventToolCallStarted, Step: s.Id, Call: call})
+				t.emit(events.Event{Type: events.ToolCallStarted, Step: s.Id, Call: call})
 			}
 			if call.Status != workflows.StatusRunning && call.Status != workflows.StatusAwaitingReview && prevCall != call.Status {
-				t.emit(Event{Type: EventToolCallFinished, Step: s.Id, Call: call})
+				t.emit(events.Event{Type: events.ToolCallFinished, Step: s.Id, Call: call})
 			}
 			t.calls[key] = call.Status
 		}
@@ -603,13 +454,13 @@ func (t *tracker) state(st *weftv1.ExecutionState) {
 		t.steps[s.Id] = s.Status
 		switch s.Status {
 		case workflows.StatusCompleted:
-			t.emit(Event{Type: EventStepCompleted, Step: s.Id, StepState: s})
+			t.emit(events.Event{Type: events.StepCompleted, Step: s.Id, StepState: s})
 		case workflows.StatusFailed:
-			t.emit(Event{Type: EventStepFailed, Step: s.Id, StepState: s, Error: s.Error})
+			t.emit(events.Event{Type: events.StepFailed, Step: s.Id, StepState: s, Error: s.Error})
 		case workflows.StatusSkipped, workflows.StatusNotRun:
-			t.emit(Event{Type: EventStepSkipped, Step: s.Id, StepState: s})
+			t.emit(events.Event{Type: events.StepSkipped, Step: s.Id, StepState: s})
 		case workflows.StatusCancelled:
-			t.emit(Event{Type: EventStepCancelled, Step: s.Id, StepState: s})
+			t.emit(events.Event{Type: events.StepCancelled, Step: s.Id, StepState: s})
 		}
 	}
 	// Reviews of steps the state does not list: pending ones, and ones seen before that may
@@ -637,7 +488,7 @@ func (t *tracker) reviewsOf(step string, pending []*weftv1.ReviewRequest, open m
 	for _, r := range pending {
 		if _, seen := t.reviews[r.Id]; !seen {
 			t.reviews[r.Id] = r
-			t.emit(Event{Type: EventReviewRequested, Step: r.Step, Review: r, StepState: s})
+			t.emit(events.Event{Type: events.ReviewRequested, Step: r.Step, Review: r, StepState: s})
 		}
 	}
 	var decided []string
@@ -649,7 +500,7 @@ func (t *tracker) reviewsOf(step string, pending []*weftv1.ReviewRequest, open m
 	sort.Strings(decided)
 	for _, id := range decided {
 		r := t.reviews[id]
-		t.emit(Event{Type: EventReviewDecided, Step: r.Step, Review: r})
+		t.emit(events.Event{Type: events.ReviewDecided, Step: r.Step, Review: r})
 		t.reviews[id] = nil
 	}
 }
@@ -657,7 +508,7 @@ func (t *tracker) reviewsOf(step string, pending []*weftv1.ReviewRequest, open m
 // deltas emits the new text of running llm activities.
 func (t *tracker) deltas(pending []PendingActivity) {
 	for _, d := range t.follow.Next(LLMText(pending)) {
-		t.emit(Event{Type: EventLLMDelta, Step: d.Step, Key: d.Key, Activity: d.ActivityID, Attempt: d.Attempt, Offset: d.Offset, Text: d.New})
+		t.emit(events.Event{Type: events.LLMDelta, Step: d.Step, Key: d.Key, Activity: d.ActivityID, Attempt: d.Attempt, Offset: d.Offset, Text: d.New})
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/weftworks/weft/events"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 	"github.com/weftworks/weft/workflows"
 )
@@ -62,7 +63,7 @@ func TestTextFollower(t *testing.T) {
 // requested after it started and decided before it completed.
 func TestEventsComeInTheOrderThingsHappen(t *testing.T) {
 	var got []string
-	tr := &tracker{id: "r", fn: func(e Event) { got = append(got, string(e.Type)+" "+e.Step) },
+	tr := &tracker{id: "r", fn: func(e events.Event) { got = append(got, string(e.Type)+" "+e.Step) },
 		steps: map[string]string{}, reviews: map[string]*weftv1.ReviewRequest{}, calls: map[string]string{}}
 	review := &weftv1.ReviewRequest{Id: "approval", Step: "approval"}
 	tr.state(&weftv1.ExecutionState{

@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	weftclient "github.com/weftworks/weft/client"
+	"github.com/weftworks/weft/events"
 )
 
 // A run's events as AG-UI protocol events (https://docs.ag-ui.com), over server-sent events at
@@ -146,7 +147,7 @@ func protoValue(m proto.Message) any {
 // translate returns the AG-UI events of one weft event. AG-UI clients reject a stream whose first
 // event is not RUN_STARTED (or RUN_ERROR), so a stream that does not begin with the run's start (a
 // Last-Event-ID resume, a run that does not exist) opens with one.
-func (t *aguiTranslator) translate(e weftclient.Event) []aguiEvent {
+func (t *aguiTranslator) translate(e events.Event) []aguiEvent {
 	out := t.event(e)
 	if t.begun || len(out) == 0 {
 		return out
@@ -163,20 +164,20 @@ func (t *aguiTranslator) runStarted() aguiEvent {
 }
 
 // event returns the AG-UI events of one weft event, as they follow RUN_STARTED.
-func (t *aguiTranslator) event(e weftclient.Event) []aguiEvent {
+func (t *aguiTranslator) event(e events.Event) []aguiEvent {
 	switch e.Type {
-	case weftclient.EventRunStarted:
+	case events.RunStarted:
 		if t.begun {
 			return t.state("running") // AG-UI clients reject a second RUN_STARTED
 		}
 		return append([]aguiEvent{t.runStarted()}, t.state("running")...)
-	case weftclient.EventStepStarted:
+	case events.StepStarted:
 		if t.started[e.Step] {
 			return nil // AG-UI clients reject STEP_STARTED for a step that is still active
 		}
 		t.steps[e.Step], t.started[e.Step] = "running", true
 		return append([]aguiEvent{{"type": "STEP_STARTED", "stepName": e.Step}}, t.state("running")...)
-	case weftclient.EventStepCompleted, weftclient.EventStepFailed, weftclient.EventStepSkipped, weftclient.EventStepCancelled:
+	case events.StepCompleted, events.StepFailed, events.StepSkipped, events.StepCancelled:
 		status := e.Type[len("step_"):]
 		if e.StepState != nil && e.StepState.Status != "" {
 			status = e.StepState.Status
@@ -188,7 +189,7 @@ func (t *aguiTranslator) event(e weftclient.Event) []aguiEvent {
 			out = append(out, aguiEvent{"type": "STEP_FINISHED", "stepName": e.Step})
 		}
 		return append(out, t.state("running")...)
-	case weftclient.EventLLMDelta:
+	case events.LLMDelta:
 		if e.Text == "" {
 			return nil
 		}
@@ -205,9 +206,9 @@ func (t *aguiTranslator) event(e weftclient.Event) []aguiEvent {
 			out = append(out, aguiEvent{"type": "TEXT_MESSAGE_START", "messageId": id, "role": "assistant"})
 		}
 		return append(out, aguiEvent{"type": "TEXT_MESSAGE_CONTENT", "messageId": t.msgs[e.Activity], "delta": e.Text})
-	case weftclient.EventLLMFinished:
+	case events.LLMFinished:
 		return t.endMessage(e.Activity)
-	case weftclient.EventToolCallStarted:
+	case events.ToolCallStarted:
 		if e.Call == nil {
 			return nil
 		}
@@ -220,7 +221,7 @@ func (t *aguiTranslator) event(e weftclient.Event) []aguiEvent {
 			{"type": "TOOL_CALL_ARGS", "toolCallId": e.Call.Id, "delta": args},
 			{"type": "TOOL_CALL_END", "toolCallId": e.Call.Id},
 		}
-	case weftclient.EventToolCallFinished:
+	case events.ToolCallFinished:
 		if e.Call == nil {
 			return nil
 		}
@@ -229,13 +230,13 @@ func (t *aguiTranslator) event(e weftclient.Event) []aguiEvent {
 			content = string(mustJSON(protoValue(e.Call.Result)))
 		}
 		return []aguiEvent{{"type": "TOOL_CALL_RESULT", "messageId": "result-" + e.Call.Id, "toolCallId": e.Call.Id, "content": content, "role": "tool"}}
-	case weftclient.EventReviewRequested, weftclient.EventReviewDecided:
+	case events.ReviewRequested, events.ReviewDecided:
 		v := map[string]any{"step": e.Step, "review": protoValue(e.Review)}
 		if e.Decision != "" {
 			v["decision"], v["reviewer"] = e.Decision, e.Reviewer
 		}
 		return []aguiEvent{{"type": "CUSTOM", "name": "weft." + e.Type, "value": v}}
-	case weftclient.EventRunCompleted:
+	case events.RunCompleted:
 		t.ended = true
 		out := append(t.endAll(), t.state("completed")...)
 		fin := aguiEvent{"type": "RUN_FINISHED", "threadId": t.run, "runId": t.run}
@@ -245,7 +246,7 @@ func (t *aguiTranslator) event(e weftclient.Event) []aguiEvent {
 			}
 		}
 		return append(out, fin)
-	case weftclient.EventRunFailed:
+	case events.RunFailed:
 		t.ended = true
 		if !t.begun {
 			// Nothing was sent (a run that does not exist): RUN_ERROR alone, as AG-UI allows.
@@ -287,7 +288,7 @@ func (s *Server) agui(w http.ResponseWriter, r *http.Request, sess *session) {
 	w.WriteHeader(http.StatusOK)
 	fl.Flush()
 	t := newAGUITranslator(id)
-	_, err := s.o.Client.Stream(r.Context(), id, weftclient.StreamOptions{Since: since}, func(e weftclient.Event) {
+	_, err := s.o.Client.Stream(r.Context(), id, weftclient.StreamOptions{Since: since}, func(e events.Event) {
 		for _, a := range t.translate(e) {
 			if e.Seq > 0 {
 				_, _ = fmt.Fprintf(w, "id: %d\n", e.Seq)

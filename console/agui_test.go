@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	weftclient "github.com/weftworks/weft/client"
+	"github.com/weftworks/weft/events"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 )
 
@@ -22,7 +23,7 @@ func TestAGUIEvents(t *testing.T) {
 	out, _ := structpb.NewValue("done")
 	call := &weftv1.ToolCall{Id: "c1", Tool: "search", Arguments: args}
 	done := &weftv1.ToolCall{Id: "c1", Tool: "search", Arguments: args, Result: result}
-	evs := []weftclient.Event{
+	evs := []events.Event{
 		{Type: "run_started", Seq: 1},
 		{Type: "step_started", Seq: 2, Step: "helper"},
 		{Type: "llm_started", Seq: 3, Step: "helper", Activity: "helper#1"},
@@ -81,9 +82,9 @@ func TestAGUIEvents(t *testing.T) {
 	require.Equal(t, "tool", all[14]["role"])
 
 	tr = newAGUITranslator("r2")
-	tr.translate(weftclient.Event{Type: "run_started", Seq: 1})
-	tr.translate(weftclient.Event{Type: "llm_delta", Activity: "a#1", Attempt: 1, Text: "Hal"})
-	fail := tr.translate(weftclient.Event{Type: "run_failed", Seq: 3, Error: `step "a": boom`})
+	tr.translate(events.Event{Type: "run_started", Seq: 1})
+	tr.translate(events.Event{Type: "llm_delta", Activity: "a#1", Attempt: 1, Text: "Hal"})
+	fail := tr.translate(events.Event{Type: "run_failed", Seq: 3, Error: `step "a": boom`})
 	require.Equal(t, []aguiEvent{{"type": "TEXT_MESSAGE_END", "messageId": "a#1"},
 		{"type": "STATE_DELTA", "delta": []map[string]any{{"op": "replace", "path": "/status", "value": "failed"}}},
 		{"type": "RUN_ERROR", "message": `step "a": boom`, "code": "run_failed"}}, fail)
@@ -91,8 +92,8 @@ func TestAGUIEvents(t *testing.T) {
 
 	// A cancelled run ends cancelled, as every surface says (client.EndStatus), not failed.
 	tr = newAGUITranslator("r3")
-	tr.translate(weftclient.Event{Type: "run_started", Seq: 1})
-	stopped := tr.translate(weftclient.Event{Type: "run_failed", Seq: 2, Error: "cancelled", Status: weftclient.RunCancelled})
+	tr.translate(events.Event{Type: "run_started", Seq: 1})
+	stopped := tr.translate(events.Event{Type: "run_failed", Seq: 2, Error: "cancelled", Status: weftclient.RunCancelled})
 	require.Equal(t, []aguiEvent{
 		{"type": "STATE_DELTA", "delta": []map[string]any{{"op": "replace", "path": "/status", "value": "cancelled"}}},
 		{"type": "RUN_ERROR", "message": "cancelled", "code": "run_cancelled"}}, stopped)
@@ -105,23 +106,23 @@ func TestAGUIEvents(t *testing.T) {
 func TestAGUIStreamsOpenAsAGUIClientsRequire(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		evs  []weftclient.Event
+		evs  []events.Event
 		want []string
 	}{
-		{"a resume after step a started", []weftclient.Event{
+		{"a resume after step a started", []events.Event{
 			{Type: "step_completed", Seq: 5, Step: "a"},
 			{Type: "step_started", Seq: 6, Step: "b"},
 			{Type: "step_completed", Seq: 7, Step: "b"},
 			{Type: "run_completed", Seq: 8},
 		}, []string{"RUN_STARTED", "STATE_SNAPSHOT", "STEP_STARTED b", "STATE_DELTA", "STEP_FINISHED b", "STATE_DELTA", "STATE_DELTA", "RUN_FINISHED"}},
-		{"a resume in the middle of a model's text", []weftclient.Event{
+		{"a resume in the middle of a model's text", []events.Event{
 			{Type: "llm_delta", Step: "a", Activity: "a#1", Attempt: 1, Text: "lo", Offset: 3},
 			{Type: "llm_finished", Seq: 4, Step: "a", Activity: "a#1"},
 		}, []string{"RUN_STARTED", "TEXT_MESSAGE_START a#1", "TEXT_MESSAGE_CONTENT a#1 lo", "TEXT_MESSAGE_END a#1"}},
-		{"a run that does not exist", []weftclient.Event{
+		{"a run that does not exist", []events.Event{
 			{Type: "run_failed", Error: `no run "x"`},
 		}, []string{"RUN_ERROR"}},
-		{"a step started twice, then again after it finished", []weftclient.Event{
+		{"a step started twice, then again after it finished", []events.Event{
 			{Type: "run_started", Seq: 1},
 			{Type: "step_started", Seq: 2, Step: "a"},
 			{Type: "step_started", Seq: 3, Step: "a"},

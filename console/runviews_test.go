@@ -357,7 +357,7 @@ const liveEvents = `(() => {
     if (f) f(v.state);
     for (const h of window.__es.on.snapshot || []) h({ data: JSON.stringify(v) });
   };
-  // __event(e) sends a run event (client.Event's JSON) as the server forwards one
+  // __event(e) sends a run event (events.Event's JSON) as the server forwards one
   window.__event = (e) => { for (const h of window.__es.on['run-event'] || []) h({ data: JSON.stringify(e) }); };
 })()`
 

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	weftclient "github.com/weftworks/weft/client"
+	"github.com/weftworks/weft/events"
 )
 
 // quietSnapshot is how long a run page's stream goes without an event before it reads the
@@ -21,7 +22,7 @@ import (
 const quietSnapshot = 30 * time.Second
 
 // followRun writes run id's snapshots to a run page's event stream (apiEvents), one whenever
-// something changed, and the run's own events as "run-event" server-sent events (client.Event's
+// something changed, and the run's own events as "run-event" server-sent events (events.Event's
 // JSON, with the sequence number as the id; Last-Event-ID resumes after it), until the run ends
 // ("end") or the page goes away. It follows the run with client.Stream: it reads the snapshot
 // again as soon as the run records an event (the wait-events long poll), and asks nothing while
@@ -29,14 +30,14 @@ const quietSnapshot = 30 * time.Second
 // runs) goes into the last snapshot's streaming text without reading the run again.
 func (s *Server) followRun(ctx context.Context, w io.Writer, fl http.Flusher, r *http.Request, id string) {
 	since, _ := strconv.ParseInt(r.Header.Get("Last-Event-ID"), 10, 64)
-	evs := make(chan weftclient.Event, 256)
+	evs := make(chan events.Event, 256)
 	followed := make(chan struct{})
 	sctx, stop := context.WithCancel(ctx)
 	defer stop()
 	go func() {
 		defer close(followed)
 		o := weftclient.StreamOptions{Since: max(since, 0), Interval: s.o.PollInterval, DeltaInterval: s.o.PollInterval}
-		_, _ = s.o.Client.Stream(sctx, id, o, func(e weftclient.Event) {
+		_, _ = s.o.Client.Stream(sctx, id, o, func(e events.Event) {
 			select {
 			case evs <- e:
 			case <-sctx.Done():
@@ -70,7 +71,7 @@ func (s *Server) followRun(ctx context.Context, w io.Writer, fl http.Flusher, r 
 	texts := streamedTexts{}
 	// onlyText: every event forwarded since the last snapshot was model text that texts placed
 	onlyText := true
-	forward := func(e weftclient.Event) {
+	forward := func(e events.Event) {
 		if e.Seq > 0 {
 			_, _ = fmt.Fprintf(w, "event: run-event\nid: %d\ndata: %s\n\n", e.Seq, mustJSON(e))
 		} else {
@@ -154,18 +155,18 @@ type streamedTexts map[string]struct{ step, text string }
 // add takes a run event in: it reports whether e was model text placed in the texts so far (a
 // delta that continues what was read, or starts over at offset 0). A finished call, or the calls
 // of a step that ended, are dropped.
-func (t streamedTexts) add(e weftclient.Event) bool {
+func (t streamedTexts) add(e events.Event) bool {
 	switch e.Type {
-	case weftclient.EventLLMDelta:
+	case events.LLMDelta:
 		cur := t[e.Activity]
 		if e.Offset > len(cur.text) {
 			return false // a piece missed: read the run
 		}
 		t[e.Activity] = struct{ step, text string }{e.Step, cur.text[:e.Offset] + e.Text}
 		return true
-	case weftclient.EventLLMFinished:
+	case events.LLMFinished:
 		delete(t, e.Activity)
-	case weftclient.EventStepCompleted, weftclient.EventStepFailed, weftclient.EventStepCancelled:
+	case events.StepCompleted, events.StepFailed, events.StepCancelled:
 		maps.DeleteFunc(t, func(_ string, st struct{ step, text string }) bool { return st.step == e.Step })
 	}
 	return false

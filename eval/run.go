@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/weftworks/weft/events"
 	"math"
 	"sort"
 	"sync"
@@ -211,9 +212,9 @@ func follow(ctx context.Context, c *weftclient.Client, id string, cs Case) (res 
 	defer stop()
 	sent := map[string]bool{}
 	var stopped error
-	res, runErr = c.Stream(sctx, id, weftclient.StreamOptions{NoDeltas: true}, func(e weftclient.Event) {
+	res, runErr = c.Stream(sctx, id, weftclient.StreamOptions{NoDeltas: true}, func(e events.Event) {
 		r := e.Review
-		if e.Type != weftclient.EventReviewRequested || r == nil || sent[r.GetId()] || stopped != nil {
+		if e.Type != events.ReviewRequested || r == nil || sent[r.GetId()] || stopped != nil {
 			return
 		}
 		sent[r.GetId()] = true

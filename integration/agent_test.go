@@ -14,6 +14,7 @@ import (
 
 	"github.com/weftworks/weft/activities"
 	weftclient "github.com/weftworks/weft/client"
+	"github.com/weftworks/weft/events"
 	"github.com/weftworks/weft/internal/testkit/fakellm"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 	"github.com/weftworks/weft/templates"
@@ -131,11 +132,11 @@ func TestAgentEventsStream(t *testing.T) {
 		var ev map[string]any
 		require.NoError(t, json.Unmarshal(sc.Bytes(), &ev), sc.Text())
 		types = append(types, ev["event"].(string))
-		if ev["event"] == weftclient.EventLLMDelta {
+		if ev["event"] == events.LLMDelta {
 			require.Equal(t, "helper", ev["step"])
 			deltas += ev["text"].(string)
 		}
-		if ev["event"] == weftclient.EventToolCallFinished {
+		if ev["event"] == events.ToolCallFinished {
 			require.Equal(t, "search", ev["call"].(map[string]any)["tool"])
 		}
 	}
@@ -143,7 +144,7 @@ func TestAgentEventsStream(t *testing.T) {
 		require.Contains(t, types, want)
 	}
 	require.Equal(t, "run_completed", types[len(types)-1])
-	require.Contains(t, types, weftclient.EventLLMDelta, "the 3 s answer streamed at least once (heartbeats every second)")
+	require.Contains(t, types, events.LLMDelta, "the 3 s answer streamed at least once (heartbeats every second)")
 	require.True(t, strings.HasPrefix(answer, deltas), "deltas add up to a prefix of the answer: %q", deltas)
 }
 

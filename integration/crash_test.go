@@ -11,6 +11,7 @@ import (
 
 	"github.com/weftworks/weft/activities"
 	weftclient "github.com/weftworks/weft/client"
+	"github.com/weftworks/weft/events"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 )
 
@@ -31,10 +32,10 @@ func TestCrashResume(t *testing.T) {
 	// A client follows the run through the crash: the run's events are rebuilt by replay on the
 	// new worker, and the client sees each once, in order.
 	var mu sync.Mutex
-	var seen []weftclient.Event
+	var seen []events.Event
 	streamed := make(chan error, 1)
 	go func() {
-		_, err := weftclient.New(c, queue).Stream(context.Background(), "crash-1", weftclient.StreamOptions{NoDeltas: true}, func(e weftclient.Event) {
+		_, err := weftclient.New(c, queue).Stream(context.Background(), "crash-1", weftclient.StreamOptions{NoDeltas: true}, func(e events.Event) {
 			mu.Lock()
 			seen = append(seen, e)
 			mu.Unlock()
@@ -71,7 +72,7 @@ func TestCrashResume(t *testing.T) {
 	started := map[string]int{}
 	for i, e := range seen {
 		require.Equal(t, int64(i+1), e.Seq, "event %d (%s %s): numbered 1, 2, 3, … across the crash, none missing or twice", i, e.Type, e.Step)
-		if e.Type == weftclient.EventStepStarted {
+		if e.Type == events.StepStarted {
 			started[e.Step]++
 		}
 		if e.Step != "" {
@@ -81,5 +82,5 @@ func TestCrashResume(t *testing.T) {
 		}
 	}
 	require.Equal(t, map[string]int{"a": 1, "b": 1, "c": 1}, started, "each step started once as the run saw it (b's activity ran twice; the step did not): %v", kinds)
-	require.Equal(t, weftclient.EventRunCompleted, seen[len(seen)-1].Type, "%v", kinds)
+	require.Equal(t, events.RunCompleted, seen[len(seen)-1].Type, "%v", kinds)
 }

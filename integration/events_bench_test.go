@@ -12,6 +12,7 @@ import (
 
 	"github.com/weftworks/weft/activities"
 	weftclient "github.com/weftworks/weft/client"
+	"github.com/weftworks/weft/events"
 	"github.com/weftworks/weft/internal/testkit/fakellm"
 	"github.com/weftworks/weft/workflows/dsl"
 )
@@ -45,16 +46,16 @@ func BenchmarkStepVisible(b *testing.B) {
 				_, err := wc.Start(context.Background(), w, weftclient.StartOptions{ID: id})
 				require.NoError(b, err)
 				var seen time.Duration
-				_, err = wc.Stream(context.Background(), id, weftclient.StreamOptions{Polled: mode.polled, NoDeltas: true}, func(e weftclient.Event) {
+				_, err = wc.Stream(context.Background(), id, weftclient.StreamOptions{Polled: mode.polled, NoDeltas: true}, func(e events.Event) {
 					switch {
-					case e.Type == weftclient.EventReviewRequested:
+					case e.Type == events.ReviewRequested:
 						go func() {
 							_, err := wc.Review(context.Background(), id, weftclient.Decision{Step: e.Step, Decision: "approve"})
 							if err != nil {
 								b.Error(err)
 							}
 						}()
-					case e.Type == weftclient.EventStepCompleted && e.Step == "after":
+					case e.Type == events.StepCompleted && e.Step == "after":
 						seen = time.Since(e.StepState.GetFinishedAt().AsTime())
 					}
 				})
@@ -112,8 +113,8 @@ func BenchmarkTextVisible(b *testing.B) {
 				_, err := wc.Start(context.Background(), w, weftclient.StartOptions{ID: id})
 				require.NoError(b, err)
 				text, seen := "", 0 // seen: the length of text whose pieces are measured
-				_, err = wc.Stream(context.Background(), id, weftclient.StreamOptions{Polled: mode.polled}, func(e weftclient.Event) {
-					if e.Type != weftclient.EventLLMDelta {
+				_, err = wc.Stream(context.Background(), id, weftclient.StreamOptions{Polled: mode.polled}, func(e events.Event) {
+					if e.Type != events.LLMDelta {
 						return
 					}
 					text += e.Text

@@ -15,6 +15,7 @@ import (
 	"github.com/weftworks/weft/activities"
 	"github.com/weftworks/weft/activities/toolspec"
 	weftclient "github.com/weftworks/weft/client"
+	"github.com/weftworks/weft/events"
 	"github.com/weftworks/weft/internal/testkit/fakellm"
 	"github.com/weftworks/weft/workflows/dsl"
 )
@@ -32,10 +33,10 @@ const eventsFlow = `{"name":"events","defaults":{"collection":"docs"},"inputs":{
 // collector keeps the events one Stream call delivered.
 type collector struct {
 	mu  sync.Mutex
-	evs []weftclient.Event
+	evs []events.Event
 }
 
-func (c *collector) add(e weftclient.Event) {
+func (c *collector) add(e events.Event) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.evs = append(c.evs, e)
@@ -83,7 +84,7 @@ func TestStreamAcrossReconnect(t *testing.T) {
 	first := &collector{}
 	sctx, disconnect := context.WithCancel(ctx)
 	go func() {
-		require.Eventually(t, func() bool { return first.has(weftclient.EventReviewRequested, "ok") }, 60*time.Second, 10*time.Millisecond)
+		require.Eventually(t, func() bool { return first.has(events.ReviewRequested, "ok") }, 60*time.Second, 10*time.Millisecond)
 		disconnect()
 	}()
 	_, err = wc.Stream(sctx, "events-reconnect-1", weftclient.StreamOptions{}, first.add)
@@ -103,7 +104,7 @@ func TestStreamAcrossReconnect(t *testing.T) {
 	_, err = wc.Stream(ctx, "events-reconnect-1", weftclient.StreamOptions{NoDeltas: true}, full.add)
 	require.NoError(t, err)
 
-	seqs := func(evs []weftclient.Event) []string {
+	seqs := func(evs []events.Event) []string {
 		var out []string
 		for _, e := range evs {
 			if e.Seq > 0 {
@@ -136,7 +137,7 @@ func TestStreamAcrossReconnect(t *testing.T) {
 	texts := map[string]string{}
 	var keys []string
 	for _, e := range append(first.evs, second.evs...) {
-		if e.Type == weftclient.EventLLMDelta {
+		if e.Type == events.LLMDelta {
 			k := fmt.Sprintf("%s#%d", e.Activity, e.Attempt)
 			if _, ok := texts[k]; !ok {
 				keys = append(keys, k)
@@ -148,5 +149,5 @@ func TestStreamAcrossReconnect(t *testing.T) {
 	sort.Strings(keys)
 	require.NotEmpty(t, keys)
 	require.Equal(t, answer, texts[keys[len(keys)-1]])
-	require.Equal(t, weftclient.EventRunCompleted, second.evs[len(second.evs)-1].Type)
+	require.Equal(t, events.RunCompleted, second.evs[len(second.evs)-1].Type)
 }

@@ -15,10 +15,10 @@ import (
 
 	"github.com/weftworks/weft/activities"
 	weftclient "github.com/weftworks/weft/client"
+	"github.com/weftworks/weft/events"
 	"github.com/weftworks/weft/internal/testkit/fakellm"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 	"github.com/weftworks/weft/worker"
-	"github.com/weftworks/weft/workflows"
 	"github.com/weftworks/weft/workflows/dsl"
 )
 
@@ -203,7 +203,7 @@ func TestStatefulMCPServer(t *testing.T) {
 	page, err := wc.Events(ctx, "mcp-stateful-1", 0)
 	require.NoError(t, err)
 	for _, e := range page.Events {
-		require.NotEqual(t, workflows.EventMCPSessionLost, e.Type)
+		require.NotEqual(t, events.MCPSessionLost, e.Type)
 	}
 	// The session (its id, the worker's signal, the keeper's activities) replays; stored with
 	// -update-histories for the workflows package's replay test.
@@ -225,9 +225,9 @@ func TestStatefulMCPServer(t *testing.T) {
 	require.Equal(t, []string{"1", "2", "3", "1"}, countResults(t, res), "after the worker stopped, a fresh session started the server afresh")
 	page, err = wc.Events(ctx, run.ID, 0)
 	require.NoError(t, err)
-	var lost []workflows.RunEvent
+	var lost []events.Event
 	for _, e := range page.Events {
-		if e.Type == workflows.EventMCPSessionLost {
+		if e.Type == events.MCPSessionLost {
 			lost = append(lost, e)
 		}
 	}
@@ -258,7 +258,7 @@ func TestStatefulMCPServer(t *testing.T) {
 	require.NoError(t, err)
 	lost = lost[:0]
 	for _, e := range page.Events {
-		if e.Type == workflows.EventMCPSessionLost {
+		if e.Type == events.MCPSessionLost {
 			lost = append(lost, e)
 		}
 	}

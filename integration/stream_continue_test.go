@@ -10,7 +10,7 @@ import (
 
 	"github.com/weftworks/weft/activities"
 	weftclient "github.com/weftworks/weft/client"
-	"github.com/weftworks/weft/workflows"
+	"github.com/weftworks/weft/events"
 )
 
 // TestStreamFollowsAContinuedSession: client.Stream follows a chat session across its
@@ -54,7 +54,7 @@ func TestStreamFollowsAContinuedSession(t *testing.T) {
 	require.NotEmpty(t, oldPage.Events)
 
 	// what each run recorded, as Stream shows it
-	lines := func(evs []workflows.RunEvent) []string {
+	lines := func(evs []events.Event) []string {
 		out := []string{}
 		for _, e := range evs {
 			out = append(out, fmt.Sprintf("%d %s %s", e.Seq, e.Type, e.Key+"|"+e.Step))
@@ -69,7 +69,7 @@ func TestStreamFollowsAContinuedSession(t *testing.T) {
 		out := []string{}
 		for _, e := range c.evs {
 			switch {
-			case e.Type == weftclient.EventContinuedAsNew:
+			case e.Type == events.ContinuedAsNew:
 				out = append(out, e.Type+" "+e.RunID)
 			case e.Seq > 0:
 				out = append(out, fmt.Sprintf("%d %s %s", e.Seq, e.Type, e.Key+"|"+e.Step))

@@ -10,6 +10,7 @@ import (
 
 	"github.com/weftworks/weft/activities"
 	weftclient "github.com/weftworks/weft/client"
+	"github.com/weftworks/weft/events"
 	"github.com/weftworks/weft/internal/testkit/fakellm"
 	"github.com/weftworks/weft/workflows/dsl"
 )
@@ -40,8 +41,8 @@ func TestStreamAfterARepair(t *testing.T) {
 	defer cancel()
 	run, err := wc.Start(ctx, w, weftclient.StartOptions{Source: "repair"})
 	require.NoError(t, err)
-	var evs []weftclient.Event
-	_, err = wc.Stream(ctx, run.ID, weftclient.StreamOptions{DeltaInterval: 20 * time.Millisecond}, func(e weftclient.Event) { evs = append(evs, e) })
+	var evs []events.Event
+	_, err = wc.Stream(ctx, run.ID, weftclient.StreamOptions{DeltaInterval: 20 * time.Millisecond}, func(e events.Event) { evs = append(evs, e) })
 	require.NoError(t, err)
 	require.Len(t, fake.Requests(), 2, "the first answer was repaired")
 
@@ -55,9 +56,9 @@ func TestStreamAfterARepair(t *testing.T) {
 			require.Equal(t, seq, e.Seq, "events are numbered without gaps or repeats: %s", e.Type)
 		}
 		switch e.Type {
-		case weftclient.EventLLMStarted, weftclient.EventLLMFinished, weftclient.EventStepCompleted, weftclient.EventRunCompleted:
+		case events.LLMStarted, events.LLMFinished, events.StepCompleted, events.RunCompleted:
 			order = append(order, e.Type)
-		case weftclient.EventLLMDelta:
+		case events.LLMDelta:
 			if len(order) == 0 || order[len(order)-1] != "text" {
 				order = append(order, "text")
 			}
@@ -69,7 +70,7 @@ func TestStreamAfterARepair(t *testing.T) {
 			texts[e.Attempt] += e.Text
 		}
 	}
-	require.Equal(t, []string{weftclient.EventLLMStarted, "text", weftclient.EventLLMFinished, weftclient.EventStepCompleted, weftclient.EventRunCompleted}, order)
+	require.Equal(t, []string{events.LLMStarted, "text", events.LLMFinished, events.StepCompleted, events.RunCompleted}, order)
 	require.GreaterOrEqual(t, len(attempts), 2, "the rejected answer streamed, then the repaired one as a new attempt: %v", texts)
 	first, last := attempts[0], attempts[len(attempts)-1]
 	require.True(t, strings.HasPrefix(bad, texts[first]), "the first attempt is the rejected answer: %q", texts[first])

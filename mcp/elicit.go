@@ -23,6 +23,7 @@ import (
 
 	"github.com/weftworks/weft/auth"
 	weftclient "github.com/weftworks/weft/client"
+	"github.com/weftworks/weft/events"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 )
 
@@ -273,14 +274,14 @@ func (g *Gateway) follow(wctx, ctx context.Context, c *weftclient.Client, id str
 	for {
 		sctx, stop := context.WithCancel(wctx)
 		paused := false
-		res, err := c.Stream(sctx, id, weftclient.StreamOptions{NoDeltas: true, Since: ask.since}, func(e weftclient.Event) {
+		res, err := c.Stream(sctx, id, weftclient.StreamOptions{NoDeltas: true, Since: ask.since}, func(e events.Event) {
 			if e.Seq > 0 {
 				ask.since = e.Seq
 			}
 			if rep != nil {
 				rep.event(e)
 			}
-			if e.Type == weftclient.EventReviewRequested {
+			if e.Type == events.ReviewRequested {
 				paused = true
 				stop()
 			}

@@ -12,7 +12,7 @@ import (
 	mcplib "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	weftclient "github.com/weftworks/weft/client"
+	"github.com/weftworks/weft/events"
 )
 
 // Progress and log lines of a run a tool call waits for.
@@ -113,32 +113,32 @@ func (g *Gateway) reporterFor(ctx context.Context, steps int) *reporter {
 	return &reporter{g: g, ctx: ctx, token: token, logs: logs, level: level, total: steps}
 }
 
-func (r *reporter) event(e weftclient.Event) {
+func (r *reporter) event(e events.Event) {
 	switch e.Type {
-	case weftclient.EventStepCompleted, weftclient.EventStepSkipped, weftclient.EventStepFailed, weftclient.EventStepCancelled:
+	case events.StepCompleted, events.StepSkipped, events.StepFailed, events.StepCancelled:
 		if e.Step == "" || e.Key != "" && e.Key != e.Step {
 			break // a forEach item's or a nested key's event: not one of the workflow's steps
 		}
 		r.ended++
-		verb := map[string]string{weftclient.EventStepCompleted: "completed", weftclient.EventStepSkipped: "skipped",
-			weftclient.EventStepFailed: "failed", weftclient.EventStepCancelled: "cancelled"}[e.Type]
+		verb := map[string]string{events.StepCompleted: "completed", events.StepSkipped: "skipped",
+			events.StepFailed: "failed", events.StepCancelled: "cancelled"}[e.Type]
 		msg := fmt.Sprintf("step %s %s", e.Step, verb)
 		r.progress(msg)
 		level := mcplib.LoggingLevelInfo
-		if e.Type == weftclient.EventStepFailed {
+		if e.Type == events.StepFailed {
 			level = mcplib.LoggingLevelError
 			msg += ": " + e.Error
 		}
 		r.log(level, e, msg)
-	case weftclient.EventStepStarted:
+	case events.StepStarted:
 		r.log(mcplib.LoggingLevelDebug, e, "step "+e.Step+" started")
-	case weftclient.EventReviewRequested:
+	case events.ReviewRequested:
 		r.log(mcplib.LoggingLevelNotice, e, fmt.Sprintf("step %s waits for a review: decide it with weft_review (execution %s)", e.Step, e.Run))
-	case weftclient.EventReviewDecided:
+	case events.ReviewDecided:
 		r.log(mcplib.LoggingLevelInfo, e, fmt.Sprintf("review of step %s: %s by %s", e.Step, e.Decision, e.Reviewer))
-	case weftclient.EventRunCompleted:
+	case events.RunCompleted:
 		r.log(mcplib.LoggingLevelInfo, e, "execution "+e.Run+" completed")
-	case weftclient.EventRunFailed:
+	case events.RunFailed:
 		r.log(mcplib.LoggingLevelError, e, "execution "+e.Run+" failed: "+e.Error)
 	}
 }
@@ -154,7 +154,7 @@ func (r *reporter) progress(msg string) {
 	r.notify(mcplib.MethodNotificationProgress, params)
 }
 
-func (r *reporter) log(level mcplib.LoggingLevel, e weftclient.Event, msg string) {
+func (r *reporter) log(level mcplib.LoggingLevel, e events.Event, msg string) {
 	if !r.logs || !level.ShouldSendTo(r.level) {
 		return
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/weftworks/weft/auth"
 	weftclient "github.com/weftworks/weft/client"
+	"github.com/weftworks/weft/events"
 )
 
 // Resource subscriptions: a client subscribes to weft://executions/{id} (resources/subscribe) and
@@ -205,9 +206,9 @@ func (s *subscriptions) followed() map[string][]string {
 }
 
 // changes says whether an event changes what weft://executions/{id} shows.
-func changes(e weftclient.Event) bool {
+func changes(e events.Event) bool {
 	switch e.Type {
-	case weftclient.EventLLMDelta, weftclient.EventIteration, weftclient.EventLLMStarted, weftclient.EventLLMFinished, weftclient.EventUsage:
+	case events.LLMDelta, events.Iteration, events.LLMStarted, events.LLMFinished, events.Usage:
 		return false
 	}
 	return true
@@ -248,7 +249,7 @@ func (s *subscriptions) follow(ctx context.Context, run string, f *follower) {
 	for wait := 250 * time.Millisecond; ctx.Err() == nil; wait = min(2*wait, 10*time.Second) {
 		c, err := s.g.temporal(ctx)
 		if err == nil {
-			_, err = c.Stream(ctx, run, weftclient.StreamOptions{NoDeltas: true, Since: since}, func(e weftclient.Event) {
+			_, err = c.Stream(ctx, run, weftclient.StreamOptions{NoDeltas: true, Since: since}, func(e events.Event) {
 				if e.Seq > 0 {
 					since = e.Seq
 				}

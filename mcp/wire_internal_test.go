@@ -18,7 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/weftworks/weft/auth"
-	weftclient "github.com/weftworks/weft/client"
+	"github.com/weftworks/weft/events"
 )
 
 // TestProgressOfSessionlessCallsArrives: a tool call of protocol 2026-07-28 (no session) whose
@@ -60,7 +60,7 @@ func stepsGateway() *Gateway {
 	g.srv.AddTool(mcplib.NewTool("wf_steps"), func(ctx context.Context, _ mcplib.CallToolRequest) (*mcplib.CallToolResult, error) {
 		rep := g.reporterFor(ctx, steps)
 		for i := 1; i <= steps; i++ {
-			rep.event(weftclient.Event{Type: weftclient.EventStepCompleted, Step: fmt.Sprint("s", i), Run: "r"})
+			rep.event(events.Event{Type: events.StepCompleted, Step: fmt.Sprint("s", i), Run: "r"})
 		}
 		return mcplib.NewToolResultText("done"), nil
 	})

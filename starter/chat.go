@@ -17,6 +17,7 @@ import (
 
 	"github.com/weftworks/weft/activities/toolspec"
 	weftclient "github.com/weftworks/weft/client"
+	"github.com/weftworks/weft/events"
 	"github.com/weftworks/weft/internal/english"
 	"github.com/weftworks/weft/workflows"
 	"github.com/weftworks/weft/workflows/dsl"
@@ -258,9 +259,9 @@ type chatFollower struct {
 
 // event shows one of the session's events: an approval asked (of the session, or of a child run
 // a workflow: tool started) and the model's text.
-func (f *chatFollower) event(e weftclient.Event) {
+func (f *chatFollower) event(e events.Event) {
 	switch e.Type {
-	case weftclient.EventReviewRequested:
+	case events.ReviewRequested:
 		if rv := e.Review; rv != nil {
 			run := f.id
 			if e.Child != "" {
@@ -268,7 +269,7 @@ func (f *chatFollower) event(e weftclient.Event) {
 			}
 			f.announce(run, rv.Id, rv.Step, rv.Tool, rv.Data)
 		}
-	case weftclient.EventLLMDelta:
+	case events.LLMDelta:
 		if f.stream {
 			f.shown.add(f.out, e)
 		}
@@ -292,7 +293,7 @@ type streamPrinter struct {
 	attempt int32
 }
 
-func (p *streamPrinter) add(out io.Writer, e weftclient.Event) {
+func (p *streamPrinter) add(out io.Writer, e events.Event) {
 	if e.Text == "" {
 		return
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	weftclient "github.com/weftworks/weft/client"
+	"github.com/weftworks/weft/events"
 	"github.com/weftworks/weft/workflows/dsl"
 )
 
@@ -39,7 +40,7 @@ func TestChatStreamsTheAnswer(t *testing.T) {
 			var follow weftclient.TextFollower
 			for _, r := range tc.reads {
 				for _, d := range follow.Next(weftclient.LLMText(r)) {
-					p.add(&out, weftclient.Event{Type: weftclient.EventLLMDelta, Activity: d.ActivityID, Attempt: d.Attempt, Offset: d.Offset, Text: d.New})
+					p.add(&out, events.Event{Type: events.LLMDelta, Activity: d.ActivityID, Attempt: d.Attempt, Offset: d.Offset, Text: d.New})
 				}
 			}
 			p.finish(&out, tc.answer)

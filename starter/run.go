@@ -19,6 +19,7 @@ import (
 	"golang.org/x/term"
 
 	weftclient "github.com/weftworks/weft/client"
+	"github.com/weftworks/weft/events"
 	"github.com/weftworks/weft/internal/english"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 	"github.com/weftworks/weft/workflows"
@@ -219,7 +220,7 @@ func (p *progress) endStream() {
 	}
 }
 
-func (p *progress) event(e weftclient.Event) {
+func (p *progress) event(e events.Event) {
 	o := p.o
 	if o.asJSON {
 		if o.verbose {
@@ -232,7 +233,7 @@ func (p *progress) event(e weftclient.Event) {
 		return
 	}
 	switch e.Type {
-	case weftclient.EventLLMDelta:
+	case events.LLMDelta:
 		// A retry or a repair starts a new attempt: its text goes on a line of its own.
 		stream := fmt.Sprintf("%s#%d", e.Activity, e.Attempt)
 		if p.streaming != stream {
@@ -248,7 +249,7 @@ func (p *progress) event(e weftclient.Event) {
 			p.streaming = stream
 		}
 		fmt.Fprint(p.out, strings.ReplaceAll(e.Text, "\n", "\n      "))
-	case weftclient.EventStepCompleted, weftclient.EventStepFailed, weftclient.EventStepSkipped, weftclient.EventStepCancelled:
+	case events.StepCompleted, events.StepFailed, events.StepSkipped, events.StepCancelled:
 		p.endStream()
 		fmt.Fprintln(p.out, stepLine(e.StepState, p.id, nil))
 		if o.verbose && e.StepState.Output != nil {
@@ -258,30 +259,30 @@ func (p *progress) event(e weftclient.Event) {
 		for _, w := range e.StepState.Warnings {
 			fmt.Fprintf(p.out, "      warning: %s\n", w)
 		}
-		if e.Type == weftclient.EventStepFailed && p.failed == "" {
+		if e.Type == events.StepFailed && p.failed == "" {
 			p.failed = e.Step
 		}
-		if e.Type == weftclient.EventStepCancelled && e.StepState.GetError() == workflows.StoppedInFlight && p.stopped == "" {
+		if e.Type == events.StepCancelled && e.StepState.GetError() == workflows.StoppedInFlight && p.stopped == "" {
 			p.stopped = e.Step
 		}
-	case weftclient.EventToolCallFinished:
+	case events.ToolCallFinished:
 		p.endStream()
 		fmt.Fprintln(p.out, toolCallLine(e.Call))
-	case weftclient.EventGuardrailTripped:
+	case events.GuardrailTripped:
 		if o.verbose {
 			p.endStream()
 			fmt.Fprintf(p.out, "  ⛔ %s: %s guardrail %q tripped: %s\n", e.Step, e.Stage, e.Guardrail, e.Reason)
 		}
-	case weftclient.EventHandoff:
+	case events.Handoff:
 		if o.verbose {
 			p.endStream()
 			fmt.Fprintf(p.out, "  ↪ %s: %s handed off to %s (iteration %d)\n", e.Step, e.From, e.To, e.Iteration)
 		}
-	case weftclient.EventMCPSessionLost:
+	case events.MCPSessionLost:
 		// Always shown: the server's state is gone, which changes what the run's answers mean.
 		p.endStream()
 		fmt.Fprintf(p.out, "  ⚠ %s: %s\n", e.Step, e.Reason)
-	case weftclient.EventReviewRequested:
+	case events.ReviewRequested:
 		p.endStream()
 		r := e.Review
 		name := r.Step

@@ -3,6 +3,7 @@ package workflows
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/weftworks/weft/events"
 	"strings"
 
 	"go.temporal.io/sdk/temporal"
@@ -50,7 +51,7 @@ var judgeSchema = map[string]any{"type": "object", "required": []any{"pass", "re
 func (r *run) check(ctx workflow.Context, sr *stepRun, key, stage string, list []guardrail, text string, value any, model any) (*guardTrip, error) {
 	trip, err := r.checkStage(ctx, sr, key, stage, list, text, value, model)
 	if trip != nil && err == nil {
-		r.record(ctx, RunEvent{Type: EventGuardrailTripped, Step: sr.cs.ID, Key: key, Iteration: sr.iterations,
+		r.record(ctx, events.Event{Type: events.GuardrailTripped, Step: sr.cs.ID, Key: key, Iteration: sr.iterations,
 			Guardrail: trip.name, Stage: trip.stage, Reason: trip.reason})
 	}
 	return trip, err

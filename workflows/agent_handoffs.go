@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"github.com/weftworks/weft/events"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/weftworks/weft/workflows/dsl"
@@ -50,7 +51,7 @@ func handedOff(records []map[string]any, tools map[string]agentTool) *handoff {
 // recordHandoff records that the agent of step sr passed the conversation from one agent to
 // another in iteration iter.
 func (r *run) recordHandoff(ctx workflow.Context, sr *stepRun, key string, iter int, from, to string) {
-	r.record(ctx, RunEvent{Type: EventHandoff, Step: sr.cs.ID, Key: key, Iteration: int32(iter), From: from, To: to})
+	r.record(ctx, events.Event{Type: events.Handoff, Step: sr.cs.ID, Key: key, Iteration: int32(iter), From: from, To: to})
 }
 
 // handoffSettings are the model settings an agent handed to may set; those it does not set are

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/weftworks/weft/events"
 	"sort"
 
 	"go.temporal.io/sdk/temporal"
@@ -306,7 +307,7 @@ func (a *agentLoop) iterate(iter int) (res any, done bool, err error) {
 			ErrStepFailed, nil)
 	}
 	sr.iterations = int32(iter)
-	r.record(a.ctx, RunEvent{Type: EventIteration, Step: sr.cs.ID, Key: a.key, Iteration: sr.iterations})
+	r.record(a.ctx, events.Event{Type: events.Iteration, Step: sr.cs.ID, Key: a.key, Iteration: sr.iterations})
 	a.resetToolChoice()
 	answer, err := a.modelCall(iter)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/weftworks/weft/activities/toolspec"
+	"github.com/weftworks/weft/events"
 )
 
 // A server the file declares "stateful" keeps one connection (one process for a command) for
@@ -20,7 +21,7 @@ import (
 // parallel tool calls, each run in theirs.
 //
 // When the worker that holds the session dies, Temporal fails the session (its heartbeat stops):
-// the call that finds it out records EventMCPSessionLost and a warning on its step, and the
+// the call that finds it out records events.MCPSessionLost and a warning on its step, and the
 // session is replaced by a fresh one on a worker that is up, which starts the server afresh. A
 // call that had not started yet runs in the fresh session; one that may have run on the lost
 // worker runs again only when it changes nothing (a listing, a read-only tool): otherwise its
@@ -160,7 +161,7 @@ func (r *run) mcpActivity(ctx workflow.Context, sr *stepRun, server, key, activi
 		if s.id == id && s.ready {
 			s.ready, s.renew = false, true
 			reason := fmt.Sprintf("the worker that held MCP server %s's session was lost (%s); a fresh session started on a worker that is up: what the server held before is gone", server, errorText(err))
-			r.record(ctx, RunEvent{Type: EventMCPSessionLost, Step: sr.cs.ID, Key: key, Server: server, Reason: reason})
+			r.record(ctx, events.Event{Type: events.MCPSessionLost, Step: sr.cs.ID, Key: key, Server: server, Reason: reason})
 			addWarnings(&sr.warnings, []string{reason})
 		}
 		if attempt > 0 || !(rerun || neverStarted(err)) {

@@ -1,76 +1,38 @@
 package workflows
 
 import (
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
-	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/weftworks/weft/events"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 )
 
-// A run records what happens in it where it happens: each RunEvent gets the next sequence
+// A run records what happens in it where it happens: each events.Event gets the next sequence
 // number and the workflow's time. The events live in workflow memory only (a bounded ring), not
 // in history: recording one adds no command, and replay rebuilds the same events with the same
-// numbers and times. Clients read them with the events query (QueryEvents, from a sequence
+// numbers and times. Clients read them with the events query (events.Query, from a sequence
 // number) and wait for the next one with the wait Update (UpdateWaitEvents), which returns as
 // soon as the run records an event after the given number: a long poll, so a client sees a step
 // finish within milliseconds and asks nothing while nothing happens.
 //
 // Streamed model text does not go through the run (Temporal keeps no partial results): it is an
-// llm activity's heartbeat, which clients read into the same model (client.Event with step,
-// attempt and offset); the llm_finished event carries the final text so the last piece arrives.
-
-// Event types. The client's Event uses the same names.
-const (
-	EventRunStarted       = "run_started"
-	EventRunCompleted     = "run_completed"
-	EventRunFailed        = "run_failed"
-	EventStepStarted      = "step_started"
-	EventStepCompleted    = "step_completed"
-	EventStepFailed       = "step_failed"
-	EventStepSkipped      = "step_skipped"
-	EventStepCancelled    = "step_cancelled"
-	EventItemStarted      = "item_started"
-	EventItemCompleted    = "item_completed"
-	EventItemFailed       = "item_failed"
-	EventIteration        = "iteration_started"
-	EventLLMStarted       = "llm_started"
-	EventLLMFinished      = "llm_finished"
-	EventToolCallStarted  = "tool_call_started"
-	EventToolCallFinished = "tool_call_finished"
-	EventReviewRequested  = "review_requested"
-	EventReviewDecided    = "review_decided"
-	EventUsage            = "usage"
-	EventChildStarted     = "child_started"
-	// EventGuardrailTripped: an agent's guardrail check tripped (Guardrail, Stage, Reason); the
-	// step fails or returns with stopReason guardrail after it.
-	EventGuardrailTripped = "guardrail_tripped"
-	// EventHandoff: an agent passed the conversation to another (From, To) in its step.
-	EventHandoff = "handoff"
-	// EventMCPSessionLost: the worker that held a stateful MCP server's session (Server) is
-	// gone; the call runs again in a fresh session, without what the server held (Reason).
-	EventMCPSessionLost = "mcp_session_lost"
-)
+// llm activity's heartbeat, which clients read into the same model (an llm_delta event with
+// step, attempt and offset); the llm_finished event carries the final text so the last piece arrives.
 
 const (
-	// QueryEvents answers an EventPage: the events after a sequence number (its argument).
-	QueryEvents = "events"
 	// UpdateWaitEvents waits until the run records an event after a sequence number (its
 	// argument) or ends, and returns the newest sequence number. Clients give it the id
 	// WaitEventsID(since), so that every client waiting for the same event shares one Update.
 	UpdateWaitEvents = "wait-events"
 	// EventRing is how many events a run keeps; a client further behind is told how many it
-	// missed (EventPage.Oldest) and reads the state for the rest.
+	// missed (events.Page.Oldest) and reads the state for the rest.
 	EventRing = 2000
-	// EventPageMax is how many events one query answers.
-	EventPageMax = 500
 	// maxEventWaits bounds the wait Updates a run accepts (each leaves two events in history);
 	// past it, and past maxWaitHistory events of history, clients read the events query at an
 	// interval instead. Temporal itself refuses more than 2000 Updates per run by default.
@@ -98,135 +60,11 @@ const (
 	ErrNoMoreWaits = "NoMoreWaits"
 )
 
-// RunEvent is one thing that happened in a run. Only the fields of its type are set.
-type RunEvent struct {
-	Seq  int64     `json:"seq"`
-	Time time.Time `json:"time"`
-	Type string    `json:"event"`
-	// Step is the step id; Key the step's key when it differs (a forEach item "each[2]", an
-	// agent's tool call "agent/CALL").
-	Step string `json:"step,omitempty"`
-	Key  string `json:"key,omitempty"`
-	// Item is the forEach item's index (item_* events; -1 elsewhere is left out).
-	Item *int `json:"item,omitempty"`
-	// Iteration is the agent's or loop's iteration (iteration_started, llm_*, tool_call_*).
-	Iteration int32 `json:"iteration,omitempty"`
-	// Activity is the id of the llm activity (llm_*): the heartbeats of the same id are its text.
-	Activity string `json:"activity,omitempty"`
-	// Text is the final text of a model call (llm_finished), at most eventTextCap bytes.
-	Text string `json:"text,omitempty"`
-	// Error is the cause (run_failed, step_failed, item_failed, llm_finished of a failed call).
-	Error string `json:"error,omitempty"`
-	// ErrorKind is what ended an item that did not complete (item_failed): ErrorKindCancelled
-	// when it was cancelled in flight (another item or step failed, the run was cancelled),
-	// ErrorKindTimedOut, or ErrorKindFailed for its own failure, whatever its Error says. Events
-	// recorded by workers older than it have none.
-	ErrorKind string `json:"errorKind,omitempty"`
-	// Decision and Reviewer: review_decided.
-	Decision string `json:"decision,omitempty"`
-	Reviewer string `json:"reviewer,omitempty"`
-	// Child is a child run's id (step_started of a workflow step, when known).
-	Child string `json:"child,omitempty"`
-	// Guardrail, Stage (input or output) and Reason: guardrail_tripped.
-	Guardrail string `json:"guardrail,omitempty"`
-	Stage     string `json:"stage,omitempty"`
-	Reason    string `json:"reason,omitempty"`
-	// From and To name the agents of a handoff.
-	From string `json:"from,omitempty"`
-	To   string `json:"to,omitempty"`
-	// Server: the MCP server (mcp_session_lost).
-	Server string `json:"server,omitempty"`
-
-	State  *weftv1.StepState     `json:"-"` // step_* events: the step as it was (no output)
-	Review *weftv1.ReviewRequest `json:"-"` // review_* events
-	Call   *weftv1.ToolCall      `json:"-"` // tool_call_* events
-	Usage  *weftv1.TokenUsage    `json:"-"` // usage: the run's total so far; step_* the step's
-}
-
-type runEventJSON struct {
-	plainRunEvent
-	State  json.RawMessage `json:"state,omitempty"`
-	Review json.RawMessage `json:"review,omitempty"`
-	Call   json.RawMessage `json:"call,omitempty"`
-	Usage  json.RawMessage `json:"usage,omitempty"`
-}
-
-type plainRunEvent RunEvent
-
-// MarshalJSON writes the proto parts as proto JSON.
-func (e RunEvent) MarshalJSON() ([]byte, error) {
-	out := runEventJSON{plainRunEvent: plainRunEvent(e)}
-	var err error
-	for _, p := range []struct {
-		m   proto.Message
-		dst *json.RawMessage
-	}{{e.State, &out.State}, {e.Review, &out.Review}, {e.Call, &out.Call}, {e.Usage, &out.Usage}} {
-		if p.m == nil || !p.m.ProtoReflect().IsValid() {
-			continue
-		}
-		if *p.dst, err = protojson.Marshal(p.m); err != nil {
-			return nil, err
-		}
-	}
-	return json.Marshal(out)
-}
-
-// UnmarshalJSON reads what MarshalJSON wrote.
-func (e *RunEvent) UnmarshalJSON(b []byte) error {
-	var in runEventJSON
-	if err := json.Unmarshal(b, &in); err != nil {
-		return err
-	}
-	*e = RunEvent(in.plainRunEvent)
-	opts := protojson.UnmarshalOptions{DiscardUnknown: true}
-	if len(in.State) > 0 {
-		e.State = &weftv1.StepState{}
-		if err := opts.Unmarshal(in.State, e.State); err != nil {
-			return err
-		}
-	}
-	if len(in.Review) > 0 {
-		e.Review = &weftv1.ReviewRequest{}
-		if err := opts.Unmarshal(in.Review, e.Review); err != nil {
-			return err
-		}
-	}
-	if len(in.Call) > 0 {
-		e.Call = &weftv1.ToolCall{}
-		if err := opts.Unmarshal(in.Call, e.Call); err != nil {
-			return err
-		}
-	}
-	if len(in.Usage) > 0 {
-		e.Usage = &weftv1.TokenUsage{}
-		if err := opts.Unmarshal(in.Usage, e.Usage); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// EventPage answers the events query.
-type EventPage struct {
-	Events []RunEvent `json:"events"`
-	// Oldest is the sequence number of the oldest event the run still keeps; a reader that asked
-	// for events after a number below Oldest-1 missed Oldest-1-since of them.
-	Oldest int64 `json:"oldest"`
-	// Last is the newest sequence number: more events follow when it is past the page's last.
-	Last int64 `json:"last"`
-	// Ended: the run recorded its last event (run_completed or run_failed), or (a chat session)
-	// records no more because it continues as new.
-	Ended bool `json:"ended,omitempty"`
-	// Run is the Temporal run id of the run that answered: a session that continued as new
-	// answers from its new run, which numbers its events from 1 again.
-	Run string `json:"run,omitempty"`
-}
-
 // eventLog is a run's ring of events: ring holds the newest EventRing, the oldest at head once
 // it is full (a full ring overwrites its oldest event in place: recording costs the same at the
 // millionth event as at the first).
 type eventLog struct {
-	ring  []RunEvent
+	ring  []events.Event
 	head  int
 	seq   int64
 	ended bool
@@ -234,10 +72,10 @@ type eventLog struct {
 }
 
 // at returns the i-th oldest event kept.
-func (l *eventLog) at(i int) *RunEvent { return &l.ring[(l.head+i)%len(l.ring)] }
+func (l *eventLog) at(i int) *events.Event { return &l.ring[(l.head+i)%len(l.ring)] }
 
 // record adds an event with the next sequence number and the workflow's time.
-func (r *run) record(ctx workflow.Context, e RunEvent) {
+func (r *run) record(ctx workflow.Context, e events.Event) {
 	l := &r.events
 	l.seq++
 	e.Seq = l.seq
@@ -247,28 +85,28 @@ func (r *run) record(ctx workflow.Context, e RunEvent) {
 }
 
 // add keeps e, numbered already, dropping the oldest event when the ring is full.
-func (l *eventLog) add(e RunEvent) {
+func (l *eventLog) add(e events.Event) {
 	if len(l.ring) >= EventRing {
 		l.ring[l.head] = e
 		l.head = (l.head + 1) % len(l.ring)
 	} else {
 		l.ring = append(l.ring, e)
 	}
-	if e.Type == EventRunCompleted || e.Type == EventRunFailed {
+	if e.Type == events.RunCompleted || e.Type == events.RunFailed {
 		l.ended = true
 	}
 }
 
 // page answers the events after since.
-func (l *eventLog) page(since int64) *EventPage {
-	p := &EventPage{Last: l.seq, Ended: l.ended, Oldest: l.seq + 1, Events: []RunEvent{}}
+func (l *eventLog) page(since int64) *events.Page {
+	p := &events.Page{Last: l.seq, Ended: l.ended, Oldest: l.seq + 1, Events: []events.Event{}}
 	if len(l.ring) == 0 {
 		return p
 	}
 	p.Oldest = l.at(0).Seq
 	// the events kept are numbered Oldest, Oldest+1, …: start at the first after since
 	first := max(0, int(since-p.Oldest+1))
-	for i := first; i < len(l.ring) && len(p.Events) < EventPageMax; i++ {
+	for i := first; i < len(l.ring) && len(p.Events) < events.PageMax; i++ {
 		p.Events = append(p.Events, *l.at(i))
 	}
 	return p
@@ -278,7 +116,7 @@ func (l *eventLog) page(since int64) *EventPage {
 // the query reads memory, and the Update only waits (workflow.Await) for the run's own progress.
 func (r *run) registerEventHandlers(ctx workflow.Context) error {
 	runID := workflow.GetInfo(ctx).WorkflowExecution.RunID
-	if err := workflow.SetQueryHandler(ctx, QueryEvents, func(since int64) (*EventPage, error) {
+	if err := workflow.SetQueryHandler(ctx, events.Query, func(since int64) (*events.Page, error) {
 		p := r.events.page(since)
 		p.Run = runID
 		return p, nil
@@ -313,9 +151,9 @@ func (r *run) registerEventHandlers(ctx workflow.Context) error {
 // start (notify.go; without webhooks it adds no command).
 func (r *run) finishEvents(ctx workflow.Context, err error) {
 	if err != nil {
-		r.record(ctx, RunEvent{Type: EventRunFailed, Error: errorText(err), Usage: copyUsage(&r.usage)})
+		r.record(ctx, events.Event{Type: events.RunFailed, Error: errorText(err), Usage: copyUsage(&r.usage)})
 	} else {
-		r.record(ctx, RunEvent{Type: EventRunCompleted, Usage: copyUsage(&r.usage)})
+		r.record(ctx, events.Event{Type: events.RunCompleted, Usage: copyUsage(&r.usage)})
 	}
 	_ = awaitDetached(ctx, func() bool { return workflow.AllHandlersFinished(ctx) && r.notify.starting == 0 })
 }
@@ -330,8 +168,8 @@ func (r *run) eventState(sr *stepRun) *weftv1.StepState {
 
 // recordStep records a step event of the step's current status.
 func (r *run) recordStep(ctx workflow.Context, sr *stepRun, typ string) {
-	e := RunEvent{Type: typ, Step: sr.cs.ID, State: r.eventState(sr), Child: sr.childID}
-	if typ == EventStepFailed {
+	e := events.Event{Type: typ, Step: sr.cs.ID, StepState: r.eventState(sr), Child: sr.childID}
+	if typ == events.StepFailed {
 		e.Error = sr.err
 	}
 	r.record(ctx, e)
@@ -341,14 +179,14 @@ func (r *run) recordStep(ctx workflow.Context, sr *stepRun, typ string) {
 func (r *run) recordStepEnd(ctx workflow.Context, sr *stepRun) {
 	switch sr.status {
 	case StatusCompleted:
-		r.recordStep(ctx, sr, EventStepCompleted)
+		r.recordStep(ctx, sr, events.StepCompleted)
 	case StatusFailed:
-		r.recordStep(ctx, sr, EventStepFailed)
+		r.recordStep(ctx, sr, events.StepFailed)
 	case StatusSkipped, StatusNotRun:
 		// a step that never started did not run: its state says why (status not_run)
-		r.recordStep(ctx, sr, EventStepSkipped)
+		r.recordStep(ctx, sr, events.StepSkipped)
 	case StatusCancelled:
-		r.recordStep(ctx, sr, EventStepCancelled)
+		r.recordStep(ctx, sr, events.StepCancelled)
 	}
 }
 
@@ -382,7 +220,7 @@ func capText(s string) string {
 
 // recordItem records a forEach item event.
 func (r *run) recordItem(ctx workflow.Context, sr *stepRun, i int, typ string, err error) {
-	e := RunEvent{Type: typ, Step: sr.cs.ID, Key: itemKey(sr.cs.ID, i), Item: &i}
+	e := events.Event{Type: typ, Step: sr.cs.ID, Key: itemKey(sr.cs.ID, i), Item: &i}
 	if err != nil {
 		e.Error, e.ErrorKind = errorText(err), ErrorKind(err)
 	}
@@ -391,7 +229,7 @@ func (r *run) recordItem(ctx workflow.Context, sr *stepRun, i int, typ string, e
 
 // recordUsage records the run's usage so far after a call of step sr.
 func (r *run) recordUsage(ctx workflow.Context, sr *stepRun) {
-	r.record(ctx, RunEvent{Type: EventUsage, Step: sr.cs.ID, Usage: copyUsage(&r.usage)})
+	r.record(ctx, events.Event{Type: events.Usage, Step: sr.cs.ID, Usage: copyUsage(&r.usage)})
 }
 
 // keyOfActivity is the step key an activity id names ("each[2]" of "each[2]#3").

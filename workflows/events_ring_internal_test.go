@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/weftworks/weft/events"
 )
 
 // TestEventRing: past EventRing events the ring keeps the newest, in order, and a page starts
@@ -13,9 +15,9 @@ func TestEventRing(t *testing.T) {
 	total := EventRing*2 + 7
 	for i := 1; i <= total; i++ {
 		l.seq++
-		l.add(RunEvent{Seq: l.seq, Type: EventStepStarted})
+		l.add(events.Event{Seq: l.seq, Type: events.StepStarted})
 	}
-	seqs := func(p *EventPage) []int64 {
+	seqs := func(p *events.Page) []int64 {
 		out := make([]int64, len(p.Events))
 		for i, e := range p.Events {
 			out[i] = e.Seq
@@ -27,10 +29,10 @@ func TestEventRing(t *testing.T) {
 		since       int64
 		first, last int64
 	}{
-		{0, oldest, oldest + EventPageMax - 1},                 // gone: from the oldest kept
-		{oldest + 10, oldest + 11, oldest + 10 + EventPageMax}, // inside the ring
-		{int64(total) - 3, int64(total) - 2, int64(total)},     // the last few
-		{int64(total), 0, 0},                                   // nothing new
+		{0, oldest, oldest + events.PageMax - 1},                 // gone: from the oldest kept
+		{oldest + 10, oldest + 11, oldest + 10 + events.PageMax}, // inside the ring
+		{int64(total) - 3, int64(total) - 2, int64(total)},       // the last few
+		{int64(total), 0, 0},                                     // nothing new
 	}
 	for _, c := range cases {
 		p := l.page(c.since)

@@ -14,21 +14,22 @@ import (
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/weftworks/weft/activities/toolspec"
+	"github.com/weftworks/weft/events"
 	"github.com/weftworks/weft/workflows"
 )
 
 // events reads every event of the run in h with the events query, page by page from since.
-func events(t *testing.T, h *harness, since int64) *workflows.EventPage {
+func readEvents(t *testing.T, h *harness, since int64) *events.Page {
 	t.Helper()
-	v, err := h.env.QueryWorkflow(workflows.QueryEvents, since)
+	v, err := h.env.QueryWorkflow(events.Query, since)
 	require.NoError(t, err)
-	var p workflows.EventPage
+	var p events.Page
 	require.NoError(t, v.Get(&p))
 	return &p
 }
 
 // lines names each event "type key" (key: the step's key, or its step).
-func lines(evs []workflows.RunEvent) []string {
+func lines(evs []events.Event) []string {
 	out := []string{}
 	for _, e := range evs {
 		k := e.Key
@@ -52,7 +53,7 @@ func index(ls []string, l string) int {
 
 // requireWellFormed: numbered 1..N without gaps or repeats, in time order, run_started first and
 // the run's end last.
-func requireWellFormed(t *testing.T, evs []workflows.RunEvent) {
+func requireWellFormed(t *testing.T, evs []events.Event) {
 	t.Helper()
 	require.NotEmpty(t, evs)
 	for i, e := range evs {
@@ -62,9 +63,9 @@ func requireWellFormed(t *testing.T, evs []workflows.RunEvent) {
 			require.False(t, e.Time.Before(evs[i-1].Time), "event %d is not earlier than the one before", e.Seq)
 		}
 	}
-	require.Equal(t, workflows.EventRunStarted, evs[0].Type)
+	require.Equal(t, events.RunStarted, evs[0].Type)
 	last := evs[len(evs)-1].Type
-	require.Contains(t, []string{workflows.EventRunCompleted, workflows.EventRunFailed}, last)
+	require.Contains(t, []string{events.RunCompleted, events.RunFailed}, last)
 }
 
 // before asserts that each pair of lines occurs, the first before the second.
@@ -181,17 +182,17 @@ func TestEventsAreRecordedWhereThingsHappen(t *testing.T) {
 			}
 			_, err := h.run(t, tc.flow, inputs)
 			require.Equal(t, tc.failed, err != nil, "run error: %v", err)
-			p := events(t, h, 0)
+			p := readEvents(t, h, 0)
 			require.True(t, p.Ended)
 			requireWellFormed(t, p.Events)
 			ls := lines(p.Events)
 			before(t, ls, tc.pairs...)
 			// Every step that started ended, once.
 			for _, e := range p.Events {
-				if e.Type == workflows.EventStepStarted {
+				if e.Type == events.StepStarted {
 					n := 0
 					for _, f := range p.Events {
-						if f.Step == e.Step && (f.Type == workflows.EventStepCompleted || f.Type == workflows.EventStepFailed || f.Type == workflows.EventStepCancelled) {
+						if f.Step == e.Step && (f.Type == events.StepCompleted || f.Type == events.StepFailed || f.Type == events.StepCancelled) {
 							n++
 						}
 					}
@@ -216,7 +217,7 @@ func TestEventsAgentDetails(t *testing.T) {
 	}, time.Minute)
 	_, err := h.run(t, agentFlow, nil)
 	require.NoError(t, err)
-	p := events(t, h, 0)
+	p := readEvents(t, h, 0)
 	requireWellFormed(t, p.Events)
 	ls := lines(p.Events)
 	before(t, ls, [2]string{"tool_call_started helper/c1", "review_requested helper/c1"},
@@ -225,19 +226,19 @@ func TestEventsAgentDetails(t *testing.T) {
 	var finals []string
 	for _, e := range p.Events {
 		switch e.Type {
-		case workflows.EventLLMFinished:
+		case events.LLMFinished:
 			require.Equal(t, "helper", workflows.StepOfActivity(e.Activity))
 			finals = append(finals, e.Text)
-		case workflows.EventReviewRequested:
+		case events.ReviewRequested:
 			require.Equal(t, "ingest", e.Review.Tool)
 			require.Contains(t, e.Review.Title, "ingest")
-		case workflows.EventReviewDecided:
+		case events.ReviewDecided:
 			require.Equal(t, "approve", e.Decision)
 			require.Equal(t, "ana", e.Reviewer)
-		case workflows.EventToolCallFinished:
+		case events.ToolCallFinished:
 			require.Equal(t, "completed", e.Call.Status)
 			require.Equal(t, "ingest", e.Call.Tool)
-		case workflows.EventRunCompleted:
+		case events.RunCompleted:
 			require.EqualValues(t, 3, e.Usage.Calls, "two model calls and one tool call")
 		}
 	}
@@ -252,20 +253,20 @@ func TestEventsResumeFromAnySeq(t *testing.T) {
 	  {"id":"a","tool":"search","inputs":{"query":"x","collection":"c"}},
 	  {"id":"b","tool":"search","inputs":{"query":"{{ a.output.query }}","collection":"c"}}]}`, nil)
 	require.NoError(t, err)
-	all := events(t, h, 0).Events
+	all := readEvents(t, h, 0).Events
 	requireWellFormed(t, all)
 	for cut := range all {
-		var got []workflows.RunEvent
+		var got []events.Event
 		got = append(got, all[:cut]...)
-		got = append(got, events(t, h, int64(cut)).Events...)
+		got = append(got, readEvents(t, h, int64(cut)).Events...)
 		require.Equal(t, lines(all), lines(got), "reconnect after %d", cut)
 	}
 	b, err := json.Marshal(all)
 	require.NoError(t, err)
-	var back []workflows.RunEvent
+	var back []events.Event
 	require.NoError(t, json.Unmarshal(b, &back))
 	require.Equal(t, lines(all), lines(back))
-	require.Equal(t, all[len(all)-2].State.Summary, back[len(back)-2].State.Summary)
+	require.Equal(t, all[len(all)-2].StepState.Summary, back[len(back)-2].StepState.Summary)
 }
 
 // TestWaitEventsLongPoll: the wait Update returns only once the run records an event after the
@@ -278,7 +279,7 @@ func TestWaitEventsLongPoll(t *testing.T) {
 	decided := false
 	completedAfterDecision := false
 	h.env.RegisterDelayedCallback(func() {
-		waitedFrom = events(t, h, 0).Last
+		waitedFrom = readEvents(t, h, 0).Last
 		h.env.UpdateWorkflow(workflows.UpdateWaitEvents, workflows.WaitEventsID(waitedFrom), &testsuite.TestUpdateCallback{
 			OnAccept: func() {},
 			OnReject: func(err error) { t.Errorf("wait refused: %v", err) },
@@ -308,7 +309,7 @@ func TestWaitEventsLongPoll(t *testing.T) {
 	require.NoError(t, err)
 	require.Greater(t, waitedFrom, int64(0))
 	require.True(t, completedAfterDecision, "the wait answered only after the decision")
-	ls := lines(events(t, h, 0).Events)
+	ls := lines(readEvents(t, h, 0).Events)
 	require.Greater(t, answered, waitedFrom, "it answered with an event after the one it waited from: %v", ls)
 	require.Equal(t, "review_requested ok", ls[waitedFrom-1], "it waited from the review's request")
 	require.Contains(t, refusedBehind, "there are events after this one")
@@ -326,7 +327,7 @@ func TestEventsGuardrailsAndHandoffs(t *testing.T) {
 		def := strings.Replace(agentFlow, `"maxIterations":4`, `"maxIterations":4,"guardrails":{"output":[{"name":"shape","schema":{"type":"object","required":["answer"],"properties":{"answer":{"type":"string"}}}}],"onTrip":"return"}`, 1)
 		_, err := h.run(t, def, nil)
 		require.NoError(t, err)
-		p := events(t, h, 0)
+		p := readEvents(t, h, 0)
 		requireWellFormed(t, p.Events)
 		ls := lines(p.Events)
 		before(t, ls, [2]string{"llm_finished helper", "guardrail_tripped helper"}, [2]string{"guardrail_tripped helper", "step_completed helper"})
@@ -346,7 +347,7 @@ func TestEventsGuardrailsAndHandoffs(t *testing.T) {
 ],"output":"{{ triage.output }}"}`
 		_, err := h.run(t, def, nil)
 		require.NoError(t, err)
-		p := events(t, h, 0)
+		p := readEvents(t, h, 0)
 		requireWellFormed(t, p.Events)
 		ls := lines(p.Events)
 		before(t, ls, [2]string{"tool_call_finished triage/t1", "handoff triage"})
@@ -398,9 +399,9 @@ func TestItemFailedSaysItsKind(t *testing.T) {
 		_, err := h.run(t, `{"name":"f","inputs":{"xs":{"type":"array"}},"steps":[{"id":"each","tool":"embed","forEach":"{{ inputs.xs }}","batch":false,"concurrency":1,"inputs":{"text":"{{ item }}"}}]}`,
 			map[string]any{"xs": []any{"good", "bad"}})
 		require.Error(t, err)
-		var failed []workflows.RunEvent
-		for _, e := range events(t, h, 0).Events {
-			if e.Type == workflows.EventItemFailed {
+		var failed []events.Event
+		for _, e := range readEvents(t, h, 0).Events {
+			if e.Type == events.ItemFailed {
 				failed = append(failed, e)
 			}
 		}
@@ -428,8 +429,8 @@ func TestItemFailedSaysItsKind(t *testing.T) {
 			map[string]any{"xs": []any{"good", "bad", "also good"}})
 		require.Error(t, err)
 		kinds := map[int]string{}
-		for _, e := range events(t, h, 0).Events {
-			if e.Type == workflows.EventItemFailed {
+		for _, e := range readEvents(t, h, 0).Events {
+			if e.Type == events.ItemFailed {
 				kinds[*e.Item] = e.ErrorKind
 			}
 		}

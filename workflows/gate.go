@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/weftworks/weft/events"
 	"slices"
 	"sort"
 	"strings"
@@ -65,14 +66,14 @@ func (r *run) openGate(ctx workflow.Context, sr *stepRun, req *weftv1.ReviewRequ
 	sr.status = StatusAwaitingReview
 	r.publish(sr)
 	r.refreshStatus(ctx)
-	r.record(ctx, RunEvent{Type: EventReviewRequested, Step: sr.cs.ID, Key: req.Id, Review: eventReview(req), State: r.eventState(sr)})
+	r.record(ctx, events.Event{Type: events.ReviewRequested, Step: sr.cs.ID, Key: req.Id, Review: eventReview(req), StepState: r.eventState(sr)})
 	return g, nil
 }
 
 // waitGate waits for the gate's decision (or its timeout, then onTimeout decides) and closes it.
 func (r *run) waitGate(ctx workflow.Context, g *gate, timeout time.Duration, onTimeout string) (*weftv1.ReviewDecision, error) {
 	defer func() {
-		e := RunEvent{Type: EventReviewDecided, Step: g.sr.cs.ID, Key: g.req.Id, Review: eventReview(g.req)}
+		e := events.Event{Type: events.ReviewDecided, Step: g.sr.cs.ID, Key: g.req.Id, Review: eventReview(g.req)}
 		if d := g.decision; d != nil {
 			e.Decision, e.Reviewer = d.Decision, d.Reviewer
 		}

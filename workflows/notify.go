@@ -9,6 +9,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/weftworks/weft/events"
 	"github.com/weftworks/weft/internal/webhook"
 )
 
@@ -64,14 +65,14 @@ func (r *run) planNotify(ctx workflow.Context) {
 // notifyName is the webhook event of a run event ("" : none).
 func notifyName(typ string) string {
 	switch typ {
-	case EventRunStarted, EventRunCompleted, EventRunFailed, EventStepFailed, EventReviewRequested, EventReviewDecided:
+	case events.RunStarted, events.RunCompleted, events.RunFailed, events.StepFailed, events.ReviewRequested, events.ReviewDecided:
 		return strings.Replace(typ, "_", ".", 1)
 	}
 	return ""
 }
 
 // notifyEvent starts the deliveries of event e to the routes that want it.
-func (r *run) notifyEvent(ctx workflow.Context, e RunEvent) {
+func (r *run) notifyEvent(ctx workflow.Context, e events.Event) {
 	name := notifyName(e.Type)
 	if name == "" || len(r.notify.routes) == 0 {
 		return

@@ -14,6 +14,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/weftworks/weft/activities/toolspec"
+	"github.com/weftworks/weft/events"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 	"github.com/weftworks/weft/workflows"
 )
@@ -62,7 +63,7 @@ func runEmbedFlow(t *testing.T, h *harness, flow string, xs []any) batchOutcome 
 	}
 	o.items = map[string]int{}
 	for since := int64(0); ; {
-		p := events(t, h, since)
+		p := readEvents(t, h, since)
 		for _, e := range p.Events {
 			if strings.HasPrefix(e.Type, "item_") {
 				o.items[e.Type]++
@@ -137,15 +138,15 @@ func TestBatchedForEachKeepsPerItemSemantics(t *testing.T) {
 				require.Contains(t, one.step.Error, tc.errItem)
 				require.Contains(t, batched.step.Error, tc.errItem, "the bad item's own error")
 				require.Contains(t, batched.step.Error, "item 3", "which item")
-				require.Equal(t, 1, batched.items[workflows.EventItemFailed])
+				require.Equal(t, 1, batched.items[events.ItemFailed])
 			} else {
-				require.Equal(t, len(tc.xs), batched.items[workflows.EventItemCompleted])
+				require.Equal(t, len(tc.xs), batched.items[events.ItemCompleted])
 				require.Equal(t, int32(len(tc.xs)), batched.step.ItemsDone)
 				require.Equal(t, one.step.ItemsDone, batched.step.ItemsDone)
 				require.Equal(t, one.step.Usage.GetEmbeddingTokens(), batched.step.Usage.GetEmbeddingTokens(), "usage in total")
 			}
 			require.Equal(t, one.step.ItemsTotal, batched.step.ItemsTotal)
-			require.Equal(t, one.items[workflows.EventItemStarted] > 0, batched.items[workflows.EventItemStarted] > 0)
+			require.Equal(t, one.items[events.ItemStarted] > 0, batched.items[events.ItemStarted] > 0)
 		})
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/weftworks/weft/activities/toolspec"
+	"github.com/weftworks/weft/events"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 	"github.com/weftworks/weft/workflows/dsl"
 )
@@ -90,7 +91,7 @@ func Run(ctx workflow.Context, req *weftv1.RunRequest) (*weftv1.RunResult, error
 		return nil, err
 	}
 	r.planNotify(ctx)
-	r.record(ctx, RunEvent{Type: EventRunStarted})
+	r.record(ctx, events.Event{Type: events.RunStarted})
 	r.namedActivities = workflow.GetVersion(ctx, ChangeActivityIDs, workflow.DefaultVersion, 1) >= 1
 	r.keepsCompleted = workflow.GetVersion(ctx, ChangeFailureKeepsCompleted, workflow.DefaultVersion, 1) >= 1
 	r.setStatus(ctx, StatusRunning)
@@ -269,7 +270,7 @@ func (r *run) runStep(ctx workflow.Context, sr *stepRun) {
 	sr.status = StatusRunning
 	sr.started = workflow.Now(ctx)
 	r.publish(sr)
-	r.recordStep(ctx, sr, EventStepStarted)
+	r.recordStep(ctx, sr, events.StepStarted)
 	var out any
 	if sr.cs.ForEach != nil {
 		out, err = r.forEach(ctx, sr)
@@ -369,7 +370,7 @@ func ErrorText(err error) string {
 	return err.Error()
 }
 
-// The kinds of failure ErrorKind tells apart (RunEvent.ErrorKind).
+// The kinds of failure ErrorKind tells apart (events.Event.ErrorKind).
 const (
 	ErrorKindFailed    = "failed"
 	ErrorKindCancelled = "cancelled"

@@ -8,6 +8,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/weftworks/weft/activities/toolspec"
+	"github.com/weftworks/weft/events"
 	"github.com/weftworks/weft/internal/english"
 	"github.com/weftworks/weft/workflows/dsl"
 	"github.com/weftworks/weft/workflows/expr"
@@ -142,7 +143,7 @@ func (r *run) runActivityOn(ctx, sched workflow.Context, sr *stepRun, tool strin
 	actx := workflow.WithActivityOptions(sched, opts)
 	model := tool == toolspec.LLM
 	if model {
-		r.record(ctx, RunEvent{Type: EventLLMStarted, Step: sr.cs.ID, Key: keyOfActivity(opts.ActivityID), Activity: opts.ActivityID, Iteration: sr.iterations})
+		r.record(ctx, events.Event{Type: events.LLMStarted, Step: sr.cs.ID, Key: keyOfActivity(opts.ActivityID), Activity: opts.ActivityID, Iteration: sr.iterations})
 	}
 	if err := gateInputs(ctx, "the inputs of "+tool, inputs); err != nil {
 		return nil, err
@@ -163,7 +164,7 @@ func (r *run) runActivityOn(ctx, sched workflow.Context, sr *stepRun, tool strin
 		sel.Select(ctx)
 	}
 	if model {
-		e := RunEvent{Type: EventLLMFinished, Step: sr.cs.ID, Key: keyOfActivity(opts.ActivityID), Activity: opts.ActivityID, Iteration: sr.iterations}
+		e := events.Event{Type: events.LLMFinished, Step: sr.cs.ID, Key: keyOfActivity(opts.ActivityID), Activity: opts.ActivityID, Iteration: sr.iterations}
 		if err != nil {
 			e.Error = errorText(err)
 		} else if m, ok := res.Output.(map[string]any); ok {

@@ -3,6 +3,7 @@ package workflows
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/weftworks/weft/events"
 	"sort"
 	"strings"
 	"time"
@@ -377,7 +378,7 @@ func (r *run) toolCall(ctx workflow.Context, sr *stepRun, key string, iter, n in
 	announce := func() {
 		if !announced {
 			announced = true
-			r.record(ctx, RunEvent{Type: EventToolCallStarted, Step: sr.cs.ID, Key: key + "/" + callID, Iteration: int32(iter), Call: eventCall(rec)})
+			r.record(ctx, events.Event{Type: events.ToolCallStarted, Step: sr.cs.ID, Key: key + "/" + callID, Iteration: int32(iter), Call: eventCall(rec)})
 		}
 	}
 	finish := func() (map[string]any, map[string]any) {
@@ -419,7 +420,7 @@ func (r *run) toolCall(ctx workflow.Context, sr *stepRun, key string, iter, n in
 		} else {
 			record["result"] = content
 		}
-		r.record(ctx, RunEvent{Type: EventToolCallFinished, Step: sr.cs.ID, Key: key + "/" + callID, Iteration: int32(iter), Call: eventCall(rec), Error: errMsg})
+		r.record(ctx, events.Event{Type: events.ToolCallFinished, Step: sr.cs.ID, Key: key + "/" + callID, Iteration: int32(iter), Call: eventCall(rec), Error: errMsg})
 		return map[string]any{"role": "tool", "toolCallId": callID, "name": fname, "content": content}, record
 	}
 	tool, ok := tools[fname]

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/weftworks/weft/activities/toolspec"
+	"github.com/weftworks/weft/events"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 	"github.com/weftworks/weft/workflows/dsl"
 )
@@ -97,7 +98,7 @@ func (r *run) runChild(ctx workflow.Context, sr *stepRun, name string, args map[
 	})
 	sr.childID = id
 	r.publish(sr)
-	r.record(ctx, RunEvent{Type: EventChildStarted, Step: sr.cs.ID, Child: id})
+	r.record(ctx, events.Event{Type: events.ChildStarted, Step: sr.cs.ID, Child: id})
 	var res weftv1.RunResult
 	if err := workflow.ExecuteChildWorkflow(cctx, WorkflowType, req).Get(ctx, &res); err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/weftworks/weft/activities/toolspec"
+	"github.com/weftworks/weft/events"
 	"github.com/weftworks/weft/workflows/datatools"
 	"github.com/weftworks/weft/workflows/expr"
 )
@@ -65,10 +66,10 @@ func (r *run) forEach(ctx workflow.Context, sr *stepRun) (any, error) {
 	sr.itemsTotal = int32(len(items))
 	err = eachBounded(ctx, len(items), limit, func(ctx workflow.Context, i int) error {
 		env := itemEnv(r.env, map[string]any{"item": items[i], "index": i})
-		r.recordItem(ctx, sr, i, EventItemStarted, nil)
+		r.recordItem(ctx, sr, i, events.ItemStarted, nil)
 		out, err := r.execOnce(ctx, sr, env)
 		if err != nil {
-			r.recordItem(ctx, sr, i, EventItemFailed, err)
+			r.recordItem(ctx, sr, i, events.ItemFailed, err)
 			var rej *reviewRejected
 			if errors.As(err, &rej) {
 				results[i] = rej.output
@@ -77,7 +78,7 @@ func (r *run) forEach(ctx workflow.Context, sr *stepRun) (any, error) {
 		}
 		results[i] = out
 		sr.itemsDone++ // items done are items completed: a failed or cancelled item is not done
-		r.recordItem(ctx, sr, i, EventItemCompleted, nil)
+		r.recordItem(ctx, sr, i, events.ItemCompleted, nil)
 		return nil
 	})
 	if err != nil {

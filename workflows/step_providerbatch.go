@@ -8,6 +8,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/weftworks/weft/activities/toolspec"
+	"github.com/weftworks/weft/events"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 	"github.com/weftworks/weft/workflows/dsl"
 	"github.com/weftworks/weft/workflows/expr"
@@ -114,14 +115,14 @@ func (r *run) forEachProviderBatches(ctx workflow.Context, sr *stepRun, items []
 	calls := &providerCalls{
 		spec: sr.cs.Spec, policy: sr.cs.Policy, title: sr.cs.Title(), step: sr.cs.ID, named: r.namedActivities,
 		storeAbove: min(batchStoreCap, forEachOutputBudget/max(1, len(spans))),
-		started:    func(ctx workflow.Context, i int) { r.recordItem(ctx, sr, i, EventItemStarted, nil) },
+		started:    func(ctx workflow.Context, i int) { r.recordItem(ctx, sr, i, events.ItemStarted, nil) },
 		finished: func(ctx workflow.Context, i int, it toolspec.BatchItem, err error) {
 			if err != nil {
-				r.recordItem(ctx, sr, i, EventItemFailed, err)
+				r.recordItem(ctx, sr, i, events.ItemFailed, err)
 				return
 			}
 			results[i] = it.Output
-			r.record(ctx, RunEvent{Type: EventItemCompleted, Step: sr.cs.ID, Key: itemKey(sr.cs.ID, i), Item: &i, Usage: tokenUsage(it.Usage, 0)})
+			r.record(ctx, events.Event{Type: events.ItemCompleted, Step: sr.cs.ID, Key: itemKey(sr.cs.ID, i), Item: &i, Usage: tokenUsage(it.Usage, 0)})
 		},
 		done: func(ctx workflow.Context, out *toolspec.BatchOut, n int) {
 			r.addBatchOut(ctx, sr, out, n)

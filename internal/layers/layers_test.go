@@ -32,6 +32,7 @@ var floors = map[string]int{
 	"internal/testkit/fakeembed": 0,
 
 	"activities/":      1,
+	"events":           1,
 	"internal/webhook": 1,
 	"auth":             1,
 	"codec":            1,
