@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"strings"
 
-	tclient "go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/api/enums/v1"
 
 	"github.com/weftworks/weft/events"
-	"github.com/weftworks/weft/workflows"
 )
 
 // Events reads the events a run recorded after since (its events query): at most
@@ -47,52 +45,44 @@ func isUnknownQuery(err error) bool {
 	return err != nil && strings.Contains(err.Error(), "unknown queryType")
 }
 
-// Wait outcomes of WaitEvents besides a new sequence number.
-var (
-	// ErrEventsWaiting: events after since exist already, or the run ended: read them.
-	ErrEventsWaiting = errors.New("events are waiting to be read")
-	// ErrNoWaits: the run takes no waits (too many, a long history, an older worker): read its
-	// events at an interval instead.
-	ErrNoWaits = errors.New("the run takes no waits")
-)
-
-// WaitEvents waits until run id records an event after since and returns the newest sequence
-// number: a long poll (the wait-events Update), answered within milliseconds of the event. Every
-// client waiting after the same number shares one Update (its id is workflows.WaitEventsID),
-// so watchers add no history of their own. It returns ErrEventsWaiting when there is something
-// to read already (or the run ended), ErrNoWaits when the run takes no waits, and ctx's error
-// when ctx ends first (the wait stays with the run; the next client to wait after since joins it).
-func (c *Client) WaitEvents(ctx context.Context, id string, since int64) (int64, error) {
-	h, err := c.t.UpdateWorkflow(ctx, tclient.UpdateWorkflowOptions{
-		UpdateID: workflows.WaitEventsID(since), WorkflowID: id, UpdateName: workflows.UpdateWaitEvents,
-		Args: []any{since}, WaitForStage: tclient.WorkflowUpdateStageCompleted,
-	})
-	var seq int64
-	if err == nil {
-		err = h.Get(ctx, &seq)
-	}
-	if err == nil {
-		return seq, nil
-	}
-	if ctx.Err() != nil {
-		return 0, ctx.Err()
-	}
-	var ae *temporal.ApplicationError
-	if errors.As(err, &ae) {
-		switch ae.Type() {
-		case workflows.ErrEventsAvailable, workflows.ErrRunEnded:
-			return 0, ErrEventsWaiting
-		case workflows.ErrNoMoreWaits, workflows.ErrEventsAhead:
-			return 0, ErrNoWaits
+// WatchHistory tells changed each time run id (runID "": its newest run) may have recorded new
+// events, until the run closes (it returns nil) or ctx ends (ctx's error). A run's events change
+// only in a workflow task, so it tells of each completed workflow task and of the run's close;
+// read the events query then. It reads the run's history with Temporal's long poll (the history
+// call that waits for a new event): the server answers when an event is added, so a watcher asks
+// nothing while nothing happens, writes nothing to the run's history, and any number of them
+// leave the run as it would be without them. changed holds at most one tell: a slow reader
+// reads once for several. Its first read goes through the history from the start.
+func (c *Client) WatchHistory(ctx context.Context, id, runID string, changed chan<- struct{}) error {
+	it := c.t.GetWorkflowHistory(ctx, id, runID, true, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for it.HasNext() {
+		ev, err := it.Next()
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if isNotFound(err) {
+				return c.notFound(ctx, id)
+			}
+			return fmt.Errorf("run %s: its history could not be followed (read its events with the events query at an interval): %w", id, err)
+		}
+		if t := ev.GetEventType(); t == enums.EVENT_TYPE_WORKFLOW_TASK_COMPLETED || closesRun(t) {
+			select {
+			case changed <- struct{}{}:
+			default: // a tell is waiting already
+			}
 		}
 	}
-	if isNotFound(err) || isClosedError(err) {
-		return 0, ErrEventsWaiting // the run ended: its events are read with the query
-	}
-	return 0, fmt.Errorf("%w: %v", ErrNoWaits, err)
+	return ctx.Err()
 }
 
-func isClosedError(err error) bool {
-	s := err.Error()
-	return strings.Contains(s, "already completed") || strings.Contains(s, "workflow execution already") || strings.Contains(s, "Workflow Update was aborted")
+// closesRun reports whether t is the last event of a run's history.
+func closesRun(t enums.EventType) bool {
+	switch t {
+	case enums.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED, enums.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED,
+		enums.EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED, enums.EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED,
+		enums.EVENT_TYPE_WORKFLOW_EXECUTION_TIMED_OUT, enums.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW:
+		return true
+	}
+	return false
 }

@@ -17,9 +17,9 @@ import (
 
 // StreamOptions tune Stream.
 type StreamOptions struct {
-	// Interval between reads when the run cannot be waited on (an older worker, a run past the
-	// waits it takes): default 250ms. Otherwise Stream waits on the run (a long poll) and reads
-	// only when something happened.
+	// Interval between reads when the run's history cannot be followed (or a read failed, or the
+	// run closed and its result is awaited): default 250ms. Otherwise Stream reads only when the
+	// run's history says something happened (WatchHistory).
 	Interval time.Duration
 	// NoDeltas skips partial model text (read from running model calls' heartbeats every
 	// DeltaInterval, only while a model call runs).
@@ -43,9 +43,10 @@ type StreamOptions struct {
 
 // Stream follows a run until it ends and calls fn with each event, in order; it returns the run's
 // result, or its error (read it with Cause). The events are the run's own (recorded where things
-// happen, numbered, with the run's time): Stream reads them with the events query and waits for
-// the next with a long poll (WaitEvents), so it sees each within milliseconds and asks nothing
-// while nothing happens. Model text comes from running llm activities' heartbeats (Temporal keeps
+// happen, numbered, with the run's time): Stream reads them with the events query each time the
+// run's history says a workflow task completed (WatchHistory, Temporal's history long poll), so
+// it sees each within milliseconds, asks nothing while nothing happens, and writes nothing to the
+// run: any number of followers leave its history as it is without them. Model text comes from running llm activities' heartbeats (Temporal keeps
 // no partial results in history: deltas are best effort, the final text is in llm_finished and
 // its last piece is always delivered). When ctx ends first, Stream returns ctx's error and the run
 // goes on; call it again with Since set to the last Seq seen to go on where it stopped.
@@ -97,21 +98,21 @@ type streamer struct {
 	wctx   context.Context   // ends when Stream returns
 }
 
-type waited struct {
-	since int64
-	err   error
-}
-
 func (s *streamer) run(ctx context.Context, page *events.Page, err error, done chan outcome) (*weftv1.RunResult, error) {
 	s.side = make(chan events.Event, 64)
 	wctx, stopWaits := context.WithCancel(ctx)
 	defer stopWaits()
 	s.wctx = wctx
-	waits := make(chan waited, 1)
-	waiting := false
-	// polling: read at o.Interval instead of waiting, until the run continues as new: the run
-	// takes no waits (an older worker), a read failed, or the run records no more events but did
-	// not end (a chat session continuing as new: the new run answers soon)
+	// The run's history tells when to read (WatchHistory): a watch of one run at a time (the
+	// run followed; a new one when it continues as new).
+	changed := make(chan struct{}, 1)
+	watchEnded := make(chan error, 1)
+	watching, watched, over := false, "", false // over: the watch of watched ended
+	stopWatch := func() {}
+	defer func() { stopWatch() }()
+	// polling: read at o.Interval as well, until the run continues as new: its history could not
+	// be followed or closed, a read failed, or the run records no more events but did not end (a
+	// chat session continuing as new: the new run answers soon)
 	polling := false
 	var result *outcome
 	var tick *time.Ticker
@@ -170,13 +171,15 @@ func (s *streamer) run(ctx context.Context, page *events.Page, err error, done c
 		if tick != nil {
 			tickC = tick.C
 		}
-		if !waiting && !polling {
-			waiting = true
-			since := s.since
-			go func() {
-				_, werr := s.c.WaitEvents(wctx, s.id, since)
-				waits <- waited{since, werr}
-			}()
+		if watching && watched != s.runID {
+			// the run continued as new: watch the new one (the old watch may tell once more)
+			stopWatch()
+			watching = false
+			<-watchEnded
+		}
+		if !watching && (!over || watched != s.runID) {
+			watching, watched, over = true, s.runID, false
+			stopWatch = s.watch(wctx, watched, changed, watchEnded)
 		}
 		var pollC <-chan time.Time
 		if polling {
@@ -188,11 +191,12 @@ func (s *streamer) run(ctx context.Context, page *events.Page, err error, done c
 		case out := <-done:
 			result = &out
 			page, err = s.c.Events(context.WithoutCancel(ctx), s.id, s.since)
-		case w := <-waits:
-			waiting = false
-			if errors.Is(w.err, ErrNoWaits) {
-				polling = true
-			}
+		case <-changed:
+			page, err = s.c.Events(ctx, s.id, s.since)
+		case <-watchEnded:
+			// The run closed (its result or its new run is read next), or its history could
+			// not be followed: read at the interval meanwhile (a new run is watched again).
+			watching, over, polling = false, true, true
 			page, err = s.c.Events(ctx, s.id, s.since)
 		case <-pollC:
 			page, err = s.c.Events(ctx, s.id, s.since)
@@ -206,6 +210,13 @@ func (s *streamer) run(ctx context.Context, page *events.Page, err error, done c
 			polling = true
 		}
 	}
+}
+
+// watch starts a WatchHistory of runID that tells changed and ends with ended, and returns its stop.
+func (s *streamer) watch(ctx context.Context, runID string, changed chan<- struct{}, ended chan<- error) context.CancelFunc {
+	wctx, stop := context.WithCancel(ctx)
+	go func() { ended <- s.c.WatchHistory(wctx, s.id, runID, changed) }()
+	return stop
 }
 
 // newRun reports whether page comes from a later run than the events read so far: the run

@@ -69,8 +69,7 @@ func (f *fixtureTemporal) GetWorkflowHistory(context.Context, string, string, bo
 		}}}}}
 }
 
-// UpdateWorkflow: a run in progress is followed by waiting on its events; this run takes no
-// waits (as a worker before the wait-events Update), so the page polls its state.
+// UpdateWorkflow: nothing this fixture serves sends an Update; one that did is refused.
 func (f *fixtureTemporal) UpdateWorkflow(context.Context, tclient.UpdateWorkflowOptions) (tclient.WorkflowUpdateHandle, error) {
 	return nil, serviceerror.NewNotFound("the run takes no waits (fixture)")
 }

@@ -25,7 +25,7 @@ const quietSnapshot = 30 * time.Second
 // something changed, and the run's own events as "run-event" server-sent events (events.Event's
 // JSON, with the sequence number as the id; Last-Event-ID resumes after it), until the run ends
 // ("end") or the page goes away. It follows the run with client.Stream: it reads the snapshot
-// again as soon as the run records an event (the wait-events long poll), and asks nothing while
+// again as soon as the run records an event (its history's long poll), and asks nothing while
 // nothing happens. Model text (llm_delta, read by Stream every PollInterval while a model call
 // runs) goes into the last snapshot's streaming text without reading the run again.
 func (s *Server) followRun(ctx context.Context, w io.Writer, fl http.Flusher, r *http.Request, id string) {

@@ -226,7 +226,7 @@ func (w *crashWorker) kill(t *testing.T) {
 }
 
 // historyLength counts a run's history events.
-func historyLength(t *testing.T, c client.Client, id string) int {
+func historyLength(t testing.TB, c client.Client, id string) int {
 	t.Helper()
 	n := 0
 	it := c.GetWorkflowHistory(context.Background(), id, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)

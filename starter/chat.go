@@ -213,9 +213,9 @@ func (o *chatOptions) run(cmd *cobra.Command) error {
 
 // send runs one turn. While it runs, the model's text streams (in a terminal) and pending
 // approvals are announced with the command that decides them. It follows the session's events
-// with client.Stream from the last one recorded before the message (the wait-events long poll:
-// it asks the session again only when something happened, and reads the model's text while a
-// model call runs), into the session's next run when it continues as new.
+// with client.Stream from the last one recorded before the message (it asks the session again
+// only when its history says something happened, writing nothing to it, and reads the model's
+// text while a model call runs), into the session's next run when it continues as new.
 func (o *chatOptions) send(ctx context.Context, c *weftclient.Client, id, text string, out io.Writer, stream bool) (*workflows.ChatTurn, error) {
 	f := chatFollower{o: o, id: id, out: out, stream: stream && !o.asJSON, announced: map[string]bool{}}
 	so := weftclient.StreamOptions{NoDeltas: !f.stream, DeltaInterval: chatReadInterval, Interval: chatPollInterval}

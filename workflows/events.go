@@ -1,8 +1,6 @@
 package workflows
 
 import (
-	"fmt"
-	"strconv"
 	"strings"
 
 	"go.temporal.io/sdk/temporal"
@@ -17,48 +15,33 @@ import (
 // number and the workflow's time. The events live in workflow memory only (a bounded ring), not
 // in history: recording one adds no command, and replay rebuilds the same events with the same
 // numbers and times. Clients read them with the events query (events.Query, from a sequence
-// number) and wait for the next one with the wait Update (UpdateWaitEvents), which returns as
-// soon as the run records an event after the given number: a long poll, so a client sees a step
-// finish within milliseconds and asks nothing while nothing happens.
+// number) each time the run's history says a workflow task completed (client.WatchHistory,
+// Temporal's history long poll): a query writes nothing, so following a run, by one client or a
+// hundred, leaves its history as it is without them.
 //
 // Streamed model text does not go through the run (Temporal keeps no partial results): it is an
 // llm activity's heartbeat, which clients read into the same model (an llm_delta event with
 // step, attempt and offset); the llm_finished event carries the final text so the last piece arrives.
 
 const (
-	// UpdateWaitEvents waits until the run records an event after a sequence number (its
-	// argument) or ends, and returns the newest sequence number. Clients give it the id
-	// WaitEventsID(since), so that every client waiting for the same event shares one Update.
+	// UpdateWaitEvents was the followers' long poll, an Update that waited for the run's next
+	// event: each one accepted left two events in the run's history. Runs now refuse every wait
+	// (ErrNoMoreWaits: an older client then reads the events query at an interval, and the
+	// refusal leaves nothing in history); the handler stays so that histories that accepted
+	// waits replay (validators do not run in replay).
 	UpdateWaitEvents = "wait-events"
 	// EventRing is how many events a run keeps; a client further behind is told how many it
 	// missed (events.Page.Oldest) and reads the state for the rest.
 	EventRing = 2000
-	// maxEventWaits bounds the wait Updates a run accepts (each leaves two events in history);
-	// past it, and past maxWaitHistory events of history, clients read the events query at an
-	// interval instead. Temporal itself refuses more than 2000 Updates per run by default.
-	maxEventWaits  = 1500
-	maxWaitHistory = 20000
 	// eventTextCap bounds the text an llm_finished event carries; eventDataCap the review data
 	// and tool call arguments an event carries (the state has them whole).
 	eventTextCap = 64 << 10
 	eventDataCap = 16 << 10
 )
 
-// WaitEventsID is the Update id of a wait for the events after since.
-func WaitEventsID(since int64) string { return "weft-events-after-" + strconv.FormatInt(since, 10) }
-
-// Error types with which the wait Update is refused (the refusal leaves nothing in history).
-const (
-	// ErrEventsAvailable: events after the number exist already; read them with the query.
-	ErrEventsAvailable = "EventsAvailable"
-	// ErrEventsAhead: the number is past the run's newest event (a client of another run, or of
-	// a chat session before it continued as new); read the query.
-	ErrEventsAhead = "EventsAhead"
-	// ErrRunEnded: the run recorded its last event.
-	ErrRunEnded = "RunEnded"
-	// ErrNoMoreWaits: the run takes no more waits; read the query at an interval.
-	ErrNoMoreWaits = "NoMoreWaits"
-)
+// ErrNoMoreWaits is the error type with which a wait Update is refused: the run takes no waits;
+// read its events query.
+const ErrNoMoreWaits = "NoMoreWaits"
 
 // eventLog is a run's ring of events: ring holds the newest EventRing, the oldest at head once
 // it is full (a full ring overwrites its oldest event in place: recording costs the same at the
@@ -68,7 +51,6 @@ type eventLog struct {
 	head  int
 	seq   int64
 	ended bool
-	waits int
 }
 
 // at returns the i-th oldest event kept.
@@ -112,8 +94,9 @@ func (l *eventLog) page(since int64) *events.Page {
 	return p
 }
 
-// registerEventHandlers installs the events query and the wait Update. Neither adds a command:
-// the query reads memory, and the Update only waits (workflow.Await) for the run's own progress.
+// registerEventHandlers installs the events query and the refused wait Update. Neither adds a
+// command: the query reads memory, the Update's validator refuses (nothing reaches history), and
+// its handler, run only when a recorded history accepted a wait, waits for the run's progress.
 func (r *run) registerEventHandlers(ctx workflow.Context) error {
 	runID := workflow.GetInfo(ctx).WorkflowExecution.RunID
 	if err := workflow.SetQueryHandler(ctx, events.Query, func(since int64) (*events.Page, error) {
@@ -125,24 +108,11 @@ func (r *run) registerEventHandlers(ctx workflow.Context) error {
 	}
 	return workflow.SetUpdateHandlerWithOptions(ctx, UpdateWaitEvents,
 		func(ctx workflow.Context, since int64) (int64, error) {
-			r.events.waits++
 			_ = workflow.Await(ctx, func() bool { return r.events.seq > since || r.events.ended })
 			return r.events.seq, nil
 		},
 		workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, since int64) error {
-			switch {
-			case r.events.ended:
-				return temporal.NewApplicationError("the run has ended: read its events with the events query", ErrRunEnded)
-			case r.events.seq > since:
-				return temporal.NewApplicationError("there are events after this one: read them with the events query", ErrEventsAvailable)
-			case since > r.events.seq:
-				// a wait after an event that does not exist yet would stay open until the run ends,
-				// one Update per number asked: only the newest event is waited after
-				return temporal.NewApplicationError(fmt.Sprintf("the run has recorded %d events, not %d: wait after the newest", r.events.seq, since), ErrEventsAhead)
-			case r.events.waits >= maxEventWaits || workflow.GetInfo(ctx).GetCurrentHistoryLength() > maxWaitHistory:
-				return temporal.NewApplicationError("this run takes no more waits: read its events with the events query at an interval", ErrNoMoreWaits)
-			}
-			return nil
+			return temporal.NewApplicationError("this run takes no waits: read its events with the events query when its history grows", ErrNoMoreWaits)
 		}})
 }
 
