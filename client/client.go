@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/interceptor"
+	"golang.org/x/sync/singleflight"
 
 	tclient "go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
@@ -82,6 +83,11 @@ type Client struct {
 	dc        converter.DataConverter
 	// namespace is the connection's namespace when Dial made it ("" for New: unknown).
 	namespace string
+	// reads shares the events queries of the Streams that read the same run after the same
+	// event at the same time (queryEvents).
+	reads singleflight.Group
+	// watches shares the history watches of the Streams that follow the same run (watch).
+	watches watches
 }
 
 // converter decodes payloads the way the connection does.

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/converter"
 
 	"github.com/weftworks/weft/events"
 )
@@ -20,7 +22,7 @@ func (c *Client) Events(ctx context.Context, id string, since int64) (*events.Pa
 // EventsOf reads the events one run of id recorded after since (runID "": the newest run, as
 // Events): a session that continued as new keeps its earlier runs' events, numbered apart.
 func (c *Client) EventsOf(ctx context.Context, id, runID string, since int64) (*events.Page, error) {
-	v, err := c.queryRun(ctx, id, runID, events.Query, since)
+	v, err := c.queryEvents(ctx, id, runID, since)
 	if err != nil {
 		if isNotFound(err) {
 			return nil, c.notFound(ctx, id)
@@ -35,6 +37,28 @@ func (c *Client) EventsOf(ctx context.Context, id, runID string, since int64) (*
 		return nil, decodeError(id, "its events", err)
 	}
 	return &p, nil
+}
+
+// queryEvents asks run id (runID "": its newest run) for its events after since. The Streams of
+// one Client that follow the same run wake together when its history grows and ask the same:
+// they share one query in flight (each decodes its own copy of the answer), so that a process
+// following a run many times over (the console's pages, the gateway's subscriptions) asks the
+// worker once per change, not once per follower.
+func (c *Client) queryEvents(ctx context.Context, id, runID string, since int64) (converter.EncodedValue, error) {
+	key := id + "\x00" + runID + "\x00" + strconv.FormatInt(since, 10)
+	ch := c.reads.DoChan(key, func() (any, error) {
+		// not bound to the first asker's context: another may still want the answer
+		return c.queryRun(context.WithoutCancel(ctx), id, runID, events.Query, since)
+	})
+	select {
+	case r := <-ch:
+		if r.Err != nil {
+			return nil, r.Err
+		}
+		return r.Val.(converter.EncodedValue), nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // errNoEventModel: the run's worker predates the events query (Stream falls back to reading the

@@ -103,10 +103,10 @@ func (s *streamer) run(ctx context.Context, page *events.Page, err error, done c
 	wctx, stopWaits := context.WithCancel(ctx)
 	defer stopWaits()
 	s.wctx = wctx
-	// The run's history tells when to read (WatchHistory): a watch of one run at a time (the
-	// run followed; a new one when it continues as new).
+	// The run's history tells when to read (WatchHistory, shared by the Client's Streams of the
+	// run): a watch of one run at a time (the run followed; a new one when it continues as new).
 	changed := make(chan struct{}, 1)
-	watchEnded := make(chan error, 1)
+	var watchEnded chan error
 	watching, watched, over := false, "", false // over: the watch of watched ended
 	stopWatch := func() {}
 	defer func() { stopWatch() }()
@@ -175,11 +175,11 @@ func (s *streamer) run(ctx context.Context, page *events.Page, err error, done c
 			// the run continued as new: watch the new one (the old watch may tell once more)
 			stopWatch()
 			watching = false
-			<-watchEnded
 		}
 		if !watching && (!over || watched != s.runID) {
 			watching, watched, over = true, s.runID, false
-			stopWatch = s.watch(wctx, watched, changed, watchEnded)
+			watchEnded = make(chan error, 1) // this watch's: an earlier one's end is not read
+			stopWatch = s.c.watch(s.id, watched, changed, watchEnded)
 		}
 		var pollC <-chan time.Time
 		if polling {
@@ -210,13 +210,6 @@ func (s *streamer) run(ctx context.Context, page *events.Page, err error, done c
 			polling = true
 		}
 	}
-}
-
-// watch starts a WatchHistory of runID that tells changed and ends with ended, and returns its stop.
-func (s *streamer) watch(ctx context.Context, runID string, changed chan<- struct{}, ended chan<- error) context.CancelFunc {
-	wctx, stop := context.WithCancel(ctx)
-	go func() { ended <- s.c.WatchHistory(wctx, s.id, runID, changed) }()
-	return stop
 }
 
 // newRun reports whether page comes from a later run than the events read so far: the run
