@@ -10,6 +10,9 @@
 // (CheckRead, Readable) and act on it (CheckAct: cancel, retry, fork) is decided here too, for the
 // caller the context carries (Caller); a lookup that finds nothing suggests only readable runs.
 //
+// A run's events are package events' (the run records them, Stream hands them on): following a run
+// reads its events query when its history grows and writes nothing to the run.
+//
 // It imports the interpreter's names and contracts (workflows, proto) but never runs workflow code,
 // it never runs tools, and it never reads provider credentials: the caller passes the security
 // settings and the DataConverter (codec). Of the environment, Dial reads only TEMPORAL_ADDRESS,
