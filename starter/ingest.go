@@ -57,7 +57,7 @@ func newIngestCommand() *cobra.Command {
 	f.StringVar(&o.model, "model", "", "embedding model (default: the worker's)")
 	f.BoolVar(&o.prune, "prune", false, "remove the documents of the folders and files given whose files are gone")
 	f.BoolVar(&o.dryRun, "dry-run", false, "print the files, chunks, estimated tokens and cost, and store nothing")
-	f.BoolVar(&o.asJSON, "json", false, "print the report as JSON")
+	jsonFlag(cmd, &o.asJSON, "print the report as JSON")
 	return cmd
 }
 
@@ -87,7 +87,7 @@ func (o *ingestOptions) run(cmd *cobra.Command, args []string) error {
 	var c *weftclient.Client
 	if !o.dryRun {
 		var err error
-		if c, err = o.conn.dial(ctx); err != nil {
+		if c, err = o.conn.dial(ctx, nil); err != nil {
 			return err
 		}
 		defer c.Close()
