@@ -193,9 +193,11 @@ func (s *streamer) run(ctx context.Context, page *events.Page, err error, done c
 			page, err = s.c.Events(context.WithoutCancel(ctx), s.id, s.since)
 		case <-changed:
 			page, err = s.c.Events(ctx, s.id, s.since)
-		case <-watchEnded:
+		case werr := <-watchEnded:
 			// The run closed (its result or its new run is read next), or its history could
-			// not be followed: read at the interval meanwhile (a new run is watched again).
+			// not be followed (werr): read at the interval meanwhile (a new run is watched
+			// again). Either way the events query, not the watch, says what happened.
+			_ = werr
 			watching, over, polling = false, true, true
 			page, err = s.c.Events(ctx, s.id, s.since)
 		case <-pollC:
