@@ -38,7 +38,11 @@ var KnowledgeTools = knowledgeTools()
 
 // Options configures a gateway.
 type Options struct {
-	Version string
+	// Version, Revision and Modified are how the binary was built (starter.CurrentBuild): the
+	// module version, the VCS commit ("" when unknown) and whether its work tree had changes.
+	// MCP's initialize answers Version, GET /health all three.
+	Version, Revision string
+	Modified          bool
 	// Temporal connection; dialled on first use so the gateway starts without it.
 	Address, Namespace, TaskQueue string
 	// Config of the read-only tools the gateway runs itself.

@@ -26,13 +26,15 @@ const MaxBodyBytes = 4 << 20
 type Health struct {
 	Status   string `json:"status"`
 	Version  string `json:"version"`
+	Revision string `json:"revision,omitempty"`
+	Modified bool   `json:"modified,omitempty"`
 	Uptime   string `json:"uptime"`
 	Temporal string `json:"temporal"`
 	MongoDB  string `json:"mongodb"`
 }
 
 func (g *Gateway) health(ctx context.Context) Health {
-	h := Health{Status: "ok", Version: g.o.Version, Uptime: time.Since(g.started).Round(time.Second).String(), Temporal: "unreachable", MongoDB: "unreachable"}
+	h := Health{Status: "ok", Version: g.o.Version, Revision: g.o.Revision, Modified: g.o.Modified, Uptime: time.Since(g.started).Round(time.Second).String(), Temporal: "unreachable", MongoDB: "unreachable"}
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	check := weftclient.HealthCheck{Timeout: 2 * time.Second}

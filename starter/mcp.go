@@ -57,7 +57,8 @@ func newMCPCommand() *cobra.Command {
 			if icpt != nil {
 				icpts = append(icpts, icpt)
 			}
-			g := mcp.New(mcp.Options{Interceptors: icpts, Version: Version, Address: conn.address, Namespace: conn.namespace, TaskQueue: conn.taskQueue, Security: conn.security,
+			build := CurrentBuild()
+			g := mcp.New(mcp.Options{Interceptors: icpts, Version: build.Version, Revision: build.Revision, Modified: build.Modified, Address: conn.address, Namespace: conn.namespace, TaskQueue: conn.taskQueue, Security: conn.security,
 				Config: activities.ConfigFromEnv(envFromDev), WorkflowsDir: workflowsDir, NoBuiltins: noBuiltins, Wait: wait, Log: log, DataConverter: dc})
 			go g.WatchWorkflows(ctx, 2*time.Second)
 			switch transport {

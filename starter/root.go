@@ -15,9 +15,6 @@ import (
 	"github.com/weftworks/weft/internal/vaipkg"
 )
 
-// Version is set at build time with -ldflags "-X github.com/weftworks/weft/starter.Version=...".
-var Version = "dev"
-
 // Exit codes.
 const (
 	ExitOK      = 0
@@ -54,7 +51,7 @@ func NewRootCommand() *cobra.Command {
 			"Start with `weft list` (built-in templates), `weft validate FILE` and `weft plan FILE`.",
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Version:       Version,
+		Version:       CurrentBuild().String(),
 	}
 	root.AddCommand(
 		newValidateCommand(),
