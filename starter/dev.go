@@ -55,6 +55,15 @@ func newDevCommand() *cobra.Command {
 			if noWorker && demo {
 				return invalid(errors.New("--demo needs the in-process worker: drop --no-worker"))
 			}
+			cfg := activities.ConfigFromEnv(os.Getenv)
+			codecOpts, err := codec.FromEnv(os.Getenv)
+			if err != nil {
+				return invalid(err)
+			}
+			// Checked in weft before it hands over to weft-stack: a busy port is said at once.
+			if err := checkPorts(devPorts(host, port, uiPort, dbPort, codecPort, cfg.MongoDBURI == "", len(codecOpts.Keys) > 0, cf.listen, metricsAddr)); err != nil {
+				return err
+			}
 			ctx, stop, err := stackContext(cmd)
 			if err != nil {
 				return err
@@ -62,7 +71,6 @@ func newDevCommand() *cobra.Command {
 			defer stop()
 			out := cmd.OutOrStdout()
 			started := time.Now()
-			cfg := activities.ConfigFromEnv(os.Getenv)
 			if cfg.MongoDBURI != "" {
 				// Say up only when the store answers, not when the first tool needs it.
 				if err := checkStore(ctx, cfg.MongoDBURI, storePingTimeout); err != nil {
