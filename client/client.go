@@ -30,9 +30,10 @@ const (
 
 // Options says where Temporal is.
 type Options struct {
-	// Address is the frontend host:port (default: env TEMPORAL_ADDRESS, else 127.0.0.1:7233).
+	// Address is the frontend host:port (default: env TEMPORAL_ADDRESS, else the running `weft
+	// dev`'s, as the CLI finds it (DevState), else 127.0.0.1:7233).
 	Address string
-	// Namespace (default: env TEMPORAL_NAMESPACE, else "default").
+	// Namespace (default: env TEMPORAL_NAMESPACE, else the running weft dev's, else "default").
 	Namespace string
 	// TaskQueue of the weft workers (default: env WEFT_TASK_QUEUE, else "weft").
 	TaskQueue string
@@ -55,10 +56,10 @@ type Options struct {
 // fill sets what the caller left empty: the environment, else the defaults.
 func (o *Options) fill() {
 	if o.Address == "" {
-		o.Address = envOr(EnvAddress, DefaultAddress)
+		o.Address = Setting(EnvAddress, DefaultAddress)
 	}
 	if o.Namespace == "" {
-		o.Namespace = envOr(EnvNamespace, "default")
+		o.Namespace = Setting(EnvNamespace, "default")
 	}
 	if o.TaskQueue == "" {
 		o.TaskQueue = envOr(EnvTaskQueue, workflows.TaskQueue)
