@@ -3,13 +3,14 @@ package weft
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
+	"go.temporal.io/api/enums/v1"
 	tclient "go.temporal.io/sdk/client"
 	sdkworker "go.temporal.io/sdk/worker"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/weftworks/weft/events"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 	"github.com/weftworks/weft/worker"
+	"github.com/weftworks/weft/workflows"
 	"github.com/weftworks/weft/workflows/dsl"
 )
 
@@ -28,9 +30,12 @@ type Options struct {
 	Client client.Options
 	// Temporal is a connection to use instead of dialling (Close leaves it open).
 	Temporal tclient.Client
-	// TaskQueue the runs go to. Default: WEFT_TASK_QUEUE with Remote, else a queue of this
-	// program's own ("weft-go-" and the program's name), so that only workers that declare its
-	// Go tools run its steps.
+	// TaskQueue the runs go to. Default: WEFT_TASK_QUEUE with Remote; else the runs that use
+	// this program's Go tools go to a queue of its own ("weft-go-" and the program's name), so
+	// that only workers that declare them run their steps (while the program is away, such a
+	// run's state says it waits for the program), and the runs that use none go to the shared
+	// queue (Client.TaskQueue, WEFT_TASK_QUEUE, else "weft") when a worker polls it, so that
+	// they go on after the program exits.
 	TaskQueue string
 	// Remote starts no worker: runs go to the workers polling TaskQueue already (`weft dev`'s,
 	// `weft worker`), which know weft's built-in tools but not the Go tools of this program.
@@ -46,13 +51,19 @@ type Engine struct {
 	c      *client.Client
 	worker sdkworker.Worker
 	cfg    activities.Config // the store and providers this process reads (Ingest)
+	// program is this program's name when its runs go to its own queue by default (neither
+	// TaskQueue nor Remote set): then runs that use none of its Go tools go to shared, the queue
+	// `weft dev`'s and `weft worker`'s workers poll, so that they do not wait for the program
+	// after it exits.
+	program, shared string
 }
 
 // Start connects to Temporal and starts the worker.
 func Start(ctx context.Context, o Options) (*Engine, error) {
-	queue := o.TaskQueue
+	queue, program := o.TaskQueue, ""
 	if queue == "" && !o.Remote {
-		queue = "weft-go-" + dsl.Slug(strings.TrimSuffix(filepath.Base(os.Args[0]), ".test"), "program")
+		program = dsl.Slug(strings.TrimSuffix(filepath.Base(os.Args[0]), ".test"), "program")
+		queue = "weft-go-" + program
 	}
 	var c *client.Client
 	if o.Temporal != nil {
@@ -67,9 +78,15 @@ func Start(ctx context.Context, o Options) (*Engine, error) {
 			return nil, err
 		}
 	}
-	e := &Engine{c: c, cfg: activities.ConfigFromEnv(os.Getenv)}
+	e := &Engine{c: c, cfg: activities.ConfigFromEnv(os.Getenv), program: program, shared: o.Client.TaskQueue}
 	if o.Config != nil {
 		e.cfg = *o.Config
+	}
+	if e.shared == "" {
+		e.shared = os.Getenv(client.EnvTaskQueue)
+	}
+	if e.shared == "" {
+		e.shared = workflows.TaskQueue
 	}
 	if o.Remote {
 		if names := toolNames(); len(names) > 0 {
@@ -143,11 +160,79 @@ func (e *Engine) Start(ctx context.Context, wf *Workflow, inputs any) (*Executio
 	if err != nil {
 		return nil, fmt.Errorf("inputs of %s: %w", wf.name, err)
 	}
-	r, err := e.c.Start(ctx, compiled, client.StartOptions{Inputs: in, Source: "go:" + wf.name})
+	so := client.StartOptions{Inputs: in, Source: "go:" + wf.name}
+	if e.program != "" {
+		if used := goToolsUsed(compiled.Def); len(used) > 0 {
+			// only this program's worker runs them: the run says so while the program is away
+			so.Program = e.program
+		} else if e.sharedServed(ctx) {
+			so.TaskQueue = e.shared
+		}
+	}
+	r, err := e.c.Start(ctx, compiled, so)
 	if err != nil {
 		return nil, err
 	}
 	return &Execution{ID: r.ID, e: e, r: r}, nil
+}
+
+// TaskQueue is the queue the runs that use this program's Go tools go to (all runs, with
+// Options.TaskQueue or Remote).
+func (e *Engine) TaskQueue() string { return e.c.TaskQueue() }
+
+// sharedServed says whether a worker polls the shared queue now: a run without Go tools goes
+// there only then (with no weft dev or weft worker running, this program's worker runs it).
+func (e *Engine) sharedServed(ctx context.Context) bool {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	d, err := e.c.Temporal().DescribeTaskQueue(ctx, e.shared, enums.TASK_QUEUE_TYPE_WORKFLOW)
+	return err == nil && len(d.GetPollers()) > 0
+}
+
+// goToolsUsed lists the Go tools (weft.Tool) def names anywhere: as a step's tool, a loop's
+// step, an agent's tools or approvals. A string that happens to equal a tool's name counts too:
+// the run then stays with this program, as every run did before.
+func goToolsUsed(def *dsl.Definition) []string {
+	declared := map[string]bool{}
+	for _, n := range toolNames() {
+		declared[n] = true
+	}
+	if len(declared) == 0 {
+		return nil
+	}
+	data, err := json.Marshal(def)
+	if err != nil {
+		return toolNames() // cannot look: assume it needs them all
+	}
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		return toolNames()
+	}
+	found := map[string]bool{}
+	var walk func(any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case string:
+			if declared[x] {
+				found[x] = true
+			}
+		case []any:
+			for _, y := range x {
+				walk(y)
+			}
+		case map[string]any:
+			for _, y := range x {
+				walk(y)
+			}
+		}
+	}
+	walk(v)
+	out := make([]string, 0, len(found))
+	for n := range found {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // Stream calls fn with each of the run's events as they happen, until it ends.
@@ -234,40 +319,8 @@ func decode[T any](id string, res *weftv1.RunResult) (*Result[T], error) {
 }
 
 // Decode reads a run's output v into out (a pointer): a string takes a model answer's text
-// ({"text": ...}) as well as a string, anything else is decoded as JSON.
-func Decode(v any, out any) error {
-	if s, ok := out.(*string); ok {
-		switch x := v.(type) {
-		case string:
-			*s = x
-			return nil
-		case map[string]any:
-			if t, ok := x["text"].(string); ok {
-				*s = t
-				return nil
-			}
-		case nil:
-			*s = ""
-			return nil
-		}
-	}
-	if p, ok := out.(*any); ok {
-		*p = v
-		return nil
-	}
-	data, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	if err := json.Unmarshal(data, out); err != nil {
-		var ute *json.UnmarshalTypeError
-		if errors.As(err, &ute) {
-			return fmt.Errorf("the output does not fit %T: %w (set the workflow's Output, or decode into any)", out, err)
-		}
-		return err
-	}
-	return nil
-}
+// ({"text": ...}) as well as a string, anything else is decoded as JSON (client.Decode).
+func Decode(v any, out any) error { return client.Decode(v, out) }
 
 // Must returns v, or panics with err: for programs whose only answer to an error is to stop
 // (template.Must's idiom).

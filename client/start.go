@@ -77,7 +77,16 @@ type StartOptions struct {
 	Origin string
 	// StartedBy is the authenticated identity that starts the run ("" when nobody authenticated).
 	StartedBy string
+	// TaskQueue is the queue the run goes to (default: the client's, Options.TaskQueue).
+	TaskQueue string
+	// Program names the Go program whose own worker alone can run this run's steps (its Go
+	// tools, weft.Tool), recorded in the run's memo (MemoProgram): while no worker polls the
+	// run's queue, State's error names the queue and the program.
+	Program string
 }
+
+// MemoProgram is the memo key naming the Go program a run needs (StartOptions.Program).
+const MemoProgram = "weftProgram"
 
 // Origins of a definition (RunRequest.origin).
 const (
@@ -236,12 +245,20 @@ func (c *Client) Start(ctx context.Context, w *dsl.Workflow, o StartOptions) (*R
 	if err != nil {
 		return nil, err
 	}
-	return c.StartRequest(ctx, w.Def.Name, o.ID, req)
+	return c.startOn(ctx, w.Def.Name, o.ID, req, o.TaskQueue, o.Program)
 }
 
 // StartRequest starts a prepared request (one over MaxRequestBytes is refused: a retry's reused
 // outputs count too).
 func (c *Client) StartRequest(ctx context.Context, name, id string, req *weftv1.RunRequest) (*Run, error) {
+	return c.startOn(ctx, name, id, req, "", "")
+}
+
+// startOn is StartRequest on queue (default the client's) for program (StartOptions).
+func (c *Client) startOn(ctx context.Context, name, id string, req *weftv1.RunRequest, queue, program string) (*Run, error) {
+	if queue == "" {
+		queue = c.taskQueue
+	}
 	if err := checkRequestSize(req); err != nil {
 		return nil, err
 	}
@@ -252,9 +269,12 @@ func (c *Client) StartRequest(ctx context.Context, name, id string, req *weftv1.
 	if req.GetStartedBy() != "" {
 		memo[MemoStartedBy] = req.GetStartedBy() // listings filter on it (MayRead)
 	}
+	if program != "" {
+		memo[MemoProgram] = program
+	}
 	h, err := c.t.ExecuteWorkflow(ctx, tclient.StartWorkflowOptions{
 		ID:        id,
-		TaskQueue: c.taskQueue,
+		TaskQueue: queue,
 		Memo:      memo,
 		// Never attach silently to another run that holds the id.
 		WorkflowExecutionErrorWhenAlreadyStarted: true,

@@ -36,7 +36,7 @@ func (c *Client) ownState(ctx context.Context, id string) (*weftv1.ExecutionStat
 		if isNotFound(err) {
 			return nil, c.notFound(ctx, id)
 		}
-		return nil, fmt.Errorf("run %s: the state query failed (is a weft worker running on task queue %s?): %w", id, c.taskQueue, err)
+		return nil, c.noAnswer(ctx, id, err)
 	}
 	var st weftv1.ExecutionState
 	if err := v.Get(&st); err != nil {
@@ -89,6 +89,9 @@ type Description struct {
 	// TaskAttempt is the attempt of the run's pending workflow task (0: none pending); over 1,
 	// the tasks before it failed or timed out.
 	TaskAttempt int32
+	// TaskQueue is the queue the run is on; Program the Go program it needs (MemoProgram), "" for
+	// a run any weft worker runs.
+	TaskQueue, Program string
 }
 
 // PendingActivity is an activity in flight.
@@ -118,6 +121,10 @@ func (c *Client) Describe(ctx context.Context, id string) (*Description, error) 
 	if p, ok := info.GetMemo().GetFields()[workflows.MemoWorkflow]; ok {
 		_ = c.converter().FromPayload(p, &out.Workflow)
 	}
+	if p, ok := info.GetMemo().GetFields()[MemoProgram]; ok {
+		_ = c.converter().FromPayload(p, &out.Program)
+	}
+	out.TaskQueue = d.GetExecutionConfig().GetTaskQueue().GetName()
 	// Memos and heartbeat details go through the connection's codec; search attributes never do
 	// (the server indexes them), so they are read with the default converter.
 	if p, ok := info.GetSearchAttributes().GetIndexedFields()[workflows.StatusAttribute.GetName()]; ok {
@@ -470,4 +477,20 @@ func (c *Client) CancelRun(ctx context.Context, id, by string, force bool) (term
 		return "", fmt.Errorf("terminating %s (%s): %w", id, terminated, err)
 	}
 	return terminated, nil
+}
+
+// noAnswer says why run id did not answer its state query (err): no worker polls its task queue.
+// A run that needs a Go program's own tools says which program, which queue, and what to do.
+func (c *Client) noAnswer(ctx context.Context, id string, err error) error {
+	queue, program := c.taskQueue, ""
+	if d, derr := c.Describe(ctx, id); derr == nil {
+		if d.TaskQueue != "" {
+			queue = d.TaskQueue
+		}
+		program = d.Program
+	}
+	if program != "" {
+		return fmt.Errorf("run %s: the state query failed: the run uses the Go tools of the program %s, which only that program's worker runs (task queue %s); it waits until %s runs again (weft.Start): %w", id, program, queue, program, err)
+	}
+	return fmt.Errorf("run %s: the state query failed (is a weft worker running on task queue %s?): %w", id, queue, err)
 }
