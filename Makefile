@@ -10,7 +10,7 @@ BENCHTIME ?= 1s
 TEMPORAL_CLI := bin/temporal
 MCP_CLIENT   := scripts/mcp-smoke/node_modules/.package-lock.json
 
-.PHONY: help build test run bench fuzz lint fmt clean proto workflowcheck mcp-smoke mcp-conformance mcp-client agui-client temporal soak cluster scaleout flakes
+.PHONY: help build release test run bench fuzz lint fmt clean proto workflowcheck mcp-smoke mcp-conformance mcp-client agui-client temporal soak cluster scaleout flakes
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
@@ -18,6 +18,30 @@ help: ## list targets
 build: ## build bin/weft and bin/weft-stack (the CLI with the embedded Temporal server and FerretDB, for dev/server/store)
 	$(GO) build -o $(BIN) ./cmd/weft
 	$(GO) build -o $(BIN)-stack ./cmd/weft-stack
+
+# make release: weft and weft-stack for each of TARGETS (GOOS/GOARCH), cgo-free (the embedded
+# SQLite is modernc's pure Go), each pair with README.md in dist/weft_VERSION_OS_ARCH.tar.gz, and
+# dist/SHA256SUMS. VERSION defaults to git describe (a tag, else the commit; -dirty with changes);
+# the version and the commit are linked in (starter.Version, starter.Revision), so weft --version
+# says them whatever GOFLAGS says about -buildvcs. One target: make release TARGETS=linux/amd64.
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+REVISION  ?= $(shell git rev-parse HEAD 2>/dev/null)
+TARGETS   ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
+LDFLAGS   := -s -w -X github.com/weftworks/weft/starter.Version=$(VERSION) -X github.com/weftworks/weft/starter.Revision=$(REVISION)
+SHA256SUM := $(shell command -v sha256sum >/dev/null 2>&1 && echo sha256sum || echo shasum -a 256)
+
+release: ## versioned archives of weft + weft-stack for linux and darwin, amd64 and arm64, with SHA256SUMS, in dist/ (TARGETS=linux/amd64 for one)
+	rm -rf dist && mkdir -p dist
+	@set -e; for t in $(TARGETS); do \
+		os=$${t%/*}; arch=$${t#*/}; name=weft_$(VERSION)_$${os}_$${arch}; \
+		echo "$$name"; mkdir -p dist/$$name; \
+		for cmd in weft weft-stack; do \
+			CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o dist/$$name/$$cmd ./cmd/$$cmd; \
+		done; \
+		cp README.md dist/$$name/; \
+		tar -C dist -czf dist/$$name.tar.gz $$name; rm -rf dist/$$name; \
+	done
+	cd dist && $(SHA256SUM) *.tar.gz > SHA256SUMS && cat SHA256SUMS
 
 GOBIN_DIR   := $(shell $(GO) env GOPATH)/bin
 STATICCHECK := $(GOBIN_DIR)/staticcheck
@@ -90,8 +114,17 @@ mcp-conformance: build ## the official MCP conformance suite's server scenarios 
 	npm ci --prefix scripts/mcp-conformance --no-audit --no-fund --loglevel=error
 	bash scripts/mcp-conformance/run.sh
 
-run: build ## the embedded stack (Temporal + Web UI + worker) with a demo run that waits for your approval; Ctrl-C stops
-	./$(BIN) dev --demo
+# make run PORT=17233 UI_PORT=18233 DB_PORT=27018 CONSOLE=127.0.0.1:18234 (CODEC_PORT, METRICS too):
+# each one given on make's command line is passed to the weft dev flag of that name (--port,
+# --ui-port, --db-port, --console, --codec-port, --metrics); one left out keeps weft dev's default.
+# Only the command line counts: a PORT exported for some other program does not move Temporal.
+# weft dev refuses to start when a port it needs is in use, naming it and the variable to change.
+dev_flag = $(if $(filter command line,$(origin $(1))),$(2) $($(1)))
+DEV_FLAGS = $(strip $(call dev_flag,PORT,--port) $(call dev_flag,UI_PORT,--ui-port) $(call dev_flag,DB_PORT,--db-port) \
+	$(call dev_flag,CONSOLE,--console) $(call dev_flag,CODEC_PORT,--codec-port) $(call dev_flag,METRICS,--metrics))
+
+run: build ## the embedded stack (Temporal + Web UI + worker) with a demo run that waits for your approval; Ctrl-C stops (ports: PORT= UI_PORT= DB_PORT= CONSOLE=)
+	./$(BIN) dev --demo $(DEV_FLAGS)
 
 cluster: build ## docker-compose.yml without Docker: PostgreSQL, Temporal and FerretDB on it, 2 workers, gateway, console; runs the demo (Ctrl-C stops)
 	$(GO) run ./cmd/cluster -weft $(BIN)
@@ -128,7 +161,7 @@ $(TEMPORAL_CLI):
 temporal: $(TEMPORAL_CLI) ## install the temporal CLI (v1.5.1) into bin/ for reviews and queries from the shell
 
 clean:
-	rm -rf bin
+	rm -rf bin dist
 
 proto: ## regenerate proto/weft/v1 Go code (needs protoc and protoc-gen-go)
 	PATH="$$PATH:$$(go env GOPATH)/bin" protoc --go_out=. --go_opt=module=github.com/weftworks/weft proto/weft/v1/weft.proto
