@@ -34,8 +34,8 @@ type Options struct {
 	// this program's Go tools go to a queue of its own ("weft-go-" and the program's name), so
 	// that only workers that declare them run their steps (while the program is away, such a
 	// run's state says it waits for the program), and the runs that use none go to the shared
-	// queue (Client.TaskQueue, WEFT_TASK_QUEUE, else "weft") when a worker polls it, so that
-	// they go on after the program exits.
+	// queue (WEFT_TASK_QUEUE, else "weft") when a worker polls it, so that they go on after the
+	// program exits. Client.TaskQueue, when set, is the queue of every run, as TaskQueue is.
 	TaskQueue string
 	// Remote starts no worker: runs go to the workers polling TaskQueue already (`weft dev`'s,
 	// `weft worker`), which know weft's built-in tools but not the Go tools of this program.
@@ -61,7 +61,7 @@ type Engine struct {
 // Start connects to Temporal and starts the worker.
 func Start(ctx context.Context, o Options) (*Engine, error) {
 	queue, program := o.TaskQueue, ""
-	if queue == "" && !o.Remote {
+	if queue == "" && !o.Remote && o.Client.TaskQueue == "" {
 		program = dsl.Slug(strings.TrimSuffix(filepath.Base(os.Args[0]), ".test"), "program")
 		queue = "weft-go-" + program
 	}
@@ -78,12 +78,9 @@ func Start(ctx context.Context, o Options) (*Engine, error) {
 			return nil, err
 		}
 	}
-	e := &Engine{c: c, cfg: activities.ConfigFromEnv(os.Getenv), program: program, shared: o.Client.TaskQueue}
+	e := &Engine{c: c, cfg: activities.ConfigFromEnv(os.Getenv), program: program, shared: os.Getenv(client.EnvTaskQueue)}
 	if o.Config != nil {
 		e.cfg = *o.Config
-	}
-	if e.shared == "" {
-		e.shared = os.Getenv(client.EnvTaskQueue)
 	}
 	if e.shared == "" {
 		e.shared = workflows.TaskQueue

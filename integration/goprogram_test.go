@@ -3,6 +3,7 @@ package integration
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -90,73 +91,86 @@ next:
 
 type echoText struct{ Text string }
 
-var goProgramTool = weftapi.Tool("goprogram_echo", "Echoes its text", func(_ context.Context, in echoText) (echoText, error) { return in, nil })
+// goProgramMain is a Go program that uses the Go API, run by TestGoProgramRunsDoNotStrand as a
+// process of its own (this test binary with WEFT_AS_GO_PROGRAM set, WEFT_TASK_QUEUE the shared queue): it
+// declares a Go tool that waits until the program exits, starts a run without Go tools and one
+// with the tool, prints their ids and exits without waiting for either.
+func goProgramMain() int {
+	weftapi.Tool("goprogram_wait", "Waits until the program exits", func(ctx context.Context, in echoText) (echoText, error) {
+		<-ctx.Done()
+		return in, ctx.Err()
+	})
+	ctx := context.Background()
+	e, err := weftapi.Start(ctx, weftapi.Options{}) // the shared queue is WEFT_TASK_QUEUE
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer e.Close()
+	for _, wf := range []*weftapi.Workflow{
+		weftapi.New("plain").Step("hello", "template", dsl.In{"text": "hi"}),
+		weftapi.New("tooled").Step("wait", "goprogram_wait", dsl.In{"Text": "hi"}),
+	} {
+		r, err := e.Start(ctx, wf, nil)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		fmt.Println(r.ID)
+	}
+	fmt.Println(e.TaskQueue())
+	return 0
+}
 
-// TestGoProgramRunsDoNotStrand: an Engine started with its defaults sends a run that uses none of
-// the program's Go tools to the shared queue when a worker polls it (it goes on after the program
-// exits), keeps a run that uses them on its own queue, recorded as needing the program, and
-// keeps every run when nothing polls the shared queue. A run that waits for its program says so,
-// naming the queue and the program.
+// TestGoProgramRunsDoNotStrand runs a Go program (goProgramMain) that starts two runs and exits.
+// With a worker on the shared queue, the run that uses none of its Go tools went there and
+// completes without the program; the one that uses its tool stayed on the program's own queue,
+// recorded as needing the program, and its state says it waits for that program on that queue.
+// With nothing polling the shared queue, the program's own worker was the only one to send a
+// run to, as before.
 func TestGoProgramRunsDoNotStrand(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	c := dial(t)
-	plain := weftapi.New("plain").Step("echo", "template", dsl.In{"text": "hi"})
-	tooled := weftapi.New("tooled").Step("echo", goProgramTool.ToolName(), dsl.In{"Text": "hi"})
-
-	shared := "goprogram-shared"
-	startWorker(t, c, shared, nil)
-	waitForPoller(t, c, shared)
-	e, err := weftapi.Start(ctx, weftapi.Options{Temporal: c, Client: weftclient.Options{TaskQueue: shared}})
-	require.NoError(t, err)
-	own := e.TaskQueue()
-	require.Equal(t, "weft-go-integration", own, "the program's queue is named for it")
-	wc := weftclient.New(c, shared)
-
-	for _, tc := range []struct {
-		name           string
-		wf             *weftapi.Workflow
-		queue, program string
-	}{
-		{"no Go tools: the shared queue", plain, shared, ""},
-		{"the program's Go tool: its own queue", tooled, own, "integration"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			r, err := e.Start(ctx, tc.wf, nil)
-			require.NoError(t, err)
-			_, err = weftapi.Get[any](ctx, r)
-			require.NoError(t, err)
-			d, err := wc.Describe(ctx, r.ID)
-			require.NoError(t, err)
-			require.Equal(t, tc.queue, d.TaskQueue)
-			require.Equal(t, tc.program, d.Program)
-		})
+	wc := weftclient.New(c, "goprogram-shared")
+	program := func(shared string) (plain, tooled, own string) {
+		cmd := exec.Command(os.Args[0], "-test.run", "^$")
+		cmd.Env = append(os.Environ(), "WEFT_AS_GO_PROGRAM=1", "WEFT_TASK_QUEUE="+shared, "TEMPORAL_ADDRESS="+server.Address, "TEMPORAL_NAMESPACE="+server.Namespace)
+		out, err := cmd.Output()
+		require.NoError(t, err, string(out))
+		ids := strings.Fields(string(out))
+		require.Len(t, ids, 3, string(out))
+		for _, id := range ids[:2] {
+			t.Cleanup(func() { _ = c.TerminateWorkflow(context.Background(), id, "", "test over") })
+		}
+		return ids[0], ids[1], ids[2]
 	}
-	e.Close()
 
-	// Nothing polls the shared queue: the program's own worker runs everything, as before.
-	alone, err := weftapi.Start(ctx, weftapi.Options{Temporal: c, Client: weftclient.Options{TaskQueue: "goprogram-nobody"}})
-	require.NoError(t, err)
-	r, err := alone.Start(ctx, plain, nil)
-	require.NoError(t, err)
-	_, err = weftapi.Get[any](ctx, r)
-	require.NoError(t, err)
-	d, err := wc.Describe(ctx, r.ID)
-	require.NoError(t, err)
-	require.Equal(t, own, d.TaskQueue)
-	alone.Close()
-
-	// The program has exited: its run waits, and says for what.
-	compiled, err := tooled.Compile()
-	require.NoError(t, err)
-	waiting, err := weftclient.New(c, "weft-go-gone").Start(ctx, compiled, weftclient.StartOptions{Program: "gone"})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = c.TerminateWorkflow(context.Background(), waiting.ID, "", "test over") })
-	_, err = wc.State(ctx, waiting.ID)
+	startWorker(t, c, "goprogram-shared", nil)
+	waitForPoller(t, c, "goprogram-shared")
+	plain, tooled, own := program("goprogram-shared")
+	require.Equal(t, "weft-go-integration", own, "the program's queue is named for it")
+	res, err := wc.Result(ctx, plain)
+	require.NoError(t, err, "the run without Go tools completes after the program exited")
+	require.Equal(t, "hi", weftclient.Output(res).(map[string]any)["text"])
+	for _, tc := range []struct{ id, queue, program string }{{plain, "goprogram-shared", ""}, {tooled, own, "integration"}} {
+		d, err := wc.Describe(ctx, tc.id)
+		require.NoError(t, err)
+		require.Equal(t, tc.queue, d.TaskQueue, tc.id)
+		require.Equal(t, tc.program, d.Program, tc.id)
+	}
+	_, err = wc.State(ctx, tooled)
 	require.Error(t, err)
-	for _, want := range []string{"the Go tools of the program gone", "task queue weft-go-gone", "until gone runs again"} {
+	for _, want := range []string{"uses the Go tools of the program integration", "task queue weft-go-integration", "until integration runs again"} {
 		require.Contains(t, err.Error(), want)
 	}
+
+	// Nothing polls the shared queue: the run went to the program's own queue.
+	plain, _, _ = program("goprogram-nobody")
+	d, err := wc.Describe(ctx, plain)
+	require.NoError(t, err)
+	require.Equal(t, own, d.TaskQueue)
+	require.Empty(t, d.Program)
 }
 
 // waitForPoller waits until a worker polls queue (a worker's first poll follows its Start).
