@@ -62,7 +62,9 @@ func TestExampleResearch(t *testing.T) {
 	devState := filepath.Join(t.TempDir(), "dev.json")
 	t.Setenv(weftclient.EnvDevState, devState)
 	require.NoError(t, weftclient.WriteDevState(weftclient.DevState{PID: os.Getpid(), Temporal: server.Address, Namespace: server.Namespace, MongoDB: store.URI}))
-	cmd := exec.Command(bin)
+	runCtx, stop := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer stop()
+	cmd := exec.CommandContext(runCtx, bin)
 	cmd.Env = append(withoutEnv(os.Environ(), "TEMPORAL_ADDRESS", "TEMPORAL_NAMESPACE", "WEFT_TASK_QUEUE", "WEFT_DEV_STATE"),
 		"WEFT_DEV_STATE="+devState, "WEFT_TASK_QUEUE="+queue)
 	var stdout, stderr bytes.Buffer

@@ -17,7 +17,7 @@ import (
 func TestCompileRefusesWhatValidateRefuses(t *testing.T) {
 	research := func() *dsl.Builder {
 		return dsl.New("Research").Input("question", "string", dsl.Required()).
-			Step("research", "query", dsl.In{"query": "{{ inputs.question }}", "limit": 10})
+			Step("research", "query", dsl.In{"query": "{{ inputs.question }}", "collection": "docs", "limit": 10})
 	}
 	for _, tc := range []struct {
 		name  string

@@ -20,7 +20,7 @@ func research(ctx context.Context) error {
 	// README: Go: build a workflow and run it
 	b := dsl.New("Research").
 		Input("question", "string", dsl.Required()).
-		Step("research", "query", dsl.In{"query": "{{ inputs.question }}", "limit": 10}).
+		Step("research", "query", dsl.In{"query": "{{ inputs.question }}", "collection": "docs", "limit": 10}).
 		Step("summary", "generate", dsl.In{"prompt": "Summarize", "context": "{{ research.output.results }}"}).
 		Output(dsl.In{"summary": "{{ summary.output.text }}"})
 	wf, err := b.Compile() // the same checks as `weft validate`
