@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -97,5 +98,14 @@ func findStack() (string, error) {
 	}
 	return "", &ExitError{Code: ExitFailed, Err: errors.New("the embedded Temporal server and database are in the " + StackBinary +
 		" binary, which is neither next to weft nor on PATH: `make build` builds both into bin/, or run" +
-		" `go install github.com/weftworks/weft/cmd/weft-stack@latest` (or use an existing Temporal with --address)")}
+		" `go install github.com/weftworks/weft/cmd/weft-stack@" + stackVersion(CurrentBuild().Version) + "` (or use an existing Temporal with --address)")}
+}
+
+// stackVersion is the version of weft-stack to install beside a weft of version v: the same
+// one when v is a module version (go install of a tag, a pseudo-version), else latest.
+func stackVersion(v string) string {
+	if strings.HasPrefix(v, "v") && !strings.HasSuffix(v, "+dirty") {
+		return v
+	}
+	return "latest"
 }

@@ -36,3 +36,11 @@ func TestBuildComesFromTheLinkerThenTheBuildInfo(t *testing.T) {
 		})
 	}
 }
+
+// weft dev without weft-stack says to install the weft-stack of weft's own version.
+func TestStackVersionMatchesWeft(t *testing.T) {
+	for v, want := range map[string]string{"v1.4.0": "v1.4.0", "v0.0.0-20261202182500-eb97aed1c2d3": "v0.0.0-20261202182500-eb97aed1c2d3",
+		"v0.0.0-20261202182500-eb97aed1c2d3+dirty": "latest", "dev": "latest", "eb97aed-dirty": "latest"} {
+		require.Equal(t, want, stackVersion(v), v)
+	}
+}
