@@ -64,6 +64,17 @@ func devPorts(host string, port, uiPort, dbPort, codecPort int, embeddedDB, code
 // checkPorts says, before anything starts, which of ps something already listens on: all of
 // them in one error, each with the flag that moves it. Port 0 (pick a free one) is never busy.
 func checkPorts(ps []devPort) error {
+	seen := map[string]devPort{}
+	for _, p := range ps {
+		if _, port, err := net.SplitHostPort(p.addr); err == nil && port == "0" {
+			continue
+		}
+		if q, dup := seen[p.addr]; dup {
+			return invalid(fmt.Errorf("weft dev: the %s (%s) and the %s (%s) are both set to %s: give one another port (make run %s=... or %s=...)",
+				q.what, q.flag, p.what, p.flag, p.addr, q.make, p.make))
+		}
+		seen[p.addr] = p
+	}
 	var busy []devPort
 	for _, p := range ps {
 		l, err := net.Listen("tcp", p.addr)

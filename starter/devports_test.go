@@ -3,6 +3,7 @@ package starter_test
 import (
 	"net"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -42,10 +43,16 @@ func TestDevSaysWhichPortsAreInUse(t *testing.T) {
 			[]string{"Temporal", "Web UI"}},
 		{"the database", []string{"--port", "0", "--ui-port", "0", "--db-port", temporal, "--console", "off"},
 			[]string{"database 127.0.0.1:" + temporal + ": choose another with --db-port (make run DB_PORT=...)"}, nil},
+		{"two flags on one port", []string{"--port", db, "--ui-port", db, "--db-port", "0", "--console", "off"},
+			[]string{"the Temporal (--port) and the Web UI (--ui-port) are both set to 127.0.0.1:" + db, "make run PORT=... or UI_PORT=..."}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, out, errOut := weft(t, "", append([]string{"dev"}, tc.args...)...)
-			require.Equal(t, 1, code, out+errOut)
+			want := 1 // busy: the machine's state
+			if strings.Contains(tc.name, "two flags") {
+				want = 2 // the command line's own contradiction
+			}
+			require.Equal(t, want, code, out+errOut)
 			require.NotContains(t, out, "up")
 			for _, w := range tc.want {
 				require.Contains(t, errOut, w)
