@@ -22,27 +22,27 @@ import (
 	"github.com/weftworks/weft/workflows/dsl"
 )
 
-// TestExampleResearch builds examples/research (the README's "Go: build a workflow and run it")
+// TestExampleResearch builds examples/research (docs/go.md's "The workflow builder and the client package")
 // and runs it as a user would next to a running weft dev: no TEMPORAL_ADDRESS, only the dev state
 // file weft dev writes, found by client.Dial as the CLI finds it; the runs go to the shared queue's
-// worker, the output comes back as Go values, the second run's events stream. The README's code
+// worker, the output comes back as Go values, the second run's events stream. docs/go.md's code
 // block is the program's, so neither can change without the other.
 func TestExampleResearch(t *testing.T) {
 	src, err := os.ReadFile("../examples/research/main.go")
 	require.NoError(t, err)
 	s := string(src)
-	from, to := strings.Index(s, "\t// README: Go: build a workflow and run it\n"), strings.Index(s, "\t// README: end\n")
-	require.True(t, from >= 0 && to > from, "examples/research/main.go marks the README's block")
+	from, to := strings.Index(s, "\t// docs/go.md: The workflow builder and the client package\n"), strings.Index(s, "\t// docs/go.md: end\n")
+	require.True(t, from >= 0 && to > from, "examples/research/main.go marks docs/go.md's block")
 	var block strings.Builder
 	for _, l := range strings.SplitAfter(s[from:to], "\n")[1:] {
 		block.WriteString(strings.TrimPrefix(l, "\t"))
 	}
-	readme, err := os.ReadFile("../README.md")
+	doc, err := os.ReadFile("../docs/go.md")
 	require.NoError(t, err)
-	at := strings.Index(string(readme), "### Go: build a workflow and run it\n")
-	require.GreaterOrEqual(t, at, 0, "the README's section")
-	section := string(readme)[at:]
-	require.Contains(t, section, "```go\n"+block.String()+"```\n", "the README's Go example is examples/research's code")
+	at := strings.Index(string(doc), "## The workflow builder and the client package\n")
+	require.GreaterOrEqual(t, at, 0, "docs/go.md's section")
+	section := string(doc)[at:]
+	require.Contains(t, section, "```go\n"+block.String()+"```\n", "docs/go.md's Go example is examples/research's code")
 
 	bin := filepath.Join(t.TempDir(), "research")
 	out, err := exec.Command("go", "build", "-o", bin, "../examples/research").CombinedOutput()

@@ -6,6 +6,7 @@ import (
 	"log"
 
 	"github.com/weftworks/weft/client"
+	"github.com/weftworks/weft/events"
 	"github.com/weftworks/weft/workflows/dsl"
 )
 
@@ -17,7 +18,7 @@ func main() {
 }
 
 func research(ctx context.Context) error {
-	// README: Go: build a workflow and run it
+	// docs/go.md: The workflow builder and the client package
 	b := dsl.New("Research").
 		Input("question", "string", dsl.Required()).
 		Step("research", "query", dsl.In{"query": "{{ inputs.question }}", "collection": "docs", "limit": 10}).
@@ -45,7 +46,7 @@ func research(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	_, err = c.Stream(ctx, run.ID, client.StreamOptions{}, func(e client.Event) { fmt.Println(e.Type, e.Step) })
-	// README: end
+	_, err = c.Stream(ctx, run.ID, client.StreamOptions{}, func(e events.Event) { fmt.Println(e.Type, e.Step) })
+	// docs/go.md: end
 	return err
 }
