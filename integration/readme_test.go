@@ -77,15 +77,18 @@ func shellWords(t *testing.T, line string) []string {
 	return words
 }
 
-// TestReadmeCLIExamples runs the README's first workflow and then docs/cli.md's tour in order,
+// TestReadmeCLIExamples runs the README's own-documents lines (weft ingest of docs/ and the
+// README, then a question about them), its first workflow and then docs/cli.md's tour in order,
 // as a person would with `make run` going in another terminal: an example that stops working
 // fails the build.
 func TestReadmeCLIExamples(t *testing.T) {
+	own := readmeCommands(t, "README.md", "## Your own documents: `weft ingest`")
+	require.GreaterOrEqual(t, len(own), 4, "the README's own-documents lines were found")
 	first := readmeCommands(t, "README.md", "## A first workflow")
 	require.GreaterOrEqual(t, len(first), 8, "the README's first workflow was found")
 	tour := readmeCommands(t, "docs/cli.md", "# The CLI")
 	require.GreaterOrEqual(t, len(tour), 15, "docs/cli.md's examples were found")
-	cmds := append(first, tour...)
+	cmds := append(append(own, first...), tour...)
 	c := dial(t)
 	startWorkerWithConfig(t, "weft", activities.Config{MongoDBURI: store.URI}, nil)
 	wc := weftclient.New(c, "weft")
@@ -110,6 +113,11 @@ func TestReadmeCLIExamples(t *testing.T) {
 	for _, d := range []string{"templates", "testdata"} {
 		require.NoError(t, os.Symlink(filepath.Join(repo, d), filepath.Join(dir, d)))
 	}
+	// The user's own documents: the README ingests docs/ and README.md.
+	require.NoError(t, os.CopyFS(filepath.Join(dir, "docs"), os.DirFS(filepath.Join(repo, "docs"))))
+	readme, err := os.ReadFile(filepath.Join(repo, "README.md"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "README.md"), readme, 0o644))
 	wd, err := os.Getwd()
 	require.NoError(t, err)
 	require.NoError(t, os.Chdir(dir))
@@ -133,6 +141,10 @@ func TestReadmeCLIExamples(t *testing.T) {
 			if i := indexOf(args, "--name"); i >= 0 && i+1 < len(args) {
 				initialised[args[i+1]+".weft.json"] = true
 			}
+		}
+		if args[0] == "run" && contains(args, "mydocs") {
+			// The own-documents question is answered from the documents just ingested.
+			require.Contains(t, out.String(), "docs/", "%s found none of the ingested documents:\n%s", line, out.String())
 		}
 		if args[0] == "run" && initialised[args[1]] && !contains(args, "--dry-run") {
 			// The file init wrote searches what the demo ingested (issue 21: it searched an

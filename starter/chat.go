@@ -234,6 +234,7 @@ func (o *chatOptions) send(ctx context.Context, c *weftclient.Client, id, text s
 	if err != nil {
 		return nil, err
 	}
+	f.drain(ctx, c, so)
 	if !o.asJSON {
 		f.shown.finish(out, turn.Answer)
 	}
@@ -272,6 +273,27 @@ func (f *chatFollower) event(e events.Event) {
 	case events.LLMDelta:
 		if f.stream {
 			f.shown.add(f.out, e)
+		}
+	}
+}
+
+// drain announces what the turn asked of a person that the follower had not read yet when the
+// turn ended (a review decided within the history watch's latency): the turn's events are read
+// once more from where the follower started, and a review announced here that is already
+// decided says so and by whom, so nothing the turn waited for goes unmentioned.
+func (f *chatFollower) drain(ctx context.Context, c *weftclient.Client, so weftclient.StreamOptions) {
+	page, err := c.EventsOf(ctx, f.id, so.SinceRun, so.Since)
+	if err != nil {
+		return
+	}
+	late := map[string]bool{}
+	for _, e := range page.Events {
+		switch {
+		case e.Type == events.ReviewRequested && e.Review != nil && !f.announced[e.Review.Id] && !f.o.asJSON:
+			late[e.Review.Id] = true
+			f.event(e)
+		case e.Type == events.ReviewDecided && e.Review != nil && late[e.Review.Id]:
+			fmt.Fprintf(f.out, "  decided: %s by %s\n", e.Decision, e.Reviewer)
 		}
 	}
 }
