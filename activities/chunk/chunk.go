@@ -121,7 +121,8 @@ func recursive(text string, size, overlap int, seps []string) []string {
 			p += sep
 		}
 		if utf8.RuneCountInString(p) > size {
-			pieces = append(pieces, recursive(p, size, overlap, seps[1:])...)
+			// Split again without overlap: the packing below adds it once, between chunks.
+			pieces = append(pieces, recursive(p, size, 0, seps[1:])...)
 		} else {
 			pieces = append(pieces, p)
 		}

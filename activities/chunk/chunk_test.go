@@ -1,6 +1,7 @@
 package chunk_test
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -61,4 +62,48 @@ func TestBadArguments(t *testing.T) {
 	require.ErrorContains(t, err, `unknown chunk strategy "semantic"`)
 	_, err = chunk.Split("x", "fixed", 10, 10)
 	require.ErrorContains(t, err, "smaller than the chunk size")
+}
+
+// TestOverlapOnce: a chunk carries the overlap of the one before it once. Every word of the text
+// is unique and numbered, so a chunk holding a word twice repeated an overlap (the recursive and
+// markdown strategies did, when a section or paragraph too long for one chunk was split again:
+// the inner split's overlap, then the outer packing's), and every word is in some chunk.
+func TestOverlapOnce(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("# Title\n\n")
+	for i := range 400 {
+		b.WriteString("w" + strings.Repeat("x", i%7) + "-" + strconv.Itoa(i))
+		switch {
+		case i%53 == 52:
+			b.WriteString("\n\n")
+		case i%9 == 8:
+			b.WriteString("\n")
+		case i%5 == 4:
+			b.WriteString(". ")
+		default:
+			b.WriteString(" ")
+		}
+	}
+	text := b.String()
+	for _, s := range []string{"recursive", "markdown"} { // the strategies that split between words
+		for _, size := range []int{60, 200, 512} {
+			for _, overlap := range []int{0, 20, 50} {
+				chunks, err := chunk.Split(text, s, size, overlap)
+				require.NoError(t, err)
+				seen := map[string]bool{}
+				for i, c := range chunks {
+					inChunk := map[string]bool{}
+					for _, w := range strings.Fields(strings.NewReplacer(".", " ").Replace(c)) {
+						if !strings.HasPrefix(w, "w") {
+							continue
+						}
+						require.False(t, inChunk[w], "%s %d/%d: chunk %d holds %q twice: %q", s, size, overlap, i, w, c)
+						inChunk[w] = true
+						seen[w] = true
+					}
+				}
+				require.Len(t, seen, 400, "%s %d/%d: every word is in a chunk", s, size, overlap)
+			}
+		}
+	}
 }
