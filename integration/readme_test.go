@@ -3,6 +3,7 @@ package integration
 import (
 	"bytes"
 	"context"
+	"github.com/google/shlex"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -44,36 +45,11 @@ func readmeCommands(t *testing.T, path, heading string) [][]string {
 	return out
 }
 
-// shellWords splits a command line the way a POSIX shell does for the README's simple lines:
-// spaces separate words; single and double quotes group.
+// shellWords splits one of the documentation's command lines as a POSIX shell does (google/shlex).
 func shellWords(t *testing.T, line string) []string {
-	var words []string
-	var cur strings.Builder
-	var quote rune
-	inWord := false
-	for _, r := range line {
-		switch {
-		case quote != 0 && r == quote:
-			quote = 0
-		case quote != 0:
-			cur.WriteRune(r)
-		case r == '"' || r == '\'':
-			quote, inWord = r, true
-		case r == ' ' || r == '\t':
-			if inWord {
-				words = append(words, cur.String())
-				cur.Reset()
-				inWord = false
-			}
-		default:
-			cur.WriteRune(r)
-			inWord = true
-		}
-	}
-	require.Zero(t, quote, "unbalanced quote in %q", line)
-	if inWord {
-		words = append(words, cur.String())
-	}
+	t.Helper()
+	words, err := shlex.Split(line)
+	require.NoError(t, err, "splitting %q", line)
 	return words
 }
 

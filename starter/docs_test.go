@@ -1,6 +1,7 @@
 package starter_test
 
 import (
+	"github.com/google/shlex"
 	"go/parser"
 	"go/token"
 	"io/fs"
@@ -123,37 +124,11 @@ func TestDocsCommandsParse(t *testing.T) {
 	require.Greater(t, n, 40, "the documentation's commands were found")
 }
 
-// docShellWords splits a command line as a POSIX shell does for the documentation's simple
-// lines: spaces separate words, single and double quotes group.
+// docShellWords splits one of the documentation's command lines as a POSIX shell does (google/shlex).
 func docShellWords(t *testing.T, line string) []string {
 	t.Helper()
-	var words []string
-	var cur strings.Builder
-	var quote rune
-	inWord := false
-	for _, r := range line {
-		switch {
-		case quote != 0 && r == quote:
-			quote = 0
-		case quote != 0:
-			cur.WriteRune(r)
-		case r == '"' || r == '\'':
-			quote, inWord = r, true
-		case r == ' ' || r == '\t':
-			if inWord {
-				words = append(words, cur.String())
-				cur.Reset()
-				inWord = false
-			}
-		default:
-			cur.WriteRune(r)
-			inWord = true
-		}
-	}
-	require.Zero(t, quote, "unbalanced quote in %q", line)
-	if inWord {
-		words = append(words, cur.String())
-	}
+	words, err := shlex.Split(line)
+	require.NoError(t, err, "splitting %q", line)
 	return words
 }
 
