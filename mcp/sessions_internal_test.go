@@ -20,7 +20,9 @@ import (
 // 404), one whose tool calls keep coming or whose event stream is open is not.
 func TestIdleSessionsEnd(t *testing.T) {
 	old := sessionIdleTTL
-	sessionIdleTTL = 300 * time.Millisecond
+	// Long enough that a busy session's calls, 50 ms apart, never leave a gap of it even under -race
+	// on a loaded machine (300 ms did: TestIdleSessionsEnd failed a CI run so).
+	sessionIdleTTL = 1500 * time.Millisecond
 	t.Cleanup(func() { sessionIdleTTL = old })
 	keyFile := filepath.Join(t.TempDir(), "keys.json")
 	key, _, err := auth.GenerateNamedKey(keyFile, "a", nil)
@@ -69,7 +71,7 @@ func TestIdleSessionsEnd(t *testing.T) {
 		defer g.sessions.mu.Unlock()
 		_, known := g.sessions.owner[idle]
 		return !known
-	}, 10*time.Second, 50*time.Millisecond, "the idle session was not ended")
+	}, 30*time.Second, 50*time.Millisecond, "the idle session was not ended")
 	require.False(t, alive(idle), "an ended session's id gets 404")
 	require.True(t, alive(busy), "a session whose tool calls keep coming is not idle")
 	require.True(t, alive(streaming), "a session with an open stream is not idle")
