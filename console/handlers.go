@@ -265,6 +265,12 @@ type Snapshot struct {
 	// Retryable: the run ended failed, cancelled, terminated or timed out, so weftclient.Retry
 	// can resume it from its failed step (the page shows "Retry from the failed step").
 	Retryable bool `json:"retryable,omitempty"`
+	// ReviewAccess says, by gate id, who may decide each pending review and whether the viewer
+	// may (reviewAccess): the card shows its buttons only to who may.
+	ReviewAccess map[string]ReviewAccess `json:"reviewAccess,omitempty"`
+	// Decided is the run's decided gates as its state records them (decidedReviews): who
+	// decided what, when, shown on every reload and to every viewer.
+	Decided []DecidedReview `json:"decided,omitempty"`
 }
 
 var stateJSON = protojson.MarshalOptions{EmitUnpopulated: false}
@@ -284,6 +290,14 @@ func (s *Server) snapshot(ctx context.Context, id string) (*Snapshot, error) {
 		if b, err := stateJSON.Marshal(e.State); err == nil {
 			snap.State = b
 		}
+		who := weftclient.Caller(ctx)
+		for _, r := range e.State.GetPendingReviews() {
+			if snap.ReviewAccess == nil {
+				snap.ReviewAccess = map[string]ReviewAccess{}
+			}
+			snap.ReviewAccess[r.GetId()] = reviewAccess(who, r)
+		}
+		snap.Decided = decidedReviews(e.State)
 	}
 	for _, t := range weftclient.LLMText(e.Description.Pending) {
 		if snap.Streaming == nil {
@@ -420,6 +434,8 @@ type PendingReview struct {
 	In     string                `json:"in,omitempty"`
 	Review *weftv1.ReviewRequest `json:"-"`
 	JSON   json.RawMessage       `json:"review"`
+	// Access: who may decide it, and whether the viewer may (reviewAccess).
+	Access ReviewAccess `json:"access"`
 }
 
 // pendingReviews is the reviews waiting that sess may read, the longest waiting first, read
@@ -436,7 +452,7 @@ func (s *Server) pendingReviews(ctx context.Context, sess *session) ([]PendingRe
 	out := make([]PendingReview, 0, len(reviews))
 	for _, p := range reviews {
 		b, _ := stateJSON.Marshal(p.Review)
-		r := PendingReview{Run: p.Run.ID, Workflow: p.Run.Workflow, Chat: p.Chat, Review: p.Review, JSON: b}
+		r := PendingReview{Run: p.Run.ID, Workflow: p.Run.Workflow, Chat: p.Chat, Review: p.Review, JSON: b, Access: reviewAccess(sess.reader(), p.Review)}
 		if p.In.ID != p.Run.ID {
 			r.In = p.In.ID
 		}

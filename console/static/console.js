@@ -400,15 +400,48 @@
   // settling: a review card that is decided, or being decided, stays when its gate is gone.
   function settling(card) { return card.classList.contains('decided') || card.classList.contains('sending'); }
 
-  function reviewCard(runId, r, onDecided) {
+  // decidedText is a decided gate's line: what was decided, by whom (a login's name, or a label
+  // typed on the console's machine), when, and the comment.
+  function decidedText(d) {
+    const who = d.reviewer ? `${d.reviewer}${d.authenticated === false ? ' (a typed name)' : ''}` : 'unknown';
+    return [`${PAST[d.decision] || d.decision} by ${who}`, d.decidedAt ? [' ', timeEl(d.decidedAt)] : '', d.comment ? ' — “' + d.comment + '”' : ''];
+  }
+  // settle turns a card into its decided form: the decision in words, the controls gone.
+  function settle(card, d) {
+    const status = card.querySelector('.card-status');
+    card.classList.remove('sending');
+    [...card.classList].filter((c) => c.startsWith('d-')).forEach((c) => card.classList.remove(c));
+    card.classList.add('decided', `d-${d.decision}`);
+    status.classList.remove('error');
+    fill(status, decidedText(d));
+    card.querySelectorAll('.actions, .edit-data, .send-edit, .comment, .may-not').forEach((x) => x.remove());
+  }
+  // decidedCard is a gate the run records decided (the snapshot's decided: its state), shown on
+  // every reload and to every viewer.
+  function decidedCard(runId, d) {
+    const card = el('article', { class: 'card', 'data-review': d.id, 'data-run': runId },
+      el('h3', {}, d.title || d.id),
+      el('p', { class: 'meta' }, el('a', { href: `/runs/${encodeURIComponent(runId)}` }, runId), ` · gate ${d.id}`),
+      el('p', { class: 'card-status', role: 'status' }));
+    settle(card, d);
+    return card;
+  }
+
+  // reviewCard is a pending gate. access (ReviewAccess) says who may decide it and whether the
+  // viewer may: the card says who before anyone clicks, and only who may gets the buttons (the
+  // run refuses anyone else's decision all the same).
+  function reviewCard(runId, r, access, onDecided) {
+    const may = !access || access.mayDecide !== false;
     const status = el('p', { class: 'card-status', role: 'status' });
     const comment = el('input', { class: 'comment', placeholder: 'comment (optional; required to reject)', 'aria-label': 'comment' });
     const editor = el('textarea', { class: 'edit-data', hidden: true, spellcheck: 'false', 'aria-label': 'edited data' });
     const sendEdit = el('button', { type: 'button', class: 'send-edit', hidden: true }, 'Send edit');
     const buttons = [];
     const card = el('article', { class: 'card', 'data-review': r.id, 'data-run': runId });
+    const fail = (msg) => { status.textContent = msg; status.classList.add('error'); };
     async function decide(decision, data) {
       buttons.forEach((b) => { b.disabled = true; });
+      status.classList.remove('error');
       status.textContent = 'sending…';
       // The gate may be gone from the next state update before this answer arrives: a card
       // being decided stays until it can say who decided what.
@@ -418,13 +451,10 @@
         const body = { id: r.id, decision, comment: comment.value, reviewer: reviewer(), digest: r.digest || '' };
         if (data !== undefined) body.data = data;
         const d = await post(`/api/runs/${encodeURIComponent(runId)}/reviews`, body);
-        card.classList.add('decided', `d-${d.decision}`);
-        status.replaceChildren(`${PAST[d.decision] || d.decision} by ${d.reviewer || 'unknown'} `, timeEl(d.decidedAt), d.comment ? ' — “' + d.comment + '”' : '');
-        card.querySelectorAll('.actions, .edit-data, .send-edit, .comment').forEach((x) => x.remove());
+        settle(card, d);
         if (onDecided) onDecided(r.id);
       } catch (err) {
-        status.textContent = err.message;
-        status.classList.add('error');
+        fail(err.message);
         buttons.forEach((b) => { b.disabled = false; });
       } finally {
         card.classList.remove('sending');
@@ -436,14 +466,14 @@
       if (!editor.hidden && !editor.value) editor.value = pretty(r.data === undefined ? null : r.data);
     } }, 'Edit');
     const reject = el('button', { type: 'button', class: 'reject', onclick: () => {
-      if (!comment.value.trim()) { status.textContent = 'say why in the comment, then press Reject again'; comment.focus(); return; }
+      if (!comment.value.trim()) { fail('say why in the comment, then press Reject again'); comment.focus(); return; }
       decide('reject');
     } }, 'Reject');
     sendEdit.addEventListener('click', () => {
       let data;
-      try { data = JSON.parse(editor.value); } catch (err) { status.textContent = `not valid JSON: ${err.message}`; status.classList.add('error'); return; }
+      try { data = JSON.parse(editor.value); } catch (err) { fail(`not valid JSON: ${err.message}`); return; }
       const problems = schemaProblems(data, r.schema, '');
-      if (problems.length) { status.textContent = problems.join('; '); status.classList.add('error'); return; }
+      if (problems.length) { fail(problems.join('; ')); return; }
       status.classList.remove('error');
       decide('edit', data);
     });
@@ -456,10 +486,11 @@
         r.requestedAt ? [' · asked ', timeEl(r.requestedAt)] : '',
         r.deadline ? [` · ${r.onTimeout || 'fail'} `, timeEl(r.deadline)] : ''),
       r.instructions ? el('p', { class: 'instructions' }, r.instructions) : null,
+      access && access.deciders ? el('p', { class: 'deciders' }, `Who may decide: ${access.deciders}.`) : null,
       jsonBlock(r.data, true),
-      comment,
-      el('div', { class: 'actions' }, approve, edit, reject),
-      editor, sendEdit, status);
+      may ? [comment, el('div', { class: 'actions' }, approve, edit, reject), editor, sendEdit]
+        : el('p', { class: 'may-not note' }, `You may not decide it: ${access.why || 'the review does not name you'}.`),
+      status);
     return card;
   }
 
@@ -867,18 +898,28 @@
       document.getElementById('cancel').hidden = s.closed;
       const retry = document.getElementById('retry');
       if (retry) retry.hidden = !s.retryable;
+      // the gates the run records decided: a card shown waiting turns decided in the run's words;
+      // one this page never saw waiting (a reload, another viewer's decision) is drawn decided
+      const decided = new Map((s.decided || []).map((d) => [d.id, d]));
       if (st.output !== undefined) document.getElementById('run-output').replaceChildren(jsonBlock(st.output, true));
       // pending reviews: keep the cards already shown (an edit in progress survives updates)
       const live = new Set();
+      const access = s.reviewAccess || {};
       for (const r of st.pendingReviews || []) {
         live.add(r.id);
         if (!cards.has(r.id)) {
-          const c = reviewCard(r.executionId && r.executionId !== runId ? r.executionId : runId, r);
+          const c = reviewCard(r.executionId && r.executionId !== runId ? r.executionId : runId, r, access[r.id] || { mayDecide: true });
           cards.set(r.id, c);
           pending.append(c);
         }
       }
-      cards.forEach((c, id) => { if (!live.has(id) && !settling(c)) { c.remove(); cards.delete(id); } });
+      decided.forEach((d, id) => {
+        if (live.has(id)) return;
+        const c = cards.get(id);
+        if (!c) { const n = decidedCard(runId, d); cards.set(id, n); pending.append(n); } else if (!c.classList.contains('sending')) settle(c, d);
+      });
+      cards.forEach((c, id) => { if (!live.has(id) && !decided.has(id) && !settling(c)) { c.remove(); cards.delete(id); } });
+      pending.hidden = !cards.size;
       render();
     }
 
@@ -1124,7 +1165,7 @@
         const key = `${p.run}\u0000${p.review.id}`;
         live.add(key);
         if (!cards.has(key)) {
-          const c = reviewCard(p.review.executionId || p.run, p.review);
+          const c = reviewCard(p.review.executionId || p.run, p.review, p.access);
           cards.set(key, c);
           list.append(c);
         }
