@@ -262,8 +262,9 @@ type Snapshot struct {
 	Streaming map[string]string `json:"streaming,omitempty"`
 	// Usage is the run's usage ledger (weftclient.Usage), the same every surface shows.
 	Usage *weftclient.Usage `json:"usage,omitempty"`
-	// Retryable: the run ended failed, cancelled, terminated or timed out, so weftclient.Retry
-	// can resume it from its failed step (the page shows "Retry from the failed step").
+	// Retryable: the run failed, so it has a failed step to resume from (the page shows "Retry
+	// from the failed step"). A cancelled, terminated or timed-out run has none: the console
+	// offers no retry of it (weft retry still resumes one).
 	Retryable bool `json:"retryable,omitempty"`
 	// ReviewAccess says, by gate id, who may decide each pending review and whether the viewer
 	// may (reviewAccess): the card shows its buttons only to who may.
@@ -283,7 +284,7 @@ func (s *Server) snapshot(ctx context.Context, id string) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	snap := &Snapshot{Status: e.Status, Closed: e.Closed, Started: e.Started, Ended: e.Ended, Retryable: weftclient.Retryable(e.Status),
+	snap := &Snapshot{Status: e.Status, Closed: e.Closed, Started: e.Started, Ended: e.Ended, Retryable: retryOffered(e.Status),
 		StateErr: e.StateErr}
 	if e.State != nil {
 		snap.Usage = &e.Usage
@@ -307,6 +308,10 @@ func (s *Server) snapshot(ctx context.Context, id string) (*Snapshot, error) {
 	}
 	return snap, nil
 }
+
+// retryOffered says whether the console offers to retry a run of status: a failed one, which has
+// a failed step to resume from.
+func retryOffered(status string) bool { return status == weftclient.RunFailed }
 
 func (s *Server) runView(ctx context.Context, id string) (*RunView, error) {
 	snap, err := s.snapshot(ctx, id)
@@ -399,7 +404,7 @@ func (s *Server) apiCancel(w http.ResponseWriter, r *http.Request, sess *session
 	writeJSON(w, http.StatusOK, map[string]string{"status": "cancel requested"})
 }
 
-// apiRetry resumes a failed or cancelled run from its failed step, as `weft retry` does
+// apiRetry resumes a failed run from its failed step, as `weft retry` does
 // (weftclient.Retry): a new run that reuses the outputs of the steps it completed. It needs the
 // runner role, as starting a run does, and the right to act on the run (weftclient.CheckAct: a
 // login retries the runs it started, or any as an admin). No corrected definition is sent, so the new run keeps the old run's origin (Retry
@@ -409,6 +414,11 @@ func (s *Server) apiRetry(w http.ResponseWriter, r *http.Request, sess *session)
 		return
 	}
 	id := r.PathValue("id")
+	if d, err := s.o.Client.Describe(r.Context(), id); err == nil && weftclient.Closed(d.Status) && !retryOffered(d.Status) && d.Status != weftclient.RunCompleted {
+		// weftclient.Retry would resume it; the console offers a retry of a failed run only
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("run %s was %s, not failed: it has no failed step to retry from; start it again from its workflow's page, or resume it with weft retry %s", id, strings.ReplaceAll(d.Status, "_", " "), id))
+		return
+	}
 	o := weftclient.RetryOptions{Origin: weftclient.OriginOperator}
 	if who, ok := sess.identity(); ok {
 		o.StartedBy = who.Name

@@ -142,7 +142,8 @@ func rerunConsoleOf(t *testing.T, st enums.WorkflowExecutionStatus, login bool, 
 	return f, newConsole(t, o), keys
 }
 
-// TestRetryEndpoint: POST /api/runs/{id}/retry resumes a failed or cancelled run through
+// TestRetryEndpoint: POST /api/runs/{id}/retry resumes a failed run (not a cancelled or
+// terminated one, which has no failed step: the console offers no retry of it) through
 // weftclient.Retry (the new run reuses the completed step and records the run it resumes, and
 // who retried it), needs the runner role as starting a run does, the CSRF token and the
 // console's origin, and answers a run that cannot be resumed with a 400 that says why. A runner
@@ -160,7 +161,8 @@ func TestRetryEndpoint(t *testing.T) {
 		by     string // StartedBy of the new run
 	}{
 		{"failed", enums.WORKFLOW_EXECUTION_STATUS_FAILED, "", "", weftclient.OriginOperator, http.StatusOK, `"resumedFrom":"weft-fixture"`, ""},
-		{"cancelled", enums.WORKFLOW_EXECUTION_STATUS_CANCELED, "", "", weftclient.OriginOperator, http.StatusOK, `"reused":["a"]`, ""},
+		{"cancelled", enums.WORKFLOW_EXECUTION_STATUS_CANCELED, "", "", weftclient.OriginOperator, http.StatusBadRequest, "was cancelled, not failed: it has no failed step to retry from", ""},
+		{"terminated", enums.WORKFLOW_EXECUTION_STATUS_TERMINATED, "", "", weftclient.OriginOperator, http.StatusBadRequest, "was terminated, not failed", ""},
 		{"the operator's run by a runner", enums.WORKFLOW_EXECUTION_STATUS_FAILED, "carl", "", weftclient.OriginOperator, http.StatusForbidden, "cannot retry run weft-fixture: it is the operator's, and only the operator", ""},
 		{"another's run by an admin", enums.WORKFLOW_EXECUTION_STATUS_FAILED, "env", "carl", weftclient.OriginOperator, http.StatusOK, `"rerun":["b","t"]`, auth.EnvKeyName},
 		{"its own run by a runner", enums.WORKFLOW_EXECUTION_STATUS_FAILED, "carl", "carl", weftclient.OriginOperator, http.StatusOK, `"reused":["a"]`, "carl"},
@@ -221,8 +223,8 @@ func TestRetryEndpoint(t *testing.T) {
 	})
 }
 
-// TestRunPageRetry: the run page offers "Retry from the failed step" on a failed or cancelled run
-// only; the button posts the retry and goes to the new run, and a refusal is written in the page.
+// TestRunPageRetry: the run page offers "Retry from the failed step" on a failed run only (a
+// cancelled one has no failed step); the button posts the retry and goes to the new run, and a refusal is written in the page.
 func TestRunPageRetry(t *testing.T) {
 	f, srv, _ := rerunConsole(t, enums.WORKFLOW_EXECUTION_STATUS_COMPLETED, false)
 	page := srv.URL + "/runs/weft-fixture"
@@ -235,7 +237,7 @@ func TestRunPageRetry(t *testing.T) {
 		return h
 	}
 	require.True(t, hidden(enums.WORKFLOW_EXECUTION_STATUS_COMPLETED), "a completed run has nothing to retry")
-	require.False(t, hidden(enums.WORKFLOW_EXECUTION_STATUS_CANCELED), "a cancelled run can be resumed")
+	require.True(t, hidden(enums.WORKFLOW_EXECUTION_STATUS_CANCELED), "a cancelled run has no failed step to retry from")
 	require.False(t, hidden(enums.WORKFLOW_EXECUTION_STATUS_FAILED), "a failed run can be resumed")
 
 	// the run completed since the page was drawn: the refusal is shown next to the button
