@@ -208,3 +208,52 @@ func TestReviewCardsSayWhoDecides(t *testing.T) {
 	require.Contains(t, other, "approved by ana")
 	require.Zero(t, n)
 }
+
+// TestDecidedItemsOfARunningForEach: a forEach of reviews still running holds no decisions in its
+// state (the step has no output yet): the run's review_decided events draw the items decided, on a
+// page opened after the decision as on one that watched it; the gates still waiting stay cards
+// with their buttons.
+func TestDecidedItemsOfARunningForEach(t *testing.T) {
+	def := `{"name":"approvals","inputs":{"xs":{"type":"array","default":[1]}},"steps":[{"id":"each","tool":"review","forEach":"{{ inputs.xs }}","inputs":{"title":"ok?","data":"{{ item }}"}}]}`
+	state := `{"workflow":"approvals","status":"awaiting_review","steps":[{"id":"each","tool":"review","status":"awaiting_review","startedAt":"2025-01-01T10:00:00Z","itemsTotal":2,"itemsDone":1}],
+	  "pendingReviews":[{"id":"each[1]","step":"each","title":"ok?","data":2,"kind":"review","executionId":"weft-fixture"}]}`
+	ctx := liveRun(t, def, state)
+	var cards []string
+	run(t, ctx, "an item decided", chromedp.WaitVisible(`#pending .card[data-review="each[1]"] button.approve`),
+		chromedp.Evaluate(`__event({event:"review_decided",run:"weft-fixture",step:"each",key:"each[0]",time:"2025-01-01T10:01:00Z",decision:"approve",reviewer:"ana",review:{id:"each[0]",title:"ok?"}})`, nil),
+		chromedp.WaitVisible(`#pending .card.decided[data-review="each[0]"]`),
+		chromedp.Evaluate(`[...document.querySelectorAll('#pending .card')].map((c) => c.dataset.review + ': ' + c.querySelector('.card-status').textContent + (c.querySelector('button.approve') ? ' [buttons]' : ''))`, &cards))
+	require.Len(t, cards, 2)
+	require.Equal(t, "each[1]:  [buttons]", cards[0])
+	require.Contains(t, cards[1], "each[0]: approved by ana")
+}
+
+// TestDecidedReviewsFromTheState: the snapshot's decided gates are the run's: a review step's
+// output (who, what, when, the comment, a typed name told apart), each decided item of a forEach
+// of reviews (not the undecided ones), an agent's decided tool calls.
+func TestDecidedReviewsFromTheState(t *testing.T) {
+	state := `{"workflow":"mixed","status":"completed","steps":[
+	  {"id":"check","name":"Check it","tool":"review","status":"completed","output":{"decision":"edit","reviewer":"ana","authenticated":true,"comment":"fixed a typo","decidedAt":"2025-01-01T10:05:00Z","data":1}},
+	  {"id":"each","tool":"review","status":"failed","output":{"results":[{"decision":"approve","reviewer":"bo","authenticated":false,"decidedAt":"2025-01-01T10:06:00Z"},{"decision":"reject","reviewer":"ana","authenticated":true,"comment":"no"},{"decision":"undecided","data":null}],"count":3}},
+	  {"id":"helper","tool":"agent","status":"completed","toolCalls":[{"id":"c1","tool":"search","status":"completed","decision":"approve","reviewer":"cy","authenticated":true},{"id":"c2","tool":"search","status":"completed"}]}]}`
+	var st weftv1.ExecutionState
+	require.NoError(t, protojson.Unmarshal([]byte(state), &st))
+	c := weftclient.New(&fixtureTemporal{def: `{"name":"mixed","steps":[{"id":"check","tool":"review","inputs":{"title":"t","data":1}}]}`, state: &st}, "console-test")
+	srv := newConsole(t, console.Options{Client: c, Reviewer: "op"})
+	resp, err := srv.Client().Get(srv.URL + "/api/runs/weft-fixture")
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	var v struct {
+		Snapshot struct {
+			Decided []console.DecidedReview `json:"decided"`
+		} `json:"snapshot"`
+	}
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&v))
+	at := func(s string) time.Time { t, _ := time.Parse(time.RFC3339, s); return t }
+	require.Equal(t, []console.DecidedReview{
+		{ID: "check", Step: "check", Title: "Check it", Decision: "edit", Reviewer: "ana", Authenticated: true, Comment: "fixed a typo", DecidedAt: at("2025-01-01T10:05:00Z")},
+		{ID: "each[0]", Step: "each", Title: "each, item 0", Decision: "approve", Reviewer: "bo", DecidedAt: at("2025-01-01T10:06:00Z")},
+		{ID: "each[1]", Step: "each", Title: "each, item 1", Decision: "reject", Reviewer: "ana", Authenticated: true, Comment: "no"},
+		{ID: "helper/c1", Step: "helper", Title: "helper: tool call search", Decision: "approve", Reviewer: "cy", Authenticated: true},
+	}, v.Snapshot.Decided)
+}

@@ -675,7 +675,7 @@
     // they happen): when steps started and ended, and each forEach item's state by step, so that
     // the graph, the timeline and the items move between snapshots. started: the steps whose
     // step_started was seen; partial: the stream skipped events (the run keeps the last 2000).
-    const told = { steps: new Map(), items: new Map(), started: new Set(), partial: false };
+    const told = { steps: new Map(), items: new Map(), started: new Set(), partial: false, decided: new Map() };
     const ITEM_STATUS = { item_started: 'running', item_completed: 'completed', item_failed: 'failed' };
     // an item cancelled in flight (another item failed, another step failed, the run was
     // cancelled) is recorded as item_failed with errorKind "cancelled" (workflows.ErrorKind, by
@@ -693,6 +693,14 @@
       const at = typeof e.time === 'string' && !Number.isNaN(Date.parse(e.time)) ? e.time : new Date().toISOString();
       if (e.event === 'events_skipped') { told.partial = true; return false; }
       if (!id || !nodeInfo.has(id)) return false; // a step of a child run, or of no step
+      if (e.event === 'review_decided') {
+        const key = typeof e.key === 'string' && e.key ? e.key : id;
+        if (typeof e.decision !== 'string' || !e.decision) return false;
+        told.decided.set(key, { id: key, step: id, title: (e.review && e.review.title) || key, decision: e.decision,
+          reviewer: typeof e.reviewer === 'string' ? e.reviewer : '', decidedAt: at });
+        showReviews();
+        return false;
+      }
       if (e.event === 'step_started') {
         told.items.delete(id);
         told.started.add(id);
@@ -884,6 +892,36 @@
       };
     }
 
+    // showReviews draws the run's gates: the pending ones as cards (kept while the run goes on, so
+    // an edit in progress survives updates), and those the run says were decided — its state (the
+    // snapshot's decided, with the comment) or, for what the state does not hold yet (a forEach
+    // of reviews still running), its review_decided events — as decided cards (a gate the state
+    // lists waiting is waiting): a card shown
+    // waiting turns decided, one this page never saw waiting (a reload, another viewer's
+    // decision) is drawn decided.
+    function showReviews() {
+      const st = snap.state || {};
+      const decided = new Map(told.decided);
+      for (const d of snap.decided || []) decided.set(d.id, d);
+      const live = new Set();
+      const access = snap.reviewAccess || {};
+      for (const r of st.pendingReviews || []) {
+        live.add(r.id);
+        if (!cards.has(r.id)) {
+          const c = reviewCard(r.executionId && r.executionId !== runId ? r.executionId : runId, r, access[r.id] || { mayDecide: true });
+          cards.set(r.id, c);
+          pending.append(c);
+        }
+      }
+      decided.forEach((d, id) => {
+        if (live.has(id)) return; // waiting again (a gate of a loop's next turn)
+        const c = cards.get(id);
+        if (!c) { const n = decidedCard(runId, d); cards.set(id, n); pending.append(n); } else if (!c.classList.contains('sending')) settle(c, d);
+      });
+      cards.forEach((c, id) => { if (!live.has(id) && !decided.has(id) && !settling(c)) { c.remove(); cards.delete(id); } });
+      pending.hidden = !cards.size;
+    }
+
     function apply(s) {
       snap = s;
       const st = s.state || {};
@@ -898,28 +936,8 @@
       document.getElementById('cancel').hidden = s.closed;
       const retry = document.getElementById('retry');
       if (retry) retry.hidden = !s.retryable;
-      // the gates the run records decided: a card shown waiting turns decided in the run's words;
-      // one this page never saw waiting (a reload, another viewer's decision) is drawn decided
-      const decided = new Map((s.decided || []).map((d) => [d.id, d]));
       if (st.output !== undefined) document.getElementById('run-output').replaceChildren(jsonBlock(st.output, true));
-      // pending reviews: keep the cards already shown (an edit in progress survives updates)
-      const live = new Set();
-      const access = s.reviewAccess || {};
-      for (const r of st.pendingReviews || []) {
-        live.add(r.id);
-        if (!cards.has(r.id)) {
-          const c = reviewCard(r.executionId && r.executionId !== runId ? r.executionId : runId, r, access[r.id] || { mayDecide: true });
-          cards.set(r.id, c);
-          pending.append(c);
-        }
-      }
-      decided.forEach((d, id) => {
-        if (live.has(id)) return;
-        const c = cards.get(id);
-        if (!c) { const n = decidedCard(runId, d); cards.set(id, n); pending.append(n); } else if (!c.classList.contains('sending')) settle(c, d);
-      });
-      cards.forEach((c, id) => { if (!live.has(id) && !decided.has(id) && !settling(c)) { c.remove(); cards.delete(id); } });
-      pending.hidden = !cards.size;
+      showReviews();
       render();
     }
 
