@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/api/enums/v1"
@@ -256,4 +257,42 @@ func TestDecidedReviewsFromTheState(t *testing.T) {
 		{ID: "each[1]", Step: "each", Title: "each, item 1", Decision: "reject", Reviewer: "ana", Authenticated: true, Comment: "no"},
 		{ID: "helper/c1", Step: "helper", Title: "helper: tool call search", Decision: "approve", Reviewer: "cy", Authenticated: true},
 	}, v.Snapshot.Decided)
+}
+
+// TestCancelledForEachCountsCompletedItems: a forEach cancelled half way (a done, b cancelled in
+// flight, c and d never started) shows the items done the run counts — its items completed, 1 of
+// 4 (weftclient.Execution's state) — on its node, in its detail and over its items, and each item
+// as it ended; the page reads the count, it does not make one of the items' rows.
+func TestCancelledForEachCountsCompletedItems(t *testing.T) {
+	def := `{"name":"many","inputs":{"xs":{"type":"array","default":[1]}},"steps":[{"id":"each","tool":"template","forEach":"{{ inputs.xs }}","concurrency":2,"inputs":{"text":"{{ item }}"}}]}`
+	state := `{"workflow":"many","status":"cancelled","steps":[{"id":"each","tool":"template","status":"cancelled","error":"stopped: the run was cancelled while the step was in flight",
+	  "startedAt":"2025-01-01T10:00:00Z","finishedAt":"2025-01-01T10:01:00Z","itemsTotal":4,"itemsDone":1}]}`
+	var st weftv1.ExecutionState
+	require.NoError(t, protojson.Unmarshal([]byte(state), &st))
+	_, srv, _ := rerunConsoleOf(t, enums.WORKFLOW_EXECUTION_STATUS_CANCELED, false, &fixtureTemporal{def: def, state: &st})
+	ctx := chromium(t)
+	ev := func(typ string, item int, errText, kind string) string {
+		return fmt.Sprintf(`__event({event:%q,run:"weft-fixture",step:"each",key:"each[%d]",item:%d,time:"2025-01-01T10:00:30Z",error:%q,errorKind:%q});`, typ, item, item, errText, kind)
+	}
+	var got struct {
+		Node, Head, Row string
+		Items           []string
+	}
+	run(t, ctx, "a cancelled forEach", chromedp.ActionFunc(func(ctx context.Context) error {
+		_, err := page.AddScriptToEvaluateOnNewDocument(liveEvents).Do(ctx)
+		return err
+	}), chromedp.Navigate(srv.URL+"/runs/weft-fixture"), chromedp.WaitVisible(`svg#graph g.node`),
+		chromedp.Click(`svg#graph g.node[data-step="each"]`), chromedp.WaitVisible(`#detail table.items`),
+		chromedp.Evaluate(`__event({event:"step_started",run:"weft-fixture",step:"each",time:"2025-01-01T10:00:00Z"});`+
+			ev("item_started", 0, "", "")+ev("item_started", 1, "", "")+ev("item_completed", 0, "", "")+ev("item_failed", 1, "cancelled", "cancelled")+
+			`__event({event:"step_cancelled",run:"weft-fixture",step:"each",time:"2025-01-01T10:01:00Z"});`, nil),
+		chromedp.Poll(`document.querySelector('#detail tr[data-item="1"] .status').textContent.includes('cancelled')`, nil),
+		chromedp.Evaluate(`({ Node: document.querySelector('svg#graph g.node[data-step="each"] .progress').textContent,
+		  Head: document.querySelector('#detail section.items h3').textContent,
+		  Row: [...document.querySelectorAll('#detail dt')].find((d) => d.textContent === 'items').nextElementSibling.textContent,
+		  Items: [...document.querySelectorAll('#detail table.items tbody tr[data-item] .status')].map((x) => x.textContent) })`, &got))
+	require.Equal(t, "1/4", got.Node)
+	require.Equal(t, "Items (1/4 done)", got.Head)
+	require.Equal(t, "1/4", got.Row)
+	require.Equal(t, []string{"✓ completed", "⊘ cancelled", "not run", "not run"}, got.Items)
 }
