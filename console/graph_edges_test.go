@@ -1,6 +1,8 @@
 package console_test
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -8,11 +10,12 @@ import (
 )
 
 // TestRunGraphEdgesClearOfSteps: on a run's graph no edge passes behind a step it does not join
-// (sampled every 4 px), for a 30-step chain, one step feeding 99, 10 chains of 10 and a chain in
-// bands with skips and fan-in into later bands (the lanes of a gap between rows fit it), as the
-// builder's links are held to in TestBuilderLinksClearOfSteps.
+// (sampled every 4 px), for a 30-step chain, one step feeding 99, 10 chains of 10, a chain in
+// bands with skips and fan-in into later bands (the lanes of a gap between rows fit it), and
+// parallel branches whose steps also wait for steps layers up (an edge drawn behind a step there
+// reads as a dependency on it), as the builder's links are held to in TestBuilderLinksClearOfSteps.
 func TestRunGraphEdgesClearOfSteps(t *testing.T) {
-	for _, tc := range []struct{ name, file string }{{"chain", chainFile()}, {"fan", fanFile()}, {"hundred", hundredStepFile()}, {"band skips", bandSkipsFile()}} {
+	for _, tc := range []struct{ name, file string }{{"chain", chainFile()}, {"fan", fanFile()}, {"hundred", hundredStepFile()}, {"band skips", bandSkipsFile()}, {"parallel skips", parallelSkipsFile()}} {
 		page := fixtureRun(t, tc.file, `{"workflow":"x","status":"running","steps":[]}`)
 		ctx := chromium(t)
 		var m struct {
@@ -34,5 +37,29 @@ func TestRunGraphEdgesClearOfSteps(t *testing.T) {
 		require.Positive(t, m.Edges, tc.name)
 		require.Greater(t, m.Points, m.Edges, "%s: edges were sampled", tc.name)
 		require.Empty(t, m.Crossings, "%s: edges behind steps", tc.name)
+		shot(t, ctx, "run-graph-edges-"+artifactName(tc.name))
 	}
+}
+
+// parallelSkipsFile is a fetch feeding three parallel branches of three steps each, whose last
+// steps each also read fetch and the first step of another branch, and an answer that reads the
+// last step of every branch and fetch: edges that skip layers past the branches' steps.
+func parallelSkipsFile() string {
+	steps := []string{`{"id":"fetch","tool":"template","inputs":{"text":"start"}}`}
+	var last []string
+	for b := range 3 {
+		prev := "fetch"
+		for i := range 3 {
+			id := fmt.Sprintf("b%d_%d", b, i)
+			text := fmt.Sprintf("{{ %s.output.text }}", prev)
+			if i == 2 {
+				text += fmt.Sprintf(" {{ fetch.output.text }} {{ b%d_0.output.text }}", (b+1)%3)
+			}
+			steps = append(steps, fmt.Sprintf(`{"id":%q,"tool":"template","inputs":{"text":%q}}`, id, text))
+			prev = id
+		}
+		last = append(last, "{{ "+prev+".output.text }}")
+	}
+	steps = append(steps, fmt.Sprintf(`{"id":"answer","tool":"template","inputs":{"text":%q}}`, strings.Join(last, " ")+" {{ fetch.output.text }}"))
+	return `{"name":"parallel","steps":[` + strings.Join(steps, ",") + `]}`
 }

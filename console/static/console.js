@@ -228,6 +228,36 @@
       const step = Math.min(LANE, (GAP_Y - 2 * 6) / (n - 1));
       return { step, off: Math.min(GAP_Y / 3, (GAP_Y - (n - 1) * step) / 2) };
     };
+    // An edge down past rows between (a step waits for one several layers up) would pass behind
+    // the steps of those rows as a curve, as if it went through one of them: when it would, it goes
+    // down the gap beside its step to the gap below its row, along it to a column free of steps in
+    // every row it passes, down that column and along the gap above its step, in from above. The
+    // edges that share a column each take a lane of it.
+    const boxes = [...pos.entries()];
+    const curve = (x1, y1, x2, y2) => (t) => {
+      const u = 1 - t, my = (y1 + y2) / 2;
+      return [u * u * u * x1 + 3 * u * u * t * x1 + 3 * u * t * t * x2 + t * t * t * x2, u * u * u * y1 + 3 * u * u * t * my + 3 * u * t * t * my + t * t * t * y2];
+    };
+    const behind = (e, pts) => boxes.some(([id, p]) => id !== e.from && id !== e.to &&
+      pts.some(([x, y]) => x > p.x - 2 && x < p.x + NODE_W + 2 && y > p.y - 2 && y < p.y + NODE_H + 2));
+    const columnOf = (e, a, b) => {
+      // the free x nearest the middle of the edge's ends, in every row strictly between them
+      const between = boxes.filter(([, p]) => p.y > a.y && p.y < b.y).map(([, p]) => [p.x - GAP_X / 2, p.x + NODE_W + GAP_X / 2]);
+      const want = (a.x + b.x) / 2 + NODE_W / 2;
+      const free = (x) => between.every(([l, r]) => x <= l || x >= r);
+      const cands = [want, ...between.flatMap(([l, r]) => [l, r])].filter(free);
+      return cands.reduce((best, x) => (Math.abs(x - want) < Math.abs(best - want) ? x : best), cands[0]);
+    };
+    const skips = new Map(); // edge -> its column, for the edges that go round
+    for (const e of graph.edges) {
+      const a = pos.get(e.from), b = pos.get(e.to);
+      if (!a || !b || b.y <= a.y + NODE_H + GAP_Y) continue;
+      const c = curve(a.x + NODE_W / 2, a.y + NODE_H, b.x + NODE_W / 2, b.y);
+      const pts = Array.from({ length: 41 }, (_, i) => c(i / 40));
+      if (behind(e, pts)) skips.set(e, Math.round(columnOf(e, a, b)));
+    }
+    const column = new Map(); // x -> the edges down it, in order
+    skips.forEach((x, e) => { if (!column.has(x)) column.set(x, []); column.get(x).push(e); });
     const edges = svg('g', { class: 'edges' });
     for (const e of graph.edges) {
       const a = pos.get(e.from), b = pos.get(e.to);
@@ -235,7 +265,12 @@
       const x1 = a.x + NODE_W / 2, y1 = a.y + NODE_H, x2 = b.x + NODE_W / 2, y2 = b.y;
       const my = (y1 + y2) / 2;
       let d = `M${x1},${y1} C${x1},${my} ${x2},${my} ${x2},${y2}`;
-      if (y2 <= y1) {
+      if (skips.has(e)) {
+        const x = skips.get(e), all = column.get(x), k = all.indexOf(e);
+        const lane = (k - (all.length - 1) / 2) * Math.min(LANE, (GAP_X - 8) / Math.max(1, all.length - 1));
+        const off = GAP_Y / 2 + (k - (all.length - 1) / 2) * Math.min(4, (GAP_Y - 16) / Math.max(1, all.length - 1));
+        d = `M${x1},${y1} V${y1 + off} H${x + lane} V${y2 - off} H${x2} V${y2}`;
+      } else if (y2 <= y1) {
         const l = laneOf.get(e);
         const up = b.x - GAP_X / 2 + (l.up - (l.upOf - 1) / 2) * Math.min(LANE, (GAP_X - 8) / Math.max(1, l.upOf - 1));
         // it leaves right of the middle, where no edge to the next row runs straight down
