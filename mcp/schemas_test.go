@@ -11,6 +11,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/stretchr/testify/require"
 
+	"github.com/weftworks/weft/activities/toolspec"
 	"github.com/weftworks/weft/mcp"
 )
 
@@ -37,38 +38,17 @@ func listed(t *testing.T) (*client.Client, map[string]map[string]any) {
 	return c, out
 }
 
-// typeLists lists where a schema document has a `type` list.
-func typeLists(v any, at string) []string {
-	var out []string
-	switch d := v.(type) {
-	case map[string]any:
-		if _, ok := d["type"].([]any); ok {
-			out = append(out, at)
-		}
-		for k, sub := range d {
-			if k != "enum" && k != "const" && k != "default" && k != "examples" {
-				out = append(out, typeLists(sub, at+"/"+k)...)
-			}
-		}
-	case []any:
-		for _, sub := range d {
-			out = append(out, typeLists(sub, at+"/[]")...)
-		}
-	}
-	return out
-}
-
 // TestToolSchemasPortable: every tool offered has an object output schema (each whose output is
 // declared: all of them, the wf_ tools' the run they start), and no schema has a type list.
 func TestToolSchemasPortable(t *testing.T) {
 	_, tools := listed(t)
 	withOutput := 0
 	for name, tl := range tools {
-		require.Empty(t, typeLists(tl["inputSchema"], ""), "%s's input schema has a type list", name)
+		require.Empty(t, toolspec.TypeLists(tl["inputSchema"]), "%s's input schema has a type list", name)
 		out, ok := tl["outputSchema"].(map[string]any)
 		require.True(t, ok, "%s declares its output", name)
 		require.Equal(t, "object", out["type"], "%s: MCP takes object output schemas", name)
-		require.Empty(t, typeLists(out, ""), "%s's output schema has a type list", name)
+		require.Empty(t, toolspec.TypeLists(out), "%s's output schema has a type list", name)
 		withOutput++
 	}
 	require.Equal(t, len(tools), withOutput)

@@ -451,6 +451,32 @@ func Portable(doc any) any {
 	return doc
 }
 
+// TypeLists lists where the schema document doc has a `type` list (what Portable rewrites), as
+// paths from its root ("/properties/x", "/items", "/[]" for a list's members): none in a portable
+// schema.
+func TypeLists(doc any) []string { return typeLists(doc, "") }
+
+func typeLists(v any, at string) []string {
+	var out []string
+	switch d := v.(type) {
+	case map[string]any:
+		if _, ok := d["type"].([]any); ok {
+			out = append(out, at)
+		}
+		//workflowcheck:ignore the list is for a check that it is empty; its order is not read
+		for k, sub := range d {
+			if k != "enum" && k != "const" && k != "default" && k != "examples" {
+				out = append(out, typeLists(sub, at+"/"+k)...)
+			}
+		}
+	case []any:
+		for _, sub := range d {
+			out = append(out, typeLists(sub, at+"/[]")...)
+		}
+	}
+	return out
+}
+
 func asList(v any) []any {
 	l, _ := v.([]any)
 	return l

@@ -26,27 +26,6 @@ func compileDoc(t *testing.T, doc any) *jsonschema.Schema {
 	return s
 }
 
-// typeLists lists where a schema document has a `type` list.
-func typeLists(v any, at string) []string {
-	var out []string
-	switch d := v.(type) {
-	case map[string]any:
-		if _, ok := d["type"].([]any); ok {
-			out = append(out, at)
-		}
-		for k, sub := range d {
-			if k != "enum" && k != "const" && k != "default" && k != "examples" {
-				out = append(out, typeLists(sub, at+"/"+k)...)
-			}
-		}
-	case []any:
-		for _, sub := range d {
-			out = append(out, typeLists(sub, at+"/[]")...)
-		}
-	}
-	return out
-}
-
 // TestPortable: a type list becomes an anyOf that takes the same values, each type's keywords in
 // its branch.
 func TestPortable(t *testing.T) {
@@ -77,7 +56,7 @@ func TestPortable(t *testing.T) {
 			b, err := json.Marshal(got)
 			require.NoError(t, err)
 			require.JSONEq(t, c.want, string(b))
-			require.Empty(t, typeLists(got, ""))
+			require.Empty(t, toolspec.TypeLists(got))
 			before, after := compileDoc(t, doc), compileDoc(t, got)
 			for _, v := range c.values {
 				inst, err := jsonschema.UnmarshalJSON(strings.NewReader(v))
@@ -102,7 +81,7 @@ func TestPortableSchemasOfMCPTools(t *testing.T) {
 		for what, doc := range map[string]any{"input": in, "output": s.OutputSchema()} {
 			require.NotNil(t, doc, "%s declares its %s", s.Name, what)
 			p := toolspec.Portable(doc)
-			require.Empty(t, typeLists(p, ""), "%s's %s schema", s.Name, what)
+			require.Empty(t, toolspec.TypeLists(p), "%s's %s schema", s.Name, what)
 			compileDoc(t, p)
 		}
 	}
