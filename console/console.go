@@ -118,7 +118,7 @@ func New(o Options) (*Server, error) {
 		limiter: auth.NewFailureLimiter(auth.FailureBurst, auth.FailureRate),
 		reviews: &reviewListing{client: o.Client, ttl: o.ReviewListingTTL}}
 	s.local = &session{id: "local", csrf: randomHex(24), name: o.Reviewer}
-	for _, page := range []string{"runs", "run", "reviews", "workflows", "workflow", "login", "build", "evals", "eval"} {
+	for _, page := range []string{"runs", "run", "reviews", "workflows", "workflow", "login", "build", "evals", "eval", "notfound"} {
 		t, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFiles, "templates/layout.html", "templates/"+page+".html")
 		if err != nil {
 			return nil, err
@@ -167,6 +167,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /api/runs/{id}/retry", s.guard(s.apiRetry))
 	mux.HandleFunc("POST /api/validate", s.guard(s.apiValidate))
 	mux.HandleFunc("POST /api/workflows/{name}/runs", s.guard(s.apiStart))
+	mux.HandleFunc("/", s.notFound)
 	// Pages and JSON are compressed (a 100-step run page is 75 KB of HTML, 9 KB gzipped); the
 	// event stream is not, so each snapshot leaves at once.
 	zipped := gzhttp.GzipHandler(mux)

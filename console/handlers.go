@@ -10,6 +10,7 @@ import (
 	"math"
 	"net/http"
 	"net/url"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -787,4 +788,22 @@ func (s *Server) apiInputs(w http.ResponseWriter, r *http.Request, sess *session
 		return
 	}
 	writeJSON(w, http.StatusOK, calls)
+}
+
+// notFound answers a path the console has no page for: a JSON error under /api/, else a page that
+// says so and where to go (the console's pages, and a search of the runs for the path's last part,
+// which is often a run's id), behind the login as every page is.
+func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
+	if strings.HasPrefix(r.URL.Path, "/api/") {
+		writeError(w, http.StatusNotFound, fmt.Sprintf("no such endpoint: %s %s", r.Method, r.URL.Path))
+		return
+	}
+	s.page(func(w http.ResponseWriter, r *http.Request, sess *session) {
+		d := s.base(sess, "Not found", "")
+		d.Next = r.URL.Path
+		if last := path.Base(strings.TrimRight(r.URL.Path, "/")); last != "/" && last != "." && len(last) <= 200 {
+			d.Workflow = last
+		}
+		s.render(w, "notfound", d, http.StatusNotFound)
+	})(w, r)
 }
