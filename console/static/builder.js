@@ -351,7 +351,8 @@
   function nodeLabel(s, n) {
     const spec = tools.get(s.tool);
     const what = spec ? `${s.tool} step (${spec.category})` : `step with unknown tool ${s.tool}`;
-    return `${s.id}, ${what}${n ? `, ${n} problem${n > 1 ? 's' : ''}` : ''}`;
+    const name = s.name && s.name !== s.id ? `${s.name} (${s.id})` : s.id;
+    return `${name}, ${what}${s.forEach ? ', forEach' : ''}${s.condition ? ', if' : ''}${n ? `, ${n} problem${n > 1 ? 's' : ''}` : ''}`;
   }
 
   function render() {
@@ -376,8 +377,9 @@
         const title = s.name || s.id;
         content.replaceChildren(
           el('span', { class: 'b-band' }),
-          el('span', { class: 'b-node-title', title }, title),
-          el('span', { class: 'b-node-sub' }, `${s.tool || '?'}${s.forEach ? ' · forEach' : ''}${s.condition ? ' · if' : ''}`),
+          // aria-hidden: the node's accessible name (nodeLabel) says what it shows
+          el('span', { class: 'b-node-title', title, 'aria-hidden': 'true' }, title),
+          el('span', { class: 'b-node-sub', 'aria-hidden': 'true' }, `${s.tool || '?'}${s.forEach ? ' · forEach' : ''}${s.condition ? ' · if' : ''}`),
           el('span', { class: 'b-badge', 'aria-hidden': 'true', hidden: true }));
         node.querySelector('.input').setAttribute('title', `what ${s.id} reads`);
         node.querySelector('.output').setAttribute('title', `drag to the step that reads ${s.id}'s output`);
@@ -733,7 +735,8 @@
       el('h3', {}, el('span', { class: `chip c-${c}` }, c)),
       el('ul', {}, cats[c].map((t) => el('li', {},
         el('button', { type: 'button', class: `b-tool c-${c}`, 'data-tool': t.name, title: t.description || t.title || t.name,
-          'aria-label': `Add a ${t.name} step: ${t.title || ''}` }, el('strong', {}, t.name), ' ', el('small', {}, t.title || '')))))),
+          // the name starts with the words the button shows (WCAG 2.5.3, label in name)
+          'aria-label': `${t.name} ${t.title || ''}: add this step`.replace(/\s+:/, ':') }, el('strong', {}, t.name), ' ', el('small', {}, t.title || '')))))),
     ));
   }
   document.getElementById('b-filter').addEventListener('input', palette);

@@ -289,7 +289,9 @@
       g.append(svg('rect', { class: 'box', width: NODE_W, height: NODE_H, rx: 7 }));
       g.append(svg('rect', { class: 'band', width: 6, height: NODE_H, rx: 3 }));
       const title = n.name || n.id;
-      const label = svg('text', { class: 'label', x: 14, y: 20 }, title);
+      // the words drawn in the node are aria-hidden: its accessible name (nodeName) says them
+      // whole (the drawn name may be cut), so the name holds all the node shows
+      const label = svg('text', { class: 'label', x: 14, y: 20, 'aria-hidden': 'true' }, title);
       g.append(label);
       g.append(svg('text', { class: 'st-mark', x: NODE_W - 8, y: 20, 'text-anchor': 'end', 'aria-hidden': 'true' }, ''));
       const marks = [n.tool];
@@ -297,8 +299,8 @@
       if (n.loop) marks.push('loop');
       if (n.condition) marks.push('if');
       if (n.branch) marks.push(n.branch.split(': ')[1]);
-      g.append(svg('text', { class: 'sub', x: 14, y: 38 }, marks.join(' · ')));
-      g.append(svg('text', { class: 'progress', x: NODE_W - 8, y: 38, 'text-anchor': 'end' }, ''));
+      g.append(svg('text', { class: 'sub', x: 14, y: 38, 'aria-hidden': 'true' }, marks.join(' · ')));
+      g.append(svg('text', { class: 'progress', x: NODE_W - 8, y: 38, 'text-anchor': 'end', 'aria-hidden': 'true' }, ''));
       g.append(svg('title', {}, `${n.id} (${n.tool}, ${n.category})${n.condition ? '\nif ' + n.condition : ''}${n.forEach ? '\nforEach ' + n.forEach : ''}${n.branch ? '\nbranch ' + n.branch : ''}`));
       const select = () => onSelect && onSelect(n.id);
       g.addEventListener('click', select);
