@@ -14,12 +14,12 @@ import (
 
 // nameMismatches lists the controls of the page whose accessible name (aria-label) does not hold
 // the words they show (axe's label-content-name-mismatch, WCAG 2.5.3): the text of each button or
-// link that has an aria-label, without its aria-hidden parts, compared as axe does — letters and
-// digits only, case and spacing aside.
+// link that has an aria-label (an svg title of it included, as axe reads it), without its
+// aria-hidden parts, compared as axe does — letters and digits only, case and spacing aside.
 const nameMismatches = `(() => {
   const curate = (s) => s.toLowerCase().replace(/[^\p{L}\p{N}\s]/gu, '').replace(/\s+/g, ' ').trim();
   const shown = (e) => [...e.childNodes].map((c) => c.nodeType === 3 ? c.textContent
-    : c.nodeType === 1 && c.getAttribute('aria-hidden') !== 'true' && c.tagName.toLowerCase() !== 'title' ? shown(c) : '').join(' ');
+    : c.nodeType === 1 && c.getAttribute('aria-hidden') !== 'true' ? shown(c) : '').join(' ');
   const out = [];
   for (const e of document.querySelectorAll('[aria-label]')) {
     const role = e.getAttribute('role') || e.tagName.toLowerCase();

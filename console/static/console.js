@@ -301,7 +301,8 @@
       if (n.branch) marks.push(n.branch.split(': ')[1]);
       g.append(svg('text', { class: 'sub', x: 14, y: 38, 'aria-hidden': 'true' }, marks.join(' · ')));
       g.append(svg('text', { class: 'progress', x: NODE_W - 8, y: 38, 'text-anchor': 'end', 'aria-hidden': 'true' }, ''));
-      g.append(svg('title', {}, `${n.id} (${n.tool}, ${n.category})${n.condition ? '\nif ' + n.condition : ''}${n.forEach ? '\nforEach ' + n.forEach : ''}${n.branch ? '\nbranch ' + n.branch : ''}`));
+      // the tooltip says more than the name: aria-hidden, or it would be read as the node's content
+      g.append(svg('title', { 'aria-hidden': 'true' }, `${n.id} (${n.tool}, ${n.category})${n.condition ? '\nif ' + n.condition : ''}${n.forEach ? '\nforEach ' + n.forEach : ''}${n.branch ? '\nbranch ' + n.branch : ''}`));
       const select = () => onSelect && onSelect(n.id);
       g.addEventListener('click', select);
       g.addEventListener('keydown', (ev) => { if (ev.key === 'Enter' || ev.key === ' ') select(); });
