@@ -957,7 +957,7 @@
         if (!c) { const n = decidedCard(runId, d); cards.set(id, n); pending.append(n); } else if (!c.classList.contains('sending')) settle(c, d);
       });
       cards.forEach((c, id) => { if (!live.has(id) && !decided.has(id) && !settling(c)) { c.remove(); cards.delete(id); } });
-      pending.hidden = !cards.size;
+      document.getElementById('pending-section').hidden = !cards.size;
     }
 
     function apply(s) {
