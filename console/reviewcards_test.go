@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
+	commonpb "go.temporal.io/api/common/v1"
 	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	workflowpb "go.temporal.io/api/workflow/v1"
@@ -23,6 +25,7 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/weftworks/weft/auth"
 	weftclient "github.com/weftworks/weft/client"
 	"github.com/weftworks/weft/console"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
@@ -97,6 +100,18 @@ func (f *gatedTemporal) UpdateWorkflow(_ context.Context, o tclient.UpdateWorkfl
 	}
 	f.state = &st
 	return takenHandle{&d}, nil
+}
+
+// ListWorkflow lists the run while its review waits (the reviews page's listing).
+func (f *gatedTemporal) ListWorkflow(_ context.Context, r *workflowservice.ListWorkflowExecutionsRequest) (*workflowservice.ListWorkflowExecutionsResponse, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.state.GetPendingReviews()) == 0 || strings.Contains(r.Query, `ExecutionStatus != "Running"`) {
+		return &workflowservice.ListWorkflowExecutionsResponse{}, nil
+	}
+	return &workflowservice.ListWorkflowExecutionsResponse{Executions: []*workflowpb.WorkflowExecutionInfo{{
+		Execution: &commonpb.WorkflowExecution{WorkflowId: "weft-fixture"}, Type: &commonpb.WorkflowType{Name: workflows.WorkflowType},
+		Status: enums.WORKFLOW_EXECUTION_STATUS_RUNNING, StartTime: timestamppb.New(time.Now().Add(-time.Minute))}}}, nil
 }
 
 // takenHandle answers a decision the run took with the decision.
@@ -295,4 +310,35 @@ func TestCancelledForEachCountsCompletedItems(t *testing.T) {
 	require.Equal(t, "Items (1/4 done)", got.Head)
 	require.Equal(t, "1/4", got.Row)
 	require.Equal(t, []string{"✓ completed", "⊘ cancelled", "not run", "not run"}, got.Items)
+}
+
+// TestReviewsPageSaysWhoDecidedElsewhere: on the reviews page a card whose gate another viewer
+// decided is not taken away: it says who decided what, as the run records it, and offers no
+// buttons any more.
+func TestReviewsPageSaysWhoDecidedElsewhere(t *testing.T) {
+	f := newGated(t)
+	o := console.Options{Client: weftclient.New(f, "console-test"), RequireLogin: true, ReviewListingTTL: -1}
+	var keys map[string]string
+	o.Keys, keys = testKeys(t)
+	srv := newConsole(t, o)
+	ctx := chromium(t)
+	var n int
+	run(t, ctx, "ana's reviews", chromedp.Navigate(srv.URL+"/login?next=/reviews"), chromedp.SendKeys(`input[name="key"]`, keys["ana"]),
+		chromedp.Submit(`form.login`), chromedp.WaitVisible(`#review-list .card button.approve`),
+		chromedp.Evaluate(`document.querySelectorAll('#review-list .card .actions button').length`, &n))
+	require.Equal(t, 3, n)
+	c, token := loginAs(t, srv, keys["env"])
+	for _, code := range []int{http.StatusBadRequest, http.StatusOK} { // the run refuses the first (gatedTemporal)
+		got, out := post(t, c, srv.URL+"/api/runs/weft-fixture/reviews", token, srv.URL, `{"id":"check","decision":"approve","comment":"fine","digest":"d1"}`)
+		require.Equal(t, code, got, out)
+	}
+	var status, none string
+	run(t, ctx, "decided by another", chromedp.Poll(`(document.querySelector('#review-list .card .card-status') || {}).textContent.includes('approved by')`, nil, chromedp.WithPollingTimeout(20*time.Second)),
+		liveText(`#review-list .card .card-status`, &status), chromedp.Evaluate(`document.querySelectorAll('#review-list .card .actions button').length`, &n),
+		chromedp.Evaluate(`document.getElementById('no-reviews').hidden ? '' : document.getElementById('no-reviews').textContent`, &none))
+	require.Contains(t, status, "approved by "+auth.EnvKeyName)
+	require.Contains(t, status, "“fine”")
+	require.Zero(t, n, "no buttons on a gate decided")
+	require.Equal(t, "Nothing waits for a decision.", none)
+	shot(t, ctx, "reviews-decided-elsewhere")
 }

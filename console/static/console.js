@@ -1226,16 +1226,31 @@
           list.append(c);
         }
       }
-      cards.forEach((c, key) => { if (!live.has(key) && !settling(c)) { c.remove(); cards.delete(key); } });
+      // a gate that waits no more and that this page did not decide (another viewer did, or its
+      // run ended) is not taken away under the person's eyes: its card says so, and then who
+      // decided what, as its run records it
+      cards.forEach((c, key) => { if (!live.has(key) && !settling(c)) gone(c); });
       // the sentences are the server's (console/handlers.go reviewCounts), as the page was rendered
       counted = counted || { total: '', none: '' };
       const none = document.getElementById('no-reviews');
-      none.hidden = cards.size > 0 || !counted.none;
+      none.hidden = live.size > 0 || !counted.none;
       // (the count is a live region: setText writes it only when it changed)
       setText(none, counted.none);
       setText(document.getElementById('review-total'), counted.total);
       if (pager) pagerLinks(pager);
       if (counted.total) reviewCount(total || 0, !!counted.more);
+    }
+    function gone(card) {
+      card.classList.add('decided', 'gone');
+      const status = card.querySelector('.card-status');
+      status.classList.remove('error');
+      status.textContent = 'no longer waiting: decided elsewhere, or its run ended';
+      card.querySelectorAll('.actions, .edit-data, .send-edit, .comment, .may-not').forEach((x) => x.remove());
+      get(`/api/runs/${encodeURIComponent(card.dataset.run)}`).then((v) => {
+        const d = ((v.snapshot && v.snapshot.decided) || []).find((x) => x.id === card.dataset.review);
+        if (d) settle(card, d);
+        else if (v.snapshot && v.snapshot.closed) status.textContent = `no longer waiting: its run ${v.snapshot.status.replaceAll('_', ' ')}`;
+      }).catch(() => {});
     }
     show(JSON.parse(list.dataset.reviews || '{}') || {});
     const f = document.getElementById('reviewer');
