@@ -249,6 +249,10 @@ type RunView struct {
 	GraphErr string    `json:"graphError,omitempty"`
 	Snapshot *Snapshot `json:"snapshot"`
 	UI       string    `json:"temporalUI,omitempty"`
+	// MayAct: the viewer may cancel and retry the run (the runner role, and weftclient.MayAct:
+	// its starter, an admin, the operator). The page shows Cancel and Retry only then; the
+	// server refuses the others still.
+	MayAct bool `json:"mayAct"`
 }
 
 // Snapshot is a run's state as the page shows it: the state query's answer (steps, reviews,
@@ -310,6 +314,20 @@ func (s *Server) snapshot(ctx context.Context, id string) (*Snapshot, error) {
 	return snap, nil
 }
 
+// mayAct says whether ctx's caller may cancel or retry run id: the runner role, as the endpoints
+// ask (Server.may), and weftclient.CheckAct's rule. A starter that cannot be read says no.
+func (s *Server) mayAct(ctx context.Context, id string) bool {
+	who := weftclient.Caller(ctx)
+	if who == nil || who.Has(auth.RoleAdmin) {
+		return true
+	}
+	if !who.Has(auth.RoleRunner) {
+		return false
+	}
+	owner, err := s.o.Client.StartedBy(ctx, id)
+	return err == nil && weftclient.MayAct(who, owner)
+}
+
 // retryOffered says whether the console offers to retry a run of status: a failed one, which has
 // a failed step to resume from.
 func retryOffered(status string) bool { return status == weftclient.RunFailed }
@@ -319,7 +337,7 @@ func (s *Server) runView(ctx context.Context, id string) (*RunView, error) {
 	if err != nil {
 		return nil, err
 	}
-	v := &RunView{ID: id, Snapshot: snap}
+	v := &RunView{ID: id, Snapshot: snap, MayAct: s.mayAct(ctx, id)}
 	if w, err := s.o.Client.Workflow(ctx, id); err != nil {
 		v.GraphErr = err.Error()
 	} else {

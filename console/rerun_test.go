@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
 	commonpb "go.temporal.io/api/common/v1"
@@ -379,5 +380,33 @@ func TestRunStepAloneSettings(t *testing.T) {
 		got, _ := d["name"].(string)
 		require.Len(t, got, 200, "the name is as long as it may be")
 		require.True(t, strings.HasPrefix(got, "www") && strings.HasSuffix(got, "-b-alone"), got)
+	}
+}
+
+// TestRunActionsOnlyForWhoMayAct: the run page shows Cancel and Retry only to who may act on the
+// run (the runner role and weftclient.MayAct: its starter, an admin, the operator), so nobody
+// else is refused after a click: carl on the failed run he started, and an admin, see Retry; on
+// the operator's run, a reader, a reviewer and carl (who did not start it) do not.
+func TestRunActionsOnlyForWhoMayAct(t *testing.T) {
+	ctx := chromium(t)
+	for _, tc := range []struct {
+		owner, who string
+		may        bool
+	}{{"carl", "carl", true}, {"carl", "env", true}, {"", "carl", false}, {"", "rita", false}, {"", "ana", false}} {
+		_, srv, keys := rerunConsoleOf(t, enums.WORKFLOW_EXECUTION_STATUS_FAILED, true, &fixtureTemporal{startedBy: tc.owner})
+		c, _ := loginAs(t, srv, keys[tc.who])
+		resp, err := c.Get(srv.URL + "/api/runs/weft-fixture")
+		require.NoError(t, err)
+		var v struct {
+			MayAct bool `json:"mayAct"`
+		}
+		require.NoError(t, json.NewDecoder(resp.Body).Decode(&v))
+		resp.Body.Close()
+		require.Equal(t, tc.may, v.MayAct, "%s on %q's run", tc.who, tc.owner)
+		var hidden bool
+		run(t, ctx, tc.who, network.ClearBrowserCookies(), chromedp.Navigate(srv.URL+"/login?next=/runs/weft-fixture"),
+			chromedp.SendKeys(`input[name="key"]`, keys[tc.who]), chromedp.Submit(`form.login`), chromedp.WaitVisible(`svg#graph g.node`),
+			chromedp.Evaluate(`getComputedStyle(document.getElementById('retry')).display === 'none'`, &hidden))
+		require.Equal(t, !tc.may, hidden, "%s on %q's run: Retry shown only to who may", tc.who, tc.owner)
 	}
 }

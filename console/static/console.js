@@ -971,9 +971,10 @@
       const errEl = document.getElementById('run-error');
       errEl.hidden = !(st.error || s.stateError);
       errEl.textContent = st.error || (s.stateError ? `state unavailable: ${s.stateError}` : '');
-      document.getElementById('cancel').hidden = s.closed;
+      // Cancel and Retry only for who may (view.mayAct): the server refuses the others still
+      document.getElementById('cancel').hidden = s.closed || view.mayAct === false;
       const retry = document.getElementById('retry');
-      if (retry) retry.hidden = !s.retryable;
+      if (retry) retry.hidden = !s.retryable || view.mayAct === false;
       if (st.output !== undefined) document.getElementById('run-output').replaceChildren(jsonBlock(st.output, true));
       showReviews();
       render();
