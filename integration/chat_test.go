@@ -163,7 +163,7 @@ func TestChatOverMCP(t *testing.T) {
 	c := dial(t)
 	queue := "chat-mcp"
 	startWorker(t, c, queue, map[string]activities.Handler{"llm": chatLLM, "search": fakeSearch})
-	g := mcp.New(mcp.Options{Version: "test", Address: server.Address, Namespace: server.Namespace, TaskQueue: queue, NoBuiltins: true})
+	g := mcp.New(mcp.Options{Version: "test", CheckResults: true, Address: server.Address, Namespace: server.Namespace, TaskQueue: queue, NoBuiltins: true})
 	mc, err := mcpclient.NewInProcessClient(g.Server())
 	require.NoError(t, err)
 	ctx := context.Background()

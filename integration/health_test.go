@@ -34,7 +34,7 @@ func TestHealthChecksOnTheStack(t *testing.T) {
 		{"without one", "", "not configured"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			g := mcp.New(mcp.Options{Version: "test", Revision: "eb97aed", Modified: true, Address: server.Address, Namespace: server.Namespace, TaskQueue: "health", Config: activities.Config{MongoDBURI: tc.uri, Database: "health"}})
+			g := mcp.New(mcp.Options{Version: "test", CheckResults: true, Revision: "eb97aed", Modified: true, Address: server.Address, Namespace: server.Namespace, TaskQueue: "health", Config: activities.Config{MongoDBURI: tc.uri, Database: "health"}})
 			srv := httptest.NewServer(g.HTTPHandler(&auth.Keys{}, []string{"127.0.0.1"}, slog.New(slog.NewTextHandler(io.Discard, nil))))
 			defer srv.Close()
 			resp, err := http.Get(srv.URL + "/health")

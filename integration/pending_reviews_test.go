@@ -148,7 +148,7 @@ func TestPendingReviewsEverywhere(t *testing.T) {
 	require.NoError(t, err)
 	keys, err := auth.LoadKeys(keyFile)
 	require.NoError(t, err)
-	g := mcp.New(mcp.Options{Version: "test", Address: server.Address, Namespace: server.Namespace, TaskQueue: queue, Wait: 30 * time.Second})
+	g := mcp.New(mcp.Options{Version: "test", CheckResults: true, Address: server.Address, Namespace: server.Namespace, TaskQueue: queue, Wait: 30 * time.Second})
 	ms := httptest.NewServer(g.HTTPHandler(keys, []string{"127.0.0.1"}, slog.New(slog.NewTextHandler(io.Discard, nil))))
 	defer ms.Close()
 	answer, msg, isErr := newMCPSession(t, ms.URL+"/mcp", key, "agent").call("weft_executions", map[string]any{"awaitingReview": true})

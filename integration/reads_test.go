@@ -72,7 +72,7 @@ func TestIdentityReads(t *testing.T) {
 	carlKey := key("carl", "runner")
 	keys, err := auth.LoadKeys(keyFile)
 	require.NoError(t, err)
-	g := mcp.New(mcp.Options{Version: "test", Address: server.Address, Namespace: server.Namespace, TaskQueue: queue, Wait: 30 * time.Second})
+	g := mcp.New(mcp.Options{Version: "test", CheckResults: true, Address: server.Address, Namespace: server.Namespace, TaskQueue: queue, Wait: 30 * time.Second})
 	srv := httptest.NewServer(g.HTTPHandler(keys, []string{"127.0.0.1"}, slog.New(slog.NewTextHandler(io.Discard, nil))))
 	defer srv.Close()
 	session := func(k string) *mcpSession { return newMCPSession(t, srv.URL+"/mcp", k, "reads") }

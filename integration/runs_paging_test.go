@@ -86,7 +86,7 @@ func TestRunsPagesAndSearch(t *testing.T) {
 		require.NoError(t, err)
 		keys, err := auth.LoadKeys(keyFile)
 		require.NoError(t, err)
-		g := mcp.New(mcp.Options{Version: "test", Address: server.Address, Namespace: server.Namespace, TaskQueue: queue})
+		g := mcp.New(mcp.Options{Version: "test", CheckResults: true, Address: server.Address, Namespace: server.Namespace, TaskQueue: queue})
 		srv := httptest.NewServer(g.HTTPHandler(keys, []string{"127.0.0.1"}, slog.New(slog.NewTextHandler(io.Discard, nil))))
 		defer srv.Close()
 		s := newMCPSession(t, srv.URL+"/mcp", key, "paging")

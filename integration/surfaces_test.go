@@ -131,7 +131,7 @@ func TestSurfacesTellOneStory(t *testing.T) {
 	require.NoError(t, err)
 	keys, err := auth.LoadKeys(keyFile)
 	require.NoError(t, err)
-	g := mcp.New(mcp.Options{Version: "test", Address: server.Address, Namespace: server.Namespace, TaskQueue: queue, WorkflowsDir: env.dir})
+	g := mcp.New(mcp.Options{Version: "test", CheckResults: true, Address: server.Address, Namespace: server.Namespace, TaskQueue: queue, WorkflowsDir: env.dir})
 	srv := httptest.NewServer(g.HTTPHandler(keys, []string{"127.0.0.1"}, slog.New(slog.NewTextHandler(io.Discard, nil))))
 	t.Cleanup(srv.Close)
 	session := newMCPSession(t, srv.URL+"/mcp", key, "surfaces")

@@ -52,7 +52,7 @@ func newHostileGateway(t *testing.T, queue string, script ...fakellm.Reply) *hos
 	require.NoError(t, err)
 	keys, err := auth.LoadKeys(keyFile)
 	require.NoError(t, err)
-	g := mcp.New(mcp.Options{Version: "test", Address: server.Address, Namespace: server.Namespace, TaskQueue: queue, Config: cfg, Wait: 30 * time.Second})
+	g := mcp.New(mcp.Options{Version: "test", CheckResults: true, Address: server.Address, Namespace: server.Namespace, TaskQueue: queue, Config: cfg, Wait: 30 * time.Second})
 	srv := httptest.NewServer(g.HTTPHandler(keys, []string{"127.0.0.1"}, slog.New(slog.NewTextHandler(io.Discard, nil))))
 	t.Cleanup(srv.Close)
 	session := newMCPSession(t, srv.URL+"/mcp", key, "attacker")
@@ -218,7 +218,7 @@ func TestHostileLookupsOfAnothersRuns(t *testing.T) {
 	bobKey, carlKey, ritaKey, rootKey := key("bob", "runner"), key("carl", "runner"), key("rita", "reader"), key("root", "admin")
 	keys, err := auth.LoadKeys(keyFile)
 	require.NoError(t, err)
-	g := mcp.New(mcp.Options{Version: "test", Address: server.Address, Namespace: server.Namespace, TaskQueue: queue, Wait: 30 * time.Second})
+	g := mcp.New(mcp.Options{Version: "test", CheckResults: true, Address: server.Address, Namespace: server.Namespace, TaskQueue: queue, Wait: 30 * time.Second})
 	srv := httptest.NewServer(g.HTTPHandler(keys, []string{"127.0.0.1"}, slog.New(slog.NewTextHandler(io.Discard, nil))))
 	defer srv.Close()
 	session := func(k string) *mcpSession { return newMCPSession(t, srv.URL+"/mcp", k, "hostile") }

@@ -220,7 +220,7 @@ func TestReviewFormSelects(t *testing.T) {
 // TestAskState: a requestState opens only in the gateway that sealed it, for the key and tool
 // it was issued to, before it expires.
 func TestAskState(t *testing.T) {
-	g := New(Options{Version: "test", Address: "127.0.0.1:1", Namespace: "default"})
+	g := New(Options{Version: "test", CheckResults: true, Address: "127.0.0.1:1", Namespace: "default"})
 	ana := auth.WithIdentity(context.Background(), auth.Identity{Name: "ana", Roles: []string{auth.RoleReviewer}})
 	bo := auth.WithIdentity(context.Background(), auth.Identity{Name: "bo", Roles: []string{auth.RoleReviewer}})
 	sealed := g.sealState(askState{Run: "r1", Gate: "approval", Key: "ana", Tool: "wf_x", Expiry: 1 << 40})

@@ -62,6 +62,11 @@ type Options struct {
 	Security weftclient.Security
 	// Interceptors wrap its Temporal calls (tracing).
 	Interceptors []interceptor.ClientInterceptor
+	// CheckResults checks every tool result against the tool's output schema before it is sent
+	// (mcp-go's output-schema validation). Off by default: the results are encoded from the Go
+	// types the schemas are derived from, and the check cost a call more than the rest of the
+	// gateway did (issue 47); the tests turn it on, and MCP clients check results too.
+	CheckResults bool
 }
 
 // Gateway is an MCP server over weft.
@@ -122,11 +127,15 @@ func New(o Options) *Gateway {
 	hooks.AddOnUnregisterSession(g.caps.forget)
 	g.subs = newSubscriptions(g)
 	g.subs.hook(hooks)
-	g.srv = server.NewMCPServer("weft", o.Version, server.WithToolCapabilities(true), server.WithResourceCapabilities(true, false),
+	opts := []server.ServerOption{server.WithToolCapabilities(true), server.WithResourceCapabilities(true, false),
 		server.WithLogging(), server.WithPromptCapabilities(true), server.WithCompletions(),
 		server.WithPromptCompletionProvider(completer{g}), server.WithResourceCompletionProvider(completer{g}),
 		server.WithToolHandlerMiddleware(logCalls), server.WithToolHandlerMiddleware(g.authorize), server.WithToolHandlerMiddleware(withProgressToken), server.WithToolHandlerMiddleware(g.reviewsInClient), server.WithHooks(hooks),
-		server.WithOutputSchemaValidation(), server.WithRecovery(), server.WithInstructions("weft runs durable AI/RAG workflows. Use weft_query to answer from the knowledge base, weft_workflows and weft_run_workflow to run pipelines, weft_execution to follow them and weft_review to approve paused steps."))
+		server.WithRecovery(), server.WithInstructions("weft runs durable AI/RAG workflows. Use weft_query to answer from the knowledge base, weft_workflows and weft_run_workflow to run pipelines, weft_execution to follow them and weft_review to approve paused steps.")}
+	if o.CheckResults {
+		opts = append(opts, server.WithOutputSchemaValidation())
+	}
+	g.srv = server.NewMCPServer("weft", o.Version, opts...)
 	for _, name := range KnowledgeTools {
 		spec, _ := toolspec.Lookup(name)
 		g.srv.AddTool(registryTool(spec), g.knowledge(spec))
@@ -154,38 +163,63 @@ func annotations(title string, a toolspec.Annotations) mcplib.ToolAnnotation {
 // holds null is left out (a Go list or map nobody filled is written null): the output schemas say
 // what a field holds when it is there, and require none.
 func result(v any) *mcplib.CallToolResult {
-	b, err := json.Marshal(v)
+	doc, ok := withoutNulls(v)
+	if !ok { // not plain JSON values yet (a Go struct somewhere): their JSON form
+		b, err := json.Marshal(v)
+		if err != nil {
+			return mcplib.NewToolResultError("encoding the result: " + err.Error())
+		}
+		var plain any
+		if err := json.Unmarshal(b, &plain); err != nil {
+			return mcplib.NewToolResultError("encoding the result: " + err.Error())
+		}
+		doc, _ = withoutNulls(plain)
+	}
+	b, err := json.Marshal(doc)
 	if err != nil {
-		return mcplib.NewToolResultError("encoding the result: " + err.Error())
-	}
-	var doc any
-	if err := json.Unmarshal(b, &doc); err != nil {
-		return mcplib.NewToolResultError("encoding the result: " + err.Error())
-	}
-	doc = dropNulls(doc)
-	if b, err = json.Marshal(doc); err != nil {
 		return mcplib.NewToolResultError("encoding the result: " + err.Error())
 	}
 	return mcplib.NewToolResultStructured(doc, string(b))
 }
 
-// dropNulls removes the members of every object in v that hold null.
-func dropNulls(v any) any {
+// withoutNulls copies v, a value made of JSON's own Go forms (maps of any, lists of any, strings,
+// numbers, booleans), leaving out every object member that holds null; it never changes v (a tool
+// may hand back a value it keeps). ok is false when v holds any other Go value: its JSON form may
+// hold nulls this walk cannot see, so the caller encodes it first.
+func withoutNulls(v any) (out any, ok bool) {
 	switch d := v.(type) {
 	case map[string]any:
+		if d == nil {
+			return nil, true
+		}
+		m := make(map[string]any, len(d))
 		for k, x := range d {
-			if x == nil {
-				delete(d, k)
-				continue
+			c, ok := withoutNulls(x)
+			if !ok {
+				return nil, false
 			}
-			d[k] = dropNulls(x)
+			if c != nil {
+				m[k] = c
+			}
 		}
+		return m, true
 	case []any:
-		for i, x := range d {
-			d[i] = dropNulls(x)
+		if d == nil {
+			return nil, true
 		}
+		l := make([]any, len(d))
+		for i, x := range d {
+			c, ok := withoutNulls(x)
+			if !ok {
+				return nil, false
+			}
+			l[i] = c
+		}
+		return l, true
+	case nil, string, float64, bool, json.Number, int, int64:
+		return d, true
 	}
-	return v
+	return nil, false
 }
 
 // knowledge runs a read-only tool in the gateway, or a data-changing one as a durable execution.

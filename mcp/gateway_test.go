@@ -32,7 +32,7 @@ func gateway(t *testing.T) (*httptest.Server, string) {
 	require.NoError(t, err)
 	keys, err := auth.LoadKeys(keyFile)
 	require.NoError(t, err)
-	g := mcp.New(mcp.Options{Version: "test", Address: "127.0.0.1:1", Namespace: "default"})
+	g := mcp.New(mcp.Options{Version: "test", CheckResults: true, Address: "127.0.0.1:1", Namespace: "default"})
 	srv := httptest.NewServer(g.HTTPHandler(keys, []string{"127.0.0.1"}, slog.New(slog.NewTextHandler(io.Discard, nil))))
 	t.Cleanup(srv.Close)
 	return srv, key
@@ -177,7 +177,7 @@ func TestAuthHealthAndHosts(t *testing.T) {
 
 func TestWorkflowsDirChangesUpdateTheTools(t *testing.T) {
 	dir := t.TempDir()
-	g := mcp.New(mcp.Options{Version: "test", Address: "127.0.0.1:1", WorkflowsDir: dir, NoBuiltins: true})
+	g := mcp.New(mcp.Options{Version: "test", CheckResults: true, Address: "127.0.0.1:1", WorkflowsDir: dir, NoBuiltins: true})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go g.WatchWorkflows(ctx, 20*time.Millisecond)
@@ -202,7 +202,7 @@ func TestRevokedKeyRefusedByRunningGateway(t *testing.T) {
 	require.NoError(t, err)
 	keys, err := auth.LoadKeys(f)
 	require.NoError(t, err)
-	g := mcp.New(mcp.Options{Version: "test", Address: "127.0.0.1:1", NoBuiltins: true})
+	g := mcp.New(mcp.Options{Version: "test", CheckResults: true, Address: "127.0.0.1:1", NoBuiltins: true})
 	srv := httptest.NewServer(g.HTTPHandler(keys, []string{"127.0.0.1"}, slog.New(slog.NewTextHandler(io.Discard, nil))))
 	defer srv.Close()
 	status := func(key string) int {
@@ -230,7 +230,7 @@ func TestListChangedOnlyOnRealChanges(t *testing.T) {
 		  "steps":[{"id":"t","tool":"template","inputs":{"text":"x"}}]}`), 0o644))
 	}
 	expose("first")
-	g := mcp.New(mcp.Options{Version: "test", Address: "127.0.0.1:1", WorkflowsDir: dir})
+	g := mcp.New(mcp.Options{Version: "test", CheckResults: true, Address: "127.0.0.1:1", WorkflowsDir: dir})
 	c, err := client.NewInProcessClient(g.Server())
 	require.NoError(t, err)
 	defer c.Close()
@@ -285,7 +285,7 @@ func TestWrongKeysAreThrottled(t *testing.T) {
 
 // TestValidateNamesItsArgument: a call with the wrong argument name says which one it takes.
 func TestValidateNamesItsArgument(t *testing.T) {
-	g := mcp.New(mcp.Options{Version: "test", Address: "127.0.0.1:1", NoBuiltins: true})
+	g := mcp.New(mcp.Options{Version: "test", CheckResults: true, Address: "127.0.0.1:1", NoBuiltins: true})
 	c, err := client.NewInProcessClient(g.Server())
 	require.NoError(t, err)
 	defer c.Close()

@@ -15,7 +15,7 @@ import (
 // its collections: with a store whose listing takes longer than the health check's 2 s (19
 // collections took 6.2 s, issue 40), the store is still "ok" while it answers a ping.
 func TestHealthPingsTheStore(t *testing.T) {
-	g := New(Options{Version: "test", Address: "127.0.0.1:1", NoBuiltins: true, Config: activities.Config{MongoDBURI: "mongodb://store.invalid"}})
+	g := New(Options{Version: "test", CheckResults: true, Address: "127.0.0.1:1", NoBuiltins: true, Config: activities.Config{MongoDBURI: "mongodb://store.invalid"}})
 	var listed, pinged atomic.Int32
 	g.tools[toolspec.Collections.Name] = func(ctx context.Context, _ map[string]any) (any, *toolspec.Usage, error) {
 		listed.Add(1)

@@ -31,7 +31,7 @@ func hygieneGateway(t *testing.T, bodyTimeout time.Duration) (*httptest.Server, 
 	old := bodyReadTimeout
 	bodyReadTimeout = bodyTimeout
 	t.Cleanup(func() { bodyReadTimeout = old })
-	g := New(Options{Version: "test", Address: "127.0.0.1:1", Namespace: "default"})
+	g := New(Options{Version: "test", CheckResults: true, Address: "127.0.0.1:1", Namespace: "default"})
 	srv := httptest.NewServer(g.HTTPHandler(keys, []string{"127.0.0.1", "localhost"}, slog.New(slog.NewTextHandler(io.Discard, nil))))
 	t.Cleanup(srv.Close)
 	return srv, key

@@ -37,7 +37,7 @@ func rolesGateway(t *testing.T) (*httptest.Server, map[string]string) {
 	}
 	loaded, err := auth.LoadKeys(keyFile)
 	require.NoError(t, err)
-	g := mcp.New(mcp.Options{Version: "test", Address: "127.0.0.1:1", Namespace: "default"})
+	g := mcp.New(mcp.Options{Version: "test", CheckResults: true, Address: "127.0.0.1:1", Namespace: "default"})
 	srv := httptest.NewServer(g.HTTPHandler(loaded, []string{"127.0.0.1"}, slog.New(slog.NewTextHandler(io.Discard, nil))))
 	t.Cleanup(srv.Close)
 	return srv, keys
@@ -159,7 +159,7 @@ func TestLookupsAndActsAreOwnerScoped(t *testing.T) {
 	require.NoError(t, err)
 	f := &reviewfake.Runs{N: 6, Prefix: probe, MemoKey: weftclient.MemoStartedBy, StartedBy: reviewfake.Owners,
 		Stuck: func(i int) bool { return i == 3 }}
-	g := mcp.New(mcp.Options{Version: "test", Address: "127.0.0.1:1", Namespace: "default"})
+	g := mcp.New(mcp.Options{Version: "test", CheckResults: true, Address: "127.0.0.1:1", Namespace: "default"})
 	g.UseClient(weftclient.New(f, "test"))
 	srv := httptest.NewServer(g.HTTPHandler(loaded, []string{"127.0.0.1"}, slog.New(slog.NewTextHandler(io.Discard, nil))))
 	t.Cleanup(srv.Close)

@@ -17,7 +17,7 @@ import (
 
 // listed is tools/list as a client reads it off the wire: each tool's JSON by name.
 func listed(t *testing.T) (*client.Client, map[string]map[string]any) {
-	g := mcp.New(mcp.Options{Version: "test", Address: "127.0.0.1:1"})
+	g := mcp.New(mcp.Options{Version: "test", CheckResults: true, Address: "127.0.0.1:1"})
 	c, err := client.NewInProcessClient(g.Server())
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = c.Close() })

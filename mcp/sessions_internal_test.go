@@ -29,7 +29,7 @@ func TestIdleSessionsEnd(t *testing.T) {
 	require.NoError(t, err)
 	keys, err := auth.LoadKeys(keyFile)
 	require.NoError(t, err)
-	g := New(Options{Version: "test", Address: "127.0.0.1:1", Namespace: "default"})
+	g := New(Options{Version: "test", CheckResults: true, Address: "127.0.0.1:1", Namespace: "default"})
 	srv := httptest.NewServer(g.HTTPHandler(keys, []string{"127.0.0.1"}, slog.New(slog.NewTextHandler(io.Discard, nil))))
 	t.Cleanup(srv.Close)
 

@@ -10,7 +10,7 @@ import (
 // TestOneFollowerPerRun: sessions subscribed to the same run share one follower; it stops when
 // the last of them unsubscribes or goes away, and not before.
 func TestOneFollowerPerRun(t *testing.T) {
-	g := New(Options{Version: "test", Address: "127.0.0.1:1", Namespace: "default"})
+	g := New(Options{Version: "test", CheckResults: true, Address: "127.0.0.1:1", Namespace: "default"})
 	s := g.subs
 	nop := func(string) {}
 	s.add("run-1", "a", nop)

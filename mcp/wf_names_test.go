@@ -45,7 +45,7 @@ func TestWorkflowToolsUseTheWorkflowsName(t *testing.T) {
 	write("a-first.json", "Twins", "first by file name")
 	write("z-second.json", "twins", "second by file name")
 	write("mine.json", "approval-demo", "my own approval demo")
-	g := mcp.New(mcp.Options{Version: "test", Address: "127.0.0.1:1", WorkflowsDir: dir})
+	g := mcp.New(mcp.Options{Version: "test", CheckResults: true, Address: "127.0.0.1:1", WorkflowsDir: dir})
 	tool := func(name string) *mcplib.Tool {
 		st := g.Server().GetTool(name)
 		if st == nil {

@@ -56,7 +56,7 @@ var wantSteps = []string{"1", "2", "3", "4", "5", "result"}
 // stepsGateway offers wf_steps, a tool whose run's steps end one after another, the last right
 // before its result.
 func stepsGateway() *Gateway {
-	g := New(Options{Version: "test", Address: "127.0.0.1:1", Namespace: "default", NoBuiltins: true})
+	g := New(Options{Version: "test", CheckResults: true, Address: "127.0.0.1:1", Namespace: "default", NoBuiltins: true})
 	g.srv.AddTool(mcplib.NewTool("wf_steps"), func(ctx context.Context, _ mcplib.CallToolRequest) (*mcplib.CallToolResult, error) {
 		rep := g.reporterFor(ctx, steps)
 		for i := 1; i <= steps; i++ {
