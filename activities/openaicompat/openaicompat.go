@@ -67,13 +67,41 @@ func (d *headerDoer) Do(req *http.Request) (*http.Response, error) {
 // request for them with JSON numbers, setting *numbers: the answer is valid, and the client
 // decodes it as it asked, so nothing is asked (and billed) again. An answer that already holds
 // base64, or that is no embeddings answer, is left as it came.
+// numbersVectorIn says whether body holds an embedding written as a list of numbers
+// ("embedding", a colon, a bracket, spaces between): an answer without one is not parsed here, and
+// go-openai parses it once. A scan for the key, not a regular expression: base64 answers are
+// hundreds of kilobytes and this runs on every one.
+func numbersVectorIn(body []byte) bool {
+	key := []byte(`"embedding"`)
+	for i := bytes.Index(body, key); i >= 0; {
+		rest := bytes.TrimLeft(body[i+len(key):], " \t\r\n")
+		if len(rest) > 0 && rest[0] == ':' {
+			rest = bytes.TrimLeft(rest[1:], " \t\r\n")
+			if len(rest) > 0 && rest[0] == '[' {
+				return true
+			}
+		}
+		next := bytes.Index(body[i+len(key):], key)
+		if next < 0 {
+			return false
+		}
+		i += len(key) + next
+	}
+	return false
+}
+
 func base64Vectors(resp *http.Response, numbers *bool) error {
-	body, err := io.ReadAll(resp.Body)
+	buf := bytes.NewBuffer(make([]byte, 0, max(resp.ContentLength, 0)+bytes.MinRead)) // one allocation when the length is known
+	_, err := buf.ReadFrom(resp.Body)
 	resp.Body.Close()
 	if err != nil {
 		return err
 	}
+	body := buf.Bytes()
 	resp.Body = io.NopCloser(bytes.NewReader(body))
+	if !numbersVectorIn(body) {
+		return nil // base64 as asked (or no vectors): nothing to rewrite, and no second parse
+	}
 	var top map[string]json.RawMessage
 	var data []map[string]json.RawMessage
 	if json.Unmarshal(body, &top) != nil || json.Unmarshal(top["data"], &data) != nil {
