@@ -18,8 +18,8 @@ import (
 	"github.com/weftworks/weft/client"
 	"github.com/weftworks/weft/events"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
+	"github.com/weftworks/weft/runwire"
 	"github.com/weftworks/weft/worker"
-	"github.com/weftworks/weft/workflows"
 	"github.com/weftworks/weft/workflows/dsl"
 )
 
@@ -83,7 +83,7 @@ func Start(ctx context.Context, o Options) (*Engine, error) {
 		e.cfg = *o.Config
 	}
 	if e.shared == "" {
-		e.shared = workflows.TaskQueue
+		e.shared = runwire.TaskQueue
 	}
 	if o.Remote {
 		if names := toolNames(); len(names) > 0 {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/weftworks/weft/auth"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
+	"github.com/weftworks/weft/runwire"
 	"github.com/weftworks/weft/workflows"
 )
 
@@ -133,13 +134,13 @@ func (c *Client) StartedBy(ctx context.Context, id string) (string, error) {
 	}
 	p := a.GetInput().GetPayloads()[0]
 	switch t := a.GetWorkflowType().GetName(); t {
-	case workflows.ChatWorkflowType:
+	case runwire.ChatWorkflowType:
 		var s workflows.ChatSession
 		if err := c.converter().FromPayload(p, &s); err != nil {
 			return "", fmt.Errorf("chat session %s: reading its start request: %w", id, err)
 		}
 		return s.StartedBy, nil
-	case workflows.WorkflowType:
+	case runwire.WorkflowType:
 		var req weftv1.RunRequest
 		if err := c.converter().FromPayload(p, &req); err != nil {
 			return "", fmt.Errorf("run %s: reading its start request: %w", id, err)

@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 	tclient "go.temporal.io/sdk/client"
 
+	"github.com/weftworks/weft/runwire"
 	"github.com/weftworks/weft/workflows"
 )
 
@@ -46,14 +47,14 @@ func (c *Client) StartChat(ctx context.Context, id string, o ChatOptions) (strin
 		}
 		return "", false, &InvalidError{Err: fmt.Errorf("chat session %s has ended (%s); start a new one without --session", id, d.Status)}
 	}
-	memo := map[string]any{workflows.MemoWorkflow: "chat"}
+	memo := map[string]any{runwire.MemoWorkflow: "chat"}
 	if o.StartedBy != "" {
 		memo[MemoStartedBy] = o.StartedBy // listings filter on it (MayRead)
 	}
 	_, err := c.t.ExecuteWorkflow(ctx, tclient.StartWorkflowOptions{
 		ID: id, TaskQueue: c.taskQueue, Memo: memo,
 		WorkflowExecutionErrorWhenAlreadyStarted: true,
-	}, workflows.ChatWorkflowType, &o)
+	}, runwire.ChatWorkflowType, &o)
 	if err != nil {
 		var started *serviceerror.WorkflowExecutionAlreadyStarted
 		if errors.As(err, &started) {
@@ -72,7 +73,7 @@ func (c *Client) StartChat(ctx context.Context, id string, o ChatOptions) (strin
 func (c *Client) Send(ctx context.Context, id, text, from string) (*workflows.ChatTurn, error) {
 	for attempt := 0; ; attempt++ {
 		h, err := c.t.UpdateWorkflow(ctx, tclient.UpdateWorkflowOptions{
-			WorkflowID: id, UpdateName: workflows.UpdateChatMessage,
+			WorkflowID: id, UpdateName: runwire.UpdateChatMessage,
 			Args: []any{workflows.ChatMessage{Text: text, From: from}}, WaitForStage: tclient.WorkflowUpdateStageCompleted,
 		})
 		if err == nil {
@@ -99,7 +100,7 @@ func (c *Client) Send(ctx context.Context, id, text, from string) (*workflows.Ch
 
 // ChatSession reads a session's conversation, turns and usage.
 func (c *Client) ChatSession(ctx context.Context, id string) (*workflows.ChatSession, error) {
-	v, err := c.query(ctx, id, workflows.QueryChat)
+	v, err := c.query(ctx, id, runwire.QueryChat)
 	if err != nil {
 		if isNotFound(err) {
 			return nil, c.notFound(ctx, id)
@@ -119,7 +120,7 @@ func (c *Client) ClearChat(ctx context.Context, id string) (int, error) {
 	if err := c.CheckAct(ctx, "clear", "chat session "+id, id); err != nil {
 		return 0, err
 	}
-	h, err := c.t.UpdateWorkflow(ctx, tclient.UpdateWorkflowOptions{WorkflowID: id, UpdateName: workflows.UpdateChatClear, WaitForStage: tclient.WorkflowUpdateStageCompleted})
+	h, err := c.t.UpdateWorkflow(ctx, tclient.UpdateWorkflowOptions{WorkflowID: id, UpdateName: runwire.UpdateChatClear, WaitForStage: tclient.WorkflowUpdateStageCompleted})
 	if err != nil {
 		return 0, err
 	}
@@ -133,7 +134,7 @@ func (c *Client) ListChats(ctx context.Context, limit int) ([]RunSummary, error)
 	if limit <= 0 {
 		limit = 20
 	}
-	q := fmt.Sprintf("WorkflowType = %q", workflows.ChatWorkflowType)
+	q := fmt.Sprintf("WorkflowType = %q", runwire.ChatWorkflowType)
 	resp, err := c.t.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: q, PageSize: int32(limit)})
 	if err != nil {
 		return nil, fmt.Errorf("listing chat sessions: %w", err)
@@ -147,7 +148,7 @@ func (c *Client) ListChats(ctx context.Context, limit int) ([]RunSummary, error)
 		}
 		seen[id] = true
 		r := RunSummary{ID: id, Workflow: "chat", Status: StatusName(e.GetStatus()), Started: e.GetStartTime().AsTime()}
-		if p, ok := e.GetMemo().GetFields()[workflows.MemoWorkflow]; ok {
+		if p, ok := e.GetMemo().GetFields()[runwire.MemoWorkflow]; ok {
 			_ = c.converter().FromPayload(p, &r.Workflow)
 		}
 		c.readMemo(e, &r)

@@ -14,7 +14,7 @@ import (
 	"go.temporal.io/sdk/converter"
 	tlog "go.temporal.io/sdk/log"
 
-	"github.com/weftworks/weft/workflows"
+	"github.com/weftworks/weft/runwire"
 )
 
 // Environment variables Dial reads for the settings a caller leaves empty; the CLI's --address,
@@ -62,7 +62,7 @@ func (o *Options) fill() {
 		o.Namespace = Setting(EnvNamespace, "default")
 	}
 	if o.TaskQueue == "" {
-		o.TaskQueue = envOr(EnvTaskQueue, workflows.TaskQueue)
+		o.TaskQueue = envOr(EnvTaskQueue, runwire.TaskQueue)
 	}
 	if o.DialTimeout == 0 {
 		o.DialTimeout = 5 * time.Second
@@ -133,7 +133,7 @@ func Dial(ctx context.Context, o Options) (*Client, error) {
 // New wraps a Temporal client someone else owns (weft dev, tests). Close does not close it.
 func New(c tclient.Client, taskQueue string) *Client {
 	if taskQueue == "" {
-		taskQueue = workflows.TaskQueue
+		taskQueue = runwire.TaskQueue
 	}
 	return &Client{t: c, taskQueue: taskQueue}
 }

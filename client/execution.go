@@ -11,7 +11,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
-	"github.com/weftworks/weft/workflows"
+	"github.com/weftworks/weft/runwire"
 )
 
 // The run statuses, the one vocabulary every surface shows (the CLI, --json, MCP, the console,
@@ -19,11 +19,11 @@ import (
 // whatever the source of that fact (its state, a child's pending gate, the WeftStatus search
 // attribute); a closed run has Temporal's closing status.
 const (
-	RunRunning        = workflows.StatusRunning
-	RunAwaitingReview = workflows.StatusAwaitingReview
-	RunCompleted      = workflows.StatusCompleted
-	RunFailed         = workflows.StatusFailed
-	RunCancelled      = workflows.StatusCancelled
+	RunRunning        = runwire.StatusRunning
+	RunAwaitingReview = runwire.StatusAwaitingReview
+	RunCompleted      = runwire.StatusCompleted
+	RunFailed         = runwire.StatusFailed
+	RunCancelled      = runwire.StatusCancelled
 	RunTerminated     = "terminated"
 	RunTimedOut       = "timed_out"
 )
@@ -227,29 +227,29 @@ func Resolve(id string, d *Description, st *weftv1.ExecutionState) *Execution {
 // resolveStep is a step's outcome in a run that ended with status.
 func resolveStep(s *weftv1.StepState, status string) {
 	switch s.Status {
-	case workflows.StatusPending:
-		s.Status = workflows.StatusNotRun
+	case runwire.StatusPending:
+		s.Status = runwire.StatusNotRun
 		if s.Reason == "" {
 			s.Reason = NotRunReason
 		}
-	case workflows.StatusCancelled:
+	case runwire.StatusCancelled:
 		if s.StartedAt == nil && s.Error == "" {
 			// workers before StatusNotRun marked a step that never started cancelled
-			s.Status, s.Reason = workflows.StatusNotRun, NotRunReason
+			s.Status, s.Reason = runwire.StatusNotRun, NotRunReason
 		}
-	case workflows.StatusRunning, workflows.StatusAwaitingReview:
+	case runwire.StatusRunning, runwire.StatusAwaitingReview:
 		// The run ended while the step was in flight: terminated (the state stops where the
 		// history does), or an older worker's answer.
-		s.Status = workflows.StatusCancelled
+		s.Status = runwire.StatusCancelled
 		if status == RunCancelled {
-			s.Error = workflows.StoppedInFlight
+			s.Error = runwire.StoppedInFlight
 		} else {
 			s.Error = TerminatedInFlight
 		}
-	case workflows.StatusFailed:
+	case runwire.StatusFailed:
 		// Workers before StoppedInFlight recorded a step cancelled with its run as failed.
 		if status == RunCancelled && strings.Contains(strings.ToLower(s.Error), "cancel") {
-			s.Status, s.Error = workflows.StatusCancelled, workflows.StoppedInFlight
+			s.Status, s.Error = runwire.StatusCancelled, runwire.StoppedInFlight
 		}
 	}
 }

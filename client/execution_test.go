@@ -11,7 +11,7 @@ import (
 
 	"github.com/weftworks/weft/client"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
-	"github.com/weftworks/weft/workflows"
+	"github.com/weftworks/weft/runwire"
 )
 
 // TestResolve: the one computation of a run's status and its steps' outcomes, from what Temporal
@@ -27,37 +27,37 @@ func TestResolve(t *testing.T) {
 	}{
 		{name: "a running run waiting for a review is awaiting_review",
 			temporal: "running",
-			state: &weftv1.ExecutionState{Status: workflows.StatusRunning, PendingReviews: []*weftv1.ReviewRequest{{Id: "check", Step: "check"}},
-				Steps: []*weftv1.StepState{{Id: "check", Status: workflows.StatusAwaitingReview, StartedAt: started}}},
+			state: &weftv1.ExecutionState{Status: runwire.StatusRunning, PendingReviews: []*weftv1.ReviewRequest{{Id: "check", Step: "check"}},
+				Steps: []*weftv1.StepState{{Id: "check", Status: runwire.StatusAwaitingReview, StartedAt: started}}},
 			status: client.RunAwaitingReview,
 			steps:  map[string]string{"check": "awaiting_review: "}},
 		{name: "the state's word when Temporal was not asked",
-			state:  &weftv1.ExecutionState{Status: workflows.StatusFailed},
+			state:  &weftv1.ExecutionState{Status: runwire.StatusFailed},
 			status: client.RunFailed, steps: map[string]string{}},
 		{name: "a cancelled run: in flight is cancelled, never started is not run",
 			temporal: "cancelled",
-			state: &weftv1.ExecutionState{Status: workflows.StatusRunning, Steps: []*weftv1.StepState{
-				{Id: "done", Status: workflows.StatusCompleted, StartedAt: started},
-				{Id: "flight", Status: workflows.StatusRunning, StartedAt: started},
-				{Id: "old", Status: workflows.StatusFailed, StartedAt: started, Error: "canceled"},
-				{Id: "later", Status: workflows.StatusPending},
-				{Id: "older", Status: workflows.StatusCancelled, Reason: "run stopped before the step started"},
+			state: &weftv1.ExecutionState{Status: runwire.StatusRunning, Steps: []*weftv1.StepState{
+				{Id: "done", Status: runwire.StatusCompleted, StartedAt: started},
+				{Id: "flight", Status: runwire.StatusRunning, StartedAt: started},
+				{Id: "old", Status: runwire.StatusFailed, StartedAt: started, Error: "canceled"},
+				{Id: "later", Status: runwire.StatusPending},
+				{Id: "older", Status: runwire.StatusCancelled, Reason: "run stopped before the step started"},
 			}},
 			status: client.RunCancelled,
-			steps: map[string]string{"done": "completed: ", "flight": "cancelled: " + workflows.StoppedInFlight,
-				"old": "cancelled: " + workflows.StoppedInFlight, "later": "not_run: " + client.NotRunReason,
+			steps: map[string]string{"done": "completed: ", "flight": "cancelled: " + runwire.StoppedInFlight,
+				"old": "cancelled: " + runwire.StoppedInFlight, "later": "not_run: " + client.NotRunReason,
 				"older": "not_run: " + client.NotRunReason}},
 		{name: "a terminated run's step in flight was stopped, not left running",
 			temporal: "terminated",
-			state: &weftv1.ExecutionState{Status: workflows.StatusAwaitingReview,
+			state: &weftv1.ExecutionState{Status: runwire.StatusAwaitingReview,
 				PendingReviews: []*weftv1.ReviewRequest{{Id: "gate"}},
-				Steps:          []*weftv1.StepState{{Id: "gate", Status: workflows.StatusAwaitingReview, StartedAt: started}}},
+				Steps:          []*weftv1.StepState{{Id: "gate", Status: runwire.StatusAwaitingReview, StartedAt: started}}},
 			status: client.RunTerminated,
 			steps:  map[string]string{"gate": "cancelled: " + client.TerminatedInFlight}},
 		{name: "a failed run keeps a step's own failure",
 			temporal: "failed",
-			state: &weftv1.ExecutionState{Status: workflows.StatusFailed, Steps: []*weftv1.StepState{
-				{Id: "bad", Status: workflows.StatusFailed, StartedAt: started, Error: "the request was cancelled by the provider"}}},
+			state: &weftv1.ExecutionState{Status: runwire.StatusFailed, Steps: []*weftv1.StepState{
+				{Id: "bad", Status: runwire.StatusFailed, StartedAt: started, Error: "the request was cancelled by the provider"}}},
 			status: client.RunFailed,
 			steps:  map[string]string{"bad": "failed: the request was cancelled by the provider"}},
 	} {
@@ -86,9 +86,9 @@ func TestResolve(t *testing.T) {
 
 // TestRunStatusOfAListing: a listing line says awaiting_review as the run's state does.
 func TestRunStatusOfAListing(t *testing.T) {
-	require.Equal(t, client.RunAwaitingReview, client.RunSummary{Status: "running", Weft: workflows.StatusAwaitingReview}.RunStatus())
-	require.Equal(t, client.RunRunning, client.RunSummary{Status: "running", Weft: workflows.StatusRunning}.RunStatus())
-	require.Equal(t, client.RunCompleted, client.RunSummary{Status: "completed", Weft: workflows.StatusAwaitingReview}.RunStatus(),
+	require.Equal(t, client.RunAwaitingReview, client.RunSummary{Status: "running", Weft: runwire.StatusAwaitingReview}.RunStatus())
+	require.Equal(t, client.RunRunning, client.RunSummary{Status: "running", Weft: runwire.StatusRunning}.RunStatus())
+	require.Equal(t, client.RunCompleted, client.RunSummary{Status: "completed", Weft: runwire.StatusAwaitingReview}.RunStatus(),
 		"a closed run's attribute may be stale: Temporal's status wins")
 }
 
@@ -109,7 +109,7 @@ func TestUsageLedger(t *testing.T) {
 // TestRunErrorSaysTheCauseOnce: a Go program's error of a failed run names the run and the cause
 // once (it repeated Temporal's error chain around the cause), and errors.As still finds the chain.
 func TestRunErrorSaysTheCauseOnce(t *testing.T) {
-	cause := temporal.NewNonRetryableApplicationError(`step "find": the index refused it`, workflows.ErrStepFailed, nil)
+	cause := temporal.NewNonRetryableApplicationError(`step "find": the index refused it`, runwire.ErrStepFailed, nil)
 	chain := fmt.Errorf("workflow execution error (type: weft, workflowID: r1): %w", cause)
 	err := client.NewRunError("r1", chain)
 	require.Equal(t, `run r1: step "find": the index refused it`, err.Error())

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/weftworks/weft/activities/toolspec"
+	"github.com/weftworks/weft/runwire"
 	"github.com/weftworks/weft/workflows"
 	"github.com/weftworks/weft/workflows/dsl"
 )
@@ -74,7 +75,7 @@ func ExportWorkflow(s *workflows.ChatSession, all bool, name string) (*dsl.Defin
 			call, _ := raw.(map[string]any)
 			tool, _ := call["tool"].(string)
 			status, _ := call["status"].(string)
-			if status != "" && status != workflows.StatusCompleted {
+			if status != "" && status != runwire.StatusCompleted {
 				skipped = append(skipped, fmt.Sprintf("%s (%s)", tool, status))
 				continue
 			}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/weftworks/weft/activities/toolspec"
 	"github.com/weftworks/weft/internal/english"
+	"github.com/weftworks/weft/runwire"
 	"github.com/weftworks/weft/workflows"
 	"github.com/weftworks/weft/workflows/dsl"
 )
@@ -80,7 +81,7 @@ func (c *Client) Fork(ctx context.Context, runID string, o ForkOptions) (*Run, *
 			agentOut, _ = completed[s.Id].AsInterface().(map[string]any)
 			continue
 		}
-		if s.Status != workflows.StatusFailed && !(s.Status == workflows.StatusCompleted && s.OutputTruncated) {
+		if s.Status != runwire.StatusFailed && !(s.Status == runwire.StatusCompleted && s.OutputTruncated) {
 			return nil, nil, &InvalidError{Err: fmt.Errorf("step %s of run %s is %s: a fork starts from an agent's recorded conversation, which a completed or failed agent step holds (wait for it to end)", o.Step, runID, s.Status)}
 		}
 		// A failed agent (or one whose output was too large for the state) has no output: its

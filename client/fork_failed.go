@@ -10,6 +10,7 @@ import (
 
 	"github.com/weftworks/weft/activities/toolspec"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
+	"github.com/weftworks/weft/runwire"
 	"github.com/weftworks/weft/workflows"
 )
 
@@ -84,8 +85,8 @@ func agentRecord(calls []modelCall, toolCalls []*weftv1.ToolCall, step string, i
 	var handoffs []any
 	active, handedIn := step, map[int32]bool{}
 	for _, tc := range toolCalls {
-		to, ok := strings.CutPrefix(tc.GetTool(), workflows.HandoffToolPrefix)
-		if !ok || tc.GetStatus() != workflows.StatusCompleted || handedIn[tc.GetIteration()] {
+		to, ok := strings.CutPrefix(tc.GetTool(), runwire.HandoffToolPrefix)
+		if !ok || tc.GetStatus() != runwire.StatusCompleted || handedIn[tc.GetIteration()] {
 			continue
 		}
 		handedIn[tc.GetIteration()] = true

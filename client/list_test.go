@@ -21,7 +21,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/weftworks/weft/codec"
-	"github.com/weftworks/weft/workflows"
+	"github.com/weftworks/weft/runwire"
 )
 
 // fakeRun is one execution of the fake visibility store.
@@ -80,7 +80,7 @@ func (f *fakeTemporal) ListWorkflow(_ context.Context, r *workflowservice.ListWo
 			e.CloseTime = timestamppb.New(run.closed)
 		}
 		if f.memo != nil {
-			e.Memo = &commonpb.Memo{Fields: map[string]*commonpb.Payload{workflows.MemoWorkflow: f.memo(run.id)}}
+			e.Memo = &commonpb.Memo{Fields: map[string]*commonpb.Payload{runwire.MemoWorkflow: f.memo(run.id)}}
 		}
 		resp.Executions = append(resp.Executions, e)
 	}
@@ -153,7 +153,7 @@ func TestCodecMemoAndHeartbeat(t *testing.T) {
 		require.True(t, codec.IsEncrypted(p), "the test payloads are encrypted")
 		return p
 	}
-	status, err := converter.GetDefaultDataConverter().ToPayload(workflows.StatusAwaitingReview)
+	status, err := converter.GetDefaultDataConverter().ToPayload(runwire.StatusAwaitingReview)
 	require.NoError(t, err)
 	f := &fakeTemporal{
 		runs: []fakeRun{{id: "r1", started: time.Now()}},
@@ -162,9 +162,9 @@ func TestCodecMemoAndHeartbeat(t *testing.T) {
 			WorkflowExecutionInfo: &workflowpb.WorkflowExecutionInfo{
 				Status:    enums.WORKFLOW_EXECUTION_STATUS_RUNNING,
 				StartTime: timestamppb.Now(),
-				Memo:      &commonpb.Memo{Fields: map[string]*commonpb.Payload{workflows.MemoWorkflow: enc("research")}},
+				Memo:      &commonpb.Memo{Fields: map[string]*commonpb.Payload{runwire.MemoWorkflow: enc("research")}},
 				// Search attributes are never encoded by the codec.
-				SearchAttributes: &commonpb.SearchAttributes{IndexedFields: map[string]*commonpb.Payload{workflows.StatusAttribute.GetName(): status}},
+				SearchAttributes: &commonpb.SearchAttributes{IndexedFields: map[string]*commonpb.Payload{runwire.StatusAttribute.GetName(): status}},
 			},
 			PendingActivities: []*workflowpb.PendingActivityInfo{{
 				ActivityId: "5", ActivityType: &commonpb.ActivityType{Name: "LLM"},
@@ -187,7 +187,7 @@ func TestCodecMemoAndHeartbeat(t *testing.T) {
 	d, err := c.Describe(context.Background(), "r1")
 	require.NoError(t, err)
 	require.Equal(t, "research", d.Workflow)
-	require.Equal(t, workflows.StatusAwaitingReview, d.Weft)
+	require.Equal(t, runwire.StatusAwaitingReview, d.Weft)
 	require.Len(t, d.Pending, 1)
 	require.Equal(t, "The answer so far", d.Pending[0].Details)
 }

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
+	"github.com/weftworks/weft/runwire"
 	"github.com/weftworks/weft/workflows"
 	"github.com/weftworks/weft/workflows/dsl"
 )
@@ -158,7 +159,7 @@ func (c *Client) Retry(ctx context.Context, runID string, o RetryOptions) (*Run,
 func completedOutputs(st *weftv1.ExecutionState) map[string]*structpb.Value {
 	out := map[string]*structpb.Value{}
 	for _, s := range st.Steps {
-		if s.Status == workflows.StatusCompleted && !s.OutputTruncated && s.Output != nil {
+		if s.Status == runwire.StatusCompleted && !s.OutputTruncated && s.Output != nil {
 			out[s.Id] = s.Output
 		}
 	}
@@ -234,7 +235,7 @@ func (c *Client) startRequest(ctx context.Context, runID string) (*weftv1.RunReq
 	if a == nil || len(a.GetInput().GetPayloads()) == 0 {
 		return nil, fmt.Errorf("run %s: no start request in its history", runID)
 	}
-	if a.GetWorkflowType().GetName() != workflows.WorkflowType {
+	if a.GetWorkflowType().GetName() != runwire.WorkflowType {
 		return nil, &InvalidError{Err: fmt.Errorf("run %s is a %s, not a weft workflow run", runID, a.GetWorkflowType().GetName())}
 	}
 	var req weftv1.RunRequest

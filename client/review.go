@@ -10,6 +10,7 @@ import (
 
 	"github.com/weftworks/weft/auth"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
+	"github.com/weftworks/weft/runwire"
 	"github.com/weftworks/weft/workflows"
 )
 
@@ -151,7 +152,7 @@ func (c *Client) decide(ctx context.Context, gate *weftv1.ReviewRequest, d Decis
 	uctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	h, err := c.t.UpdateWorkflow(uctx, tclient.UpdateWorkflowOptions{
-		WorkflowID: gate.ExecutionId, UpdateName: workflows.UpdateReview,
+		WorkflowID: gate.ExecutionId, UpdateName: runwire.UpdateReview,
 		Args: []any{json.RawMessage(b)}, WaitForStage: tclient.WorkflowUpdateStageCompleted,
 	})
 	if err == nil {

@@ -12,7 +12,7 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
-	"github.com/weftworks/weft/workflows"
+	"github.com/weftworks/weft/runwire"
 )
 
 // PendingReview is a review gate waiting for a decision: a review step, a forEach item's review,
@@ -109,7 +109,7 @@ func (c *Client) ListPendingReviews(ctx context.Context, o ListOptions) (Pending
 	}
 	limit = min(limit, MaxReviewRuns)
 	q := fmt.Sprintf(`(WorkflowType = %q OR WorkflowType = %q) AND ExecutionStatus = "Running" AND %s = %q`,
-		workflows.WorkflowType, workflows.ChatWorkflowType, workflows.StatusAttribute.GetName(), workflows.StatusAwaitingReview)
+		runwire.WorkflowType, runwire.ChatWorkflowType, runwire.StatusAttribute.GetName(), runwire.StatusAwaitingReview)
 	type waiting struct {
 		RunSummary
 		chat bool
@@ -141,7 +141,7 @@ func (c *Client) ListPendingReviews(ctx context.Context, o ListOptions) (Pending
 				capped = true
 				break
 			}
-			w := waiting{RunSummary: c.summary(e), chat: e.GetType().GetName() == workflows.ChatWorkflowType, root: e.GetRootExecution().GetWorkflowId()}
+			w := waiting{RunSummary: c.summary(e), chat: e.GetType().GetName() == runwire.ChatWorkflowType, root: e.GetRootExecution().GetWorkflowId()}
 			if w.root == "" && e.GetParentExecution().GetWorkflowId() != "" {
 				w.root = c.rootOf(ctx, e.GetParentExecution().GetWorkflowId())
 			}
@@ -167,7 +167,7 @@ func (c *Client) ListPendingReviews(ctx context.Context, o ListOptions) (Pending
 			return RunSummary{ID: id}, false
 		}
 		info := d.GetWorkflowExecutionInfo()
-		w := waiting{RunSummary: c.summary(info), chat: info.GetType().GetName() == workflows.ChatWorkflowType, root: id}
+		w := waiting{RunSummary: c.summary(info), chat: info.GetType().GetName() == runwire.ChatWorkflowType, root: id}
 		known[id] = w
 		return w.RunSummary, w.chat
 	}

@@ -11,7 +11,7 @@ import (
 	"go.temporal.io/api/serviceerror"
 	tclient "go.temporal.io/sdk/client"
 
-	"github.com/weftworks/weft/workflows"
+	"github.com/weftworks/weft/runwire"
 	"github.com/weftworks/weft/workflows/dsl"
 )
 
@@ -62,10 +62,10 @@ func (c *Client) CreateSchedule(ctx context.Context, w *dsl.Workflow, o Schedule
 	}
 	_, err = c.t.ScheduleClient().Create(ctx, tclient.ScheduleOptions{
 		ID: o.ID, Spec: spec, Overlap: overlap, Paused: o.Paused, Note: o.Note,
-		Memo: map[string]any{workflows.MemoWorkflow: w.Def.Name},
+		Memo: map[string]any{runwire.MemoWorkflow: w.Def.Name},
 		Action: &tclient.ScheduleWorkflowAction{
-			ID: o.ID + "-run", Workflow: workflows.WorkflowType, Args: []any{req}, TaskQueue: c.taskQueue,
-			Memo: map[string]any{workflows.MemoWorkflow: w.Def.Name},
+			ID: o.ID + "-run", Workflow: runwire.WorkflowType, Args: []any{req}, TaskQueue: c.taskQueue,
+			Memo: map[string]any{runwire.MemoWorkflow: w.Def.Name},
 		},
 	})
 	if err != nil {
@@ -104,11 +104,11 @@ func (c *Client) ListSchedules(ctx context.Context) ([]ScheduleSummary, error) {
 		if err != nil {
 			return nil, fmt.Errorf("listing schedules: %w", err)
 		}
-		if e.WorkflowType.Name != workflows.WorkflowType {
+		if e.WorkflowType.Name != runwire.WorkflowType {
 			continue
 		}
 		s := ScheduleSummary{ID: e.ID, Paused: e.Paused, Note: e.Note, Next: e.NextActionTimes, Recent: []string{}}
-		if p, ok := e.Memo.GetFields()[workflows.MemoWorkflow]; ok {
+		if p, ok := e.Memo.GetFields()[runwire.MemoWorkflow]; ok {
 			_ = c.converter().FromPayload(p, &s.Workflow)
 		}
 		for _, a := range e.RecentActions {
@@ -171,7 +171,7 @@ func (c *Client) DescribeSchedule(ctx context.Context, id string) (*ScheduleSumm
 		return nil, fmt.Errorf("describing schedule %s: %w", id, err)
 	}
 	s := &ScheduleSummary{ID: id, Paused: d.Schedule.State.Paused, Note: d.Schedule.State.Note, Next: d.Info.NextActionTimes, Recent: []string{}}
-	if p, ok := d.Memo.GetFields()[workflows.MemoWorkflow]; ok {
+	if p, ok := d.Memo.GetFields()[runwire.MemoWorkflow]; ok {
 		_ = c.converter().FromPayload(p, &s.Workflow)
 	}
 	for _, a := range d.Info.RecentActions {

@@ -17,6 +17,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
+	"github.com/weftworks/weft/runwire"
 	"github.com/weftworks/weft/templates"
 	"github.com/weftworks/weft/workflows"
 	"github.com/weftworks/weft/workflows/dsl"
@@ -121,8 +122,8 @@ func NewRunID(name string) string {
 }
 
 // MaxRequestBytes is the largest start request weft sends: the size gate of every value that
-// enters a run's history (workflows.MaxValueBytes, under Temporal's 2 MB payload limit).
-const MaxRequestBytes = workflows.MaxValueBytes
+// enters a run's history (runwire.MaxValueBytes, under Temporal's 2 MB payload limit).
+const MaxRequestBytes = runwire.MaxValueBytes
 
 // checkRequestSize refuses a start request over MaxRequestBytes before it is sent: Temporal
 // would accept some of them and the run could never make progress.
@@ -265,7 +266,7 @@ func (c *Client) startOn(ctx context.Context, name, id string, req *weftv1.RunRe
 	if id == "" {
 		id = NewRunID(name)
 	}
-	memo := map[string]any{workflows.MemoWorkflow: name}
+	memo := map[string]any{runwire.MemoWorkflow: name}
 	if req.GetStartedBy() != "" {
 		memo[MemoStartedBy] = req.GetStartedBy() // listings filter on it (MayRead)
 	}
@@ -278,7 +279,7 @@ func (c *Client) startOn(ctx context.Context, name, id string, req *weftv1.RunRe
 		Memo:      memo,
 		// Never attach silently to another run that holds the id.
 		WorkflowExecutionErrorWhenAlreadyStarted: true,
-	}, workflows.WorkflowType, req)
+	}, runwire.WorkflowType, req)
 	if err != nil {
 		var started *serviceerror.WorkflowExecutionAlreadyStarted
 		if errors.As(err, &started) {

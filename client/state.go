@@ -16,7 +16,7 @@ import (
 
 	"github.com/weftworks/weft/internal/fuzzy"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
-	"github.com/weftworks/weft/workflows"
+	"github.com/weftworks/weft/runwire"
 )
 
 // State asks a run for its ExecutionState. Pending reviews of the run's child workflows
@@ -31,7 +31,7 @@ func (c *Client) State(ctx context.Context, id string) (*weftv1.ExecutionState, 
 }
 
 func (c *Client) ownState(ctx context.Context, id string) (*weftv1.ExecutionState, error) {
-	v, err := c.query(ctx, id, workflows.QueryState)
+	v, err := c.query(ctx, id, runwire.QueryState)
 	if err != nil {
 		if isNotFound(err) {
 			return nil, c.notFound(ctx, id)
@@ -56,7 +56,7 @@ func (c *Client) addChildReviews(ctx context.Context, st *weftv1.ExecutionState,
 		return
 	}
 	for _, s := range st.Steps {
-		if s.ChildId == "" || (s.Status != workflows.StatusRunning && s.Status != workflows.StatusAwaitingReview) {
+		if s.ChildId == "" || (s.Status != runwire.StatusRunning && s.Status != runwire.StatusAwaitingReview) {
 			continue
 		}
 		child, err := c.ownState(ctx, s.ChildId)
@@ -65,8 +65,8 @@ func (c *Client) addChildReviews(ctx context.Context, st *weftv1.ExecutionState,
 		}
 		c.addChildReviews(ctx, child, depth+1)
 		st.PendingReviews = append(st.PendingReviews, child.PendingReviews...)
-		if len(child.PendingReviews) > 0 && st.Status == workflows.StatusRunning {
-			st.Status = workflows.StatusAwaitingReview
+		if len(child.PendingReviews) > 0 && st.Status == runwire.StatusRunning {
+			st.Status = runwire.StatusAwaitingReview
 		}
 	}
 }
@@ -118,7 +118,7 @@ func (c *Client) Describe(ctx context.Context, id string) (*Description, error) 
 	if info.GetCloseTime() != nil {
 		out.Closed = info.GetCloseTime().AsTime()
 	}
-	if p, ok := info.GetMemo().GetFields()[workflows.MemoWorkflow]; ok {
+	if p, ok := info.GetMemo().GetFields()[runwire.MemoWorkflow]; ok {
 		_ = c.converter().FromPayload(p, &out.Workflow)
 	}
 	if p, ok := info.GetMemo().GetFields()[MemoProgram]; ok {
@@ -127,7 +127,7 @@ func (c *Client) Describe(ctx context.Context, id string) (*Description, error) 
 	out.TaskQueue = d.GetExecutionConfig().GetTaskQueue().GetName()
 	// Memos and heartbeat details go through the connection's codec; search attributes never do
 	// (the server indexes them), so they are read with the default converter.
-	if p, ok := info.GetSearchAttributes().GetIndexedFields()[workflows.StatusAttribute.GetName()]; ok {
+	if p, ok := info.GetSearchAttributes().GetIndexedFields()[runwire.StatusAttribute.GetName()]; ok {
 		_ = converter.GetDefaultDataConverter().FromPayload(p, &out.Weft)
 	}
 	if out.Status == "terminated" || out.Status == "timed_out" {
@@ -269,8 +269,8 @@ func (c *Client) List(ctx context.Context, o ListOptions) ([]RunSummary, error) 
 		o.Limit = 20
 	}
 	o.Limit = min(o.Limit, 1000)
-	q := fmt.Sprintf("WorkflowType = %q", workflows.WorkflowType)
-	if o.Status == workflows.StatusAwaitingReview {
+	q := fmt.Sprintf("WorkflowType = %q", runwire.WorkflowType)
+	if o.Status == runwire.StatusAwaitingReview {
 		o.AwaitingReview = true
 	} else if o.Status != "" {
 		ts, ok := temporalStatus[o.Status]
@@ -280,7 +280,7 @@ func (c *Client) List(ctx context.Context, o ListOptions) ([]RunSummary, error) 
 		q += fmt.Sprintf(" AND ExecutionStatus = %q", ts)
 	}
 	if o.AwaitingReview {
-		q += fmt.Sprintf(` AND ExecutionStatus = "Running" AND %s = %q`, workflows.StatusAttribute.GetName(), workflows.StatusAwaitingReview)
+		q += fmt.Sprintf(` AND ExecutionStatus = "Running" AND %s = %q`, runwire.StatusAttribute.GetName(), runwire.StatusAwaitingReview)
 	}
 	cur, err := parsePageToken(o.After)
 	if err != nil {
@@ -386,12 +386,12 @@ func (c *Client) summary(e *workflowpb.WorkflowExecutionInfo) RunSummary {
 	if e.GetCloseTime() != nil {
 		r.Closed = e.GetCloseTime().AsTime()
 	}
-	if p, ok := e.GetMemo().GetFields()[workflows.MemoWorkflow]; ok {
+	if p, ok := e.GetMemo().GetFields()[runwire.MemoWorkflow]; ok {
 		_ = c.converter().FromPayload(p, &r.Workflow)
 	}
 	c.readMemo(e, &r)
 	// Search attributes are never encoded by the codec (the server indexes them).
-	if p, ok := e.GetSearchAttributes().GetIndexedFields()[workflows.StatusAttribute.GetName()]; ok {
+	if p, ok := e.GetSearchAttributes().GetIndexedFields()[runwire.StatusAttribute.GetName()]; ok {
 		_ = converter.GetDefaultDataConverter().FromPayload(p, &r.Weft)
 	}
 	return r
@@ -402,7 +402,7 @@ func (c *Client) readMemo(e *workflowpb.WorkflowExecutionInfo, r *RunSummary) {
 	if p, ok := e.GetMemo().GetFields()[MemoStartedBy]; ok {
 		_ = c.converter().FromPayload(p, &r.StartedBy)
 	}
-	if p, ok := e.GetMemo().GetFields()[workflows.MemoParent]; ok {
+	if p, ok := e.GetMemo().GetFields()[runwire.MemoParent]; ok {
 		_ = c.converter().FromPayload(p, &r.parent)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/weftworks/weft/activities/toolspec"
 	"github.com/weftworks/weft/events"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
+	"github.com/weftworks/weft/runwire"
 	"github.com/weftworks/weft/workflows"
 )
 
@@ -439,7 +440,7 @@ func (t *tracker) state(st *weftv1.ExecutionState) {
 		listed[s.Id] = true
 		prev := t.steps[s.Id]
 		changed := prev != s.Status
-		if changed && (prev == "" || prev == workflows.StatusPending) && s.Status != workflows.StatusPending && s.Status != workflows.StatusSkipped && s.Status != workflows.StatusCancelled && s.Status != workflows.StatusNotRun {
+		if changed && (prev == "" || prev == runwire.StatusPending) && s.Status != runwire.StatusPending && s.Status != runwire.StatusSkipped && s.Status != runwire.StatusCancelled && s.Status != runwire.StatusNotRun {
 			t.emit(events.Event{Type: events.StepStarted, Step: s.Id, StepState: s})
 		}
 		for _, call := range s.ToolCalls {
@@ -448,7 +449,7 @@ func (t *tracker) state(st *weftv1.ExecutionState) {
 			if !seen {
 				t.emit(events.Event{Type: events.ToolCallStarted, Step: s.Id, Call: call})
 			}
-			if call.Status != workflows.StatusRunning && call.Status != workflows.StatusAwaitingReview && prevCall != call.Status {
+			if call.Status != runwire.StatusRunning && call.Status != runwire.StatusAwaitingReview && prevCall != call.Status {
 				t.emit(events.Event{Type: events.ToolCallFinished, Step: s.Id, Call: call})
 			}
 			t.calls[key] = call.Status
@@ -459,13 +460,13 @@ func (t *tracker) state(st *weftv1.ExecutionState) {
 		}
 		t.steps[s.Id] = s.Status
 		switch s.Status {
-		case workflows.StatusCompleted:
+		case runwire.StatusCompleted:
 			t.emit(events.Event{Type: events.StepCompleted, Step: s.Id, StepState: s})
-		case workflows.StatusFailed:
+		case runwire.StatusFailed:
 			t.emit(events.Event{Type: events.StepFailed, Step: s.Id, StepState: s, Error: s.Error})
-		case workflows.StatusSkipped, workflows.StatusNotRun:
+		case runwire.StatusSkipped, runwire.StatusNotRun:
 			t.emit(events.Event{Type: events.StepSkipped, Step: s.Id, StepState: s})
-		case workflows.StatusCancelled:
+		case runwire.StatusCancelled:
 			t.emit(events.Event{Type: events.StepCancelled, Step: s.Id, StepState: s})
 		}
 	}

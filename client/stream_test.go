@@ -7,7 +7,7 @@ import (
 
 	"github.com/weftworks/weft/events"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
-	"github.com/weftworks/weft/workflows"
+	"github.com/weftworks/weft/runwire"
 )
 
 // TestLLMText: only llm activities with text, named by weft, each with its step's key and id.
@@ -68,17 +68,17 @@ func TestEventsComeInTheOrderThingsHappen(t *testing.T) {
 	review := &weftv1.ReviewRequest{Id: "approval", Step: "approval"}
 	tr.state(&weftv1.ExecutionState{
 		Steps: []*weftv1.StepState{
-			{Id: "bullets", Status: workflows.StatusCompleted},
-			{Id: "draft", Status: workflows.StatusCompleted},
-			{Id: "approval", Status: workflows.StatusAwaitingReview},
+			{Id: "bullets", Status: runwire.StatusCompleted},
+			{Id: "draft", Status: runwire.StatusCompleted},
+			{Id: "approval", Status: runwire.StatusAwaitingReview},
 		},
 		PendingReviews: []*weftv1.ReviewRequest{review},
 	})
 	tr.state(&weftv1.ExecutionState{
 		Steps: []*weftv1.StepState{
-			{Id: "bullets", Status: workflows.StatusCompleted},
-			{Id: "draft", Status: workflows.StatusCompleted},
-			{Id: "approval", Status: workflows.StatusCompleted},
+			{Id: "bullets", Status: runwire.StatusCompleted},
+			{Id: "draft", Status: runwire.StatusCompleted},
+			{Id: "approval", Status: runwire.StatusCompleted},
 		},
 	})
 	require.Equal(t, []string{

@@ -29,7 +29,7 @@ import (
 	weftclient "github.com/weftworks/weft/client"
 	"github.com/weftworks/weft/console"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
-	"github.com/weftworks/weft/workflows"
+	"github.com/weftworks/weft/runwire"
 )
 
 // A run of gated waits for check, a review only ana or a reviewer with the role finance (an
@@ -62,7 +62,7 @@ func (f *gatedTemporal) DescribeWorkflowExecution(context.Context, string, strin
 	defer f.mu.Unlock()
 	start := time.Now().Add(-time.Minute)
 	info := &workflowpb.WorkflowExecutionInfo{Status: enums.WORKFLOW_EXECUTION_STATUS_RUNNING, StartTime: timestamppb.New(start)}
-	if f.state.GetStatus() == workflows.StatusCompleted {
+	if f.state.GetStatus() == runwire.StatusCompleted {
 		info.Status, info.CloseTime = enums.WORKFLOW_EXECUTION_STATUS_COMPLETED, timestamppb.New(time.Now())
 	}
 	return &workflowservice.DescribeWorkflowExecutionResponse{WorkflowExecutionInfo: info}, nil
@@ -79,7 +79,7 @@ func (f *gatedTemporal) QueryWorkflow(context.Context, string, string, string, .
 }
 
 func (f *gatedTemporal) UpdateWorkflow(_ context.Context, o tclient.UpdateWorkflowOptions) (tclient.WorkflowUpdateHandle, error) {
-	if o.UpdateName != workflows.UpdateReview {
+	if o.UpdateName != runwire.UpdateReview {
 		return nil, serviceerror.NewNotFound("the run takes no waits (fixture)")
 	}
 	var d weftv1.ReviewDecision
@@ -110,7 +110,7 @@ func (f *gatedTemporal) ListWorkflow(_ context.Context, r *workflowservice.ListW
 		return &workflowservice.ListWorkflowExecutionsResponse{}, nil
 	}
 	return &workflowservice.ListWorkflowExecutionsResponse{Executions: []*workflowpb.WorkflowExecutionInfo{{
-		Execution: &commonpb.WorkflowExecution{WorkflowId: "weft-fixture"}, Type: &commonpb.WorkflowType{Name: workflows.WorkflowType},
+		Execution: &commonpb.WorkflowExecution{WorkflowId: "weft-fixture"}, Type: &commonpb.WorkflowType{Name: runwire.WorkflowType},
 		Status: enums.WORKFLOW_EXECUTION_STATUS_RUNNING, StartTime: timestamppb.New(time.Now().Add(-time.Minute))}}}, nil
 }
 

@@ -19,7 +19,7 @@ import (
 	weftclient "github.com/weftworks/weft/client"
 	"github.com/weftworks/weft/internal/testkit/reviewfake"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
-	"github.com/weftworks/weft/workflows"
+	"github.com/weftworks/weft/runwire"
 )
 
 // heldListing is a Temporal whose listing of the runs waiting is held until the test answers it
@@ -53,7 +53,7 @@ func (f *heldListing) ListWorkflow(ctx context.Context, _ *workflowservice.ListW
 		resp := &workflowservice.ListWorkflowExecutionsResponse{}
 		for i := range a.n {
 			resp.Executions = append(resp.Executions, &workflowpb.WorkflowExecutionInfo{
-				Execution: &commonpb.WorkflowExecution{WorkflowId: fmt.Sprintf("r%d", i)}, Type: &commonpb.WorkflowType{Name: workflows.WorkflowType},
+				Execution: &commonpb.WorkflowExecution{WorkflowId: fmt.Sprintf("r%d", i)}, Type: &commonpb.WorkflowType{Name: runwire.WorkflowType},
 				Status: enums.WORKFLOW_EXECUTION_STATUS_RUNNING})
 		}
 		return resp, nil

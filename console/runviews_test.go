@@ -24,7 +24,7 @@ import (
 	weftclient "github.com/weftworks/weft/client"
 	"github.com/weftworks/weft/console"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
-	"github.com/weftworks/weft/workflows"
+	"github.com/weftworks/weft/runwire"
 )
 
 // fixtureTemporal is a Temporal that knows one run (closed unless its state says it runs): its description, its start request
@@ -40,7 +40,7 @@ type fixtureTemporal struct {
 
 func (f *fixtureTemporal) DescribeWorkflowExecution(context.Context, string, string) (*workflowservice.DescribeWorkflowExecutionResponse, error) {
 	start := time.Now().Add(-time.Minute)
-	if st := f.state.GetStatus(); st == workflows.StatusRunning || st == workflows.StatusAwaitingReview {
+	if st := f.state.GetStatus(); st == runwire.StatusRunning || st == runwire.StatusAwaitingReview {
 		// a run in progress: Temporal says running, as it would of the run the state describes
 		return &workflowservice.DescribeWorkflowExecutionResponse{WorkflowExecutionInfo: &workflowpb.WorkflowExecutionInfo{
 			Status: enums.WORKFLOW_EXECUTION_STATUS_RUNNING, StartTime: timestamppb.New(start)}}, nil
@@ -65,7 +65,7 @@ func (f *fixtureTemporal) GetWorkflowHistory(context.Context, string, string, bo
 	}
 	return &events{list: []*historypb.HistoryEvent{{EventId: 1, EventType: enums.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED,
 		Attributes: &historypb.HistoryEvent_WorkflowExecutionStartedEventAttributes{WorkflowExecutionStartedEventAttributes: &historypb.WorkflowExecutionStartedEventAttributes{
-			WorkflowType: &commonpb.WorkflowType{Name: workflows.WorkflowType}, Input: &commonpb.Payloads{Payloads: []*commonpb.Payload{p}},
+			WorkflowType: &commonpb.WorkflowType{Name: runwire.WorkflowType}, Input: &commonpb.Payloads{Payloads: []*commonpb.Payload{p}},
 		}}}}}
 }
 

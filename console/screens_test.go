@@ -22,7 +22,7 @@ import (
 	"github.com/weftworks/weft/console"
 	"github.com/weftworks/weft/eval/report"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
-	"github.com/weftworks/weft/workflows"
+	"github.com/weftworks/weft/runwire"
 )
 
 // listedTemporal is the run page's fixture Temporal (runviews_test.go) that also lists runs: the
@@ -42,7 +42,7 @@ func (l listedTemporal) ListWorkflow(_ context.Context, r *workflowservice.ListW
 		}
 		name, _ := converter.GetDefaultDataConverter().ToPayload(workflow)
 		e := &workflowpb.WorkflowExecutionInfo{Execution: &commonpb.WorkflowExecution{WorkflowId: id}, Status: st, StartTime: timestamppb.New(now.Add(-ago)),
-			Memo: &commonpb.Memo{Fields: map[string]*commonpb.Payload{workflows.MemoWorkflow: name}}}
+			Memo: &commonpb.Memo{Fields: map[string]*commonpb.Payload{runwire.MemoWorkflow: name}}}
 		if !running {
 			e.CloseTime = timestamppb.New(now.Add(-ago + 30*time.Second))
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/weftworks/weft/activities"
 	"github.com/weftworks/weft/activities/toolspec"
+	"github.com/weftworks/weft/runwire"
 	"github.com/weftworks/weft/worker"
 	"github.com/weftworks/weft/workflows"
 	"github.com/weftworks/weft/workflows/dsl"
@@ -155,7 +156,7 @@ func (e *benchEnv) weft(b *testing.B, name, def string, inputs map[string]any) f
 		b.Fatal(err)
 	}
 	return func(i int) (client.WorkflowRun, error) {
-		return e.c.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{TaskQueue: e.queue}, workflows.WorkflowType, req)
+		return e.c.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{TaskQueue: e.queue}, runwire.WorkflowType, req)
 	}
 }
 

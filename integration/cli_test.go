@@ -17,8 +17,8 @@ import (
 
 	"github.com/weftworks/weft/activities"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
+	"github.com/weftworks/weft/runwire"
 	"github.com/weftworks/weft/starter"
-	"github.com/weftworks/weft/workflows"
 )
 
 // waitForReview polls the state query until the run has a pending review. The condition runs
@@ -31,7 +31,7 @@ func waitForReview(t *testing.T, c client.Client, id string) *weftv1.ExecutionSt
 		lastErr error
 	)
 	ok := assert.Eventually(t, func() bool {
-		v, err := c.QueryWorkflow(context.Background(), id, "", workflows.QueryState)
+		v, err := c.QueryWorkflow(context.Background(), id, "", runwire.QueryState)
 		var st weftv1.ExecutionState
 		if err == nil {
 			err = v.Get(&st)
@@ -114,7 +114,7 @@ func TestSignalLikeTemporalCLI(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	require.Contains(t, out, "Started signal-1")
 	waitForReview(t, c, "signal-1")
-	require.NoError(t, c.SignalWorkflow(context.Background(), "signal-1", "", workflows.SignalReview,
+	require.NoError(t, c.SignalWorkflow(context.Background(), "signal-1", "", runwire.SignalReview,
 		json.RawMessage(`{"decision":"reject","reviewer":"cy","comment":"too early"}`)))
 	var res weftv1.RunResult
 	err := c.GetWorkflow(context.Background(), "signal-1", "").Get(context.Background(), &res)

@@ -18,6 +18,7 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/weftworks/weft/codec"
+	"github.com/weftworks/weft/runwire"
 	"github.com/weftworks/weft/starter"
 	"github.com/weftworks/weft/templates"
 	"github.com/weftworks/weft/workflows"
@@ -44,7 +45,7 @@ func TestEncryptedPayloads(t *testing.T) {
 	plain := dial(t)
 	req, err := workflows.NewRequest(mustTemplate(t, "cost-analysis"), "cost-analysis", map[string]any{"docs": 1000.0}, nil)
 	require.NoError(t, err)
-	old, err := plain.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{ID: "codec-old", TaskQueue: queue}, workflows.WorkflowType, req)
+	old, err := plain.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{ID: "codec-old", TaskQueue: queue}, runwire.WorkflowType, req)
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

@@ -22,7 +22,7 @@ import (
 	"github.com/weftworks/weft/console"
 	"github.com/weftworks/weft/internal/testkit/fakellm"
 	"github.com/weftworks/weft/mcp"
-	"github.com/weftworks/weft/workflows"
+	"github.com/weftworks/weft/runwire"
 )
 
 // TestPendingReviewsEverywhere: one listing (client.PendingReviews) holds a run's review, the
@@ -89,7 +89,7 @@ func TestPendingReviewsEverywhere(t *testing.T) {
 	call := got["pending-chat chat/c1"]
 	require.True(t, call.Chat, "a chat session's tool call")
 	require.Equal(t, "pending-chat", call.Run.ID)
-	require.Equal(t, workflows.GateToolCall, call.Review.Kind)
+	require.Equal(t, runwire.GateToolCall, call.Review.Kind)
 	require.Equal(t, "search", call.Review.Tool)
 	only, err := wc.PendingReviews(ctx, weftclient.ListOptions{Workflow: "pending-parent"})
 	require.NoError(t, err)

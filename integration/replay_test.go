@@ -20,6 +20,7 @@ import (
 	"github.com/weftworks/weft/activities"
 	weftclient "github.com/weftworks/weft/client"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
+	"github.com/weftworks/weft/runwire"
 	"github.com/weftworks/weft/workflows"
 )
 
@@ -55,7 +56,7 @@ func TestRecordAndReplayHistories(t *testing.T) {
 			require.Equal(t, 0, code, errOut)
 			if s.review != "" {
 				waitForReview(t, c, id)
-				require.NoError(t, c.SignalWorkflow(context.Background(), id, "", workflows.SignalReview, json.RawMessage(s.review)))
+				require.NoError(t, c.SignalWorkflow(context.Background(), id, "", runwire.SignalReview, json.RawMessage(s.review)))
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
@@ -161,8 +162,8 @@ func TestRecordAndReplayBatchHistory(t *testing.T) {
 func replayAndStore(t *testing.T, id, name string, data []byte) {
 	t.Helper()
 	replayer := sdkworker.NewWorkflowReplayer()
-	replayer.RegisterWorkflowWithOptions(workflows.Run, workflow.RegisterOptions{Name: workflows.WorkflowType})
-	replayer.RegisterWorkflowWithOptions(workflows.Chat, workflow.RegisterOptions{Name: workflows.ChatWorkflowType})
+	replayer.RegisterWorkflowWithOptions(workflows.Run, workflow.RegisterOptions{Name: runwire.WorkflowType})
+	replayer.RegisterWorkflowWithOptions(workflows.Chat, workflow.RegisterOptions{Name: runwire.ChatWorkflowType})
 	hist, err := client.HistoryFromJSON(bytesReader(data), client.HistoryJSONOptions{})
 	require.NoError(t, err)
 	require.NoError(t, replayer.ReplayWorkflowHistoryWithOptions(quiet(), hist,

@@ -23,7 +23,7 @@ import (
 	"github.com/weftworks/weft/internal/testkit/fakellm"
 	"github.com/weftworks/weft/mcp"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
-	"github.com/weftworks/weft/workflows"
+	"github.com/weftworks/weft/runwire"
 )
 
 // hostileGateway is the real gateway over HTTP with one valid key, in front of a worker whose
@@ -161,7 +161,7 @@ func TestWorkerRefusesClientServersItself(t *testing.T) {
 		require.NoError(t, err)
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
-		run, err := c.ExecuteWorkflow(ctx, tclient.StartWorkflowOptions{ID: id, TaskQueue: g.queue}, workflows.WorkflowType,
+		run, err := c.ExecuteWorkflow(ctx, tclient.StartWorkflowOptions{ID: id, TaskQueue: g.queue}, runwire.WorkflowType,
 			&weftv1.RunRequest{DefinitionJson: string(b), Origin: origin})
 		require.NoError(t, err)
 		return run.Get(ctx, nil)

@@ -24,7 +24,7 @@ import (
 	"github.com/weftworks/weft/activities"
 	"github.com/weftworks/weft/activities/toolspec"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
-	"github.com/weftworks/weft/workflows"
+	"github.com/weftworks/weft/runwire"
 	"github.com/weftworks/weft/workflows/dsl"
 )
 
@@ -93,7 +93,7 @@ type Gateway struct {
 // New builds the gateway and registers its tools.
 func New(o Options) *Gateway {
 	if o.TaskQueue == "" {
-		o.TaskQueue = workflows.TaskQueue
+		o.TaskQueue = runwire.TaskQueue
 	}
 	if o.Wait == 0 {
 		o.Wait = 20 * time.Second

@@ -19,8 +19,8 @@ import (
 	weftclient "github.com/weftworks/weft/client"
 	"github.com/weftworks/weft/codec"
 	"github.com/weftworks/weft/metrics"
+	"github.com/weftworks/weft/runwire"
 	"github.com/weftworks/weft/tracing"
-	"github.com/weftworks/weft/workflows"
 )
 
 // connFlags are the Temporal connection settings shared by every command that talks to a server.
@@ -42,7 +42,7 @@ func envOr(key, def string) string {
 func (f *connFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.address, "address", settingOr(weftclient.EnvAddress, weftclient.DefaultAddress), "Temporal frontend host:port (env TEMPORAL_ADDRESS; else a running weft dev's)")
 	cmd.Flags().StringVar(&f.namespace, "namespace", settingOr(weftclient.EnvNamespace, "default"), "Temporal namespace (env TEMPORAL_NAMESPACE)")
-	cmd.Flags().StringVar(&f.taskQueue, "task-queue", envOr(weftclient.EnvTaskQueue, workflows.TaskQueue), "task queue of the weft workers (env WEFT_TASK_QUEUE)")
+	cmd.Flags().StringVar(&f.taskQueue, "task-queue", envOr(weftclient.EnvTaskQueue, runwire.TaskQueue), "task queue of the weft workers (env WEFT_TASK_QUEUE)")
 	// the temporal CLI's names, so one environment serves both
 	cmd.Flags().BoolVar(&f.security.TLS, "tls", os.Getenv("TEMPORAL_TLS") == "true", "connect to Temporal with TLS (env TEMPORAL_TLS=true; implied by the other TLS flags and --api-key)")
 	cmd.Flags().StringVar(&f.security.CertFile, "tls-cert-path", os.Getenv("TEMPORAL_TLS_CERT"), "client certificate for mTLS, PEM (env TEMPORAL_TLS_CERT)")

@@ -20,9 +20,9 @@ import (
 	"github.com/weftworks/weft/activities"
 	"github.com/weftworks/weft/codec"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
+	"github.com/weftworks/weft/runwire"
 	"github.com/weftworks/weft/templates"
 	"github.com/weftworks/weft/worker"
-	"github.com/weftworks/weft/workflows"
 )
 
 // DemoTemplate is the workflow `weft dev --demo` starts.
@@ -99,7 +99,7 @@ func newDevCommand() *cobra.Command {
 				cfg.MongoDBURI = db.URI
 				dbNote = db.URI + " (embedded FerretDB)"
 			}
-			conn := connFlags{address: srv.Address, namespace: srv.Namespace, taskQueue: workflows.TaskQueue}
+			conn := connFlags{address: srv.Address, namespace: srv.Namespace, taskQueue: runwire.TaskQueue}
 			m := serveMetrics(metricsAddr, cmd.ErrOrStderr())
 			return conn.withMetrics(ctx, m, func(c *weftclient.Client) error {
 				if !noWorker {

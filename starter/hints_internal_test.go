@@ -8,7 +8,7 @@ import (
 
 	weftclient "github.com/weftworks/weft/client"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
-	"github.com/weftworks/weft/workflows"
+	"github.com/weftworks/weft/runwire"
 )
 
 // TestStatusReviewHintWorksAsWritten: the command weft status shows beside a step awaiting review
@@ -31,8 +31,8 @@ func TestStatusReviewHintWorksAsWritten(t *testing.T) {
 			"awaiting review (weft review run-1 approve --id REVIEW; weft reviews lists the ids)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			st := &weftv1.ExecutionState{Workflow: "w", Status: workflows.StatusAwaitingReview, PendingReviews: tc.pending,
-				Steps: []*weftv1.StepState{{Id: "check", Status: workflows.StatusAwaitingReview}}}
+			st := &weftv1.ExecutionState{Workflow: "w", Status: runwire.StatusAwaitingReview, PendingReviews: tc.pending,
+				Steps: []*weftv1.StepState{{Id: "check", Status: runwire.StatusAwaitingReview}}}
 			var out bytes.Buffer
 			printStatus(&out, weftclient.Resolve("run-1", &weftclient.Description{Status: "running"}, st))
 			require.Contains(t, out.String(), tc.want)

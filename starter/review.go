@@ -16,7 +16,7 @@ import (
 	weftclient "github.com/weftworks/weft/client"
 	"github.com/weftworks/weft/internal/safefile"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
-	"github.com/weftworks/weft/workflows"
+	"github.com/weftworks/weft/runwire"
 )
 
 // defaultReviewer is who decides when --reviewer is not given: $USER, else the OS account.
@@ -61,7 +61,7 @@ func newReviewCommand() *cobra.Command {
 				}
 			}
 			if err := d.Check(); err != nil {
-				if d.Decision == workflows.DecisionEdit {
+				if d.Decision == runwire.DecisionEdit {
 					return invalid(errors.New("edit needs --data with the corrected proposal (JSON, or @file.json)"))
 				}
 				return invalid(err)

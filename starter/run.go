@@ -22,7 +22,7 @@ import (
 	"github.com/weftworks/weft/events"
 	"github.com/weftworks/weft/internal/english"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
-	"github.com/weftworks/weft/workflows"
+	"github.com/weftworks/weft/runwire"
 	"github.com/weftworks/weft/workflows/dsl"
 )
 
@@ -262,7 +262,7 @@ func (p *progress) event(e events.Event) {
 		if e.Type == events.StepFailed && p.failed == "" {
 			p.failed = e.Step
 		}
-		if e.Type == events.StepCancelled && e.StepState.GetError() == workflows.StoppedInFlight && p.stopped == "" {
+		if e.Type == events.StepCancelled && e.StepState.GetError() == runwire.StoppedInFlight && p.stopped == "" {
 			p.stopped = e.Step
 		}
 	case events.ToolCallFinished:

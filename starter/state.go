@@ -15,7 +15,7 @@ import (
 
 	weftclient "github.com/weftworks/weft/client"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
-	"github.com/weftworks/weft/workflows"
+	"github.com/weftworks/weft/runwire"
 )
 
 // writeProto prints a message as indented JSON. protojson's own spacing varies on purpose, so
@@ -44,22 +44,22 @@ func stepLine(s *weftv1.StepState, runID string, pending []*weftv1.ReviewRequest
 		name = s.Id
 	}
 	switch s.Status {
-	case workflows.StatusCompleted:
+	case runwire.StatusCompleted:
 		if s.Reason != "" { // reused from run X (weft retry)
 			return fmt.Sprintf("  ✔ %-32s %-28s [%s]", name, s.Summary, s.Reason)
 		}
 		return fmt.Sprintf("  ✔ %-32s %-28s [%dms]", name, s.Summary, s.DurationMs)
-	case workflows.StatusSkipped:
+	case runwire.StatusSkipped:
 		return fmt.Sprintf("  ⊘ %-32s skipped (%s)", name, s.Reason)
-	case workflows.StatusFailed:
+	case runwire.StatusFailed:
 		return fmt.Sprintf("  ✗ %-32s %s", name, s.Error)
-	case workflows.StatusCancelled:
+	case runwire.StatusCancelled:
 		return fmt.Sprintf("  ⊘ %-32s cancelled", name)
-	case workflows.StatusNotRun:
+	case runwire.StatusNotRun:
 		return fmt.Sprintf("  · %-32s not run (%s)", name, s.Reason)
-	case workflows.StatusAwaitingReview:
+	case runwire.StatusAwaitingReview:
 		return fmt.Sprintf("  ⏸ %-32s awaiting review (%s)", name, reviewHint(runID, s.Id, pending))
-	case workflows.StatusRunning:
+	case runwire.StatusRunning:
 		if s.ItemsTotal > 0 {
 			return fmt.Sprintf("  … %-32s running %d/%d", name, s.ItemsDone, s.ItemsTotal)
 		}

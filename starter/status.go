@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	weftclient "github.com/weftworks/weft/client"
-	"github.com/weftworks/weft/workflows"
+	"github.com/weftworks/weft/runwire"
 )
 
 func newStatusCommand() *cobra.Command { return statusCommand(false) }
@@ -119,8 +119,8 @@ func printStatus(out io.Writer, e *weftclient.Execution) {
 		// The steps in flight report the cancellation as their error; say what happened instead.
 		at := ""
 		for _, s := range st.Steps {
-			stopped := s.Status == workflows.StatusCancelled && s.Error == workflows.StoppedInFlight
-			failedBefore := s.Status == workflows.StatusFailed && st.Error == fmt.Sprintf("step %q: %s", s.Id, s.Error) // older workers
+			stopped := s.Status == runwire.StatusCancelled && s.Error == runwire.StoppedInFlight
+			failedBefore := s.Status == runwire.StatusFailed && st.Error == fmt.Sprintf("step %q: %s", s.Id, s.Error) // older workers
 			if stopped || failedBefore {
 				at = s.Id
 				break

@@ -14,6 +14,7 @@ import (
 	"github.com/weftworks/weft/activities/toolspec"
 	"github.com/weftworks/weft/internal/webhook"
 	"github.com/weftworks/weft/metrics"
+	"github.com/weftworks/weft/runwire"
 	"github.com/weftworks/weft/workflows"
 )
 
@@ -35,7 +36,7 @@ type Options struct {
 // without a handler (or a handler for an undeclared tool) is an error here, not when a run calls it.
 func New(c client.Client, o Options) (sdkworker.Worker, error) {
 	if o.TaskQueue == "" {
-		o.TaskQueue = workflows.TaskQueue
+		o.TaskQueue = runwire.TaskQueue
 	}
 	w := sdkworker.New(c, o.TaskQueue, sdkworker.Options{
 		// After a worker dies, its sticky queue holds the next workflow task until this expires.
@@ -54,8 +55,8 @@ func New(c client.Client, o Options) (sdkworker.Worker, error) {
 		// the server's connection, reached through a task queue of that worker's own.
 		EnableSessionWorker: true,
 	})
-	w.RegisterWorkflowWithOptions(workflows.Run, workflow.RegisterOptions{Name: workflows.WorkflowType})
-	w.RegisterWorkflowWithOptions(workflows.Chat, workflow.RegisterOptions{Name: workflows.ChatWorkflowType})
+	w.RegisterWorkflowWithOptions(workflows.Run, workflow.RegisterOptions{Name: runwire.WorkflowType})
+	w.RegisterWorkflowWithOptions(workflows.Chat, workflow.RegisterOptions{Name: runwire.ChatWorkflowType})
 	w.RegisterWorkflowWithOptions(workflows.Batch, workflow.RegisterOptions{Name: workflows.BatchWorkflowType})
 	w.RegisterWorkflowWithOptions(workflows.Notify, workflow.RegisterOptions{Name: workflows.NotifyWorkflowType})
 	tools := activities.NewTools(o.Config)

@@ -8,7 +8,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
-	"github.com/weftworks/weft/workflows"
+	"github.com/weftworks/weft/runwire"
 )
 
 // TestAgentToolCallRecordsDecision: a decided tool call records who decided (authenticated, with
@@ -25,7 +25,7 @@ func TestAgentToolCallRecordsDecision(t *testing.T) {
 			`{"id":"helper/a","decision":"approve","reviewer":"ana@example.com","authenticated":true,"reviewer_roles":["editor"],"comment":"fine"}`,
 			`{"id":"helper/b","decision":"reject","reviewer":"bo"}`,
 		} {
-			h.env.UpdateWorkflow(workflows.UpdateReview, string(rune('a'+i)), &testsuite.TestUpdateCallback{
+			h.env.UpdateWorkflow(runwire.UpdateReview, string(rune('a'+i)), &testsuite.TestUpdateCallback{
 				OnAccept: func() {}, OnReject: func(err error) { t.Errorf("%s: %v", d, err) }, OnComplete: func(any, error) {},
 			}, decision(t, d))
 		}
@@ -33,7 +33,7 @@ func TestAgentToolCallRecordsDecision(t *testing.T) {
 	var state weftv1.ExecutionState
 	res, err := h.run(t, agentFlow, nil)
 	require.NoError(t, err)
-	v, err := h.env.QueryWorkflow(workflows.QueryState)
+	v, err := h.env.QueryWorkflow(runwire.QueryState)
 	require.NoError(t, err)
 	require.NoError(t, v.Get(&state))
 

@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/weftworks/weft/activities/toolspec"
+	"github.com/weftworks/weft/runwire"
 	"github.com/weftworks/weft/workflows/dsl"
 )
 
@@ -37,7 +38,7 @@ func (t *guardTrip) value() map[string]any {
 
 func (t *guardTrip) err() error {
 	return temporal.NewNonRetryableApplicationError(fmt.Sprintf("%s guardrail %q tripped: %s. Change the %s, or the guardrail; with guardrails.onTrip: \"return\" the step returns with stopReason guardrail instead of failing",
-		t.stage, t.name, t.reason, map[string]string{GuardrailInput: "input", GuardrailOutput: "instructions or tools"}[t.stage]), ErrStepFailed, nil)
+		t.stage, t.name, t.reason, map[string]string{GuardrailInput: "input", GuardrailOutput: "instructions or tools"}[t.stage]), runwire.ErrStepFailed, nil)
 }
 
 // judgeSchema is the answer a judge gives.

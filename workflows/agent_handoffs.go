@@ -4,11 +4,9 @@ import (
 	"github.com/weftworks/weft/events"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/weftworks/weft/runwire"
 	"github.com/weftworks/weft/workflows/dsl"
 )
-
-// HandoffToolPrefix names a handoff among an agent's tool calls: "handoff:NAME".
-const HandoffToolPrefix = "handoff:"
 
 // handoff is an agent the conversation can be passed to (the agent's handoffs input, parsed by
 // dsl.ParseAgentConfig).
@@ -18,7 +16,7 @@ type handoff = dsl.Handoff
 // loop passes the conversation to the handoff's agent after the turn.
 type handoffTool struct{ h handoff }
 
-func (t handoffTool) Name() string                    { return HandoffToolPrefix + t.h.Name }
+func (t handoffTool) Name() string                    { return runwire.HandoffToolPrefix + t.h.Name }
 func (t handoffTool) FunctionName() string            { return functionName("transfer_to_" + t.h.Name) }
 func (t handoffTool) EditSchema() any                 { return map[string]any{"type": "object"} }
 func (t handoffTool) Check(args map[string]any) error { return nil }
@@ -36,7 +34,7 @@ func (t handoffTool) Call(workflow.Context, *run, *stepRun, map[string]any, stri
 // handedOff returns the handoff of the first completed transfer call of a turn (nil: none).
 func handedOff(records []map[string]any, tools map[string]agentTool) *handoff {
 	for _, rec := range records {
-		if rec["status"] != StatusCompleted {
+		if rec["status"] != runwire.StatusCompleted {
 			continue
 		}
 		for _, t := range sortedTools(tools) {

@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/weftworks/weft/activities/toolspec"
+	"github.com/weftworks/weft/runwire"
 	"github.com/weftworks/weft/workflows/dsl"
 )
 
@@ -304,7 +305,7 @@ func (a *agentLoop) iterate(iter int) (res any, done bool, err error) {
 		}
 		return nil, true, temporal.NewNonRetryableApplicationError(fmt.Sprintf(
 			"the agent did not answer within maxIterations (%d): it kept calling tools. Raise maxIterations, narrow the tools, or set onLimit: \"return\"", cfg.maxIterations),
-			ErrStepFailed, nil)
+			runwire.ErrStepFailed, nil)
 	}
 	sr.iterations = int32(iter)
 	r.record(a.ctx, events.Event{Type: events.Iteration, Step: sr.cs.ID, Key: a.key, Iteration: sr.iterations})
@@ -435,7 +436,7 @@ func (a *agentLoop) handOffAfter(iter int, h *handoff) (res any, done bool, err 
 		}
 		return nil, true, temporal.NewNonRetryableApplicationError(fmt.Sprintf(
 			"the agents handed the conversation off more than maxHandoffs (%d) times (%s): they keep passing it on. Say in the handoffs' descriptions when to hand off, raise maxHandoffs, or set onLimit: \"return\"",
-			a.cfg.maxHandoffs, handoffPath(a.handoffsMade, h.Name)), ErrStepFailed, nil)
+			a.cfg.maxHandoffs, handoffPath(a.handoffsMade, h.Name)), runwire.ErrStepFailed, nil)
 	}
 	a.handoffsMade = append(a.handoffsMade, map[string]any{"iteration": iter, "from": a.active, "to": h.Name})
 	a.r.recordHandoff(a.ctx, a.sr, a.key, iter, a.active, h.Name)

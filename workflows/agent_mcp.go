@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/weftworks/weft/activities/toolspec"
+	"github.com/weftworks/weft/runwire"
 	"github.com/weftworks/weft/workflows/dsl"
 )
 
@@ -94,7 +95,7 @@ func (r *run) mcpTools(ctx workflow.Context, sr *stepRun, ref string) ([]agentTo
 	}
 	out, err := r.mcpActivity(ctx, sr, server, sr.cs.ID+"/mcp-"+server, toolspec.ActivityMCPList, true, opts, mcpRequest(config, r.origin, decl.Trust))
 	if err != nil {
-		return nil, temporal.NewApplicationErrorWithOptions(fmt.Sprintf("listing the tools of MCP server %s: %s", server, errorText(err)), ErrStepFailed,
+		return nil, temporal.NewApplicationErrorWithOptions(fmt.Sprintf("listing the tools of MCP server %s: %s", server, errorText(err)), runwire.ErrStepFailed,
 			temporal.ApplicationErrorOptions{NonRetryable: true, Cause: err})
 	}
 	res, _ := out.(map[string]any)

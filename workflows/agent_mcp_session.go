@@ -11,6 +11,7 @@ import (
 
 	"github.com/weftworks/weft/activities/toolspec"
 	"github.com/weftworks/weft/events"
+	"github.com/weftworks/weft/runwire"
 )
 
 // A server the file declares "stateful" keeps one connection (one process for a command) for
@@ -166,7 +167,7 @@ func (r *run) mcpActivity(ctx workflow.Context, sr *stepRun, server, key, activi
 		}
 		if attempt > 0 || !(rerun || neverStarted(err)) {
 			return nil, temporal.NewApplicationErrorWithOptions(fmt.Sprintf("MCP server %s's worker was lost during this call, which may or may not have run; the server was started afresh, without what it held: check before calling it again", server),
-				ErrStepFailed, temporal.ApplicationErrorOptions{NonRetryable: true, Cause: err})
+				runwire.ErrStepFailed, temporal.ApplicationErrorOptions{NonRetryable: true, Cause: err})
 		}
 	}
 }

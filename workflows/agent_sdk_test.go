@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/weftworks/weft/runwire"
 	"github.com/weftworks/weft/workflows"
 )
 
@@ -311,7 +312,7 @@ func TestHandoffKeepsTheStepsApprovals(t *testing.T) {
 	}}
 	withModel(h, m)
 	h.env.RegisterDelayedCallback(func() {
-		h.env.UpdateWorkflow(workflows.UpdateReview, "r", &testsuite.TestUpdateCallback{
+		h.env.UpdateWorkflow(runwire.UpdateReview, "r", &testsuite.TestUpdateCallback{
 			OnAccept: func() {}, OnReject: func(err error) { t.Errorf("the gate for the call was not there: %v", err) }, OnComplete: func(any, error) {},
 		}, decision(t, `{"id":"triage/c2","decision":"reject","reviewer":"ana"}`))
 	}, time.Hour)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/weftworks/weft/activities/toolspec"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
+	"github.com/weftworks/weft/runwire"
 	"github.com/weftworks/weft/workflows"
 )
 
@@ -167,11 +168,11 @@ func TestAgentApprovalGates(t *testing.T) {
 	withModel(h, m)
 	var state weftv1.ExecutionState
 	h.env.RegisterDelayedCallback(func() {
-		v, err := h.env.QueryWorkflow(workflows.QueryState)
+		v, err := h.env.QueryWorkflow(runwire.QueryState)
 		require.NoError(t, err)
 		require.NoError(t, v.Get(&state))
 		refuse := func(d string) {
-			h.env.UpdateWorkflow(workflows.UpdateReview, d, &testsuite.TestUpdateCallback{
+			h.env.UpdateWorkflow(runwire.UpdateReview, d, &testsuite.TestUpdateCallback{
 				OnAccept: func() { t.Errorf("update %s was accepted", d) }, OnReject: func(error) {}, OnComplete: func(any, error) {},
 			}, decision(t, d))
 		}
@@ -180,7 +181,7 @@ func TestAgentApprovalGates(t *testing.T) {
 		refuse(`{"id":"helper/a","decision":"edit","data":{"text":"x","source":7}}`) // edited args must fit the tool
 		refuse(`{"id":"helper/zzz","decision":"approve"}`)                           // no such gate
 		ok := func(d string) {
-			h.env.UpdateWorkflow(workflows.UpdateReview, d, &testsuite.TestUpdateCallback{
+			h.env.UpdateWorkflow(runwire.UpdateReview, d, &testsuite.TestUpdateCallback{
 				OnAccept: func() {}, OnReject: func(err error) { t.Errorf("%s rejected: %v", d, err) }, OnComplete: func(any, error) {},
 			}, decision(t, d))
 		}
@@ -191,7 +192,7 @@ func TestAgentApprovalGates(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, state.PendingReviews, 2)
 	require.Equal(t, []string{"helper/a", "helper/b"}, []string{state.PendingReviews[0].Id, state.PendingReviews[1].Id})
-	require.Equal(t, workflows.GateToolCall, state.PendingReviews[0].Kind)
+	require.Equal(t, runwire.GateToolCall, state.PendingReviews[0].Kind)
 	require.Equal(t, "ingest", state.PendingReviews[0].Tool)
 	require.Equal(t, "awaiting_review", state.Status)
 	require.Equal(t, 1, h.tools.count("ingest"), "only the approved call ran")
@@ -210,17 +211,17 @@ func TestForEachReviewGates(t *testing.T) {
 	h := newHarness(t)
 	var state weftv1.ExecutionState
 	h.env.RegisterDelayedCallback(func() {
-		v, err := h.env.QueryWorkflow(workflows.QueryState)
+		v, err := h.env.QueryWorkflow(runwire.QueryState)
 		require.NoError(t, err)
 		require.NoError(t, v.Get(&state))
-		h.env.UpdateWorkflow(workflows.UpdateReview, "all", &testsuite.TestUpdateCallback{
+		h.env.UpdateWorkflow(runwire.UpdateReview, "all", &testsuite.TestUpdateCallback{
 			OnAccept: func() { t.Error("a step-level decision was accepted for three gates") }, OnReject: func(error) {}, OnComplete: func(any, error) {},
 		}, decision(t, `{"step":"ok","decision":"approve"}`))
-		h.env.UpdateWorkflow(workflows.UpdateReview, "shape", &testsuite.TestUpdateCallback{
+		h.env.UpdateWorkflow(runwire.UpdateReview, "shape", &testsuite.TestUpdateCallback{
 			OnAccept: func() { t.Error("edit with an object accepted where text was shown") }, OnReject: func(error) {}, OnComplete: func(any, error) {},
 		}, decision(t, `{"id":"ok[1]","decision":"edit","data":{"text":"B"}}`))
 		for i, d := range []string{`{"id":"ok[0]","decision":"approve"}`, `{"id":"ok[1]","decision":"edit","data":"B"}`, `{"id":"ok[2]","decision":"approve"}`} {
-			h.env.UpdateWorkflow(workflows.UpdateReview, fmt.Sprint(i), &testsuite.TestUpdateCallback{
+			h.env.UpdateWorkflow(runwire.UpdateReview, fmt.Sprint(i), &testsuite.TestUpdateCallback{
 				OnAccept: func() {}, OnReject: func(err error) { t.Errorf("%s: %v", d, err) }, OnComplete: func(any, error) {},
 			}, decision(t, d))
 		}
@@ -262,7 +263,7 @@ func TestWorkflowStepRunsChild(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t)
-			h.env.ExecuteWorkflow(workflows.WorkflowType, tc.req())
+			h.env.ExecuteWorkflow(runwire.WorkflowType, tc.req())
 			require.NoError(t, h.env.GetWorkflowError())
 			var res weftv1.RunResult
 			require.NoError(t, h.env.GetWorkflowResult(&res))
@@ -299,7 +300,7 @@ func TestAgentWorkflowTool(t *testing.T) {
 	withModel(h, m)
 	req := request(t, def, nil)
 	req.WorkflowFiles = map[string]string{"shout": child}
-	h.env.ExecuteWorkflow(workflows.WorkflowType, req)
+	h.env.ExecuteWorkflow(runwire.WorkflowType, req)
 	require.NoError(t, h.env.GetWorkflowError())
 	var res weftv1.RunResult
 	require.NoError(t, h.env.GetWorkflowResult(&res))

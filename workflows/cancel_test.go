@@ -9,7 +9,7 @@ import (
 
 	"github.com/weftworks/weft/activities/toolspec"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
-	"github.com/weftworks/weft/workflows"
+	"github.com/weftworks/weft/runwire"
 )
 
 // TestCancelledRunCancelsItsSteps: when the run itself is cancelled (weft cancel) while a step is
@@ -22,7 +22,7 @@ func TestCancelledRunCancelsItsSteps(t *testing.T) {
 	var state *weftv1.ExecutionState
 	h.env.RegisterDelayedCallback(func() { h.env.CancelWorkflow() }, time.Minute)
 	h.env.RegisterDelayedCallback(func() { state = pendingState(t, h) }, 2*time.Minute)
-	h.env.ExecuteWorkflow(workflows.WorkflowType, request(t, def, nil))
+	h.env.ExecuteWorkflow(runwire.WorkflowType, request(t, def, nil))
 	require.Error(t, h.env.GetWorkflowError())
 	if state == nil { // the run ended before the second callback: read the state it ended with
 		state = pendingState(t, h)
@@ -52,7 +52,7 @@ func TestForEachItemsDoneAreItemsCompleted(t *testing.T) {
 		"continueOnError":true,"inputs":{"query":"{{ item }}","collection":"c"}}]}`, nil)
 	require.NoError(t, err)
 	require.Len(t, st.Steps, 1)
-	require.Equal(t, workflows.StatusFailed, st.Steps[0].Status)
+	require.Equal(t, runwire.StatusFailed, st.Steps[0].Status)
 	require.EqualValues(t, 5, st.Steps[0].ItemsTotal)
 	require.EqualValues(t, 2, st.Steps[0].ItemsDone, "a and b completed; bad failed; c and d never started")
 }
@@ -70,7 +70,7 @@ func TestFilterThatKeepsNothingSaysSo(t *testing.T) {
 	for _, s := range res.Steps {
 		byID[s.Id] = s
 	}
-	require.Equal(t, workflows.StatusCompleted, byID["none"].Status)
+	require.Equal(t, runwire.StatusCompleted, byID["none"].Status)
 	require.Equal(t, []string{"the filter kept none of its 2 items (condition item.score > 0.5): the steps after it get an empty list"}, byID["none"].Warnings)
 	require.Empty(t, byID["some"].Warnings)
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/weftworks/weft/activities/toolspec"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
+	"github.com/weftworks/weft/runwire"
 	"github.com/weftworks/weft/workflows/dsl"
 )
 
@@ -20,14 +21,6 @@ import (
 // workflow's state, so quitting, crashing or moving to another machine loses nothing. Long
 // sessions continue as new, carrying the conversation.
 const (
-	// ChatWorkflowType is the registered name of Chat.
-	ChatWorkflowType = "weft-chat"
-	// UpdateChatMessage runs one turn: ChatMessage in, ChatReply out.
-	UpdateChatMessage = "message"
-	// UpdateChatClear forgets the conversation (the session and its usage stay).
-	UpdateChatClear = "clear"
-	// QueryChat returns the ChatSession.
-	QueryChat = "chat"
 	// DefaultChatTurnsPerRun is how many turns a run holds before it continues as new.
 	DefaultChatTurnsPerRun = 50
 	// chatKeepMessages is how many messages a continued session carries (cut at a user message).
@@ -116,7 +109,7 @@ func Chat(ctx workflow.Context, s *ChatSession) error {
 	if err := r.registerEventHandlers(ctx); err != nil {
 		return err
 	}
-	if err := workflow.SetQueryHandler(ctx, QueryChat, func() (*ChatSession, error) { return s, nil }); err != nil {
+	if err := workflow.SetQueryHandler(ctx, runwire.QueryChat, func() (*ChatSession, error) { return s, nil }); err != nil {
 		return err
 	}
 	busy, turnsHere := false, 0
@@ -132,7 +125,7 @@ func Chat(ctx workflow.Context, s *ChatSession) error {
 		}
 		return nil
 	}
-	err = workflow.SetUpdateHandlerWithOptions(ctx, UpdateChatMessage, func(ctx workflow.Context, m ChatMessage) (*ChatReply, error) {
+	err = workflow.SetUpdateHandlerWithOptions(ctx, runwire.UpdateChatMessage, func(ctx workflow.Context, m ChatMessage) (*ChatReply, error) {
 		if err := workflow.Await(ctx, func() bool { return !busy }); err != nil {
 			return nil, err
 		}
@@ -148,7 +141,7 @@ func Chat(ctx workflow.Context, s *ChatSession) error {
 	if err != nil {
 		return err
 	}
-	err = workflow.SetUpdateHandler(ctx, UpdateChatClear, func(ctx workflow.Context) (int, error) {
+	err = workflow.SetUpdateHandler(ctx, runwire.UpdateChatClear, func(ctx workflow.Context) (int, error) {
 		if err := workflow.Await(ctx, func() bool { return !busy }); err != nil {
 			return 0, err
 		}
@@ -159,7 +152,7 @@ func Chat(ctx workflow.Context, s *ChatSession) error {
 	if err != nil {
 		return err
 	}
-	r.setStatus(ctx, StatusRunning)
+	r.setStatus(ctx, runwire.StatusRunning)
 	if err := workflow.Await(ctx, func() bool { return turnsHere >= s.TurnsPerRun && !busy }); err != nil {
 		r.closeMCPSessions(ctx) // a chat ends by being cancelled: its servers' connections close
 		return err
@@ -177,7 +170,7 @@ func Chat(ctx workflow.Context, s *ChatSession) error {
 		s.Turns = s.Turns[len(s.Turns)-20:]
 	}
 	s.Continued++
-	return workflow.NewContinueAsNewError(ctx, ChatWorkflowType, s)
+	return workflow.NewContinueAsNewError(ctx, runwire.ChatWorkflowType, s)
 }
 
 // ownerName names who started a session, for refusals.
@@ -237,7 +230,7 @@ func newChatRun(ctx workflow.Context, s *ChatSession) (*run, error) {
 func (r *run) chatTurn(ctx workflow.Context, s *ChatSession, text string) (*ChatTurn, error) {
 	sr := r.order[0]
 	// A fresh step state per turn: its tool calls and usage are this turn's.
-	*sr = stepRun{cs: sr.cs, status: StatusRunning, started: workflow.Now(ctx)}
+	*sr = stepRun{cs: sr.cs, status: runwire.StatusRunning, started: workflow.Now(ctx)}
 	r.publish(sr)
 	msgs := append([]any(nil), s.Messages...)
 	if len(msgs) == 0 {
@@ -257,7 +250,7 @@ func (r *run) chatTurn(ctx workflow.Context, s *ChatSession, text string) (*Chat
 	out, err := r.agent(ctx, sr, inputs, r.env)
 	sr.finished = workflow.Now(ctx)
 	if err != nil {
-		sr.status, sr.err = StatusFailed, errorText(err)
+		sr.status, sr.err = runwire.StatusFailed, errorText(err)
 		// The conversation is unchanged, but the calls the turn made were billed: count them.
 		s.Usage.PromptTokens += sr.usage.PromptTokens
 		s.Usage.CompletionTokens += sr.usage.CompletionTokens
@@ -266,7 +259,7 @@ func (r *run) chatTurn(ctx workflow.Context, s *ChatSession, text string) (*Chat
 		s.Usage.Calls += sr.usage.Calls
 		return nil, fmt.Errorf("the turn failed (the conversation is unchanged): %s", errorText(err))
 	}
-	sr.status, sr.output = StatusCompleted, out
+	sr.status, sr.output = runwire.StatusCompleted, out
 	res, _ := out.(map[string]any)
 	s.Messages, _ = res["messages"].([]any)
 	answer, _ := res["text"].(string)

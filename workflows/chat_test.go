@@ -9,6 +9,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/weftworks/weft/runwire"
 	"github.com/weftworks/weft/workflows"
 )
 
@@ -28,7 +29,7 @@ func TestChatSession(t *testing.T) {
 	withModel(h, m)
 	replies := map[int]*workflows.ChatReply{}
 	send := func(n int, text string) {
-		h.env.UpdateWorkflow(workflows.UpdateChatMessage, fmt.Sprint("m", n), &testsuite.TestUpdateCallback{
+		h.env.UpdateWorkflow(runwire.UpdateChatMessage, fmt.Sprint("m", n), &testsuite.TestUpdateCallback{
 			OnAccept: func() {}, OnReject: func(err error) { t.Errorf("message %d refused: %v", n, err) },
 			OnComplete: func(v any, err error) {
 				require.NoError(t, err)
@@ -37,13 +38,13 @@ func TestChatSession(t *testing.T) {
 		}, workflows.ChatMessage{Text: text})
 	}
 	h.env.RegisterDelayedCallback(func() {
-		h.env.UpdateWorkflow(workflows.UpdateChatMessage, "empty", &testsuite.TestUpdateCallback{
+		h.env.UpdateWorkflow(runwire.UpdateChatMessage, "empty", &testsuite.TestUpdateCallback{
 			OnAccept: func() { t.Error("an empty message was accepted") }, OnReject: func(error) {}, OnComplete: func(any, error) {},
 		}, workflows.ChatMessage{Text: "  "})
 		send(1, "how do retries work?")
 	}, time.Second)
 	h.env.RegisterDelayedCallback(func() { send(2, "and what did I ask?") }, time.Minute)
-	h.env.ExecuteWorkflow(workflows.ChatWorkflowType, &workflows.ChatSession{Tools: []string{"search"}, Collection: "docs", TurnsPerRun: 2})
+	h.env.ExecuteWorkflow(runwire.ChatWorkflowType, &workflows.ChatSession{Tools: []string{"search"}, Collection: "docs", TurnsPerRun: 2})
 	require.True(t, h.env.IsWorkflowCompleted())
 	err := h.env.GetWorkflowError()
 	require.True(t, workflow.IsContinueAsNewError(err), "after two turns the session continues as new: %v", err)

@@ -21,9 +21,12 @@
 // Update; every surface that follows a run (weft run and watch, the console, AG-UI, MCP,
 // client.Stream) reads them there.
 //
-// Files: names.go (type, query, update, signal, memo and search-attribute names, and the
-// oldest Change* constants), request.go (the RunRequest), run.go (the scheduler), state.go (the
-// state query), events.go (the run's events and their queries), step.go (dispatch and tool
+// The names, statuses and types a client shares with a run (workflow type, task queue, query,
+// update and signal names, memo and search-attribute keys, statuses, the review vocabulary)
+// live in package runwire, which this package and client/ both import.
+//
+// Files: names.go (step keys, the oldest Change* constants, the state's output cap), request.go
+// (the RunRequest), run.go (the scheduler), state.go (the state query), events.go (the run's events and their queries), step.go (dispatch and tool
 // activities) and one step_*.go per step kind that needs more (foreach, batches, providerbatch,
 // loop, review, child, agent); agent_*.go hold the agent's tools, guardrails, handoffs and MCP
 // servers (agent_mcp_session.go: a stateful server held in a Temporal session); autocontext.go

@@ -9,6 +9,7 @@ import (
 
 	"github.com/weftworks/weft/events"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
+	"github.com/weftworks/weft/runwire"
 )
 
 // A run records what happens in it where it happens: each events.Event gets the next sequence
@@ -148,14 +149,14 @@ func (r *run) recordStep(ctx workflow.Context, sr *stepRun, typ string) {
 // recordStepEnd records the event of the status a step ended with.
 func (r *run) recordStepEnd(ctx workflow.Context, sr *stepRun) {
 	switch sr.status {
-	case StatusCompleted:
+	case runwire.StatusCompleted:
 		r.recordStep(ctx, sr, events.StepCompleted)
-	case StatusFailed:
+	case runwire.StatusFailed:
 		r.recordStep(ctx, sr, events.StepFailed)
-	case StatusSkipped, StatusNotRun:
+	case runwire.StatusSkipped, runwire.StatusNotRun:
 		// a step that never started did not run: its state says why (status not_run)
 		r.recordStep(ctx, sr, events.StepSkipped)
-	case StatusCancelled:
+	case runwire.StatusCancelled:
 		r.recordStep(ctx, sr, events.StepCancelled)
 	}
 }

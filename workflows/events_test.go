@@ -15,6 +15,7 @@ import (
 
 	"github.com/weftworks/weft/activities/toolspec"
 	"github.com/weftworks/weft/events"
+	"github.com/weftworks/weft/runwire"
 	"github.com/weftworks/weft/workflows"
 )
 
@@ -145,7 +146,7 @@ func TestEventsAreRecordedWhereThingsHappen(t *testing.T) {
 			  {"id":"ok","tool":"review","inputs":{"title":"Publish?","data":"{{ draft.output.text }}"}}]}`,
 			setup: func(h *harness) {
 				h.env.RegisterDelayedCallback(func() {
-					h.env.UpdateWorkflow(workflows.UpdateReview, "d", &testsuite.TestUpdateCallback{
+					h.env.UpdateWorkflow(runwire.UpdateReview, "d", &testsuite.TestUpdateCallback{
 						OnAccept: func() {}, OnReject: func(err error) { panic(err) }, OnComplete: func(any, error) {},
 					}, decision(nil, `{"step":"ok","decision":"approve","reviewer":"ana"}`))
 				}, time.Minute)
@@ -211,7 +212,7 @@ func TestEventsAgentDetails(t *testing.T) {
 		callTools([3]string{"c1", "ingest", `{"text":"one","source":"1.md"}`}), say("the answer"),
 	}})
 	h.env.RegisterDelayedCallback(func() {
-		h.env.UpdateWorkflow(workflows.UpdateReview, "d", &testsuite.TestUpdateCallback{
+		h.env.UpdateWorkflow(runwire.UpdateReview, "d", &testsuite.TestUpdateCallback{
 			OnAccept: func() {}, OnReject: func(err error) { t.Errorf("refused: %v", err) }, OnComplete: func(any, error) {},
 		}, decision(t, `{"id":"helper/c1","decision":"approve","reviewer":"ana"}`))
 	}, time.Minute)
@@ -287,7 +288,7 @@ func TestWaitEventsRefused(t *testing.T) {
 		wait("ahead", last+1000)
 	}, time.Minute)
 	h.env.RegisterDelayedCallback(func() {
-		h.env.UpdateWorkflow(workflows.UpdateReview, "d", &testsuite.TestUpdateCallback{
+		h.env.UpdateWorkflow(runwire.UpdateReview, "d", &testsuite.TestUpdateCallback{
 			OnAccept: func() {}, OnReject: func(err error) { t.Errorf("refused: %v", err) }, OnComplete: func(any, error) {},
 		}, decision(t, `{"step":"ok","decision":"approve"}`))
 	}, time.Hour)

@@ -21,6 +21,7 @@ import (
 
 	"github.com/weftworks/weft/internal/english"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
+	"github.com/weftworks/weft/runwire"
 	"github.com/weftworks/weft/workflows/dsl"
 )
 
@@ -35,17 +36,11 @@ type gate struct {
 	decision *weftv1.ReviewDecision
 }
 
-// Gate kinds.
-const (
-	GateReview   = "review"
-	GateToolCall = "tool_call"
-)
-
 // openGate registers a pending decision and marks the step (and the run) awaiting review.
 // schema, when not nil, is the JSON Schema edited data must satisfy.
 func (r *run) openGate(ctx workflow.Context, sr *stepRun, req *weftv1.ReviewRequest, schema any) (*gate, error) {
 	if _, dup := r.gates[req.Id]; dup {
-		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("review %q is already pending", req.Id), ErrStepFailed, nil)
+		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("review %q is already pending", req.Id), runwire.ErrStepFailed, nil)
 	}
 	g := &gate{req: req, sr: sr, seq: r.gateSeq}
 	r.gateSeq++
@@ -63,7 +58,7 @@ func (r *run) openGate(ctx workflow.Context, sr *stepRun, req *weftv1.ReviewRequ
 	req.Digest = DataDigest(req.Data)
 	r.gates[req.Id] = g
 	sr.openGates++
-	sr.status = StatusAwaitingReview
+	sr.status = runwire.StatusAwaitingReview
 	r.publish(sr)
 	r.refreshStatus(ctx)
 	r.record(ctx, events.Event{Type: events.ReviewRequested, Step: sr.cs.ID, Key: req.Id, Review: eventReview(req), StepState: r.eventState(sr)})
@@ -80,8 +75,8 @@ func (r *run) waitGate(ctx workflow.Context, g *gate, timeout time.Duration, onT
 		r.record(ctx, e)
 		delete(r.gates, g.req.Id)
 		g.sr.openGates--
-		if g.sr.openGates == 0 && g.sr.status == StatusAwaitingReview {
-			g.sr.status = StatusRunning
+		if g.sr.openGates == 0 && g.sr.status == runwire.StatusAwaitingReview {
+			g.sr.status = runwire.StatusRunning
 			r.publish(g.sr)
 		}
 		r.refreshStatus(ctx)
@@ -94,10 +89,10 @@ func (r *run) waitGate(ctx workflow.Context, g *gate, timeout time.Duration, onT
 		}
 		if !ok {
 			switch onTimeout {
-			case DecisionApprove, DecisionReject:
+			case runwire.DecisionApprove, runwire.DecisionReject:
 				g.decision = &weftv1.ReviewDecision{Id: g.req.Id, Step: g.req.Step, Decision: onTimeout, Reviewer: "timeout", Comment: "no decision within " + timeout.String()}
 			default:
-				return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("no review decision within %s", timeout), ErrReviewTimeout, nil)
+				return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("no review decision within %s", timeout), runwire.ErrReviewTimeout, nil)
 			}
 		}
 	} else if err := workflow.Await(ctx, decided); err != nil {
@@ -170,15 +165,6 @@ func recorded(d *weftv1.ReviewDecision) *ReviewRecorded {
 		Digest: d.Digest, ReviewerRoles: d.ReviewerRoles, Authenticated: d.Authenticated}
 }
 
-// MaxEditBytes is the largest edited data (JSON bytes) a review decision may carry. The decision
-// is written to the run's history (Temporal refuses a payload over 2 MB, and then fails the
-// workflow task instead of answering), and the edited data becomes the step's output, which
-// later steps, the run's result and the state carry again.
-const MaxEditBytes = 1 << 20
-
-// MaxDecisionBytes is the largest decision (protobuf bytes) the validator accepts.
-const MaxDecisionBytes = MaxEditBytes + 64<<10
-
 // RoleAdmin may decide any review, whoever its reviewers are.
 const RoleAdmin = "admin"
 
@@ -214,7 +200,7 @@ func (g *gate) check(d *weftv1.ReviewDecision) error {
 	if err := CheckDecisionSize(g.req.Id, d); err != nil {
 		return err
 	}
-	if d.Decision == DecisionEdit {
+	if d.Decision == runwire.DecisionEdit {
 		if g.schema != nil {
 			if err := g.schema.Validate(toJSONValue(d.Data.AsInterface())); err != nil {
 				want, _ := json.Marshal(g.req.Schema.AsInterface())
@@ -225,20 +211,20 @@ func (g *gate) check(d *weftv1.ReviewDecision) error {
 	return nil
 }
 
-// CheckDecisionSize refuses a decision for review id whose edit is over MaxEditBytes or which is
-// over MaxDecisionBytes in all. The Update's validator checks it, and so does the client before
+// CheckDecisionSize refuses a decision for review id whose edit is over runwire.MaxEditBytes or which is
+// over runwire.MaxDecisionBytes in all. The Update's validator checks it, and so does the client before
 // it sends one: a refused Update's answer carries the request back, so one over Temporal's 2 MB
 // fails the workflow task instead of being refused.
 func CheckDecisionSize(id string, d *weftv1.ReviewDecision) error {
-	if d.Decision == DecisionEdit {
-		if n := jsonSize(d.Data.AsInterface()); n > MaxEditBytes {
+	if d.Decision == runwire.DecisionEdit {
+		if n := jsonSize(d.Data.AsInterface()); n > runwire.MaxEditBytes {
 			return fmt.Errorf("edited data for %q is too large: %s of JSON, more than a review edit may carry (%s): "+
 				"send a shorter edit, or approve and let a later step change the data (put large content in a file or ingest it, and edit a reference to it)",
-				id, byteSize(n), byteSize(MaxEditBytes))
+				id, byteSize(n), byteSize(runwire.MaxEditBytes))
 		}
 	}
-	if n := proto.Size(d); n > MaxDecisionBytes {
-		return fmt.Errorf("the decision for %q is too large: %s, more than %s: shorten the comment", id, byteSize(n), byteSize(MaxDecisionBytes))
+	if n := proto.Size(d); n > runwire.MaxDecisionBytes {
+		return fmt.Errorf("the decision for %q is too large: %s, more than %s: shorten the comment", id, byteSize(n), byteSize(runwire.MaxDecisionBytes))
 	}
 	return nil
 }

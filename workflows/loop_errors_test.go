@@ -10,7 +10,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/weftworks/weft/activities/toolspec"
-	"github.com/weftworks/weft/workflows"
+	"github.com/weftworks/weft/runwire"
 )
 
 // TestLoopOverMaxIterationsFails: a loop given more items than maxIterations fails the step,
@@ -54,7 +54,7 @@ func TestInlineToolErrorNamesStepOnce(t *testing.T) {
 	require.Error(t, err)
 	var ae *temporal.ApplicationError
 	require.True(t, errors.As(err, &ae))
-	require.Equal(t, workflows.ErrStepFailed, ae.Type())
+	require.Equal(t, runwire.ErrStepFailed, ae.Type())
 	require.Contains(t, ae.Error(), `step "m": inputs.arrays[0] is a string, not an array`)
 	require.Equal(t, 1, strings.Count(ae.Error(), `step "m"`), ae.Error())
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/weftworks/weft/activities/toolspec"
 	"github.com/weftworks/weft/events"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
+	"github.com/weftworks/weft/runwire"
 	"github.com/weftworks/weft/workflows"
 )
 
@@ -49,7 +50,7 @@ func runEmbedFlow(t *testing.T, h *harness, flow string, xs []any) batchOutcome 
 	} else {
 		o.output = outputJSON(t, res.Output)
 	}
-	v, err := h.env.QueryWorkflow(workflows.QueryState)
+	v, err := h.env.QueryWorkflow(runwire.QueryState)
 	require.NoError(t, err)
 	var state weftv1.ExecutionState
 	require.NoError(t, v.Get(&state))
@@ -58,7 +59,7 @@ func runEmbedFlow(t *testing.T, h *harness, flow string, xs []any) batchOutcome 
 		case "each":
 			o.step = s
 		case "after":
-			o.afterRan = s.Status == workflows.StatusCompleted
+			o.afterRan = s.Status == runwire.StatusCompleted
 		}
 	}
 	o.items = map[string]int{}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/weftworks/weft/activities/toolspec"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
+	"github.com/weftworks/weft/runwire"
 	"github.com/weftworks/weft/workflows"
 	"github.com/weftworks/weft/workflows/dsl"
 )
@@ -35,8 +36,8 @@ func TestReplayRecordedHistories(t *testing.T) {
 		name := strings.TrimPrefix(f, "testdata/histories/")
 		t.Run(name, func(t *testing.T) {
 			r := worker.NewWorkflowReplayer()
-			r.RegisterWorkflowWithOptions(workflows.Run, workflow.RegisterOptions{Name: workflows.WorkflowType})
-			r.RegisterWorkflowWithOptions(workflows.Chat, workflow.RegisterOptions{Name: workflows.ChatWorkflowType})
+			r.RegisterWorkflowWithOptions(workflows.Run, workflow.RegisterOptions{Name: runwire.WorkflowType})
+			r.RegisterWorkflowWithOptions(workflows.Chat, workflow.RegisterOptions{Name: runwire.ChatWorkflowType})
 			data, err := os.ReadFile(f)
 			require.NoError(t, err)
 			hist, err := client.HistoryFromJSON(bytes.NewReader(data), client.HistoryJSONOptions{})
@@ -59,7 +60,7 @@ func TestReplayDetectsChangedCommands(t *testing.T) {
 		return &weftv1.RunResult{}, nil
 	}
 	r := worker.NewWorkflowReplayer()
-	r.RegisterWorkflowWithOptions(changed, workflow.RegisterOptions{Name: workflows.WorkflowType})
+	r.RegisterWorkflowWithOptions(changed, workflow.RegisterOptions{Name: runwire.WorkflowType})
 	err := r.ReplayWorkflowHistoryFromJSONFile(quietLogger(), "testdata/histories/multi-collection-search.json")
 	require.Error(t, err)
 }
@@ -81,7 +82,7 @@ func TestReplayOnATightenedRegistry(t *testing.T) {
 
 	replay := func(file string) error {
 		r := worker.NewWorkflowReplayer()
-		r.RegisterWorkflowWithOptions(workflows.Run, workflow.RegisterOptions{Name: workflows.WorkflowType})
+		r.RegisterWorkflowWithOptions(workflows.Run, workflow.RegisterOptions{Name: runwire.WorkflowType})
 		id := "history-" + strings.TrimSuffix(filepath.Base(file), ".json")
 		b, err := os.ReadFile(file)
 		require.NoError(t, err)

@@ -13,6 +13,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
+	"github.com/weftworks/weft/runwire"
 	"github.com/weftworks/weft/workflows"
 )
 
@@ -29,7 +30,7 @@ func newUpdates(t *testing.T, h *harness) *updates {
 
 // refuse sends d and fails the test when it is accepted; the refusal's message is kept.
 func (u *updates) refuse(d string) {
-	u.h.env.UpdateWorkflow(workflows.UpdateReview, fmt.Sprint("refuse", len(u.refused)), &testsuite.TestUpdateCallback{
+	u.h.env.UpdateWorkflow(runwire.UpdateReview, fmt.Sprint("refuse", len(u.refused)), &testsuite.TestUpdateCallback{
 		OnAccept:   func() { u.t.Errorf("update %.200s was accepted", d) },
 		OnReject:   func(err error) { u.refused[d] = err.Error() },
 		OnComplete: func(any, error) {},
@@ -41,7 +42,7 @@ func (u *updates) refuse(d string) {
 
 // accept sends d and fails the test when it is refused.
 func (u *updates) accept(d string) {
-	u.h.env.UpdateWorkflow(workflows.UpdateReview, "ok "+d[:min(len(d), 60)], &testsuite.TestUpdateCallback{
+	u.h.env.UpdateWorkflow(runwire.UpdateReview, "ok "+d[:min(len(d), 60)], &testsuite.TestUpdateCallback{
 		OnAccept:   func() {},
 		OnReject:   func(err error) { u.t.Errorf("update %.200s refused: %v", d, err) },
 		OnComplete: func(any, error) {},
@@ -50,7 +51,7 @@ func (u *updates) accept(d string) {
 
 func pendingState(t *testing.T, h *harness) *weftv1.ExecutionState {
 	t.Helper()
-	v, err := h.env.QueryWorkflow(workflows.QueryState)
+	v, err := h.env.QueryWorkflow(runwire.QueryState)
 	require.NoError(t, err)
 	var state weftv1.ExecutionState
 	require.NoError(t, v.Get(&state))
@@ -147,12 +148,12 @@ func TestReviewReviewers(t *testing.T) {
 						u.accept(tt.ok)
 						return
 					}
-					h.env.SignalWorkflow(workflows.SignalReview, decision(t, bo)) // ignored
+					h.env.SignalWorkflow(runwire.SignalReview, decision(t, bo)) // ignored
 				}, time.Hour)
 				if via == "signal" {
 					h.env.RegisterDelayedCallback(func() {
 						state = pendingState(t, h)
-						h.env.SignalWorkflow(workflows.SignalReview, decision(t, tt.ok))
+						h.env.SignalWorkflow(runwire.SignalReview, decision(t, tt.ok))
 					}, 2*time.Hour)
 				}
 				res, err := h.run(t, def, nil)
@@ -298,7 +299,7 @@ func TestReviewUpdateAnswerIsPlainJSON(t *testing.T) {
 	h := newHarness(t)
 	var answer any
 	h.env.RegisterDelayedCallback(func() {
-		h.env.UpdateWorkflow(workflows.UpdateReview, "ok", &testsuite.TestUpdateCallback{
+		h.env.UpdateWorkflow(runwire.UpdateReview, "ok", &testsuite.TestUpdateCallback{
 			OnAccept: func() {}, OnReject: func(err error) { t.Errorf("refused: %v", err) },
 			OnComplete: func(v any, err error) {
 				require.NoError(t, err)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
+	"github.com/weftworks/weft/runwire"
 )
 
 // This file holds the pure part of deciding a review, shared by the run (the review Update's
@@ -104,8 +105,8 @@ func reviewIDs(list []*weftv1.ReviewRequest) string {
 // edit needs data (the corrected proposal).
 func CheckDecisionKind(decision string, hasData bool) error {
 	switch decision {
-	case DecisionApprove, DecisionReject:
-	case DecisionEdit:
+	case runwire.DecisionApprove, runwire.DecisionReject:
+	case runwire.DecisionEdit:
 		if !hasData {
 			return errors.New("an edit decision needs data: the corrected proposal")
 		}

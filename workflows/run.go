@@ -13,6 +13,7 @@ import (
 	"github.com/weftworks/weft/activities/toolspec"
 	"github.com/weftworks/weft/events"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
+	"github.com/weftworks/weft/runwire"
 	"github.com/weftworks/weft/workflows/dsl"
 )
 
@@ -78,7 +79,7 @@ type stepRun struct {
 	seq                   int // activities started by the step (ids of llm activities)
 }
 
-// Run interprets the workflow definition in req. It is registered as WorkflowType.
+// Run interprets the workflow definition in req. It is registered as runwire.WorkflowType.
 func Run(ctx workflow.Context, req *weftv1.RunRequest) (*weftv1.RunResult, error) {
 	r, err := newRun(ctx, req)
 	if err != nil {
@@ -94,11 +95,11 @@ func Run(ctx workflow.Context, req *weftv1.RunRequest) (*weftv1.RunResult, error
 	r.record(ctx, events.Event{Type: events.RunStarted})
 	r.namedActivities = workflow.GetVersion(ctx, ChangeActivityIDs, workflow.DefaultVersion, 1) >= 1
 	r.keepsCompleted = workflow.GetVersion(ctx, ChangeFailureKeepsCompleted, workflow.DefaultVersion, 1) >= 1
-	r.setStatus(ctx, StatusRunning)
+	r.setStatus(ctx, runwire.StatusRunning)
 	err = r.execute(ctx)
 	r.closeMCPSessions(ctx)
 	if err != nil {
-		r.setStatus(ctx, StatusFailed)
+		r.setStatus(ctx, runwire.StatusFailed)
 		r.finishEvents(ctx, err)
 		return nil, err
 	}
@@ -107,17 +108,17 @@ func Run(ctx workflow.Context, req *weftv1.RunRequest) (*weftv1.RunResult, error
 		err = gateResult(ctx, res)
 	}
 	if err != nil {
-		r.setStatus(ctx, StatusFailed)
+		r.setStatus(ctx, runwire.StatusFailed)
 		r.finishEvents(ctx, err)
 		return nil, err
 	}
-	r.setStatus(ctx, StatusCompleted)
+	r.setStatus(ctx, runwire.StatusCompleted)
 	r.finishEvents(ctx, nil)
 	return res, nil
 }
 
 func invalidDefinition(format string, args ...any) error {
-	return temporal.NewNonRetryableApplicationError(fmt.Sprintf(format, args...), ErrInvalidDefinition, nil)
+	return temporal.NewNonRetryableApplicationError(fmt.Sprintf(format, args...), runwire.ErrInvalidDefinition, nil)
 }
 
 func newRun(ctx workflow.Context, req *weftv1.RunRequest) (*run, error) {
@@ -159,10 +160,10 @@ func newRun(ctx workflow.Context, req *weftv1.RunRequest) (*run, error) {
 		startedBy:   req.GetStartedBy(),
 		checkedOnce: recorded,
 		started:     workflow.Now(ctx),
-		status:      StatusRunning,
+		status:      runwire.StatusRunning,
 	}
 	for _, cs := range wf.Steps {
-		sr := &stepRun{cs: cs, status: StatusPending}
+		sr := &stepRun{cs: cs, status: runwire.StatusPending}
 		r.steps[cs.ID] = sr
 		r.order = append(r.order, sr)
 		r.publish(sr)
@@ -198,9 +199,9 @@ func (r *run) execute(ctx workflow.Context) error {
 	out, err := r.resolveOutput(ctx)
 	if err != nil {
 		if activityFailed(err) {
-			return temporal.NewNonRetryableApplicationError("output: "+errorText(err), ErrStepFailed, err)
+			return temporal.NewNonRetryableApplicationError("output: "+errorText(err), runwire.ErrStepFailed, err)
 		}
-		return temporal.NewNonRetryableApplicationError(fmt.Sprintf("output: %v", err), ErrStepFailed, nil)
+		return temporal.NewNonRetryableApplicationError(fmt.Sprintf("output: %v", err), runwire.ErrStepFailed, nil)
 	}
 	r.output = out
 	return nil
@@ -222,9 +223,6 @@ func (r *run) resolveOutput(ctx workflow.Context) (any, error) {
 	return resolveValue(ctx, r.wf.Output, r.env, true)
 }
 
-// StoppedInFlight is the error of a step that was running when its run was cancelled.
-const StoppedInFlight = "cancelled: the run was cancelled"
-
 // runStep waits for the step's dependencies, then decides whether it runs, and runs it.
 func (r *run) runStep(ctx workflow.Context, sr *stepRun) {
 	defer func() {
@@ -242,18 +240,18 @@ func (r *run) runStep(ctx workflow.Context, sr *stepRun) {
 		return true
 	})
 	if err != nil || ctx.Err() != nil {
-		sr.status, sr.reason = StatusNotRun, "the run ended before this step started"
+		sr.status, sr.reason = runwire.StatusNotRun, "the run ended before this step started"
 		return
 	}
 	if v, ok := r.reuse[sr.cs.ID]; ok {
 		// weft retry: the step completed in the run this one resumes.
 		sr.output = v.AsInterface()
-		sr.status, sr.reason = StatusCompleted, "reused from run "+r.resumedFrom
+		sr.status, sr.reason = runwire.StatusCompleted, "reused from run "+r.resumedFrom
 		sr.summary = summarize(sr.output)
 		return
 	}
 	if reason := r.skipReason(sr); reason != "" {
-		sr.status, sr.reason = StatusSkipped, reason
+		sr.status, sr.reason = runwire.StatusSkipped, reason
 		return
 	}
 	if sr.cs.Condition != nil {
@@ -263,11 +261,11 @@ func (r *run) runStep(ctx workflow.Context, sr *stepRun) {
 			return
 		}
 		if !ok {
-			sr.status, sr.reason = StatusSkipped, "condition is false: "+sr.cs.Step.Condition
+			sr.status, sr.reason = runwire.StatusSkipped, "condition is false: "+sr.cs.Step.Condition
 			return
 		}
 	}
-	sr.status = StatusRunning
+	sr.status = runwire.StatusRunning
 	sr.started = workflow.Now(ctx)
 	r.publish(sr)
 	r.recordStep(ctx, sr, events.StepStarted)
@@ -280,12 +278,12 @@ func (r *run) runStep(ctx workflow.Context, sr *stepRun) {
 	sr.finished = workflow.Now(ctx)
 	if err != nil {
 		if ctx.Err() != nil && r.failure != nil {
-			sr.status, sr.err = StatusCancelled, "cancelled: another step failed"
+			sr.status, sr.err = runwire.StatusCancelled, "cancelled: another step failed"
 			return
 		}
 		if ctx.Err() != nil {
 			// the run itself was cancelled (weft cancel): the step did not fail
-			sr.status, sr.err = StatusCancelled, StoppedInFlight
+			sr.status, sr.err = runwire.StatusCancelled, runwire.StoppedInFlight
 			return
 		}
 		var rej *reviewRejected
@@ -296,7 +294,7 @@ func (r *run) runStep(ctx workflow.Context, sr *stepRun) {
 		return
 	}
 	sr.output = out
-	sr.status = StatusCompleted
+	sr.status = runwire.StatusCompleted
 	sr.summary = summarize(out)
 }
 
@@ -305,13 +303,13 @@ func (r *run) runStep(ctx workflow.Context, sr *stepRun) {
 func (r *run) skipReason(sr *stepRun) string {
 	for _, d := range sr.cs.Deps {
 		dep := r.steps[d]
-		if dep.status == StatusCancelled {
+		if dep.status == runwire.StatusCancelled {
 			return "dependency " + d + " was cancelled"
 		}
-		if dep.status == StatusNotRun {
+		if dep.status == runwire.StatusNotRun {
 			return "dependency " + d + " did not run"
 		}
-		if dep.cs.Spec == nil || !dep.cs.Spec.Branches || dep.status != StatusCompleted {
+		if dep.cs.Spec == nil || !dep.cs.Spec.Branches || dep.status != runwire.StatusCompleted {
 			continue
 		}
 		out, _ := dep.output.(map[string]any)
@@ -328,7 +326,7 @@ func (r *run) skipReason(sr *stepRun) string {
 // fail records a step failure; without continueOnError it ends the run and cancels the steps
 // in flight.
 func (r *run) fail(ctx workflow.Context, sr *stepRun, err error) {
-	sr.status = StatusFailed
+	sr.status = runwire.StatusFailed
 	sr.err = errorText(err)
 	if sr.finished.IsZero() {
 		sr.finished = workflow.Now(ctx)
@@ -338,9 +336,9 @@ func (r *run) fail(ctx workflow.Context, sr *stepRun, err error) {
 		return
 	}
 	if r.failure == nil {
-		errType := ErrStepFailed
+		errType := runwire.ErrStepFailed
 		var ae *temporal.ApplicationError
-		if errors.As(err, &ae) && (ae.Type() == ErrReviewRejected || ae.Type() == ErrReviewTimeout) {
+		if errors.As(err, &ae) && (ae.Type() == runwire.ErrReviewRejected || ae.Type() == runwire.ErrReviewTimeout) {
 			errType = ae.Type()
 		}
 		r.failure = temporal.NewNonRetryableApplicationError(fmt.Sprintf("step %q: %s", sr.cs.ID, sr.err), errType, err)
@@ -402,7 +400,7 @@ func ErrorKind(err error) string {
 func (r *run) result(ctx workflow.Context) (*weftv1.RunResult, error) {
 	out, err := toValue(r.output)
 	if err != nil {
-		return nil, temporal.NewNonRetryableApplicationError("output: "+err.Error(), ErrStepFailed, nil)
+		return nil, temporal.NewNonRetryableApplicationError("output: "+err.Error(), runwire.ErrStepFailed, nil)
 	}
 	res := &weftv1.RunResult{
 		Workflow:   r.name,
@@ -458,7 +456,7 @@ func copyUsage(u *weftv1.TokenUsage) *weftv1.TokenUsage {
 // setStatus records the run status in the WeftStatus search attribute.
 func (r *run) setStatus(ctx workflow.Context, status string) {
 	r.status = status
-	if err := workflow.UpsertTypedSearchAttributes(ctx, StatusAttribute.ValueSet(status)); err != nil {
+	if err := workflow.UpsertTypedSearchAttributes(ctx, runwire.StatusAttribute.ValueSet(status)); err != nil {
 		workflow.GetLogger(ctx).Warn("cannot set the WeftStatus search attribute (is it registered?)", "error", err)
 	}
 }

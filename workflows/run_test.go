@@ -27,6 +27,7 @@ import (
 
 	"github.com/weftworks/weft/activities/toolspec"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
+	"github.com/weftworks/weft/runwire"
 	"github.com/weftworks/weft/workflows"
 	"github.com/weftworks/weft/workflows/dsl"
 )
@@ -146,8 +147,8 @@ func newHarness(t *testing.T) *harness {
 	h.SetLogger(tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
 	h.env = h.NewTestWorkflowEnvironment()
 	h.env.SetWorkerOptions(worker.Options{DeadlockDetectionTimeout: workflows.DeadlockDetectionTimeout})
-	h.env.RegisterWorkflowWithOptions(workflows.Run, workflow.RegisterOptions{Name: workflows.WorkflowType})
-	h.env.RegisterWorkflowWithOptions(workflows.Chat, workflow.RegisterOptions{Name: workflows.ChatWorkflowType})
+	h.env.RegisterWorkflowWithOptions(workflows.Run, workflow.RegisterOptions{Name: runwire.WorkflowType})
+	h.env.RegisterWorkflowWithOptions(workflows.Chat, workflow.RegisterOptions{Name: runwire.ChatWorkflowType})
 	h.env.RegisterWorkflowWithOptions(workflows.Batch, workflow.RegisterOptions{Name: workflows.BatchWorkflowType})
 	for _, s := range toolspec.All() {
 		if s.Kind == toolspec.KindActivity {
@@ -188,7 +189,7 @@ func structOf(t *testing.T, def string) *structpb.Struct {
 
 func (h *harness) run(t *testing.T, def string, inputs map[string]any) (*weftv1.RunResult, error) {
 	t.Helper()
-	h.env.ExecuteWorkflow(workflows.WorkflowType, request(t, def, inputs))
+	h.env.ExecuteWorkflow(runwire.WorkflowType, request(t, def, inputs))
 	require.True(t, h.env.IsWorkflowCompleted())
 	if err := h.env.GetWorkflowError(); err != nil {
 		return nil, err
@@ -400,7 +401,7 @@ func TestFailureEndsRunAndIsRetriedFirst(t *testing.T) {
 	require.Equal(t, 3, h.tools.count("search"))
 	var ae *temporal.ApplicationError
 	require.True(t, errors.As(err, &ae))
-	require.Equal(t, workflows.ErrStepFailed, ae.Type())
+	require.Equal(t, runwire.ErrStepFailed, ae.Type())
 }
 
 func TestInvalidDefinitionIsNotRetried(t *testing.T) {
@@ -408,7 +409,7 @@ func TestInvalidDefinitionIsNotRetried(t *testing.T) {
 	_, err := h.run(t, `{"name":"bad","steps":[{"id":"a","tool":"serch","inputs":{}}]}`, nil)
 	var ae *temporal.ApplicationError
 	require.True(t, errors.As(err, &ae), "%v", err)
-	require.Equal(t, workflows.ErrInvalidDefinition, ae.Type())
+	require.Equal(t, runwire.ErrInvalidDefinition, ae.Type())
 	require.True(t, ae.NonRetryable())
 	require.Contains(t, ae.Message(), `unknown tool "serch" (did you mean "search"?)`)
 
@@ -429,19 +430,19 @@ func TestReviewByUpdate(t *testing.T) {
 	h := newHarness(t)
 	var state weftv1.ExecutionState
 	h.env.RegisterDelayedCallback(func() {
-		v, err := h.env.QueryWorkflow(workflows.QueryState)
+		v, err := h.env.QueryWorkflow(runwire.QueryState)
 		require.NoError(t, err)
 		require.NoError(t, v.Get(&state))
 		// The validator refuses bad requests before anything reaches history.
 		for _, bad := range []string{`{"step":"nope","decision":"approve"}`, `{"step":"draft","decision":"approve"}`,
 			`{"step":"approve_it","decision":"maybe"}`, `{"step":"approve_it","decision":"edit"}`, `"not an object"`} {
-			h.env.UpdateWorkflow(workflows.UpdateReview, "bad", &testsuite.TestUpdateCallback{
+			h.env.UpdateWorkflow(runwire.UpdateReview, "bad", &testsuite.TestUpdateCallback{
 				OnAccept:   func() { t.Errorf("update %s was accepted", bad) },
 				OnReject:   func(err error) {},
 				OnComplete: func(any, error) {},
 			}, decision(t, bad))
 		}
-		h.env.UpdateWorkflow(workflows.UpdateReview, "ok", &testsuite.TestUpdateCallback{
+		h.env.UpdateWorkflow(runwire.UpdateReview, "ok", &testsuite.TestUpdateCallback{
 			OnAccept:   func() {},
 			OnReject:   func(err error) { t.Errorf("rejected: %v", err) },
 			OnComplete: func(any, error) {},
@@ -464,8 +465,8 @@ func TestReviewByUpdate(t *testing.T) {
 func TestReviewBySignal(t *testing.T) {
 	h := newHarness(t)
 	h.env.RegisterDelayedCallback(func() {
-		h.env.SignalWorkflow(workflows.SignalReview, decision(t, `{"step":"nope","decision":"approve"}`)) // ignored
-		h.env.SignalWorkflow(workflows.SignalReview, decision(t, `{"decision":"approve","reviewer":"bo"}`))
+		h.env.SignalWorkflow(runwire.SignalReview, decision(t, `{"step":"nope","decision":"approve"}`)) // ignored
+		h.env.SignalWorkflow(runwire.SignalReview, decision(t, `{"decision":"approve","reviewer":"bo"}`))
 	}, 10*time.Minute)
 	res, err := h.run(t, reviewFlow, nil)
 	require.NoError(t, err)
@@ -475,18 +476,18 @@ func TestReviewBySignal(t *testing.T) {
 func TestReviewRejectAndTimeout(t *testing.T) {
 	h := newHarness(t)
 	h.env.RegisterDelayedCallback(func() {
-		h.env.SignalWorkflow(workflows.SignalReview, decision(t, `{"step":"approve_it","decision":"reject","reviewer":"cy","comment":"no"}`))
+		h.env.SignalWorkflow(runwire.SignalReview, decision(t, `{"step":"approve_it","decision":"reject","reviewer":"cy","comment":"no"}`))
 	}, time.Minute)
 	_, err := h.run(t, reviewFlow, nil)
 	require.ErrorContains(t, err, `step "approve_it": rejected by cy: no`)
 	var ae *temporal.ApplicationError
 	require.True(t, errors.As(err, &ae))
-	require.Equal(t, workflows.ErrReviewRejected, ae.Type())
+	require.Equal(t, runwire.ErrReviewRejected, ae.Type())
 
 	// A rejected review with continueOnError still shows its decision, so files can branch on it.
 	h = newHarness(t)
 	h.env.RegisterDelayedCallback(func() {
-		h.env.SignalWorkflow(workflows.SignalReview, decision(t, `{"step":"rv","decision":"reject"}`))
+		h.env.SignalWorkflow(runwire.SignalReview, decision(t, `{"step":"rv","decision":"reject"}`))
 	}, time.Minute)
 	res, err := h.run(t, `{"name":"r","steps":[
 	  {"id":"rv","tool":"review","continueOnError":true,"inputs":{"title":"ok?"}},
@@ -549,7 +550,7 @@ func TestTemplatesRunOnFakes(t *testing.T) {
 			h := newHarness(t)
 			// A template with a review gets an approval once it waits.
 			h.env.RegisterDelayedCallback(func() {
-				h.env.SignalWorkflow(workflows.SignalReview, json.RawMessage(`{"decision":"approve"}`))
+				h.env.SignalWorkflow(runwire.SignalReview, json.RawMessage(`{"decision":"approve"}`))
 			}, time.Hour)
 			_, err = h.run(t, string(f.data), inputs)
 			require.NoError(t, err)
@@ -581,7 +582,7 @@ func TestWorkflowSideMessagesPointAtTheUsersFile(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t)
-			h.env.ExecuteWorkflow(workflows.WorkflowType, tc.req)
+			h.env.ExecuteWorkflow(runwire.WorkflowType, tc.req)
 			require.ErrorContains(t, h.env.GetWorkflowError(), tc.want)
 		})
 	}

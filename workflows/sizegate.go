@@ -9,27 +9,23 @@ import (
 
 	"github.com/weftworks/weft/activities/toolspec"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
+	"github.com/weftworks/weft/runwire"
 )
 
 // The size gate. Temporal refuses a payload over 2 MB, and a workflow task whose commands carry
 // one fails and is retried forever: the run never ends, its state query fails and a cancel is
 // never delivered. So every value workflow code puts into history passes one check against
-// MaxValueBytes before it gets there: an inline data step's output (it stays in memory, and a
+// runwire.MaxValueBytes before it gets there: an inline data step's output (it stays in memory, and a
 // later activity's input, a child's request or the run's result carries it), a tool activity's
 // input, a child run's request and the run's result. Over the limit the step (or the run) fails
 // with a non-retryable error naming the size, the limit and what to do instead. Values that
 // arrive from outside are checked before they are sent: the client refuses start requests over
 // the limit (client.Request), review decisions are refused by the Update's validator
-// (MaxEditBytes, below this), and the state query leaves out what would not fit. Large tool
+// (runwire.MaxEditBytes), and the state query leaves out what would not fit. Large tool
 // outputs never meet the gate: the worker keeps them in the knowledge store (claim-check,
 // stored.go) and history holds a reference.
 
-// MaxValueBytes is the largest value (JSON or protobuf bytes) weft puts into one payload of a
-// run's history, well under Temporal's 2 MB so that the rest of the task's payloads (headers,
-// the step's other inputs, encoding) fit beside it.
-const MaxValueBytes = 3 << 19 // 1.5 MB
-
-// ChangeSizeGate (workflow.GetVersion): a value over MaxValueBytes fails its step (or the run)
+// ChangeSizeGate (workflow.GetVersion): a value over runwire.MaxValueBytes fails its step (or the run)
 // instead of being put into history. Asked only when a value is over the limit, so runs that
 // never met one record no marker; a run recorded before the gate that carried such a value
 // (under Temporal's own 2 MB) replays as it ran.
@@ -37,7 +33,7 @@ const ChangeSizeGate = "size-gate"
 
 // refuses reports whether the gate refuses a value of n bytes.
 func refuses(ctx workflow.Context, n int) bool {
-	return n > MaxValueBytes && workflow.GetVersion(ctx, ChangeSizeGate, workflow.DefaultVersion, 1) >= 1
+	return n > runwire.MaxValueBytes && workflow.GetVersion(ctx, ChangeSizeGate, workflow.DefaultVersion, 1) >= 1
 }
 
 // overLimit reports the size of v as JSON and whether the gate refuses it.
@@ -51,7 +47,7 @@ func overLimit(ctx workflow.Context, v any) (int, bool) {
 func tooLarge(what string, n int, instead string) error {
 	return temporal.NewNonRetryableApplicationError(fmt.Sprintf(
 		"%s is %s of JSON, more than weft puts into a run's history (%s; Temporal refuses payloads over 2 MB): %s",
-		what, byteSize(n), byteSize(MaxValueBytes), instead), toolspec.ErrInvalidInput, nil)
+		what, byteSize(n), byteSize(runwire.MaxValueBytes), instead), toolspec.ErrInvalidInput, nil)
 }
 
 // gateOutput checks the output of an inline data step (template, transform, merge, filter,
@@ -85,18 +81,18 @@ func gateResult(ctx workflow.Context, res *weftv1.RunResult) error {
 			s.Output, s.OutputTruncated = nil, true
 		}
 	}
-	if n = proto.Size(res); n <= MaxValueBytes {
+	if n = proto.Size(res); n <= runwire.MaxValueBytes {
 		return nil
 	}
 	return temporal.NewNonRetryableApplicationError(fmt.Sprintf(
 		"the run's output is %s, more than weft puts into a run's history (%s; Temporal refuses payloads over 2 MB): make the output smaller (a summary, a count, a field), or let a tool step write the large data (ingest it, or put it in a file) and output where it is",
-		byteSize(n), byteSize(MaxValueBytes)), ErrStepFailed, nil)
+		byteSize(n), byteSize(runwire.MaxValueBytes)), runwire.ErrStepFailed, nil)
 }
 
 // fitState leaves out of a state answer what would take it over the limit (a query's answer is
 // a payload too): step outputs first, then the run's output, then the pending reviews' data.
 func fitState(st *weftv1.ExecutionState) {
-	if proto.Size(st) <= MaxValueBytes {
+	if proto.Size(st) <= runwire.MaxValueBytes {
 		return
 	}
 	for _, s := range st.Steps {
@@ -104,10 +100,10 @@ func fitState(st *weftv1.ExecutionState) {
 			s.Output, s.OutputTruncated = nil, true
 		}
 	}
-	if proto.Size(st) > MaxValueBytes {
+	if proto.Size(st) > runwire.MaxValueBytes {
 		st.Output = nil
 	}
-	if proto.Size(st) > MaxValueBytes {
+	if proto.Size(st) > runwire.MaxValueBytes {
 		for i, p := range st.PendingReviews {
 			p = proto.Clone(p).(*weftv1.ReviewRequest) // the gate's own request stays whole
 			p.Data = nil

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/weftworks/weft/workflows"
+	"github.com/weftworks/weft/runwire"
 )
 
 // TestSizeGate: a value over MaxValueBytes that workflow code would put into history (an inline
@@ -62,7 +62,7 @@ func TestSizeGate(t *testing.T) {
 			res, err := h.run(t, tt.def, tt.inputs)
 			if len(tt.err) == 0 {
 				require.NoError(t, err)
-				require.LessOrEqual(t, proto.Size(res), workflows.MaxValueBytes)
+				require.LessOrEqual(t, proto.Size(res), runwire.MaxValueBytes)
 				return
 			}
 			require.Error(t, err)
@@ -87,7 +87,7 @@ func TestStateFitsTheLimit(t *testing.T) {
 	u := newUpdates(t, h)
 	h.env.RegisterDelayedCallback(func() {
 		st := pendingState(t, h)
-		require.LessOrEqual(t, proto.Size(st), workflows.MaxValueBytes)
+		require.LessOrEqual(t, proto.Size(st), runwire.MaxValueBytes)
 		require.Len(t, st.PendingReviews, 1)
 		require.Equal(t, "small", st.PendingReviews[0].Data.GetStringValue())
 		require.True(t, st.Steps[0].OutputTruncated)

@@ -11,17 +11,18 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
+	"github.com/weftworks/weft/runwire"
 )
 
 // registerHandlers installs the state query, the review update (with its validator) and the
 // review signal.
 func (r *run) registerHandlers(ctx workflow.Context) error {
-	if err := workflow.SetQueryHandler(ctx, QueryState, func() (*weftv1.ExecutionState, error) {
+	if err := workflow.SetQueryHandler(ctx, runwire.QueryState, func() (*weftv1.ExecutionState, error) {
 		return r.state(), nil
 	}); err != nil {
 		return err
 	}
-	err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateReview,
+	err := workflow.SetUpdateHandlerWithOptions(ctx, runwire.UpdateReview,
 		func(ctx workflow.Context, raw converter.RawValue) (*ReviewRecorded, error) {
 			g, d, err := r.checkDecision(raw)
 			if err != nil {
@@ -37,7 +38,7 @@ func (r *run) registerHandlers(ctx workflow.Context) error {
 	if err != nil {
 		return err
 	}
-	ch := workflow.GetSignalChannel(ctx, SignalReview)
+	ch := workflow.GetSignalChannel(ctx, runwire.SignalReview)
 	workflow.Go(ctx, func(ctx workflow.Context) {
 		for {
 			var raw converter.RawValue

@@ -13,6 +13,7 @@ import (
 
 	"github.com/weftworks/weft/activities/toolspec"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
+	"github.com/weftworks/weft/runwire"
 	"github.com/weftworks/weft/workflows/dsl"
 )
 
@@ -71,7 +72,7 @@ func (r *run) autoContext(sr *stepRun) string {
 	var b strings.Builder
 	for _, d := range sr.cs.Deps {
 		dep := r.steps[d]
-		if dep.status != StatusCompleted || dep.output == nil {
+		if dep.status != runwire.StatusCompleted || dep.output == nil {
 			continue
 		}
 		text := autoContextText(dep.cs.Spec, dep.output)
@@ -172,7 +173,7 @@ func (r *run) withInstructions(sr *stepRun, llm map[string]any, env map[string]a
 	}
 	var last any
 	for i := len(calls) - 1; i >= 0; i-- {
-		if c, _ := calls[i].(map[string]any); c["status"] == StatusCompleted {
+		if c, _ := calls[i].(map[string]any); c["status"] == runwire.StatusCompleted {
 			last = c["result"]
 			if s, ok := last.(string); ok {
 				var v any
@@ -221,7 +222,7 @@ func toolStop(rules []stopRule, tools []agentTool, records, results []map[string
 		}
 		fn, _ := toolChoice(rule.Tool, tools)
 		for i, rec := range records {
-			if rec["status"] == StatusCompleted && results[i]["name"] == fn {
+			if rec["status"] == runwire.StatusCompleted && results[i]["name"] == fn {
 				content, _ := results[i]["content"].(string)
 				return rule.Tool, content
 			}
@@ -279,7 +280,7 @@ func markUsedTools(used map[string]bool, stepAgent string, recorded []any) {
 		last = iter
 		used[cur] = true
 		tool, _ := rec["tool"].(string)
-		if name, ok := strings.CutPrefix(tool, HandoffToolPrefix); ok && rec["status"] == StatusCompleted && next == "" {
+		if name, ok := strings.CutPrefix(tool, runwire.HandoffToolPrefix); ok && rec["status"] == runwire.StatusCompleted && next == "" {
 			next = name
 		}
 	}
@@ -369,7 +370,7 @@ func (r *run) toolCall(ctx workflow.Context, sr *stepRun, key string, iter, n in
 	}
 	fname, _ := call["name"].(string)
 	rawArgs, _ := call["arguments"].(string)
-	rec := &weftv1.ToolCall{Iteration: int32(iter), Id: callID, Tool: fname, Status: StatusRunning}
+	rec := &weftv1.ToolCall{Iteration: int32(iter), Id: callID, Tool: fname, Status: runwire.StatusRunning}
 	sr.toolCalls = append(sr.toolCalls, rec)
 	var args map[string]any
 	var result any
@@ -387,13 +388,13 @@ func (r *run) toolCall(ctx workflow.Context, sr *stepRun, key string, iter, n in
 		if errMsg != "" {
 			content = "error: " + errMsg
 			rec.Error = errMsg
-			if rec.Status == StatusRunning {
-				rec.Status = StatusFailed
+			if rec.Status == runwire.StatusRunning {
+				rec.Status = runwire.StatusFailed
 			}
 		} else {
 			j, _ := json.Marshal(result)
 			content = string(j)
-			rec.Status = StatusCompleted
+			rec.Status = runwire.StatusCompleted
 		}
 		if len(content) > cfg.toolResultLimit {
 			content = content[:cfg.toolResultLimit] + fmt.Sprintf("… [truncated: %d more characters; ask for less]", len(content)-cfg.toolResultLimit)
@@ -465,7 +466,7 @@ func (r *run) toolCall(ctx workflow.Context, sr *stepRun, key string, iter, n in
 		rec.ReviewerRoles = append([]string(nil), decision.ReviewerRoles...)
 		rec.Comment = decision.Comment
 		switch decision.Decision {
-		case DecisionReject:
+		case runwire.DecisionReject:
 			rec.Status = "rejected"
 			errMsg = "a person refused this call"
 			if decision.Reviewer != "" {
@@ -475,7 +476,7 @@ func (r *run) toolCall(ctx workflow.Context, sr *stepRun, key string, iter, n in
 				errMsg += ": " + decision.Comment
 			}
 			return finish()
-		case DecisionEdit:
+		case runwire.DecisionEdit:
 			edited, _ := decision.GetData().AsInterface().(map[string]any)
 			args = edited
 			if v, err := toValue(args); err == nil {
@@ -490,7 +491,7 @@ func (r *run) toolCall(ctx workflow.Context, sr *stepRun, key string, iter, n in
 	out, err := tool.Call(ctx, r, sr, args, key+"/"+callID)
 	if err != nil {
 		if ctx.Err() != nil {
-			rec.Status = StatusCancelled
+			rec.Status = runwire.StatusCancelled
 		}
 		errMsg = errorText(err)
 		return finish()
@@ -505,7 +506,7 @@ func (r *run) approveCall(ctx workflow.Context, sr *stepRun, id string, tool age
 	if err != nil {
 		return nil, err
 	}
-	req := &weftv1.ReviewRequest{Id: id, Kind: GateToolCall, Step: sr.cs.ID, Tool: tool.Name(),
+	req := &weftv1.ReviewRequest{Id: id, Kind: runwire.GateToolCall, Step: sr.cs.ID, Tool: tool.Name(),
 		Title: fmt.Sprintf("Allow %s to call %s?", sr.cs.Title(), tool.Name()),
 		Instructions: "The agent wants to call " + tool.Name() + " with the arguments in data. approve runs it as is, edit runs it with " +
 			"the arguments you send as data (a JSON object), reject tells the agent the call was refused.",
@@ -516,13 +517,13 @@ func (r *run) approveCall(ctx workflow.Context, sr *stepRun, id string, tool age
 	}
 	for _, c := range sr.toolCalls {
 		if sr.cs.ID+"/"+c.Id == id || strings.HasSuffix(id, "/"+c.Id) {
-			c.Status = StatusAwaitingReview
+			c.Status = runwire.StatusAwaitingReview
 		}
 	}
 	d, err := r.waitGate(ctx, g, 0, "")
 	for _, c := range sr.toolCalls {
-		if strings.HasSuffix(id, "/"+c.Id) && c.Status == StatusAwaitingReview {
-			c.Status = StatusRunning
+		if strings.HasSuffix(id, "/"+c.Id) && c.Status == runwire.StatusAwaitingReview {
+			c.Status = runwire.StatusRunning
 		}
 	}
 	return d, err

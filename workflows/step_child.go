@@ -14,6 +14,7 @@ import (
 	"github.com/weftworks/weft/activities/toolspec"
 	"github.com/weftworks/weft/events"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
+	"github.com/weftworks/weft/runwire"
 	"github.com/weftworks/weft/workflows/dsl"
 )
 
@@ -93,14 +94,14 @@ func (r *run) runChild(ctx workflow.Context, sr *stepRun, name string, args map[
 		WorkflowID:          id,
 		ParentClosePolicy:   enumspb.PARENT_CLOSE_POLICY_REQUEST_CANCEL,
 		WaitForCancellation: true,
-		Memo:                map[string]any{MemoWorkflow: name, MemoParent: workflow.GetInfo(ctx).WorkflowExecution.ID},
+		Memo:                map[string]any{runwire.MemoWorkflow: name, runwire.MemoParent: workflow.GetInfo(ctx).WorkflowExecution.ID},
 		StaticSummary:       sr.cs.Title() + " → " + name,
 	})
 	sr.childID = id
 	r.publish(sr)
 	r.record(ctx, events.Event{Type: events.ChildStarted, Step: sr.cs.ID, Child: id})
 	var res weftv1.RunResult
-	if err := workflow.ExecuteChildWorkflow(cctx, WorkflowType, req).Get(ctx, &res); err != nil {
+	if err := workflow.ExecuteChildWorkflow(cctx, runwire.WorkflowType, req).Get(ctx, &res); err != nil {
 		return nil, err
 	}
 	r.addChildUsage(sr, res.GetUsage())

@@ -10,6 +10,7 @@ import (
 	"github.com/weftworks/weft/activities/toolspec"
 	"github.com/weftworks/weft/events"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
+	"github.com/weftworks/weft/runwire"
 	"github.com/weftworks/weft/workflows/dsl"
 	"github.com/weftworks/weft/workflows/expr"
 )
@@ -211,7 +212,7 @@ func (p *providerCalls) run(ctx workflow.Context, inputs []map[string]any, spans
 			if u := failedUsage(err); u != nil {
 				p.done(ctx, &toolspec.BatchOut{Usage: u, Requests: 1}, 0)
 			}
-			werr := temporal.NewNonRetryableApplicationError(fmt.Sprintf("items %d–%d: %s", first+s.first, first+s.first+s.n-1, ErrorText(err)), ErrStepFailed, nil)
+			werr := temporal.NewNonRetryableApplicationError(fmt.Sprintf("items %d–%d: %s", first+s.first, first+s.first+s.n-1, ErrorText(err)), runwire.ErrStepFailed, nil)
 			for k := 0; k < s.n; k++ {
 				p.finished(ctx, first+s.first+k, toolspec.BatchItem{Error: ErrorText(err)}, werr)
 			}
@@ -219,19 +220,19 @@ func (p *providerCalls) run(ctx workflow.Context, inputs []map[string]any, spans
 				return nil
 			}
 			if s.n == 1 {
-				return temporal.NewNonRetryableApplicationError(fmt.Sprintf("item %d: %s", first+s.first, ErrorText(err)), ErrStepFailed, nil)
+				return temporal.NewNonRetryableApplicationError(fmt.Sprintf("item %d: %s", first+s.first, ErrorText(err)), runwire.ErrStepFailed, nil)
 			}
 			return werr
 		}
 		if len(out.Items) != s.n {
 			return temporal.NewNonRetryableApplicationError(fmt.Sprintf("items %d–%d: the batch activity answered %d results for %d items",
-				first+s.first, first+s.first+s.n-1, len(out.Items), s.n), ErrStepFailed, nil)
+				first+s.first, first+s.first+s.n-1, len(out.Items), s.n), runwire.ErrStepFailed, nil)
 		}
 		var firstErr error
 		for k, it := range out.Items {
 			i := first + s.first + k
 			if it.Error != "" {
-				ierr := temporal.NewNonRetryableApplicationError(fmt.Sprintf("item %d: %s", i, it.Error), ErrStepFailed, nil)
+				ierr := temporal.NewNonRetryableApplicationError(fmt.Sprintf("item %d: %s", i, it.Error), runwire.ErrStepFailed, nil)
 				p.finished(ctx, i, it, ierr)
 				if firstErr == nil {
 					firstErr = ierr

@@ -11,6 +11,7 @@ import (
 
 	"github.com/weftworks/weft/activities/toolspec"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
+	"github.com/weftworks/weft/runwire"
 	"github.com/weftworks/weft/workflows/expr"
 )
 
@@ -78,7 +79,7 @@ func (r *run) review(ctx workflow.Context, sr *stepRun, inputs map[string]any, e
 		eachDecided, _ := ctx.Value(eachDecidedKey{}).(bool)
 		rejectFails = !eachDecided
 	}
-	req := &weftv1.ReviewRequest{Id: gateID, Kind: GateReview, Step: id, Title: title, Instructions: instructions, Data: data,
+	req := &weftv1.ReviewRequest{Id: gateID, Kind: runwire.GateReview, Step: id, Title: title, Instructions: instructions, Data: data,
 		OnTimeout: onTimeout, Reviewers: reviewers}
 	if timeout > 0 {
 		req.Deadline = timestamppb.New(workflow.Now(ctx).Add(timeout))
@@ -96,14 +97,14 @@ func (r *run) review(ctx workflow.Context, sr *stepRun, inputs map[string]any, e
 		return nil, err
 	}
 	outData := inputs["data"]
-	if d.Decision == DecisionEdit {
+	if d.Decision == runwire.DecisionEdit {
 		outData = d.GetData().AsInterface()
 	}
 	// Who decided (an authenticated identity, or a typed label when authenticated is false) and
 	// on what (the digest of the data shown).
 	out := map[string]any{"decision": d.Decision, "data": outData, "reviewer": d.Reviewer, "authenticated": d.Authenticated,
 		"comment": d.Comment, "digest": req.Digest, "decidedAt": workflow.Now(ctx).UTC().Format(time.RFC3339)}
-	if d.Decision == DecisionReject && rejectFails {
+	if d.Decision == runwire.DecisionReject && rejectFails {
 		msg := "rejected"
 		if i, ok := env["index"].(int); ok && sr.cs.ForEach != nil {
 			msg = fmt.Sprintf("item %d rejected", i)
@@ -114,7 +115,7 @@ func (r *run) review(ctx workflow.Context, sr *stepRun, inputs map[string]any, e
 		if d.Comment != "" {
 			msg += ": " + d.Comment
 		}
-		return nil, &reviewRejected{output: out, err: temporal.NewNonRetryableApplicationError(msg, ErrReviewRejected, nil)}
+		return nil, &reviewRejected{output: out, err: temporal.NewNonRetryableApplicationError(msg, runwire.ErrReviewRejected, nil)}
 	}
 	return out, nil
 }
@@ -141,9 +142,9 @@ func reviewerList(v any) ([]string, error) {
 
 // refreshStatus keeps WeftStatus at awaiting_review while any review is pending.
 func (r *run) refreshStatus(ctx workflow.Context) {
-	want := StatusRunning
+	want := runwire.StatusRunning
 	if len(r.gates) > 0 {
-		want = StatusAwaitingReview
+		want = runwire.StatusAwaitingReview
 	}
 	if want != r.status {
 		r.setStatus(ctx, want)

@@ -9,7 +9,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/weftworks/weft/activities/toolspec"
-	"github.com/weftworks/weft/workflows"
+	"github.com/weftworks/weft/runwire"
 )
 
 // scopes records the scope each memory call reached the worker with.
@@ -89,7 +89,7 @@ func TestClientDefinitionMemoryBelongsToItsCaller(t *testing.T) {
 		h.tools.scripts["recall"] = sc.record
 		req := request(t, `{"name":"r","steps":[{"id":"r","tool":"recall","inputs":{"scope":"`+tc.scope+`","query":"q"}}]}`, nil)
 		req.Origin, req.StartedBy = tc.origin, tc.startedBy
-		h.env.ExecuteWorkflow(workflows.WorkflowType, req)
+		h.env.ExecuteWorkflow(runwire.WorkflowType, req)
 		err := h.env.GetWorkflowError()
 		if tc.ok {
 			require.NoError(t, err, tc)
@@ -146,7 +146,7 @@ func TestClientDefinitionStaysOutOfSystemNamespaces(t *testing.T) {
 			}
 			req := request(t, tc.def, input)
 			req.Origin, req.StartedBy = tc.origin, "mallory"
-			h.env.ExecuteWorkflow(workflows.WorkflowType, req)
+			h.env.ExecuteWorkflow(runwire.WorkflowType, req)
 			err := h.env.GetWorkflowError()
 			if tc.want == "" {
 				require.NoError(t, err)
@@ -179,7 +179,7 @@ func TestMessagesNeverSayNil(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t)
 			withModel(h, &scriptedModel{})
-			h.env.ExecuteWorkflow(workflows.WorkflowType, request(t, tc.def, tc.input))
+			h.env.ExecuteWorkflow(runwire.WorkflowType, request(t, tc.def, tc.input))
 			err := h.env.GetWorkflowError()
 			require.Error(t, err)
 			require.Contains(t, err.Error(), tc.want)

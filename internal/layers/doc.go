@@ -8,13 +8,14 @@
 //	  the providers, the store, chunk/rank/codeindex, internal/webhook, auth, codec, metrics,
 //	  devdb, devserver
 //	2 the language (workflows/dsl, workflows/datatools) and the activities
-//	3 the interpreter (workflows)
-//	4 the client, the worker, features built on them (internal/vaipkg, eval/report), the fixture
+//	3 the run's wire contract (runwire): names, statuses, review vocabulary, chat types
+//	4 the interpreter (workflows)
+//	5 the client, the worker, features built on them (internal/vaipkg, eval/report), the fixture
 //	  runner (fixtures) and the test kit's Temporal fake
-//	5 the surfaces: console, mcp; and the eval engine (eval), which runs cases through the client
-//	6 the CLI (starter) and the Go API (the module's root)
-//	7 operations harnesses (internal/ops)
-//	8 programs and whole-stack tests: cmd, examples, integration
+//	6 the surfaces: console, mcp; and the eval engine (eval), which runs cases through the client
+//	7 the CLI (starter) and the Go API (the module's root)
+//	8 operations harnesses (internal/ops)
+//	9 programs and whole-stack tests: cmd, examples, integration
 //
 // Two rules sit beside the floors: internal/testkit is imported only by tests and by
 // internal/ops; activities never import go.temporal.io/sdk/workflow, and the clients under

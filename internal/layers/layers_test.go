@@ -44,30 +44,32 @@ var floors = map[string]int{
 	"workflows/datatools": 2,
 	"activities":          2,
 
-	"workflows": 3,
+	"runwire": 3,
 
-	"client":                      4,
-	"worker":                      4,
-	"internal/vaipkg":             4,
-	"internal/vaipkg/":            4,
-	"eval/report":                 4,
-	"fixtures":                    4,
-	"internal/testkit/reviewfake": 4,
+	"workflows": 4,
 
-	"console": 5,
-	"mcp":     5,
-	"eval":    5,
+	"client":                      5,
+	"worker":                      5,
+	"internal/vaipkg":             5,
+	"internal/vaipkg/":            5,
+	"eval/report":                 5,
+	"fixtures":                    5,
+	"internal/testkit/reviewfake": 5,
 
-	"starter": 6,
-	".":       6,
+	"console": 6,
+	"mcp":     6,
+	"eval":    6,
 
-	"internal/ops/": 7,
+	"starter": 7,
+	".":       7,
 
-	"internal/layers": 8,
-	"cmd/":            8,
-	"examples/":       8,
-	"integration":     8,
-	"scripts/":        8,
+	"internal/ops/": 8,
+
+	"internal/layers": 9,
+	"cmd/":            9,
+	"examples/":       9,
+	"integration":     9,
+	"scripts/":        9,
 }
 
 func floorOf(dir string) (int, bool) {

@@ -21,7 +21,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
-	"github.com/weftworks/weft/workflows"
+	"github.com/weftworks/weft/runwire"
 )
 
 // From is when run r0 started; run r{i} started, and asked its review, i minutes later.
@@ -95,7 +95,7 @@ func (f *Runs) Cancelled() []string {
 // ListWorkflow lists the runs newest first, a page at a time; a query for closed runs lists
 // none (they all run).
 func (f *Runs) ListWorkflow(_ context.Context, r *workflowservice.ListWorkflowExecutionsRequest) (*workflowservice.ListWorkflowExecutionsResponse, error) {
-	if strings.Contains(r.Query, workflows.StatusAwaitingReview) {
+	if strings.Contains(r.Query, runwire.StatusAwaitingReview) {
 		f.Pages.Add(1)
 	}
 	if strings.Contains(r.Query, `ExecutionStatus != "Running"`) {
@@ -114,7 +114,7 @@ func (f *Runs) ListWorkflow(_ context.Context, r *workflowservice.ListWorkflowEx
 	for k := from; k < to; k++ {
 		i := f.N - 1 - k // newest first
 		info := &workflowpb.WorkflowExecutionInfo{
-			Execution: &commonpb.WorkflowExecution{WorkflowId: f.ID(i)}, Type: &commonpb.WorkflowType{Name: workflows.WorkflowType},
+			Execution: &commonpb.WorkflowExecution{WorkflowId: f.ID(i)}, Type: &commonpb.WorkflowType{Name: runwire.WorkflowType},
 			Status: enums.WORKFLOW_EXECUTION_STATUS_RUNNING, StartTime: timestamppb.New(From.Add(time.Duration(i) * time.Minute))}
 		if f.StartedBy != nil {
 			who, err := converter.GetDefaultDataConverter().ToPayload(f.StartedBy(i))
@@ -155,7 +155,7 @@ func (f *Runs) DescribeWorkflowExecution(_ context.Context, id, _ string) (*work
 		return nil, notFound(id)
 	}
 	out := &workflowservice.DescribeWorkflowExecutionResponse{WorkflowExecutionInfo: &workflowpb.WorkflowExecutionInfo{
-		Execution: &commonpb.WorkflowExecution{WorkflowId: id}, Type: &commonpb.WorkflowType{Name: workflows.WorkflowType},
+		Execution: &commonpb.WorkflowExecution{WorkflowId: id}, Type: &commonpb.WorkflowType{Name: runwire.WorkflowType},
 		Status: enums.WORKFLOW_EXECUTION_STATUS_RUNNING, StartTime: timestamppb.New(From.Add(time.Duration(i) * time.Minute))}}
 	if f.Stuck != nil && f.Stuck(i) {
 		out.PendingWorkflowTask = &workflowpb.PendingWorkflowTaskInfo{Attempt: 5}
@@ -202,7 +202,7 @@ func (f *Runs) GetWorkflowHistory(_ context.Context, id, _ string, _ bool, _ enu
 	}
 	return &history{events: []*historypb.HistoryEvent{{EventId: 1, EventType: enums.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED,
 		Attributes: &historypb.HistoryEvent_WorkflowExecutionStartedEventAttributes{WorkflowExecutionStartedEventAttributes: &historypb.WorkflowExecutionStartedEventAttributes{
-			WorkflowType: &commonpb.WorkflowType{Name: workflows.WorkflowType}, Input: &commonpb.Payloads{Payloads: []*commonpb.Payload{p}}}}}}}
+			WorkflowType: &commonpb.WorkflowType{Name: runwire.WorkflowType}, Input: &commonpb.Payloads{Payloads: []*commonpb.Payload{p}}}}}}}
 }
 
 // CancelWorkflow records the request (Cancelled).
