@@ -8,7 +8,6 @@ import (
 	"github.com/weftworks/weft/auth"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 	"github.com/weftworks/weft/runwire"
-	"github.com/weftworks/weft/workflows"
 )
 
 // Who may read a run or a chat session (docs/security.md, "Reads"). One rule, used by the MCP
@@ -53,7 +52,7 @@ func MayDecide(who *auth.Identity, r *weftv1.ReviewRequest) bool {
 	if who == nil || who.Has(auth.RoleAdmin) {
 		return true
 	}
-	return who.Has(auth.RoleReviewer) && workflows.ReviewerListed(r.GetReviewers(), who.Name, who.Roles)
+	return who.Has(auth.RoleReviewer) && runwire.ReviewerListed(r.GetReviewers(), who.Name, who.Roles)
 }
 
 // ReadRefusal is the error that refuses who reading what (e.g. "execution X") started by owner.
@@ -135,7 +134,7 @@ func (c *Client) StartedBy(ctx context.Context, id string) (string, error) {
 	p := a.GetInput().GetPayloads()[0]
 	switch t := a.GetWorkflowType().GetName(); t {
 	case runwire.ChatWorkflowType:
-		var s workflows.ChatSession
+		var s runwire.ChatSession
 		if err := c.converter().FromPayload(p, &s); err != nil {
 			return "", fmt.Errorf("chat session %s: reading its start request: %w", id, err)
 		}

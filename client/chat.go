@@ -12,11 +12,10 @@ import (
 	tclient "go.temporal.io/sdk/client"
 
 	"github.com/weftworks/weft/runwire"
-	"github.com/weftworks/weft/workflows"
 )
 
 // ChatOptions configure a new chat session.
-type ChatOptions = workflows.ChatSession
+type ChatOptions = runwire.ChatSession
 
 // NewChatID is the default id of a chat session.
 func NewChatID() string { return NewRunID("chat") }
@@ -70,14 +69,14 @@ func (c *Client) StartChat(ctx context.Context, id string, o ChatOptions) (strin
 //
 // from is the authenticated identity sending it ("" : nobody authenticated, the operator); a
 // session started by one identity refuses messages from another.
-func (c *Client) Send(ctx context.Context, id, text, from string) (*workflows.ChatTurn, error) {
+func (c *Client) Send(ctx context.Context, id, text, from string) (*runwire.ChatTurn, error) {
 	for attempt := 0; ; attempt++ {
 		h, err := c.t.UpdateWorkflow(ctx, tclient.UpdateWorkflowOptions{
 			WorkflowID: id, UpdateName: runwire.UpdateChatMessage,
-			Args: []any{workflows.ChatMessage{Text: text, From: from}}, WaitForStage: tclient.WorkflowUpdateStageCompleted,
+			Args: []any{runwire.ChatMessage{Text: text, From: from}}, WaitForStage: tclient.WorkflowUpdateStageCompleted,
 		})
 		if err == nil {
-			var reply workflows.ChatReply
+			var reply runwire.ChatReply
 			if err = h.Get(ctx, &reply); err == nil {
 				return &reply.Turn, nil
 			}
@@ -99,7 +98,7 @@ func (c *Client) Send(ctx context.Context, id, text, from string) (*workflows.Ch
 }
 
 // ChatSession reads a session's conversation, turns and usage.
-func (c *Client) ChatSession(ctx context.Context, id string) (*workflows.ChatSession, error) {
+func (c *Client) ChatSession(ctx context.Context, id string) (*runwire.ChatSession, error) {
 	v, err := c.query(ctx, id, runwire.QueryChat)
 	if err != nil {
 		if isNotFound(err) {
@@ -107,7 +106,7 @@ func (c *Client) ChatSession(ctx context.Context, id string) (*workflows.ChatSes
 		}
 		return nil, fmt.Errorf("chat session %s: %w", id, err)
 	}
-	var s workflows.ChatSession
+	var s runwire.ChatSession
 	if err := v.Get(&s); err != nil {
 		return nil, err
 	}
@@ -159,10 +158,10 @@ func (c *Client) ListChats(ctx context.Context, limit int) ([]RunSummary, error)
 
 // checkChatMemory refuses, before the session starts, a memory scope that does not belong to the
 // client starting it (the rule the run applies at each remember and recall,
-// workflows.ScopeOwner): carl may not start a chat on bob's memory. The operator (nobody
+// runwire.ScopeOwner): carl may not start a chat on bob's memory. The operator (nobody
 // authenticated) may use any scope.
 func checkChatMemory(o ChatOptions) error {
-	if o.MemoryScope == "" || o.Origin == OriginOperator || o.StartedBy == "" || workflows.ScopeOwner(o.MemoryScope) == o.StartedBy {
+	if o.MemoryScope == "" || o.Origin == OriginOperator || o.StartedBy == "" || runwire.ScopeOwner(o.MemoryScope) == o.StartedBy {
 		return nil
 	}
 	return &RefusedError{Msg: fmt.Sprintf("memory scope %q does not belong to %s: a chat session a client starts uses only memory of its own, a scope that ends with its name (%q, or \"NAME:%s\"); leave memory out to chat without it", o.MemoryScope, o.StartedBy, o.StartedBy, o.StartedBy)}

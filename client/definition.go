@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/weftworks/weft/workflows"
+	"github.com/weftworks/weft/runwire"
 	"github.com/weftworks/weft/workflows/dsl"
 )
 
@@ -15,7 +15,7 @@ func (c *Client) Workflow(ctx context.Context, runID string) (*dsl.Workflow, err
 	if err != nil {
 		return nil, err
 	}
-	w, err := workflows.RequestWorkflow(req)
+	w, err := runwire.RequestWorkflow(req)
 	if err != nil {
 		return nil, fmt.Errorf("the run's own definition: %w", err)
 	}

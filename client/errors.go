@@ -9,7 +9,7 @@ import (
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
 
-	"github.com/weftworks/weft/workflows"
+	"github.com/weftworks/weft/runwire"
 )
 
 // NotFoundError: no run has the id (no schedule, when Schedule is set). Near lists recent runs
@@ -113,7 +113,7 @@ func Cause(err error) string {
 	if errors.As(err, &te) {
 		return "terminated (by an operator, or by Temporal when the run exceeded a limit such as its history size: see `temporal workflow describe`)"
 	}
-	return workflows.ErrorText(err)
+	return runwire.ErrorText(err)
 }
 
 func isNotFound(err error) bool {

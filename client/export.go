@@ -10,7 +10,6 @@ import (
 
 	"github.com/weftworks/weft/activities/toolspec"
 	"github.com/weftworks/weft/runwire"
-	"github.com/weftworks/weft/workflows"
 	"github.com/weftworks/weft/workflows/dsl"
 )
 
@@ -19,7 +18,7 @@ import (
 // asked), and an argument that repeats the question or a value an earlier call returned becomes a
 // reference to it, so the file shows how the calls depend on each other. Calls that failed or
 // were refused are left out. The definition is validated before it is returned.
-func ExportWorkflow(s *workflows.ChatSession, all bool, name string) (*dsl.Definition, error) {
+func ExportWorkflow(s *runwire.ChatSession, all bool, name string) (*dsl.Definition, error) {
 	if len(s.Turns) == 0 {
 		return nil, errors.New("nothing to export yet: ask something first, then /export-workflow")
 	}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/weftworks/weft/workflows"
+	"github.com/weftworks/weft/runwire"
 	"github.com/weftworks/weft/workflows/dsl"
 )
 
@@ -23,7 +23,7 @@ func TestExportWorkflowKeepsTemplateTextLiteral(t *testing.T) {
 	} {
 		for _, file := range []string{"export.weft.json", "export.json"} {
 			t.Run(literal+" in "+file, func(t *testing.T) {
-				s := &workflows.ChatSession{Turns: []workflows.ChatTurn{{N: 1, Question: "summarise the results", ToolCalls: []any{
+				s := &runwire.ChatSession{Turns: []runwire.ChatTurn{{N: 1, Question: "summarise the results", ToolCalls: []any{
 					map[string]any{"tool": "generate", "status": "completed", "arguments": map[string]any{"prompt": literal}, "result": `{"text":"ok"}`},
 				}}}}
 				def, err := ExportWorkflow(s, false, "export")

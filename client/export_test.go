@@ -6,12 +6,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
-	"github.com/weftworks/weft/workflows"
+	"github.com/weftworks/weft/runwire"
 	"github.com/weftworks/weft/workflows/dsl"
 )
 
 func TestExportWorkflow(t *testing.T) {
-	s := &workflows.ChatSession{DB: "kb", Collection: "docs", Turns: []workflows.ChatTurn{{
+	s := &runwire.ChatSession{DB: "kb", Collection: "docs", Turns: []runwire.ChatTurn{{
 		N: 1, Question: "how do retries work?",
 		ToolCalls: []any{
 			map[string]any{"tool": "search", "status": "completed", "arguments": map[string]any{"query": "how do retries work?"},
@@ -32,7 +32,7 @@ func TestExportWorkflow(t *testing.T) {
 	require.Equal(t, "{{ search_1.output.results[0].content }}", inner["text"])
 	require.Equal(t, "{{ '{{' }} not a template {{ '}}' }}", inner["note"], "braces in data stay literal")
 
-	_, err = ExportWorkflow(&workflows.ChatSession{}, false, "")
+	_, err = ExportWorkflow(&runwire.ChatSession{}, false, "")
 	require.ErrorContains(t, err, "nothing to export yet")
 }
 
@@ -71,7 +71,7 @@ func TestExportWorkflowGatesAndLiterals(t *testing.T) {
 			for k, v := range tc.call {
 				ingest[k] = v
 			}
-			s := &workflows.ChatSession{DB: "kb", Approve: tc.approve, Turns: []workflows.ChatTurn{{N: 1, Question: q, ToolCalls: []any{
+			s := &runwire.ChatSession{DB: "kb", Approve: tc.approve, Turns: []runwire.ChatTurn{{N: 1, Question: q, ToolCalls: []any{
 				map[string]any{"tool": "search", "status": "completed", "arguments": map[string]any{"query": q, "db": "kb"},
 					"result": `{"db":"kb","results":[{"source":"retries.md","content":"Backoff doubles."}]}`},
 				ingest,

@@ -10,7 +10,6 @@ import (
 	"github.com/weftworks/weft/activities/toolspec"
 	"github.com/weftworks/weft/internal/english"
 	"github.com/weftworks/weft/runwire"
-	"github.com/weftworks/weft/workflows"
 	"github.com/weftworks/weft/workflows/dsl"
 )
 
@@ -60,7 +59,7 @@ func (c *Client) Fork(ctx context.Context, runID string, o ForkOptions) (*Run, *
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading the recorded outputs of %s (a worker must be running to answer for a closed run): %w", runID, err)
 	}
-	w, err := workflows.RequestWorkflow(old)
+	w, err := runwire.RequestWorkflow(old)
 	if err != nil {
 		return nil, nil, fmt.Errorf("the run's own definition: %w", err)
 	}
@@ -114,7 +113,7 @@ func (c *Client) Fork(ctx context.Context, runID string, o ForkOptions) (*Run, *
 			in["resume"] = resume
 		}
 	}
-	name, _, _ := workflows.DefinitionText(old)
+	name, _, _ := runwire.DefinitionText(old)
 	fw, err := dsl.Load(name, mustJSON(doc))
 	if err != nil {
 		return nil, nil, fmt.Errorf("the forked definition: %w", err)

@@ -11,7 +11,6 @@ import (
 	"github.com/weftworks/weft/activities/toolspec"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 	"github.com/weftworks/weft/runwire"
-	"github.com/weftworks/weft/workflows"
 )
 
 // modelCall is one model call of an agent step as the run's history recorded it: the llm
@@ -104,7 +103,7 @@ func agentRecord(calls []modelCall, toolCalls []*weftv1.ToolCall, step string, i
 		return a
 	}
 	last := calls[len(calls)-1]
-	msgs := append([]any{}, workflows.ModelCallConversation(last.in)...)
+	msgs := append([]any{}, runwire.ModelCallConversation(last.in)...)
 	if instructions && activeAt(len(calls)) == step && len(msgs) > 0 {
 		if first, _ := msgs[0].(map[string]any); first["role"] == "system" {
 			msgs = msgs[1:] // the instructions rendered for that call

@@ -7,7 +7,7 @@ import (
 	"go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
 
-	"github.com/weftworks/weft/workflows"
+	"github.com/weftworks/weft/runwire"
 )
 
 // StepCalls are the inputs a step's activities were called with, resolved, as the run's history
@@ -30,7 +30,7 @@ func (c *Client) StepInputs(ctx context.Context, runID, step string, max int) (*
 		if a == nil {
 			return
 		}
-		owner := workflows.StepOfActivity(a.GetActivityId())
+		owner := runwire.StepOfActivity(a.GetActivityId())
 		named = named || owner != ""
 		if owner != step {
 			return

@@ -13,7 +13,6 @@ import (
 
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 	"github.com/weftworks/weft/runwire"
-	"github.com/weftworks/weft/workflows"
 	"github.com/weftworks/weft/workflows/dsl"
 )
 
@@ -107,7 +106,7 @@ func (c *Client) Retry(ctx context.Context, runID string, o RetryOptions) (*Run,
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading the outputs of %s (a worker must be running to answer for a closed run): %w", runID, err)
 	}
-	oldW, err := workflows.RequestWorkflow(old)
+	oldW, err := runwire.RequestWorkflow(old)
 	if err != nil {
 		return nil, nil, fmt.Errorf("the run's own definition: %w", err)
 	}
@@ -194,7 +193,7 @@ type restart struct {
 // restart never makes a client's definition the operator's), and a client-origin definition is
 // checked as any client's is (no processes, no addresses: CheckClientDefinition, CheckClientNotify).
 func (c *Client) startAgain(ctx context.Context, runID string, old *weftv1.RunRequest, w *dsl.Workflow, reuse map[string]*structpb.Value, o restart) (*Run, error) {
-	req, err := workflows.NewRequest(w, old.Source, old.GetInputs().AsMap(), old.GetDefaults().AsMap())
+	req, err := runwire.NewRequest(w, old.Source, old.GetInputs().AsMap(), old.GetDefaults().AsMap())
 	if err != nil {
 		return nil, &InvalidError{Err: err}
 	}

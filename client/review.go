@@ -11,7 +11,6 @@ import (
 	"github.com/weftworks/weft/auth"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 	"github.com/weftworks/weft/runwire"
-	"github.com/weftworks/weft/workflows"
 )
 
 // Decision answers one review gate.
@@ -37,9 +36,9 @@ type Decision struct {
 }
 
 // Check says what is wrong with a decision before anything is sent (the run checks it again):
-// workflows.CheckDecisionKind.
+// runwire.CheckDecisionKind.
 func (d Decision) Check() error {
-	if err := workflows.CheckDecisionKind(d.Decision, d.Data != nil); err != nil {
+	if err := runwire.CheckDecisionKind(d.Decision, d.Data != nil); err != nil {
 		return &InvalidError{Err: err}
 	}
 	return nil
@@ -54,9 +53,9 @@ func (c *Client) Pending(ctx context.Context, runID string) ([]*weftv1.ReviewReq
 	return st.PendingReviews, nil
 }
 
-// pick finds the one gate a decision is meant for (workflows.PickReview, in the CLI's words).
+// pick finds the one gate a decision is meant for (runwire.PickReview, in the CLI's words).
 func pick(runID string, pending []*weftv1.ReviewRequest, d Decision) (*weftv1.ReviewRequest, error) {
-	r, err := workflows.PickReview(pending, d.ID, d.Step, workflows.ReviewWording{Run: "run " + runID,
+	r, err := runwire.PickReview(pending, d.ID, d.Step, runwire.ReviewWording{Run: "run " + runID,
 		Name: "with --id", NameOrStep: "with --id or --step", All: "decide them all with --all"})
 	if err != nil {
 		// not pending, unless it is the choice among several gates that was left open
@@ -144,8 +143,8 @@ func (c *Client) decide(ctx context.Context, gate *weftv1.ReviewRequest, d Decis
 	}
 	// Refused here, not by the run: a refused Update's answer carries the request back, and
 	// one over Temporal's 2 MB would fail the run's workflow task instead.
-	if pd, perr := workflows.ParseDecision(b); perr == nil {
-		if err := workflows.CheckDecisionSize(gate.Id, pd); err != nil {
+	if pd, perr := runwire.ParseDecision(b); perr == nil {
+		if err := runwire.CheckDecisionSize(gate.Id, pd); err != nil {
 			return nil, &InvalidError{Err: err}
 		}
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/weftworks/weft/auth"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
-	"github.com/weftworks/weft/workflows"
+	"github.com/weftworks/weft/runwire"
 )
 
 // TestDecisionRecordsWhoDecided: an authenticated decision carries the identity (the typed
@@ -33,7 +33,7 @@ func TestDecisionRecordsWhoDecided(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			b, err := decisionJSON(gate, tc.d)
 			require.NoError(t, err)
-			got, err := workflows.ParseDecision(b)
+			got, err := runwire.ParseDecision(b)
 			require.NoError(t, err, string(b))
 			require.True(t, proto.Equal(tc.want, got), "want %v\ngot  %v", tc.want, got)
 		})

@@ -19,7 +19,6 @@ import (
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 	"github.com/weftworks/weft/runwire"
 	"github.com/weftworks/weft/templates"
-	"github.com/weftworks/weft/workflows"
 	"github.com/weftworks/weft/workflows/dsl"
 )
 
@@ -141,7 +140,7 @@ func Request(w *dsl.Workflow, o StartOptions) (*weftv1.RunRequest, error) {
 	if err != nil {
 		return nil, &InvalidError{Err: err}
 	}
-	req, err := workflows.NewRequest(w, o.Source, inputs, o.Defaults)
+	req, err := runwire.NewRequest(w, o.Source, inputs, o.Defaults)
 	if err != nil {
 		return nil, &InvalidError{Err: err}
 	}
@@ -166,7 +165,7 @@ func Request(w *dsl.Workflow, o StartOptions) (*weftv1.RunRequest, error) {
 		return nil, &InvalidError{Err: ds}
 	}
 	if len(called) > 0 {
-		if req.WorkflowFiles, err = workflows.WorkflowFiles(called); err != nil {
+		if req.WorkflowFiles, err = runwire.WorkflowFiles(called); err != nil {
 			return nil, &InvalidError{Err: err}
 		}
 	}

@@ -13,7 +13,6 @@ import (
 	"github.com/weftworks/weft/events"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 	"github.com/weftworks/weft/runwire"
-	"github.com/weftworks/weft/workflows"
 )
 
 // StreamOptions tune Stream.
@@ -528,7 +527,7 @@ type StreamedText struct {
 	ActivityID string
 	// Key is the step's key: its id, with the item's index inside forEach ("summarize[2]").
 	Key string
-	// Step is the step's id (workflows.StepOfActivity): "summarize".
+	// Step is the step's id (runwire.StepOfActivity): "summarize".
 	Step string
 	Text string
 	// TemporalAttempt is the activity's attempt (Temporal's: 1, 2, … for retries).
@@ -544,7 +543,7 @@ func LLMText(pending []PendingActivity) []StreamedText {
 		if a.Type != llmActivity || a.Details == "" {
 			continue
 		}
-		step := workflows.StepOfActivity(a.ActivityID)
+		step := runwire.StepOfActivity(a.ActivityID)
 		if step == "" {
 			continue
 		}

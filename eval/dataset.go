@@ -18,7 +18,7 @@ import (
 	weftclient "github.com/weftworks/weft/client"
 	"github.com/weftworks/weft/internal/fuzzy"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
-	"github.com/weftworks/weft/workflows"
+	"github.com/weftworks/weft/runwire"
 	"github.com/weftworks/weft/workflows/dsl"
 )
 
@@ -124,7 +124,7 @@ func ReadDataset(r io.Reader, file string) ([]Case, error) {
 			if k == "" {
 				return nil, fmt.Errorf("%s:%d: case %q: reviews: a key names a review's id, its step, or \"*\" for all", file, n, c.Name)
 			}
-			if err := workflows.CheckDecisionKind(d.Decision, d.Data != nil); err != nil {
+			if err := runwire.CheckDecisionKind(d.Decision, d.Data != nil); err != nil {
 				return nil, fmt.Errorf("%s:%d: case %q: reviews.%s: %w", file, n, c.Name, k, err)
 			}
 		}

@@ -14,7 +14,6 @@ import (
 	"github.com/weftworks/weft/activities/toolspec"
 	"github.com/weftworks/weft/runwire"
 	"github.com/weftworks/weft/worker"
-	"github.com/weftworks/weft/workflows"
 	"github.com/weftworks/weft/workflows/dsl"
 )
 
@@ -151,7 +150,7 @@ func (e *benchEnv) weft(b *testing.B, name, def string, inputs map[string]any) f
 	if err != nil {
 		b.Fatal(err)
 	}
-	req, err := workflows.NewRequest(w, name, inputs, nil)
+	req, err := runwire.NewRequest(w, name, inputs, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -21,7 +21,6 @@ import (
 	"github.com/weftworks/weft/runwire"
 	"github.com/weftworks/weft/starter"
 	"github.com/weftworks/weft/templates"
-	"github.com/weftworks/weft/workflows"
 	"github.com/weftworks/weft/workflows/dsl"
 )
 
@@ -43,7 +42,7 @@ func TestEncryptedPayloads(t *testing.T) {
 
 	// A run started by a process without the codec, before encryption "was turned on".
 	plain := dial(t)
-	req, err := workflows.NewRequest(mustTemplate(t, "cost-analysis"), "cost-analysis", map[string]any{"docs": 1000.0}, nil)
+	req, err := runwire.NewRequest(mustTemplate(t, "cost-analysis"), "cost-analysis", map[string]any{"docs": 1000.0}, nil)
 	require.NoError(t, err)
 	old, err := plain.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{ID: "codec-old", TaskQueue: queue}, runwire.WorkflowType, req)
 	require.NoError(t, err)

@@ -15,8 +15,8 @@ import (
 	"github.com/weftworks/weft/auth"
 	weftclient "github.com/weftworks/weft/client"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
-	"github.com/weftworks/weft/workflows"
 
+	"github.com/weftworks/weft/runwire"
 	"github.com/weftworks/weft/workflows/dsl"
 )
 
@@ -261,15 +261,15 @@ func (g *Gateway) chatStart(ctx context.Context, in chatStartIn) (chatStartOut, 
 	return chatStartOut{Session: id, Resumed: resumed}, nil
 }
 
-func (g *Gateway) chatSend(ctx context.Context, in chatSendIn) (workflows.ChatTurn, error) {
+func (g *Gateway) chatSend(ctx context.Context, in chatSendIn) (runwire.ChatTurn, error) {
 	c, err := g.temporal(ctx)
 	if err != nil {
-		return workflows.ChatTurn{}, err
+		return runwire.ChatTurn{}, err
 	}
 	_, by := startedBy(ctx)
 	turn, err := c.Send(ctx, in.Session, in.Text, by)
 	if err != nil {
-		return workflows.ChatTurn{}, err
+		return runwire.ChatTurn{}, err
 	}
 	return *turn, nil
 }

@@ -11,7 +11,7 @@ import (
 
 	"github.com/weftworks/weft/activities/toolspec"
 	weftclient "github.com/weftworks/weft/client"
-	"github.com/weftworks/weft/workflows"
+	"github.com/weftworks/weft/runwire"
 	"github.com/weftworks/weft/workflows/dsl"
 )
 
@@ -283,10 +283,10 @@ type (
 		Session string `json:"session"`
 	}
 	chatReadOut struct {
-		Session   string               `json:"session"`
-		Turns     []workflows.ChatTurn `json:"turns"`
-		Usage     workflows.ChatUsage  `json:"usage"`
-		Continued int                  `json:"continued"`
+		Session   string             `json:"session"`
+		Turns     []runwire.ChatTurn `json:"turns"`
+		Usage     runwire.ChatUsage  `json:"usage"`
+		Continued int                `json:"continued"`
 	}
 
 	executionsIn struct {

@@ -6,11 +6,22 @@
 // (workflows/) records and answers with these; the client (client/) and the surfaces above it
 // send and read them, without linking the interpreter.
 //
+// It also holds the pure functions both sides need: the run request a client builds and the
+// interpreter compiles (NewRequest, RequestWorkflow), the checks of a review decision the run's
+// validator and the client both make before anything reaches history (PickReview,
+// CheckDecisionKind, CheckDecisionSize, ReviewerListed), and readers of what a run records
+// (StepOfActivity, ModelCallConversation, ErrorText, ScopeOwner).
+//
 // Everything here is plain data and pure functions: this package must not import
-// go.temporal.io/sdk/workflow, workflows/, client/ or anything that does I/O. What needs the
-// workflow SDK stays in workflows/.
+// go.temporal.io/sdk/workflow, the interpreter (package workflows), client/ or anything that does
+// I/O (internal/layers keeps client/ off the interpreter). What needs the workflow SDK stays in
+// workflows/.
 //
 // Files: names.go (workflow types, task queue, query, update, signal and memo names, the status
-// search attribute, step statuses, failure types, chat names), review.go (decisions, gate kinds,
-// decision size limits), size.go (the largest value a run's history takes).
+// search attribute, step statuses, failure types, chat names), request.go (the RunRequest),
+// review.go (decisions, gate kinds, decision size limits and checks, ParseDecision),
+// reviewpick.go (which pending review a decision answers, who may decide it), chat.go (the chat
+// session's types, memory scope owners), activity.go (activity ids, a model call's
+// conversation), errors.go (the message of a Temporal error), size.go (the largest value a
+// run's history takes, byte sizes in messages).
 package runwire

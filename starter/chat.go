@@ -19,7 +19,7 @@ import (
 	weftclient "github.com/weftworks/weft/client"
 	"github.com/weftworks/weft/events"
 	"github.com/weftworks/weft/internal/english"
-	"github.com/weftworks/weft/workflows"
+	"github.com/weftworks/weft/runwire"
 	"github.com/weftworks/weft/workflows/dsl"
 )
 
@@ -216,7 +216,7 @@ func (o *chatOptions) run(cmd *cobra.Command) error {
 // with client.Stream from the last one recorded before the message (it asks the session again
 // only when its history says something happened, writing nothing to it, and reads the model's
 // text while a model call runs), into the session's next run when it continues as new.
-func (o *chatOptions) send(ctx context.Context, c *weftclient.Client, id, text string, out io.Writer, stream bool) (*workflows.ChatTurn, error) {
+func (o *chatOptions) send(ctx context.Context, c *weftclient.Client, id, text string, out io.Writer, stream bool) (*runwire.ChatTurn, error) {
 	f := chatFollower{o: o, id: id, out: out, stream: stream && !o.asJSON, announced: map[string]bool{}}
 	so := weftclient.StreamOptions{NoDeltas: !f.stream, DeltaInterval: chatReadInterval, Interval: chatPollInterval}
 	if page, err := c.Events(ctx, id, math.MaxInt64); err == nil {

@@ -27,72 +27,10 @@ const (
 	chatKeepMessages = 200
 )
 
-// ChatSession is a chat's configuration and conversation; it is also the input of each run.
-type ChatSession struct {
-	Model      string   `json:"model,omitempty"`
-	System     string   `json:"system,omitempty"`
-	Tools      []string `json:"tools"`
-	Approve    []string `json:"approve,omitempty"`
-	DB         string   `json:"db,omitempty"`
-	Collection string   `json:"collection,omitempty"`
-	// MemoryScope, when set, is the scope remember/recall use by default.
-	MemoryScope string `json:"memoryScope,omitempty"`
-	// MCPServers are external MCP servers whose tools the chat may call (Tools lists "mcp:NAME").
-	MCPServers map[string]dsl.MCPServer `json:"mcpServers,omitempty"`
-	// Messages is the conversation so far, as the model sees it.
-	Messages []any `json:"messages,omitempty"`
-	// Turns summarise the turns (the newest last; continued runs keep the last 20).
-	Turns []ChatTurn `json:"turns,omitempty"`
-	// Usage totals every turn of the session, across continued runs.
-	Usage ChatUsage `json:"usage"`
-	// TurnsPerRun overrides DefaultChatTurnsPerRun (tests).
-	TurnsPerRun int `json:"turnsPerRun,omitempty"`
-	// Continued counts the runs before this one.
-	Continued int `json:"continued,omitempty"`
-	// Origin and StartedBy: who started the session (RunRequest.origin, started_by). A session a
-	// client started reaches only the MCP servers the operator declared and the memory of its
-	// own identity; only that identity may send it messages.
-	Origin    string `json:"origin,omitempty"`
-	StartedBy string `json:"startedBy,omitempty"`
-}
-
-// ChatUsage totals tokens and cost.
-type ChatUsage struct {
-	PromptTokens     int64   `json:"promptTokens"`
-	CompletionTokens int64   `json:"completionTokens"`
-	TotalTokens      int64   `json:"totalTokens"`
-	CostUSD          float64 `json:"costUsd"`
-	Calls            int64   `json:"calls"`
-}
-
-// ChatTurn is one question and its answer with the tool calls made for it.
-type ChatTurn struct {
-	N         int       `json:"n"`
-	Question  string    `json:"question"`
-	Answer    string    `json:"answer"`
-	ToolCalls []any     `json:"toolCalls"`
-	Usage     ChatUsage `json:"usage"`
-	StartedAt string    `json:"startedAt"`
-	Ms        int64     `json:"durationMs"`
-}
-
-// ChatMessage is what the user sends.
-type ChatMessage struct {
-	Text string `json:"text"`
-	// From is the authenticated identity that sends it ("" : the operator). A session started by
-	// one identity takes messages from it and from the operator only.
-	From string `json:"from,omitempty"`
-}
-
-// ChatReply is a turn's answer.
-type ChatReply struct {
-	Turn ChatTurn `json:"turn"`
-}
-
 // Chat runs a chat session.
-func Chat(ctx workflow.Context, s *ChatSession) error {
+func Chat(ctx workflow.Context, s *runwire.ChatSession) error {
 	if s == nil {
-		s = &ChatSession{}
+		s = &runwire.ChatSession{}
 	}
 	if s.TurnsPerRun <= 0 {
 		s.TurnsPerRun = DefaultChatTurnsPerRun
@@ -109,11 +47,11 @@ func Chat(ctx workflow.Context, s *ChatSession) error {
 	if err := r.registerEventHandlers(ctx); err != nil {
 		return err
 	}
-	if err := workflow.SetQueryHandler(ctx, runwire.QueryChat, func() (*ChatSession, error) { return s, nil }); err != nil {
+	if err := workflow.SetQueryHandler(ctx, runwire.QueryChat, func() (*runwire.ChatSession, error) { return s, nil }); err != nil {
 		return err
 	}
 	busy, turnsHere := false, 0
-	validate := func(m ChatMessage) error {
+	validate := func(m runwire.ChatMessage) error {
 		if strings.TrimSpace(m.Text) == "" {
 			return errors.New("the message is empty: send {\"text\": \"...\"}")
 		}
@@ -125,7 +63,7 @@ func Chat(ctx workflow.Context, s *ChatSession) error {
 		}
 		return nil
 	}
-	err = workflow.SetUpdateHandlerWithOptions(ctx, runwire.UpdateChatMessage, func(ctx workflow.Context, m ChatMessage) (*ChatReply, error) {
+	err = workflow.SetUpdateHandlerWithOptions(ctx, runwire.UpdateChatMessage, func(ctx workflow.Context, m runwire.ChatMessage) (*runwire.ChatReply, error) {
 		if err := workflow.Await(ctx, func() bool { return !busy }); err != nil {
 			return nil, err
 		}
@@ -136,8 +74,8 @@ func Chat(ctx workflow.Context, s *ChatSession) error {
 		if err != nil {
 			return nil, err
 		}
-		return &ChatReply{Turn: *turn}, nil
-	}, workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, m ChatMessage) error { return validate(m) }})
+		return &runwire.ChatReply{Turn: *turn}, nil
+	}, workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, m runwire.ChatMessage) error { return validate(m) }})
 	if err != nil {
 		return err
 	}
@@ -182,7 +120,7 @@ func ownerName(startedBy string) string {
 }
 
 // newChatRun builds the interpreter state of a session: one agent step, run once per turn.
-func newChatRun(ctx workflow.Context, s *ChatSession) (*run, error) {
+func newChatRun(ctx workflow.Context, s *runwire.ChatSession) (*run, error) {
 	tools := make([]any, len(s.Tools))
 	for i, t := range s.Tools {
 		tools[i] = t
@@ -227,7 +165,7 @@ func newChatRun(ctx workflow.Context, s *ChatSession) (*run, error) {
 }
 
 // chatTurn runs one agent turn on the conversation plus the new message.
-func (r *run) chatTurn(ctx workflow.Context, s *ChatSession, text string) (*ChatTurn, error) {
+func (r *run) chatTurn(ctx workflow.Context, s *runwire.ChatSession, text string) (*runwire.ChatTurn, error) {
 	sr := r.order[0]
 	// A fresh step state per turn: its tool calls and usage are this turn's.
 	*sr = stepRun{cs: sr.cs, status: runwire.StatusRunning, started: workflow.Now(ctx)}
@@ -264,8 +202,8 @@ func (r *run) chatTurn(ctx workflow.Context, s *ChatSession, text string) (*Chat
 	s.Messages, _ = res["messages"].([]any)
 	answer, _ := res["text"].(string)
 	calls, _ := res["toolCalls"].([]any)
-	u := ChatUsage{PromptTokens: sr.usage.PromptTokens, CompletionTokens: sr.usage.CompletionTokens, TotalTokens: sr.usage.TotalTokens, CostUSD: sr.usage.CostUsd, Calls: sr.usage.Calls}
-	turn := ChatTurn{N: len(s.Turns) + 1, Question: text, Answer: answer, ToolCalls: calls, Usage: u,
+	u := runwire.ChatUsage{PromptTokens: sr.usage.PromptTokens, CompletionTokens: sr.usage.CompletionTokens, TotalTokens: sr.usage.TotalTokens, CostUSD: sr.usage.CostUsd, Calls: sr.usage.Calls}
+	turn := runwire.ChatTurn{N: len(s.Turns) + 1, Question: text, Answer: answer, ToolCalls: calls, Usage: u,
 		StartedAt: sr.started.UTC().Format("2006-01-02T15:04:05Z"), Ms: sr.finished.Sub(sr.started).Milliseconds()}
 	if len(s.Turns) > 0 {
 		turn.N = s.Turns[len(s.Turns)-1].N + 1
@@ -279,7 +217,7 @@ func (r *run) chatTurn(ctx workflow.Context, s *ChatSession, text string) (*Chat
 	return &turn, nil
 }
 
-func defaultChatSystem(s *ChatSession) string {
+func defaultChatSystem(s *runwire.ChatSession) string {
 	var b strings.Builder
 	b.WriteString("You are weft's assistant. Use the tools to look things up before you answer, and say which sources you used.")
 	if s.Collection != "" {

@@ -10,7 +10,6 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/weftworks/weft/runwire"
-	"github.com/weftworks/weft/workflows"
 )
 
 // TestChatSession: each message is an update that runs an agent turn on the conversation so far;
@@ -27,24 +26,24 @@ func TestChatSession(t *testing.T) {
 		},
 	}}
 	withModel(h, m)
-	replies := map[int]*workflows.ChatReply{}
+	replies := map[int]*runwire.ChatReply{}
 	send := func(n int, text string) {
 		h.env.UpdateWorkflow(runwire.UpdateChatMessage, fmt.Sprint("m", n), &testsuite.TestUpdateCallback{
 			OnAccept: func() {}, OnReject: func(err error) { t.Errorf("message %d refused: %v", n, err) },
 			OnComplete: func(v any, err error) {
 				require.NoError(t, err)
-				replies[n] = v.(*workflows.ChatReply)
+				replies[n] = v.(*runwire.ChatReply)
 			},
-		}, workflows.ChatMessage{Text: text})
+		}, runwire.ChatMessage{Text: text})
 	}
 	h.env.RegisterDelayedCallback(func() {
 		h.env.UpdateWorkflow(runwire.UpdateChatMessage, "empty", &testsuite.TestUpdateCallback{
 			OnAccept: func() { t.Error("an empty message was accepted") }, OnReject: func(error) {}, OnComplete: func(any, error) {},
-		}, workflows.ChatMessage{Text: "  "})
+		}, runwire.ChatMessage{Text: "  "})
 		send(1, "how do retries work?")
 	}, time.Second)
 	h.env.RegisterDelayedCallback(func() { send(2, "and what did I ask?") }, time.Minute)
-	h.env.ExecuteWorkflow(runwire.ChatWorkflowType, &workflows.ChatSession{Tools: []string{"search"}, Collection: "docs", TurnsPerRun: 2})
+	h.env.ExecuteWorkflow(runwire.ChatWorkflowType, &runwire.ChatSession{Tools: []string{"search"}, Collection: "docs", TurnsPerRun: 2})
 	require.True(t, h.env.IsWorkflowCompleted())
 	err := h.env.GetWorkflowError()
 	require.True(t, workflow.IsContinueAsNewError(err), "after two turns the session continues as new: %v", err)

@@ -13,8 +13,7 @@
 // done. The language (workflows/dsl, workflows/expr, workflows/datatools) is pure and safe to call
 // here. This package must not import activities/ (it names activities by their toolspec names and
 // runs them through the SDK), client/, or any provider or store client. Some pure functions also
-// run outside workflow code: Evaluate inside the worker's evaluate activity, PickReview in client/
-// before a decision is sent.
+// run outside workflow code: Evaluate inside the worker's evaluate activity.
 //
 // The run records its own events (events.go: RunEvent, numbered by seq, kept in a bounded ring in
 // workflow memory, not in history) and serves them to the `events` query and the `wait-events`
@@ -23,17 +22,18 @@
 //
 // The names, statuses and types a client shares with a run (workflow type, task queue, query,
 // update and signal names, memo and search-attribute keys, statuses, the review vocabulary)
-// live in package runwire, which this package and client/ both import.
+// live in package runwire, which this package and client/ both import, with the pure checks both
+// make (which pending review a decision answers, its kind and size) and the run request.
 //
-// Files: names.go (step keys, the oldest Change* constants, the state's output cap), request.go
-// (the RunRequest), run.go (the scheduler), state.go (the state query), events.go (the run's events and their queries), step.go (dispatch and tool
-// activities) and one step_*.go per step kind that needs more (foreach, batches, providerbatch,
-// loop, review, child, agent); agent_*.go hold the agent's tools, guardrails, handoffs and MCP
-// servers (agent_mcp_session.go: a stateful server held in a Temporal session); autocontext.go
-// ("context": "auto"); gate.go (review gates), reviewpick.go (which pending review a decision
-// answers), trust.go (what a model or a client's definition may not choose), chat.go, checked.go
-// (what the registry decides, checked once per run), sizegate.go (no value over Temporal's
-// payload limit enters history), values.go and stored.go (claim-checked values), evaluate.go,
-// notify.go (webhook deliveries as child workflows), errors.go. Each Change* constant sits
-// beside the code it guards; docs/maintainers.md says how to add one.
+// Files: names.go (step keys, the oldest Change* constants, the state's output cap), run.go (the
+// scheduler), state.go (the state query), events.go (the run's events and their queries),
+// step.go (dispatch and tool activities) and one step_*.go per step kind that needs more
+// (foreach, batches, providerbatch, loop, review, child, agent); agent_*.go hold the agent's
+// tools, guardrails, handoffs and MCP servers (agent_mcp_session.go: a stateful server held in a
+// Temporal session); autocontext.go ("context": "auto"); gate.go (review gates), trust.go (what a
+// model or a client's definition may not choose), chat.go, checked.go (what the registry decides,
+// checked once per run), sizegate.go (no value over Temporal's payload limit enters history),
+// values.go and stored.go (claim-checked values), evaluate.go, notify.go (webhook deliveries as
+// child workflows), errors.go. Each Change* constant sits beside the code it guards;
+// docs/maintainers.md says how to add one.
 package workflows

@@ -228,7 +228,7 @@ func TestEventsAgentDetails(t *testing.T) {
 	for _, e := range p.Events {
 		switch e.Type {
 		case events.LLMFinished:
-			require.Equal(t, "helper", workflows.StepOfActivity(e.Activity))
+			require.Equal(t, "helper", runwire.StepOfActivity(e.Activity))
 			finals = append(finals, e.Text)
 		case events.ReviewRequested:
 			require.Equal(t, "ingest", e.Review.Tool)

@@ -6,16 +6,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/weftworks/weft/events"
 	"slices"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/weftworks/weft/events"
+
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
-	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
@@ -124,7 +124,7 @@ func (r *run) findGate(d *weftv1.ReviewDecision) (*gate, error) {
 			open = append(open, g.req)
 		}
 	}
-	req, err := PickReview(open, d.Id, d.Step, ReviewWording{Name: `in "id"`, NameOrStep: `in "id"`, Step: r.notAwaiting})
+	req, err := runwire.PickReview(open, d.Id, d.Step, runwire.ReviewWording{Name: `in "id"`, NameOrStep: `in "id"`, Step: r.notAwaiting})
 	if err != nil {
 		return nil, err
 	}
@@ -187,7 +187,7 @@ func DataDigest(data *structpb.Value) string {
 // digest), who decides (the gate's reviewers, for an authenticated caller) and the edit's size
 // and shape. Errors say what to send instead.
 func (g *gate) check(d *weftv1.ReviewDecision) error {
-	if err := CheckDecisionKind(d.Decision, d.Data != nil); err != nil {
+	if err := runwire.CheckDecisionKind(d.Decision, d.Data != nil); err != nil {
 		return err
 	}
 	if d.Digest != "" && d.Digest != g.req.Digest {
@@ -197,7 +197,7 @@ func (g *gate) check(d *weftv1.ReviewDecision) error {
 	if err := g.mayDecide(d); err != nil {
 		return err
 	}
-	if err := CheckDecisionSize(g.req.Id, d); err != nil {
+	if err := runwire.CheckDecisionSize(g.req.Id, d); err != nil {
 		return err
 	}
 	if d.Decision == runwire.DecisionEdit {
@@ -211,30 +211,12 @@ func (g *gate) check(d *weftv1.ReviewDecision) error {
 	return nil
 }
 
-// CheckDecisionSize refuses a decision for review id whose edit is over runwire.MaxEditBytes or which is
-// over runwire.MaxDecisionBytes in all. The Update's validator checks it, and so does the client before
-// it sends one: a refused Update's answer carries the request back, so one over Temporal's 2 MB
-// fails the workflow task instead of being refused.
-func CheckDecisionSize(id string, d *weftv1.ReviewDecision) error {
-	if d.Decision == runwire.DecisionEdit {
-		if n := jsonSize(d.Data.AsInterface()); n > runwire.MaxEditBytes {
-			return fmt.Errorf("edited data for %q is too large: %s of JSON, more than a review edit may carry (%s): "+
-				"send a shorter edit, or approve and let a later step change the data (put large content in a file or ingest it, and edit a reference to it)",
-				id, byteSize(n), byteSize(runwire.MaxEditBytes))
-		}
-	}
-	if n := proto.Size(d); n > runwire.MaxDecisionBytes {
-		return fmt.Errorf("the decision for %q is too large: %s, more than %s: shorten the comment", id, byteSize(n), byteSize(runwire.MaxDecisionBytes))
-	}
-	return nil
-}
-
 // mayDecide enforces the gate's reviewers on an authenticated decision: the reviewer's name is
 // listed, or one of its roles is listed as "role:NAME", or it has the admin role. A decision
 // nobody authenticated (the operator's loopback CLI, the temporal CLI) passes: its reviewer is
 // a label.
 func (g *gate) mayDecide(d *weftv1.ReviewDecision) error {
-	if !d.Authenticated || slices.Contains(d.ReviewerRoles, RoleAdmin) || ReviewerListed(g.req.Reviewers, d.Reviewer, d.ReviewerRoles) {
+	if !d.Authenticated || slices.Contains(d.ReviewerRoles, RoleAdmin) || runwire.ReviewerListed(g.req.Reviewers, d.Reviewer, d.ReviewerRoles) {
 		return nil
 	}
 	var names, wanted []string
@@ -259,16 +241,6 @@ func (g *gate) mayDecide(d *weftv1.ReviewDecision) error {
 }
 
 // byteSize writes n bytes for people: 2.3 MB, 512 KB, 80 bytes.
-func byteSize(n int) string {
-	switch {
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%d KB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
-}
-
 func schemaMessage(err error) string {
 	var ve *jsonschema.ValidationError
 	if errors.As(err, &ve) {

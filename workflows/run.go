@@ -3,7 +3,6 @@ package workflows
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -125,7 +124,7 @@ func newRun(ctx workflow.Context, req *weftv1.RunRequest) (*run, error) {
 	if req == nil {
 		return nil, invalidDefinition("the run request has no definition")
 	}
-	name, data, err := DefinitionText(req)
+	name, data, err := runwire.DefinitionText(req)
 	if err != nil {
 		return nil, invalidDefinition("%v", err)
 	}
@@ -348,25 +347,7 @@ func (r *run) fail(ctx workflow.Context, sr *stepRun, err error) {
 
 // errorText is the message of the innermost cause people need: an activity's application error
 // rather than the "activity error (type: ..., scheduledEventID: ...)" wrapper.
-func errorText(err error) string { return ErrorText(err) }
-
-// ErrorText is the message people need from a Temporal error: the application error's message
-// without the wrappers (activity error, workflow execution error) and their type suffixes.
-func ErrorText(err error) string {
-	var ae *temporal.ApplicationError
-	if errors.As(err, &ae) {
-		return ae.Message()
-	}
-	var ce *temporal.CanceledError
-	if errors.As(err, &ce) {
-		return "cancelled"
-	}
-	var te *temporal.TimeoutError
-	if errors.As(err, &te) {
-		return "timed out (" + strings.ReplaceAll(strings.ToLower(strings.TrimPrefix(te.TimeoutType().String(), "TIMEOUT_TYPE_")), "_", " ") + ")"
-	}
-	return err.Error()
-}
+func errorText(err error) string { return runwire.ErrorText(err) }
 
 // The kinds of failure ErrorKind tells apart (events.Event.ErrorKind).
 const (

@@ -47,7 +47,7 @@ func overLimit(ctx workflow.Context, v any) (int, bool) {
 func tooLarge(what string, n int, instead string) error {
 	return temporal.NewNonRetryableApplicationError(fmt.Sprintf(
 		"%s is %s of JSON, more than weft puts into a run's history (%s; Temporal refuses payloads over 2 MB): %s",
-		what, byteSize(n), byteSize(runwire.MaxValueBytes), instead), toolspec.ErrInvalidInput, nil)
+		what, runwire.ByteSize(n), runwire.ByteSize(runwire.MaxValueBytes), instead), toolspec.ErrInvalidInput, nil)
 }
 
 // gateOutput checks the output of an inline data step (template, transform, merge, filter,
@@ -86,7 +86,7 @@ func gateResult(ctx workflow.Context, res *weftv1.RunResult) error {
 	}
 	return temporal.NewNonRetryableApplicationError(fmt.Sprintf(
 		"the run's output is %s, more than weft puts into a run's history (%s; Temporal refuses payloads over 2 MB): make the output smaller (a summary, a count, a field), or let a tool step write the large data (ingest it, or put it in a file) and output where it is",
-		byteSize(n), byteSize(runwire.MaxValueBytes)), runwire.ErrStepFailed, nil)
+		runwire.ByteSize(n), runwire.ByteSize(runwire.MaxValueBytes)), runwire.ErrStepFailed, nil)
 }
 
 // fitState leaves out of a state answer what would take it over the limit (a query's answer is

@@ -6,7 +6,6 @@ import (
 
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/workflow"
-	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
@@ -57,16 +56,6 @@ func (r *run) registerHandlers(ctx workflow.Context) error {
 	return nil
 }
 
-// ParseDecision decodes a review decision from JSON (proto JSON field names: step, decision,
-// data, reviewer, comment).
-func ParseDecision(data []byte) (*weftv1.ReviewDecision, error) {
-	d := &weftv1.ReviewDecision{}
-	if err := protojson.Unmarshal(data, d); err != nil {
-		return nil, fmt.Errorf("review decision is not valid JSON of {step, decision, data, reviewer, comment}: %w", err)
-	}
-	return d, nil
-}
-
 func decodeDecision(raw converter.RawValue) (*weftv1.ReviewDecision, error) {
 	p := raw.Payload()
 	if p == nil {
@@ -79,7 +68,7 @@ func decodeDecision(raw converter.RawValue) (*weftv1.ReviewDecision, error) {
 		}
 		return d, nil
 	}
-	return ParseDecision(p.GetData())
+	return runwire.ParseDecision(p.GetData())
 }
 
 // checkDecision decodes a decision and finds the pending gate it answers. Errors say what to send.

@@ -3,10 +3,11 @@ package workflows
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/weftworks/weft/events"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/weftworks/weft/events"
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -102,17 +103,6 @@ func (r *run) activityID(sr *stepRun, key string) string {
 	return fmt.Sprintf("%s#%d", key, sr.seq)
 }
 
-// StepOfActivity returns the step id an activity id names ("" for ids weft did not choose).
-func StepOfActivity(id string) string {
-	head, _, ok := strings.Cut(id, "#")
-	if !ok {
-		return ""
-	}
-	head, _, _ = strings.Cut(head, "/")
-	head, _, _ = strings.Cut(head, "[")
-	return head
-}
-
 // agentConfig is an agent step's inputs.
 type agentConfig struct {
 	maxIterations   int
@@ -196,7 +186,7 @@ func (r *run) withInstructions(sr *stepRun, llm map[string]any, env map[string]a
 		call[k] = v
 	}
 	msgs := messages(llm)
-	call["messages"] = append([]any{map[string]any{"role": "system", "content": renderContextValue(v)}}, msgs...)
+	call["messages"] = append([]any{map[string]any{"role": "system", "content": runwire.ContextText(v)}}, msgs...)
 	delete(call, "prompt")
 	delete(call, "system")
 	delete(call, "context")
@@ -303,45 +293,8 @@ func toolChoice(choice string, tools []agentTool) (string, error) {
 	return "", fmt.Errorf("toolChoice %q is neither auto, none nor required, nor one of the tools (%s): name one of them", choice, strings.Join(names, ", "))
 }
 
-// ModelCallConversation is the conversation an agent's model call (the input of its llm
-// activity) holds: its messages, or those system, messages, prompt and context make. weft fork
-// reads a failed agent's conversation from the input of its last model call.
-func ModelCallConversation(in map[string]any) []any { return messages(in) }
-
-// messages returns the conversation so far, starting it from system, prompt and context when
-// the step gave no messages.
-func messages(llm map[string]any) []any {
-	if m, ok := llm["messages"].([]any); ok && llm["prompt"] == nil {
-		return m
-	}
-	var out []any
-	if s, _ := llm["system"].(string); s != "" {
-		out = append(out, map[string]any{"role": "system", "content": s})
-	}
-	if m, ok := llm["messages"].([]any); ok {
-		out = append(out, m...)
-	}
-	prompt, _ := llm["prompt"].(string)
-	if c := llm["context"]; c != nil {
-		if ctxText := renderContextValue(c); ctxText != "" {
-			prompt += "\n\nContext:\n" + ctxText
-		}
-	}
-	if prompt != "" {
-		out = append(out, map[string]any{"role": "user", "content": prompt})
-	}
-	return out
-}
-
-// renderContextValue is the context as the model reads it (the llm activity renders documents
-// the same way; strings pass through, other values as JSON).
-func renderContextValue(v any) string {
-	if s, ok := v.(string); ok {
-		return s
-	}
-	j, _ := json.Marshal(v)
-	return string(j)
-}
+// messages returns the conversation so far (runwire.ModelCallConversation).
+func messages(llm map[string]any) []any { return runwire.ModelCallConversation(llm) }
 
 func (r *run) agentOutput(sr *stepRun, llm map[string]any, calls []any, text string, iterations int, stop string) map[string]any {
 	if calls == nil {

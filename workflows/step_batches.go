@@ -261,7 +261,7 @@ func batchActivities(ctx workflow.Context, spec *toolspec.Spec, policy dsl.Polic
 				res.Calls += requestsOf(u)
 				addToolUsage(&res.Usage, u)
 			}
-			return temporal.NewNonRetryableApplicationError(fmt.Sprintf("item %d: %s", req.First+i, ErrorText(err)), runwire.ErrStepFailed, nil)
+			return temporal.NewNonRetryableApplicationError(fmt.Sprintf("item %d: %s", req.First+i, runwire.ErrorText(err)), runwire.ErrStepFailed, nil)
 		}
 		res.Results[i] = out.Output
 		res.Attempts = max(res.Attempts, out.Attempt, 1)

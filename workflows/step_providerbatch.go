@@ -212,15 +212,15 @@ func (p *providerCalls) run(ctx workflow.Context, inputs []map[string]any, spans
 			if u := failedUsage(err); u != nil {
 				p.done(ctx, &toolspec.BatchOut{Usage: u, Requests: 1}, 0)
 			}
-			werr := temporal.NewNonRetryableApplicationError(fmt.Sprintf("items %d–%d: %s", first+s.first, first+s.first+s.n-1, ErrorText(err)), runwire.ErrStepFailed, nil)
+			werr := temporal.NewNonRetryableApplicationError(fmt.Sprintf("items %d–%d: %s", first+s.first, first+s.first+s.n-1, runwire.ErrorText(err)), runwire.ErrStepFailed, nil)
 			for k := 0; k < s.n; k++ {
-				p.finished(ctx, first+s.first+k, toolspec.BatchItem{Error: ErrorText(err)}, werr)
+				p.finished(ctx, first+s.first+k, toolspec.BatchItem{Error: runwire.ErrorText(err)}, werr)
 			}
 			if p.collect {
 				return nil
 			}
 			if s.n == 1 {
-				return temporal.NewNonRetryableApplicationError(fmt.Sprintf("item %d: %s", first+s.first, ErrorText(err)), runwire.ErrStepFailed, nil)
+				return temporal.NewNonRetryableApplicationError(fmt.Sprintf("item %d: %s", first+s.first, runwire.ErrorText(err)), runwire.ErrStepFailed, nil)
 			}
 			return werr
 		}

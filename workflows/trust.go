@@ -2,12 +2,12 @@ package workflows
 
 import (
 	"fmt"
-	"strings"
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/weftworks/weft/activities/toolspec"
+	"github.com/weftworks/weft/runwire"
 )
 
 // ChangeMemoryScopeOwned: an agent's memory tools take the scope of the session or the file,
@@ -31,7 +31,7 @@ func (r *run) checkScope(tool string, inputs map[string]any) error {
 		return nil
 	}
 	scope, _ := inputs["scope"].(string)
-	if ScopeOwner(scope) == r.startedBy {
+	if runwire.ScopeOwner(scope) == r.startedBy {
 		return nil
 	}
 	return temporal.NewNonRetryableApplicationError(fmt.Sprintf(
@@ -59,12 +59,6 @@ func (r *run) checkNamespace(ctx workflow.Context, tool string, spec *toolspec.S
 		return nil
 	}
 	return temporal.NewNonRetryableApplicationError(err.Error(), toolspec.ErrInvalidInput, nil)
-}
-
-// ScopeOwner is the identity a memory scope belongs to: its last ":" segment ("support:ana" is
-// ana's).
-func ScopeOwner(scope string) string {
-	return scope[strings.LastIndex(scope, ":")+1:]
 }
 
 // sessionScope is the memory scope an agent's memory tools use: the session's (weft chat

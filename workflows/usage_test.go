@@ -14,7 +14,6 @@ import (
 	"github.com/weftworks/weft/internal/testkit/fakellm"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 	"github.com/weftworks/weft/runwire"
-	"github.com/weftworks/weft/workflows"
 )
 
 // realLLM runs the real llm activity (its adapter included: retries carry billed usage, failures
@@ -123,23 +122,23 @@ func TestChatUsageCountsAFailedTurn(t *testing.T) {
 	h := newHarness(t)
 	realLLM(h, f)
 	var failed error
-	var afterFailure workflows.ChatUsage
+	var afterFailure runwire.ChatUsage
 	send := func(text string, done func(error)) {
 		h.env.UpdateWorkflow(runwire.UpdateChatMessage, text, &testsuite.TestUpdateCallback{
 			OnAccept: func() {}, OnReject: func(err error) { t.Errorf("%q refused: %v", text, err) },
 			OnComplete: func(_ any, err error) { done(err) },
-		}, workflows.ChatMessage{Text: text})
+		}, runwire.ChatMessage{Text: text})
 	}
 	h.env.RegisterDelayedCallback(func() { send("how do retries work?", func(err error) { failed = err }) }, time.Second)
 	h.env.RegisterDelayedCallback(func() {
 		v, err := h.env.QueryWorkflow(runwire.QueryChat)
 		require.NoError(t, err)
-		var s workflows.ChatSession
+		var s runwire.ChatSession
 		require.NoError(t, v.Get(&s))
 		afterFailure = s.Usage
 		send("again", func(err error) { require.NoError(t, err) })
 	}, time.Minute)
-	h.env.ExecuteWorkflow(runwire.ChatWorkflowType, &workflows.ChatSession{Tools: []string{"search"}, Collection: "docs", TurnsPerRun: 2})
+	h.env.ExecuteWorkflow(runwire.ChatWorkflowType, &runwire.ChatSession{Tools: []string{"search"}, Collection: "docs", TurnsPerRun: 2})
 	require.True(t, h.env.IsWorkflowCompleted())
 	require.Error(t, failed, "the model refused the second call of the first turn")
 	require.EqualValues(t, 110, afterFailure.TotalTokens, "the failed turn's billed call is in the session's usage")

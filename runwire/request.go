@@ -1,4 +1,4 @@
-package workflows
+package runwire
 
 import (
 	"encoding/json"

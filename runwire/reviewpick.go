@@ -1,4 +1,4 @@
-package workflows
+package runwire
 
 import (
 	"errors"
@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
-	"github.com/weftworks/weft/runwire"
 )
 
 // This file holds the pure part of deciding a review, shared by the run (the review Update's
@@ -105,8 +104,8 @@ func reviewIDs(list []*weftv1.ReviewRequest) string {
 // edit needs data (the corrected proposal).
 func CheckDecisionKind(decision string, hasData bool) error {
 	switch decision {
-	case runwire.DecisionApprove, runwire.DecisionReject:
-	case runwire.DecisionEdit:
+	case DecisionApprove, DecisionReject:
+	case DecisionEdit:
 		if !hasData {
 			return errors.New("an edit decision needs data: the corrected proposal")
 		}

@@ -1,4 +1,4 @@
-package workflows_test
+package runwire_test
 
 import (
 	"errors"
@@ -7,22 +7,22 @@ import (
 	"github.com/stretchr/testify/require"
 
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
-	"github.com/weftworks/weft/workflows"
+	"github.com/weftworks/weft/runwire"
 )
 
 // TestPickReview: one rule picks the review a decision answers for the run and for the client;
 // each speaks its own words (the CLI's flags, the Update's fields) in the refusals.
 func TestPickReview(t *testing.T) {
 	pending := []*weftv1.ReviewRequest{{Id: "a[0]", Step: "a"}, {Id: "a[1]", Step: "a"}, {Id: "agent/c1", Step: "agent"}}
-	cli := workflows.ReviewWording{Run: "run r", Name: "with --id", NameOrStep: "with --id or --step", All: "decide them all with --all"}
-	update := workflows.ReviewWording{Name: `in "id"`, NameOrStep: `in "id"`}
+	cli := runwire.ReviewWording{Run: "run r", Name: "with --id", NameOrStep: "with --id or --step", All: "decide them all with --all"}
+	update := runwire.ReviewWording{Name: `in "id"`, NameOrStep: `in "id"`}
 	stepNote := update
 	stepNote.Step = func(step, list string) error { return errors.New("no step " + step + " (pending: " + list + ")") }
 	for _, tc := range []struct {
 		name     string
 		pending  []*weftv1.ReviewRequest
 		id, step string
-		w        workflows.ReviewWording
+		w        runwire.ReviewWording
 		want     string // the review's id
 		err      string
 	}{
@@ -43,7 +43,7 @@ func TestPickReview(t *testing.T) {
 		{name: "none pending, Update by step", step: "b", w: stepNote, err: "no step b (pending: none)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := workflows.PickReview(tc.pending, tc.id, tc.step, tc.w)
+			got, err := runwire.PickReview(tc.pending, tc.id, tc.step, tc.w)
 			if tc.err != "" {
 				require.EqualError(t, err, tc.err)
 				return
@@ -67,7 +67,7 @@ func TestCheckDecisionKind(t *testing.T) {
 		{"yolo", false, `decision "yolo" is not approve, edit or reject`},
 		{"", false, `decision "" is not approve, edit or reject`},
 	} {
-		err := workflows.CheckDecisionKind(tc.decision, tc.data)
+		err := runwire.CheckDecisionKind(tc.decision, tc.data)
 		if tc.err == "" {
 			require.NoError(t, err, tc.decision)
 		} else {
