@@ -13,7 +13,8 @@
 // A run's events are package events' (the run records them, Stream hands them on): following a run
 // reads its events query when its history grows and writes nothing to the run.
 //
-// It imports the interpreter's names and contracts (workflows, proto) but never runs workflow code,
+// It imports a run's names and contracts (runwire, proto) and never the interpreter (workflows:
+// internal/layers' TestClientWithoutInterpreter holds it), so it never runs workflow code,
 // it never runs tools, and it never reads provider credentials: the caller passes the security
 // settings and the DataConverter (codec). Of the environment, Dial reads only TEMPORAL_ADDRESS,
 // TEMPORAL_NAMESPACE and WEFT_TASK_QUEUE, for the Options the caller leaves empty.

@@ -17,8 +17,10 @@
 //	8 operations harnesses (internal/ops)
 //	9 programs and whole-stack tests: cmd, examples, integration
 //
-// Two rules sit beside the floors: internal/testkit is imported only by tests and by
+// Three rules sit beside the floors: internal/testkit is imported only by tests and by
 // internal/ops; activities never import go.temporal.io/sdk/workflow, and the clients under
-// activities/ and the leaf utilities link no Temporal at all.
+// activities/ and the leaf utilities link no Temporal at all; runwire, the client and the
+// surfaces over it (console, mcp) never link the interpreter (workflows) nor import
+// go.temporal.io/sdk/workflow, directly or through another package of the module.
 // A new package gets its floor in layers_test.go, or the test fails naming it.
 package layers

@@ -236,6 +236,78 @@ func TestNoWorkflowSDKBelowTheInterpreter(t *testing.T) {
 	require.Empty(t, problems, strings.Join(problems, "\n"))
 }
 
+// protocolOnly are the packages that talk to runs without running them: they need the wire
+// contract (runwire, proto), never the interpreter.
+var protocolOnly = []string{"runwire", "client", "console", "mcp"}
+
+// TestClientWithoutInterpreter: the client and the surfaces over it do not link the interpreter
+// (package workflows) nor import Temporal's workflow package, directly or through another package
+// of the module; what they share with a run lives in runwire. (The SDK's own interceptor package,
+// which the client's Interceptors option names, links go.temporal.io/sdk/workflow inside the SDK:
+// that is not checked here.)
+func TestClientWithoutInterpreter(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	require.NoError(t, err)
+	problems := interpreterPaths(readTree(t, root), protocolOnly)
+	require.Empty(t, problems, strings.Join(problems, "\n"))
+}
+
+// interpreterPaths lists, for each of from, an import path that reaches the interpreter or the
+// workflow SDK through the module's own packages (test files aside).
+func interpreterPaths(pkgs map[string]*pkg, from []string) []string {
+	var problems []string
+	for _, start := range from {
+		via := map[string]string{start: ""}
+		queue := []string{start}
+		for len(queue) > 0 {
+			dir := queue[0]
+			queue = queue[1:]
+			p := pkgs[dir]
+			if p == nil {
+				continue
+			}
+			for _, ip := range sortedKeys(p.imports) {
+				bad := ip == "workflows" || ip == "go.temporal.io/sdk/workflow"
+				if _, seen := via[ip]; seen || (!bad && !isOwn(pkgs, ip)) {
+					continue
+				}
+				via[ip] = dir
+				if bad {
+					chain := []string{ip}
+					for d := dir; d != ""; d = via[d] {
+						chain = append([]string{d}, chain...)
+					}
+					problems = append(problems, strings.Join(chain, " imports ")+
+						": "+start+" must not link the interpreter: move what it needs into runwire")
+					continue
+				}
+				queue = append(queue, ip)
+			}
+		}
+	}
+	return problems
+}
+
+// TestInterpreterPathsFails: the check above names the way in when a package reaches the
+// interpreter, directly or through another package.
+func TestInterpreterPathsFails(t *testing.T) {
+	pkgs := map[string]*pkg{
+		"client":    {imports: map[string]bool{"runwire": true, "fixtures": true}},
+		"runwire":   {imports: map[string]bool{"workflows/dsl": true}},
+		"fixtures":  {imports: map[string]bool{"workflows": true}},
+		"console":   {imports: map[string]bool{"go.temporal.io/sdk/workflow": true}},
+		"mcp":       {imports: map[string]bool{"runwire": true, "go.temporal.io/sdk/client": true}},
+		"workflows": {imports: map[string]bool{"runwire": true}},
+	}
+	for _, p := range pkgs {
+		p.testImports = map[string]bool{}
+	}
+	require.Equal(t, []string{
+		"client imports fixtures imports workflows: client must not link the interpreter: move what it needs into runwire",
+		"console imports go.temporal.io/sdk/workflow: console must not link the interpreter: move what it needs into runwire",
+	}, interpreterPaths(pkgs, []string{"client", "console", "mcp", "runwire"}))
+}
+
 func keysOf(pkgs map[string]*pkg) map[string]bool {
 	m := map[string]bool{}
 	for d := range pkgs {
