@@ -284,7 +284,10 @@ func cacheFilter(filter map[string]any) bool {
 // BlobCollection holds large step outputs kept out of workflow history (claim checks).
 const BlobCollection = "weft_blobs"
 
-const blobPart = 4 << 20 // stays far below MongoDB's 16 MB document limit
+// blobPart is the most bytes one part of a blob holds: it stays far below MongoDB's 16 MB
+// document limit. A var only so that tests store blobs of many parts in kilobytes (SetBlobPart in
+// export_test.go); TestBlobPartFitsTheStore stores parts of this size.
+var blobPart = 4 << 20
 
 // PutBlob stores data under its content hash (idempotent: the same data is stored once) and
 // returns the id. The parts go first and the head last, so a head names parts that are all there;
@@ -306,12 +309,13 @@ func (s *Store) PutBlob(ctx context.Context, db string, data []byte) (string, er
 			stored, encoding, partID = z, "zstd", "%s#z%d"
 		}
 	}
-	parts := (len(stored) + blobPart - 1) / blobPart
+	size := blobPart
+	parts := (len(stored) + size - 1) / size
 	docs := make([]any, parts)
 	for i := range docs {
-		end := min(len(stored), (i+1)*blobPart)
+		end := min(len(stored), (i+1)*size)
 		docs[i] = bson.D{{Key: "_id", Value: fmt.Sprintf(partID, id, i)}, {Key: "blob", Value: id}, {Key: "part", Value: i},
-			{Key: "data", Value: bson.Binary{Data: stored[i*blobPart : end]}}}
+			{Key: "data", Value: bson.Binary{Data: stored[i*size : end]}}}
 	}
 	head := bson.D{{Key: "_id", Value: id}, {Key: "parts", Value: parts}, {Key: "size", Value: len(data)}}
 	if encoding != "" {

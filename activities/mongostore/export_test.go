@@ -36,3 +36,14 @@ var (
 
 // Loads reports how many times s read a collection into its search cache.
 func Loads(s *Store) int64 { return s.loads.Load() }
+
+// BlobPart is the most bytes PutBlob puts in one part.
+func BlobPart() int { return blobPart }
+
+// SetBlobPart makes PutBlob split blobs into parts of n bytes until the returned func is called
+// (tests in this package do not run in parallel).
+func SetBlobPart(n int) (restore func()) {
+	before := blobPart
+	blobPart = n
+	return func() { blobPart = before }
+}
