@@ -114,7 +114,8 @@ func TestLLMFailures(t *testing.T) {
 		{name: "401 names the key", script: []fakellm.Reply{fakellm.Error(401, "")}, errType: "MissingConfiguration", msg: "OPENAI_API_KEY"},
 		{name: "no endpoint", cfg: func(*fakellm.Server) activities.Config { return activities.Config{ChatModel: "m"} }, errType: "MissingConfiguration", msg: "OPENAI_BASE_URL"},
 		{name: "no model", cfg: func(f *fakellm.Server) activities.Config { return activities.Config{OpenAIBaseURL: f.BaseURL} }, errType: "MissingConfiguration", msg: "WEFT_CHAT_MODEL"},
-		{name: "1 MB answer", script: []fakellm.Reply{fakellm.Text(strings.Repeat("long ", 210_000))}, errType: "InvalidInput", msg: "lower maxTokens"},
+		// just over the bound, in 1 KiB words: the fake streams a chunk a word, and 210,000 words of 5 bytes took 70 s under -race
+		{name: "answer over MaxAnswerBytes", script: []fakellm.Reply{fakellm.Text(strings.Repeat(strings.Repeat("x", 1023)+" ", activities.MaxAnswerBytes>>10+1))}, errType: "InvalidInput", msg: "lower maxTokens"},
 		{name: "JSON never valid", script: []fakellm.Reply{fakellm.Text("no"), fakellm.Text("still no")}, in: map[string]any{"prompt": "json please", "responseFormat": "json", "maxRepairs": 1}, errType: "InvalidInput", msg: "no valid answer after 1 repairs"},
 		{name: "neither prompt nor messages", in: map[string]any{"system": "hi"}, errType: "InvalidInput", msg: "give prompt or messages"},
 	}
