@@ -194,49 +194,100 @@ func TestEmbedCacheStoreUnavailable(t *testing.T) {
 	require.Contains(t, res.Warnings[0], "WEFT_EMBED_CACHE=off")
 }
 
-// TestEmbedCacheFigures embeds 1,000 texts twice against the fake provider answering in 20 ms,
-// once in one call and once in calls of 64 (as ingest and code_index do), and logs the requests
-// and wall time of each pass (go test -run TestEmbedCacheFigures -v ./activities/).
+// TestEmbedCacheFigures embeds 100 texts twice against the fake provider answering in 20 ms,
+// once in one call and once in calls of 64 (as ingest and code_index do, the last call short):
+// the first pass sends one request a call, the second none and no tokens, with the same vectors.
+// It logs each pass's requests and wall time; BenchmarkEmbedCache (make bench) measures them for
+// 1,000 texts, which took this test 56 s under -race.
 func TestEmbedCacheFigures(t *testing.T) {
-	ctx := context.Background()
 	// figures, not the timeout: a loaded machine under -race once took over the 10 s a cache
 	// write may take, and the second pass then missed (TestEmbedCacheStoreUnavailable tests the bound)
 	t.Cleanup(activities.SetEmbedCacheTimeout(2 * time.Minute))
 	f, err := fakeembed.Start(20 * time.Millisecond)
 	require.NoError(t, err)
 	t.Cleanup(f.Close)
-	texts := make([]string, 1000)
+	texts := corpusTexts(100)
+	for _, batch := range []int{100, 64} {
+		passes := embedTwice(t, f, texts, batch, fmt.Sprintf("embcache_fig%d", batch))
+		for i, p := range passes {
+			t.Logf("%d texts in calls of %d, pass %d: %d provider requests, %d tokens, %v", len(texts), batch, i+1, p.requests, p.tokens, p.took.Round(time.Millisecond))
+		}
+		require.Len(t, passes[0].vectors, len(texts))
+		require.Equal(t, (len(texts)+batch-1)/batch, passes[0].requests)
+		require.Positive(t, passes[0].tokens)
+		require.Zero(t, passes[1].requests, "an unchanged corpus costs no provider call")
+		require.Zero(t, passes[1].tokens)
+		require.Equal(t, passes[0].vectors, passes[1].vectors)
+	}
+}
+
+// BenchmarkEmbedCache: 1,000 unchanged texts embedded twice into a fresh database each round,
+// in one call and in calls of 64, against the fake provider answering in 20 ms; it reports the
+// wall time of the first pass (every text to the provider and into the cache) and of the second
+// (every text from the cache), and the second pass's provider requests (0).
+//
+//	go test ./activities -run '^$' -bench EmbedCache -benchtime 3x
+func BenchmarkEmbedCache(b *testing.B) {
+	defer activities.SetEmbedCacheTimeout(2 * time.Minute)()
+	f, err := fakeembed.Start(20 * time.Millisecond)
+	require.NoError(b, err)
+	defer f.Close()
+	texts := corpusTexts(1000)
+	for _, batch := range []int{1000, 64} {
+		b.Run(fmt.Sprintf("calls-of-%d", batch), func(b *testing.B) {
+			var first, second time.Duration
+			var again, round int
+			for b.Loop() {
+				passes := embedTwice(b, f, texts, batch, fmt.Sprintf("embcache_bench%d_%d_%d", batch, round, time.Now().UnixNano()%1e6))
+				first, second, again = first+passes[0].took, second+passes[1].took, again+passes[1].requests
+				round++
+			}
+			b.ReportMetric(float64(first.Milliseconds())/float64(round), "ms/first-pass")
+			b.ReportMetric(float64(second.Milliseconds())/float64(round), "ms/second-pass")
+			b.ReportMetric(float64(again)/float64(round), "second-pass-requests")
+		})
+	}
+}
+
+// corpusTexts is n distinct texts, the same each time.
+func corpusTexts(n int) []string {
+	texts := make([]string, n)
 	for i := range texts {
 		texts[i] = fmt.Sprintf("chunk %d of a corpus that did not change between two ingests", i)
 	}
-	for _, batch := range []int{1000, 64} {
-		tools := activities.NewTools(activities.Config{OpenAIBaseURL: f.URL(), OpenAIAPIKey: "k", EmbeddingModel: "text-embedding-3-small",
-			MongoDBURI: storeURI, Database: fmt.Sprintf("embcache_fig%d", batch)})
-		var first [][]float32
-		for pass := 1; pass <= 2; pass++ {
-			r0, _ := f.Counts()
-			start := time.Now()
-			var vecs [][]float32
-			var tokens int64
-			for s := 0; s < len(texts); s += batch {
-				e, err := tools.EmbedTexts(ctx, texts[s:min(s+batch, len(texts))], "document", "", 0)
-				require.NoError(t, err)
-				vecs = append(vecs, e.Vectors...)
-				tokens += e.Tokens
-			}
-			took := time.Since(start)
-			r1, _ := f.Counts()
-			t.Logf("1,000 texts in calls of %d, pass %d: %d provider requests, %d tokens, %v", batch, pass, r1-r0, tokens, took.Round(time.Millisecond))
-			if pass == 1 {
-				first = vecs
-				require.Equal(t, (len(texts)+batch-1)/batch, r1-r0)
-			} else {
-				require.Zero(t, r1-r0, "an unchanged corpus costs no provider call")
-				require.Zero(t, tokens)
-				require.Equal(t, first, vecs)
-			}
+	return texts
+}
+
+// embedPass is what one pass over a corpus cost and gave.
+type embedPass struct {
+	requests int
+	tokens   int64
+	took     time.Duration
+	vectors  [][]float32
+}
+
+// embedTwice embeds texts twice, in calls of batch, with the embedding cache in database db of
+// the package's store, and reports each pass.
+func embedTwice(tb testing.TB, f *fakeembed.Server, texts []string, batch int, db string) [2]embedPass {
+	ctx := context.Background()
+	tools := activities.NewTools(activities.Config{OpenAIBaseURL: f.URL(), OpenAIAPIKey: "k", EmbeddingModel: "text-embedding-3-small",
+		MongoDBURI: storeURI, Database: db})
+	var passes [2]embedPass
+	for i := range passes {
+		r0, _ := f.Counts()
+		start := time.Now()
+		p := &passes[i]
+		for s := 0; s < len(texts); s += batch {
+			e, err := tools.EmbedTexts(ctx, texts[s:min(s+batch, len(texts))], "document", "", 0)
+			require.NoError(tb, err)
+			p.vectors = append(p.vectors, e.Vectors...)
+			p.tokens += e.Tokens
 		}
+		p.took = time.Since(start)
+		r1, _ := f.Counts()
+		p.requests = r1 - r0
 	}
+	return passes
 }
 
 // TestEmbedBatchCountsProviderRequests: a batch's Requests (the step's usage calls) counts the
