@@ -85,6 +85,7 @@ func TestIngestBatchLikeOneIngestEach(t *testing.T) {
 	require.Len(t, out.Items, n)
 	batchRequests, _ := f.Counts()
 
+	aloneTools := activities.NewTools(cfg) // one worker's tools for every ingest alone
 	var want []string
 	for i, it := range out.Items {
 		switch i {
@@ -94,7 +95,7 @@ func TestIngestBatchLikeOneIngestEach(t *testing.T) {
 			for k, v := range items[i] {
 				in[k] = v
 			}
-			_, aloneErr := run(t, cfg, "ingest", in)
+			_, aloneErr := runOn(t, aloneTools, "ingest", in)
 			require.Error(t, aloneErr)
 			require.NotEmpty(t, it.Error)
 			require.Contains(t, aloneErr.Error(), it.Error, "item %d: its own error, as alone", i)
@@ -105,7 +106,7 @@ func TestIngestBatchLikeOneIngestEach(t *testing.T) {
 		}
 		require.Empty(t, it.Error, "item %d", i)
 		// the same document ingested alone, into another database
-		alone, err := run(t, cfg, "ingest", item("ingestalone", i))
+		alone, err := runOn(t, aloneTools, "ingest", item("ingestalone", i))
 		require.NoError(t, err)
 		got, single := asMap(t, it.Output), alone.Output.(map[string]any)
 		require.Equal(t, single["chunksCreated"], got["chunksCreated"], "item %d", i)

@@ -22,9 +22,17 @@ import (
 // test environment.
 func run(t *testing.T, cfg activities.Config, tool string, inputs map[string]any) (toolspec.Result, error) {
 	t.Helper()
+	return runOn(t, activities.NewTools(cfg), tool, inputs)
+}
+
+// runOn is run with tools a test made once, as a worker makes them once for all its activities:
+// a test of many calls to the store then opens one connection, not one a call (0.2 s each
+// under -race).
+func runOn(t *testing.T, tools *activities.Tools, tool string, inputs map[string]any) (toolspec.Result, error) {
+	t.Helper()
 	spec, ok := toolspec.Lookup(tool)
 	require.True(t, ok)
-	handlers, err := activities.Handlers(activities.NewTools(cfg).Handlers())
+	handlers, err := activities.Handlers(tools.Handlers())
 	require.NoError(t, err)
 	h := handlers[tool]
 	var s testsuite.WorkflowTestSuite
