@@ -15,11 +15,14 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
 
@@ -32,6 +35,9 @@ import (
 // The builder's browser tests drive Debian's chromium (as integration/console_test.go does) against
 // a console with no Temporal behind it: the builder needs none.
 
+// chromium is a tab of the package's one chromium (started by the first test that asks, stopped
+// by TestMain) in a browser context of its own, which is as a fresh profile: no cookies, storage
+// or cache of another test's. Starting a chromium a test took 2 to 3 s each, 33 times.
 func chromium(t testing.TB) context.Context {
 	t.Helper()
 	var path string
@@ -47,22 +53,61 @@ func chromium(t testing.TB) context.Context {
 		}
 		t.Fatal("the console's browser tests need chromium: apt-get install chromium (or set WEFT_NO_BROWSER=1 to skip them)")
 	}
+	browser.once.Do(func() { browser.ctx, browser.err = startBrowser(path) })
+	require.NoError(t, browser.err, "starting %s", path)
+	// The browser context and its window are made here, not with chromedp.WithNewBrowserContext:
+	// chromedp opens its tab with no window of its own, which chromium refuses in a new browser
+	// context ("Failed to open new tab - no browser is open").
+	bx := cdp.WithExecutor(browser.ctx, chromedp.FromContext(browser.ctx).Browser)
+	bcid, err := target.CreateBrowserContext().WithDisposeOnDetach(true).Do(bx)
+	require.NoError(t, err, "a browser context in %s", path)
+	tid, err := target.CreateTarget("about:blank").WithBrowserContextID(bcid).WithNewWindow(true).Do(bx)
+	require.NoError(t, err, "a window in %s", path)
+	ctx, cancelC := chromedp.NewContext(browser.ctx, chromedp.WithTargetID(tid))
+	ctx, cancelT := context.WithTimeout(ctx, 2*time.Minute)
+	t.Cleanup(func() {
+		_ = chromedp.Cancel(ctx) // closes the tab
+		cancelT()
+		cancelC()
+		_ = target.DisposeBrowserContext(bcid).Do(bx)
+	})
+	require.NoError(t, chromedp.Run(ctx), "opening a tab in %s", path)
+	return ctx
+}
+
+// browser is the package's chromium: ctx is its first tab, from which each test's tab is made.
+var browser struct {
+	once sync.Once
+	ctx  context.Context
+	err  error
+	stop func()
+}
+
+func startBrowser(path string) (context.Context, error) {
 	profile, err := os.MkdirTemp("", "weft-chromium-")
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = os.RemoveAll(profile) })
+	if err != nil {
+		return nil, err
+	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.NoSandbox, chromedp.DisableGPU,
 		chromedp.UserDataDir(profile), chromedp.WindowSize(1440, 1000), chromedp.Flag("disable-quic", true), chromedp.Flag("disable-component-update", true))
 	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelC := chromedp.NewContext(actx)
-	ctx, cancelT := context.WithTimeout(ctx, 2*time.Minute)
-	t.Cleanup(func() {
+	browser.stop = func() {
 		_ = chromedp.Cancel(ctx)
-		cancelT()
 		cancelC()
 		cancelA()
-	})
-	require.NoError(t, chromedp.Run(ctx), "starting %s", path)
-	return ctx
+		_ = os.RemoveAll(profile)
+	}
+	return ctx, chromedp.Run(ctx)
+}
+
+// TestMain stops the package's chromium when the tests are done.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if browser.stop != nil {
+		browser.stop()
+	}
+	os.Exit(code)
 }
 
 // run runs actions; when they fail it says what the page showed and keeps a screenshot in
