@@ -62,6 +62,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	code := m.Run()
+	removeBuilt()
 	store.Close()
 	server.Stop()
 	os.Exit(code)

@@ -205,11 +205,7 @@ func TestMCPReviewsInTheClientOverStdio(t *testing.T) {
 	t.Cleanup(w.Stop)
 	endLeftovers(t, c, queue)
 
-	bin := filepath.Join(t.TempDir(), "weft")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/weft")
-	build.Dir = ".."
-	out, err := build.CombinedOutput()
-	require.NoError(t, err, "%s", out)
+	bin := weftBinary(t)
 
 	connect := func(t *testing.T, version string, a *asked) *sdk.ClientSession {
 		cmd := exec.Command(bin, "mcp", "--address", server.Address, "--namespace", server.Namespace, "--task-queue", queue, "--wait", "60s")

@@ -248,11 +248,7 @@ func TestMCPProgressOverStdio(t *testing.T) {
 	endLeftovers(t, c, queue)
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "five-steps.json"), []byte(fiveSteps), 0o644))
-	bin := filepath.Join(t.TempDir(), "weft")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/weft")
-	build.Dir = ".."
-	out, err := build.CombinedOutput()
-	require.NoError(t, err, "%s", out)
+	bin := weftBinary(t)
 
 	want := []string{"1/5 step s1 completed", "2/5 step s2 completed", "3/5 step s3 completed", "4/5 step s4 completed", "5/5 step s5 completed", "result"}
 	for _, version := range []string{"2025-06-18", "2026-07-28"} {

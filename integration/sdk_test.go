@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -138,10 +137,7 @@ func TestOfficialSDKOverStdio(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the weft binary")
 	}
-	bin := filepath.Join(t.TempDir(), "weft")
-	build := exec.Command("go", "build", "-o", bin, "../cmd/weft")
-	build.Stderr = os.Stderr
-	require.NoError(t, build.Run())
+	bin := weftBinary(t)
 	cmd := exec.Command(bin, "mcp", "--address", server.Address)
 	c := sdk.NewClient(&sdk.Implementation{Name: "sdk-stdio", Version: "1"}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -42,18 +41,4 @@ func TestSoakShort(t *testing.T) {
 			t.Fatalf("scenario %q failed:\n%s", r.Scenario, table.String())
 		}
 	}
-}
-
-// buildWeft builds the weft binary, and weft-stack next to it, for tests that start them as
-// processes; it returns weft's path.
-func buildWeft(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	for _, name := range []string{"weft", "weft-stack"} {
-		build := exec.Command("go", "build", "-o", filepath.Join(dir, name), "./cmd/"+name)
-		build.Dir = ".."
-		out, err := build.CombinedOutput()
-		require.NoError(t, err, "%s", out)
-	}
-	return filepath.Join(dir, "weft")
 }

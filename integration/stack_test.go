@@ -2,7 +2,6 @@ package integration
 
 import (
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -24,11 +23,7 @@ func TestWeftDoesNotLinkTheStack(t *testing.T) {
 // TestStackCommandsWithoutWeftStack: `weft dev` (server, store) with no weft-stack beside weft
 // or on PATH says where to get it; flag errors are still weft's own, before any hand-over.
 func TestStackCommandsWithoutWeftStack(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "weft")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/weft")
-	build.Dir = ".."
-	out, err := build.CombinedOutput()
-	require.NoError(t, err, "%s", out)
+	bin := weftBinary(t)
 	for _, tc := range []struct {
 		args []string
 		code int
