@@ -129,12 +129,15 @@ func TestChatEndToEnd(t *testing.T) {
 	_ = os.Remove(export)
 }
 
-// TestChatContinuesAsNew: a session of 500 turns continues as new every 50 turns and keeps its
-// conversation, turn numbers and usage.
+// TestChatContinuesAsNew: a session of 150 turns continues as new every 50 turns (the default)
+// and keeps its conversation, turn numbers and usage, the conversation carried cut to the last
+// 200 messages. 150 turns, not 500 (75 s): a multiple of 50 past the cut, so the same
+// continuations, cut and checks, in a third of the turns.
 func TestChatContinuesAsNew(t *testing.T) {
 	if testing.Short() {
-		t.Skip("500 turns")
+		t.Skip("150 turns")
 	}
+	const turns = 150
 	c := dial(t)
 	queue := "chat-long"
 	startWorker(t, c, queue, map[string]activities.Handler{"llm": chatLLM, "search": fakeSearch})
@@ -143,7 +146,7 @@ func TestChatContinuesAsNew(t *testing.T) {
 	_, _, err := wc.StartChat(context.Background(), id, weftclient.ChatOptions{Tools: []string{"search"}, Collection: "docs"})
 	require.NoError(t, err)
 	var last string
-	for i := 1; i <= 500; i++ {
+	for i := 1; i <= turns; i++ {
 		turn, err := wc.Send(context.Background(), id, fmt.Sprintf("question %d", i), "")
 		require.NoError(t, err, "turn %d", i)
 		require.Equal(t, i, turn.N)
@@ -151,11 +154,11 @@ func TestChatContinuesAsNew(t *testing.T) {
 	}
 	s, err := wc.ChatSession(context.Background(), id)
 	require.NoError(t, err)
-	require.GreaterOrEqual(t, s.Continued, 9, "continued as new every 50 turns")
-	require.EqualValues(t, 500*2*12, s.Usage.TotalTokens, "usage of every turn, across runs")
+	require.GreaterOrEqual(t, s.Continued, turns/50-1, "continued as new every 50 turns")
+	require.EqualValues(t, turns*2*12, s.Usage.TotalTokens, "usage of every turn, across runs")
 	require.LessOrEqual(t, len(s.Messages), 204, "the carried conversation is bounded")
 	require.NotEqual(t, "answer 1", last, "the model still sees earlier turns after continuing")
-	t.Logf("500 turns: %d runs, %d messages carried, last answer %q", s.Continued+1, len(s.Messages), last)
+	t.Logf("%d turns: %d runs, %d messages carried, last answer %q", turns, s.Continued+1, len(s.Messages), last)
 }
 
 // TestChatOverMCP: the same session workflow through the gateway: start, send, read.
