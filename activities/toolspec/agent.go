@@ -6,9 +6,9 @@ import "time"
 type ChatIn struct {
 	Model          string        `json:"model,omitempty" jsonschema:"model name or alias (fast, smart, ...); default WEFT_CHAT_MODEL" weft:"minLength=1"`
 	System         string        `json:"system,omitempty" weft:"maxLength=100000"`
-	Prompt         string        `json:"prompt,omitempty" weft:"minLength=1,maxLength=400000"`
+	Prompt         string        `json:"prompt,omitempty" weft:"content,minLength=1,maxLength=400000"`
 	Messages       []ChatMessage `json:"messages,omitempty" weft:"maxItems=4000,open"`
-	Context        any           `json:"context,omitempty" jsonschema:"text, documents (rendered as a numbered list), any value as JSON, or \"auto\": the outputs of the steps this one depends on"`
+	Context        any           `json:"context,omitempty" jsonschema:"text, documents (rendered as a numbered list), any value as JSON, or \"auto\": the outputs of the steps this one depends on" weft:"content"`
 	Temperature    *float64      `json:"temperature,omitempty" weft:"min=0,max=2"`
 	MaxTokens      int           `json:"maxTokens,omitempty" weft:"min=1,max=200000"`
 	ResponseFormat any           `json:"responseFormat,omitempty" jsonschema:"text (default), json, or a JSON Schema the answer must satisfy"`
@@ -36,7 +36,7 @@ type ChatToolCall struct {
 
 // LLMOut is the output of llm (and the per-iteration answer of agent).
 type LLMOut struct {
-	Text         string         `json:"text"`
+	Text         string         `json:"text" weft:"content"`
 	JSON         any            `json:"json"`
 	ToolCalls    []ChatToolCall `json:"toolCalls"`
 	FinishReason string         `json:"finishReason"`
@@ -151,7 +151,7 @@ var agentRaw = map[string]string{
 
 // AgentOut is agent's output.
 type AgentOut struct {
-	Text       string          `json:"text"`
+	Text       string          `json:"text" weft:"content"`
 	JSON       any             `json:"json"`
 	Messages   []any           `json:"messages"`
 	ToolCalls  []AgentToolCall `json:"toolCalls"`

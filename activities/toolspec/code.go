@@ -73,7 +73,7 @@ var CodeSearch = Declare[CodeSearchIn, CodeSearchOut](&Spec{
 
 // CodeSearchIn is code_search's input.
 type CodeSearchIn struct {
-	Query       string         `json:"query" weft:"minLength=1,maxLength=5000"`
+	Query       string         `json:"query" weft:"content,minLength=1,maxLength=5000"`
 	DB          string         `json:"db,omitempty"`
 	Collection  string         `json:"collection,omitempty"`
 	Language    string         `json:"language,omitempty" jsonschema:"Only chunks of this language (go, python, typescript, ...)"`
@@ -99,7 +99,7 @@ var CodeQuery = Declare[CodeQueryIn, CodeSearchOut](&Spec{
 
 // CodeQueryIn is code_query's input: code_search's, without the choice to rerank.
 type CodeQueryIn struct {
-	Query       string         `json:"query" weft:"minLength=1,maxLength=5000"`
+	Query       string         `json:"query" weft:"content,minLength=1,maxLength=5000"`
 	DB          string         `json:"db,omitempty"`
 	Collection  string         `json:"collection,omitempty"`
 	Language    string         `json:"language,omitempty" jsonschema:"Only chunks of this language (go, python, typescript, ...)"`
@@ -113,7 +113,7 @@ type CodeQueryIn struct {
 // CodeSearchOut is code_search's output.
 type CodeSearchOut struct {
 	Query       string    `json:"query"`
-	Results     []CodeHit `json:"results" jsonschema:"Best first"`
+	Results     []CodeHit `json:"results" jsonschema:"Best first" weft:"content"`
 	Count       int       `json:"count"`
 	RerankModel string    `json:"rerankModel,omitempty" jsonschema:"The reranker that ordered the results (absent: they were not reranked)"`
 	Warnings    []string  `json:"warnings,omitempty"`
@@ -145,7 +145,7 @@ var CodeFindSimilar = Declare[CodeFindSimilarIn, CodeFindSimilarOut](&Spec{
 
 // CodeFindSimilarIn is code_find_similar's input.
 type CodeFindSimilarIn struct {
-	Code       string         `json:"code" weft:"minLength=1,maxLength=10000" jsonschema:"Code snippet to find similar implementations for"`
+	Code       string         `json:"code" weft:"content,minLength=1,maxLength=10000" jsonschema:"Code snippet to find similar implementations for"`
 	DB         string         `json:"db,omitempty"`
 	Collection string         `json:"collection,omitempty"`
 	Language   string         `json:"language,omitempty" jsonschema:"Only chunks of this language (go, python, typescript, ...)"`
@@ -159,7 +159,7 @@ type CodeFindSimilarIn struct {
 // CodeFindSimilarOut is code_find_similar's output; each result's score is its cosine similarity
 // to the snippet.
 type CodeFindSimilarOut struct {
-	Results  []CodeHit `json:"results" jsonschema:"Most similar first"`
+	Results  []CodeHit `json:"results" jsonschema:"Most similar first" weft:"content"`
 	Count    int       `json:"count"`
 	Warnings []string  `json:"warnings,omitempty"`
 }

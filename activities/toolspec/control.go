@@ -6,7 +6,7 @@ package toolspec
 
 // ListResult is the output of the data tools that return a list.
 type ListResult struct {
-	Results     []any `json:"results"`
+	Results     []any `json:"results" weft:"content"`
 	ResultCount int   `json:"resultCount"`
 }
 
@@ -20,7 +20,7 @@ var Merge = Declare[MergeIn, ListResult](&Spec{
 
 // MergeIn is merge's input.
 type MergeIn struct {
-	Arrays     []any  `json:"arrays" weft:"minItems=1,item.type=array|object|null"`
+	Arrays     []any  `json:"arrays" weft:"content,minItems=1,item.type=array|object|null"`
 	Dedup      bool   `json:"dedup,omitempty" weft:"default=false"`
 	DedupField string `json:"dedup_field,omitempty" weft:"minLength=1"`
 }
@@ -36,7 +36,7 @@ var Filter = Declare[FilterIn, ListResult](&Spec{
 
 // FilterIn is filter's input.
 type FilterIn struct {
-	Array     any    `json:"array" weft:"type=array|object|null"`
+	Array     any    `json:"array" weft:"content,type=array|object|null"`
 	Condition string `json:"condition" weft:"minLength=1"`
 }
 
@@ -51,7 +51,7 @@ var Transform = Declare[TransformIn, ListResult](&Spec{
 
 // TransformIn is transform's input.
 type TransformIn struct {
-	Array    any               `json:"array" weft:"type=array|object|null"`
+	Array    any               `json:"array" weft:"content,type=array|object|null"`
 	Fields   []string          `json:"fields,omitempty" weft:"item.minLength=1"`
 	Mapping  map[string]string `json:"mapping,omitempty"`
 	Template any               `json:"template,omitempty"`
@@ -67,12 +67,12 @@ var Template = Declare[TemplateIn, TemplateOut](&Spec{
 
 // TemplateIn is template's input.
 type TemplateIn struct {
-	Text string `json:"text"`
+	Text string `json:"text" weft:"content"`
 }
 
 // TemplateOut is template's output.
 type TemplateOut struct {
-	Text      string `json:"text"`
+	Text      string `json:"text" weft:"content"`
 	CharCount int    `json:"charCount"`
 }
 
@@ -111,7 +111,7 @@ var Loop = Declare[LoopIn, LoopOut](&Spec{
 
 // LoopIn is loop's input.
 type LoopIn struct {
-	Items         any        `json:"items" weft:"type=array|object|null"`
+	Items         any        `json:"items" weft:"content,type=array|object|null"`
 	As            string     `json:"as" pattern:"^[a-z][a-zA-Z0-9_]*$"`
 	Step          NestedStep `json:"step"`
 	MaxIterations int        `json:"maxIterations,omitempty" weft:"min=1,max=10000,default=100"`
@@ -127,7 +127,7 @@ type NestedStep struct {
 // LoopOut is loop's output.
 type LoopOut struct {
 	Iterations int         `json:"iterations"`
-	Results    []any       `json:"results"`
+	Results    []any       `json:"results" weft:"content"`
 	Errors     []ItemError `json:"errors"`
 }
 
@@ -151,7 +151,7 @@ var Review = Declare[ReviewIn, ReviewOut](&Spec{
 type ReviewIn struct {
 	Title        string         `json:"title" weft:"minLength=1,maxLength=500"`
 	Instructions string         `json:"instructions,omitempty" weft:"maxLength=20000"`
-	Data         any            `json:"data,omitempty"`
+	Data         any            `json:"data,omitempty" weft:"content"`
 	Schema       map[string]any `json:"schema,omitempty" jsonschema:"JSON Schema an edit's data must satisfy (default: the shape of data)"`
 	Timeout      any            `json:"timeout,omitempty" jsonschema:"1h, 30m; or a number of milliseconds"`
 	OnTimeout    string         `json:"onTimeout,omitempty" weft:"enum=approve|reject|fail,default=fail"`
@@ -162,7 +162,7 @@ type ReviewIn struct {
 // ReviewOut is review's output.
 type ReviewOut struct {
 	Decision      string `json:"decision"`
-	Data          any    `json:"data"`
+	Data          any    `json:"data" weft:"content"`
 	Reviewer      string `json:"reviewer"`
 	Authenticated bool   `json:"authenticated"`
 	Comment       string `json:"comment"`

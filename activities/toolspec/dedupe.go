@@ -11,13 +11,13 @@ var Dedupe = Declare[DedupeIn, DedupeOut](&Spec{
 
 // DedupeIn is dedupe's input.
 type DedupeIn struct {
-	Results any    `json:"results" jsonschema:"an array, or a step output holding results" weft:"type=array|object|null"`
+	Results any    `json:"results" jsonschema:"an array, or a step output holding results" weft:"content,type=array|object|null"`
 	By      string `json:"by,omitempty" jsonschema:"the field whose text decides (a dotted path; a string item is its own text)" weft:"minLength=1,default=content"`
 }
 
 // DedupeOut is dedupe's output.
 type DedupeOut struct {
-	Results     []any `json:"results"`
+	Results     []any `json:"results" weft:"content"`
 	ResultCount int   `json:"resultCount"`
 	Removed     int   `json:"removed" jsonschema:"how many duplicates were dropped"`
 }

@@ -19,7 +19,9 @@ import (
 //	                                maxLength, minItems, maxItems, enum=a|b|c, type=array|object
 //	                                (for an `any` field), itemType=string|object (its items),
 //	                                nullable (a slice or pointer that may be null), open (a
-//	                                struct, or list of them, that may hold undeclared fields);
+//	                                struct, or list of them, that may hold undeclared fields),
+//	                                content (the field carries what the tool works on or
+//	                                gives, not a setting: Spec.Content, no schema keyword);
 //	                                item.KEY=V puts a constraint on each item of a list
 //	pattern:"^[a-z]+$"              a regular expression (kept apart: patterns hold commas);
 //	itemPattern:"..."               the same for each item of a list
@@ -279,12 +281,14 @@ func applyKey(fs map[string]any, ft reflect.Type, k, v string) error {
 				delete(items, "additionalProperties")
 			}
 			delete(fs, "additionalProperties")
+		case "content":
+			// no schema keyword: Spec.Content reads it (what the console's builder wires by)
 		case "nullable":
 			if t, ok := fs["type"].(string); ok {
 				fs["type"] = []any{"null", t}
 			}
 		default:
-			return fmt.Errorf("weft tag: unknown key %q (min, max, default, enum, minLength, maxLength, minItems, maxItems, type, itemType, open, nullable; item.KEY for a list's items)", k)
+			return fmt.Errorf("weft tag: unknown key %q (min, max, default, enum, minLength, maxLength, minItems, maxItems, type, itemType, open, nullable, content; item.KEY for a list's items)", k)
 		}
 	}
 	return nil

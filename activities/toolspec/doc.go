@@ -23,8 +23,9 @@
 //
 //	weft:"min=1,max=50,default=5"  minimum, maximum, default, minLength, maxLength, minItems,
 //	                               maxItems, enum=a|b|c, type=... and itemType=... (for an any
-//	                               field or its items), nullable, open; item.KEY=V constrains
-//	                               each item of a list
+//	                               field or its items), nullable, open, content (the field
+//	                               carries what the tool works on or gives: Spec.Content);
+//	                               item.KEY=V constrains each item of a list
 //	pattern:"^[a-z]+$"             a regular expression (apart, because patterns hold commas)
 //	itemPattern:"..."              the same for each item of a list
 //

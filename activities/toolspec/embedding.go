@@ -18,7 +18,7 @@ var Embed = Declare[EmbedIn, EmbedOut](&Spec{
 
 // EmbedIn is embed's input.
 type EmbedIn struct {
-	Text       string `json:"text" weft:"minLength=1,maxLength=32000"`
+	Text       string `json:"text" weft:"content,minLength=1,maxLength=32000"`
 	Model      string `json:"model,omitempty"`
 	InputType  string `json:"inputType,omitempty" weft:"enum=document|query,default=query"`
 	Dimensions int    `json:"dimensions,omitempty" weft:"enum=256|512|1024|2048"`
@@ -28,7 +28,7 @@ type EmbedIn struct {
 type EmbedOut struct {
 	Text       string    `json:"text"`
 	Model      string    `json:"model"`
-	Vector     []float32 `json:"vector"`
+	Vector     []float32 `json:"vector" weft:"content"`
 	Dimensions int       `json:"dimensions"`
 	InputType  string    `json:"inputType"`
 }
@@ -51,8 +51,8 @@ var Similarity = Declare[SimilarityIn, SimilarityOut](&Spec{
 
 // SimilarityIn is similarity's input.
 type SimilarityIn struct {
-	Text1 string `json:"text1" weft:"minLength=1,maxLength=32000"`
-	Text2 string `json:"text2" weft:"minLength=1,maxLength=32000"`
+	Text1 string `json:"text1" weft:"content,minLength=1,maxLength=32000"`
+	Text2 string `json:"text2" weft:"content,minLength=1,maxLength=32000"`
 	Model string `json:"model,omitempty"`
 }
 
@@ -60,6 +60,6 @@ type SimilarityIn struct {
 type SimilarityOut struct {
 	Text1      string  `json:"text1"`
 	Text2      string  `json:"text2"`
-	Similarity float64 `json:"similarity"`
+	Similarity float64 `json:"similarity" weft:"content"`
 	Model      string  `json:"model"`
 }

@@ -15,8 +15,8 @@ var Generate = Declare[GenerateIn, GenerateOut](&Spec{
 
 // GenerateIn is generate's input.
 type GenerateIn struct {
-	Prompt       string   `json:"prompt" weft:"minLength=1,maxLength=200000"`
-	Context      any      `json:"context,omitempty"`
+	Prompt       string   `json:"prompt" weft:"content,minLength=1,maxLength=200000"`
+	Context      any      `json:"context,omitempty" weft:"content"`
 	SystemPrompt string   `json:"systemPrompt,omitempty" weft:"maxLength=50000"`
 	Model        string   `json:"model,omitempty"`
 	Temperature  *float64 `json:"temperature,omitempty" weft:"min=0,max=2"`
@@ -25,7 +25,7 @@ type GenerateIn struct {
 
 // GenerateOut is generate's output.
 type GenerateOut struct {
-	Text  string     `json:"text"`
+	Text  string     `json:"text" weft:"content"`
 	Model string     `json:"model"`
 	Usage TokenUsage `json:"usage"`
 	// Warnings: the context given came out empty; lifted into the step's warnings.

@@ -23,7 +23,7 @@ type CollectionsIn struct {
 // CollectionsOut is collections' output.
 type CollectionsOut struct {
 	Database    string           `json:"database"`
-	Collections []CollectionInfo `json:"collections"`
+	Collections []CollectionInfo `json:"collections" weft:"content"`
 }
 
 // CollectionInfo is one collection (weft's own are not listed).
@@ -52,7 +52,7 @@ type ModelsIn struct {
 
 // ModelsOut is models' output.
 type ModelsOut struct {
-	Models     []CatalogModel `json:"models"`
+	Models     []CatalogModel `json:"models" weft:"content"`
 	PricesAsOf string         `json:"pricesAsOf" jsonschema:"When the prices were taken (YYYY-MM)"`
 }
 
@@ -86,7 +86,7 @@ var Ingest = Declare[IngestIn, IngestOut](&Spec{
 
 // IngestIn is ingest's input.
 type IngestIn struct {
-	Text          string         `json:"text" weft:"minLength=1,maxLength=10000000"`
+	Text          string         `json:"text" weft:"content,minLength=1,maxLength=10000000"`
 	DB            string         `json:"db,omitempty"`
 	Collection    string         `json:"collection,omitempty"`
 	Source        string         `json:"source,omitempty" jsonschema:"Source identifier (file name, URL) used for citations"`

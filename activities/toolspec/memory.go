@@ -15,7 +15,7 @@ var Remember = Declare[RememberIn, RememberOut](&Spec{
 // RememberIn is remember's input.
 type RememberIn struct {
 	Scope    string         `json:"scope" pattern:"^[A-Za-z0-9][A-Za-z0-9._:@/-]{0,199}$" jsonschema:"letters, digits and . _ : @ / - (up to 200), e.g. support:ana"`
-	Text     string         `json:"text" weft:"minLength=1,maxLength=20000"`
+	Text     string         `json:"text" weft:"content,minLength=1,maxLength=20000"`
 	DB       string         `json:"db,omitempty"`
 	Metadata map[string]any `json:"metadata,omitempty"`
 }
@@ -40,7 +40,7 @@ var Recall = Declare[RecallIn, RecallOut](&Spec{
 // RecallIn is recall's input.
 type RecallIn struct {
 	Scope string `json:"scope" pattern:"^[A-Za-z0-9][A-Za-z0-9._:@/-]{0,199}$"`
-	Query string `json:"query" weft:"minLength=1,maxLength=5000"`
+	Query string `json:"query" weft:"content,minLength=1,maxLength=5000"`
 	Limit int    `json:"limit,omitempty" weft:"min=1,max=50,default=5"`
 	DB    string `json:"db,omitempty"`
 }
@@ -48,7 +48,7 @@ type RecallIn struct {
 // RecallOut is recall's output.
 type RecallOut struct {
 	Scope   string   `json:"scope"`
-	Results []Memory `json:"results"`
+	Results []Memory `json:"results" weft:"content"`
 }
 
 // Memory is one remembered fact.

@@ -23,7 +23,7 @@ var Query = Declare[QueryIn, Results](&Spec{
 
 // QueryIn is query's input.
 type QueryIn struct {
-	Query       string         `json:"query" weft:"minLength=1,maxLength=5000" jsonschema:"The question or search query in natural language"`
+	Query       string         `json:"query" weft:"content,minLength=1,maxLength=5000" jsonschema:"The question or search query in natural language"`
 	DB          string         `json:"db,omitempty" jsonschema:"Database name; defaults.db or the configured database when omitted"`
 	Collection  string         `json:"collection,omitempty" jsonschema:"Collection with embedded documents; defaults.collection when omitted"`
 	Limit       int            `json:"limit,omitempty" weft:"min=1,max=50,default=5" jsonschema:"Maximum number of results"`
@@ -45,7 +45,7 @@ var Search = Declare[SearchIn, Results](&Spec{
 
 // SearchIn is search's input.
 type SearchIn struct {
-	Query      string         `json:"query" weft:"minLength=1,maxLength=5000" jsonschema:"Search query text"`
+	Query      string         `json:"query" weft:"content,minLength=1,maxLength=5000" jsonschema:"Search query text"`
 	DB         string         `json:"db,omitempty"`
 	Collection string         `json:"collection,omitempty"`
 	Limit      int            `json:"limit,omitempty" weft:"min=1,max=100,default=10"`
@@ -67,9 +67,9 @@ var Rerank = Declare[RerankIn, Results](&Spec{
 
 // RerankIn is rerank's input.
 type RerankIn struct {
-	Query string `json:"query" weft:"minLength=1,maxLength=5000"`
+	Query string `json:"query" weft:"content,minLength=1,maxLength=5000"`
 	// Documents is a list of texts or objects, or an object holding them as results.
-	Documents any    `json:"documents"`
+	Documents any    `json:"documents" weft:"content"`
 	Model     string `json:"model,omitempty" weft:"enum=rerank-2.5|rerank-2.5-lite,default=rerank-2.5"`
 	Limit     int    `json:"limit,omitempty" weft:"min=1,max=1000"`
 }
@@ -77,7 +77,7 @@ type RerankIn struct {
 // Results is the output of every tool that returns ranked documents (query, search, rerank).
 type Results struct {
 	Query    string          `json:"query"`
-	Results  []Document      `json:"results" jsonschema:"Best first"`
+	Results  []Document      `json:"results" jsonschema:"Best first" weft:"content"`
 	Metadata ResultsMetadata `json:"metadata"`
 	Warnings []string        `json:"warnings,omitempty" jsonschema:"Why a search may have found nothing (an empty collection); lifted into the step's warnings"`
 }

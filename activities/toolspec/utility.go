@@ -18,7 +18,7 @@ type ExplainIn struct {
 type ExplainOut struct {
 	Topic   string `json:"topic"`
 	Title   string `json:"title"`
-	Content string `json:"content"`
+	Content string `json:"content" weft:"content"`
 }
 
 // Estimate compares embedding costs.
@@ -47,7 +47,7 @@ type EstimateOut struct {
 	AvgTokens      int             `json:"avgTokens"`
 	DocumentTokens float64         `json:"documentTokens"`
 	QueryTokens    float64         `json:"queryTokens"`
-	Estimates      []ModelEstimate `json:"estimates"`
+	Estimates      []ModelEstimate `json:"estimates" weft:"content"`
 	PricesAsOf     string          `json:"pricesAsOf"`
 }
 
@@ -74,7 +74,7 @@ var Chunk = Declare[ChunkIn, ChunkOut](&Spec{
 
 // ChunkIn is chunk's input.
 type ChunkIn struct {
-	Text      string `json:"text" weft:"minLength=1,maxLength=10000000"`
+	Text      string `json:"text" weft:"content,minLength=1,maxLength=10000000"`
 	Strategy  string `json:"strategy,omitempty" weft:"enum=fixed|sentence|paragraph|recursive|markdown,default=recursive"`
 	ChunkSize int    `json:"chunkSize,omitempty" weft:"min=100,max=8000,default=512"`
 	Overlap   int    `json:"overlap,omitempty" weft:"min=0,max=4000,default=50"`
@@ -82,7 +82,7 @@ type ChunkIn struct {
 
 // ChunkOut is chunk's output.
 type ChunkOut struct {
-	Chunks []string `json:"chunks"`
+	Chunks []string `json:"chunks" weft:"content"`
 	Count  int      `json:"count"`
 }
 
@@ -107,7 +107,7 @@ type AggregateIn struct {
 
 // ListOut is the output of tools that return a list of documents.
 type ListOut struct {
-	Results []any `json:"results" weft:"itemType=object"`
+	Results []any `json:"results" weft:"content,itemType=object"`
 	Count   int   `json:"count"`
 }
 
@@ -127,7 +127,7 @@ type HTTPIn struct {
 	URL      string            `json:"url" pattern:"^https?://" weft:"maxLength=4096"`
 	Method   string            `json:"method,omitempty" pattern:"^([Gg][Ee][Tt]|[Pp][Oo][Ss][Tt]|[Pp][Uu][Tt]|[Pp][Aa][Tt][Cc][Hh]|[Dd][Ee][Ll][Ee][Tt][Ee]|[Hh][Ee][Aa][Dd]|[Oo][Pp][Tt][Ii][Oo][Nn][Ss])$" jsonschema:"GET, POST, PUT, PATCH, DELETE, HEAD or OPTIONS, in any case" weft:"default=GET"`
 	Headers  map[string]string `json:"headers,omitempty"`
-	Body     any               `json:"body,omitempty"`
+	Body     any               `json:"body,omitempty" weft:"content"`
 	Timeout  any               `json:"timeout,omitempty"`
 	MaxBytes int64             `json:"maxBytes,omitempty" weft:"min=1,max=10485760,default=1048576"`
 	// Extract and ResponseType are vai's: they decide output.body as vai's http does.
@@ -143,7 +143,7 @@ type HTTPOut struct {
 	StatusText string            `json:"statusText"`
 	Headers    map[string]string `json:"headers" jsonschema:"every response header, by its lower-case name (repeated ones joined with a comma)"`
 	Truncated  bool              `json:"truncated"`
-	Body       any               `json:"body,omitempty"`
-	Text       *string           `json:"text,omitempty"`
+	Body       any               `json:"body,omitempty" weft:"content"`
+	Text       *string           `json:"text,omitempty" weft:"content"`
 	DurationMs int64             `json:"durationMs"`
 }
