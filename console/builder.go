@@ -50,15 +50,16 @@ func Tools() []ToolInfo {
 }
 
 func (s *Server) apiTools(w http.ResponseWriter, _ *http.Request, _ *session) {
-	writeJSON(w, http.StatusOK, map[string]any{"tools": Tools()})
+	writeJSON(w, http.StatusOK, map[string]any{"tools": Tools(), "wiring": Wiring()})
 }
 
-// builderPage is the visual builder: empty, or the catalog workflow ?from=NAME ("Edit" on a
+// builderPage is the visual builder (with the registry and how an edge between two of its tools
+// is written, Wiring): empty, or the catalog workflow ?from=NAME ("Edit" on a
 // workflow page). The definition goes to the page script in a data attribute (escaped).
 func (s *Server) builderPage(w http.ResponseWriter, r *http.Request, sess *session) {
 	d := s.base(sess, "Build", "build")
 	from := r.URL.Query().Get("from")
-	start := map[string]any{"tools": Tools()}
+	start := map[string]any{"tools": Tools(), "wiring": Wiring()}
 	if from != "" {
 		e, ok := s.entry(from)
 		if !ok {
