@@ -237,10 +237,7 @@ func Wiring() map[string][]Candidate {
 	all := toolspec.All()
 	m := map[string][]Candidate{}
 	for _, a := range all {
-		for _, b := range all {
-			if a == b {
-				continue
-			}
+		for _, b := range all { // a == b too: two steps of one tool (template -> template)
 			if c := wire(a, b); len(c) > 0 {
 				m[a.Name+">"+b.Name] = c
 			}

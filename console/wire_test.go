@@ -38,6 +38,7 @@ func TestWireChoosesTheFieldThatCarriesTheContent(t *testing.T) {
 		{"template", "llm", "prompt", "text", false, false},
 		{"template", "generate", "prompt", "text", false, false},
 		{"template", "ingest", "text", "text", false, false},
+		{"template", "template", "text", "text", false, false},
 		{"chunk", "embed", "text", "chunks", false, true},
 		{"workflow", "template", "text", "", false, false},
 	} {
@@ -84,4 +85,5 @@ func TestWireSaysWhenSeveralFit(t *testing.T) {
 	require.Empty(t, console.Wire("llm", "conditional"), "then, else and the per-item condition are never wired")
 	require.Empty(t, console.Wire("nosuchtool", "template"))
 	require.Contains(t, console.Wiring(), "llm>template")
+	require.Contains(t, console.Wiring(), "template>template", "two steps of one tool")
 }

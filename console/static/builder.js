@@ -187,24 +187,41 @@
     for (const s of todo) pos[s.id] = at[s.id];
   }
 
-  // outputField picks the field of from's output that fits the input schema want.
-  function outputRef(from, want) {
-    const spec = tools.get((stepById(from) || {}).tool) || {};
-    const props = (spec.output && spec.output.properties) || {};
-    const wantTypes = types(want);
-    const pick = (t) => Object.keys(props).find((k) => types(props[k]).includes(t));
-    let field = null;
-    if (wantTypes.includes('array')) field = pick('array');
-    else if (wantTypes.includes('string')) field = pick('string');
-    else if (wantTypes.includes('number') || wantTypes.includes('integer')) field = pick('integer') || pick('number');
-    else if (wantTypes.includes('object')) field = pick('object');
-    return `{{ ${from}.output${field ? '.' + field : ''} }}`;
+  // ---- wiring: what drawing an edge from -> to writes into the file ----
+  // boot.wiring is console.Wire for every pair of tools ("from>to"): the ways an edge can be
+  // written, best first, ranked from the tools' declared input and output types and the fields
+  // they mark as content (the answer, the results; not a finish reason or a status text).
+  const wiring = boot.wiring || {};
+  // outputRef is what input c.input of a step reads for the candidate c of an edge from from: the
+  // output field, the whole output, or the item of a forEach over it.
+  function outputRef(from, c) {
+    if (c && c.each) return '{{ item }}';
+    return `{{ ${from}.output${c && c.output ? '.' + c.output : ''} }}`;
+  }
+  const sourceRef = (from, c) => `{{ ${from}.output${c.output ? '.' + c.output : ''} }}`;
+  // openFor says whether the candidate c can still be written into step b: its input is empty
+  // (a list of lists: does not hold the reference yet; each: b has no forEach yet).
+  function openFor(b, from, c) {
+    const cur = isObj(b.inputs) ? b.inputs[c.input] : undefined;
+    if (c.append) return cur === undefined || (Array.isArray(cur) && !cur.includes(sourceRef(from, c)));
+    if (c.each && b.forEach !== undefined) return false;
+    return cur === undefined || cur === '';
+  }
+  // choices are the best-ranked ways to write an edge from -> to that are still open: several
+  // means the builder asks which.
+  function choices(from, to) {
+    const a = stepById(from), b = stepById(to);
+    if (!a || !b) return [];
+    const open = (wiring[`${a.tool}>${b.tool}`] || []).filter((c) => openFor(b, from, c));
+    return open.filter((c) => c.rank === open[0].rank);
   }
 
   // connect writes what drawing an edge from -> to means into the file: the branching step lists
-  // the target; otherwise the target's first empty input that can take from's output gets the
-  // reference (an input of arrays gets it appended), else the target waits for from (dependsOn).
-  function connect(from, to) {
+  // the target; otherwise the way c (or the one best way, choices) is written: the reference into
+  // the target's input (appended to a list of lists; with each, the target runs per item), and a
+  // required input of the same name and type that is still empty reads from's too (also); else
+  // the target waits for from (dependsOn).
+  function connect(from, to, c) {
     const a = stepById(from), b = stepById(to);
     if (!a || !b || from === to) return 'pick two different steps';
     const sa = tools.get(a.tool);
@@ -215,39 +232,53 @@
       a.inputs.then = then.concat(to);
       return `${from} runs ${to} when its condition is true (then); move it to else in ${from}'s form`;
     }
-    const spec = tools.get(b.tool) || {};
-    const schema = spec.input || {};
-    const props = schema.properties || {};
-    const required = schema.required || [];
-    const lazy = new Set(spec.lazy || []);
-    b.inputs = isObj(b.inputs) ? b.inputs : {};
-    const order = [...required, ...Object.keys(props).filter((k) => !required.includes(k))];
-    for (const key of order) {
-      const p = props[key] || {};
-      if (lazy.has(key) || p.enum || ['then', 'else'].includes(key)) continue;
-      const t = types(p);
-      const cur = b.inputs[key];
-      const itemTypes = types(p.items);
-      if (t.includes('array') && (itemTypes.includes('array') || itemTypes.includes('object'))) {
-        // an array of arrays (merge's arrays): append
-        if (cur === undefined || Array.isArray(cur)) {
-          const ref = outputRef(from, { type: 'array' });
-          const list = Array.isArray(cur) ? cur : [];
-          if (list.includes(ref)) continue;
-          b.inputs[key] = list.concat(ref);
-          return `wrote ${ref} into ${to}.${key}`;
-        }
-        continue;
-      }
-      if (cur !== undefined && cur !== '') continue;
-      if (t.length && !t.some((x) => ['string', 'array', 'object', 'number', 'integer'].includes(x))) continue;
-      const ref = outputRef(from, p);
-      b.inputs[key] = ref;
-      return `wrote ${ref} into ${to}.${key}`;
+    c = c || choices(from, to)[0];
+    if (!c) {
+      const deps = [].concat(b.dependsOn || []);
+      if (!deps.includes(from)) b.dependsOn = deps.concat(from);
+      return `${to} waits for ${from} (dependsOn): none of ${from}'s output fits an empty input of ${to}; write a {{ ${from}.output }} reference in ${to}'s form`;
     }
-    const deps = [].concat(b.dependsOn || []);
-    if (!deps.includes(from)) b.dependsOn = deps.concat(from);
-    return `${to} waits for ${from} (dependsOn): it has no empty input for ${from}'s output`;
+    b.inputs = isObj(b.inputs) ? b.inputs : {};
+    const ref = outputRef(from, c);
+    const said = [];
+    if (c.append) b.inputs[c.input] = [].concat(b.inputs[c.input] || []).concat(sourceRef(from, c));
+    else b.inputs[c.input] = ref;
+    if (c.each) {
+      b.forEach = sourceRef(from, c);
+      said.push(`${to} runs once per item of ${b.forEach}, and ${to}.${c.input} reads ${ref}`);
+    } else said.push(`wrote ${c.append ? sourceRef(from, c) : ref} into ${to}.${c.input}`);
+    for (const o of wiring[`${a.tool}>${b.tool}`] || []) {
+      if (!o.also || o.input === c.input || !openFor(b, from, o)) continue;
+      b.inputs[o.input] = outputRef(from, o);
+      said.push(`${to}.${o.input} reads ${outputRef(from, o)}`);
+    }
+    return said.join('; ');
+  }
+
+  // link connects from -> to as one change, or, when several inputs of to take from's output
+  // equally well, asks which (a chooser under the toolbar) and connects when one is picked.
+  const askEl = el('div', { id: 'b-ask', class: 'b-ask', role: 'group', 'aria-labelledby': 'b-ask-q', hidden: true });
+  function link(from, to) {
+    const a = stepById(from);
+    const many = a && !(tools.get(a.tool) || {}).branches ? choices(from, to) : [];
+    if (many.length < 2) {
+      let said = '';
+      commit('', () => { said = connect(from, to); });
+      return said;
+    }
+    const done = (said) => { askEl.hidden = true; askEl.replaceChildren(); say(said); inspect(); };
+    const q = `${to} can read ${from}'s output in ${many.length} ways: which?`;
+    fill(askEl, el('span', { id: 'b-ask-q' }, q), ' ',
+      many.map((c) => el('button', { type: 'button', class: 'b-ask-way', 'data-input': c.input, onclick: () => {
+        let said = '';
+        commit('', () => { said = connect(from, to, c); });
+        done(said);
+      } }, `${to}.${c.input} ← ${c.each ? `each of ${sourceRef(from, c)}` : sourceRef(from, c)}`), ' '),
+      el('button', { type: 'button', class: 'b-small', id: 'b-ask-cancel', onclick: () => { drawn = ''; changed(); done(`not linked: ${from} → ${to}`); } }, 'Cancel'));
+    if (!askEl.isConnected) sayEl.after(askEl);
+    askEl.hidden = false;
+    askEl.querySelector('button').focus();
+    return q;
   }
 
   // disconnect removes what connect writes: the branch entry, dependsOn, and inputs that are
@@ -271,6 +302,10 @@
         if (only(v)) delete b.inputs[k];
         else if (Array.isArray(v) && v.some(only)) b.inputs[k] = v.filter((x) => !only(x));
       }
+    }
+    if (only(b.forEach)) { // what connect wrote for each item: the forEach and the inputs that read the item
+      delete b.forEach;
+      if (isObj(b.inputs)) for (const [k, v] of Object.entries(b.inputs)) if (typeof v === 'string' && /^\{\{\s*item\s*\}\}$/.test(v)) delete b.inputs[k];
     }
     return reads(b, from) ? `${to} still refers to ${from} in its text: edit its form to remove that` : `unlinked ${from} → ${to}`;
   }
@@ -625,9 +660,7 @@
     if (syncing) return;
     const from = stepOf.get(String(c.output_id)), to = stepOf.get(String(c.input_id));
     queueMicrotask(() => {
-      let said = '';
-      commit('', () => { said = connect(from, to); });
-      say(said);
+      say(link(from, to));
       if (selected === to || selected === from) inspect();
     });
   });
@@ -886,8 +919,7 @@
       el('h3', {}, 'Reads from'),
       others.length ? el('div', { class: 'b-link' }, el('label', { for: 'f-link-from' }, 'Link from '), linkFrom,
         el('button', { type: 'button', id: 'f-link', onclick: () => {
-          let said = '';
-          commit('', () => { said = connect(linkFrom.value, s.id); });
+          const said = link(linkFrom.value, s.id);
           inspect(); say(said);
         } }, 'Link')) : el('p', { class: 'note' }, 'no other steps yet'),
       linkSaid,
@@ -1119,7 +1151,7 @@
   });
 
   // for tests and for people at the console: the model's entry points
-  window.__weftBuilder = { importText, exportText, addStep, connect: (a, b) => { let s = ''; commit('', () => { s = connect(a, b); }); return s; }, fit,
+  window.__weftBuilder = { importText, exportText, addStep, connect: link, fit,
     view: () => ({ zoom: editor.zoom, x: editor.canvas_x, y: editor.canvas_y }), visible: () => mmCanvas.view(),
     drawflowLinks: () => { dfOf.forEach((df) => editor.updateConnectionNodes(`node-${df}`)); }, positions: () => clone(pos) };
 
