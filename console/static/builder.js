@@ -49,6 +49,7 @@
   let selected = null; // a step id, or null for the workflow's settings
   let fileName = boot.name || 'workflow';
   let problems = []; // the last validation's diagnostics
+  let checked = null; // the file as that validation read it
   const undo = [], redo = [];
   let lastCommit = { key: '', at: 0 };
 
@@ -264,6 +265,7 @@
     if (many.length < 2) {
       let said = '';
       commit('', () => { said = connect(from, to); });
+      if (selected === to || selected === from) inspect(); // the form shows what the edge wrote
       return said;
     }
     const done = (said) => { askEl.hidden = true; askEl.replaceChildren(); say(said); inspect(); };
@@ -811,20 +813,113 @@
 
   // ---- the inspector: a step's form from its tool's input schema, or the workflow's settings ----
   const inspector = document.getElementById('b-inspector');
-  function refsList() {
+  // refsList are the references a field of the selected step (where) may use: the file's inputs
+  // and defaults, the outputs of the steps it may read (never itself or a step that reads it,
+  // directly or not: that would be a cycle), and in a forEach step (or a field the tool evaluates
+  // per item) {{ item }}, {{ index }} and the item's fields.
+  function refsList(where) {
     const out = [];
     for (const k of Object.keys(isObj(doc.inputs) ? doc.inputs : {})) out.push(`{{ inputs.${k} }}`);
     for (const k of Object.keys(isObj(doc.defaults) ? doc.defaults : {})) out.push(`{{ defaults.${k} }}`);
+    const me = selected && stepById(selected);
+    if (me) {
+      const spec = tools.get(me.tool) || {};
+      const key = where && where.startsWith('inputs.') ? where.slice(7) : '';
+      const perItem = (spec.lazy || []).includes(key);
+      if ((me.forEach !== undefined && where !== 'step.forEach') || perItem) {
+        const item = perItem && me.tool === 'loop' && isObj(me.inputs) && typeof me.inputs.as === 'string' && me.inputs.as ? me.inputs.as : 'item';
+        out.push(`{{ ${item} }}`, '{{ index }}');
+        const m = typeof me.forEach === 'string' && /^\{\{\s*([a-z][a-z0-9_]*)\.output\.([A-Za-z0-9_]+)\s*\}\}$/.exec(me.forEach);
+        const src = m && stepById(m[1]);
+        const of = src && (tools.get(src.tool) || {}).output;
+        const items = of && of.properties && of.properties[m[2]] && of.properties[m[2]].items;
+        for (const f of Object.keys((items && items.properties) || {})) out.push(`{{ ${item}.${f} }}`);
+      }
+    }
+    const later = downstream(selected);
     for (const s of steps()) {
-      if (!s || s.id === selected) continue;
+      if (!s || s.id === selected || later.has(s.id)) continue;
       const spec = tools.get(s.tool) || {};
       out.push(`{{ ${s.id}.output }}`);
       for (const f of Object.keys((spec.output && spec.output.properties) || {})) out.push(`{{ ${s.id}.output.${f} }}`);
     }
     return out;
   }
+  // downstream is every step that reads id, directly or through others (edges of any kind).
+  function downstream(id) {
+    const seen = new Set();
+    if (!id) return seen;
+    const es = edges(), todo = [id];
+    while (todo.length) {
+      const n = todo.pop();
+      for (const [from, to] of es) if (from === n && !seen.has(to)) { seen.add(to); todo.push(to); }
+    }
+    return seen;
+  }
+  // ---- completion of {{ references }}: typing {{ in a field of a form lists the references it
+  // may use (refsList) under it; a click, Enter or Tab puts the one chosen in place of what was
+  // typed after {{, at the caret, the rest of the text kept; Escape closes the list ----
+  const refBox = el('ul', { id: 'b-refs', role: 'listbox', class: 'b-refs', 'aria-label': 'references', hidden: true });
+  let refAt = null; // the open list: { input, tok, items, active }
+  function refToken(input) {
+    const caret = input.selectionStart ?? input.value.length;
+    const m = /\{\{\s*([A-Za-z0-9_.]*)$/.exec(input.value.slice(0, caret));
+    return m ? { start: m.index, end: caret, typed: m[1].toLowerCase() } : null;
+  }
+  function closeRefs() {
+    if (refAt) { refAt.input.removeAttribute('aria-activedescendant'); refAt.input.removeAttribute('aria-controls'); }
+    refAt = null;
+    refBox.hidden = true;
+    refBox.replaceChildren();
+  }
+  function showRefs(input, where) {
+    const tok = refToken(input);
+    if (!tok) { closeRefs(); return; }
+    const inner = (r) => r.slice(2, -2).trim().toLowerCase();
+    const all = refsList(where);
+    const items = [...all.filter((r) => inner(r).startsWith(tok.typed)), ...all.filter((r) => !inner(r).startsWith(tok.typed) && inner(r).includes(tok.typed))].slice(0, 50);
+    if (!items.length) { closeRefs(); return; }
+    refAt = { input, tok, items, active: 0 };
+    fill(refBox, items.map((r, i) => el('li', { id: `b-ref-${i}`, role: 'option', 'aria-selected': String(i === 0), 'data-ref': r,
+      onmousedown: (ev) => { ev.preventDefault(); takeRef(i); } }, r)));
+    if (refBox.previousElementSibling !== input) input.after(refBox);
+    refBox.hidden = false;
+    input.setAttribute('aria-controls', 'b-refs');
+    input.setAttribute('aria-activedescendant', 'b-ref-0');
+  }
+  function moveRef(by) {
+    const n = refAt.items.length;
+    refAt.active = (refAt.active + by + n) % n;
+    refBox.querySelectorAll('[role=option]').forEach((o, i) => o.setAttribute('aria-selected', String(i === refAt.active)));
+    const o = refBox.children[refAt.active];
+    refAt.input.setAttribute('aria-activedescendant', o.id);
+    o.scrollIntoView({ block: 'nearest' });
+  }
+  function takeRef(i) {
+    const { input, tok, items } = refAt;
+    const r = items[i];
+    const rest = input.value.slice(tok.end).replace(/^[A-Za-z0-9_.]*\s*\}\}/, ''); // the rest of a reference being retyped
+    input.value = input.value.slice(0, tok.start) + r + rest;
+    const caret = tok.start + r.length;
+    input.setSelectionRange(caret, caret);
+    closeRefs();
+    input.dispatchEvent(new Event('input', { bubbles: true }));
+  }
+  function completeRefs(input, where) {
+    input.setAttribute('aria-autocomplete', 'list');
+    input.addEventListener('input', () => showRefs(input, where));
+    input.addEventListener('blur', () => { if (refAt && refAt.input === input) closeRefs(); });
+    input.addEventListener('keydown', (ev) => {
+      if (!refAt || refAt.input !== input) return;
+      if (ev.key === 'ArrowDown' || ev.key === 'ArrowUp') { ev.preventDefault(); moveRef(ev.key === 'ArrowDown' ? 1 : -1); }
+      else if (ev.key === 'Enter' || ev.key === 'Tab') { ev.preventDefault(); takeRef(refAt.active); }
+      else if (ev.key === 'Escape') { ev.preventDefault(); ev.stopPropagation(); closeRefs(); }
+    });
+  }
+  // completions is the references' list of a form (shown under the field being typed in)
   function completions() {
-    return el('datalist', { id: 'b-refs' }, refsList().map((r) => el('option', { value: r })));
+    closeRefs();
+    return refBox;
   }
   // fieldFor builds one input of a form; get/set read and write the value in the file (undefined:
   // not set).
@@ -847,7 +942,7 @@
         el('option', { value: 'true', selected: cur === true || null }, 'true'), el('option', { value: 'false', selected: cur === false || null }, 'false'));
       input.addEventListener('change', () => apply(input.value === '' ? undefined : input.value === 'true'));
     } else if (!templated && (t.includes('integer') || t.includes('number')) && !t.includes('string') && !t.includes('array') && !t.includes('object')) {
-      input = el('input', { id, type: 'text', inputmode: 'decimal', value: cur === undefined ? '' : String(cur), list: 'b-refs', autocomplete: 'off' });
+      input = el('input', { id, type: 'text', inputmode: 'decimal', value: cur === undefined ? '' : String(cur), autocomplete: 'off' });
       input.addEventListener('input', () => {
         const v = input.value.trim();
         if (v === '') { note.textContent = ''; apply(undefined); return; }
@@ -858,8 +953,19 @@
     } else if (t.length && t.every((x) => x === 'string' || x === 'null') || templated) {
       const long = /prompt|text|instructions|template|content|query/i.test(key) || (typeof cur === 'string' && cur.length > 60);
       input = long ? el('textarea', { id, rows: 3, spellcheck: 'false' }, cur === undefined ? '' : String(cur))
-        : el('input', { id, type: 'text', value: cur === undefined ? '' : String(cur), list: 'b-refs', autocomplete: 'off' });
-      input.addEventListener('input', () => apply(input.value === '' ? undefined : input.value));
+        : el('input', { id, type: 'text', value: cur === undefined ? '' : String(cur), autocomplete: 'off' });
+      // a field that held a reference but takes more than text: JSON typed into it (an array, a
+      // number) is saved as that value, anything else as the text
+      const textOnly = t.length && t.every((x) => x === 'string' || x === 'null');
+      const valueOf = (v) => {
+        if (textOnly || !/^\s*([[{\-\d]|true\b|false\b|null\b)/.test(v)) return v;
+        let p;
+        try { p = JSON.parse(v); } catch (err) { return v; }
+        const jt = Array.isArray(p) ? 'array' : p === null ? 'null' : typeof p;
+        const fits = !t.length || t.includes(jt) || (jt === 'number' && (t.includes('integer') ? Number.isInteger(p) : false));
+        return typeof p !== 'string' && fits ? p : v;
+      };
+      input.addEventListener('input', () => apply(input.value === '' ? undefined : valueOf(input.value)));
     } else {
       input = el('textarea', { id, rows: 3, spellcheck: 'false', class: 'b-json-field', placeholder: 'JSON, or a {{ reference }}' }, cur === undefined ? '' : JSON.stringify(cur, null, 1));
       input.addEventListener('input', () => {
@@ -871,6 +977,7 @@
         }
       });
     }
+    if (input.tagName !== 'SELECT') completeRefs(input, where);
     input.dataset.where = where;
     return el('div', { class: 'field', 'data-field': where },
       el('label', { for: id }, key, required ? el('span', { class: 'req', 'aria-label': 'required' }, ' *') : null, ' ', el('small', {}, desc)),
@@ -1011,17 +1118,29 @@
     }
     return out;
   }
+  // markFieldProblems shows the last validation's problems on the selected step's fields, and
+  // takes away the ones it showed before: a field whose value changed since that validation (an
+  // edge filled it, or it was typed in) shows none until the next one says.
   function markFieldProblems() {
     inspector.querySelectorAll('.field.b-problem').forEach((f) => f.classList.remove('b-problem'));
+    inspector.querySelectorAll('.b-field-error[data-problem]').forEach((n) => { n.textContent = ''; delete n.dataset.problem; });
     const idx = steps().findIndex((s) => s.id === selected);
+    const was = (checked && Array.isArray(checked.steps) && checked.steps[idx]) || {};
+    const now = steps()[idx] || {};
+    const value = (step, where) => JSON.stringify(where.startsWith('inputs.') ? (isObj(step.inputs) ? step.inputs[where.slice(7)] : undefined) : step[where.slice(5)]);
     for (const d of problems) {
       const m = /^steps\[(\d+)\]\.(inputs\.[A-Za-z0-9_]+|[A-Za-z]+)/.exec(d.where || '');
       if (!m || Number(m[1]) !== idx) continue;
       let where = m[2].startsWith('inputs.') ? m[2] : `step.${m[2]}`;
       const missing = where === 'step.inputs' && /required field "([A-Za-z0-9_]+)"/.exec(d.message);
       if (missing) where = `inputs.${missing[1]}`;
+      if (value(was, where) !== value(now, where)) continue; // changed since: the next validation says
       const f = inspector.querySelector(`.field[data-field="${CSS.escape(where)}"]`);
-      if (f) { f.classList.add('b-problem'); f.querySelector('.b-field-error').textContent = d.message + (d.hint ? ` (${d.hint})` : ''); }
+      if (!f) continue;
+      const note = f.querySelector('.b-field-error');
+      f.classList.add('b-problem');
+      note.textContent = d.message + (d.hint ? ` (${d.hint})` : '');
+      note.dataset.problem = '';
     }
   }
   const validEl = document.getElementById('b-valid');
@@ -1036,9 +1155,11 @@
   async function validate() {
     const mine = ++vSeq;
     try {
-      const r = await post('/api/validate', { name: `${fileName}.json`, source: exportText() });
+      const source = exportText();
+      const r = await post('/api/validate', { name: `${fileName}.json`, source });
       if (mine !== vSeq) return;
       problems = r.diagnostics || [];
+      checked = JSON.parse(source);
       const errors = problems.filter((d) => d.severity !== 'warning').length;
       validEl.textContent = r.valid ? (problems.length ? `valid, ${problems.length} warning${problems.length > 1 ? 's' : ''}` : 'valid') : `${errors} problem${errors > 1 ? 's' : ''}`;
       validEl.className = `b-valid ${r.valid ? 'ok' : 'bad'}`;
