@@ -97,3 +97,30 @@ func TestBuilderWiresTheContent(t *testing.T) {
 	res := fixtures.Run(filepath.Join(dir, "wiring.test.json"), fx)
 	require.True(t, res.Passed(), "%v", res.Problems)
 }
+
+// TestBuilderAsksWhichInputOfADrawnEdge: an edge drawn by hand where two inputs fit equally asks
+// which, with the first way focused; Cancel takes the drawn link away and writes nothing, and
+// Enter on the focused way writes it.
+func TestBuilderAsksWhichInputOfADrawnEdge(t *testing.T) {
+	srv := newConsole(t, console.Options{Client: lazyClient(t)})
+	ctx := chromium(t)
+	file := `{"name":"ask","steps":[{"id":"llm","tool":"llm","inputs":{"prompt":"say it"}},{"id":"sim","tool":"similarity","inputs":{}}]}`
+	run(t, ctx, "open", chromedp.Navigate(srv.URL+"/build"), chromedp.Poll(`window.__weftBuilderReady === true`, nil),
+		chromedp.Evaluate(fmt.Sprintf(`window.__weftBuilder.importText(%s, 'ask.json')`, mustJS(file)), nil),
+		chromedp.WaitVisible(`.drawflow-node[data-step="sim"]`))
+	draw := func(name string) {
+		ox, oy := center(t, ctx, `.drawflow-node[data-step="llm"] .output`)
+		ix, iy := center(t, ctx, `.drawflow-node[data-step="sim"] .input`)
+		run(t, ctx, name, dragMouse(ox, oy, ix, iy), chromedp.WaitVisible(`#b-ask .b-ask-way`),
+			chromedp.Poll(`document.activeElement && document.activeElement.matches('#b-ask .b-ask-way')`, nil))
+	}
+	draw("draw, then cancel")
+	run(t, ctx, "cancel", chromedp.Click(`#b-ask-cancel`), chromedp.WaitNotVisible(`#b-ask`), chromedp.WaitNotPresent(`.connection`))
+	require.Empty(t, stepInputs(t, exported(t, ctx), "sim"))
+	draw("draw, then pick")
+	var first string
+	run(t, ctx, "pick the focused way", chromedp.Evaluate(`document.activeElement.dataset.input`, &first), pressEnter(),
+		chromedp.WaitNotVisible(`#b-ask`), chromedp.WaitVisible(`.connection`))
+	require.Equal(t, "text1", first)
+	require.Equal(t, map[string]any{"text1": "{{ llm.output.text }}"}, stepInputs(t, exported(t, ctx), "sim"))
+}
