@@ -160,7 +160,9 @@ func (t *Tools) llm(ctx context.Context, in toolspec.LLMIn) (toolspec.LLMOut, *t
 	if err != nil {
 		return none, nil, err
 	}
-	req := provider.ChatRequest{Model: model, Messages: msgs, Tools: fns, ToolChoice: in.ToolChoice, MaxTokens: in.MaxTokens, JSON: wantJSON && len(fns) == 0}
+	req := provider.ChatRequest{Model: model, Messages: msgs, Tools: fns, ToolChoice: in.ToolChoice, MaxTokens: in.MaxTokens, JSON: wantJSON}
+	// OpenAI takes response_format together with tools: the schema binds the final answer, and
+	// tool calls are answered as usual.
 	if schema, ok := in.ResponseFormat.(map[string]any); ok && req.JSON {
 		req.Schema, req.SchemaName = schema, schemaName(schema)
 	}
@@ -256,7 +258,7 @@ func (t *Tools) llm(ctx context.Context, in toolspec.LLMIn) (toolspec.LLMOut, *t
 			return none, billed(), &InputError{Msg: fmt.Sprintf("no valid answer after %d repairs: %v", repairs, err)}
 		}
 		req.Messages = append(req.Messages, provider.Message{Role: "assistant", Content: resp.Text},
-			provider.Message{Role: "user", Content: fmt.Sprintf("Your answer was not usable: %v. Answer again with only the JSON.", err)})
+			provider.Message{Role: "user", Content: fmt.Sprintf("Your answer was not usable: %v. Answer again with only the JSON that satisfies the response schema.", err)})
 	}
 	billed()
 	calls := make([]toolspec.ChatToolCall, 0, len(resp.ToolCalls))

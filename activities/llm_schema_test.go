@@ -18,11 +18,15 @@ func TestLLMStructuredOutput(t *testing.T) {
 		name     string
 		script   []fakellm.Reply
 		format   any
+		tools    []any
 		formats  []string // response_format.type of each request
 		warning  string
 		wantJSON any
 	}{
 		{name: "schema is sent strict", script: []fakellm.Reply{fakellm.Text(`{"answer":"yes"}`)}, format: schema,
+			formats: []string{"json_schema"}, wantJSON: map[string]any{"answer": "yes"}},
+		{name: "schema is sent alongside tools", script: []fakellm.Reply{fakellm.Text(`{"answer":"yes"}`)}, format: schema,
+			tools:   []any{map[string]any{"name": "lookup", "description": "look up", "parameters": map[string]any{"type": "object", "properties": map[string]any{}}}},
 			formats: []string{"json_schema"}, wantJSON: map[string]any{"answer": "yes"}},
 		{name: "json stays json_object", script: []fakellm.Reply{fakellm.Text(`{"x":1}`)}, format: "json",
 			formats: []string{"json_object"}, wantJSON: map[string]any{"x": float64(1)}},
@@ -35,7 +39,11 @@ func TestLLMStructuredOutput(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f := fakellm.New(tt.script...)
 			defer f.Close()
-			res, err := run(t, llmConfig(f), "llm", map[string]any{"prompt": "answer", "responseFormat": tt.format})
+			in := map[string]any{"prompt": "answer", "responseFormat": tt.format}
+			if tt.tools != nil {
+				in["tools"] = tt.tools
+			}
+			res, err := run(t, llmConfig(f), "llm", in)
 			require.NoError(t, err)
 			out := res.Output.(map[string]any)
 			require.Equal(t, tt.wantJSON, out["json"])
