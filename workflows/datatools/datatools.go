@@ -31,11 +31,24 @@ var tools = map[*toolspec.Spec]func(cs *dsl.CompiledStep, inputs, env map[string
 	toolspec.Merge.Spec:     func(cs *dsl.CompiledStep, inputs, _ map[string]any) (any, error) { return merge(cs, inputs) },
 	toolspec.Filter.Spec:    filter,
 	toolspec.Transform.Spec: transform,
-	toolspec.Template.Spec: func(_ *dsl.CompiledStep, inputs, _ map[string]any) (any, error) {
-		text := expr.Text(inputs["text"])
-		return map[string]any{"text": text, "charCount": len([]rune(text))}, nil
+	toolspec.Template.Spec: func(cs *dsl.CompiledStep, inputs, _ map[string]any) (any, error) {
+		in, err := typed(cs, inputs, dsl.TemplateInput)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"text": in.Text, "charCount": len([]rune(in.Text))}, nil
 	},
-	toolspec.Conditional.Spec: func(cs *dsl.CompiledStep, _, env map[string]any) (any, error) { return conditional(cs, env) },
+	toolspec.Conditional.Spec: conditional,
+}
+
+// typed is the step's typed input: as the compiler decoded it, or decode of its resolved inputs
+// (dsl.TypedInput), a mistake in them the step's.
+func typed[In any](cs *dsl.CompiledStep, inputs map[string]any, decode func(map[string]any) (In, error)) (In, error) {
+	in, err := dsl.TypedInput(cs, inputs, decode)
+	if err != nil {
+		return in, &InputError{Step: cs.ID, Msg: err.Error() + ": write the values the tool's input schema describes (weft tools " + cs.Tool + ")"}
+	}
+	return in, nil
 }
 
 // Warnings are what a person should know of an inline step's answer although it succeeded: a
@@ -50,7 +63,10 @@ func Warnings(cs *dsl.CompiledStep, inputs map[string]any, out any) []string {
 	if len(items) == 0 || len(kept) > 0 {
 		return nil
 	}
-	cond := cs.Step.Inputs["condition"]
+	var cond any
+	if in, ok := cs.Input.(*toolspec.FilterIn); ok && in != nil {
+		cond = in.Condition
+	}
 	return []string{fmt.Sprintf("the filter kept none of its %d items (condition %v): the steps after it get an empty list", len(items), cond)}
 }
 
@@ -163,13 +179,11 @@ func transform(cs *dsl.CompiledStep, in map[string]any, env map[string]any) (any
 	if !ok {
 		return nil, &InputError{Step: cs.ID, Msg: fmt.Sprintf("inputs.array is %s, not an array or a step output with results", describe(in["array"]))}
 	}
-	var fields []string
-	if fs, ok := in["fields"].([]any); ok {
-		for _, f := range fs {
-			fields = append(fields, fmt.Sprint(f))
-		}
+	set, err := typed(cs, in, dsl.TransformInput)
+	if err != nil {
+		return nil, err
 	}
-	mapping, _ := cs.Lazy["mapping"].(map[string]any)
+	fields, mapping := set.Fields, set.Mapping
 	newNames := make([]string, 0, len(mapping))
 	//workflowcheck:ignore the result does not depend on map order (copied, or sorted after)
 	for k := range mapping {
@@ -177,7 +191,7 @@ func transform(cs *dsl.CompiledStep, in map[string]any, env map[string]any) (any
 	}
 	sort.Strings(newNames)
 	if vaiSemantics(cs) && cs.ItemTemplate == nil {
-		return list(vaiTransform(cs, items, in)), nil
+		return list(vaiTransform(items, set)), nil
 	}
 	e := itemEnv(env)
 	out := make([]any, 0, len(items))
@@ -191,7 +205,7 @@ func transform(cs *dsl.CompiledStep, in map[string]any, env map[string]any) (any
 			out = append(out, v)
 			continue
 		}
-		if fields == nil && mapping == nil {
+		if len(fields) == 0 && mapping == nil {
 			out = append(out, it)
 			continue
 		}
@@ -200,8 +214,7 @@ func transform(cs *dsl.CompiledStep, in map[string]any, env map[string]any) (any
 			obj[f] = path(it, f)
 		}
 		for _, n := range newNames {
-			old, _ := mapping[n].(string)
-			obj[n] = path(it, old)
+			obj[n] = path(it, mapping[n])
 		}
 		out = append(out, obj)
 	}
@@ -238,7 +251,11 @@ func atoi(s string) (int, bool) {
 	return n, s != ""
 }
 
-func conditional(cs *dsl.CompiledStep, env map[string]any) (any, error) {
+func conditional(cs *dsl.CompiledStep, inputs, env map[string]any) (any, error) {
+	set, err := typed(cs, inputs, dsl.ConditionalInput)
+	if err != nil {
+		return nil, err
+	}
 	if cs.Expr == nil {
 		return nil, &InputError{Step: cs.ID, Msg: "inputs.condition is missing"}
 	}
@@ -246,18 +263,18 @@ func conditional(cs *dsl.CompiledStep, env map[string]any) (any, error) {
 	if err != nil {
 		return nil, &InputError{Step: cs.ID, Msg: fmt.Sprintf("condition: %v", err)}
 	}
-	ids := func(k string) []any {
-		a, _ := cs.Step.Inputs[k].([]any)
-		if a == nil {
-			return []any{}
+	ids := func(list []string) []any {
+		a := make([]any, len(list))
+		for i, id := range list {
+			a[i] = id
 		}
 		return a
 	}
 	res := map[string]any{"conditionResult": ok}
 	if ok {
-		res["branchTaken"], res["enabledSteps"], res["skippedSteps"] = "then", ids("then"), ids("else")
+		res["branchTaken"], res["enabledSteps"], res["skippedSteps"] = "then", ids(set.Then), ids(set.Else)
 	} else {
-		res["branchTaken"], res["enabledSteps"], res["skippedSteps"] = "else", ids("else"), ids("then")
+		res["branchTaken"], res["enabledSteps"], res["skippedSteps"] = "else", ids(set.Else), ids(set.Then)
 	}
 	return res, nil
 }

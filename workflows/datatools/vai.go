@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/weftworks/weft/activities/toolspec"
 	"github.com/weftworks/weft/workflows/dsl"
 	"github.com/weftworks/weft/workflows/expr"
 )
@@ -97,9 +98,8 @@ func vaiMerge(cs *dsl.CompiledStep, in map[string]any) (any, error) {
 // keys (mapping is ignored); else with mapping, each new key is the item's value of the old key,
 // or the mapping's value itself when the item has no such key; an item that is not an object is
 // kept as it is.
-func vaiTransform(cs *dsl.CompiledStep, items []any, in map[string]any) []any {
-	fields, hasFields := in["fields"].([]any)
-	mapping, hasMapping := cs.Lazy["mapping"].(map[string]any)
+func vaiTransform(items []any, set toolspec.TransformIn) []any {
+	hasFields, hasMapping := set.Fields != nil, set.Mapping != nil
 	if !hasFields && !hasMapping {
 		return items
 	}
@@ -112,17 +112,15 @@ func vaiTransform(cs *dsl.CompiledStep, items []any, in map[string]any) []any {
 		}
 		obj := map[string]any{}
 		if hasFields {
-			for _, f := range fields {
-				k := fmt.Sprint(f)
+			for _, k := range set.Fields {
 				if v, has := m[k]; has {
 					obj[k] = v
 				}
 			}
 		} else {
 			//workflowcheck:ignore the result does not depend on map order (each key written once)
-			for newKey, oldKey := range mapping {
-				s, isStr := oldKey.(string)
-				if v, has := m[s]; isStr && has {
+			for newKey, oldKey := range set.Mapping {
+				if v, has := m[oldKey]; has {
 					obj[newKey] = v
 				} else {
 					obj[newKey] = oldKey

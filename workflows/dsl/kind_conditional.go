@@ -7,10 +7,19 @@ import (
 	"github.com/weftworks/weft/workflows/expr"
 )
 
-// conditional: the condition is compiled once; then and else name steps of this workflow.
+// conditional: the condition is compiled once; then and else, with their declaration's
+// defaults, name steps of this workflow (Branches).
 func init() {
 	kinds[toolspec.Conditional.Spec] = stepKind{compile: func(c *compiler, cs *CompiledStep, inPtr string) {
-		switch v := cs.Lazy["condition"].(type) {
+		defer delete(cs.Lazy, "condition")
+		in := decodeWritten(cs, ConditionalInput, "then", "else")
+		if in == nil { // then or else templated: the condition still compiles
+			cond, _ := toolspec.Conditional.DecodeFields(cs.Step.Inputs, "condition")
+			in = &cond
+		} else {
+			cs.Input = in
+		}
+		switch v := in.Condition.(type) {
 		case string:
 			if v != "" {
 				cs.Expr = c.compileExpr(inPtr+"/condition", v, scope{})
@@ -19,14 +28,30 @@ func init() {
 			p, _ := expr.Compile(strconv.FormatBool(v))
 			cs.Expr = p
 		}
-		for _, branch := range []string{"then", "else"} {
-			ids, _ := cs.Step.Inputs[branch].([]any)
-			for i, id := range ids {
-				if s, ok := id.(string); ok {
-					c.checkStepRef(inPtr+"/"+branch+"/"+strconv.Itoa(i), s, cs.ID, "conditional "+branch)
-				}
+		for _, b := range []struct {
+			name string
+			ids  []string
+		}{{"then", in.Then}, {"else", in.Else}} {
+			branch := b.name
+			for i, id := range b.ids {
+				c.checkStepRef(inPtr+"/"+branch+"/"+strconv.Itoa(i), id, cs.ID, "conditional "+branch)
 			}
 		}
-		delete(cs.Lazy, "condition")
 	}}
+}
+
+// ConditionalInput decodes a conditional step's inputs (its condition as written: the step
+// evaluates it) into its declared input.
+func ConditionalInput(inputs map[string]any) (toolspec.ConditionalIn, error) {
+	return toolspec.Conditional.DecodeFields(inputs, "condition", "then", "else")
+}
+
+// Branches are the steps a conditional step enables when its condition holds (then) and when
+// it does not (else), as its kind decoded them; none for another step.
+func (cs *CompiledStep) Branches() (then, els []string) {
+	in, ok := cs.Input.(*toolspec.ConditionalIn)
+	if !ok || in == nil {
+		return nil, nil
+	}
+	return in.Then, in.Else
 }

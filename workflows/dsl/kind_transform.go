@@ -1,11 +1,15 @@
 package dsl
 
 import (
+	"fmt"
+	"maps"
+
 	"github.com/weftworks/weft/activities/toolspec"
 	"github.com/weftworks/weft/workflows/expr"
 )
 
-// transform: the template is rendered per item.
+// transform: the template is rendered per item; fields and mapping, with their declaration's
+// defaults, are decoded when written out, else when the run has resolved them.
 func init() {
 	kinds[toolspec.Transform.Spec] = stepKind{compile: func(c *compiler, cs *CompiledStep, inPtr string) {
 		if t, ok := cs.Lazy["template"]; ok {
@@ -16,5 +20,24 @@ func init() {
 			cs.ItemTemplate = val
 			c.checkValueRefs(inPtr+"/template", val, cs.ID, itemScope)
 		}
+		if in := decodeWritten(cs, TransformInput, "fields"); in != nil {
+			cs.Input = in
+		}
 	}}
+}
+
+// TransformInput decodes a transform step's settings (fields, and mapping as written) into its
+// declared input. A field named by a number (a templated list resolved to [1, 2]) is converted
+// at decode to its text, as the step has always read it: the declared type stays strings.
+// (Its template is compiled on its own: CompiledStep.ItemTemplate.)
+func TransformInput(inputs map[string]any) (toolspec.TransformIn, error) {
+	if fs, ok := inputs["fields"].([]any); ok {
+		texts := make([]any, len(fs))
+		for i, f := range fs {
+			texts[i] = fmt.Sprint(f)
+		}
+		inputs = maps.Clone(inputs)
+		inputs["fields"] = texts
+	}
+	return toolspec.Transform.DecodeFields(inputs, "fields", "mapping")
 }

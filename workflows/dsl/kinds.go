@@ -29,3 +29,31 @@ func (cs *CompiledStep) MayWait() bool { return MayWait(cs.Spec) }
 
 // itemScope are the names a per-item input sees.
 var itemScope = scope{names: []string{"item", "index"}}
+
+// decodeWritten is the typed input decode gives of the step's inputs as the file writes them,
+// when none of fields (the eager inputs decode reads) holds a template: the compiler decodes it
+// once and the run reads it (TypedInput). nil when one is templated, or does not decode (the
+// schema's diagnostic says why): the run decodes the resolved inputs with the same decode.
+func decodeWritten[In any](cs *CompiledStep, decode func(map[string]any) (In, error), fields ...string) *In {
+	for _, f := range fields {
+		if hasTemplate(cs.Step.Inputs[f]) {
+			return nil
+		}
+	}
+	in, err := decode(cs.Step.Inputs)
+	if err != nil {
+		return nil
+	}
+	return &in
+}
+
+// TypedInput is the typed input of step cs as its kind decoded it when compiling (the step's
+// Input), or decode of inputs, the step's resolved inputs, when the compiler could not (a
+// templated setting; a step the evaluate activity rebuilt from its source form). One decode
+// per kind, so the declaration's defaults are the only ones.
+func TypedInput[In any](cs *CompiledStep, inputs map[string]any, decode func(map[string]any) (In, error)) (In, error) {
+	if in, ok := cs.Input.(*In); ok && in != nil {
+		return *in, nil
+	}
+	return decode(inputs)
+}

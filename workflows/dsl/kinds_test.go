@@ -52,3 +52,48 @@ func TestPlanCountsALoopPerItem(t *testing.T) {
 		})
 	}
 }
+
+// TestKindsDecodeWrittenSettings: the compiler decodes the settings a file writes out into the
+// kind's typed input with the declaration's defaults, once (the run reads CompiledStep.Input);
+// a templated setting leaves it to the run, which decodes the resolved inputs with the same
+// function. Values the steps took before typing still decode: a number as a template's text or
+// a transform's field is its text.
+func TestKindsDecodeWrittenSettings(t *testing.T) {
+	tests := []struct {
+		name, tool, inputs string
+		want               any // nil: decoded at run time
+	}{
+		{"filter", "filter", `{"array":"{{ inputs.xs }}","condition":"{{ item > 1 }}"}`, &toolspec.FilterIn{Condition: "{{ item > 1 }}"}},
+		{"transform", "transform", `{"array":"{{ inputs.xs }}","fields":["a"],"mapping":{"b":"c"}}`,
+			&toolspec.TransformIn{Fields: []string{"a"}, Mapping: map[string]string{"b": "c"}}},
+		{"transform templated", "transform", `{"array":[],"fields":"{{ inputs.xs }}"}`, nil},
+		{"template", "template", `{"text":"hi"}`, &toolspec.TemplateIn{Text: "hi"}},
+		{"template templated", "template", `{"text":"{{ inputs.s }}"}`, nil},
+		{"conditional", "conditional", `{"condition":"{{ inputs.s == 'x' }}","then":["s"]}`, &toolspec.ConditionalIn{Condition: "{{ inputs.s == 'x' }}", Then: []string{"s"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			file := `{"name":"k","inputs":{"n":{"type":"number"},"s":{"type":"string"},"xs":{"type":"array"}},"steps":[{"id":"k","tool":"` + tt.tool + `","inputs":` + tt.inputs + `},{"id":"s","tool":"template","inputs":{"text":"x"}}]}`
+			w, err := dsl.Load("k.json", []byte(file))
+			require.NoError(t, err)
+			cs, _ := w.Step("k")
+			if tt.want == nil {
+				require.Nil(t, cs.Input)
+				return
+			}
+			require.Equal(t, tt.want, cs.Input)
+		})
+	}
+
+	t.Run("converted at decode", func(t *testing.T) {
+		text, err := dsl.TemplateInput(map[string]any{"text": 3.0})
+		require.NoError(t, err)
+		require.Equal(t, "3", text.Text)
+		text, err = dsl.TemplateInput(map[string]any{"text": nil})
+		require.NoError(t, err)
+		require.Equal(t, "null", text.Text, "as {{ }} renders null")
+		tr, err := dsl.TransformInput(map[string]any{"fields": []any{1.0, "b"}})
+		require.NoError(t, err)
+		require.Equal(t, []string{"1", "b"}, tr.Fields)
+	})
+}

@@ -51,6 +51,10 @@ type CompiledStep struct {
 	// Agent is an agent's settings decoded and its stopWhen, guardrails and handoffs parsed, as
 	// far as they are written out (compileAgentConfig).
 	Agent *AgentConfig
+	// Input is the step's typed input as its kind decoded it from the inputs the file writes
+	// (kind_*.go: *toolspec.FilterIn, *toolspec.LoopIn, ...), with its declaration's defaults;
+	// nil for a plain tool call, or when a setting is templated (TypedInput decodes it then).
+	Input any
 	Deps  []string // ids of the steps this one waits for, sorted
 	// Policy is the step's timeout and retry, parsed.
 	Policy Policy
@@ -696,10 +700,10 @@ func (c *compiler) checkGraph() {
 		if cs.Spec == nil || !cs.Spec.Branches {
 			continue
 		}
-		for _, branch := range []string{"then", "else"} {
-			ids, _ := cs.Step.Inputs[branch].([]any)
+		then, els := cs.Branches()
+		for _, ids := range [][]string{then, els} {
 			for _, id := range ids {
-				if t, ok := w.byID[fmt.Sprint(id)]; ok && t != cs && !contains(t.Deps, cs.ID) {
+				if t, ok := w.byID[id]; ok && t != cs && !contains(t.Deps, cs.ID) {
 					t.Deps = append(t.Deps, cs.ID)
 					sort.Strings(t.Deps)
 				}
@@ -724,14 +728,18 @@ func (c *compiler) checkBranchReviews() {
 		if cond.Spec == nil || !cond.Spec.Branches {
 			continue
 		}
-		for _, branch := range []string{"then", "else"} {
-			ids, _ := cond.Step.Inputs[branch].([]any)
+		then, els := cond.Branches()
+		for _, b := range []struct {
+			branch string
+			ids    []string
+		}{{"then", then}, {"else", els}} {
+			branch, ids := b.branch, b.ids
 			inBranch := map[string]bool{}
 			for _, id := range ids {
-				inBranch[fmt.Sprint(id)] = true
+				inBranch[id] = true
 			}
 			for _, id := range ids {
-				r, ok := w.byID[fmt.Sprint(id)]
+				r, ok := w.byID[id]
 				if !ok || r.Spec == nil || r.Spec.Kind != toolspec.KindReview {
 					continue
 				}
