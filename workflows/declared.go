@@ -6,6 +6,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/weftworks/weft/activities/toolspec"
+	"github.com/weftworks/weft/workflows/dsl"
 )
 
 // declared decodes the named settings of a step's resolved inputs into its tool's typed input,
@@ -17,6 +18,17 @@ func declared[In, Out any](tool toolspec.Tool[In, Out], inputs map[string]any, f
 	in, err := tool.DecodeFields(inputs, fields...)
 	if err != nil {
 		return in, temporal.NewNonRetryableApplicationError(err.Error()+": write the values the tool's input schema describes (weft tools "+tool.Name+")", toolspec.ErrInvalidInput, nil)
+	}
+	return in, nil
+}
+
+// typedInput is step cs's typed input as its kind decoded it when compiling, or decode of its
+// resolved inputs (dsl.TypedInput), with the declaration's defaults; a mistake in them is the
+// step's, not retried.
+func typedInput[In any](cs *dsl.CompiledStep, inputs map[string]any, decode func(map[string]any) (In, error)) (In, error) {
+	in, err := dsl.TypedInput(cs, inputs, decode)
+	if err != nil {
+		return in, temporal.NewNonRetryableApplicationError(err.Error()+": write the values the tool's input schema describes (weft tools "+cs.Tool+")", toolspec.ErrInvalidInput, nil)
 	}
 	return in, nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/weftworks/weft/activities/toolspec"
 	"github.com/weftworks/weft/workflows/datatools"
+	"github.com/weftworks/weft/workflows/dsl"
 	"github.com/weftworks/weft/workflows/expr"
 )
 
@@ -36,7 +37,7 @@ func (r *run) loop(ctx workflow.Context, sr *stepRun, inputs map[string]any, env
 	if !ok {
 		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("loop: inputs.items is %s, not an array", expr.TypeName(inputs["items"])), toolspec.ErrInvalidInput, nil)
 	}
-	set, err := declared(toolspec.Loop, inputs, "maxIterations", "concurrency")
+	set, err := typedInput(sr.cs, inputs, dsl.LoopInput)
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/weftworks/weft/activities/toolspec"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 	"github.com/weftworks/weft/runwire"
+	"github.com/weftworks/weft/workflows/dsl"
 	"github.com/weftworks/weft/workflows/expr"
 )
 
@@ -47,7 +48,7 @@ func (r *run) review(ctx workflow.Context, sr *stepRun, inputs map[string]any, e
 	id := sr.cs.ID
 	gateID := stepKey(sr, env)
 	sr.attempts = max(sr.attempts, 1)
-	set, err := declared(toolspec.Review, inputs, "title", "instructions", "onTimeout", "rejectFails")
+	set, err := typedInput(sr.cs, inputs, dsl.ReviewInput)
 	if err != nil {
 		return nil, err
 	}

@@ -10,7 +10,25 @@ import (
 
 // loop: the nested step is compiled as a step of its own, with the item's name in scope; plans
 // count its calls per item.
-func init() { kinds[toolspec.Loop.Spec] = stepKind{compile: (*compiler).compileNested, plan: planLoop} }
+// Its settings, with their declaration's defaults, are decoded when written out, else when the
+// run has resolved them.
+func init() {
+	kinds[toolspec.Loop.Spec] = stepKind{plan: planLoop, compile: func(c *compiler, cs *CompiledStep, inPtr string) {
+		c.compileNested(cs, inPtr)
+		if in := decodeWritten(cs, LoopInput, loopSettings...); in != nil {
+			cs.Input = in
+		}
+	}}
+}
+
+// loopSettings are the inputs of a loop step that say how it runs; its items are read as the
+// run resolved them, its step compiled (CompiledStep.Nested).
+var loopSettings = []string{"maxIterations", "concurrency"}
+
+// LoopInput decodes a loop step's settings with the declaration's defaults.
+func LoopInput(inputs map[string]any) (toolspec.LoopIn, error) {
+	return toolspec.Loop.DecodeFields(inputs, loopSettings...)
+}
 
 // planLoop: a loop makes its nested step's calls once per item; the plan knows how many items
 // when the loop's items input was resolved (partialResolve) to a list. ok is false without a

@@ -63,6 +63,11 @@ func TestKindsDecodeWrittenSettings(t *testing.T) {
 		name, tool, inputs string
 		want               any // nil: decoded at run time
 	}{
+		{"loop", "loop", `{"items":[1],"as":"x","step":{"tool":"embed","inputs":{"text":"{{ x }}"}},"concurrency":3}`,
+			&toolspec.LoopIn{MaxIterations: 100, Concurrency: 3}},
+		{"loop templated", "loop", `{"items":[1],"as":"x","step":{"tool":"embed","inputs":{"text":"{{ x }}"}},"maxIterations":"{{ inputs.n }}"}`, nil},
+		{"review", "review", `{"title":"ok?","data":"d"}`, &toolspec.ReviewIn{Title: "ok?", OnTimeout: "fail"}},
+		{"review templated", "review", `{"title":"{{ inputs.s }}","data":"d"}`, nil},
 		{"filter", "filter", `{"array":"{{ inputs.xs }}","condition":"{{ item > 1 }}"}`, &toolspec.FilterIn{Condition: "{{ item > 1 }}"}},
 		{"transform", "transform", `{"array":"{{ inputs.xs }}","fields":["a"],"mapping":{"b":"c"}}`,
 			&toolspec.TransformIn{Fields: []string{"a"}, Mapping: map[string]string{"b": "c"}}},
