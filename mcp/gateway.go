@@ -461,3 +461,7 @@ func (g *Gateway) stillGoing(ctx context.Context, id string) runAnswer {
 	}
 	return out
 }
+
+// Client is the gateway's client of Temporal (dialled on first use): what the HTTP API beside
+// /mcp (httpapi) does its operations with, so both surfaces share one connection.
+func (g *Gateway) Client(ctx context.Context) (*weftclient.Client, error) { return g.temporal(ctx) }

@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"os"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/weftworks/weft/auth"
@@ -66,6 +65,19 @@ func (g *Gateway) health(ctx context.Context) Health {
 // clients that keep the Mcp-Session-Id, stateless requests for the others: sessions.go) and GET
 // /health. allowedHosts guards against DNS rebinding: requests whose Host is not listed are refused.
 func (g *Gateway) HTTPHandler(keys *auth.Keys, allowedHosts []string, log *slog.Logger) http.Handler {
+	return g.HTTPHandlerWith(auth.NewGate(keys), allowedHosts, log)
+}
+
+// Mount is a handler served beside /mcp (the HTTP API's /v1/): behind the same host guard, on
+// the same server; it authenticates with the same auth.Gate as /mcp.
+type Mount struct {
+	Pattern string
+	Handler http.Handler
+}
+
+// HTTPHandlerWith is HTTPHandler with the Gate the keys are checked by (shared with the mounts)
+// and the handlers mounted beside /mcp.
+func (g *Gateway) HTTPHandlerWith(gate *auth.Gate, allowedHosts []string, log *slog.Logger, mounts ...Mount) http.Handler {
 	sessions := newKeySessions()
 	g.sessions = sessions
 	g.srv.GetHooks().AddOnUnregisterSession(sessions.forget)
@@ -90,7 +102,9 @@ func (g *Gateway) HTTPHandler(keys *auth.Keys, allowedHosts []string, log *slog.
 		r.Header.Set("MCP-Protocol-Version", "2025-06-18")
 		mcpHandler.ServeHTTP(discard{header: http.Header{}}, r)
 	}
-	limiter := auth.NewFailureLimiter(auth.FailureBurst, auth.FailureRate)
+	for _, m := range mounts {
+		mux.Handle(m.Pattern, m.Handler)
+	}
 	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		rec := &statusRecorder{ResponseWriter: w, status: 200}
@@ -98,26 +112,17 @@ func (g *Gateway) HTTPHandler(keys *auth.Keys, allowedHosts []string, log *slog.
 		defer func() {
 			log.Info("mcp request", "method", r.Method, "status", rec.status, "duration", time.Since(start).Round(time.Microsecond), "client", r.RemoteAddr, "key", who)
 		}()
-		bearer := r.Header.Get("Authorization")
-		id, known := keys.Identify(strings.TrimPrefix(bearer, "Bearer "))
-		if !strings.HasPrefix(bearer, "Bearer ") || !known {
-			if wait, ok := limiter.Fail(auth.ClientAddress(r), time.Now()); !ok {
-				// Guessing keys gets slow: the right key still works at once.
-				rec.Header().Set("Content-Type", "application/json")
-				rec.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds()+0.999)))
-				rec.WriteHeader(http.StatusTooManyRequests)
-				_, _ = rec.Write([]byte(`{"error":"too many failed attempts","message":"too many requests with a wrong key from this address; wait for Retry-After"}`))
-				return
-			}
+		id, refused := gate.Check(r)
+		if refused != nil {
 			rec.Header().Set("Content-Type", "application/json")
-			rec.Header().Set("WWW-Authenticate", "Bearer")
-			rec.WriteHeader(http.StatusUnauthorized)
-			msg := `{"error":"unauthorized","message":"send Authorization: Bearer <key> (weft mcp generate-key, or WEFT_MCP_KEY)"}`
-			if strings.HasPrefix(bearer, "Bearer ") && strings.TrimSpace(strings.TrimPrefix(bearer, "Bearer ")) != "" {
-				// a key was sent: it is wrong, or it was revoked (the key file no longer has it)
-				msg = `{"error":"unauthorized","message":"the key sent is not one of this gateway's keys: it was revoked or mistyped; ask the operator for a current key (weft mcp list-keys lists them, weft mcp generate-key makes one)"}`
+			if refused.Status == http.StatusTooManyRequests {
+				rec.Header().Set("Retry-After", strconv.Itoa(refused.RetryAfterSeconds()))
+			} else {
+				rec.Header().Set("WWW-Authenticate", "Bearer")
 			}
-			_, _ = rec.Write([]byte(msg))
+			rec.WriteHeader(refused.Status)
+			b, _ := json.Marshal(map[string]string{"error": refused.Code, "message": refused.Message})
+			_, _ = rec.Write(b)
 			return
 		}
 		if r.ContentLength > MaxBodyBytes {
