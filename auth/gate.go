@@ -51,3 +51,7 @@ func (g *Gate) Check(r *http.Request) (Identity, *Refusal) {
 
 // RetryAfterSeconds is RetryAfter rounded up to whole seconds, for the Retry-After header.
 func (r *Refusal) RetryAfterSeconds() int { return int(r.RetryAfter.Seconds() + 0.999) }
+
+// MaxBodyBytes limits one request body on the servers a Gate guards (/mcp, /v1): a larger one is
+// refused with 413 before it is read.
+const MaxBodyBytes = 4 << 20

@@ -18,8 +18,8 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 )
 
-// MaxBodyBytes limits one HTTP request body.
-const MaxBodyBytes = 4 << 20
+// MaxBodyBytes limits one HTTP request body (auth.MaxBodyBytes: /v1 has the same).
+const MaxBodyBytes = auth.MaxBodyBytes
 
 // Health is the body of GET /health.
 type Health struct {

@@ -12,7 +12,7 @@
 //	4 the interpreter (workflows)
 //	5 the client, the worker, features built on them (internal/vaipkg, eval/report), the fixture
 //	  runner (fixtures) and the test kit's Temporal fake
-//	6 the surfaces: console, mcp; and the eval engine (eval), which runs cases through the client
+//	6 the surfaces: console, mcp, httpapi; and the eval engine (eval), which runs cases through the client
 //	7 the CLI (starter) and the Go API (the module's root)
 //	8 operations harnesses (internal/ops)
 //	9 programs and whole-stack tests: cmd, examples, integration
@@ -20,7 +20,7 @@
 // Three rules sit beside the floors: internal/testkit is imported only by tests and by
 // internal/ops; activities never import go.temporal.io/sdk/workflow, and the clients under
 // activities/ and the leaf utilities link no Temporal at all; runwire, the client and the
-// surfaces over it (console, mcp) never link the interpreter (workflows) nor import
+// surfaces over it (console, mcp, httpapi) never link the interpreter (workflows) nor import
 // go.temporal.io/sdk/workflow, directly or through another package of the module.
 // A new package gets its floor in layers_test.go, or the test fails naming it.
 package layers

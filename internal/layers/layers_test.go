@@ -58,6 +58,7 @@ var floors = map[string]int{
 
 	"console": 6,
 	"mcp":     6,
+	"httpapi": 6,
 	"eval":    6,
 
 	"starter": 7,
@@ -238,7 +239,7 @@ func TestNoWorkflowSDKBelowTheInterpreter(t *testing.T) {
 
 // protocolOnly are the packages that talk to runs without running them: they need the wire
 // contract (runwire, proto), never the interpreter.
-var protocolOnly = []string{"runwire", "client", "console", "mcp"}
+var protocolOnly = []string{"runwire", "client", "console", "mcp", "httpapi"}
 
 // TestClientWithoutInterpreter: the client and the surfaces over it do not link the interpreter
 // (package workflows) nor import Temporal's workflow package, directly or through another package

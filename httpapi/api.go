@@ -1,0 +1,143 @@
+package httpapi
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/weftworks/weft/auth"
+	weftclient "github.com/weftworks/weft/client"
+)
+
+// Prefix is where the API is mounted.
+const Prefix = "/v1/"
+
+// Options configure the API.
+type Options struct {
+	// Gate authenticates requests: the same one /mcp uses (mcp.Gateway.HTTPHandlerWith).
+	Gate *auth.Gate
+	// Client is the Temporal client every operation goes through (mcp.Gateway.Client: dialled on
+	// first use).
+	Client func(context.Context) (*weftclient.Client, error)
+	// WorkflowsDir and NoBuiltins say which workflows may be started by name, as for /mcp.
+	WorkflowsDir string
+	NoBuiltins   bool
+	// Version is the gateway's, in the document's info.
+	Version string
+	// Log gets one line per request (method, route, status, duration, client, key): the audit
+	// of who did what, beside the runs' own records of who started, cancelled or decided.
+	Log *slog.Logger
+	// Heartbeat is how often an event stream with nothing to say sends a comment, so proxies
+	// keep it open (default 15 s).
+	Heartbeat time.Duration
+}
+
+// API serves /v1.
+type API struct {
+	o      Options
+	routes []route
+	mux    *http.ServeMux
+	doc    []byte
+}
+
+// New builds the API and its OpenAPI document.
+func New(o Options) (*API, error) {
+	if o.Gate == nil || o.Client == nil {
+		return nil, fmt.Errorf("httpapi: Options.Gate and Options.Client are required")
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	if o.Heartbeat <= 0 {
+		o.Heartbeat = 15 * time.Second
+	}
+	a := &API{o: o, routes: routes(), mux: http.NewServeMux()}
+	doc, err := Document(a.routes, o.Version)
+	if err != nil {
+		return nil, err
+	}
+	a.doc = doc
+	for _, rt := range a.routes {
+		a.mux.Handle(rt.Method+" "+rt.Path, a.handler(rt))
+	}
+	a.mux.HandleFunc(Prefix, func(w http.ResponseWriter, r *http.Request) {
+		writeProblem(w, kindNotFound.problem(fmt.Sprintf("no operation %s %s: the operations are listed in GET /v1/openapi.json", r.Method, r.URL.Path)))
+	})
+	return a, nil
+}
+
+// ServeHTTP serves the API's routes.
+func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) { a.mux.ServeHTTP(w, r) }
+
+// OpenAPI is the document GET /v1/openapi.json serves.
+func (a *API) OpenAPI() []byte { return a.doc }
+
+// handler authenticates, bounds the body, checks the role and serves rt, logging the request.
+func (a *API) handler(rt route) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		rec := &recorder{ResponseWriter: w, status: http.StatusOK}
+		c := &call{api: a, w: rec, r: r, ctx: r.Context()}
+		defer func() {
+			a.o.Log.Info("http request", "method", r.Method, "route", rt.Path, "path", r.URL.Path, "status", rec.status,
+				"duration", time.Since(start).Round(time.Microsecond), "client", r.RemoteAddr, "key", c.who.Name)
+		}()
+		if rt.Role != "" {
+			id, refused := a.o.Gate.Check(r)
+			if refused != nil {
+				if refused.Status == http.StatusTooManyRequests {
+					rec.Header().Set("Retry-After", strconv.Itoa(refused.RetryAfterSeconds()))
+					writeProblem(rec, kindTooMany.problem(refused.Message))
+					return
+				}
+				rec.Header().Set("WWW-Authenticate", "Bearer")
+				writeProblem(rec, kindUnauthorized.problem(refused.Message))
+				return
+			}
+			c.who, c.authed = id, true
+			c.ctx = auth.WithIdentity(c.ctx, id)
+			if !id.Has(rt.Role) {
+				a.o.Log.Warn("http request refused", "route", rt.Method+" "+rt.Path, "identity", id.Name, "roles", id.Roles, "needs", rt.Role)
+				writeProblem(rec, kindForbidden.problem(id.Refusal(rt.Method+" "+rt.Path, rt.Role)))
+				return
+			}
+		}
+		if r.ContentLength > auth.MaxBodyBytes {
+			writeProblem(rec, tooLarge()) // refused before reading a byte of it
+			return
+		}
+		r.Body = http.MaxBytesReader(rec, r.Body, auth.MaxBodyBytes)
+		c.r = r.WithContext(c.ctx)
+		if err := rt.serve(c); err != nil {
+			if rec.wrote {
+				return // a stream that ended with an error: its events said so
+			}
+			writeProblem(rec, problemOf(err))
+		}
+	})
+}
+
+type recorder struct {
+	http.ResponseWriter
+	status int
+	wrote  bool
+}
+
+func (r *recorder) WriteHeader(code int) {
+	r.status, r.wrote = code, true
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *recorder) Write(b []byte) (int, error) {
+	r.wrote = true
+	return r.ResponseWriter.Write(b)
+}
+
+func (r *recorder) Flush() {
+	if f, ok := r.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
