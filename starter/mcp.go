@@ -22,8 +22,21 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/weftworks/weft/activities"
+	"github.com/weftworks/weft/httpapi"
 	"github.com/weftworks/weft/mcp"
 )
+
+// GatewayHTTP is the gateway's HTTP handler: /mcp, /health and the HTTP API under /v1 (httpapi),
+// behind one host guard and one auth.Gate over keys, so both surfaces take the same keys, roles,
+// failure limit and body limit.
+func GatewayHTTP(g *mcp.Gateway, keys *auth.Keys, hosts []string, log *slog.Logger, workflowsDir string, noBuiltins bool, version string) (http.Handler, error) {
+	gate := auth.NewGate(keys)
+	api, err := httpapi.New(httpapi.Options{Gate: gate, Client: g.Client, WorkflowsDir: workflowsDir, NoBuiltins: noBuiltins, Version: version, Log: log})
+	if err != nil {
+		return nil, err
+	}
+	return g.HTTPHandlerWith(gate, hosts, log, mcp.Mount{Pattern: httpapi.Prefix, Handler: api}), nil
+}
 
 func newMCPCommand() *cobra.Command {
 	var conn connFlags
@@ -38,7 +51,8 @@ func newMCPCommand() *cobra.Command {
 		Long: "The gateway offers the knowledge tools (weft_query, weft_search, ...), tools to run and steer\n" +
 			"durable executions (weft_run_workflow, weft_execution, weft_review, ...) and exposed workflows\n" +
 			"as wf_<name>. stdio is the default; --transport http serves POST /mcp with bearer keys\n" +
-			"(weft mcp generate-key, or WEFT_MCP_KEY) and GET /health.",
+			"(weft mcp generate-key, or WEFT_MCP_KEY), the HTTP API for programs under /v1 with the same keys\n" +
+			"(docs/http.md; its OpenAPI document at GET /v1/openapi.json) and GET /health.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
@@ -77,12 +91,16 @@ func newMCPCommand() *cobra.Command {
 			}
 			hosts := append([]string{"127.0.0.1", "localhost", "::1", host}, allowedHosts...)
 			addr := net.JoinHostPort(host, strconv.Itoa(port))
-			srv := &http.Server{Addr: addr, Handler: g.HTTPHandler(keys, hosts, log), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+			handler, err := GatewayHTTP(g, keys, hosts, log, workflowsDir, noBuiltins, build.Version)
+			if err != nil {
+				return err
+			}
+			srv := &http.Server{Addr: addr, Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 			l, err := net.Listen("tcp", addr)
 			if err != nil {
 				return fmt.Errorf("listening on %s: %w", addr, err)
 			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "weft mcp: http://%s/mcp (health: http://%s/health)\n", l.Addr(), l.Addr())
+			fmt.Fprintf(cmd.ErrOrStderr(), "weft mcp: http://%s/mcp, HTTP API http://%s/v1/ (its OpenAPI document: /v1/openapi.json; health: /health)\n", l.Addr(), l.Addr())
 			errc := make(chan error, 1)
 			go func() { errc <- srv.Serve(l) }()
 			select {

@@ -1,0 +1,353 @@
+package integration
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"google.golang.org/protobuf/encoding/protojson"
+
+	"github.com/weftworks/weft/auth"
+	weftclient "github.com/weftworks/weft/client"
+	"github.com/weftworks/weft/mcp"
+	"github.com/weftworks/weft/starter"
+)
+
+// httpReviewFlow waits for a review, then says what was approved.
+const httpReviewFlow = `{"name":"http-approve","inputs":{"topic":{"type":"string","default":"retries"}},"steps":[
+  {"id":"approve","tool":"review","inputs":{"title":"Publish?","data":{"topic":"{{ inputs.topic }}"}}},
+  {"id":"done","tool":"template","inputs":{"text":"approved {{ approve.output.data.topic }}"}}],
+  "output":"{{ done.output.text }}"}`
+
+// httpStack is the gateway's HTTP handler (/mcp and /v1, starter.GatewayHTTP) on the embedded
+// stack, with keys: ana (runner, reviewer), bob (runner), rita (reader).
+type httpStack struct {
+	t    *testing.T
+	url  string
+	keys map[string]string
+	wc   *weftclient.Client
+}
+
+func newHTTPStack(t *testing.T, queue string) *httpStack {
+	t.Helper()
+	c := dial(t)
+	startWorker(t, c, queue, nil)
+	endLeftovers(t, c, queue)
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "http-approve.json"), []byte(httpReviewFlow), 0o644))
+	keyFile := filepath.Join(t.TempDir(), "keys.json")
+	s := &httpStack{t: t, keys: map[string]string{}, wc: weftclient.New(c, queue)}
+	for name, roles := range map[string][]string{"ana": {auth.RoleRunner, auth.RoleReviewer}, "bob": {auth.RoleRunner}, "rita": {auth.RoleReader}} {
+		key, _, err := auth.GenerateNamedKey(keyFile, name, roles)
+		require.NoError(t, err)
+		s.keys[name] = key
+	}
+	keys, err := auth.LoadKeys(keyFile)
+	require.NoError(t, err)
+	g := mcp.New(mcp.Options{Version: "test", Address: server.Address, Namespace: server.Namespace, TaskQueue: queue, WorkflowsDir: dir, NoBuiltins: true})
+	h, err := starter.GatewayHTTP(g, keys, []string{"127.0.0.1"}, slog.New(slog.NewTextHandler(io.Discard, nil)), dir, true, "test")
+	require.NoError(t, err)
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	s.url = srv.URL
+	return s
+}
+
+// do sends a request as who ("" : no key) and returns the status and the body.
+func (s *httpStack) do(who, method, path string, body any, header ...string) (int, http.Header, []byte) {
+	s.t.Helper()
+	var r io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		r = strings.NewReader(b)
+	case io.Reader:
+		r = b
+	default:
+		data, err := json.Marshal(b)
+		require.NoError(s.t, err)
+		r = strings.NewReader(string(data))
+	}
+	req, err := http.NewRequest(method, s.url+path, r)
+	require.NoError(s.t, err)
+	if who != "" {
+		req.Header.Set("Authorization", "Bearer "+s.keys[who])
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(s.t, err)
+	defer resp.Body.Close()
+	out, err := io.ReadAll(resp.Body)
+	require.NoError(s.t, err)
+	return resp.StatusCode, resp.Header, out
+}
+
+type problemBody struct {
+	Type   string `json:"type"`
+	Status int    `json:"status"`
+	Detail string `json:"detail"`
+	Errors []struct {
+		Pointer string `json:"pointer"`
+		Detail  string `json:"detail"`
+	} `json:"errors"`
+}
+
+func (s *httpStack) problem(status int, h http.Header, body []byte) problemBody {
+	s.t.Helper()
+	require.Equal(s.t, "application/problem+json", h.Get("Content-Type"), string(body))
+	var p problemBody
+	require.NoError(s.t, json.Unmarshal(body, &p), string(body))
+	require.Equal(s.t, status, p.Status)
+	return p
+}
+
+// sseEvent is one server-sent event.
+type sseEvent struct {
+	ID, Event string
+	Data      map[string]any
+}
+
+// follow reads GET /v1/runs/{id}/events as who until stop says so or the stream ends.
+func (s *httpStack) follow(ctx context.Context, who, id string, lastID string, stop func(sseEvent) bool) []sseEvent {
+	s.t.Helper()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.url+"/v1/runs/"+id+"/events", nil)
+	require.NoError(s.t, err)
+	req.Header.Set("Authorization", "Bearer "+s.keys[who])
+	if lastID != "" {
+		req.Header.Set("Last-Event-ID", lastID)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(s.t, err)
+	defer resp.Body.Close()
+	require.Equal(s.t, http.StatusOK, resp.StatusCode)
+	require.Equal(s.t, "text/event-stream", resp.Header.Get("Content-Type"))
+	var out []sseEvent
+	var cur sseEvent
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case line == "":
+			if cur.Event != "" {
+				out = append(out, cur)
+				if stop != nil && stop(cur) {
+					return out
+				}
+			}
+			cur = sseEvent{}
+		case strings.HasPrefix(line, "id: "):
+			cur.ID = strings.TrimPrefix(line, "id: ")
+		case strings.HasPrefix(line, "event: "):
+			cur.Event = strings.TrimPrefix(line, "event: ")
+		case strings.HasPrefix(line, "data: "):
+			require.NoError(s.t, json.Unmarshal([]byte(strings.TrimPrefix(line, "data: ")), &cur.Data))
+		}
+	}
+	return out
+}
+
+// TestHTTPAPIRunAndReview: a program drives a run through /v1 as docs/http.md says: it starts a
+// run of the operator's review workflow by name with an id (the same request again is the same
+// run, 200 instead of 201), follows its events as server-sent events (each id its sequence
+// number; a reconnect with Last-Event-ID goes on after it, with nothing repeated), finds the
+// review in GET /v1/reviews with its digest, is refused on a stale digest (409), decides it, and
+// reads the run: GET /v1/runs/{id} is weftclient's Execution serialized, its state what MCP's
+// weft_execution answers for the same run. The listing is newest first and pages.
+func TestHTTPAPIRunAndReview(t *testing.T) {
+	s := newHTTPStack(t, "httpapi-run")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	start := map[string]any{"workflow": "http-approve", "inputs": map[string]any{"topic": "limits"}, "id": "http-run-1"}
+	status, _, body := s.do("ana", http.MethodPost, "/v1/runs", start)
+	require.Equal(t, http.StatusCreated, status, string(body))
+	require.JSONEq(t, `{"id":"http-run-1","workflow":"http-approve","created":true}`, string(body))
+	status, _, body = s.do("ana", http.MethodPost, "/v1/runs", start)
+	require.Equal(t, http.StatusOK, status, string(body))
+	require.JSONEq(t, `{"id":"http-run-1","workflow":"http-approve","created":false}`, string(body), "the same id twice is one run")
+
+	// follow until the review is requested
+	seen := s.follow(ctx, "ana", "http-run-1", "", func(e sseEvent) bool { return e.Event == "review_requested" })
+	require.Equal(t, "run_started", seen[0].Event)
+	for i, e := range seen {
+		require.Equal(t, fmt.Sprint(i+1), e.ID, "ids are the sequence numbers, in order")
+		require.Equal(t, e.Event, e.Data["event"])
+	}
+	last := seen[len(seen)-1]
+
+	// the review, as the reviewer may decide it
+	status, _, body = s.do("ana", http.MethodGet, "/v1/reviews", nil)
+	require.Equal(t, http.StatusOK, status, string(body))
+	var reviews struct {
+		Reviews []struct {
+			In     struct{ ID string }
+			Review struct{ ID, Digest, Step string }
+		}
+	}
+	require.NoError(t, json.Unmarshal(body, &reviews))
+	require.Len(t, reviews.Reviews, 1, string(body))
+	rv := reviews.Reviews[0]
+	require.Equal(t, "http-run-1", rv.In.ID)
+	require.NotEmpty(t, rv.Review.Digest)
+
+	status, h, body := s.do("ana", http.MethodPost, "/v1/runs/http-run-1/reviews", map[string]any{"review": rv.Review.ID, "decision": "approve", "digest": "stale"})
+	p := s.problem(http.StatusConflict, h, body)
+	require.Contains(t, p.Detail, "changed since it was shown")
+
+	// resume the stream where it stopped, then decide: the rest arrives, nothing twice
+	rest := make(chan []sseEvent, 1)
+	go func() { rest <- s.follow(ctx, "ana", "http-run-1", last.ID, nil) }()
+	status, _, body = s.do("ana", http.MethodPost, "/v1/runs/http-run-1/reviews", map[string]any{"review": rv.Review.ID, "decision": "approve", "digest": rv.Review.Digest, "comment": "fine"})
+	require.Equal(t, http.StatusOK, status, string(body))
+	require.Contains(t, string(body), `"reviewer":"ana"`)
+	after := <-rest
+	require.NotEmpty(t, after)
+	require.Equal(t, fmt.Sprint(len(seen)+1), after[0].ID, "the stream goes on after Last-Event-ID")
+	require.Equal(t, "run_completed", after[len(after)-1].Event)
+
+	// the run as every surface shows it
+	status, _, body = s.do("ana", http.MethodGet, "/v1/runs/http-run-1", nil)
+	require.Equal(t, http.StatusOK, status, string(body))
+	e, err := s.wc.Execution(ctx, "http-run-1")
+	require.NoError(t, err)
+	var got map[string]any
+	require.NoError(t, json.Unmarshal(body, &got))
+	state := got["state"]
+	delete(got, "state")
+	want, err := json.Marshal(e)
+	require.NoError(t, err)
+	gotTop, _ := json.Marshal(got)
+	require.JSONEq(t, string(want), string(gotTop), "GET /v1/runs/{id} is weftclient.Execution")
+	wantState, err := protojson.Marshal(e.State)
+	require.NoError(t, err)
+	gotState, _ := json.Marshal(state)
+	require.JSONEq(t, string(wantState), string(gotState))
+	mcpState, _, isErr := newMCPSession(t, s.url+"/mcp", s.keys["ana"], "http-test").call("weft_execution", map[string]any{"id": "http-run-1"})
+	require.False(t, isErr)
+	mcpJSON, _ := json.Marshal(mcpState)
+	require.JSONEq(t, string(mcpJSON), string(gotState), "the state is what MCP's weft_execution answers")
+	require.Equal(t, "completed", got["status"])
+	require.Equal(t, "approved limits", state.(map[string]any)["output"])
+
+	// the listing: newest first, a page at a time
+	status, _, body = s.do("ana", http.MethodPost, "/v1/runs", map[string]any{"workflow": "http-approve", "id": "http-run-2"})
+	require.Equal(t, http.StatusCreated, status, string(body))
+	status, _, body = s.do("ana", http.MethodGet, "/v1/runs?limit=1&workflow=http-approve", nil)
+	require.Equal(t, http.StatusOK, status, string(body))
+	var page struct {
+		Runs []struct{ ID string }
+		Next string
+	}
+	require.NoError(t, json.Unmarshal(body, &page))
+	require.Len(t, page.Runs, 1)
+	require.Equal(t, "http-run-2", page.Runs[0].ID)
+	require.NotEmpty(t, page.Next)
+	status, _, body = s.do("ana", http.MethodGet, "/v1/runs?limit=1&workflow=http-approve&cursor="+page.Next, nil)
+	require.Equal(t, http.StatusOK, status, string(body))
+	require.NoError(t, json.Unmarshal(body, &page))
+	require.Len(t, page.Runs, 1)
+	require.Equal(t, "http-run-1", page.Runs[0].ID)
+	status, _, body = s.do("ana", http.MethodPost, "/v1/runs/http-run-2/cancel", nil)
+	require.Equal(t, http.StatusOK, status, string(body))
+}
+
+// TestHTTPAPIHostile: every operation refuses what it must: no key (401), a role that may not
+// (403 naming the role), another key's run (403 and none of its data, in reads, listings,
+// events, acts and decisions), a huge body (413), bad input (400 naming the field), an unknown
+// run (404), a definition that names a command (the trust model's rule for a client's own).
+func TestHTTPAPIHostile(t *testing.T) {
+	s := newHTTPStack(t, "httpapi-hostile")
+	status, _, body := s.do("ana", http.MethodPost, "/v1/runs", map[string]any{"workflow": "http-approve", "id": "http-ana-1", "inputs": map[string]any{"topic": "secret-topic"}})
+	require.Equal(t, http.StatusCreated, status, string(body))
+	require.Eventually(t, func() bool {
+		st, err := s.wc.State(context.Background(), "http-ana-1")
+		return err == nil && len(st.PendingReviews) == 1
+	}, time.Minute, 20*time.Millisecond)
+	digest := func() string {
+		st, err := s.wc.State(context.Background(), "http-ana-1")
+		require.NoError(t, err)
+		return st.PendingReviews[0].Digest
+	}()
+	decide := map[string]any{"decision": "approve", "digest": digest}
+	huge := `{"workflow":"http-approve","inputs":{"x":"` + strings.Repeat("a", auth.MaxBodyBytes) + `"}}`
+	for _, c := range []struct {
+		name, who, method, path string
+		body                    any
+		status                  int
+		want, pointer           string
+	}{
+		{"no key", "", http.MethodGet, "/v1/runs", nil, 401, "send Authorization: Bearer", ""},
+		{"no key start", "", http.MethodPost, "/v1/runs", map[string]any{"workflow": "http-approve"}, 401, "send Authorization: Bearer", ""},
+		{"reader starts", "rita", http.MethodPost, "/v1/runs", map[string]any{"workflow": "http-approve"}, 403, `needs the role "runner"`, ""},
+		{"runner decides", "bob", http.MethodPost, "/v1/runs/http-ana-1/reviews", decide, 403, `needs the role "reviewer"`, ""},
+		{"runner lists reviews", "bob", http.MethodGet, "/v1/reviews", nil, 403, `needs the role "reviewer"`, ""},
+		{"another's run", "bob", http.MethodGet, "/v1/runs/http-ana-1", nil, 403, "was started by ana", ""},
+		{"another's events", "bob", http.MethodGet, "/v1/runs/http-ana-1/events", nil, 403, "was started by ana", ""},
+		{"another's cancel", "bob", http.MethodPost, "/v1/runs/http-ana-1/cancel", nil, 403, "started by ana", ""},
+		{"another's retry", "bob", http.MethodPost, "/v1/runs/http-ana-1/retry", nil, 403, "started by ana", ""},
+		{"another's fork", "bob", http.MethodPost, "/v1/runs/http-ana-1/fork", map[string]any{"step": "approve"}, 403, "started by ana", ""},
+		{"another's id", "bob", http.MethodPost, "/v1/runs", map[string]any{"workflow": "http-approve", "id": "http-ana-1"}, 403, "was started by ana", ""},
+		{"huge body", "ana", http.MethodPost, "/v1/runs", huge, 413, "at most 4 MB", ""},
+		{"neither name nor definition", "ana", http.MethodPost, "/v1/runs", map[string]any{}, 400, "send workflow", "/workflow"},
+		{"unknown field", "ana", http.MethodPost, "/v1/runs", map[string]any{"workflow": "http-approve", "inptus": map[string]any{}}, 400, "unknown field", "/inptus"},
+		{"wrong type", "ana", http.MethodPost, "/v1/runs", `{"workflow": 3}`, 400, "a string", "/workflow"},
+		{"not json", "ana", http.MethodPost, "/v1/runs", `{"workflow":`, 400, "send a JSON object", ""},
+		{"bad id", "ana", http.MethodPost, "/v1/runs", map[string]any{"workflow": "http-approve", "id": "../x"}, 400, "letters, digits", "/id"},
+		{"bad input", "ana", http.MethodPost, "/v1/runs", map[string]any{"workflow": "http-approve", "inputs": map[string]any{"nope": 1}}, 400, "nope", "/inputs"},
+		{"unknown workflow", "ana", http.MethodPost, "/v1/runs", map[string]any{"workflow": "nope"}, 404, "no workflow", "/workflow"},
+		{"client definition with a command", "ana", http.MethodPost, "/v1/runs", map[string]any{"definition": map[string]any{"name": "x",
+			"mcpServers": map[string]any{"evil": map[string]any{"command": "sh"}}, "steps": []any{map[string]any{"id": "a", "tool": "template", "inputs": map[string]any{"text": "hi"}}}}}, 0, "", ""},
+		{"bad limit", "ana", http.MethodGet, "/v1/runs?limit=5000", nil, 400, "send 1 to 100", "?limit"},
+		{"bad status", "ana", http.MethodGet, "/v1/runs?status=happy", nil, 400, "use one of", "?status"},
+		{"bad cursor", "ana", http.MethodGet, "/v1/runs?cursor=zzz", nil, 400, "cursor", "?cursor"},
+		{"decision without digest", "ana", http.MethodPost, "/v1/runs/http-ana-1/reviews", map[string]any{"decision": "approve"}, 400, "missing fields", "/digest"},
+		{"unknown run", "ana", http.MethodGet, "/v1/runs/no-such-run", nil, 404, "no run", ""},
+		{"unknown run's events", "ana", http.MethodGet, "/v1/runs/no-such-run/events", nil, 404, "no run", ""},
+		{"unknown operation", "ana", http.MethodGet, "/v1/nothing", nil, 404, "openapi.json", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			status, h, body := s.do(c.who, c.method, c.path, c.body)
+			require.NotContains(t, string(body), "secret-topic", "never another's data")
+			if c.status == 0 { // a definition with a command: refused, whatever the status says
+				require.GreaterOrEqual(t, status, 400, string(body))
+				s.problem(status, h, body)
+				return
+			}
+			p := s.problem(c.status, h, body)
+			require.Contains(t, p.Detail, c.want)
+			if c.pointer != "" {
+				require.NotEmpty(t, p.Errors, string(body))
+				require.Equal(t, c.pointer, p.Errors[0].Pointer, string(body))
+			}
+		})
+	}
+	// bob's listing does not show ana's run; the review is not among what bob... may not list
+	status, _, body = s.do("bob", http.MethodGet, "/v1/runs", nil)
+	require.Equal(t, http.StatusOK, status)
+	require.NotContains(t, string(body), "http-ana-1")
+	// the document needs no key
+	status, h, body := s.do("", http.MethodGet, "/v1/openapi.json", nil)
+	require.Equal(t, http.StatusOK, status)
+	require.Equal(t, "application/json", h.Get("Content-Type"))
+	require.Contains(t, string(body), `"openapi": "3.1.0"`)
+	// a wrong host is refused before anything
+	req, _ := http.NewRequest(http.MethodGet, s.url+"/v1/openapi.json", nil)
+	req.Host = "evil.example"
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusForbidden, resp.StatusCode)
+}
