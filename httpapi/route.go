@@ -184,8 +184,8 @@ func decodeBody(body io.Reader, in any) error {
 		case errors.As(err, &te):
 			p := "/" + strings.ReplaceAll(te.Field, ".", "/")
 			return invalid(p, fmt.Sprintf("%s: a JSON %s was sent where %s is expected", p, te.Value, jsonKind(te.Type)))
-		case errors.As(err, &se):
-			return invalid("", fmt.Sprintf("the body is not JSON (at byte %d: %v): send a JSON object", se.Offset, se))
+		case errors.As(err, &se), errors.Is(err, io.ErrUnexpectedEOF):
+			return invalid("", fmt.Sprintf("the body is not JSON (%v): send a JSON object", err))
 		case strings.HasPrefix(err.Error(), "json: unknown field "):
 			name, _ := strconv.Unquote(strings.TrimPrefix(err.Error(), "json: unknown field "))
 			return invalid("/"+name, fmt.Sprintf("unknown field %q: the operation's fields are in GET /v1/openapi.json", name))
@@ -221,9 +221,12 @@ func jsonKind(t reflect.Type) string {
 func writeJSON(w http.ResponseWriter, status int, v any) error {
 	var b []byte
 	var err error
-	if m, ok := v.(proto.Message); ok {
+	switch m := v.(type) {
+	case proto.Message:
 		b, err = protojson.Marshal(m)
-	} else {
+	case json.RawMessage:
+		b = m
+	default:
 		b, err = json.Marshal(v)
 	}
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"google.golang.org/protobuf/encoding/protojson"
 
@@ -130,11 +131,17 @@ func startRun(c *call, in StartRunIn) (StartRunOut, error) {
 		}
 	}
 	if err != nil {
-		if weftclient.IsInvalid(err) {
-			var nf *weftclient.NotFoundError
-			if !errors.As(err, &nf) {
-				return StartRunOut{}, invalid("/inputs", err.Error())
+		var ie *weftclient.InvalidError
+		if errors.As(err, &ie) {
+			// the inputs (dsl.ResolveInputs: "input ..."), or what a client's definition may not say
+			pointer := ""
+			switch {
+			case strings.Contains(err.Error(), "input"):
+				pointer = "/inputs"
+			case in.Definition != nil:
+				pointer = "/definition"
 			}
+			return StartRunOut{}, invalid(pointer, err.Error())
 		}
 		return StartRunOut{}, err
 	}

@@ -309,7 +309,7 @@ func TestHTTPAPIHostile(t *testing.T) {
 		{"bad input", "ana", http.MethodPost, "/v1/runs", map[string]any{"workflow": "http-approve", "inputs": map[string]any{"nope": 1}}, 400, "nope", "/inputs"},
 		{"unknown workflow", "ana", http.MethodPost, "/v1/runs", map[string]any{"workflow": "nope"}, 404, "no workflow", "/workflow"},
 		{"client definition with a command", "ana", http.MethodPost, "/v1/runs", map[string]any{"definition": map[string]any{"name": "x",
-			"mcpServers": map[string]any{"evil": map[string]any{"command": "sh"}}, "steps": []any{map[string]any{"id": "a", "tool": "template", "inputs": map[string]any{"text": "hi"}}}}}, 0, "", ""},
+			"mcpServers": map[string]any{"evil": map[string]any{"command": "sh"}}, "steps": []any{map[string]any{"id": "a", "tool": "template", "inputs": map[string]any{"text": "hi"}}}}}, 400, "declares a command", "/definition"},
 		{"bad limit", "ana", http.MethodGet, "/v1/runs?limit=5000", nil, 400, "send 1 to 100", "?limit"},
 		{"bad status", "ana", http.MethodGet, "/v1/runs?status=happy", nil, 400, "use one of", "?status"},
 		{"bad cursor", "ana", http.MethodGet, "/v1/runs?cursor=zzz", nil, 400, "cursor", "?cursor"},
@@ -321,11 +321,7 @@ func TestHTTPAPIHostile(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			status, h, body := s.do(c.who, c.method, c.path, c.body)
 			require.NotContains(t, string(body), "secret-topic", "never another's data")
-			if c.status == 0 { // a definition with a command: refused, whatever the status says
-				require.GreaterOrEqual(t, status, 400, string(body))
-				s.problem(status, h, body)
-				return
-			}
+			require.Equal(t, c.status, status, string(body))
 			p := s.problem(c.status, h, body)
 			require.Contains(t, p.Detail, c.want)
 			if c.pointer != "" {
@@ -342,7 +338,7 @@ func TestHTTPAPIHostile(t *testing.T) {
 	status, h, body := s.do("", http.MethodGet, "/v1/openapi.json", nil)
 	require.Equal(t, http.StatusOK, status)
 	require.Equal(t, "application/json", h.Get("Content-Type"))
-	require.Contains(t, string(body), `"openapi": "3.1.0"`)
+	require.Contains(t, string(body), `"openapi": "3.1.0"`, "the document as generated")
 	// a wrong host is refused before anything
 	req, _ := http.NewRequest(http.MethodGet, s.url+"/v1/openapi.json", nil)
 	req.Host = "evil.example"
