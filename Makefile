@@ -10,7 +10,7 @@ BENCHTIME ?= 1s
 TEMPORAL_CLI := bin/temporal
 MCP_CLIENT   := scripts/mcp-smoke/node_modules/.package-lock.json
 
-.PHONY: help build release test run bench fuzz lint fmt clean proto workflowcheck mcp-smoke mcp-conformance mcp-client agui-client temporal soak cluster scaleout flakes
+.PHONY: help build release test run bench fuzz lint fmt clean proto workflowcheck mcp-smoke mcp-conformance mcp-client agui-client http-client temporal soak cluster scaleout flakes
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
@@ -90,16 +90,19 @@ $(TESTTIMES): scripts/testtimes/main.go
 
 test: lint $(TEMPORAL_CLI) $(TESTTIMES) ## the test suite CI runs (the integration tests drive the temporal CLI too)
 	$(GO) test -json -race -count=1 -timeout $(RACE_TIMEOUT) $(RACE_PKGS) | $(TESTTIMES) -report bin/test-times-race.txt
-	$(MAKE) agui-client mcp-client
+	$(MAKE) agui-client mcp-client http-client
 	$(GO) test -json -count=1 -timeout $(SERVER_TIMEOUT) $(SERVER_PKGS) | $(TESTTIMES) -report bin/test-times-server.txt
 	$(MAKE) mcp-smoke
 	$(MAKE) mcp-conformance
 
-flakes: $(TEMPORAL_CLI) agui-client mcp-client ## the browser and integration tests ROUNDS times (3) beside busy loops on every CPU, counting failures per test (RUN=pattern narrows it)
+flakes: $(TEMPORAL_CLI) agui-client mcp-client http-client ## the browser and integration tests ROUNDS times (3) beside busy loops on every CPU, counting failures per test (RUN=pattern narrows it)
 	bash scripts/flakes.sh
 
 agui-client: ## install the public AG-UI client (npm, pinned) that TestAGUIClientAcceptsARealRun drives
 	npm ci --prefix scripts/agui-client --no-audit --no-fund --loglevel=error
+
+http-client: ## install the HTTP API's TypeScript client and linter (npm, pinned in scripts/http-client) that TestHTTPTypeScriptClient and TestOpenAPILint drive
+	npm ci --prefix scripts/http-client --no-audit --no-fund --loglevel=error
 
 mcp-client: $(MCP_CLIENT) ## install the TypeScript MCP SDK (npm, pinned in scripts/mcp-smoke) that TestMCPTypeScriptClient and mcp-smoke drive
 
