@@ -33,13 +33,13 @@ const httpReviewFlow = `{"name":"http-approve","inputs":{"topic":{"type":"string
 // httpStack is the gateway's HTTP handler (/mcp and /v1, starter.GatewayHTTP) on the embedded
 // stack, with keys: ana (runner, reviewer), bob (runner), rita (reader).
 type httpStack struct {
-	t    *testing.T
+	t    testing.TB
 	url  string
 	keys map[string]string
 	wc   *weftclient.Client
 }
 
-func newHTTPStack(t *testing.T, queue string) *httpStack {
+func newHTTPStack(t testing.TB, queue string) *httpStack {
 	t.Helper()
 	c := dial(t)
 	startWorker(t, c, queue, nil)
