@@ -30,6 +30,8 @@ type Options struct {
 	// Log gets one line per request (method, route, status, duration, client, key): the audit
 	// of who did what, beside the runs' own records of who started, cancelled or decided.
 	Log *slog.Logger
+	// Hooks are the inbound triggers (POST /v1/hooks/{name}) by name; each needs a Secret.
+	Hooks map[string]Hook
 	// Heartbeat is how often an event stream with nothing to say sends a comment, so proxies
 	// keep it open (default 15 s).
 	Heartbeat time.Duration
@@ -47,6 +49,11 @@ type API struct {
 func New(o Options) (*API, error) {
 	if o.Gate == nil || o.Client == nil {
 		return nil, fmt.Errorf("httpapi: Options.Gate and Options.Client are required")
+	}
+	for name, h := range o.Hooks {
+		if h.Secret == "" || h.Workflow == "" {
+			return nil, fmt.Errorf("hook %q: it needs a workflow and a secret (WEFT_HOOK_SECRET)", name)
+		}
 	}
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)

@@ -179,6 +179,7 @@ func Document(rs []route, version string) ([]byte, error) {
 		"tags": []any{
 			map[string]any{"name": "runs", "description": "Runs: start, list, read, follow, cancel, retry, fork"},
 			map[string]any{"name": "reviews", "description": "Review gates waiting for a decision"},
+			map[string]any{"name": "hooks", "description": "Inbound triggers: signed requests that start the operator's workflows"},
 			map[string]any{"name": "meta", "description": "This document"},
 		},
 		"paths": paths,
@@ -229,7 +230,13 @@ func (s *schemas) operation(rt route) (map[string]any, error) {
 	if params != nil {
 		o["parameters"] = params
 	}
-	if body {
+	if rt.RawBody {
+		body = true
+		o["requestBody"] = map[string]any{"required": false, "content": map[string]any{"application/json": map[string]any{"schema": map[string]any{"type": "object", "description": "the workflow's inputs"}}}}
+		params = append(params, map[string]any{"name": "X-Weft-Timestamp", "in": "header", "required": true, "schema": map[string]any{"type": "string"}, "description": "when the request was signed, in Unix seconds"},
+			map[string]any{"name": "X-Weft-Signature", "in": "header", "required": true, "schema": map[string]any{"type": "string"}, "description": "sha256= and the hex HMAC-SHA256 of the timestamp, \".\" and the body"})
+		o["parameters"] = params
+	} else if body {
 		ref, err := s.add(rt.In.Name(), rt.In, true)
 		if err != nil {
 			return nil, err
@@ -273,7 +280,7 @@ func (s *schemas) operation(rt route) (map[string]any, error) {
 		errs = append(errs, http.StatusRequestEntityTooLarge)
 	}
 	sort.Ints(errs)
-	if rt.Role == "" {
+	if rt.Role == "" && !rt.RawBody {
 		responses["403"] = map[string]any{"description": "the Host header names a host the gateway does not serve (weft mcp --allowed-host adds one)"}
 	}
 	for _, code := range errs {

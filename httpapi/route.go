@@ -39,7 +39,10 @@ type route struct {
 	Status int
 	// Errors are the error statuses the route answers besides 401, 403, 413 and 503.
 	Errors []int
-	serve  func(c *call) error
+	// RawBody: the handler reads the body itself (a signed hook's); the document says it is a
+	// JSON object.
+	RawBody bool
+	serve   func(c *call) error
 }
 
 // call is one request being served.

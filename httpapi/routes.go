@@ -52,10 +52,21 @@ func routes() []route {
 		op(http.MethodGet, "/v1/reviews", auth.RoleReviewer, "listReviews", "reviews", "List the reviews the caller may decide",
 			"The review gates waiting for a decision that the caller may decide, the longest waiting first, each with the digest to send with the decision.",
 			[]int{http.StatusBadRequest}, listReviews),
+		hook(),
 		op(http.MethodPost, "/v1/runs/{id}/reviews", auth.RoleReviewer, "decideReview", "reviews", "Decide a review",
 			"Decides one of the run's pending reviews (`review`, or `step` when that step has one, or neither when the run has one). `digest` is the digest of the review as it was shown: a decision on data that changed since is refused (409).",
 			[]int{http.StatusBadRequest, nf, cf}, decideReview),
 	}
+}
+
+// hook is POST /v1/hooks/{name}: no key, the signature says who sent it; its body is the
+// workflow's inputs as they were signed.
+func hook() route {
+	rt := op(http.MethodPost, "/v1/hooks/{name}", "", "startHook", "hooks", "Start the workflow bound to a hook",
+		"Starts the workflow the operator bound to the hook's name, with the body (a JSON object) as its inputs, when the request is signed: X-Weft-Timestamp (Unix seconds, within 5 minutes of now) and X-Weft-Signature (sha256= and the hex HMAC-SHA256, keyed with the hook's secret, of the timestamp, \".\" and the body), as weft's own webhooks sign. The same signed request twice is refused (409). Needs no key.",
+		[]int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusNotFound, http.StatusConflict, http.StatusRequestEntityTooLarge, http.StatusServiceUnavailable}, startHook)
+	rt.Status, rt.RawBody = http.StatusCreated, true
+	return rt
 }
 
 // runIn names a run.

@@ -20,6 +20,8 @@ import (
 
 	"github.com/weftworks/weft/auth"
 	weftclient "github.com/weftworks/weft/client"
+	"github.com/weftworks/weft/httpapi"
+	"github.com/weftworks/weft/internal/webhook"
 	"github.com/weftworks/weft/mcp"
 	"github.com/weftworks/weft/starter"
 )
@@ -29,6 +31,9 @@ const httpReviewFlow = `{"name":"http-approve","inputs":{"topic":{"type":"string
   {"id":"approve","tool":"review","inputs":{"title":"Publish?","data":{"topic":"{{ inputs.topic }}"}}},
   {"id":"done","tool":"template","inputs":{"text":"approved {{ approve.output.data.topic }}"}}],
   "output":"{{ done.output.text }}"}`
+
+// httpHookSecret signs the requests of the stack's hook "approve" (http-approve).
+const httpHookSecret = "hook-secret-for-tests"
 
 // httpStack is the gateway's HTTP handler (/mcp and /v1, starter.GatewayHTTP) on the embedded
 // stack, with keys: ana (runner, reviewer), bob (runner), rita (reader).
@@ -56,7 +61,8 @@ func newHTTPStack(t testing.TB, queue string) *httpStack {
 	keys, err := auth.LoadKeys(keyFile)
 	require.NoError(t, err)
 	g := mcp.New(mcp.Options{Version: "test", Address: server.Address, Namespace: server.Namespace, TaskQueue: queue, WorkflowsDir: dir, NoBuiltins: true})
-	h, err := starter.GatewayHTTP(g, keys, []string{"127.0.0.1"}, slog.New(slog.NewTextHandler(io.Discard, nil)), dir, true, "test")
+	h, err := starter.GatewayHTTP(g, keys, []string{"127.0.0.1"}, httpapi.Options{WorkflowsDir: dir, NoBuiltins: true, Version: "test",
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Hooks: map[string]httpapi.Hook{"approve": {Workflow: "http-approve", Secret: httpHookSecret}}})
 	require.NoError(t, err)
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
@@ -346,4 +352,51 @@ func TestHTTPAPIHostile(t *testing.T) {
 	require.NoError(t, err)
 	resp.Body.Close()
 	require.Equal(t, http.StatusForbidden, resp.StatusCode)
+}
+
+// TestHTTPAPIHook: POST /v1/hooks/{name} starts the workflow the operator bound to the name, with
+// the body as its inputs, when the request is signed as weft's webhooks sign (webhook.Sign of
+// the timestamp and the body); the same signed request again is refused as a replay (409), as is
+// one signed too long ago, one with another secret or an altered body (401), and an unknown hook
+// (404). It needs no key: the signature is the credential.
+func TestHTTPAPIHook(t *testing.T) {
+	s := newHTTPStack(t, "httpapi-hook")
+	body := `{"topic":"hooks"}`
+	signed := func(secret, body string, at time.Time) []string {
+		ts := at.Unix()
+		return []string{webhook.TimestampHeader, fmt.Sprint(ts), webhook.SignatureHeader, webhook.Sign(secret, ts, []byte(body)), "Content-Type", "application/json"}
+	}
+	now := time.Now()
+	good := signed(httpHookSecret, body, now)
+	status, _, out := s.do("", http.MethodPost, "/v1/hooks/approve", body, good...)
+	require.Equal(t, http.StatusCreated, status, string(out))
+	var started struct{ ID, Workflow string }
+	require.NoError(t, json.Unmarshal(out, &started))
+	require.Equal(t, "http-approve", started.Workflow)
+	require.Eventually(t, func() bool {
+		st, err := s.wc.State(context.Background(), started.ID)
+		return err == nil && len(st.PendingReviews) == 1 && st.PendingReviews[0].Data.GetStructValue().AsMap()["topic"] == "hooks"
+	}, time.Minute, 20*time.Millisecond, "the body is the run's inputs")
+
+	for _, c := range []struct {
+		name, path, body string
+		header           []string
+		status           int
+		want             string
+	}{
+		{"replayed", "/v1/hooks/approve", body, good, http.StatusConflict, "replay"},
+		{"signed long ago", "/v1/hooks/approve", body, signed(httpHookSecret, body, now.Add(-time.Hour)), http.StatusUnauthorized, "tolerance"},
+		{"another secret", "/v1/hooks/approve", body, signed("guess", body, now), http.StatusUnauthorized, "does not match"},
+		{"altered body", "/v1/hooks/approve", `{"topic":"evil"}`, good, http.StatusUnauthorized, "does not match"},
+		{"unsigned", "/v1/hooks/approve", body, nil, http.StatusUnauthorized, "not a Unix time"},
+		{"unknown hook", "/v1/hooks/nope", body, signed(httpHookSecret, body, now), http.StatusNotFound, "no hook"},
+		{"not an object", "/v1/hooks/approve", `[1]`, signed(httpHookSecret, `[1]`, now), http.StatusBadRequest, "JSON object"},
+		{"huge", "/v1/hooks/approve", strings.Repeat(" ", auth.MaxBodyBytes+1), nil, http.StatusRequestEntityTooLarge, "at most 4 MB"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			status, h, out := s.do("", http.MethodPost, c.path, c.body, c.header...)
+			require.Equal(t, c.status, status, string(out))
+			require.Contains(t, s.problem(c.status, h, out).Detail, c.want)
+		})
+	}
 }

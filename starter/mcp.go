@@ -29,13 +29,38 @@ import (
 // GatewayHTTP is the gateway's HTTP handler: /mcp, /health and the HTTP API under /v1 (httpapi),
 // behind one host guard and one auth.Gate over keys, so both surfaces take the same keys, roles,
 // failure limit and body limit.
-func GatewayHTTP(g *mcp.Gateway, keys *auth.Keys, hosts []string, log *slog.Logger, workflowsDir string, noBuiltins bool, version string) (http.Handler, error) {
-	gate := auth.NewGate(keys)
-	api, err := httpapi.New(httpapi.Options{Gate: gate, Client: g.Client, WorkflowsDir: workflowsDir, NoBuiltins: noBuiltins, Version: version, Log: log})
+// o says what the API offers (WorkflowsDir, NoBuiltins, Hooks, Version, Log); its Gate and Client
+// are the gateway's.
+func GatewayHTTP(g *mcp.Gateway, keys *auth.Keys, hosts []string, o httpapi.Options) (http.Handler, error) {
+	o.Gate, o.Client = auth.NewGate(keys), g.Client
+	api, err := httpapi.New(o)
 	if err != nil {
 		return nil, err
 	}
-	return g.HTTPHandlerWith(gate, hosts, log, mcp.Mount{Pattern: httpapi.Prefix, Handler: api}), nil
+	log := o.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return g.HTTPHandlerWith(o.Gate, hosts, log, mcp.Mount{Pattern: httpapi.Prefix, Handler: api}), nil
+}
+
+// parseHooks reads --hook NAME=WORKFLOW bindings; their secret is WEFT_HOOK_SECRET.
+func parseHooks(flags []string, secret string) (map[string]httpapi.Hook, error) {
+	hooks := map[string]httpapi.Hook{}
+	for _, f := range flags {
+		name, wf, ok := strings.Cut(f, "=")
+		if !ok || name == "" || wf == "" {
+			return nil, fmt.Errorf("--hook %q: write NAME=WORKFLOW (the name requests post to, /v1/hooks/NAME, and the workflow it starts)", f)
+		}
+		if _, dup := hooks[name]; dup {
+			return nil, fmt.Errorf("--hook %q: the name %s is bound twice", f, name)
+		}
+		if secret == "" {
+			return nil, fmt.Errorf("--hook %q: set WEFT_HOOK_SECRET, the secret hook requests are signed with", f)
+		}
+		hooks[name] = httpapi.Hook{Workflow: wf, Secret: secret}
+	}
+	return hooks, nil
 }
 
 func newMCPCommand() *cobra.Command {
@@ -44,7 +69,7 @@ func newMCPCommand() *cobra.Command {
 	var port int
 	var noBuiltins bool
 	var wait time.Duration
-	var allowedHosts []string
+	var allowedHosts, hookFlags []string
 	cmd := &cobra.Command{
 		Use:   "mcp",
 		Short: "Serve weft to MCP clients (Claude Desktop, Cursor, Claude Code, VS Code) over stdio or HTTP",
@@ -91,7 +116,11 @@ func newMCPCommand() *cobra.Command {
 			}
 			hosts := append([]string{"127.0.0.1", "localhost", "::1", host}, allowedHosts...)
 			addr := net.JoinHostPort(host, strconv.Itoa(port))
-			handler, err := GatewayHTTP(g, keys, hosts, log, workflowsDir, noBuiltins, build.Version)
+			hooks, err := parseHooks(hookFlags, os.Getenv("WEFT_HOOK_SECRET"))
+			if err != nil {
+				return invalid(err)
+			}
+			handler, err := GatewayHTTP(g, keys, hosts, httpapi.Options{WorkflowsDir: workflowsDir, NoBuiltins: noBuiltins, Hooks: hooks, Version: build.Version, Log: log})
 			if err != nil {
 				return err
 			}
@@ -118,6 +147,7 @@ func newMCPCommand() *cobra.Command {
 	cmd.Flags().StringVar(&metricsAddr, "metrics", "", "serve Prometheus metrics on this address (/metrics)")
 	cmd.Flags().StringVar(&host, "host", "127.0.0.1", "HTTP address to bind (another host must be asked for explicitly)")
 	cmd.Flags().IntVar(&port, "port", 3100, "HTTP port")
+	cmd.Flags().StringArrayVar(&hookFlags, "hook", nil, "with --transport http: NAME=WORKFLOW starts WORKFLOW on POST /v1/hooks/NAME signed with WEFT_HOOK_SECRET, the body as its inputs (repeatable)")
 	cmd.Flags().StringArrayVar(&allowedHosts, "allowed-host", nil, "Host header values to accept besides localhost (DNS-rebinding protection)")
 	cmd.Flags().StringVar(&workflowsDir, "workflows-dir", "", "workflow files to offer (those with \"mcp\": {\"expose\": true} become wf_ tools)")
 	cmd.Flags().BoolVar(&noBuiltins, "no-builtins", false, "do not offer the built-in templates")
