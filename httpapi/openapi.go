@@ -137,7 +137,6 @@ func tidy(v any, request bool) {
 				d["type"] = kept
 			}
 		}
-		//workflowcheck:ignore the result does not depend on map order
 		for _, sub := range d {
 			tidy(sub, request)
 		}
@@ -315,12 +314,10 @@ func (s *schemas) prune(paths any) {
 					walk(s.comps[name])
 				}
 			}
-			//workflowcheck:ignore the result does not depend on map order
 			for _, sub := range d {
 				walk(sub)
 			}
 		case map[string]map[string]any:
-			//workflowcheck:ignore the result does not depend on map order
 			for _, sub := range d {
 				walk(sub)
 			}
@@ -331,7 +328,6 @@ func (s *schemas) prune(paths any) {
 		}
 	}
 	walk(paths)
-	//workflowcheck:ignore deleting while ranging is order-free
 	for name := range s.comps {
 		if !used[name] {
 			delete(s.comps, name)
