@@ -37,6 +37,9 @@ func routes() []route {
 		op(http.MethodGet, "/v1/runs/{id}", auth.RoleReader, "getRun", "runs", "Read a run",
 			"A run as every surface shows it (the CLI's `weft status --json` is its `state`, MCP's weft_execution too): its status, usage and, per step, status, attempts, output (or its reference), usage, tool calls, durations and errors.",
 			[]int{nf}, getRun),
+		op(http.MethodGet, "/v1/runs/{id}/steps/{step}/inputs", auth.RoleReader, "stepInputs", "runs", "Read a step's resolved inputs",
+			"The inputs the step's tool calls were made with, resolved (templates filled in), as the run's history recorded them: one per call (forEach items, agent iterations), the first `limit` of them.",
+			[]int{http.StatusBadRequest, nf}, stepInputs),
 		stream[runIn, events.Event]("/v1/runs/{id}/events", auth.RoleReader, "runEvents", "runs", "Follow a run's events",
 			"The run's events as server-sent events, in order, from the first (or after `since`, or after the Last-Event-ID a reconnecting client sends) until the run ends. Each event's `id` is its sequence number, its `event` its type, its `data` the event as JSON. Model text (llm_delta) has no id of its own.",
 			[]int{http.StatusBadRequest, nf}, runEvents),
@@ -267,6 +270,30 @@ func getRun(c *call, in runIn) (RunView, error) {
 		return RunView{}, err
 	}
 	return RunView{Execution: *e, State: e.State}, nil
+}
+
+// StepInputsIn names a step of a run.
+type StepInputsIn struct {
+	Run   string `path:"id" json:"-" jsonschema:"the run's id"`
+	Step  string `path:"step" json:"-" jsonschema:"the step's id"`
+	Limit int    `query:"limit" json:"-" jsonschema:"how many calls' inputs (default 20, at most 100)"`
+}
+
+func stepInputs(c *call, in StepInputsIn) (*weftclient.StepCalls, error) {
+	if in.Limit < 0 || in.Limit > MaxListLimit {
+		return nil, invalid("?limit", fmt.Sprintf("limit %d: send 1 to %d", in.Limit, MaxListLimit))
+	}
+	if in.Limit == 0 {
+		in.Limit = 20
+	}
+	wc, err := c.client()
+	if err != nil {
+		return nil, err
+	}
+	if err := wc.CheckRead(c.ctx, "run "+in.Run, in.Run, c.caller()); err != nil {
+		return nil, err
+	}
+	return wc.StepInputs(c.ctx, in.Run, in.Step, in.Limit)
 }
 
 // CancelIn cancels a run.

@@ -35,15 +35,16 @@ const httpFollowers = 50
 func BenchmarkHTTPAPIvsMCP(b *testing.B) {
 	s := newHTTPStack(b, "httpapi-bench")
 	ctx := context.Background()
-	status, _, body := s.do("ana", http.MethodPost, "/v1/runs", map[string]any{"workflow": "http-approve", "id": "bench-read"})
+	readID := fmt.Sprint("bench-read-", time.Now().UnixNano())
+	status, _, body := s.do("ana", http.MethodPost, "/v1/runs", map[string]any{"workflow": "http-approve", "id": readID})
 	require.Equal(b, http.StatusCreated, status, string(body))
 	require.Eventually(b, func() bool {
-		st, err := s.wc.State(ctx, "bench-read")
+		st, err := s.wc.State(ctx, readID)
 		return err == nil && len(st.PendingReviews) == 1
 	}, time.Minute, 20*time.Millisecond)
-	_, err := s.wc.Review(ctx, "bench-read", weftclientDecision("approve"))
+	_, err := s.wc.Review(ctx, readID, weftclientDecision("approve"))
 	require.NoError(b, err)
-	_, err = s.wc.Result(ctx, "bench-read")
+	_, err = s.wc.Result(ctx, readID)
 	require.NoError(b, err)
 
 	mcpSessions := func(n int, updated func(i int, uri string)) []*sdk.ClientSession {
@@ -94,7 +95,7 @@ func BenchmarkHTTPAPIvsMCP(b *testing.B) {
 	}
 	b.Run("read/v1-GET-run", func(b *testing.B) {
 		reads(b, func(int) {
-			status, _, body := s.do("ana", http.MethodGet, "/v1/runs/bench-read", nil)
+			status, _, body := s.do("ana", http.MethodGet, "/v1/runs/"+readID, nil)
 			if status != http.StatusOK {
 				b.Error(status, string(body))
 			}
@@ -103,7 +104,7 @@ func BenchmarkHTTPAPIvsMCP(b *testing.B) {
 	b.Run("read/mcp-weft_execution", func(b *testing.B) {
 		sessions := mcpSessions(httpFollowers, nil)
 		reads(b, func(i int) {
-			res, err := sessions[i].CallTool(ctx, &sdk.CallToolParams{Name: "weft_execution", Arguments: map[string]any{"id": "bench-read"}})
+			res, err := sessions[i].CallTool(ctx, &sdk.CallToolParams{Name: "weft_execution", Arguments: map[string]any{"id": readID}})
 			if err != nil || res.IsError {
 				b.Error(err, res)
 			}

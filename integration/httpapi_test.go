@@ -26,10 +26,12 @@ import (
 	"github.com/weftworks/weft/starter"
 )
 
-// httpReviewFlow waits for a review, then says what was approved.
+// httpReviewFlow waits for a review, then says what was approved (and chunks it: an activity,
+// whose resolved inputs the run's history records).
 const httpReviewFlow = `{"name":"http-approve","inputs":{"topic":{"type":"string","default":"retries"}},"steps":[
   {"id":"approve","tool":"review","inputs":{"title":"Publish?","data":{"topic":"{{ inputs.topic }}"}}},
-  {"id":"done","tool":"template","inputs":{"text":"approved {{ approve.output.data.topic }}"}}],
+  {"id":"done","tool":"template","inputs":{"text":"approved {{ approve.output.data.topic }}"}},
+  {"id":"split","tool":"chunk","inputs":{"text":"{{ done.output.text }}"}}],
   "output":"{{ done.output.text }}"}`
 
 // httpHookSecret signs the requests of the stack's hook "approve" (http-approve).
@@ -175,18 +177,20 @@ func (s *httpStack) follow(ctx context.Context, who, id string, lastID string, s
 // weft_execution answers for the same run. The listing is newest first and pages.
 func TestHTTPAPIRunAndReview(t *testing.T) {
 	s := newHTTPStack(t, "httpapi-run")
+	// ids of this test's runs (the server outlives a test: -count=N runs it again)
+	id1, id2 := fmt.Sprint("http-run-1-", time.Now().UnixNano()), fmt.Sprint("http-run-2-", time.Now().UnixNano())
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	start := map[string]any{"workflow": "http-approve", "inputs": map[string]any{"topic": "limits"}, "id": "http-run-1"}
+	start := map[string]any{"workflow": "http-approve", "inputs": map[string]any{"topic": "limits"}, "id": id1}
 	status, _, body := s.do("ana", http.MethodPost, "/v1/runs", start)
 	require.Equal(t, http.StatusCreated, status, string(body))
-	require.JSONEq(t, `{"id":"http-run-1","workflow":"http-approve","created":true}`, string(body))
+	require.JSONEq(t, `{"id":"`+id1+`","workflow":"http-approve","created":true}`, string(body))
 	status, _, body = s.do("ana", http.MethodPost, "/v1/runs", start)
 	require.Equal(t, http.StatusOK, status, string(body))
-	require.JSONEq(t, `{"id":"http-run-1","workflow":"http-approve","created":false}`, string(body), "the same id twice is one run")
+	require.JSONEq(t, `{"id":"`+id1+`","workflow":"http-approve","created":false}`, string(body), "the same id twice is one run")
 
 	// follow until the review is requested
-	seen := s.follow(ctx, "ana", "http-run-1", "", func(e sseEvent) bool { return e.Event == "review_requested" })
+	seen := s.follow(ctx, "ana", id1, "", func(e sseEvent) bool { return e.Event == "review_requested" })
 	require.Equal(t, "run_started", seen[0].Event)
 	for i, e := range seen {
 		require.Equal(t, fmt.Sprint(i+1), e.ID, "ids are the sequence numbers, in order")
@@ -206,17 +210,17 @@ func TestHTTPAPIRunAndReview(t *testing.T) {
 	require.NoError(t, json.Unmarshal(body, &reviews))
 	require.Len(t, reviews.Reviews, 1, string(body))
 	rv := reviews.Reviews[0]
-	require.Equal(t, "http-run-1", rv.In.ID)
+	require.Equal(t, id1, rv.In.ID)
 	require.NotEmpty(t, rv.Review.Digest)
 
-	status, h, body := s.do("ana", http.MethodPost, "/v1/runs/http-run-1/reviews", map[string]any{"review": rv.Review.ID, "decision": "approve", "digest": "stale"})
+	status, h, body := s.do("ana", http.MethodPost, "/v1/runs/"+id1+"/reviews", map[string]any{"review": rv.Review.ID, "decision": "approve", "digest": "stale"})
 	p := s.problem(http.StatusConflict, h, body)
 	require.Contains(t, p.Detail, "changed since it was shown")
 
 	// resume the stream where it stopped, then decide: the rest arrives, nothing twice
 	rest := make(chan []sseEvent, 1)
-	go func() { rest <- s.follow(ctx, "ana", "http-run-1", last.ID, nil) }()
-	status, _, body = s.do("ana", http.MethodPost, "/v1/runs/http-run-1/reviews", map[string]any{"review": rv.Review.ID, "decision": "approve", "digest": rv.Review.Digest, "comment": "fine"})
+	go func() { rest <- s.follow(ctx, "ana", id1, last.ID, nil) }()
+	status, _, body = s.do("ana", http.MethodPost, "/v1/runs/"+id1+"/reviews", map[string]any{"review": rv.Review.ID, "decision": "approve", "digest": rv.Review.Digest, "comment": "fine"})
 	require.Equal(t, http.StatusOK, status, string(body))
 	require.Contains(t, string(body), `"reviewer":"ana"`)
 	after := <-rest
@@ -225,9 +229,9 @@ func TestHTTPAPIRunAndReview(t *testing.T) {
 	require.Equal(t, "run_completed", after[len(after)-1].Event)
 
 	// the run as every surface shows it
-	status, _, body = s.do("ana", http.MethodGet, "/v1/runs/http-run-1", nil)
+	status, _, body = s.do("ana", http.MethodGet, "/v1/runs/"+id1, nil)
 	require.Equal(t, http.StatusOK, status, string(body))
-	e, err := s.wc.Execution(ctx, "http-run-1")
+	e, err := s.wc.Execution(ctx, id1)
 	require.NoError(t, err)
 	var got map[string]any
 	require.NoError(t, json.Unmarshal(body, &got))
@@ -241,32 +245,49 @@ func TestHTTPAPIRunAndReview(t *testing.T) {
 	require.NoError(t, err)
 	gotState, _ := json.Marshal(state)
 	require.JSONEq(t, string(wantState), string(gotState))
-	mcpState, _, isErr := newMCPSession(t, s.url+"/mcp", s.keys["ana"], "http-test").call("weft_execution", map[string]any{"id": "http-run-1"})
+	mcpState, _, isErr := newMCPSession(t, s.url+"/mcp", s.keys["ana"], "http-test").call("weft_execution", map[string]any{"id": id1})
 	require.False(t, isErr)
 	mcpJSON, _ := json.Marshal(mcpState)
 	require.JSONEq(t, string(mcpJSON), string(gotState), "the state is what MCP's weft_execution answers")
 	require.Equal(t, "completed", got["status"])
 	require.Equal(t, "approved limits", state.(map[string]any)["output"])
 
-	// the listing: newest first, a page at a time
-	status, _, body = s.do("ana", http.MethodPost, "/v1/runs", map[string]any{"workflow": "http-approve", "id": "http-run-2"})
-	require.Equal(t, http.StatusCreated, status, string(body))
-	status, _, body = s.do("ana", http.MethodGet, "/v1/runs?limit=1&workflow=http-approve", nil)
+	// a step's resolved inputs, as its activity was called; a step computed inside the
+	// workflow has none, and says why
+	status, _, body = s.do("ana", http.MethodGet, "/v1/runs/"+id1+"/steps/split/inputs", nil)
 	require.Equal(t, http.StatusOK, status, string(body))
+	var calls struct {
+		Total  int
+		Inputs []map[string]any
+	}
+	require.NoError(t, json.Unmarshal(body, &calls), string(body))
+	require.Equal(t, 1, calls.Total)
+	require.Equal(t, "approved limits", calls.Inputs[0]["text"], string(body))
+	status, _, body = s.do("ana", http.MethodGet, "/v1/runs/"+id1+"/steps/done/inputs", nil)
+	require.Equal(t, http.StatusOK, status, string(body))
+	require.Contains(t, string(body), "computed inside the workflow")
+
+	// the listing: newest first, a page at a time
+	status, _, body = s.do("ana", http.MethodPost, "/v1/runs", map[string]any{"workflow": "http-approve", "id": id2})
+	require.Equal(t, http.StatusCreated, status, string(body))
 	var page struct {
 		Runs []struct{ ID string }
 		Next string
 	}
-	require.NoError(t, json.Unmarshal(body, &page))
-	require.Len(t, page.Runs, 1)
-	require.Equal(t, "http-run-2", page.Runs[0].ID)
+	require.Eventually(t, func() bool { // visibility lists a new run within moments
+		status, _, body = s.do("ana", http.MethodGet, "/v1/runs?limit=1&workflow=http-approve", nil)
+		require.Equal(t, http.StatusOK, status, string(body))
+		page.Runs, page.Next = nil, ""
+		require.NoError(t, json.Unmarshal(body, &page))
+		return len(page.Runs) == 1 && page.Runs[0].ID == id2
+	}, 30*time.Second, 50*time.Millisecond, "the newest run first: %s", body)
 	require.NotEmpty(t, page.Next)
 	status, _, body = s.do("ana", http.MethodGet, "/v1/runs?limit=1&workflow=http-approve&cursor="+page.Next, nil)
 	require.Equal(t, http.StatusOK, status, string(body))
 	require.NoError(t, json.Unmarshal(body, &page))
 	require.Len(t, page.Runs, 1)
-	require.Equal(t, "http-run-1", page.Runs[0].ID)
-	status, _, body = s.do("ana", http.MethodPost, "/v1/runs/http-run-2/cancel", nil)
+	require.Equal(t, id1, page.Runs[0].ID)
+	status, _, body = s.do("ana", http.MethodPost, "/v1/runs/"+id2+"/cancel", nil)
 	require.Equal(t, http.StatusOK, status, string(body))
 }
 
@@ -276,14 +297,15 @@ func TestHTTPAPIRunAndReview(t *testing.T) {
 // run (404), a definition that names a command (the trust model's rule for a client's own).
 func TestHTTPAPIHostile(t *testing.T) {
 	s := newHTTPStack(t, "httpapi-hostile")
-	status, _, body := s.do("ana", http.MethodPost, "/v1/runs", map[string]any{"workflow": "http-approve", "id": "http-ana-1", "inputs": map[string]any{"topic": "secret-topic"}})
+	ana := fmt.Sprint("http-ana-", time.Now().UnixNano())
+	status, _, body := s.do("ana", http.MethodPost, "/v1/runs", map[string]any{"workflow": "http-approve", "id": ana, "inputs": map[string]any{"topic": "secret-topic"}})
 	require.Equal(t, http.StatusCreated, status, string(body))
 	require.Eventually(t, func() bool {
-		st, err := s.wc.State(context.Background(), "http-ana-1")
+		st, err := s.wc.State(context.Background(), ana)
 		return err == nil && len(st.PendingReviews) == 1
 	}, time.Minute, 20*time.Millisecond)
 	digest := func() string {
-		st, err := s.wc.State(context.Background(), "http-ana-1")
+		st, err := s.wc.State(context.Background(), ana)
 		require.NoError(t, err)
 		return st.PendingReviews[0].Digest
 	}()
@@ -298,14 +320,15 @@ func TestHTTPAPIHostile(t *testing.T) {
 		{"no key", "", http.MethodGet, "/v1/runs", nil, 401, "send Authorization: Bearer", ""},
 		{"no key start", "", http.MethodPost, "/v1/runs", map[string]any{"workflow": "http-approve"}, 401, "send Authorization: Bearer", ""},
 		{"reader starts", "rita", http.MethodPost, "/v1/runs", map[string]any{"workflow": "http-approve"}, 403, `needs the role "runner"`, ""},
-		{"runner decides", "bob", http.MethodPost, "/v1/runs/http-ana-1/reviews", decide, 403, `needs the role "reviewer"`, ""},
+		{"runner decides", "bob", http.MethodPost, "/v1/runs/" + ana + "/reviews", decide, 403, `needs the role "reviewer"`, ""},
 		{"runner lists reviews", "bob", http.MethodGet, "/v1/reviews", nil, 403, `needs the role "reviewer"`, ""},
-		{"another's run", "bob", http.MethodGet, "/v1/runs/http-ana-1", nil, 403, "was started by ana", ""},
-		{"another's events", "bob", http.MethodGet, "/v1/runs/http-ana-1/events", nil, 403, "was started by ana", ""},
-		{"another's cancel", "bob", http.MethodPost, "/v1/runs/http-ana-1/cancel", nil, 403, "started by ana", ""},
-		{"another's retry", "bob", http.MethodPost, "/v1/runs/http-ana-1/retry", nil, 403, "started by ana", ""},
-		{"another's fork", "bob", http.MethodPost, "/v1/runs/http-ana-1/fork", map[string]any{"step": "approve"}, 403, "started by ana", ""},
-		{"another's id", "bob", http.MethodPost, "/v1/runs", map[string]any{"workflow": "http-approve", "id": "http-ana-1"}, 403, "was started by ana", ""},
+		{"another's run", "bob", http.MethodGet, "/v1/runs/" + ana, nil, 403, "was started by ana", ""},
+		{"another's step inputs", "bob", http.MethodGet, "/v1/runs/" + ana + "/steps/approve/inputs", nil, 403, "was started by ana", ""},
+		{"another's events", "bob", http.MethodGet, "/v1/runs/" + ana + "/events", nil, 403, "was started by ana", ""},
+		{"another's cancel", "bob", http.MethodPost, "/v1/runs/" + ana + "/cancel", nil, 403, "started by ana", ""},
+		{"another's retry", "bob", http.MethodPost, "/v1/runs/" + ana + "/retry", nil, 403, "started by ana", ""},
+		{"another's fork", "bob", http.MethodPost, "/v1/runs/" + ana + "/fork", map[string]any{"step": "approve"}, 403, "started by ana", ""},
+		{"another's id", "bob", http.MethodPost, "/v1/runs", map[string]any{"workflow": "http-approve", "id": ana}, 403, "was started by ana", ""},
 		{"huge body", "ana", http.MethodPost, "/v1/runs", huge, 413, "at most 4 MB", ""},
 		{"neither name nor definition", "ana", http.MethodPost, "/v1/runs", map[string]any{}, 400, "send workflow", "/workflow"},
 		{"unknown field", "ana", http.MethodPost, "/v1/runs", map[string]any{"workflow": "http-approve", "inptus": map[string]any{}}, 400, "unknown field", "/inptus"},
@@ -319,7 +342,7 @@ func TestHTTPAPIHostile(t *testing.T) {
 		{"bad limit", "ana", http.MethodGet, "/v1/runs?limit=5000", nil, 400, "send 1 to 100", "?limit"},
 		{"bad status", "ana", http.MethodGet, "/v1/runs?status=happy", nil, 400, "use one of", "?status"},
 		{"bad cursor", "ana", http.MethodGet, "/v1/runs?cursor=zzz", nil, 400, "cursor", "?cursor"},
-		{"decision without digest", "ana", http.MethodPost, "/v1/runs/http-ana-1/reviews", map[string]any{"decision": "approve"}, 400, "missing fields", "/digest"},
+		{"decision without digest", "ana", http.MethodPost, "/v1/runs/" + ana + "/reviews", map[string]any{"decision": "approve"}, 400, "missing fields", "/digest"},
 		{"unknown run", "ana", http.MethodGet, "/v1/runs/no-such-run", nil, 404, "no run", ""},
 		{"unknown run's events", "ana", http.MethodGet, "/v1/runs/no-such-run/events", nil, 404, "no run", ""},
 		{"unknown operation", "ana", http.MethodGet, "/v1/nothing", nil, 404, "openapi.json", ""},
@@ -339,7 +362,7 @@ func TestHTTPAPIHostile(t *testing.T) {
 	// bob's listing does not show ana's run; the review is not among what bob... may not list
 	status, _, body = s.do("bob", http.MethodGet, "/v1/runs", nil)
 	require.Equal(t, http.StatusOK, status)
-	require.NotContains(t, string(body), "http-ana-1")
+	require.NotContains(t, string(body), ana)
 	// the document needs no key
 	status, h, body := s.do("", http.MethodGet, "/v1/openapi.json", nil)
 	require.Equal(t, http.StatusOK, status)

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
@@ -82,7 +83,8 @@ func TestHTTPTypeScriptClient(t *testing.T) {
 	npmRun(t, ctx, dir, "openapi-typescript", s.servedDocument(), "-o", filepath.Join(dir, "gen", "schema.d.ts"))
 	npmRun(t, ctx, dir, "tsc", "-p", dir)
 
-	cmd := exec.CommandContext(ctx, "node", filepath.Join(dir, "build", "e2e.js"), s.url, s.keys["ana"], "http-approve", "ts-run-1")
+	id := fmt.Sprint("ts-run-", time.Now().UnixNano())
+	cmd := exec.CommandContext(ctx, "node", filepath.Join(dir, "build", "e2e.js"), s.url, s.keys["ana"], "http-approve", id)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -122,5 +124,5 @@ func TestHTTPTypeScriptClient(t *testing.T) {
 		}
 	}
 	require.True(t, decided, "the review was decided: %v", events)
-	require.Equal(t, map[string]any{"id": "ts-run-1", "status": "completed", "output": "approved typescript", "lastEventId": run["lastEventId"]}, run)
+	require.Equal(t, map[string]any{"id": id, "status": "completed", "output": "approved typescript", "lastEventId": run["lastEventId"]}, run)
 }
