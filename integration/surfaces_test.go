@@ -5,8 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -23,7 +21,9 @@ import (
 	"github.com/weftworks/weft/activities/toolspec"
 	"github.com/weftworks/weft/auth"
 	weftclient "github.com/weftworks/weft/client"
+	"github.com/weftworks/weft/httpapi"
 	"github.com/weftworks/weft/mcp"
+	"github.com/weftworks/weft/starter"
 	"github.com/weftworks/weft/workflows/dsl"
 )
 
@@ -113,7 +113,8 @@ var surfaceScenarios = []struct {
 
 // TestSurfacesTellOneStory is the differential test of issue 39: a corpus of runs, each brought to
 // its end (or its review), and what each surface says of it — weft status --json, weft status's
-// header, weft history, weft runs --json, the MCP gateway's weft_execution, the console's
+// header, weft history, weft runs --json, the MCP gateway's weft_execution, the HTTP API's GET
+// /v1/runs/{id}, the console's
 // /api/runs/{id}, the Go client's Execution and, for a completed run, its Result — must be one
 // story: the same run status, step statuses, attempts and usage.
 func TestSurfacesTellOneStory(t *testing.T) {
@@ -132,7 +133,9 @@ func TestSurfacesTellOneStory(t *testing.T) {
 	keys, err := auth.LoadKeys(keyFile)
 	require.NoError(t, err)
 	g := mcp.New(mcp.Options{Version: "test", CheckResults: true, Address: server.Address, Namespace: server.Namespace, TaskQueue: queue, WorkflowsDir: env.dir})
-	srv := httptest.NewServer(g.HTTPHandler(keys, []string{"127.0.0.1"}, slog.New(slog.NewTextHandler(io.Discard, nil))))
+	gw, err := starter.GatewayHTTP(g, keys, []string{"127.0.0.1"}, httpapi.Options{WorkflowsDir: env.dir})
+	require.NoError(t, err)
+	srv := httptest.NewServer(gw)
 	t.Cleanup(srv.Close)
 	session := newMCPSession(t, srv.URL+"/mcp", key, "surfaces")
 
@@ -200,6 +203,22 @@ func TestSurfacesTellOneStory(t *testing.T) {
 			require.False(t, isErr, txt)
 			b, _ := json.Marshal(st)
 			surfaces["MCP weft_execution"] = toldOfStateJSON(t, b, "")
+			// The HTTP API's GET /v1/runs/{id}: its state, its status and usage beside it.
+			req, err := http.NewRequest(http.MethodGet, srv.URL+"/v1/runs/"+id, nil)
+			require.NoError(t, err)
+			req.Header.Set("Authorization", "Bearer "+key)
+			resp, err := http.DefaultClient.Do(req)
+			require.NoError(t, err)
+			var v1 struct {
+				Status string           `json:"status"`
+				Usage  weftclient.Usage `json:"usage"`
+				State  json.RawMessage  `json:"state"`
+			}
+			require.NoError(t, json.NewDecoder(resp.Body).Decode(&v1))
+			_ = resp.Body.Close()
+			require.Equal(t, http.StatusOK, resp.StatusCode)
+			surfaces["HTTP GET /v1/runs/{id}"] = toldOfStateJSON(t, v1.State, "")
+			surfaces["HTTP GET /v1/runs/{id} status and usage"] = told{Status: v1.Status, Steps: truth.Steps, Tokens: v1.Usage.Tokens, Cost: v1.Usage.CostUSD}
 			// MCP's execution resource.
 			text, err := session.readResource("weft://executions/" + id)
 			require.NoError(t, err)
