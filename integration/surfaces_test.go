@@ -114,9 +114,8 @@ var surfaceScenarios = []struct {
 // TestSurfacesTellOneStory is the differential test of issue 39: a corpus of runs, each brought to
 // its end (or its review), and what each surface says of it — weft status --json, weft status's
 // header, weft history, weft runs --json, the MCP gateway's weft_execution, the HTTP API's GET
-// /v1/runs/{id}, the console's
-// /api/runs/{id}, the Go client's Execution and, for a completed run, its Result — must be one
-// story: the same run status, step statuses, attempts and usage.
+// /v1/runs/{id}, the console's /api/runs/{id}, the Go client's Execution and, for a completed run,
+// its Result — must be one story: the same run status, step statuses, attempts and usage.
 func TestSurfacesTellOneStory(t *testing.T) {
 	queue := "surfaces"
 	files := map[string]string{}
