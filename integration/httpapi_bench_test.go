@@ -55,7 +55,7 @@ func BenchmarkHTTPAPIvsMCP(b *testing.B) {
 				opts.ResourceUpdatedHandler = func(_ context.Context, r *sdk.ResourceUpdatedNotificationRequest) { updated(i, r.Params.URI) }
 			}
 			cs, err := sdk.NewClient(&sdk.Implementation{Name: fmt.Sprint("bench-", i), Version: "1"}, opts).Connect(ctx,
-				&sdk.StreamableClientTransport{Endpoint: s.url + "/mcp", HTTPClient: &http.Client{Transport: bearer{key: s.keys["ana"], base: http.DefaultTransport}}},
+				&sdk.StreamableClientTransport{Endpoint: s.url + "/mcp", HTTPClient: &http.Client{Transport: bearer{key: s.keys["ana"], base: s.http.Transport}}},
 				&sdk.ClientSessionOptions{ProtocolVersion: "2025-06-18"})
 			require.NoError(b, err)
 			b.Cleanup(func() { _ = cs.Close() })

@@ -44,6 +44,9 @@ type httpStack struct {
 	url  string
 	keys map[string]string
 	wc   *weftclient.Client
+	// http keeps a connection per client at once (http.DefaultClient keeps 2 per host: 50 clients
+	// would dial anew on most requests)
+	http *http.Client
 }
 
 func newHTTPStack(t testing.TB, queue string) *httpStack {
@@ -54,7 +57,10 @@ func newHTTPStack(t testing.TB, queue string) *httpStack {
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "http-approve.json"), []byte(httpReviewFlow), 0o644))
 	keyFile := filepath.Join(t.TempDir(), "keys.json")
-	s := &httpStack{t: t, keys: map[string]string{}, wc: weftclient.New(c, queue)}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConnsPerHost = 128
+	s := &httpStack{t: t, keys: map[string]string{}, wc: weftclient.New(c, queue), http: &http.Client{Transport: tr}}
+	t.Cleanup(tr.CloseIdleConnections)
 	for name, roles := range map[string][]string{"ana": {auth.RoleRunner, auth.RoleReviewer}, "bob": {auth.RoleRunner}, "rita": {auth.RoleReader}} {
 		key, _, err := auth.GenerateNamedKey(keyFile, name, roles)
 		require.NoError(t, err)
@@ -95,7 +101,7 @@ func (s *httpStack) do(who, method, path string, body any, header ...string) (in
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := s.http.Do(req)
 	require.NoError(s.t, err)
 	defer resp.Body.Close()
 	out, err := io.ReadAll(resp.Body)
@@ -137,7 +143,7 @@ func (s *httpStack) follow(ctx context.Context, who, id string, lastID string, s
 	if lastID != "" {
 		req.Header.Set("Last-Event-ID", lastID)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := s.http.Do(req)
 	require.NoError(s.t, err)
 	defer resp.Body.Close()
 	require.Equal(s.t, http.StatusOK, resp.StatusCode)
