@@ -220,6 +220,7 @@ func TestHTTPAPIRunAndReview(t *testing.T) {
 	require.NotEmpty(t, rv.Review.Digest)
 
 	status, h, body := s.do("ana", http.MethodPost, "/v1/runs/"+id1+"/reviews", map[string]any{"review": rv.Review.ID, "decision": "approve", "digest": "stale"})
+	require.Equal(t, http.StatusConflict, status, string(body))
 	p := s.problem(http.StatusConflict, h, body)
 	require.Contains(t, p.Detail, "changed since it was shown")
 
