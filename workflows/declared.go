@@ -9,22 +9,11 @@ import (
 	"github.com/weftworks/weft/workflows/dsl"
 )
 
-// declared decodes the named settings of a step's resolved inputs into its tool's typed input,
-// with the defaults the tool's declaration gives (its weft tags) for those the step leaves out
-// or sets to null: a step kind reads its settings from its declaration, so `weft tools`, MCP,
-// the builder and the interpreter see one default. Only the named fields are decoded: the
-// others (a loop's items, a review's data) keep their values as they are.
-func declared[In, Out any](tool toolspec.Tool[In, Out], inputs map[string]any, fields ...string) (In, error) {
-	in, err := tool.DecodeFields(inputs, fields...)
-	if err != nil {
-		return in, temporal.NewNonRetryableApplicationError(err.Error()+": write the values the tool's input schema describes (weft tools "+tool.Name+")", toolspec.ErrInvalidInput, nil)
-	}
-	return in, nil
-}
-
 // typedInput is step cs's typed input as its kind decoded it when compiling, or decode of its
-// resolved inputs (dsl.TypedInput), with the declaration's defaults; a mistake in them is the
-// step's, not retried.
+// resolved inputs (dsl.TypedInput), with the defaults the tool's declaration gives (its weft
+// tags) for the settings the step leaves out or sets to null: a step kind reads its settings
+// from its declaration, so `weft tools`, MCP, the builder and the interpreter see one default.
+// A mistake in them is the step's, not retried.
 func typedInput[In any](cs *dsl.CompiledStep, inputs map[string]any, decode func(map[string]any) (In, error)) (In, error) {
 	in, err := dsl.TypedInput(cs, inputs, decode)
 	if err != nil {

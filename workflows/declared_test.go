@@ -2,6 +2,7 @@ package workflows_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -42,8 +43,10 @@ func TestKindsReadDefaultsFromDeclarations(t *testing.T) {
 		name, tool, field string
 		value             any
 		def               string
-		model             bool // the model calls search for ever
+		model             bool // the model calls search for ever (or answers as answers say)
+		answers           []func(map[string]any) map[string]any
 		want, wantErr     string
+		contains          string // in the output, when want is ""
 	}{
 		{name: "loop maxIterations", tool: "loop", field: "maxIterations", value: 2.0,
 			def:     `{"name":"l","steps":[{"id":"l","tool":"loop","inputs":{"items":["a","b","c"],"as":"doc","step":{"tool":"embed","inputs":{"text":"{{ doc }}"}}}}]}`,
@@ -64,6 +67,17 @@ func TestKindsReadDefaultsFromDeclarations(t *testing.T) {
 			def: `{"name":"a","steps":[{"id":"ag","tool":"agent","inputs":{"prompt":"go","maxIterations":5,
 			  "handoffs":[{"name":"b","agent":{"handoffs":["ag"]}}]}}]}`,
 			wantErr: `more than maxHandoffs (1) times`},
+		{name: "agent toolResultLimit", tool: "agent", field: "toolResultLimit", value: 100.0, model: true,
+			def:      `{"name":"a","steps":[{"id":"ag","tool":"agent","inputs":{"prompt":"go","tools":["search"],"maxIterations":1,"onLimit":"return"}}],"output":"{{ ag.output.toolCalls }}"}`,
+			contains: `[truncated: `},
+		{name: "agent parallelToolCalls", tool: "agent", field: "parallelToolCalls", value: false, model: true,
+			answers: []func(map[string]any) map[string]any{echo("parallelToolCalls")},
+			def:     `{"name":"a","steps":[{"id":"ag","tool":"agent","inputs":{"prompt":"go","tools":["search"]}}],"output":"{{ ag.output.text }}"}`,
+			want:    `"false"`},
+		{name: "agent resetToolChoice", tool: "agent", field: "resetToolChoice", value: false, model: true,
+			answers: []func(map[string]any) map[string]any{forever, echo("toolChoice")},
+			def:     `{"name":"a","steps":[{"id":"ag","tool":"agent","inputs":{"prompt":"go","tools":["search"],"toolChoice":"required"}}],"output":"{{ ag.output.text }}"}`,
+			want:    `"required"`},
 		// The data tools declare no default today: a release that gave one changes what runs.
 		{name: "filter condition", tool: "filter", field: "condition", value: "item != 'b'",
 			def:  `{"name":"f","steps":[{"id":"f","tool":"filter","inputs":{"array":["a","b","c"]}}],"output":"{{ f.output.results }}"}`,
@@ -91,7 +105,11 @@ func TestKindsReadDefaultsFromDeclarations(t *testing.T) {
 			withDefault(t, tt.tool, tt.field, tt.value)
 			h := newHarness(t)
 			if tt.model {
-				withModel(h, &scriptedModel{answers: []func(map[string]any) map[string]any{forever, forever, forever, forever, forever}})
+				answers := tt.answers
+				if answers == nil {
+					answers = []func(map[string]any) map[string]any{forever, forever, forever, forever, forever}
+				}
+				withModel(h, &scriptedModel{answers: answers})
 			}
 			res, err := h.run(t, tt.def, nil)
 			if tt.wantErr != "" {
@@ -99,8 +117,20 @@ func TestKindsReadDefaultsFromDeclarations(t *testing.T) {
 				return
 			}
 			require.NoError(t, err)
+			if tt.want == "" {
+				require.Contains(t, outputJSON(t, res.Output), tt.contains)
+				return
+			}
 			require.JSONEq(t, tt.want, outputJSON(t, res.Output)) // (protojson spaces its output at random)
 		})
+	}
+}
+
+// echo is a model answer whose text is the model call's setting (as fmt prints it), and that
+// calls no tool.
+func echo(setting string) func(map[string]any) map[string]any {
+	return func(in map[string]any) map[string]any {
+		return map[string]any{"text": fmt.Sprint(in[setting]), "toolCalls": []any{}}
 	}
 }
 

@@ -122,14 +122,9 @@ type stopRule = dsl.StopRule
 // agentSettings are the settings of an agent step (dsl.AgentSettings) with the defaults of its
 // declaration (toolspec.AgentIn): as the compiler decoded them, or decoded now when templated.
 func agentSettings(cs *dsl.CompiledStep, inputs map[string]any) (agentConfig, error) {
-	var in toolspec.AgentIn
-	if cs.Agent != nil && cs.Agent.Settings != nil {
-		in = *cs.Agent.Settings
-	} else {
-		var err error
-		if in, err = declared(toolspec.Agent, inputs, dsl.AgentSettings...); err != nil {
-			return agentConfig{}, err
-		}
+	in, err := typedInput(cs, inputs, dsl.AgentInput)
+	if err != nil {
+		return agentConfig{}, err
 	}
 	return agentConfig{maxIterations: in.MaxIterations, parallel: in.ParallelToolCalls, approve: approveSet(in.Approve), toolResultLimit: in.ToolResultLimit,
 		onLimit: in.OnLimit, toolChoice: in.ToolChoice, resetToolChoice: in.ResetToolChoice, maxHandoffs: in.MaxHandoffs}, nil

@@ -18,10 +18,8 @@ import (
 // AgentConfig is what an agent step's stopWhen, guardrails and handoffs say, parsed once
 // (ParseAgentConfig): the compiler parses the literal ones and reports their mistakes where the
 // file has them; the interpreter parses with the same function only what was templated.
+// (The step's settings, AgentSettings, are its typed input: CompiledStep.Input, AgentInput.)
 type AgentConfig struct {
-	// Settings are the step's AgentSettings decoded, with the declaration's defaults (nil when
-	// one is templated: the interpreter decodes them resolved).
-	Settings *toolspec.AgentIn
 	// Parsed: StopWhen, Guardrails and Handoffs hold what the step's inputs say (false when one
 	// is templated, or a run accepted the definition with a mistake in one).
 	Parsed     bool
@@ -32,6 +30,12 @@ type AgentConfig struct {
 
 // AgentSettings are the inputs of an agent step that set how its loop runs.
 var AgentSettings = []string{"maxIterations", "parallelToolCalls", "approve", "toolResultLimit", "onLimit", "toolChoice", "resetToolChoice", "maxHandoffs"}
+
+// AgentInput decodes an agent step's settings (AgentSettings) with the declaration's defaults:
+// the compiler when they are written out (CompiledStep.Input), the run when one is templated.
+func AgentInput(inputs map[string]any) (toolspec.AgentIn, error) {
+	return toolspec.Agent.DecodeFields(inputs, AgentSettings...)
+}
 
 // StopRule is one condition of stopWhen: a tool (as tools names it) or a pattern.
 type StopRule struct {
@@ -320,9 +324,9 @@ func parseHandoffs(stepID string, v any, ps *Problems) []Handoff {
 	return out
 }
 
-// compileAgentConfig decodes an agent's settings and parses its stopWhen, guardrails and
-// handoffs when they are written out (no template in them): the interpreter runs what the
-// compiler read. A templated one is read when the run has resolved it; so is a definition a run
+// compileAgentConfig decodes an agent's settings (onto CompiledStep.Input) and parses its
+// stopWhen, guardrails and handoffs when they are written out (no template in them): the
+// interpreter runs what the compiler read. A templated one is read when the run has resolved it; so is a definition a run
 // accepted before a check here was added, which fails at run time as it did.
 func (c *compiler) compileAgentConfig(cs *CompiledStep, inPtr string) {
 	if cs.Spec != toolspec.Agent.Spec {
@@ -330,10 +334,8 @@ func (c *compiler) compileAgentConfig(cs *CompiledStep, inPtr string) {
 	}
 	cfg := &AgentConfig{}
 	cs.Agent = cfg
-	if !slices.ContainsFunc(AgentSettings, func(k string) bool { return hasTemplate(cs.Step.Inputs[k]) }) {
-		if in, err := toolspec.Agent.DecodeFields(cs.Step.Inputs, AgentSettings...); err == nil {
-			cfg.Settings = &in // (a value of the wrong type is the schema's diagnostic)
-		}
+	if in := decodeWritten(cs, AgentInput, AgentSettings...); in != nil {
+		cs.Input = in // (a value of the wrong type is the schema's diagnostic)
 	}
 	if slices.ContainsFunc(agentConfigInputs, func(k string) bool { return hasTemplate(cs.Step.Inputs[k]) }) {
 		return

@@ -84,13 +84,14 @@ func TestAgentConfigCompiledOnce(t *testing.T) {
 		return cs
 	}
 	cs := load(`"maxIterations":3,"stopWhen":{"textMatches":"^DONE"}`)
-	require.NotNil(t, cs.Agent.Settings)
-	require.Equal(t, 3, cs.Agent.Settings.MaxIterations)
-	require.Equal(t, tagDefault(t, reflect.TypeFor[toolspec.AgentIn](), "toolResultLimit"), strconv.Itoa(cs.Agent.Settings.ToolResultLimit))
+	in, ok := cs.Input.(*toolspec.AgentIn)
+	require.True(t, ok, "the settings are the step's typed input")
+	require.Equal(t, 3, in.MaxIterations)
+	require.Equal(t, tagDefault(t, reflect.TypeFor[toolspec.AgentIn](), "toolResultLimit"), strconv.Itoa(in.ToolResultLimit))
 	require.True(t, cs.Agent.Parsed)
 	require.Equal(t, "^DONE", cs.Agent.StopWhen[0].Pattern.String())
 
 	cs = load(`"maxIterations":"{{ inputs.n }}","guardrails":{"output":[{"name":"g","forbid":"{{ inputs.p }}"}]}`)
-	require.Nil(t, cs.Agent.Settings)
+	require.Nil(t, cs.Input)
 	require.False(t, cs.Agent.Parsed)
 }

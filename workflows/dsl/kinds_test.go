@@ -1,6 +1,8 @@
 package dsl_test
 
 import (
+	"encoding/json"
+	"maps"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -57,7 +59,8 @@ func TestPlanCountsALoopPerItem(t *testing.T) {
 // kind's typed input with the declaration's defaults, once (the run reads CompiledStep.Input);
 // a templated setting leaves it to the run, which decodes the resolved inputs with the same
 // function. Values the steps took before typing still decode: a number as a template's text or
-// a transform's field is its text.
+// a transform's field is its text. An agent's settings are its typed input too; the defaults it
+// should hold are read from its declaration (withDeclared).
 func TestKindsDecodeWrittenSettings(t *testing.T) {
 	tests := []struct {
 		name, tool, inputs string
@@ -75,6 +78,13 @@ func TestKindsDecodeWrittenSettings(t *testing.T) {
 		{"template", "template", `{"text":"hi"}`, &toolspec.TemplateIn{Text: "hi"}},
 		{"template templated", "template", `{"text":"{{ inputs.s }}"}`, nil},
 		{"conditional", "conditional", `{"condition":"{{ inputs.s == 'x' }}","then":["s"]}`, &toolspec.ConditionalIn{Condition: "{{ inputs.s == 'x' }}", Then: []string{"s"}}},
+		{"agent", "agent", `{"prompt":"go","tools":["search"],"toolChoice":"search","maxIterations":3,"approve":["search"]}`,
+			withDeclared(t, toolspec.Agent, `{"toolChoice":"search","maxIterations":3,"approve":["search"]}`)},
+		{"agent defaults", "agent", `{"prompt":"go"}`, withDeclared(t, toolspec.Agent, `{}`)},
+		{"agent guardrails templated", "agent", `{"prompt":"go","onLimit":"return","guardrails":{"output":[{"name":"g","forbid":"{{ inputs.s }}"}]}}`,
+			withDeclared(t, toolspec.Agent, `{"onLimit":"return"}`)},
+		{"agent templated", "agent", `{"prompt":"go","tools":["search"],"maxIterations":"{{ inputs.n }}"}`, nil},
+		{"agent toolChoice templated", "agent", `{"prompt":"go","tools":["search"],"toolChoice":"{{ inputs.s }}"}`, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -90,6 +100,14 @@ func TestKindsDecodeWrittenSettings(t *testing.T) {
 		})
 	}
 
+	t.Run("agent decoded at run time", func(t *testing.T) {
+		in, err := dsl.AgentInput(map[string]any{"maxIterations": 2.0, "prompt": "go", "stopWhen": map[string]any{"tool": "search"}})
+		require.NoError(t, err)
+		require.Equal(t, withDeclared(t, toolspec.Agent, `{"maxIterations":2}`), &in, "only the settings, with the same defaults")
+		_, err = dsl.AgentInput(map[string]any{"maxIterations": "three"})
+		require.Error(t, err)
+	})
+
 	t.Run("converted at decode", func(t *testing.T) {
 		text, err := dsl.TemplateInput(map[string]any{"text": 3.0})
 		require.NoError(t, err)
@@ -101,4 +119,20 @@ func TestKindsDecodeWrittenSettings(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, []string{"1", "b"}, tr.Fields)
 	})
+}
+
+// withDeclared is the typed input tool's declaration gives a step that writes the settings of
+// set (JSON) and leaves the others out: set over the declared defaults, read with encoding/json
+// (not with the decode under test).
+func withDeclared[In, Out any](t *testing.T, tool toolspec.Tool[In, Out], set string) *In {
+	t.Helper()
+	m := maps.Clone(tool.Spec.Defaults())
+	var written map[string]any
+	require.NoError(t, json.Unmarshal([]byte(set), &written))
+	maps.Copy(m, written)
+	b, err := json.Marshal(m)
+	require.NoError(t, err)
+	var in In
+	require.NoError(t, json.Unmarshal(b, &in))
+	return &in
 }

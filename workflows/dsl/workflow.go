@@ -48,12 +48,13 @@ type CompiledStep struct {
 	ItemTemplate *expr.Value
 	// Nested is loop.step compiled.
 	Nested *NestedStep
-	// Agent is an agent's settings decoded and its stopWhen, guardrails and handoffs parsed, as
-	// far as they are written out (compileAgentConfig).
+	// Agent is an agent's stopWhen, guardrails and handoffs parsed, as far as they are written
+	// out (compileAgentConfig); its settings are its Input.
 	Agent *AgentConfig
 	// Input is the step's typed input as its kind decoded it from the inputs the file writes
-	// (kind_*.go: *toolspec.FilterIn, *toolspec.LoopIn, ...), with its declaration's defaults;
-	// nil for a plain tool call, or when a setting is templated (TypedInput decodes it then).
+	// (kind_*.go: *toolspec.FilterIn, *toolspec.LoopIn, an agent's *toolspec.AgentIn, ...), with
+	// its declaration's defaults; nil for a plain tool call, or when a setting is templated
+	// (TypedInput decodes it then).
 	Input any
 	Deps  []string // ids of the steps this one waits for, sorted
 	// Policy is the step's timeout and retry, parsed.
