@@ -58,20 +58,17 @@ func (g *Gateway) validate(ctx context.Context, in validateIn) (validateOut, err
 	default: // an object (checkArgs)
 		data, _ = json.MarshalIndent(d, "", "  ")
 	}
-	w, err := dsl.Load("definition.json", data)
-	if err != nil {
-		var ds dsl.Diagnostics
-		if errors.As(err, &ds) {
-			msgs := make([]string, len(ds))
-			for i, d := range ds {
-				msgs[i] = d.String()
-			}
-			return validateOut{Valid: false, Errors: len(ds.Errors()), Diagnostics: msgs}, nil
+	// as weft validate checks a file, the workflows it calls found as a run of it finds them
+	v := weftclient.Validate("definition.json", data, weftclient.FileResolver(g.o.WorkflowsDir))
+	if !v.Valid {
+		msgs := make([]string, len(v.Diagnostics))
+		for i, d := range v.Diagnostics {
+			msgs[i] = d.String()
 		}
-		return validateOut{}, err
+		return validateOut{Valid: false, Errors: v.Errors, Diagnostics: msgs}, nil
 	}
-	out := validateOut{Valid: true, Steps: len(w.Steps)}
-	for _, d := range w.Warnings {
+	out := validateOut{Valid: true, Steps: v.Steps}
+	for _, d := range v.Diagnostics {
 		out.Warnings = append(out.Warnings, d.String())
 	}
 	return out, nil

@@ -97,20 +97,13 @@ func validateOne(arg string) validateResult {
 		return fail(name, err)
 	}
 	// the workflows it calls, resolved as weft run resolves them, and what it gives them,
-	// checked as the run checks them when it starts (client.Request)
-	called, err := weftclient.CalledDefinitions(w.Def, weftclient.SourceResolver(arg))
-	if err != nil {
-		return fail(name, err)
+	// checked as the run checks them when it starts (client.Validate: /v1 and MCP check so too)
+	v := weftclient.ValidateWorkflow(name, w, weftclient.SourceResolver(arg))
+	res.Valid, res.Steps, res.Errors, res.Warnings, res.Diagnostics = v.Valid, v.Steps, v.Errors, v.Warnings, v.Diagnostics
+	if !v.Valid {
+		return res
 	}
-	if ds := weftclient.CheckCalls(w, called); len(ds) > 0 {
-		return fail(name, append(ds, w.Warnings...))
-	}
-	res.Valid = true
-	res.Steps = len(w.Steps)
 	res.Dialect, res.DialectReason = w.Dialect, w.DialectReason
-	if w.Warnings != nil {
-		res.Diagnostics = w.Warnings
-	}
 	if d, ok := llmEndpointWarning(w); ok {
 		res.Diagnostics = append(res.Diagnostics, d)
 	}
