@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -25,6 +26,9 @@ type Options struct {
 	// WorkflowsDir and NoBuiltins say which workflows may be started by name, as for /mcp.
 	WorkflowsDir string
 	NoBuiltins   bool
+	// WorkflowTools is the MCP tool definitions a catalog workflow is offered as
+	// (mcp.Gateway.WorkflowTools): GET /v1/workflows/{name}/tools. Unset, the route answers 503.
+	WorkflowTools func(name string) (json.RawMessage, bool)
 	// Version is the gateway's, in the document's info.
 	Version string
 	// Log gets one line per request (method, route, status, duration, client, key): the audit

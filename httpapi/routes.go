@@ -26,7 +26,7 @@ func routes() []route {
 		"Starts a run of the operator's workflow named by `workflow`, or of the caller's own `definition` (a client's definition: it names only what the operator declared, never commands, URLs or environment names). With an `id`, the same request twice is one run: the second answers 200 with the run the first started.",
 		[]int{http.StatusBadRequest, cf}, startRun)
 	start.Status = http.StatusCreated
-	return []route{
+	return append([]route{
 		op(http.MethodGet, "/v1/openapi.json", "", "openapi", "meta", "This document",
 			"The OpenAPI 3.1 document of this API, generated from the routes it serves. Needs no key.", nil,
 			func(c *call, _ struct{}) (json.RawMessage, error) { return c.api.doc, nil }),
@@ -59,7 +59,7 @@ func routes() []route {
 		op(http.MethodPost, "/v1/runs/{id}/reviews", auth.RoleReviewer, "decideReview", "reviews", "Decide a review",
 			"Decides one of the run's pending reviews (`review`, or `step` when that step has one, or neither when the run has one). `digest` is the digest of the review as it was shown: a decision on data that changed since is refused (409).",
 			[]int{http.StatusBadRequest, nf, cf}, decideReview),
-	}
+	}, workflowRoutes()...)
 }
 
 // hook is POST /v1/hooks/{name}: no key, the signature says who sent it; its body is the

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	mcplib "github.com/mark3labs/mcp-go/mcp"
 	"github.com/stretchr/testify/require"
 	"google.golang.org/protobuf/encoding/protojson"
 
@@ -33,6 +34,11 @@ const httpReviewFlow = `{"name":"http-approve","inputs":{"topic":{"type":"string
   {"id":"done","tool":"template","inputs":{"text":"approved {{ approve.output.data.topic }}"}},
   {"id":"split","tool":"chunk","inputs":{"text":"{{ done.output.text }}"}}],
   "output":"{{ done.output.text }}"}`
+
+// httpExposedFlow is a catalog file offered to MCP clients as a tool (mcp.expose).
+const httpExposedFlow = `{"name":"http-exposed","description":"Echo a question","mcp":{"expose":true},
+  "inputs":{"q":{"type":"string","required":true}},
+  "steps":[{"id":"echo","tool":"template","inputs":{"text":"{{ inputs.q }}"}}],"output":"{{ echo.output.text }}"}`
 
 // httpHookSecret signs the requests of the stack's hook "approve" (http-approve).
 const httpHookSecret = "hook-secret-for-tests"
@@ -56,6 +62,8 @@ func newHTTPStack(t testing.TB, queue string) *httpStack {
 	endLeftovers(t, c, queue)
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "http-approve.json"), []byte(httpReviewFlow), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "http-exposed.json"), []byte(httpExposedFlow), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "http-broken.json"), []byte(`{"name":"http-broken","steps":[{"id":"a","tool":"nope"}]}`), 0o644))
 	keyFile := filepath.Join(t.TempDir(), "keys.json")
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = 128
@@ -298,6 +306,148 @@ func TestHTTPAPIRunAndReview(t *testing.T) {
 	require.Equal(t, http.StatusOK, status, string(body))
 }
 
+// TestHTTPAPIWorkflows: the operator's workflows as MCP's weft_workflows lists them, one with its
+// definition, a client's definition validated as MCP's weft_validate_workflow (and weft validate)
+// checks it and planned as weft plan plans it, and the MCP tool a workflow is offered as, as the
+// gateway's tools/list gives it.
+func TestHTTPAPIWorkflows(t *testing.T) {
+	s := newHTTPStack(t, "httpapi-workflows")
+	session := newMCPSession(t, s.url+"/mcp", s.keys["ana"], "http-workflows-test")
+
+	status, _, body := s.do("rita", http.MethodGet, "/v1/workflows", nil)
+	require.Equal(t, http.StatusOK, status, string(body))
+	var list struct {
+		Workflows []struct {
+			Name, Title string
+			Inputs      map[string]map[string]any
+			Steps       int
+			BuiltIn     bool
+		}
+		Problems []string
+	}
+	require.NoError(t, json.Unmarshal(body, &list))
+	mcpList, _, isErr := session.call("weft_workflows", map[string]any{})
+	require.False(t, isErr)
+	var mcpNames []string
+	mcpInputs := map[string]any{}
+	for _, w := range mcpList["workflows"].([]any) {
+		m := w.(map[string]any)
+		mcpNames = append(mcpNames, m["name"].(string))
+		mcpInputs[m["name"].(string)] = m["inputs"]
+	}
+	var names []string
+	for _, w := range list.Workflows {
+		names = append(names, w.Name)
+		wantIn, _ := json.Marshal(mcpInputs[w.Name])
+		gotIn, _ := json.Marshal(w.Inputs)
+		require.JSONEq(t, string(wantIn), string(gotIn), "%s's inputs as weft_workflows gives them", w.Name)
+		require.False(t, w.BuiltIn)
+	}
+	require.Equal(t, []string{"http-approve", "http-exposed"}, names)
+	require.Equal(t, mcpNames, names, "the workflows weft_workflows lists")
+	require.Equal(t, "Echo a question", func() string {
+		var d struct{ Description string }
+		_, _, b := s.do("rita", http.MethodGet, "/v1/workflows/http-exposed", nil)
+		require.NoError(t, json.Unmarshal(b, &d))
+		return d.Description
+	}())
+	require.Len(t, list.Problems, 1, string(body))
+	require.Contains(t, list.Problems[0], "http-broken.json")
+
+	// one, with its definition as written
+	status, _, body = s.do("rita", http.MethodGet, "/v1/workflows/http-approve", nil)
+	require.Equal(t, http.StatusOK, status, string(body))
+	var one struct {
+		Name       string
+		Title      string
+		Valid      bool
+		Definition map[string]any
+		Steps      int
+	}
+	require.NoError(t, json.Unmarshal(body, &one))
+	wantDef, _ := json.Marshal(json.RawMessage(httpReviewFlow))
+	gotDef, _ := json.Marshal(one.Definition)
+	require.JSONEq(t, string(wantDef), string(gotDef))
+	require.True(t, one.Valid)
+	require.Equal(t, 3, one.Steps)
+	// a file that does not load: its diagnostics, with line and column
+	status, _, body = s.do("rita", http.MethodGet, "/v1/workflows/http-broken", nil)
+	require.Equal(t, http.StatusOK, status, string(body))
+	require.Contains(t, string(body), `"valid":false`)
+	require.Contains(t, string(body), `"file":"http-broken.json"`)
+
+	// validate: the diagnostics weft_validate_workflow gives, as weftclient.Validation
+	for _, def := range []string{httpReviewFlow, `{"name":"bad","steps":[{"id":"a","tool":"template","inputs":{"text":"{{ nope.output }}"}}]}`,
+		`{"name":"calls","steps":[{"id":"a","tool":"workflow","inputs":{"workflow":"http-approve","inputs":{"nope":1}}}]}`} {
+		var obj map[string]any
+		require.NoError(t, json.Unmarshal([]byte(def), &obj))
+		status, _, body = s.do("rita", http.MethodPost, "/v1/workflows/validate", map[string]any{"definition": obj})
+		require.Equal(t, http.StatusOK, status, string(body))
+		var v weftclient.Validation
+		require.NoError(t, json.Unmarshal(body, &v))
+		mcpV, _, isErr := session.call("weft_validate_workflow", map[string]any{"definition": obj})
+		require.False(t, isErr)
+		require.Equal(t, mcpV["valid"], v.Valid, string(body))
+		if !v.Valid {
+			var lines []any
+			for _, d := range v.Diagnostics {
+				lines = append(lines, d.String())
+			}
+			require.Equal(t, mcpV["diagnostics"], lines, "the problems weft_validate_workflow gives")
+			require.Positive(t, v.Errors)
+		}
+	}
+	require.Contains(t, string(func() []byte {
+		var obj map[string]any
+		require.NoError(t, json.Unmarshal([]byte(`{"name":"calls","steps":[{"id":"a","tool":"workflow","inputs":{"workflow":"http-approve","inputs":{"nope":1}}}]}`), &obj))
+		_, _, b := s.do("rita", http.MethodPost, "/v1/workflows/validate", map[string]any{"definition": obj})
+		return b
+	}()), "nope", "what it gives a workflow it calls is checked, as weft validate checks it")
+
+	// plan: weft plan --json of the definition
+	var def map[string]any
+	require.NoError(t, json.Unmarshal([]byte(httpReviewFlow), &def))
+	status, _, body = s.do("rita", http.MethodPost, "/v1/workflows/plan", map[string]any{"definition": def, "inputs": map[string]any{"topic": "limits"}})
+	require.Equal(t, http.StatusOK, status, string(body))
+	var plan struct {
+		Name   string
+		Inputs map[string]any
+		Steps  []struct{ ID, Tool string }
+		Stages [][]string
+	}
+	require.NoError(t, json.Unmarshal(body, &plan))
+	require.Equal(t, "http-approve", plan.Name)
+	require.Equal(t, "limits", plan.Inputs["topic"])
+	require.Len(t, plan.Steps, 3)
+	require.Equal(t, [][]string{{"approve"}, {"done"}, {"split"}}, plan.Stages)
+
+	// the MCP tools: the one tools/list offers for http-exposed, none for http-approve
+	tools, err := session.mc.ListTools(context.Background(), mcplib.ListToolsRequest{})
+	require.NoError(t, err)
+	var wantTool []byte
+	for _, tl := range tools.Tools {
+		if tl.Name == "wf_http_exposed" {
+			wantTool, _ = json.Marshal(tl)
+		}
+	}
+	require.NotEmpty(t, wantTool, "the gateway offers wf_http_exposed")
+	status, _, body = s.do("rita", http.MethodGet, "/v1/workflows/http-exposed/tools", nil)
+	require.Equal(t, http.StatusOK, status, string(body))
+	var offered struct {
+		Workflow string
+		Tools    []json.RawMessage
+	}
+	require.NoError(t, json.Unmarshal(body, &offered))
+	require.Len(t, offered.Tools, 1, string(body))
+	var gotTool mcplib.Tool // read as the MCP client read tools/list
+	require.NoError(t, json.Unmarshal(offered.Tools[0], &gotTool))
+	gotJSON, _ := json.Marshal(gotTool)
+	require.JSONEq(t, string(wantTool), string(gotJSON), "the tool as tools/list gives it")
+	status, _, body = s.do("rita", http.MethodGet, "/v1/workflows/http-approve/tools", nil)
+	require.Equal(t, http.StatusOK, status, string(body))
+	require.JSONEq(t, `{"workflow":"http-approve","tools":[]}`, string(body), "a file that does not set mcp.expose is no tool")
+}
+
 // TestHTTPAPIHostile: every operation refuses what it must: no key (401), a role that may not
 // (403 naming the role), another key's run (403 and none of its data, in reads, listings,
 // events, acts and decisions), a huge body (413), bad input (400 naming the field), an unknown
@@ -318,6 +468,7 @@ func TestHTTPAPIHostile(t *testing.T) {
 	}()
 	decide := map[string]any{"decision": "approve", "digest": digest}
 	huge := `{"workflow":"http-approve","inputs":{"x":"` + strings.Repeat("a", auth.MaxBodyBytes) + `"}}`
+	hugeDef := `{"definition":{"name":"` + strings.Repeat("a", auth.MaxBodyBytes) + `"}}`
 	for _, c := range []struct {
 		name, who, method, path string
 		body                    any
@@ -353,6 +504,19 @@ func TestHTTPAPIHostile(t *testing.T) {
 		{"unknown run", "ana", http.MethodGet, "/v1/runs/no-such-run", nil, 404, "no run", ""},
 		{"unknown run's events", "ana", http.MethodGet, "/v1/runs/no-such-run/events", nil, 404, "no run", ""},
 		{"unknown operation", "ana", http.MethodGet, "/v1/nothing", nil, 404, "openapi.json", ""},
+		{"no key workflows", "", http.MethodGet, "/v1/workflows", nil, 401, "send Authorization: Bearer", ""},
+		{"no key validate", "", http.MethodPost, "/v1/workflows/validate", map[string]any{"definition": map[string]any{}}, 401, "send Authorization: Bearer", ""},
+		{"unknown workflow read", "rita", http.MethodGet, "/v1/workflows/nope", nil, 404, "no workflow", ""},
+		{"unknown workflow's tools", "rita", http.MethodGet, "/v1/workflows/nope/tools", nil, 404, "no workflow", ""},
+		{"validate without definition", "rita", http.MethodPost, "/v1/workflows/validate", map[string]any{}, 400, "send definition", "/definition"},
+		{"validate bad json", "rita", http.MethodPost, "/v1/workflows/validate", `{"definition":`, 400, "send a JSON object", ""},
+		{"validate definition not an object", "rita", http.MethodPost, "/v1/workflows/validate", `{"definition":"x"}`, 400, "an object", "/definition"},
+		{"validate unknown field", "rita", http.MethodPost, "/v1/workflows/validate", map[string]any{"definition": map[string]any{}, "inputs": map[string]any{}}, 400, "unknown field", "/inputs"},
+		{"validate huge body", "rita", http.MethodPost, "/v1/workflows/validate", hugeDef, 413, "at most 4 MB", ""},
+		{"plan huge body", "rita", http.MethodPost, "/v1/workflows/plan", hugeDef, 413, "at most 4 MB", ""},
+		{"plan invalid definition", "rita", http.MethodPost, "/v1/workflows/plan", map[string]any{"definition": map[string]any{"name": "x", "steps": []any{map[string]any{"id": "a", "tool": "nope"}}}}, 400, "not valid", "/definition"},
+		{"plan bad input", "rita", http.MethodPost, "/v1/workflows/plan", map[string]any{"definition": map[string]any{"name": "x", "steps": []any{map[string]any{"id": "a", "tool": "template", "inputs": map[string]any{"text": "hi"}}}}, "inputs": map[string]any{"nope": 1}}, 400, "nope", "/inputs"},
+		{"plan inputs not an object", "rita", http.MethodPost, "/v1/workflows/plan", `{"definition":{},"inputs":[1]}`, 400, "an object", "/inputs"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			status, h, body := s.do(c.who, c.method, c.path, c.body)

@@ -108,12 +108,6 @@ func (g *Gateway) refreshWorkflowTools() {
 		if !ok {
 			continue // not exposed, or its name taken by another workflow
 		}
-		sch := dsl.InputSchema(w.Def)
-		schema, _ := json.Marshal(sch)
-		desc := w.Def.Description
-		if w.Def.MCP != nil && w.Def.MCP.Description != "" {
-			desc = w.Def.MCP.Description
-		}
 		def := w.Def
 		defJSON, _ := json.Marshal(def)
 		want[toolName] = string(defJSON)
@@ -121,12 +115,7 @@ func (g *Gateway) refreshWorkflowTools() {
 		if g.wfTools[toolName] == want[toolName] {
 			continue // unchanged: no notification
 		}
-		title := w.Def.Name
-		if title == "" {
-			title = n
-		}
-		t := tool(toolName, title, desc+" (runs as a durable weft execution)", string(schema), toolspec.Annotations{OpenWorld: true})
-		t.RawOutputSchema = runAnswerSchema
+		t := workflowTool(toolName, n, w)
 		changed = append(changed, server.ServerTool{Tool: t,
 			Handler: func(ctx context.Context, req mcplib.CallToolRequest) (*mcplib.CallToolResult, error) {
 				res, id, err := g.start(ctx, w, "mcp:"+n, req.GetArguments(), g.o.Wait)
@@ -155,4 +144,40 @@ func (g *Gateway) refreshWorkflowTools() {
 	g.wfTools = want
 	g.wfNames = names
 	g.refreshPrompts(want, names, wfs)
+}
+
+// workflowTool is the MCP tool that runs catalog workflow n (w) as toolName: its inputs' schema,
+// its description (mcp.description when the file sets one) and the run's answer.
+func workflowTool(toolName, n string, w *dsl.Workflow) mcplib.Tool {
+	schema, _ := json.Marshal(dsl.InputSchema(w.Def))
+	desc := w.Def.Description
+	if w.Def.MCP != nil && w.Def.MCP.Description != "" {
+		desc = w.Def.MCP.Description
+	}
+	title := w.Def.Name
+	if title == "" {
+		title = n
+	}
+	t := tool(toolName, title, desc+" (runs as a durable weft execution)", string(schema), toolspec.Annotations{OpenWorld: true})
+	t.RawOutputSchema = runAnswerSchema
+	return t
+}
+
+// WorkflowTools is the MCP tool definitions (as tools/list gives them, JSON) that the catalog
+// workflow name is offered as: none when its file does not ask to be offered (mcp.expose) or
+// another workflow's name gives the same tool. found is false when the catalog has no such
+// workflow. GET /v1/workflows/{name}/tools answers it.
+func (g *Gateway) WorkflowTools(name string) (tools json.RawMessage, found bool) {
+	wfs, fromDir, _ := g.workflowSources()
+	w, ok := wfs[name]
+	if !ok {
+		return nil, false
+	}
+	out := []mcplib.Tool{}
+	toolNames, _ := exposedTools(wfs, fromDir)
+	if toolName, ok := toolNames[name]; ok {
+		out = append(out, workflowTool(toolName, name, w))
+	}
+	b, _ := json.Marshal(out)
+	return b, true
 }
