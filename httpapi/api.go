@@ -29,6 +29,9 @@ type Options struct {
 	// WorkflowTools is the MCP tool definitions a catalog workflow is offered as
 	// (mcp.Gateway.WorkflowTools): GET /v1/workflows/{name}/tools. Unset, the route answers 503.
 	WorkflowTools func(name string) (json.RawMessage, bool)
+	// Memory is long-term memory (mcp.Gateway: its knowledge store): /v1/memory. Unset, those
+	// routes answer 503.
+	Memory weftclient.MemoryStore
 	// Version is the gateway's, in the document's info.
 	Version string
 	// Log gets one line per request (method, route, status, duration, client, key): the audit

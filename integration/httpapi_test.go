@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"google.golang.org/protobuf/encoding/protojson"
 
+	"github.com/weftworks/weft/activities"
 	"github.com/weftworks/weft/auth"
 	weftclient "github.com/weftworks/weft/client"
 	"github.com/weftworks/weft/httpapi"
@@ -39,6 +40,9 @@ const httpReviewFlow = `{"name":"http-approve","inputs":{"topic":{"type":"string
 const httpExposedFlow = `{"name":"http-exposed","description":"Echo a question","mcp":{"expose":true},
   "inputs":{"q":{"type":"string","required":true}},
   "steps":[{"id":"echo","tool":"template","inputs":{"text":"{{ inputs.q }}"}}],"output":"{{ echo.output.text }}"}`
+
+// httpMemoryDB is the database of the stack's long-term memory.
+const httpMemoryDB = "http_api_memory"
 
 // httpHookSecret signs the requests of the stack's hook "approve" (http-approve).
 const httpHookSecret = "hook-secret-for-tests"
@@ -76,7 +80,8 @@ func newHTTPStack(t testing.TB, queue string) *httpStack {
 	}
 	keys, err := auth.LoadKeys(keyFile)
 	require.NoError(t, err)
-	g := mcp.New(mcp.Options{Version: "test", Address: server.Address, Namespace: server.Namespace, TaskQueue: queue, WorkflowsDir: dir, NoBuiltins: true})
+	g := mcp.New(mcp.Options{Version: "test", Address: server.Address, Namespace: server.Namespace, TaskQueue: queue, WorkflowsDir: dir, NoBuiltins: true,
+		Config: activities.Config{MongoDBURI: store.URI, Database: httpMemoryDB}})
 	h, err := starter.GatewayHTTP(g, keys, []string{"127.0.0.1"}, httpapi.Options{WorkflowsDir: dir, NoBuiltins: true, Version: "test",
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Hooks: map[string]httpapi.Hook{"approve": {Workflow: "http-approve", Secret: httpHookSecret}}})
 	require.NoError(t, err)
@@ -448,6 +453,44 @@ func TestHTTPAPIWorkflows(t *testing.T) {
 	require.JSONEq(t, `{"workflow":"http-approve","tools":[]}`, string(body), "a file that does not set mcp.expose is no tool")
 }
 
+// TestHTTPAPIMemory: a key remembers, lists and forgets facts in a scope of its own, in the
+// knowledge store the remember and recall tools (and weft memory) use.
+func TestHTTPAPIMemory(t *testing.T) {
+	s := newHTTPStack(t, "httpapi-memory")
+	scope := fmt.Sprintf("t%d:ana", time.Now().UnixNano()) // the store outlives a test
+	tools := activities.NewTools(activities.Config{MongoDBURI: store.URI})
+	add := map[string]any{"scope": scope, "text": "Ana prefers short answers."}
+	status, _, body := s.do("ana", http.MethodPost, "/v1/memory", add)
+	require.Equal(t, http.StatusOK, status, string(body))
+	var added weftclient.Remembered
+	require.NoError(t, json.Unmarshal(body, &added))
+	require.True(t, added.Stored, string(body))
+	require.NotEmpty(t, added.ID)
+	status, _, body = s.do("ana", http.MethodPost, "/v1/memory", add)
+	require.Equal(t, http.StatusOK, status, string(body))
+	require.Contains(t, string(body), `"stored":false`, "the same text twice is stored once")
+
+	status, _, body = s.do("ana", http.MethodGet, "/v1/memory?scope="+scope, nil)
+	require.Equal(t, http.StatusOK, status, string(body))
+	var list struct{ Facts []weftclient.MemoryFact }
+	require.NoError(t, json.Unmarshal(body, &list))
+	stored, err := tools.Memories(context.Background(), httpMemoryDB, scope)
+	require.NoError(t, err)
+	require.Len(t, stored, 1)
+	require.Equal(t, []weftclient.MemoryFact{{ID: stored[0].ID, Text: stored[0].Text, RememberedAt: stored[0].RememberedAt}}, list.Facts, "what weft memory list reads")
+	require.Equal(t, added.ID, stored[0].ID)
+
+	status, _, body = s.do("ana", http.MethodDelete, "/v1/memory/"+added.ID+"?scope="+scope, nil)
+	require.Equal(t, http.StatusOK, status, string(body))
+	require.Contains(t, string(body), `"forgot":1`)
+	stored, err = tools.Memories(context.Background(), httpMemoryDB, scope)
+	require.NoError(t, err)
+	require.Empty(t, stored)
+	status, h, body := s.do("ana", http.MethodDelete, "/v1/memory/"+added.ID+"?scope="+scope, nil)
+	require.Equal(t, http.StatusNotFound, status, string(body))
+	require.Contains(t, s.problem(http.StatusNotFound, h, body).Detail, "no memory")
+}
+
 // TestHTTPAPIHostile: every operation refuses what it must: no key (401), a role that may not
 // (403 naming the role), another key's run (403 and none of its data, in reads, listings,
 // events, acts and decisions), a huge body (413), bad input (400 naming the field), an unknown
@@ -467,6 +510,11 @@ func TestHTTPAPIHostile(t *testing.T) {
 		return st.PendingReviews[0].Digest
 	}()
 	decide := map[string]any{"decision": "approve", "digest": digest}
+	anaScope := fmt.Sprintf("t%d:ana", time.Now().UnixNano())
+	status, _, body = s.do("ana", http.MethodPost, "/v1/memory", map[string]any{"scope": anaScope, "text": "secret-topic is ana's"})
+	require.Equal(t, http.StatusOK, status, string(body))
+	var fact weftclient.Remembered
+	require.NoError(t, json.Unmarshal(body, &fact))
 	huge := `{"workflow":"http-approve","inputs":{"x":"` + strings.Repeat("a", auth.MaxBodyBytes) + `"}}`
 	hugeDef := `{"definition":{"name":"` + strings.Repeat("a", auth.MaxBodyBytes) + `"}}`
 	for _, c := range []struct {
@@ -516,6 +564,17 @@ func TestHTTPAPIHostile(t *testing.T) {
 		{"plan huge body", "rita", http.MethodPost, "/v1/workflows/plan", hugeDef, 413, "at most 4 MB", ""},
 		{"plan invalid definition", "rita", http.MethodPost, "/v1/workflows/plan", map[string]any{"definition": map[string]any{"name": "x", "steps": []any{map[string]any{"id": "a", "tool": "nope"}}}}, 400, "not valid", "/definition"},
 		{"plan bad input", "rita", http.MethodPost, "/v1/workflows/plan", map[string]any{"definition": map[string]any{"name": "x", "steps": []any{map[string]any{"id": "a", "tool": "template", "inputs": map[string]any{"text": "hi"}}}}, "inputs": map[string]any{"nope": 1}}, 400, "nope", "/inputs"},
+		{"another's memory", "bob", http.MethodGet, "/v1/memory?scope=" + anaScope, nil, 403, "does not belong to bob", ""},
+		{"adding to another's memory", "bob", http.MethodPost, "/v1/memory", map[string]any{"scope": anaScope, "text": "x"}, 403, "does not belong to bob", ""},
+		{"forgetting another's memory", "bob", http.MethodDelete, "/v1/memory/" + fact.ID + "?scope=" + anaScope, nil, 403, "does not belong to bob", ""},
+		{"reader adds memory", "rita", http.MethodPost, "/v1/memory", map[string]any{"scope": "x:rita", "text": "x"}, 403, `needs the role "runner"`, ""},
+		{"reader forgets memory", "rita", http.MethodDelete, "/v1/memory/x?scope=x:rita", nil, 403, `needs the role "runner"`, ""},
+		{"memory huge body", "ana", http.MethodPost, "/v1/memory", `{"scope":"x:ana","text":"` + strings.Repeat("a", auth.MaxBodyBytes) + `"}`, 413, "at most 4 MB", ""},
+		{"memory bad json", "ana", http.MethodPost, "/v1/memory", `{"scope":`, 400, "send a JSON object", ""},
+		{"memory text not a string", "ana", http.MethodPost, "/v1/memory", `{"scope":"x:ana","text":5}`, 400, "a string", "/text"},
+		{"memory without text", "ana", http.MethodPost, "/v1/memory", map[string]any{"scope": "x:ana"}, 400, "send the fact", "/text"},
+		{"memory without scope", "ana", http.MethodGet, "/v1/memory", nil, 400, "send scope", "?scope"},
+		{"memory bad scope", "ana", http.MethodPost, "/v1/memory", map[string]any{"scope": "a b:ana", "text": "x"}, 400, "letters, digits", "/scope"},
 		{"plan inputs not an object", "rita", http.MethodPost, "/v1/workflows/plan", `{"definition":{},"inputs":[1]}`, 400, "an object", "/inputs"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -74,6 +74,7 @@ type Gateway struct {
 	o         Options
 	srv       *server.MCPServer
 	tools     map[string]activities.Handler
+	store     *activities.Tools           // long-term memory (Memories, Remember, Forget)
 	storePing func(context.Context) error // asks the knowledge store whether it answers (/health)
 	started   time.Time
 	mu        sync.Mutex // guards wfTools
@@ -99,7 +100,7 @@ func New(o Options) *Gateway {
 		o.Wait = 20 * time.Second
 	}
 	tools := activities.NewTools(o.Config)
-	g := &Gateway{o: o, tools: tools.Handlers(), storePing: tools.PingStore, started: time.Now(), wfTools: map[string]string{}, wfNames: map[string]string{}, wfPrompts: map[string]string{}, secret: newSecret()}
+	g := &Gateway{o: o, tools: tools.Handlers(), store: tools, storePing: tools.PingStore, started: time.Now(), wfTools: map[string]string{}, wfNames: map[string]string{}, wfPrompts: map[string]string{}, secret: newSecret()}
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 		g.o.Log = o.Log

@@ -32,7 +32,7 @@ import (
 // o says what the API offers (WorkflowsDir, NoBuiltins, Hooks, Version, Log); its Gate and Client
 // are the gateway's.
 func GatewayHTTP(g *mcp.Gateway, keys *auth.Keys, hosts []string, o httpapi.Options) (http.Handler, error) {
-	o.Gate, o.Client, o.WorkflowTools = auth.NewGate(keys), g.Client, g.WorkflowTools
+	o.Gate, o.Client, o.WorkflowTools, o.Memory = auth.NewGate(keys), g.Client, g.WorkflowTools, g
 	api, err := httpapi.New(o)
 	if err != nil {
 		return nil, err
