@@ -2,10 +2,13 @@ package weft
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"sort"
 	"sync"
+
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/weftworks/weft/activities"
 	"github.com/weftworks/weft/activities/toolspec"
@@ -36,7 +39,7 @@ func Destructive() ToolOption { return func(s *toolspec.Spec) { s.Annotations.De
 // OpenWorld says the tool reaches systems outside weft (the web, an API).
 func OpenWorld() ToolOption { return func(s *toolspec.Spec) { s.Annotations.OpenWorld = true } }
 
-// MaxAttempts sets how often a failing call is tried (default 5).
+// MaxAttempts sets how often a call that fails with a Retryable error is tried (default 5).
 func MaxAttempts(n int) ToolOption { return func(s *toolspec.Spec) { s.MaxAttempts = n } }
 
 var (
@@ -72,10 +75,48 @@ func Tool[In, Out any](name, description string, fn func(context.Context, In) (O
 	}
 	t := &ToolFunc{spec: spec, handler: activities.Adapt(decl, func(ctx context.Context, in In) (Out, *toolspec.Usage, error) {
 		out, err := fn(ctx, in)
-		return out, nil, err
+		return out, nil, toolFailure(ctx, name, err)
 	})}
 	goTools[name] = t
 	return t
+}
+
+// RetryableError is a Go tool's error that is worth retrying (Retryable): the call is tried
+// again, up to MaxAttempts, before the step or the agent's model sees the error. Find it with
+// errors.As.
+type RetryableError struct{ Err error }
+
+func (e *RetryableError) Error() string { return e.Err.Error() }
+func (e *RetryableError) Unwrap() error { return e.Err }
+
+// Retryable marks err, returned by a Go tool, as worth retrying (a service that is down, a rate
+// limit): the activity retry policy tries the call again. Any other error a tool returns fails the
+// call at once: an agent's model gets its text as the tool's result in its next turn, a step
+// fails. Retryable(nil) is nil.
+func Retryable(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &RetryableError{Err: err}
+}
+
+// toolFailure is what a Go tool's error becomes: a Retryable one, or one after the call's context
+// ended (a timeout, a worker stopping: another attempt may run elsewhere), stays retryable; weft's
+// own input and configuration errors and Temporal application errors keep their meaning; any
+// other fails the call at once, with the tool's name and its text.
+func toolFailure(ctx context.Context, name string, err error) error {
+	var re *RetryableError
+	var ie *activities.InputError
+	var ce *activities.ConfigError
+	var ae *temporal.ApplicationError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &re), ctx.Err() != nil, errors.As(err, &ie), errors.As(err, &ce), errors.As(err, &ae):
+		return err
+	}
+	return temporal.NewApplicationErrorWithOptions(name+": "+err.Error(), toolspec.ErrToolFailed,
+		temporal.ApplicationErrorOptions{NonRetryable: true, Cause: err})
 }
 
 // handlers are the Go tools' handlers, for worker.New.

@@ -184,6 +184,9 @@ const (
 	ErrInvalidInput = "InvalidInput"
 	// ErrMissingConfig: a provider setting (key, URL) is missing; retrying cannot help.
 	ErrMissingConfig = "MissingConfiguration"
+	// ErrToolFailed: a Go tool (weft.Tool) returned an error it did not mark weft.Retryable; an
+	// agent's model gets its text at once.
+	ErrToolFailed = "ToolFailed"
 )
 
 // Canonical renames aliased inputs to their own names. conflicts lists aliases given together
