@@ -295,3 +295,56 @@ func CheckClientDefinition(def *Definition) error {
 	}
 	return fmt.Errorf("%s: a definition sent by a client may name only the MCP servers the operator declared on the worker, as \"mcpServers\": {\"NAME\": {}}; an operator allows a server on purpose by adding it to the worker's WEFT_MCP_SERVERS file, or by putting this workflow in the workflows directory", strings.Join(problems, "; "))
 }
+
+// checkOperatorTrust warns of "trust": true on a server the file names without a command or
+// url: that entry refers to the server the operator declared (WEFT_MCP_SERVERS), whose own
+// declaration decides trust, so the file's is dropped while its "stateful" is read.
+func (c *compiler) checkOperatorTrust() {
+	for _, name := range sortedKeys(c.def.MCPServers) {
+		s := c.def.MCPServers[name]
+		if !s.Trust || s.Command != "" || s.URL != "" {
+			continue
+		}
+		users := ""
+		if steps := c.mcpUsers(name); len(steps) > 0 {
+			users = " in " + english.Plural(len(steps), "step") + " " + joinAnd(steps)
+		}
+		c.warnAt("/mcpServers/"+escapePointer(name)+"/trust",
+			fmt.Sprintf(`"trust": true is ignored: %q has no command or url here, so it refers to the server the operator declared (WEFT_MCP_SERVERS), whose declaration alone decides trust ("stateful" is read from this file); unless the operator trusts it, its tools that may change things wait for approval%s`, name, users),
+			fmt.Sprintf(`remove "trust" here; to run its write tools without approval, set "trust": true on %q in the worker's WEFT_MCP_SERVERS file, or declare the server in this file with its own command or url`, name))
+	}
+}
+
+// mcpUsers are the ids of the agent steps that offer server's tools (their own or a handoff's).
+func (c *compiler) mcpUsers(server string) []string {
+	var out []string
+	for _, cs := range c.w.Steps {
+		if cs.Step.ID == "" || !offersServer(cs.Step.Inputs, server) {
+			continue
+		}
+		out = append(out, strconv.Quote(cs.Step.ID))
+	}
+	return out
+}
+
+// offersServer reports whether an agent's inputs (or its handoffs' agents) list mcp:server or
+// mcp:server/TOOL.
+func offersServer(inputs map[string]any, server string) bool {
+	tools, _ := inputs["tools"].([]any)
+	for _, t := range tools {
+		tn, _ := t.(string)
+		if srv, ok := strings.CutPrefix(tn, toolspec.MCPToolPrefix); ok {
+			if name, _, _ := strings.Cut(srv, "/"); name == server {
+				return true
+			}
+		}
+	}
+	handoffs, _ := inputs["handoffs"].([]any)
+	for _, h := range handoffs {
+		m, _ := h.(map[string]any)
+		if agent, ok := m["agent"].(map[string]any); ok && offersServer(agent, server) {
+			return true
+		}
+	}
+	return false
+}

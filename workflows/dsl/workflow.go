@@ -262,6 +262,7 @@ func (c *compiler) compile() *Workflow {
 	c.checkInputs()
 	c.checkNotify()
 	c.compileSteps()
+	c.checkOperatorTrust()
 	c.checkGraph()
 	c.compileOutput()
 	c.checkOutputRefs()
