@@ -41,3 +41,27 @@ func TestAutoContextIsText(t *testing.T) {
 		require.NotContains(t, got, noise)
 	}
 }
+
+// TestAutoContextIsFreshEachRun: two runs of one file in one worker (the compile cache shares
+// its definition) each hand their model their own earlier answers. Before, a step's inputs
+// without templates were the cached definition's map, and the first run's rendered context
+// replaced its "auto" for every later run.
+func TestAutoContextIsFreshEachRun(t *testing.T) {
+	const def = `{"name":"fresh","steps":[
+	  {"id":"draft","tool":"llm","inputs":{"prompt":"draft"}},
+	  {"id":"final","tool":"llm","dependsOn":["draft"],"inputs":{"prompt":"final","context":"auto"}}
+	],"output":"{{ final.output.text }}"}`
+	for _, answer := range []string{"FIRST RUN", "SECOND RUN"} {
+		h := newHarness(t)
+		var got any
+		h.tools.scripts["llm"] = func(in map[string]any) (any, *toolspec.Usage, error) {
+			if in["prompt"] == "final" {
+				got = in["context"]
+			}
+			return map[string]any{"text": answer, "toolCalls": []any{}}, nil, nil
+		}
+		_, err := h.run(t, def, nil)
+		require.NoError(t, err)
+		require.Equal(t, "## draft\n"+answer, got)
+	}
+}

@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"fmt"
+	"maps"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -48,7 +49,11 @@ func (r *run) resolveInputs(ctx workflow.Context, cs *dsl.CompiledStep, val *exp
 		}
 		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("inputs: %v", err), toolspec.ErrInvalidInput, nil)
 	}
-	inputs, _ := resolved.(map[string]any)
+	// A copy: inputs without templates resolve to the compiled definition's own map, which the
+	// compile cache shares between runs (and their goroutines); defaults, lazy inputs and an
+	// llm call's "context": "auto" are written into this run's inputs only.
+	m, _ := resolved.(map[string]any)
+	inputs := maps.Clone(m)
 	if inputs == nil {
 		inputs = map[string]any{}
 	}
