@@ -110,7 +110,7 @@ func (r *run) newAgentLoop(ctx workflow.Context, sr *stepRun, inputs, env map[st
 			a.llm[k] = v
 		}
 	}
-	if err := r.prepareChat(sr, a.llm); err != nil {
+	if err := r.prepareChat(ctx, sr, a.llm); err != nil {
 		return nil, err
 	}
 	for _, k := range handoffSettings {

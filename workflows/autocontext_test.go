@@ -1,12 +1,15 @@
 package workflows_test
 
 import (
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/workflow"
 
 	"github.com/weftworks/weft/activities/toolspec"
+	"github.com/weftworks/weft/workflows"
 )
 
 // TestAutoContextIsText: "context": "auto" hands the next model the text of an llm answer and a
@@ -39,6 +42,74 @@ func TestAutoContextIsText(t *testing.T) {
 	require.Contains(t, got, `{"results":[{"score":0.9,"text":"fact one"}]}`)
 	for _, noise := range []string{"finishReason", "usage", "costUsd", "gpt-x", "embed-x", "promptTokens"} {
 		require.NotContains(t, got, noise)
+	}
+}
+
+// TestAutoContextCarriesTheChain: "context": "auto" on a step that depends on one step hands the
+// model the whole chain before it (the steps that one depends on, and theirs), first step first;
+// a run recorded before ChangeAutoContextChain still gets its direct dependencies only. Past
+// autoContextTotal the steps furthest back are left out, and named.
+func TestAutoContextCarriesTheChain(t *testing.T) {
+	const chain = `{"name":"chain","steps":[
+	  {"id":"outline","tool":"llm","inputs":{"prompt":"outline"}},
+	  {"id":"side","tool":"llm","inputs":{"prompt":"side"}},
+	  {"id":"draft","tool":"llm","dependsOn":["outline"],"inputs":{"prompt":"draft","context":"auto"}},
+	  {"id":"final","tool":"llm","dependsOn":["draft"],"inputs":{"prompt":"final","context":"auto"}}
+	],"output":"{{ final.output.text }}"}`
+	long := `{"name":"long","steps":[
+	  {"id":"s1","tool":"llm","inputs":{"prompt":"s1"}},
+	  {"id":"s2","tool":"llm","dependsOn":["s1"],"inputs":{"prompt":"s2"}},
+	  {"id":"s3","tool":"llm","dependsOn":["s2"],"inputs":{"prompt":"s3"}},
+	  {"id":"s4","tool":"llm","dependsOn":["s3"],"inputs":{"prompt":"s4"}},
+	  {"id":"s5","tool":"llm","dependsOn":["s4"],"inputs":{"prompt":"s5"}},
+	  {"id":"final","tool":"llm","dependsOn":["s5"],"inputs":{"prompt":"final","context":"auto"}}
+	],"output":"{{ final.output.text }}"}`
+	tests := []struct {
+		name      string
+		def       string
+		old       bool   // a run recorded before ChangeAutoContextChain
+		answer    string // repeated: each step answers its prompt in upper case, this long
+		want      string // the context the final step's model got
+		wantParts []string
+	}{
+		{name: "the whole chain", def: chain, want: "## outline\nOUTLINE\n\n## draft\nDRAFT"},
+		{name: "recorded before the change", def: chain, old: true, want: "## draft\nDRAFT"},
+		{name: "a long chain leaves the first steps out", def: long, answer: strings.Repeat("x", 20000),
+			wantParts: []string{"[earlier steps left out, over 80000 characters: s1, s2]\n\n## s3\nS3", "## s4\nS4", "## s5\nS5"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t)
+			if tc.old {
+				h.env.OnGetVersion(workflows.ChangeAutoContextChain, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+			}
+			var mu sync.Mutex
+			contexts := map[string]string{}
+			h.tools.scripts["llm"] = func(in map[string]any) (any, *toolspec.Usage, error) {
+				mu.Lock()
+				defer mu.Unlock()
+				p, _ := in["prompt"].(string)
+				contexts[p], _ = in["context"].(string)
+				text := strings.ToUpper(p)
+				if tc.answer != "" {
+					text += tc.answer[len(text):]
+				}
+				return map[string]any{"text": text, "toolCalls": []any{}}, nil, nil
+			}
+			_, err := h.run(t, tc.def, nil)
+			require.NoError(t, err)
+			got := contexts["final"]
+			if tc.want != "" {
+				require.Equal(t, tc.want, got)
+			}
+			for _, p := range tc.wantParts {
+				require.Contains(t, got, p)
+			}
+			require.NotContains(t, got, "SIDE", "a step the chain does not depend on")
+			if tc.def == chain && !tc.old {
+				require.Equal(t, "## outline\nOUTLINE", contexts["draft"])
+			}
+		})
 	}
 }
 

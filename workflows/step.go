@@ -107,7 +107,7 @@ func activityOptions(p dsl.Policy, spec *toolspec.Spec, summary string) workflow
 func (r *run) activity(ctx workflow.Context, sr *stepRun, tool string, spec *toolspec.Spec, inputs map[string]any, summary string, env map[string]any) (any, error) {
 	opts := activityOptions(sr.cs.Policy, spec, summary)
 	if spec.ModelCall {
-		if err := r.prepareChat(sr, inputs); err != nil {
+		if err := r.prepareChat(ctx, sr, inputs); err != nil {
 			return nil, err
 		}
 		opts = llmOptions(opts)

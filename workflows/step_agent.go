@@ -41,11 +41,25 @@ const ChangeAgentResetToolChoice = "agent-reset-tool-choice"
 // prompt is checked; forks recorded before it skipped them.
 const ChangeForkChecksInput = "fork-checks-input"
 
+// ChangeAutoContextChain (workflow.GetVersion): "context": "auto" renders every step this one
+// depends on, directly or through others, in the run's order (the whole chain before it, as the
+// Go builder's sequence of steps reads); runs recorded before it rendered the direct
+// dependencies only.
+const ChangeAutoContextChain = "auto-context-chain"
+
+// autoContextTotal caps what "context": "auto" renders of the whole chain: past it, the steps
+// furthest back are left out (named in a note), never a direct dependency.
+const autoContextTotal = 4 * autoContextLimit
+
 // prepareChat completes an llm call's inputs in workflow code: "context": "auto" becomes the
 // outputs of the steps this one depends on, and tool names become function definitions.
-func (r *run) prepareChat(sr *stepRun, inputs map[string]any) error {
+func (r *run) prepareChat(ctx workflow.Context, sr *stepRun, inputs map[string]any) error {
 	if c, _ := inputs["context"].(string); c == "auto" {
-		inputs["context"] = r.autoContext(sr)
+		if workflow.GetVersion(ctx, ChangeAutoContextChain, workflow.DefaultVersion, 1) >= 1 {
+			inputs["context"] = r.chainContext(sr)
+		} else {
+			inputs["context"] = r.autoContext(sr)
+		}
 	}
 	list, _ := inputs["tools"].([]any)
 	if len(list) == 0 {
@@ -68,7 +82,8 @@ func (r *run) prepareChat(sr *stepRun, inputs map[string]any) error {
 	return nil
 }
 
-// autoContext renders the outputs of the step's dependencies, in dependency order.
+// autoContext renders the outputs of the step's direct dependencies, in dependency order (runs
+// recorded before ChangeAutoContextChain).
 func (r *run) autoContext(sr *stepRun) string {
 	var b strings.Builder
 	for _, d := range sr.cs.Deps {
@@ -81,6 +96,61 @@ func (r *run) autoContext(sr *stepRun) string {
 			text = text[:autoContextLimit] + fmt.Sprintf("… [%d more characters]", len(text)-autoContextLimit)
 		}
 		fmt.Fprintf(&b, "## %s\n%s\n\n", dep.cs.Title(), text)
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// chainContext renders the outputs of every step sr depends on, directly or through others, in
+// the run's order (dsl.Workflow.Order): the first step of the chain first.
+func (r *run) chainContext(sr *stepRun) string {
+	chain := map[string]bool{}
+	var walk func(ids []string)
+	walk = func(ids []string) {
+		for _, id := range ids {
+			if chain[id] {
+				continue
+			}
+			chain[id] = true
+			if cs, ok := r.wf.Step(id); ok {
+				walk(cs.Deps)
+			}
+		}
+	}
+	walk(sr.cs.Deps)
+	direct := map[string]bool{}
+	for _, d := range sr.cs.Deps {
+		direct[d] = true
+	}
+	type part struct {
+		id, text string
+	}
+	var parts []part
+	total := 0
+	for _, id := range r.wf.Order {
+		dep := r.steps[id]
+		if !chain[id] || dep == nil || dep.status != runwire.StatusCompleted || dep.output == nil {
+			continue
+		}
+		text := autoContextText(dep.cs.Spec, dep.output)
+		if len(text) > autoContextLimit {
+			text = text[:autoContextLimit] + fmt.Sprintf("… [%d more characters]", len(text)-autoContextLimit)
+		}
+		text = fmt.Sprintf("## %s\n%s\n\n", dep.cs.Title(), text)
+		parts = append(parts, part{id, text})
+		total += len(text)
+	}
+	var b strings.Builder
+	var left []string
+	for _, p := range parts {
+		if total > autoContextTotal && !direct[p.id] {
+			total -= len(p.text)
+			left = append(left, p.id)
+			continue
+		}
+		b.WriteString(p.text)
+	}
+	if len(left) > 0 {
+		return strings.TrimSpace(fmt.Sprintf("[earlier steps left out, over %d characters: %s]\n\n%s", autoContextTotal, strings.Join(left, ", "), b.String()))
 	}
 	return strings.TrimSpace(b.String())
 }
