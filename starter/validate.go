@@ -3,10 +3,13 @@ package starter
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 
 	"github.com/spf13/cobra"
 
+	"github.com/weftworks/weft/activities"
 	weftclient "github.com/weftworks/weft/client"
 	"github.com/weftworks/weft/internal/english"
 	"github.com/weftworks/weft/workflows/dsl"
@@ -32,6 +35,7 @@ func newValidateCommand() *cobra.Command {
 		Long: "Checks JSON syntax, the file schema, step ids, tools and their inputs, references, cycles,\n" +
 			"expressions and the output. Every problem is printed as FILE:LINE:COL: where: what (hint).\n" +
 			"A file read in vai's dialect (docs/workflows.md: vai's dialect) says so, and why.\n" +
+			"With WEFT_MCP_SERVERS set, a server the file trusts and the operator declares untrusted is a warning.\n" +
 			"Exit status 0 when every file is valid, 2 otherwise.",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -107,6 +111,7 @@ func validateOne(arg string) validateResult {
 	if d, ok := llmEndpointWarning(w); ok {
 		res.Diagnostics = append(res.Diagnostics, d)
 	}
+	res.Diagnostics = append(res.Diagnostics, operatorServerWarnings(w, os.Getenv("WEFT_MCP_SERVERS"))...)
 	res.Warnings = len(res.Diagnostics.Warnings())
 	return res
 }
@@ -128,4 +133,34 @@ func llmEndpointWarning(w *dsl.Workflow) (dsl.Diagnostic, bool) {
 		}
 	}
 	return dsl.Diagnostic{}, false
+}
+
+// operatorServerWarnings: a server the file declares with its own command or url and "trust":
+// true, which the operator's file (WEFT_MCP_SERVERS, as this shell names it) declares too without
+// trust, runs as the operator declares it: its tools that may change things wait for approval.
+// Only the worker's WEFT_MCP_SERVERS counts; a policy this shell cannot read is the worker's to
+// report when it starts. (A reference to the operator's server, without command or url, is the
+// compiler's warning.)
+func operatorServerWarnings(w *dsl.Workflow, policyFile string) []dsl.Diagnostic {
+	if policyFile == "" || len(w.Def.MCPServers) == 0 {
+		return nil
+	}
+	p, err := activities.LoadMCPPolicy(policyFile)
+	if err != nil {
+		return nil
+	}
+	var out []dsl.Diagnostic
+	for _, name := range slices.Sorted(maps.Keys(w.Def.MCPServers)) {
+		s := w.Def.MCPServers[name]
+		op, declared := p.Servers[name]
+		if !declared || !s.Trust || op.Trust || (s.Command == "" && s.URL == "") {
+			continue
+		}
+		d := w.Source.At("/mcpServers/"+name+"/trust",
+			fmt.Sprintf(`"trust": true is ignored: the operator declares %q too (WEFT_MCP_SERVERS, %s), without trust, and the worker runs the operator's declaration, not this file's command or url; its tools that may change things wait for approval`, name, policyFile),
+			fmt.Sprintf(`set "trust": true on %q in %s to run its write tools without approval, or give this file's server another name to run its own`, name, policyFile))
+		d.Severity = dsl.SeverityWarning
+		out = append(out, d)
+	}
+	return out
 }
