@@ -43,6 +43,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv("WEFT_AS_GO_PROGRAM") != "" {
 		os.Exit(goProgramMain()) // a Go program of the Go API (goprogram_test.go)
 	}
+	if os.Getenv("WEFT_AS_GO_TOOL_PROGRAM") != "" {
+		os.Exit(goToolProgramMain()) // a Go program with a Go tool that fails (gotool_error_test.go)
+	}
 	if os.Getenv("WEFT_AS_MCP_SERVER") != "" {
 		// weft's own gateway over stdio, as an MCP server for an agent under test.
 		os.Exit(starter.Execute([]string{"mcp", "--no-builtins"}, os.Stdin, os.Stdout, os.Stderr))
