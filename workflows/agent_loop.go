@@ -325,6 +325,7 @@ func (a *agentLoop) iterate(iter int) (res any, done bool, err error) {
 	delete(a.llm, "system")
 	delete(a.llm, "context")
 	if re := textStop(cfg.stopWhen, text); re != "" {
+		a.skipCalls(iter, requested, re)
 		out := a.output(text, iter, StopTextMatched)
 		out["json"], out["stoppedBy"] = answer["json"], re
 		res, err := a.answered(out)
@@ -346,6 +347,7 @@ func (a *agentLoop) iterate(iter int) (res any, done bool, err error) {
 		a.calls = append(a.calls, records[i])
 	}
 	a.llm["messages"] = msgs
+	a.showEdits(msg, records)
 	a.usedTools[a.active] = true
 	if h := handedOff(records, a.byFunction); h != nil {
 		return a.handOffAfter(iter, h)
@@ -444,4 +446,79 @@ func (a *agentLoop) handOffAfter(iter int, h *handoff) (res any, done bool, err 
 		return nil, true, err
 	}
 	return nil, false, nil
+}
+
+// skipCalls answers each call of iteration iter's answer, which a stopWhen textMatches (pattern)
+// ended before they ran, with a tool message saying it was skipped, and lists them in toolCalls
+// as skipped: a provider refuses a transcript with an assistant tool call left unanswered. Runs
+// recorded before ChangeAgentSkippedCalls left them unanswered.
+func (a *agentLoop) skipCalls(iter int, requested []any, pattern string) {
+	if len(requested) == 0 || workflow.GetVersion(a.ctx, ChangeAgentSkippedCalls, workflow.DefaultVersion, 1) < 1 {
+		return
+	}
+	msgs := messages(a.llm)
+	for i, c := range requested {
+		call, _ := c.(map[string]any)
+		callID, _ := call["id"].(string)
+		if callID == "" {
+			callID = fmt.Sprintf("call_%d_%d", iter, i)
+		}
+		fname, _ := call["name"].(string)
+		tool := fname
+		if t, ok := a.byFunction[fname]; ok {
+			tool = t.Name()
+		}
+		var args any
+		if raw, _ := call["arguments"].(string); raw != "" {
+			_ = json.Unmarshal([]byte(raw), &args)
+		}
+		why := fmt.Sprintf("skipped: the run stopped before this call ran (the answer matched stopWhen textMatches %q)", pattern)
+		msgs = append(msgs, map[string]any{"role": "tool", "toolCallId": callID, "name": fname, "content": why})
+		a.calls = append(a.calls, map[string]any{"iteration": iter, "id": callID, "tool": tool, "arguments": args,
+			"durationMs": int64(0), "status": runwire.StatusSkipped, "error": why})
+	}
+	a.llm["messages"] = msgs
+}
+
+// showEdits puts the arguments that ran into the assistant message msg for each of its calls a
+// reviewer edited (records: the calls' records, in msg's order), so the model does not read its
+// own arguments for a call that ran with others. Runs recorded before ChangeAgentEditedArguments
+// kept the model's arguments.
+func (a *agentLoop) showEdits(msg map[string]any, records []map[string]any) {
+	ranWith := func(rec map[string]any) map[string]any {
+		args, _ := rec["arguments"].(map[string]any)
+		if rec["decision"] != runwire.DecisionEdit || args == nil {
+			return nil
+		}
+		return args
+	}
+	edited := false
+	for _, rec := range records {
+		edited = edited || ranWith(rec) != nil
+	}
+	requested, _ := msg["toolCalls"].([]any)
+	if !edited || len(requested) != len(records) || workflow.GetVersion(a.ctx, ChangeAgentEditedArguments, workflow.DefaultVersion, 1) < 1 {
+		return
+	}
+	shown := make([]any, len(requested))
+	for i, c := range requested {
+		shown[i] = c
+		call, _ := c.(map[string]any)
+		args := ranWith(records[i])
+		if call == nil || args == nil {
+			continue
+		}
+		j, err := json.Marshal(args)
+		if err != nil {
+			continue
+		}
+		copied := make(map[string]any, len(call))
+		//workflowcheck:ignore the result does not depend on map order (copied)
+		for k, v := range call {
+			copied[k] = v
+		}
+		copied["arguments"] = string(j)
+		shown[i] = copied
+	}
+	msg["toolCalls"] = shown
 }

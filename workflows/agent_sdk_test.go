@@ -132,7 +132,54 @@ func TestAgentStopWhen(t *testing.T) {
 		require.Equal(t, "^FINAL:", out["stoppedBy"])
 		require.Equal(t, "FINAL: 42", out["text"])
 		require.Equal(t, 0, h.tools.count("search"), "the calls of the matching answer do not run")
+		requireAnsweredTranscript(t, out["messages"].([]any))
+		calls := out["toolCalls"].([]any)
+		require.Len(t, calls, 1, "the skipped call is listed")
+		call := calls[0].(map[string]any)
+		require.Equal(t, "skipped", call["status"])
+		require.Equal(t, "c1", call["id"])
+		require.Equal(t, "search", call["tool"])
+		require.Contains(t, call["error"], "stopWhen textMatches")
 	})
+	t.Run("runs recorded before skipped calls leave them unanswered", func(t *testing.T) {
+		h := newHarness(t)
+		h.env.OnGetVersion(workflows.ChangeAgentSkippedCalls, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+		withModel(h, &scriptedModel{answers: []func(map[string]any) map[string]any{
+			func(map[string]any) map[string]any {
+				return map[string]any{"text": "FINAL: 42", "toolCalls": []any{map[string]any{"id": "c1", "name": "search", "arguments": `{"query":"x"}`}}}
+			},
+		}})
+		def := strings.Replace(agentFlow, `"maxIterations":4`, `"maxIterations":4,"stopWhen":{"textMatches":"^FINAL:"}`, 1)
+		res, err := h.run(t, def, nil)
+		require.NoError(t, err)
+		out := agentOutput(t, res)
+		require.Empty(t, out["toolCalls"])
+		msgs := out["messages"].([]any)
+		require.Equal(t, "assistant", msgs[len(msgs)-1].(map[string]any)["role"])
+	})
+}
+
+// requireAnsweredTranscript checks a transcript as a provider does before it takes it: every
+// tool call of an assistant message has a tool message with its id after it (OpenAI answers 400
+// otherwise).
+func requireAnsweredTranscript(t *testing.T, msgs []any) {
+	t.Helper()
+	for i, m := range msgs {
+		msg, _ := m.(map[string]any)
+		if msg["role"] != "assistant" {
+			continue
+		}
+		calls, _ := msg["toolCalls"].([]any)
+		for _, c := range calls {
+			id := c.(map[string]any)["id"]
+			answered := false
+			for _, later := range msgs[i+1:] {
+				l, _ := later.(map[string]any)
+				answered = answered || (l["role"] == "tool" && l["toolCallId"] == id)
+			}
+			require.True(t, answered, "message %d: tool call %v has no tool message after it in %v", i, id, msgs)
+		}
+	}
 }
 
 // TestAgentInstructions: instructions are rendered again before each model call, with the

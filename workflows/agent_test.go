@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/weftworks/weft/activities/toolspec"
@@ -201,6 +202,53 @@ func TestAgentApprovalGates(t *testing.T) {
 	require.Equal(t, "one, corrected", calls[0].(map[string]any)["arguments"].(map[string]any)["text"])
 	require.Equal(t, "rejected", calls[1].(map[string]any)["status"])
 	require.Contains(t, calls[1].(map[string]any)["error"], "not this one")
+	// The transcript shows the arguments that ran, both in the output and to the model.
+	msgs := agentOutput(t, res)["messages"].([]any)
+	requireAnsweredTranscript(t, msgs)
+	for _, conv := range [][]any{msgs, m.seen[1]} {
+		asked := assistantCalls(t, conv)
+		require.Len(t, asked, 2)
+		require.JSONEq(t, `{"text":"one, corrected","source":"1.md"}`, asked[0]["arguments"].(string), "the edit, as it ran")
+		require.JSONEq(t, `{"text":"two","source":"2.md"}`, asked[1]["arguments"].(string), "a rejected call keeps the model's")
+	}
+}
+
+// TestAgentEditedArgumentsBeforeTheChange: a run recorded before ChangeAgentEditedArguments keeps
+// the model's own arguments in the assistant message.
+func TestAgentEditedArgumentsBeforeTheChange(t *testing.T) {
+	h := newHarness(t)
+	h.env.OnGetVersion(workflows.ChangeAgentEditedArguments, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+	withModel(h, &scriptedModel{answers: []func(map[string]any) map[string]any{
+		callTools([3]string{"a", "ingest", `{"text":"one","source":"1.md"}`}),
+		say("done"),
+	}})
+	h.env.RegisterDelayedCallback(func() {
+		d := `{"id":"helper/a","decision":"edit","data":{"text":"one, corrected","source":"1.md"}}`
+		h.env.UpdateWorkflow(runwire.UpdateReview, d, &testsuite.TestUpdateCallback{
+			OnAccept: func() {}, OnReject: func(err error) { t.Errorf("%s rejected: %v", d, err) }, OnComplete: func(any, error) {},
+		}, decision(t, d))
+	}, time.Second)
+	res, err := h.run(t, agentFlow, nil)
+	require.NoError(t, err)
+	asked := assistantCalls(t, agentOutput(t, res)["messages"].([]any))
+	require.JSONEq(t, `{"text":"one","source":"1.md"}`, asked[0]["arguments"].(string))
+}
+
+// assistantCalls is the tool calls of a transcript's first assistant message that has some.
+func assistantCalls(t *testing.T, msgs []any) []map[string]any {
+	t.Helper()
+	for _, m := range msgs {
+		msg, _ := m.(map[string]any)
+		if calls, _ := msg["toolCalls"].([]any); msg["role"] == "assistant" && len(calls) > 0 {
+			out := make([]map[string]any, len(calls))
+			for i, c := range calls {
+				out[i] = c.(map[string]any)
+			}
+			return out
+		}
+	}
+	require.Fail(t, "no assistant message with tool calls", "%v", msgs)
+	return nil
 }
 
 // TestForEachReviewGates: each item of a review step is its own gate.

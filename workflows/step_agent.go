@@ -47,6 +47,17 @@ const ChangeForkChecksInput = "fork-checks-input"
 // dependencies only.
 const ChangeAutoContextChain = "auto-context-chain"
 
+// ChangeAgentSkippedCalls (workflow.GetVersion): a stopWhen textMatches stop after an answer
+// that asked for tool calls answers each of them with a tool message saying it was skipped (and
+// lists it in toolCalls as skipped), so the transcript weft hands on is one a provider accepts;
+// runs recorded before it left the calls unanswered.
+const ChangeAgentSkippedCalls = "agent-skipped-calls"
+
+// ChangeAgentEditedArguments (workflow.GetVersion): a tool call a reviewer edited shows the
+// arguments that ran in the assistant message of the transcript, so the model reads what it is
+// taken to have asked; runs recorded before it kept the model's own arguments there.
+const ChangeAgentEditedArguments = "agent-edited-arguments"
+
 // autoContextTotal caps what "context": "auto" renders of the whole chain: past it, the steps
 // furthest back are left out (named in a note), never a direct dependency.
 const autoContextTotal = 4 * autoContextLimit
