@@ -1,7 +1,9 @@
 // Package fakellm is a scripted OpenAI-compatible chat endpoint for tests: it answers
 // /v1/chat/completions from a script of replies (text, tool calls, malformed tool calls, 429 with
 // Retry-After, 500, a malformed body), streams them as server-sent events when asked, speaks
-// OpenAI's error body shape, and counts and records the requests.
+// OpenAI's error body shape, and counts and records the requests. Like OpenAI it refuses (400) a
+// request whose messages hold an assistant tool call with no tool message answering it right
+// after, so a test whose transcript a provider would refuse fails.
 //
 // Entry points: New (a script of Replies built with Text, ToolCall and Error, or a Respond
 // function) on an httptest server whose BaseURL goes into OPENAI_BASE_URL; Requests and Count say

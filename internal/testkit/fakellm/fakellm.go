@@ -125,6 +125,11 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	req.ResponseFormat, _ = body["response_format"].(map[string]any)
 	s.mu.Lock()
 	s.requests = append(s.requests, req)
+	if msg := unanswered(req.Messages); msg != "" {
+		s.mu.Unlock()
+		fail(w, 400, "", msg)
+		return
+	}
 	var reply Reply
 	switch {
 	case s.Respond != nil:
@@ -254,4 +259,32 @@ func asList(v any) []map[string]any {
 		}
 	}
 	return out
+}
+
+// unanswered is OpenAI's 400 for a conversation with an assistant message whose tool calls are
+// not each answered by a tool message right after it ("": the conversation is one it takes).
+func unanswered(msgs []map[string]any) string {
+	for i, m := range msgs {
+		if m["role"] != "assistant" {
+			continue
+		}
+		answered := map[string]bool{}
+		for _, next := range msgs[i+1:] {
+			if next["role"] != "tool" {
+				break
+			}
+			id, _ := next["tool_call_id"].(string)
+			answered[id] = true
+		}
+		var missing []string
+		for _, c := range asList(m["tool_calls"]) {
+			if id, _ := c["id"].(string); !answered[id] {
+				missing = append(missing, id)
+			}
+		}
+		if len(missing) > 0 {
+			return fmt.Sprintf("An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: %s (messages[%d])", strings.Join(missing, ", "), i)
+		}
+	}
+	return ""
 }
