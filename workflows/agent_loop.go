@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/weftworks/weft/activities/toolspec"
+	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 	"github.com/weftworks/weft/runwire"
 	"github.com/weftworks/weft/workflows/dsl"
 )
@@ -450,7 +451,7 @@ func (a *agentLoop) handOffAfter(iter int, h *handoff) (res any, done bool, err 
 
 // skipCalls answers each call of iteration iter's answer, which a stopWhen textMatches (pattern)
 // ended before they ran, with a tool message saying it was skipped, and lists them in toolCalls
-// as skipped: a provider refuses a transcript with an assistant tool call left unanswered. Runs
+// (the output's and the state's, which weft status shows) as skipped: a provider refuses a transcript with an assistant tool call left unanswered. Runs
 // recorded before ChangeAgentSkippedCalls left them unanswered.
 func (a *agentLoop) skipCalls(iter int, requested []any, pattern string) {
 	if len(requested) == 0 || workflow.GetVersion(a.ctx, ChangeAgentSkippedCalls, workflow.DefaultVersion, 1) < 1 {
@@ -474,6 +475,11 @@ func (a *agentLoop) skipCalls(iter int, requested []any, pattern string) {
 		}
 		why := fmt.Sprintf("skipped: the run stopped before this call ran (the answer matched stopWhen textMatches %q)", pattern)
 		msgs = append(msgs, map[string]any{"role": "tool", "toolCallId": callID, "name": fname, "content": why})
+		rec := &weftv1.ToolCall{Iteration: int32(iter), Id: callID, Tool: tool, Status: runwire.StatusSkipped, Error: why}
+		if v, err := toValue(args); err == nil && args != nil {
+			rec.Arguments = v
+		}
+		a.sr.toolCalls = append(a.sr.toolCalls, rec)
 		a.calls = append(a.calls, map[string]any{"iteration": iter, "id": callID, "tool": tool, "arguments": args,
 			"durationMs": int64(0), "status": runwire.StatusSkipped, "error": why})
 	}

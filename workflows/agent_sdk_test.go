@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
+	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 	"github.com/weftworks/weft/runwire"
 	"github.com/weftworks/weft/workflows"
 )
@@ -140,6 +141,13 @@ func TestAgentStopWhen(t *testing.T) {
 		require.Equal(t, "c1", call["id"])
 		require.Equal(t, "search", call["tool"])
 		require.Contains(t, call["error"], "stopWhen textMatches")
+		v, err := h.env.QueryWorkflow(runwire.QueryState)
+		require.NoError(t, err)
+		var state weftv1.ExecutionState
+		require.NoError(t, v.Get(&state))
+		require.Len(t, state.Steps[0].ToolCalls, 1, "weft status lists it too")
+		require.Equal(t, "skipped", state.Steps[0].ToolCalls[0].Status)
+		require.Equal(t, "c1", state.Steps[0].ToolCalls[0].Id)
 	})
 	t.Run("runs recorded before skipped calls leave them unanswered", func(t *testing.T) {
 		h := newHarness(t)
