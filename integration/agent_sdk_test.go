@@ -191,3 +191,44 @@ func TestAgentTypedAnswerAndTripwireFromGo(t *testing.T) {
 	require.ErrorContains(t, err, "no-card")
 	require.Equal(t, 4, fake.Count())
 }
+
+// TestAgentTranscriptAProviderTakes: an agent that a stopWhen textMatches ends while its answer
+// asks for a call hands on a conversation the strict OpenAI-compatible fake takes (it answers 400
+// to an unanswered tool call, as OpenAI does): the next agent goes on from it.
+func TestAgentTranscriptAProviderTakes(t *testing.T) {
+	c := dial(t)
+	queue := "agent-transcript-e2e"
+	fake := fakellm.New(
+		fakellm.Reply{Text: "DONE: enough", Calls: []fakellm.Call{{ID: "s1", Name: "search", Arguments: `{"query":"more"}`}}},
+		fakellm.Text("summary"),
+	)
+	defer fake.Close()
+	cfg := activities.Config{MongoDBURI: store.URI, OpenAIBaseURL: fake.BaseURL, OpenAIAPIKey: "k", ChatModel: "gpt-4o-mini"}
+	w, err := worker.New(c, worker.Options{TaskQueue: queue, Config: cfg})
+	require.NoError(t, err)
+	require.NoError(t, w.Start())
+	t.Cleanup(w.Stop)
+	file := filepath.Join(t.TempDir(), "handon.json")
+	require.NoError(t, os.WriteFile(file, []byte(`{"name":"handon","steps":[
+  {"id":"first","tool":"agent","inputs":{"prompt":"Look it up","tools":["search"],"stopWhen":{"textMatches":"^DONE:"}}},
+  {"id":"second","tool":"agent","dependsOn":["first"],"inputs":{"messages":"{{ first.output.messages }}","prompt":"Sum it up"}}
+],"output":"{{ second.output.text }}"}`), 0o644))
+	code, out, errOut := weft(t, queue, "run", file, "--detach", "--id", "transcript-e2e")
+	require.Equal(t, 0, code, out+errOut)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res, err := weftclient.New(c, queue).Result(ctx, "transcript-e2e")
+	require.NoError(t, err)
+	require.Equal(t, "summary", res.Output.GetStringValue())
+	reqs := fake.Requests()
+	require.Len(t, reqs, 2)
+	var answer map[string]any
+	for _, m := range reqs[1].Messages {
+		if m["role"] == "tool" {
+			answer = m
+		}
+	}
+	require.NotNil(t, answer, "the skipped call is answered: %v", reqs[1].Messages)
+	require.Equal(t, "s1", answer["tool_call_id"])
+	require.Contains(t, answer["content"], "skipped")
+}
