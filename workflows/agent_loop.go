@@ -451,8 +451,9 @@ func (a *agentLoop) handOffAfter(iter int, h *handoff) (res any, done bool, err 
 
 // skipCalls answers each call of iteration iter's answer, which a stopWhen textMatches (pattern)
 // ended before they ran, with a tool message saying it was skipped, and lists them in toolCalls
-// (the output's and the state's, which weft status shows) as skipped: a provider refuses a transcript with an assistant tool call left unanswered. Runs
-// recorded before ChangeAgentSkippedCalls left them unanswered.
+// (the output's and the state's, which weft status shows) as skipped: a provider refuses a
+// transcript with an assistant tool call left unanswered. Runs recorded before
+// ChangeAgentSkippedCalls left them unanswered.
 func (a *agentLoop) skipCalls(iter int, requested []any, pattern string) {
 	if len(requested) == 0 || workflow.GetVersion(a.ctx, ChangeAgentSkippedCalls, workflow.DefaultVersion, 1) < 1 {
 		return
