@@ -381,6 +381,12 @@
   editor.key = () => {}; // Delete is handled below, only when a node or link has the focus
   editor.contextmenu = (ev) => ev.preventDefault(); // no floating delete button: Delete key or the form's button
   editor.start();
+  // Drawflow pans when a press lands on its container or its precanvas, and it tells which by the
+  // target's first class (classList[0] is 'parent-drawflow' or 'drawflow'). start() adds
+  // 'parent-drawflow' after the page's own 'b-canvas', so a press on the container (all the
+  // background outside the precanvas's transformed box) did not pan: put it first.
+  canvas.classList.remove('parent-drawflow');
+  canvas.className = `parent-drawflow ${canvas.className}`.trim();
   let syncing = false;
   const dfOf = new Map(); // step id -> drawflow id
   const stepOf = new Map(); // drawflow id -> step id

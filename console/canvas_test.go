@@ -1,0 +1,79 @@
+package console_test
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/weftworks/weft/console"
+	"github.com/weftworks/weft/templates"
+)
+
+// TestBuilderBackgroundPansEverywhere: a drag that starts anywhere on the canvas's background
+// pans the view (Drawflow's translate moves by the drag), over a grid of points on approval-demo
+// as opened, a 100-step file at Fit, that file zoomed in and approval-demo zoomed out. Drawflow
+// tells a press on the background by the target's first class; the canvas's own class came first,
+// so only presses on the precanvas's transformed box panned (57% of approval-demo's background,
+// 8% of the 100-step file's at Fit, 0% at 81%).
+func TestBuilderBackgroundPansEverywhere(t *testing.T) {
+	tpl, err := templates.Get("approval-demo")
+	require.NoError(t, err)
+	srv := newConsole(t, console.Options{Client: lazyClient(t)})
+	ctx := chromium(t)
+	run(t, ctx, "open", chromedp.Navigate(srv.URL+"/build"), chromedp.Poll(`window.__weftBuilderReady === true`, nil))
+	for _, tc := range []struct {
+		name, file string
+		zoom       string // a button pressed after Fit, twice
+	}{
+		{"approval-demo", string(tpl.Data), ""},
+		{"100 steps at Fit", hundredStepFile(), ""},
+		{"100 steps zoomed in", hundredStepFile(), "#b-zoom-in"},
+		{"approval-demo zoomed out", string(tpl.Data), "#b-zoom-out"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			run(t, ctx, "import", chromedp.Evaluate(fmt.Sprintf(`window.__weftBuilder.importText(%s, 'f.json')`, mustJS(tc.file)), nil),
+				chromedp.Click(`#b-fit`))
+			if tc.zoom != "" {
+				run(t, ctx, "zoom", chromedp.Click(tc.zoom), chromedp.Click(tc.zoom))
+			}
+			// 30 points, 60 px in from the sides and 50 from the top and bottom: a drag of (±40, ±25)
+			// stays on the canvas (Drawflow sees no release off it)
+			var grid [][2]float64
+			run(t, ctx, "grid", chromedp.Evaluate(`(() => {
+			  const c = document.getElementById('b-canvas').getBoundingClientRect(), out = [];
+			  for (let i = 0; i < 6; i++) for (let j = 0; j < 5; j++) out.push([c.left + 60 + (c.width - 120) * i / 5, c.top + 50 + (c.height - 100) * j / 4]);
+			  return out; })()`, &grid))
+			var view struct{ Zoom, X, Y float64 }
+			run(t, ctx, "view", chromedp.Evaluate(`window.__weftBuilder.view()`, &view))
+			zoom := view.Zoom
+			tried, panned := 0, 0
+			for i, p := range grid {
+				var background bool
+				run(t, ctx, "what is there", chromedp.Evaluate(fmt.Sprintf(`(() => { const e = document.elementFromPoint(%f, %f), c = document.getElementById('b-canvas');
+				  return e === c || e === c.querySelector(':scope > .drawflow'); })()`, p[0], p[1]), &background))
+				if !background {
+					continue // a step or a link: a drag there moves it
+				}
+				dx, dy := 40.0, 25.0
+				if i%2 == 1 {
+					dx, dy = -40, -25 // back again, so the view stays about where Fit put it
+				}
+				var before, after struct{ Zoom, X, Y float64 }
+				run(t, ctx, "drag the background", chromedp.Evaluate(`window.__weftBuilder.view()`, &before),
+					dragMouse(p[0], p[1], p[0]+dx, p[1]+dy), chromedp.Evaluate(`window.__weftBuilder.view()`, &after))
+				tried++
+				if math.Abs(after.X-before.X-dx) < 1 && math.Abs(after.Y-before.Y-dy) < 1 {
+					panned++
+				} else {
+					t.Logf("a drag from (%.0f, %.0f) moved the view by (%.1f, %.1f), not (%.0f, %.0f)", p[0], p[1], after.X-before.X, after.Y-before.Y, dx, dy)
+				}
+			}
+			t.Logf("%s at %.0f%%: %d of %d background points pan", tc.name, zoom*100, panned, tried)
+			require.Greater(t, tried, len(grid)/3, "most of the grid is background")
+			require.Equal(t, tried, panned, "a drag anywhere on the background pans")
+		})
+	}
+}
