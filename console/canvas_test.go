@@ -77,3 +77,28 @@ func TestBuilderBackgroundPansEverywhere(t *testing.T) {
 		})
 	}
 }
+
+// TestBuilderEnterOpensTheFormWithoutRenaming: Enter on a focused step opens its form with the
+// focus on the form's heading (the step's name), not in the id field: keys typed next rename
+// nothing, and Tab goes on to the id field.
+func TestBuilderEnterOpensTheFormWithoutRenaming(t *testing.T) {
+	srv := newConsole(t, console.Options{Client: lazyClient(t)})
+	ctx := chromium(t)
+	file := `{"name":"two","steps":[{"id":"first","tool":"template","inputs":{"text":"a"}},{"id":"second","tool":"template","inputs":{"text":"{{ first.output.text }}"}}]}`
+	run(t, ctx, "open", chromedp.Navigate(srv.URL+"/build"), chromedp.Poll(`window.__weftBuilderReady === true`, nil),
+		chromedp.Evaluate(fmt.Sprintf(`window.__weftBuilder.importText(%s, 'two.json')`, mustJS(file)), nil),
+		chromedp.WaitVisible(`.drawflow-node[data-step="second"]`))
+	var active struct{ ID, Tag, Text string }
+	const activeJS = `(() => { const a = document.activeElement; return { ID: a.id, Tag: a.tagName, Text: a.textContent }; })()`
+	run(t, ctx, "Enter on a step", chromedp.Focus(`.drawflow-node[data-step="second"]`), chromedp.KeyEvent("\r"),
+		chromedp.Poll(`document.activeElement && document.activeElement.closest('#b-inspector') !== null`, nil),
+		chromedp.Evaluate(activeJS, &active))
+	require.Equal(t, "f-heading", active.ID, "the focus is on the form's heading, not in a field")
+	require.Equal(t, "H2", active.Tag)
+	require.Equal(t, "second", active.Text, "which names the step")
+	run(t, ctx, "type, then Tab", chromedp.KeyEvent("xyz"), chromedp.KeyEvent("\t"), chromedp.Evaluate(activeJS, &active))
+	require.Equal(t, "f-step-id", active.ID, "Tab goes on to the id field")
+	var ids []string
+	run(t, ctx, "ids", chromedp.Evaluate(`JSON.parse(window.__weftBuilder.exportText()).steps.map((s) => s.id)`, &ids))
+	require.Equal(t, []string{"first", "second"}, ids, "typing after Enter renamed no step")
+}

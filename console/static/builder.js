@@ -692,8 +692,10 @@
     if ((ev.key === 'Enter' || ev.key === ' ') && node && node.dataset.step) {
       ev.preventDefault();
       selected = node.dataset.step; markSelected(); inspect();
-      const first = document.querySelector('#b-inspector input, #b-inspector select, #b-inspector textarea');
-      if (first) first.focus();
+      // the form's heading, not its first field: keys typed next change nothing (in the id field
+      // they renamed the step), a screen reader reads the step's name, and Tab goes on to the id
+      const heading = document.getElementById('f-heading');
+      if (heading) heading.focus();
     }
   });
   canvas.addEventListener('focusin', (ev) => {
@@ -1020,7 +1022,7 @@
     const marks = [ann.readOnlyHint ? 'read-only' : 'changes things', ann.destructiveHint ? 'destructive' : '', ann.idempotentHint ? 'idempotent' : '', ann.openWorldHint ? 'reaches outside' : ''].filter(Boolean);
     const opt = (k, label, schema) => fieldFor(label, schema, false, () => s[k], (v) => { if (v === undefined) delete s[k]; else s[k] = v; }, `step.${k}`);
     fill(inspector, 
-      el('h2', {}, s.name || s.id),
+      el('h2', { id: 'f-heading', tabindex: '-1' }, s.name || s.id),
       el('p', { class: 'meta' }, el('span', { class: `chip c-${spec.category}` }, spec.category || 'unknown'), ` ${s.tool}`, spec.title ? ` — ${spec.title}` : ''),
       spec.description ? el('p', { class: 'note' }, spec.description) : null,
       marks.length ? el('p', { class: 'b-ann' }, marks.map((m) => el('span', { class: 'b-tag' }, m))) : null,
