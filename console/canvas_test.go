@@ -1,6 +1,7 @@
 package console_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"testing"
@@ -101,4 +102,52 @@ func TestBuilderEnterOpensTheFormWithoutRenaming(t *testing.T) {
 	var ids []string
 	run(t, ctx, "ids", chromedp.Evaluate(`JSON.parse(window.__weftBuilder.exportText()).steps.map((s) => s.id)`, &ids))
 	require.Equal(t, []string{"first", "second"}, ids, "typing after Enter renamed no step")
+}
+
+// TestBuilderArrangeLaysTheStepsOut: after steps are dragged about, Arrange puts every step back
+// where opening the file laid it out (columns by dependency depth) and fits the view to them; Undo
+// takes the arrangement back.
+func TestBuilderArrangeLaysTheStepsOut(t *testing.T) {
+	tpl, err := templates.Get("approval-demo")
+	require.NoError(t, err)
+	srv := newConsole(t, console.Options{Client: lazyClient(t)})
+	ctx := chromium(t)
+	const where = `Object.fromEntries([...document.querySelectorAll('#b-canvas .drawflow-node')].map((n) => [n.dataset.step, [parseFloat(n.style.left), parseFloat(n.style.top)]]))`
+	var opened, moved, arranged, undone map[string][2]float64
+	run(t, ctx, "open", chromedp.Navigate(srv.URL+"/build"), chromedp.Poll(`window.__weftBuilderReady === true`, nil),
+		chromedp.Evaluate(fmt.Sprintf(`window.__weftBuilder.importText(%s, 'f.json')`, mustJS(string(tpl.Data))), nil),
+		chromedp.Click(`#b-fit`), chromedp.Evaluate(where, &opened))
+	require.Greater(t, len(opened), 2)
+	// drag the first two steps to the canvas's lower left and upper right
+	var ids []string
+	run(t, ctx, "ids", chromedp.Evaluate(`[...document.querySelectorAll('#b-canvas .drawflow-node')].map((n) => n.dataset.step)`, &ids))
+	var box struct{ Left, Top, Right, Bottom float64 }
+	run(t, ctx, "canvas", chromedp.Evaluate(`(() => { const r = document.getElementById('b-canvas').getBoundingClientRect(); return { Left: r.left, Top: r.top, Right: r.right, Bottom: r.bottom }; })()`, &box))
+	for i, to := range [][2]float64{{box.Left + 120, box.Bottom - 60}, {box.Right - 130, box.Top + 60}} {
+		x, y := center(t, ctx, fmt.Sprintf(`.drawflow-node[data-step=%q] .b-node-title`, ids[i]))
+		run(t, ctx, "move "+ids[i], dragMouse(x, y, to[0], to[1]))
+	}
+	run(t, ctx, "moved", chromedp.Evaluate(where, &moved))
+	require.NotEqual(t, opened, moved, "the drags moved steps")
+
+	var outside int
+	run(t, ctx, "Arrange", chromedp.Click(`#b-arrange`),
+		chromedp.Poll(fmt.Sprintf(`(() => { const w = %s, o = %s; return Object.keys(o).every((k) => w[k] && w[k][0] === o[k][0] && w[k][1] === o[k][1]); })()`, where, jsonOf(t, opened)), nil),
+		chromedp.Evaluate(where, &arranged),
+		chromedp.Evaluate(`new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => {
+		  const c = document.getElementById('b-canvas').getBoundingClientRect(); let out = 0;
+		  document.querySelectorAll('#b-canvas .drawflow-node').forEach((n) => { const b = n.getBoundingClientRect();
+		    if (b.left < c.left - 1 || b.right > c.right + 1 || b.top < c.top - 1 || b.bottom > c.bottom + 1) out++; });
+		  r(out); })))`, &outside, awaitPromise))
+	require.Equal(t, opened, arranged, "Arrange lays the steps out as opening the file did")
+	require.Zero(t, outside, "and fits them on the canvas")
+	run(t, ctx, "undo", chromedp.Click(`#b-undo`), chromedp.Evaluate(where, &undone))
+	require.Equal(t, moved, undone, "Undo takes the arrangement back")
+}
+
+func jsonOf(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	require.NoError(t, err)
+	return string(b)
 }

@@ -657,8 +657,10 @@
   });
   editor.on('nodeMoved', (df) => {
     const id = stepOf.get(String(df));
-    const d = editor.drawflow.drawflow.Home.data[df];
-    if (id && d) pos[id] = { x: d.pos_x, y: d.pos_y };
+    const d = editor.drawflow.drawflow.Home.data[df], n = document.getElementById(`node-${df}`);
+    // where the step is drawn: Drawflow's pos_x/pos_y lag it by the last mouse move (it reads
+    // offsetLeft after setting style.left), so the next redraw moved the step back by that much
+    if (id && d && n) { d.pos_x = parseFloat(n.style.left); d.pos_y = parseFloat(n.style.top); pos[id] = { x: d.pos_x, y: d.pos_y }; }
     drawLinks(); // Drawflow drew the moved step's links its way as it went
     stepsMoved();
   });
@@ -757,6 +759,13 @@
   document.getElementById('b-zoom-in').addEventListener('click', () => editor.zoom_in());
   document.getElementById('b-zoom-out').addEventListener('click', () => editor.zoom_out());
   document.getElementById('b-fit').addEventListener('click', fit);
+  // Arrange lays every step out again as opening the file does (place: columns by dependency
+  // depth, folded to the canvas's shape), then fits; one undo step.
+  document.getElementById('b-arrange').addEventListener('click', () => {
+    commit('', () => place(true));
+    requestAnimationFrame(fit);
+    say(`arranged ${steps().length} steps in columns by their dependencies`);
+  });
   if (window.weftMinimap) mm = window.weftMinimap(document.getElementById('b-minimap'), mmCanvas);
 
   // canvas coordinates of a point on the screen
