@@ -6,7 +6,9 @@ import (
 	"math"
 	"testing"
 
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 	"github.com/stretchr/testify/require"
 
 	"github.com/weftworks/weft/console"
@@ -150,4 +152,73 @@ func jsonOf(t *testing.T, v any) string {
 	b, err := json.Marshal(v)
 	require.NoError(t, err)
 	return string(b)
+}
+
+// TestBuilderSelectCopyPaste: Shift+click selects a second step with the open one; Ctrl+C copies
+// them and Ctrl+V adds copies with new ids, the copy of the second reading the copy of the first
+// (and a step outside the copy as before), all as one undo step; a plain click on the background
+// clears the selection; Shift+Enter on a focused step selects it; Delete on a selected step
+// removes every selected one.
+func TestBuilderSelectCopyPaste(t *testing.T) {
+	srv := newConsole(t, console.Options{Client: lazyClient(t)})
+	ctx := chromium(t)
+	file := `{"name":"three","steps":[{"id":"a","tool":"template","inputs":{"text":"start"}},` +
+		`{"id":"b","tool":"template","inputs":{"text":"{{ a.output.text }}"}},` +
+		`{"id":"c","tool":"template","inputs":{"text":"{{ b.output.text }} {{ a.output.text }}"}}]}`
+	run(t, ctx, "open", chromedp.Navigate(srv.URL+"/build"), chromedp.Poll(`window.__weftBuilderReady === true`, nil),
+		chromedp.Evaluate(fmt.Sprintf(`window.__weftBuilder.importText(%s, 'three.json')`, mustJS(file)), nil),
+		chromedp.WaitVisible(`.drawflow-node[data-step="c"]`))
+	picked := func() []string {
+		var ids []string
+		run(t, ctx, "picked", chromedp.Evaluate(`[...document.querySelectorAll('#b-canvas .drawflow-node.b-picked')].map((n) => n.dataset.step)`, &ids))
+		return ids
+	}
+	inputsOf := func() map[string]string {
+		out := map[string]string{}
+		for _, s := range exported(t, ctx)["steps"].([]any) {
+			m := s.(map[string]any)
+			out[m["id"].(string)] = m["inputs"].(map[string]any)["text"].(string)
+		}
+		return out
+	}
+	bx, by := center(t, ctx, `.drawflow-node[data-step="b"] .b-node-title`)
+	cx, cy := center(t, ctx, `.drawflow-node[data-step="c"] .b-node-title`)
+	run(t, ctx, "click b, Shift+click c", chromedp.MouseClickXY(bx, by), chromedp.WaitVisible(`#f-heading`),
+		chromedp.MouseClickXY(cx, cy, chromedp.ButtonModifiers(input.ModifierShift)))
+	require.ElementsMatch(t, []string{"b", "c"}, picked(), "Shift+click adds c to b, whose form was open")
+
+	run(t, ctx, "Ctrl+C, Ctrl+V", chromedp.KeyEvent("c", chromedp.KeyModifiers(input.ModifierCtrl)),
+		chromedp.KeyEvent("v", chromedp.KeyModifiers(input.ModifierCtrl)),
+		chromedp.WaitVisible(`.drawflow-node[data-step="c_2"]`))
+	require.Equal(t, map[string]string{
+		"a": "start", "b": "{{ a.output.text }}", "c": "{{ b.output.text }} {{ a.output.text }}",
+		"b_2": "{{ a.output.text }}", "c_2": "{{ b_2.output.text }} {{ a.output.text }}",
+	}, inputsOf(), "the copy of c reads the copy of b, and a as c does")
+	require.ElementsMatch(t, []string{"b_2", "c_2"}, picked(), "the pasted steps are the selection")
+	var moved bool
+	run(t, ctx, "offset", chromedp.Evaluate(`(() => { const p = window.__weftBuilder.positions(); return p.b_2.x === p.b.x + 40 && p.c_2.y === p.c.y + 40; })()`, &moved))
+	require.True(t, moved, "pasted 40 px right and down of the copied steps")
+
+	run(t, ctx, "undo the paste", chromedp.Click(`#b-undo`), chromedp.WaitNotPresent(`.drawflow-node[data-step="b_2"]`))
+	require.Len(t, inputsOf(), 3, "the paste is one undo step")
+	run(t, ctx, "redo", chromedp.Click(`#b-redo`), chromedp.WaitVisible(`.drawflow-node[data-step="c_2"]`))
+
+	// a click on the background clears the selection
+	var bg [2]float64
+	run(t, ctx, "a background point", chromedp.Evaluate(`(() => { const c = document.getElementById('b-canvas').getBoundingClientRect();
+	  for (let y = c.top + 20; y < c.bottom - 20; y += 10) for (let x = c.left + 20; x < c.right - 20; x += 10) {
+	    const e = document.elementFromPoint(x, y); if (e === document.getElementById('b-canvas') || e.classList.contains('drawflow')) return [x, y]; }
+	  return [0, 0]; })()`, &bg))
+	require.NotZero(t, bg[0])
+	run(t, ctx, "click the background", chromedp.MouseClickXY(bg[0], bg[1]))
+	require.Empty(t, picked(), "a click on the background clears the selection")
+
+	// Shift+Enter on a focused step selects it too; Delete on one of several selected removes them all
+	run(t, ctx, "Shift+Enter on b_2", chromedp.Focus(`.drawflow-node[data-step="b_2"]`), chromedp.KeyEvent(kb.Enter, chromedp.KeyModifiers(input.ModifierShift)))
+	require.Equal(t, []string{"b_2"}, picked(), "Shift+Enter selects the focused step")
+	c2x, c2y := center(t, ctx, `.drawflow-node[data-step="c_2"] .b-node-title`)
+	run(t, ctx, "Shift+click c_2, Delete", chromedp.MouseClickXY(c2x, c2y, chromedp.ButtonModifiers(input.ModifierShift)),
+		chromedp.Poll(`document.querySelectorAll('#b-canvas .drawflow-node.b-picked').length === 2`, nil),
+		chromedp.KeyEvent(kb.Delete), chromedp.WaitNotPresent(`.drawflow-node[data-step="b_2"]`), chromedp.WaitNotPresent(`.drawflow-node[data-step="c_2"]`))
+	require.Len(t, inputsOf(), 3, "Delete removed both selected steps")
 }

@@ -47,6 +47,8 @@
   let doc = { name: 'new-workflow', steps: [] };
   let pos = {}; // step id -> {x, y}: layout only, never exported
   let selected = null; // a step id, or null for the workflow's settings
+  const picked = new Set(); // the steps selected together (Shift+click), for copy and Delete
+  let clip = null, pastes = 0; // the steps copied, and how many times they were pasted
   let fileName = boot.name || 'workflow';
   let problems = []; // the last validation's diagnostics
   let checked = null; // the file as that validation read it
@@ -312,7 +314,8 @@
     return reads(b, from) ? `${to} still refers to ${from} in its text: edit its form to remove that` : `unlinked ${from} → ${to}`;
   }
 
-  function renameStep(old, id) {
+  // refFixer rewrites the references to step old in a value to step id
+  function refFixer(old, id) {
     const re = new RegExp(`(^|[^A-Za-z0-9_.])${old}(\\s*\\.\\s*(?:output|status|error)\\b)`, 'g');
     const fix = (v) => {
       if (typeof v === 'string') return v.replace(re, `$1${id}$2`);
@@ -320,16 +323,24 @@
       if (isObj(v)) { for (const k of Object.keys(v)) v[k] = fix(v[k]); return v; }
       return v;
     };
+    return fix;
+  }
+  // readsRenamed makes step s read (references, dependsOn, branch targets) id where it read old
+  function readsRenamed(s, old, id) {
+    const fix = refFixer(old, id);
+    for (const k of ['inputs', 'condition', 'forEach']) if (s[k] !== undefined) s[k] = fix(s[k]);
+    if (Array.isArray(s.dependsOn)) s.dependsOn = s.dependsOn.map((d) => (d === old ? id : d));
+    const spec = tools.get(s.tool);
+    if (spec && spec.branches && isObj(s.inputs)) {
+      for (const b of ['then', 'else']) if (Array.isArray(s.inputs[b])) s.inputs[b] = s.inputs[b].map((d) => (d === old ? id : d));
+    }
+  }
+  function renameStep(old, id) {
     for (const s of steps()) {
       if (s.id === old) s.id = id;
-      for (const k of ['inputs', 'condition', 'forEach']) if (s[k] !== undefined) s[k] = fix(s[k]);
-      if (Array.isArray(s.dependsOn)) s.dependsOn = s.dependsOn.map((d) => (d === old ? id : d));
-      const spec = tools.get(s.tool);
-      if (spec && spec.branches && isObj(s.inputs)) {
-        for (const b of ['then', 'else']) if (Array.isArray(s.inputs[b])) s.inputs[b] = s.inputs[b].map((d) => (d === old ? id : d));
-      }
+      readsRenamed(s, old, id);
     }
-    if (doc.output !== undefined) doc.output = fix(doc.output);
+    if (doc.output !== undefined) doc.output = refFixer(old, id)(doc.output);
     pos[id] = pos[old];
     delete pos[old];
     if (selected === old) selected = id;
@@ -363,13 +374,19 @@
     return id;
   }
   function removeStep(id) {
+    // Delete on a step of several selected removes them all, as one undo step
+    const ids = picked.has(id) && picked.size > 1 ? [...picked] : [id];
     commit('', () => {
-      for (const s of steps()) if (s.id !== id) disconnect(id, s.id);
-      doc.steps = steps().filter((s) => s.id !== id);
-      delete pos[id];
-      if (selected === id) selected = null;
+      for (const r of ids) {
+        for (const s of steps()) if (s.id !== r) disconnect(r, s.id);
+        doc.steps = steps().filter((s) => s.id !== r);
+        delete pos[r];
+        picked.delete(r);
+        if (selected === r) selected = null;
+      }
     });
     inspect();
+    if (ids.length > 1) say(`removed ${ids.length} steps`);
   }
 
   // ---- the canvas ----
@@ -416,6 +433,7 @@
         node.setAttribute('tabindex', '0');
         node.setAttribute('role', 'button');
         node.classList.toggle('selected-step', s.id === selected);
+        node.classList.toggle('b-picked', picked.has(s.id));
         const content = node.querySelector('.drawflow_content_node');
         const title = s.name || s.id;
         content.replaceChildren(
@@ -691,6 +709,9 @@
       if (editor.connection_selected) { ev.preventDefault(); editor.removeConnection(); }
       return;
     }
+    if ((ev.key === 'Enter' || ev.key === ' ') && ev.shiftKey && node && node.dataset.step) {
+      ev.preventDefault(); pick(node.dataset.step); return;
+    }
     if ((ev.key === 'Enter' || ev.key === ' ') && node && node.dataset.step) {
       ev.preventDefault();
       selected = node.dataset.step; markSelected(); inspect();
@@ -705,8 +726,65 @@
     if (node && node.dataset.step && node.dataset.step !== selected) { selected = node.dataset.step; markSelected(); inspect(); }
   });
   function markSelected() {
-    canvas.querySelectorAll('.drawflow-node').forEach((n) => n.classList.toggle('selected-step', n.dataset.step === selected));
+    canvas.querySelectorAll('.drawflow-node').forEach((n) => {
+      n.classList.toggle('selected-step', n.dataset.step === selected);
+      n.classList.toggle('b-picked', picked.has(n.dataset.step));
+    });
     stepsMoved();
+  }
+  // ---- several steps at once: select, copy, paste ----
+  // Shift+click (Ctrl/⌘+click, or Shift+Enter on a focused step) adds a step to the selection or
+  // takes it out, starting from the step whose form is open; a plain click on a step not among
+  // them or on the background starts again. Ctrl+C copies the selected steps (or the open one),
+  // Ctrl+V adds copies with new ids, 40 px on: references among the copies are to the copies,
+  // to other steps they stay. Delete on a selected step removes them all.
+  function pick(id) {
+    if (!picked.size && selected && selected !== id) picked.add(selected);
+    if (picked.has(id)) picked.delete(id); else picked.add(id);
+    markSelected();
+    say(`${picked.size} step${picked.size === 1 ? '' : 's'} selected`);
+  }
+  canvas.addEventListener('mousedown', (ev) => {
+    const node = ev.target.closest && ev.target.closest('.drawflow-node');
+    if (ev.button !== 0 || (ev.target.closest && ev.target.closest('.input, .output'))) return;
+    if (node && node.dataset.step && (ev.shiftKey || ev.ctrlKey || ev.metaKey)) { pick(node.dataset.step); return; }
+    if (picked.size && !(node && picked.has(node.dataset.step))) { picked.clear(); markSelected(); }
+  }, true);
+  function copySteps() {
+    const ids = picked.size ? [...picked] : selected ? [selected] : [];
+    const chosen = steps().filter((s) => s && ids.includes(s.id));
+    if (!chosen.length) return false;
+    clip = chosen.map((s) => ({ step: clone(s), at: pos[s.id] ? { ...pos[s.id] } : null }));
+    pastes = 0;
+    say(`copied ${chosen.length} step${chosen.length === 1 ? '' : 's'}: Ctrl+V pastes`);
+    return true;
+  }
+  function pasteSteps() {
+    if (!clip || !clip.length || isFlow()) return false;
+    pastes++;
+    const made = [];
+    commit('', () => {
+      if (!Array.isArray(doc.steps)) doc.steps = [];
+      const ids = new Map();
+      for (const { step } of clip) {
+        const id = newId(step.id);
+        ids.set(step.id, id);
+        doc.steps.push({ ...clone(step), id }); // pushed at once, so that the next newId sees it
+      }
+      // no new id is an id of the copy's (those are all taken), so the rewrites do not chain
+      for (const { step, at } of clip) {
+        const s = stepById(ids.get(step.id));
+        for (const [old, id] of ids) readsRenamed(s, old, id);
+        if (at) pos[s.id] = { x: at.x + 40 * pastes, y: at.y + 40 * pastes };
+        made.push(s.id);
+      }
+      picked.clear();
+      made.forEach((id) => picked.add(id));
+      selected = made[0];
+    });
+    inspect();
+    say(`pasted ${made.length} step${made.length === 1 ? '' : 's'}: ${made.join(', ')}`);
+    return true;
   }
 
   // zoom, pan, fit: Drawflow's transform is translate(canvas_x, canvas_y) scale(zoom) about the
@@ -1284,6 +1362,8 @@
   document.addEventListener('keydown', (ev) => {
     const typing = ev.target.closest && ev.target.closest('input, textarea, select');
     if (typing || !(ev.ctrlKey || ev.metaKey)) return;
+    if (ev.key.toLowerCase() === 'c' && !ev.shiftKey && !String(window.getSelection() || '')) { if (copySteps()) ev.preventDefault(); return; }
+    if (ev.key.toLowerCase() === 'v' && !ev.shiftKey) { if (pasteSteps()) ev.preventDefault(); return; }
     if (ev.key.toLowerCase() === 'z' && !ev.shiftKey) { ev.preventDefault(); restore(undo, redo); }
     else if ((ev.key.toLowerCase() === 'z' && ev.shiftKey) || ev.key.toLowerCase() === 'y') { ev.preventDefault(); restore(redo, undo); }
   });
