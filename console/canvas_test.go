@@ -43,7 +43,7 @@ func TestBuilderBackgroundPansEverywhere(t *testing.T) {
 				run(t, ctx, "zoom", chromedp.Click(tc.zoom), chromedp.Click(tc.zoom))
 			}
 			// 30 points, 60 px in from the sides and 50 from the top and bottom: a drag of (±40, ±25)
-			// stays on the canvas (Drawflow sees no release off it)
+			// starts and ends on the canvas
 			var grid [][2]float64
 			run(t, ctx, "grid", chromedp.Evaluate(`(() => {
 			  const c = document.getElementById('b-canvas').getBoundingClientRect(), out = [];
@@ -221,4 +221,36 @@ func TestBuilderSelectCopyPaste(t *testing.T) {
 		chromedp.Poll(`document.querySelectorAll('#b-canvas .drawflow-node.b-picked').length === 2`, nil),
 		chromedp.KeyEvent(kb.Delete), chromedp.WaitNotPresent(`.drawflow-node[data-step="b_2"]`), chromedp.WaitNotPresent(`.drawflow-node[data-step="c_2"]`))
 	require.Len(t, inputsOf(), 3, "Delete removed both selected steps")
+}
+
+// TestBuilderPanReleasedOffTheCanvas: a background drag released off the canvas (over the
+// palette) ends there: the view keeps the whole drag, and moving the mouse over the canvas
+// afterwards, no button pressed, does not pan it further.
+func TestBuilderPanReleasedOffTheCanvas(t *testing.T) {
+	tpl, err := templates.Get("approval-demo")
+	require.NoError(t, err)
+	srv := newConsole(t, console.Options{Client: lazyClient(t)})
+	ctx := chromium(t)
+	run(t, ctx, "open", chromedp.Navigate(srv.URL+"/build"), chromedp.Poll(`window.__weftBuilderReady === true`, nil),
+		chromedp.Evaluate(fmt.Sprintf(`window.__weftBuilder.importText(%s, 'f.json')`, mustJS(string(tpl.Data))), nil),
+		chromedp.Click(`#b-fit`))
+	var p struct{ X, Y, PaletteX float64 }
+	run(t, ctx, "a background point", chromedp.Evaluate(`(() => { const c = document.getElementById('b-canvas').getBoundingClientRect();
+	  const pal = document.querySelector('.b-palette').getBoundingClientRect();
+	  for (let y = c.top + 20; y < c.bottom - 20; y += 10) for (let x = c.left + 20; x < c.left + 200; x += 10) {
+	    const e = document.elementFromPoint(x, y); if (e === document.getElementById('b-canvas') || e.classList.contains('drawflow')) return { X: x, Y: y, PaletteX: pal.left + pal.width / 2 }; }
+	  return { X: 0, Y: 0, PaletteX: 0 }; })()`, &p))
+	require.NotZero(t, p.X)
+	type view struct{ Zoom, X, Y float64 }
+	const drawn = `(() => { const m = /translate\(([-\d.e]+)px, ([-\d.e]+)px\)/.exec(document.querySelector('#b-canvas > .drawflow').style.transform); return { Zoom: 0, X: +m[1], Y: +m[2] }; })()`
+	var before, after, shown, later view
+	run(t, ctx, "drag onto the palette", chromedp.Evaluate(`window.__weftBuilder.view()`, &before),
+		dragMouse(p.X, p.Y, p.PaletteX, p.Y+30), chromedp.Evaluate(`window.__weftBuilder.view()`, &after), chromedp.Evaluate(drawn, &shown))
+	require.InDelta(t, p.PaletteX-p.X, after.X-before.X, 1, "the view keeps the whole drag")
+	require.InDelta(t, 30, after.Y-before.Y, 1)
+	require.InDelta(t, after.X, shown.X, 1, "and is what is drawn")
+	run(t, ctx, "move over the canvas, no button", chromedp.MouseEvent(input.MouseMoved, p.X+100, p.Y+50), chromedp.MouseEvent(input.MouseMoved, p.X+150, p.Y+80),
+		chromedp.Evaluate(drawn, &later))
+	require.InDelta(t, after.X, later.X, 1, "a move without a button does not pan")
+	require.InDelta(t, after.Y, later.Y, 1)
 }

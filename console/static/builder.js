@@ -404,6 +404,13 @@
   // background outside the precanvas's transformed box) did not pan: put it first.
   canvas.classList.remove('parent-drawflow');
   canvas.className = `parent-drawflow ${canvas.className}`.trim();
+  // Drawflow follows the mouse and ends a drag (of the background, a step or a new link) only on
+  // its container: a release off the canvas left it dragging, so the view or the step went on
+  // following the mouse with no button pressed, and a pan's end was not recorded. Off the canvas
+  // the page passes the moves and the release on.
+  const gesture = () => editor.editor_selected || editor.drag || editor.connection;
+  document.addEventListener('mousemove', (ev) => { if (gesture() && !canvas.contains(ev.target)) editor.position(ev); }, true);
+  document.addEventListener('mouseup', (ev) => { if (gesture() && !canvas.contains(ev.target)) editor.dragEnd(ev); }, true);
   let syncing = false;
   const dfOf = new Map(); // step id -> drawflow id
   const stepOf = new Map(); // drawflow id -> step id
