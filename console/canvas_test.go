@@ -254,3 +254,35 @@ func TestBuilderPanReleasedOffTheCanvas(t *testing.T) {
 	require.InDelta(t, after.X, later.X, 1, "a move without a button does not pan")
 	require.InDelta(t, after.Y, later.Y, 1)
 }
+
+// TestBuilderSelectedStepsMoveTogether: of several selected steps, dragging one moves them all as
+// far, and a step not selected stays.
+func TestBuilderSelectedStepsMoveTogether(t *testing.T) {
+	srv := newConsole(t, console.Options{Client: lazyClient(t)})
+	ctx := chromium(t)
+	file := `{"name":"three","steps":[{"id":"a","tool":"template","inputs":{"text":"start"}},` +
+		`{"id":"b","tool":"template","inputs":{"text":"{{ a.output.text }}"}},` +
+		`{"id":"c","tool":"template","inputs":{"text":"{{ b.output.text }}"}}]}`
+	run(t, ctx, "open", chromedp.Navigate(srv.URL+"/build"), chromedp.Poll(`window.__weftBuilderReady === true`, nil),
+		chromedp.Evaluate(fmt.Sprintf(`window.__weftBuilder.importText(%s, 'three.json')`, mustJS(file)), nil),
+		chromedp.WaitVisible(`.drawflow-node[data-step="c"]`))
+	type xy struct{ X, Y float64 }
+	var before, after map[string]xy
+	var zoom float64
+	const drawn = `Object.fromEntries([...document.querySelectorAll('#b-canvas .drawflow-node')].map((n) => [n.dataset.step, { X: parseFloat(n.style.left), Y: parseFloat(n.style.top) }]))`
+	bx, by := center(t, ctx, `.drawflow-node[data-step="b"] .b-node-title`)
+	cx, cy := center(t, ctx, `.drawflow-node[data-step="c"] .b-node-title`)
+	run(t, ctx, "select b and c", chromedp.MouseClickXY(bx, by), chromedp.WaitVisible(`#f-heading`),
+		chromedp.MouseClickXY(cx, cy, chromedp.ButtonModifiers(input.ModifierShift)),
+		chromedp.Poll(`document.querySelectorAll('#b-canvas .drawflow-node.b-picked').length === 2`, nil),
+		chromedp.Evaluate(`window.__weftBuilder.positions()`, &before), chromedp.Evaluate(`window.__weftBuilder.view().zoom`, &zoom))
+	run(t, ctx, "drag b", dragMouse(bx, by, bx+60, by+40), chromedp.Evaluate(`window.__weftBuilder.positions()`, &after))
+	moved := func(id string) xy { return xy{after[id].X - before[id].X, after[id].Y - before[id].Y} }
+	require.InDelta(t, 60/zoom, moved("b").X, 1, "b moved with the mouse")
+	require.InDelta(t, 40/zoom, moved("b").Y, 1)
+	require.Equal(t, moved("b"), moved("c"), "c, selected with it, moved as far")
+	require.Equal(t, xy{}, moved("a"), "a, not selected, stayed")
+	var shown map[string]xy
+	run(t, ctx, "drawn", chromedp.Evaluate(drawn, &shown))
+	require.Equal(t, after, shown, "where the steps are drawn is where the builder keeps them")
+}

@@ -686,6 +686,12 @@
     // where the step is drawn: Drawflow's pos_x/pos_y lag it by the last mouse move (it reads
     // offsetLeft after setting style.left), so the next redraw moved the step back by that much
     if (id && d && n) { d.pos_x = parseFloat(n.style.left); d.pos_y = parseFloat(n.style.top); pos[id] = { x: d.pos_x, y: d.pos_y }; }
+    if (id && picked.has(id)) { // the others selected with it moved along (below)
+      for (const o of picked) {
+        const on = o !== id && document.getElementById(`node-${dfOf.get(o)}`);
+        if (on) pos[o] = { x: parseFloat(on.style.left), y: parseFloat(on.style.top) };
+      }
+    }
     drawLinks(); // Drawflow drew the moved step's links its way as it went
     stepsMoved();
   });
@@ -744,7 +750,7 @@
   // takes it out, starting from the step whose form is open; a plain click on a step not among
   // them or on the background starts again. Ctrl+C copies the selected steps (or the open one),
   // Ctrl+V adds copies with new ids, 40 px on: references among the copies are to the copies,
-  // to other steps they stay. Delete on a selected step removes them all.
+  // to other steps they stay. Delete on a selected step removes them all; a drag of one moves them all.
   function pick(id) {
     if (!picked.size && selected && selected !== id) picked.add(selected);
     if (picked.has(id)) picked.delete(id); else picked.add(id);
@@ -756,7 +762,24 @@
     if (ev.button !== 0 || (ev.target.closest && ev.target.closest('.input, .output'))) return;
     if (node && node.dataset.step && (ev.shiftKey || ev.ctrlKey || ev.metaKey)) { pick(node.dataset.step); return; }
     if (picked.size && !(node && picked.has(node.dataset.step))) { picked.clear(); markSelected(); }
+    lead = node && picked.has(node.dataset.step) && picked.size > 1 ? { node, x: parseFloat(node.style.left), y: parseFloat(node.style.top) } : null;
   }, true);
+  // a step dragged of several selected takes the others along: after Drawflow has moved it, the
+  // others move as far
+  let lead = null;
+  document.addEventListener('mousemove', () => {
+    if (!lead || !editor.drag) return;
+    const x = parseFloat(lead.node.style.left), y = parseFloat(lead.node.style.top), dx = x - lead.x, dy = y - lead.y;
+    if (!dx && !dy) return;
+    lead.x = x; lead.y = y;
+    for (const o of picked) {
+      const df = dfOf.get(o), on = document.getElementById(`node-${df}`), d = editor.drawflow.drawflow.Home.data[df];
+      if (!on || on === lead.node || !d) continue;
+      d.pos_x = parseFloat(on.style.left) + dx; d.pos_y = parseFloat(on.style.top) + dy;
+      on.style.left = `${d.pos_x}px`; on.style.top = `${d.pos_y}px`;
+      editor.updateConnectionNodes(`node-${df}`);
+    }
+  });
   function copySteps() {
     const ids = picked.size ? [...picked] : selected ? [selected] : [];
     const chosen = steps().filter((s) => s && ids.includes(s.id));
