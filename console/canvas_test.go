@@ -286,3 +286,25 @@ func TestBuilderSelectedStepsMoveTogether(t *testing.T) {
 	run(t, ctx, "drawn", chromedp.Evaluate(drawn, &shown))
 	require.Equal(t, after, shown, "where the steps are drawn is where the builder keeps them")
 }
+
+// TestBuilderUndoAMove: a step moved by dragging is an undo step of its own: Undo puts it back
+// (and leaves the file as it was), Redo moves it again.
+func TestBuilderUndoAMove(t *testing.T) {
+	srv := newConsole(t, console.Options{Client: lazyClient(t)})
+	ctx := chromium(t)
+	file := `{"name":"two","steps":[{"id":"a","tool":"template","inputs":{"text":"start"}},{"id":"b","tool":"template","inputs":{"text":"{{ a.output.text }}"}}]}`
+	run(t, ctx, "open", chromedp.Navigate(srv.URL+"/build"), chromedp.Poll(`window.__weftBuilderReady === true`, nil),
+		chromedp.Evaluate(fmt.Sprintf(`window.__weftBuilder.importText(%s, 'two.json')`, mustJS(file)), nil),
+		chromedp.WaitVisible(`.drawflow-node[data-step="b"]`))
+	type xy struct{ X, Y float64 }
+	var opened, moved, undone, redone map[string]xy
+	run(t, ctx, "where", chromedp.Evaluate(`window.__weftBuilder.positions()`, &opened))
+	bx, by := center(t, ctx, `.drawflow-node[data-step="b"] .b-node-title`)
+	run(t, ctx, "move b", dragMouse(bx, by, bx+50, by+70), chromedp.Evaluate(`window.__weftBuilder.positions()`, &moved))
+	require.NotEqual(t, opened["b"], moved["b"])
+	run(t, ctx, "undo", chromedp.Click(`#b-undo`), chromedp.Evaluate(`window.__weftBuilder.positions()`, &undone))
+	require.Equal(t, opened, undone, "Undo puts the step back")
+	require.Len(t, exported(t, ctx)["steps"], 2, "and leaves the file as it was")
+	run(t, ctx, "redo", chromedp.Click(`#b-redo`), chromedp.Evaluate(`window.__weftBuilder.positions()`, &redone))
+	require.Equal(t, moved, redone, "Redo moves it again")
+}

@@ -683,6 +683,7 @@
   editor.on('nodeMoved', (df) => {
     const id = stepOf.get(String(df));
     const d = editor.drawflow.drawflow.Home.data[df], n = document.getElementById(`node-${df}`);
+    const was = JSON.stringify({ doc, pos }); // a move is an undo step of its own
     // where the step is drawn: Drawflow's pos_x/pos_y lag it by the last mouse move (it reads
     // offsetLeft after setting style.left), so the next redraw moved the step back by that much
     if (id && d && n) { d.pos_x = parseFloat(n.style.left); d.pos_y = parseFloat(n.style.top); pos[id] = { x: d.pos_x, y: d.pos_y }; }
@@ -691,6 +692,14 @@
         const on = o !== id && document.getElementById(`node-${dfOf.get(o)}`);
         if (on) pos[o] = { x: parseFloat(on.style.left), y: parseFloat(on.style.top) };
       }
+    }
+    if (id) {
+      undo.push(was);
+      if (undo.length > 200) undo.shift();
+      redo.length = 0;
+      lastCommit = { key: '', at: 0 };
+      document.getElementById('b-undo').disabled = false;
+      document.getElementById('b-redo').disabled = true;
     }
     drawLinks(); // Drawflow drew the moved step's links its way as it went
     stepsMoved();
@@ -750,7 +759,8 @@
   // takes it out, starting from the step whose form is open; a plain click on a step not among
   // them or on the background starts again. Ctrl+C copies the selected steps (or the open one),
   // Ctrl+V adds copies with new ids, 40 px on: references among the copies are to the copies,
-  // to other steps they stay. Delete on a selected step removes them all; a drag of one moves them all.
+  // to other steps they stay. Delete on a selected step removes them all; a drag of one moves
+  // them all.
   function pick(id) {
     if (!picked.size && selected && selected !== id) picked.add(selected);
     if (picked.has(id)) picked.delete(id); else picked.add(id);
