@@ -186,6 +186,9 @@ func TestBuilderSelectCopyPaste(t *testing.T) {
 	run(t, ctx, "click b, Shift+click c", chromedp.MouseClickXY(bx, by), chromedp.WaitVisible(`#f-heading`),
 		chromedp.MouseClickXY(cx, cy, chromedp.ButtonModifiers(input.ModifierShift)))
 	require.ElementsMatch(t, []string{"b", "c"}, picked(), "Shift+click adds c to b, whose form was open")
+	var label string
+	run(t, ctx, "c's name", chromedp.AttributeValue(`.drawflow-node[data-step="c"]`, "aria-label", &label, nil))
+	require.Contains(t, label, "in the selection", "the selection is in a step's accessible name, not only its outline")
 
 	run(t, ctx, "Ctrl+C, Ctrl+V", chromedp.KeyEvent("c", chromedp.KeyModifiers(input.ModifierCtrl)),
 		chromedp.KeyEvent("v", chromedp.KeyModifiers(input.ModifierCtrl)),
@@ -212,6 +215,8 @@ func TestBuilderSelectCopyPaste(t *testing.T) {
 	require.NotZero(t, bg[0])
 	run(t, ctx, "click the background", chromedp.MouseClickXY(bg[0], bg[1]))
 	require.Empty(t, picked(), "a click on the background clears the selection")
+	run(t, ctx, "c's name", chromedp.AttributeValue(`.drawflow-node[data-step="c"]`, "aria-label", &label, nil))
+	require.NotContains(t, label, "in the selection")
 
 	// Shift+Enter on a focused step selects it too; Delete on one of several selected removes them all
 	run(t, ctx, "Shift+Enter on b_2", chromedp.Focus(`.drawflow-node[data-step="b_2"]`), chromedp.KeyEvent(kb.Enter, chromedp.KeyModifiers(input.ModifierShift)))

@@ -419,7 +419,7 @@
     const spec = tools.get(s.tool);
     const what = spec ? `${s.tool} step (${spec.category})` : `step with unknown tool ${s.tool}`;
     const name = s.name && s.name !== s.id ? `${s.name} (${s.id})` : s.id;
-    return `${name}, ${what}${s.forEach ? ', forEach' : ''}${s.condition ? ', if' : ''}${n ? `, ${n} problem${n > 1 ? 's' : ''}` : ''}`;
+    return `${name}, ${what}${s.forEach ? ', forEach' : ''}${s.condition ? ', if' : ''}${n ? `, ${n} problem${n > 1 ? 's' : ''}` : ''}${picked.has(s.id) ? ', in the selection' : ''}`;
   }
 
   function render() {
@@ -752,6 +752,7 @@
       n.classList.toggle('selected-step', n.dataset.step === selected);
       n.classList.toggle('b-picked', picked.has(n.dataset.step));
     });
+    decorate(); // the selection is in each step's accessible name, not only its outline
     stepsMoved();
   }
   // ---- several steps at once: select, copy, paste ----
