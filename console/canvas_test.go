@@ -157,8 +157,8 @@ func jsonOf(t *testing.T, v any) string {
 // TestBuilderSelectCopyPaste: Shift+click selects a second step with the open one; Ctrl+C copies
 // them and Ctrl+V adds copies with new ids, the copy of the second reading the copy of the first
 // (and a step outside the copy as before), all as one undo step; a plain click on the background
-// clears the selection; Shift+Enter on a focused step selects it; Delete on a selected step
-// removes every selected one.
+// clears the selection; Ctrl+A on the canvas selects every step; Shift+Enter on a focused step
+// selects it; Delete on a selected step removes every selected one.
 func TestBuilderSelectCopyPaste(t *testing.T) {
 	srv := newConsole(t, console.Options{Client: lazyClient(t)})
 	ctx := chromium(t)
@@ -217,6 +217,12 @@ func TestBuilderSelectCopyPaste(t *testing.T) {
 	require.Empty(t, picked(), "a click on the background clears the selection")
 	run(t, ctx, "c's name", chromedp.AttributeValue(`.drawflow-node[data-step="c"]`, "aria-label", &label, nil))
 	require.NotContains(t, label, "in the selection")
+
+	// Ctrl+A on the canvas selects every step; a click on the background clears them again
+	run(t, ctx, "Ctrl+A", chromedp.Focus(`.drawflow-node[data-step="a"]`), chromedp.KeyEvent("a", chromedp.KeyModifiers(input.ModifierCtrl)))
+	require.ElementsMatch(t, []string{"a", "b", "c", "b_2", "c_2"}, picked(), "Ctrl+A on the canvas selects every step")
+	run(t, ctx, "click the background", chromedp.MouseClickXY(bg[0], bg[1]))
+	require.Empty(t, picked())
 
 	// Shift+Enter on a focused step selects it too; Delete on one of several selected removes them all
 	run(t, ctx, "Shift+Enter on b_2", chromedp.Focus(`.drawflow-node[data-step="b_2"]`), chromedp.KeyEvent(kb.Enter, chromedp.KeyModifiers(input.ModifierShift)))

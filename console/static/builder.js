@@ -757,11 +757,11 @@
   }
   // ---- several steps at once: select, copy, paste ----
   // Shift+click (Ctrl/⌘+click, or Shift+Enter on a focused step) adds a step to the selection or
-  // takes it out, starting from the step whose form is open; a plain click on a step not among
-  // them or on the background starts again. Ctrl+C copies the selected steps (or the open one),
-  // Ctrl+V adds copies with new ids, 40 px on: references among the copies are to the copies,
-  // to other steps they stay. Delete on a selected step removes them all; a drag of one moves
-  // them all.
+  // takes it out, starting from the step whose form is open; Ctrl+A on the canvas selects every
+  // step; a plain click on a step not among them or on the background starts again. Ctrl+C
+  // copies the selected steps (or the open one), Ctrl+V adds copies with new ids, 40 px on:
+  // references among the copies are to the copies, to other steps they stay. Delete on a
+  // selected step removes them all; a drag of one moves them all.
   function pick(id) {
     if (!picked.size && selected && selected !== id) picked.add(selected);
     if (picked.has(id)) picked.delete(id); else picked.add(id);
@@ -1405,6 +1405,14 @@
     if (typing || !(ev.ctrlKey || ev.metaKey)) return;
     if (ev.key.toLowerCase() === 'c' && !ev.shiftKey && !String(window.getSelection() || '')) { if (copySteps()) ev.preventDefault(); return; }
     if (ev.key.toLowerCase() === 'v' && !ev.shiftKey) { if (pasteSteps()) ev.preventDefault(); return; }
+    if (ev.key.toLowerCase() === 'a' && !ev.shiftKey && canvas.contains(document.activeElement)) { // on the canvas: every step
+      ev.preventDefault();
+      picked.clear();
+      steps().forEach((s) => { if (s && typeof s.id === 'string') picked.add(s.id); });
+      markSelected();
+      say(`${picked.size} steps selected`);
+      return;
+    }
     if (ev.key.toLowerCase() === 'z' && !ev.shiftKey) { ev.preventDefault(); restore(undo, redo); }
     else if ((ev.key.toLowerCase() === 'z' && ev.shiftKey) || ev.key.toLowerCase() === 'y') { ev.preventDefault(); restore(redo, undo); }
   });
