@@ -142,11 +142,25 @@ func shot(t *testing.T, ctx context.Context, name string) {
 }
 
 // center is the middle of the element sel on the screen, scrolled into view first (as a person
-// scrolls the palette to the tool they want).
+// scrolls the palette to the tool they want), once it has stopped moving: the builder fits its
+// view a frame after an import, and a point taken before that lands beside the element (a drag
+// from it drew no edge under load). It waits for two frames in a row that place the element
+// alike, re-finding it each frame (the page may replace it).
 func center(t *testing.T, ctx context.Context, sel string) (float64, float64) {
 	t.Helper()
 	var p []float64
-	run(t, ctx, "locate "+sel, chromedp.Evaluate(fmt.Sprintf(`(() => { const e = document.querySelector(%q); e.scrollIntoView({block: 'nearest'}); const r = e.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()`, sel), &p))
+	run(t, ctx, "locate "+sel, chromedp.Evaluate(fmt.Sprintf(`new Promise((resolve, reject) => {
+	  const at = () => { const e = document.querySelector(%q); if (!e) return null; e.scrollIntoView({block: 'nearest'});
+	    const r = e.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; };
+	  let last = at(), frames = 0;
+	  const next = () => requestAnimationFrame(() => {
+	    const now = at();
+	    if (now && last && now[0] === last[0] && now[1] === last[1]) return resolve(now);
+	    if (++frames > 600) return reject(new Error('%s did not stop moving in 600 frames'));
+	    last = now; next();
+	  });
+	  next();
+	})`, sel, strings.ReplaceAll(sel, "'", "")), &p, awaitPromise))
 	return p[0], p[1]
 }
 
