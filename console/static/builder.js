@@ -1327,8 +1327,37 @@
     document.getElementById('b-redo').disabled = !redo.length;
     document.getElementById('b-json').textContent = exportText();
     document.getElementById('b-title').textContent = doc.name || 'a new workflow';
+    keepDraft();
     validateSoon();
   }
+
+  // ---- the draft: the file being edited is kept in localStorage on every change, so a reload, a
+  // nav click and Back, or a closed tab does not lose it; /build offers it again when it opens.
+  // saved is the text as last imported or downloaded/copied: while the file differs from it the
+  // page asks before it is left (beforeunload).
+  const DRAFT = 'weft.builder.draft';
+  let saved = '', booting = true;
+  const unsaved = () => exportText() !== saved;
+  function keepDraft() {
+    if (booting) return;
+    try { localStorage.setItem(DRAFT, JSON.stringify({ v: 1, text: exportText(), name: fileName, saved, at: Date.now() })); }
+    catch (err) { say(`the draft could not be kept in this browser (${err.message}): download the file before you leave`); }
+  }
+  function readDraft() {
+    try {
+      const d = JSON.parse(localStorage.getItem(DRAFT) || 'null');
+      return d && d.v === 1 && typeof d.text === 'string' ? d : null;
+    } catch (err) { return null; }
+  }
+  function restoreDraft(d) {
+    if (!importText(d.text, `${d.name || 'workflow'}.json`)) return false;
+    saved = typeof d.saved === 'string' ? d.saved : '';
+    keepDraft();
+    say(`restored the draft of ${fileName} from ${new Date(d.at || 0).toLocaleString()}${unsaved() ? ' (not downloaded yet)' : ''}`);
+    return true;
+  }
+  const guard = (ev) => { if (!unsaved()) return undefined; ev.preventDefault(); ev.returnValue = ''; return ''; };
+  window.addEventListener('beforeunload', guard);
 
   // ---- import and export ----
   const sayEl = el('p', { class: 'b-say', role: 'status', id: 'b-say' });
@@ -1348,6 +1377,8 @@
     changed();
     inspect();
     requestAnimationFrame(fit);
+    saved = exportText();
+    keepDraft();
     say(`imported ${fileName}: ${steps().length} steps`);
     return true;
   }
@@ -1379,11 +1410,13 @@
     document.body.append(a);
     a.click();
     a.remove();
+    saved = exportText(); keepDraft();
     say(`downloaded ${fileName}.json`);
   });
   document.getElementById('b-copy').addEventListener('click', async () => {
     try {
       await navigator.clipboard.writeText(exportText());
+      saved = exportText(); keepDraft();
       say('copied the workflow JSON');
     } catch (err) {
       const pre = document.getElementById('b-json');
@@ -1420,11 +1453,23 @@
   // for tests and for people at the console: the model's entry points
   window.__weftBuilder = { importText, exportText, addStep, connect: link, fit,
     view: () => ({ zoom: editor.zoom, x: editor.canvas_x, y: editor.canvas_y }), visible: () => mmCanvas.view(),
-    drawflowLinks: () => { dfOf.forEach((df) => editor.updateConnectionNodes(`node-${df}`)); }, positions: () => clone(pos) };
+    drawflowLinks: () => { dfOf.forEach((df) => editor.updateConnectionNodes(`node-${df}`)); }, positions: () => clone(pos),
+    unsaved, guard: () => { const ev = new Event('beforeunload', { cancelable: true }); return !window.dispatchEvent(ev); } };
 
   palette();
-  if (boot.source) importText(boot.source, boot.name);
-  else { place(true); changed(); inspect(); }
+  const draft = readDraft();
+  let offered = false;
+  if (boot.source) {
+    importText(boot.source, boot.name);
+    if (draft && draft.text !== exportText()) { // a file was asked for: the draft is offered, not put over it
+      const b = el('button', { type: 'button', id: 'b-restore-draft', onclick: () => { b.remove(); restoreDraft(draft); } },
+        `Restore the draft of ${draft.name || 'workflow'}`);
+      sayEl.after(b);
+      offered = true; // kept until this file is changed or the draft restored
+    }
+  } else if (!(draft && restoreDraft(draft))) { place(true); changed(); inspect(); saved = exportText(); }
+  booting = false;
+  if (!offered) keepDraft();
   undo.length = 0;
   document.getElementById('b-undo').disabled = true;
   window.__weftBuilderReady = true;
