@@ -13,6 +13,9 @@
 // textContent only, so no workflow data is ever executed as HTML. The builder (/build) draws its
 // canvas with Drawflow, vendored pinned under static/vendor/drawflow with its licence and
 // checksums (TestVendoredDrawflowMatchesItsChecksums); its palette and forms come from the tool
-// registry (/api/tools). Text edited in the page is started as a client-origin definition
+// registry (/api/tools); an export patches the imported text with jsonc-parser 3.3.1 (Microsoft's,
+// its lib/esm bundled as one file, vendored pinned under static/vendor/jsonc-parser with its
+// licence and checksums: TestBuilderVendoredJsoncParserMatchesItsChecksums), so the file keeps its
+// formatting and key order. Text edited in the page is started as a client-origin definition
 // (POST /api/runs). There is no Node toolchain: the assets are embedded in the binary.
 package console

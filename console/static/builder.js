@@ -58,7 +58,70 @@
   const steps = () => (Array.isArray(doc.steps) ? doc.steps : []);
   const stepById = (id) => steps().find((s) => s && s.id === id);
   const isFlow = () => !Array.isArray(doc.steps) && Array.isArray(doc.nodes);
-  function exportText() { return JSON.stringify(doc, null, 2) + '\n'; }
+  // orig is the text last imported and origVal its parse: the export changes only what differs
+  // from it, an edit per changed path applied to that text with jsonc-parser (static/vendor,
+  // Microsoft's, VS Code's), so the file's own formatting and key order stay, an unchanged file
+  // is exported byte for byte, and a one-field change is a one-line diff. A file not imported
+  // (a new one), or an export that would not parse back to the model, is written out afresh.
+  let orig = null, origVal = null;
+  function exportText() {
+    const fresh = () => JSON.stringify(doc, null, 2) + '\n';
+    const jp = window.jsoncParser;
+    if (orig === null || !jp) return fresh();
+    try {
+      const out = patched(jp, orig, origVal, doc);
+      return same(JSON.parse(out), doc) ? out : fresh();
+    } catch (err) { return fresh(); }
+  }
+  function same(a, b) {
+    if (a === b) return true;
+    if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => same(x, b[i]));
+    if (isObj(a)) {
+      if (!isObj(b)) return false;
+      const ka = Object.keys(a), kb = Object.keys(b);
+      return ka.length === kb.length && ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && same(a[k], b[k]));
+    }
+    return false;
+  }
+  function patched(jp, text, from, to) {
+    const m = /\n([ \t]+)\S/.exec(text);
+    const indent = m ? m[1] : '  ';
+    const opts = { formattingOptions: { insertSpaces: !indent.includes('\t'), tabSize: indent.includes('\t') ? 1 : indent.length, eol: text.includes('\r\n') ? '\r\n' : '\n' } };
+    const put = (path, value, insert) => { text = jp.applyEdits(text, jp.modify(text, path, value, insert ? { ...opts, isArrayInsertion: true } : opts)); };
+    const ided = (arr) => arr.every((x) => isObj(x) && typeof x.id === 'string') && new Set(arr.map((x) => x.id)).size === arr.length;
+    function walk(a, b, path) {
+      if (same(a, b)) return;
+      if (isObj(a) && isObj(b)) {
+        for (const k of Object.keys(a)) if (!Object.prototype.hasOwnProperty.call(b, k)) put([...path, k], undefined);
+        for (const k of Object.keys(b)) {
+          if (Object.prototype.hasOwnProperty.call(a, k)) walk(a[k], b[k], [...path, k]);
+          else put([...path, k], b[k]);
+        }
+        return;
+      }
+      if (Array.isArray(a) && Array.isArray(b) && path.length) {
+        if (ided(a) && ided(b)) { // steps: matched by id; removed ones deleted, new ones inserted where they are
+          const inB = new Set(b.map((x) => x.id)), inA = new Map(a.map((x) => [x.id, x]));
+          const kept = a.filter((x) => inB.has(x.id)).map((x) => x.id);
+          if (kept.join('\n') === b.filter((x) => inA.has(x.id)).map((x) => x.id).join('\n')) {
+            for (let i = a.length - 1; i >= 0; i--) if (!inB.has(a[i].id)) put([...path, i], undefined);
+            b.forEach((x, i) => { if (inA.has(x.id)) walk(inA.get(x.id), x, [...path, i]); else put([...path, i], x, true); });
+            return;
+          }
+        } else {
+          const n = Math.min(a.length, b.length);
+          for (let i = a.length - 1; i >= n; i--) put([...path, i], undefined);
+          for (let i = 0; i < n; i++) walk(a[i], b[i], [...path, i]);
+          for (let i = n; i < b.length; i++) put([...path, i], b[i], true);
+          return;
+        }
+      }
+      if (!path.length) throw new Error('the file is not an object');
+      put(path, b);
+    }
+    walk(from, to, []);
+    return text;
+  }
 
   // commit records the state before a change (for undo) and then makes it. Changes of one field
   // typed in quick succession are one undo step.
@@ -1340,7 +1403,7 @@
   const unsaved = () => exportText() !== saved;
   function keepDraft() {
     if (booting) return;
-    try { localStorage.setItem(DRAFT, JSON.stringify({ v: 1, text: exportText(), name: fileName, saved, at: Date.now() })); }
+    try { localStorage.setItem(DRAFT, JSON.stringify({ v: 1, text: exportText(), name: fileName, saved, orig, at: Date.now() })); }
     catch (err) { say(`the draft could not be kept in this browser (${err.message}): download the file before you leave`); }
   }
   function readDraft() {
@@ -1352,6 +1415,7 @@
   function restoreDraft(d) {
     if (!importText(d.text, `${d.name || 'workflow'}.json`)) return false;
     saved = typeof d.saved === 'string' ? d.saved : '';
+    if (typeof d.orig === 'string') { try { origVal = JSON.parse(d.orig); orig = d.orig; } catch (err) { /* the draft's own text stays the original */ } }
     keepDraft();
     say(`restored the draft of ${fileName} from ${new Date(d.at || 0).toLocaleString()}${unsaved() ? ' (not downloaded yet)' : ''}`);
     return true;
@@ -1371,6 +1435,7 @@
     undo.push(JSON.stringify({ doc, pos }));
     redo.length = 0;
     doc = parsed; pos = {}; selected = null;
+    orig = text; origVal = JSON.parse(text);
     if (name) fileName = name.replace(/\.json$/i, '');
     else if (typeof doc.name === 'string' && doc.name) fileName = doc.name;
     place(true);
