@@ -1293,6 +1293,7 @@
       go.disabled = true;
       try {
         const r = await post('/api/runs', { name: `${fileName}.json`, source: exportText(), inputs });
+        leaving = true; // the run's page is where the person asked to go; the draft is kept
         window.location.assign(r.url);
       } catch (err) { status.textContent = err.message; go.disabled = false; }
     } }, 'Start a run');
@@ -1399,7 +1400,7 @@
   // saved is the text as last imported or downloaded/copied: while the file differs from it the
   // page asks before it is left (beforeunload).
   const DRAFT = 'weft.builder.draft';
-  let saved = '', booting = true;
+  let saved = '', booting = true, leaving = false;
   const unsaved = () => exportText() !== saved;
   function keepDraft() {
     if (booting) return;
@@ -1420,7 +1421,7 @@
     say(`restored the draft of ${fileName} from ${new Date(d.at || 0).toLocaleString()}${unsaved() ? ' (not downloaded yet)' : ''}`);
     return true;
   }
-  const guard = (ev) => { if (!unsaved()) return undefined; ev.preventDefault(); ev.returnValue = ''; return ''; };
+  const guard = (ev) => { if (leaving || !unsaved()) return undefined; ev.preventDefault(); ev.returnValue = ''; return ''; };
   window.addEventListener('beforeunload', guard);
 
   // ---- import and export ----
