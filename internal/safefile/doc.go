@@ -5,7 +5,9 @@
 //
 // Entry points: Read and ReadHint (a whole file up to a limit), Open (a regular file, opened
 // without blocking on a pipe); Error, ErrNotRegular and ErrTooLarge say what was refused; Kind,
-// Size and Limit word the messages.
+// Size and Limit word the messages. WriteAtomic writes a file of a folder whole (a temporary file
+// renamed over it) under a name CheckName has checked to be plain, so it cannot land outside the
+// folder; ErrBadName is what CheckName refuses.
 //
 // It is a leaf: it must not import any weft package or Temporal, so the language (workflows/dsl),
 // auth, codec, client and the CLI can all use it.
