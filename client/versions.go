@@ -121,6 +121,9 @@ type VersionConflictError struct {
 }
 
 func (e *VersionConflictError) Error() string {
+	if e.Current.ID == 0 {
+		return fmt.Sprintf("workflow %q has no saved version, not version %d: its current version is 0; save with base 0", e.Name, e.Base)
+	}
 	return fmt.Sprintf("workflow %q changed since version %d: its current version is %d (saved by %s at %s); read it, merge your change into it and save again with base %d",
 		e.Name, e.Base, e.Current.ID, e.Current.Who, e.Current.When.Format(time.RFC3339), e.Current.ID)
 }
@@ -272,43 +275,40 @@ func (s *WorkflowFiles) record(stem string, r versionRecord) error {
 	return safefile.WriteAtomic(s.versionsDir(stem), name, ".json", data, 0o644, "version record")
 }
 
-// current is the workflow's state under the lock: its records, and the file's content as on
-// disk (nil when absent), after recording a change made outside weft and completing a save
-// whose file write did not happen.
-func (s *WorkflowFiles) current(stem, file string) (recs []versionRecord, before int, err error) {
+// current is the workflow's state under the lock: its records, oldest first, and found, the
+// file's content when it was changed outside weft (a version to record before the next one; nil
+// when the file holds the latest version or is absent). A save that was recorded but whose file
+// was not written (a crash between the two) is completed here.
+func (s *WorkflowFiles) current(stem, file string) (recs []versionRecord, found *versionRecord, err error) {
 	if recs, err = s.records(stem); err != nil {
-		return nil, 0, err
+		return nil, nil, err
 	}
+	latest := 0
 	if len(recs) > 0 {
-		before = recs[len(recs)-1].ID
+		latest = recs[len(recs)-1].ID
 	}
-	path := filepath.Join(s.Dir, file)
-	disk, err := dsl.ReadFile(path)
+	disk, err := dsl.ReadFile(filepath.Join(s.Dir, file))
 	if errors.Is(err, fs.ErrNotExist) {
-		return recs, before, nil
+		return recs, nil, nil
 	}
 	if err != nil {
-		return nil, 0, fmt.Errorf("reading workflow file %s: %w", file, err)
+		return nil, nil, fmt.Errorf("reading workflow file %s: %w", file, err)
 	}
 	if len(recs) > 0 {
 		head := recs[len(recs)-1]
 		if sha(disk) == head.SHA256 {
-			return recs, before, nil
+			return recs, nil, nil
 		}
 		if len(recs) > 1 && head.Who != UnknownAuthor && sha(disk) == recs[len(recs)-2].SHA256 && head.Previous == recs[len(recs)-2].ID {
 			// the last save was recorded and its file not written (a crash between): write it
 			if err := safefile.WriteAtomic(s.Dir, file, ".json", []byte(head.Content), 0o644, "workflow file"); err != nil {
-				return nil, 0, err
+				return nil, nil, err
 			}
-			return recs, before, nil
+			return recs, nil, nil
 		}
 	}
-	found := versionRecord{WorkflowVersionInfo: WorkflowVersionInfo{ID: before + 1, Who: UnknownAuthor, When: s.now(), SHA256: sha(disk),
-		Message: "the file as weft found it, changed outside weft", Size: len(disk), Previous: before}, Content: string(disk)}
-	if err := s.record(stem, found); err != nil {
-		return nil, 0, err
-	}
-	return append(recs, found), before, nil
+	return recs, &versionRecord{WorkflowVersionInfo: WorkflowVersionInfo{ID: latest + 1, Who: UnknownAuthor, When: s.now(), SHA256: sha(disk),
+		Message: "the file as weft found it, changed outside weft", Size: len(disk), Previous: latest}, Content: string(disk)}, nil
 }
 
 // SaveWorkflow writes content as workflow name's file in the folder and records it as a new
@@ -356,21 +356,27 @@ func (s *WorkflowFiles) save(ctx context.Context, name string, content []byte, b
 	}
 	defer unlock()
 	out := SaveResult{Name: stem, File: file}
-	recs, before, err := s.current(stem, file)
+	recs, found, err := s.current(stem, file)
 	if err != nil {
 		return SaveResult{}, err
 	}
 	digest := sha(content)
-	var head versionRecord
+	var head versionRecord // the latest recorded version
 	if len(recs) > 0 {
 		head = recs[len(recs)-1]
 	}
-	if head.ID > 0 && head.SHA256 == digest && (base == BaseCurrent || base == head.ID || base == head.Base || (head.Base == 0 && base == head.Previous)) {
+	if found == nil && head.ID > 0 && head.SHA256 == digest && (base == BaseCurrent || base == head.ID || base == head.Base || (head.Base == 0 && base == head.Previous)) {
 		out.Version = head.WorkflowVersionInfo // a retry, or nothing changed
 		return out, nil
 	}
-	if base != BaseCurrent && base != before {
+	if base != BaseCurrent && base != head.ID {
 		return SaveResult{}, &VersionConflictError{Name: stem, Base: base, Current: head.WorkflowVersionInfo}
+	}
+	if found != nil { // the file as it was changed outside weft is a version of its own
+		if err := s.record(stem, *found); err != nil {
+			return SaveResult{}, err
+		}
+		head = *found
 	}
 	r := versionRecord{WorkflowVersionInfo: WorkflowVersionInfo{ID: head.ID + 1, Who: who, When: s.now(), SHA256: digest,
 		Message: message, Size: len(content), Previous: head.ID, Restored: restored}, Content: string(content)}

@@ -46,6 +46,10 @@ func TestSaveWorkflowVersions(t *testing.T) {
 	ctx := context.Background()
 	f, dir := newFiles(t)
 
+	_, err := f.SaveWorkflow(ctx, "w", flow("one"), 3, "ana", "")
+	var none *weftclient.VersionConflictError
+	require.ErrorAs(t, err, &none, "a base the file never had")
+	require.Contains(t, err.Error(), "has no saved version, not version 3")
 	v1, err := f.SaveWorkflow(ctx, "w", flow("one"), 0, "ana", "first")
 	require.NoError(t, err)
 	require.True(t, v1.Created)
@@ -194,6 +198,12 @@ func TestSaveWorkflowKeepsOutsideEdits(t *testing.T) {
 	f, dir := newFiles(t)
 	path := filepath.Join(dir, "w.json")
 	require.NoError(t, os.WriteFile(path, flow("by hand"), 0o644))
+	_, err := f.SaveWorkflow(ctx, "w", flow("saved"), 5, "ana", "")
+	var conflict *weftclient.VersionConflictError
+	require.ErrorAs(t, err, &conflict)
+	vs, err := f.WorkflowVersions("w")
+	require.NoError(t, err)
+	require.Empty(t, vs, "a refused save records nothing")
 	s, err := f.SaveWorkflow(ctx, "w", flow("saved"), 0, "ana", "")
 	require.NoError(t, err)
 	require.Equal(t, 2, s.Version.ID)
@@ -205,7 +215,7 @@ func TestSaveWorkflowKeepsOutsideEdits(t *testing.T) {
 	require.Equal(t, 4, s.Version.ID)
 	require.Equal(t, 3, s.Version.Previous)
 	require.Equal(t, 2, s.Version.Base)
-	vs, err := f.WorkflowVersions("w")
+	vs, err = f.WorkflowVersions("w")
 	require.NoError(t, err)
 	require.Len(t, vs, 4)
 	for _, i := range []int{1, 3} { // versions 3 and 1
