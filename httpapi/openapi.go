@@ -266,8 +266,12 @@ func (s *schemas) operation(rt route) (map[string]any, error) {
 		}
 		ok := map[string]any{"description": rt.Summary + ": done", "content": map[string]any{"application/json": map[string]any{"schema": ref}}}
 		if rt.Status == http.StatusCreated {
-			responses["201"] = map[string]any{"description": "started", "content": ok["content"]}
-			ok["description"] = "a run with the id existed: this is that run"
+			created, same := "started", "a run with the id existed: this is that run"
+			if rt.Created != "" {
+				created, same = rt.Created, rt.Same
+			}
+			responses["201"] = map[string]any{"description": created, "content": ok["content"]}
+			ok["description"] = same
 		}
 		responses["200"] = ok
 	}

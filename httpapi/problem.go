@@ -3,6 +3,7 @@ package httpapi
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 
 	weftclient "github.com/weftworks/weft/client"
@@ -37,6 +38,7 @@ var (
 	kindForbidden    = kind{"forbidden", "Not allowed", http.StatusForbidden}
 	kindNotFound     = kind{"not-found", "Not found", http.StatusNotFound}
 	kindConflict     = kind{"conflict", "The run is not in a state that allows this", http.StatusConflict}
+	kindVersion      = kind{"version-conflict", "The workflow changed since the version the request started from", http.StatusConflict}
 	kindTooLarge     = kind{"too-large", "The request body is too large", http.StatusRequestEntityTooLarge}
 	kindTooMany      = kind{"too-many-requests", "Too many failed attempts", http.StatusTooManyRequests}
 	kindUnavailable  = kind{"unavailable", "Temporal or the run does not answer", http.StatusServiceUnavailable}
@@ -65,11 +67,32 @@ func problemOf(err error) *Problem {
 	var fe *weftclient.FinishedError
 	var ie *weftclient.InvalidError
 	var mb *http.MaxBytesError
+	var bn *weftclient.BadWorkflowNameError
+	var vc *weftclient.VersionConflictError
+	var iw *weftclient.InvalidWorkflowError
+	var vn *weftclient.VersionNotFoundError
+	var tl *weftclient.ContentTooLargeError
 	switch {
 	case errors.As(err, &p):
 		return p
 	case errors.As(err, &mb):
 		return tooLarge()
+	case errors.As(err, &bn):
+		return invalid("{name}", err.Error())
+	case errors.As(err, &vc):
+		return kindVersion.problem(err.Error(), FieldError{Pointer: "/base", Detail: fmt.Sprintf("send base %d, the current version, with content made from it", vc.Current.ID)})
+	case errors.As(err, &iw):
+		p := kindInvalid.problem(err.Error())
+		for _, d := range iw.Check.Diagnostics.Errors() {
+			p.Errors = append(p.Errors, FieldError{Pointer: "/content", Detail: d.String()})
+		}
+		return p
+	case errors.As(err, &vn):
+		return kindNotFound.problem(err.Error(), FieldError{Pointer: "{version}", Detail: err.Error()})
+	case errors.As(err, &tl):
+		return kindTooLarge.problem(err.Error(), FieldError{Pointer: "/content", Detail: err.Error()})
+	case errors.Is(err, weftclient.NoWorkflowsDirError):
+		return kindUnavailable.problem(err.Error())
 	case errors.As(err, &nf):
 		return kindNotFound.problem(err.Error())
 	case errors.As(err, &re) && re.Access:

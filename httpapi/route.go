@@ -37,6 +37,9 @@ type route struct {
 	// Status is the success status (200 when 0); Created is answered 201 instead when the
 	// handler says so (created).
 	Status int
+	// Created and Same describe the 201 and the 200 answers of a route whose Status is 201
+	// (default: a run started, and the run an id names).
+	Created, Same string
 	// Errors are the error statuses the route answers besides 401, 403, 413 and 503.
 	Errors []int
 	// RawBody: the handler reads the body itself (a signed hook's); the document says it is a

@@ -59,7 +59,7 @@ func routes() []route {
 		op(http.MethodPost, "/v1/runs/{id}/reviews", auth.RoleReviewer, "decideReview", "reviews", "Decide a review",
 			"Decides one of the run's pending reviews (`review`, or `step` when that step has one, or neither when the run has one). `digest` is the digest of the review as it was shown: a decision on data that changed since is refused (409).",
 			[]int{http.StatusBadRequest, nf, cf}, decideReview),
-	}, append(workflowRoutes(), memoryRoutes()...)...)
+	}, append(append(workflowRoutes(), versionRoutes()...), memoryRoutes()...)...)
 }
 
 // hook is POST /v1/hooks/{name}: no key, the signature says who sent it; its body is the

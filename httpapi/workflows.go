@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"path/filepath"
+	"strconv"
 
 	"github.com/weftworks/weft/auth"
 	weftclient "github.com/weftworks/weft/client"
@@ -65,6 +67,9 @@ type WorkflowView struct {
 	// Valid is false for a file that does not load; Diagnostics say why.
 	Valid       bool            `json:"valid"`
 	Diagnostics dsl.Diagnostics `json:"diagnostics" jsonschema:"a file that does not load: its errors, with line and column; else its warnings"`
+	// Version is the latest saved version of its file: the base a save from this definition
+	// sends (PUT /v1/workflows/{name}).
+	Version int `json:"version" jsonschema:"the latest saved version of its file (0: never saved through weft, or a built-in): send it as base when saving what this gave"`
 }
 
 // entry is the catalog workflow named in, or a 404 naming it.
@@ -86,6 +91,11 @@ func getWorkflow(c *call, in workflowIn) (WorkflowView, error) {
 	_ = json.Unmarshal(e.Data, &v.Definition) // a file that is not JSON: its diagnostics say so
 	check := weftclient.ValidateEntry(e, weftclient.FileResolver(c.api.o.WorkflowsDir))
 	v.Valid, v.Diagnostics = check.Valid, check.Diagnostics
+	if e.Path != "" {
+		if latest, err := weftclient.NewWorkflowFiles(c.api.o.WorkflowsDir).CurrentVersion(filepath.Base(e.Path)); err == nil {
+			v.Version = latest.ID
+		}
+	}
 	return v, nil
 }
 
@@ -192,5 +202,210 @@ func workflowRoutes() []route {
 		op(http.MethodGet, "/v1/workflows/{name}/tools", auth.RoleReader, "workflowTools", "workflows", "The MCP tools a workflow offers",
 			"The MCP tool definitions (name, description, input and output schema, annotations) the gateway's /mcp offers for the workflow, as tools/list gives them: a wf_ tool that runs it, or none when it is not offered.",
 			[]int{nf}, workflowTools),
+	}
+}
+
+// Saved versions of the operator's workflow files: one operation of the client package
+// (weftclient.WorkflowFiles), which the CLI (weft workflows save, versions, diff, restore) and
+// the console's builder call too.
+
+// files is the workflows folder's files with their versions, or a 503 when the gateway has no
+// folder.
+func (c *call) files() (*weftclient.WorkflowFiles, error) {
+	if c.api.o.WorkflowsDir == "" {
+		return nil, kindUnavailable.problem(weftclient.NoWorkflowsDirError.Error())
+	}
+	return weftclient.NewWorkflowFiles(c.api.o.WorkflowsDir), nil
+}
+
+// author is who a save is recorded as: the key's (or login's) name; the operator when nobody
+// authenticated.
+func (c *call) author() string {
+	if !c.authed || c.who.Name == "" {
+		return "operator"
+	}
+	return c.who.Name
+}
+
+// SaveWorkflowIn is a save of one of the operator's workflow files.
+type SaveWorkflowIn struct {
+	Name    string  `path:"name" json:"-" jsonschema:"the workflow's name in the catalog (its file is NAME.json in the workflows folder)"`
+	Content *string `json:"content" jsonschema:"the file's text as it is to be written (its formatting and key order are kept)"`
+	Base    *int    `json:"base" jsonschema:"the version the content was made from: GET /v1/workflows/{name} gives it as version (0 for a file with no saved version); a save from another version is refused (409) naming the current one"`
+	Message string  `json:"message,omitempty" jsonschema:"what changed, in a few words (at most 1000 bytes)"`
+}
+
+// WorkflowVersions is a workflow's saved versions.
+type WorkflowVersions struct {
+	Name     string                           `json:"name"`
+	Versions []weftclient.WorkflowVersionInfo `json:"versions" jsonschema:"newest first; empty when the file has never been saved through weft"`
+}
+
+// versionIn names a version of a workflow.
+type versionIn struct {
+	Name    string `path:"name" json:"-" jsonschema:"the workflow's name in the catalog"`
+	Version string `path:"version" json:"-" jsonschema:"the version's number (GET /v1/workflows/{name}/versions)"`
+}
+
+// WorkflowVersionView is one saved version with its content.
+type WorkflowVersionView struct {
+	Name    string                         `json:"name"`
+	Version weftclient.WorkflowVersionInfo `json:"version"`
+	Content string                         `json:"content" jsonschema:"the file's text as that version saved it"`
+}
+
+// diffIn names the versions to compare.
+type diffIn struct {
+	Name string `path:"name" json:"-" jsonschema:"the workflow's name in the catalog"`
+	From int    `query:"from" json:"-" jsonschema:"the older version (default: the one to was saved over)"`
+	To   int    `query:"to" json:"-" jsonschema:"the newer version (default: the latest)"`
+}
+
+// WorkflowDiff is what changed between two versions.
+type WorkflowDiff struct {
+	Name string `json:"name"`
+	From int    `json:"from"`
+	To   int    `json:"to"`
+	Diff string `json:"diff" jsonschema:"a unified diff (3 lines of context) from version from to version to; empty when their contents are the same"`
+}
+
+func saveWorkflow(c *call, in SaveWorkflowIn) (weftclient.SaveResult, error) {
+	files, err := c.files()
+	if err != nil {
+		return weftclient.SaveResult{}, err
+	}
+	if in.Content == nil {
+		return weftclient.SaveResult{}, invalid("/content", "send content: the workflow file's text (a string)")
+	}
+	if in.Base == nil || *in.Base < 0 {
+		return weftclient.SaveResult{}, invalid("/base", "send base: the version the content was made from (GET /v1/workflows/{name} gives it as version; 0 for a file with no saved version)")
+	}
+	out, err := files.SaveWorkflow(c.ctx, in.Name, []byte(*in.Content), *in.Base, c.author(), in.Message)
+	if err != nil {
+		return out, err
+	}
+	c.status = http.StatusOK
+	if out.Created {
+		c.status = http.StatusCreated
+	}
+	return out, nil
+}
+
+func listWorkflowVersions(c *call, in workflowIn) (WorkflowVersions, error) {
+	files, err := c.files()
+	if err != nil {
+		return WorkflowVersions{}, err
+	}
+	vs, err := files.WorkflowVersions(in.Name)
+	if err != nil {
+		return WorkflowVersions{}, err
+	}
+	return WorkflowVersions{Name: in.Name, Versions: vs}, nil
+}
+
+// versionNumber is a {version} parameter as a number, or a 400 naming it.
+func versionNumber(pointer, s string) (int, error) {
+	n, err := strconv.Atoi(s)
+	if err != nil || n <= 0 {
+		return 0, invalid(pointer, fmt.Sprintf("version %q: send a version's number (1, 2, ...: GET /v1/workflows/{name}/versions lists them)", s))
+	}
+	return n, nil
+}
+
+func getWorkflowVersion(c *call, in versionIn) (WorkflowVersionView, error) {
+	files, err := c.files()
+	if err != nil {
+		return WorkflowVersionView{}, err
+	}
+	id, err := versionNumber("{version}", in.Version)
+	if err != nil {
+		return WorkflowVersionView{}, err
+	}
+	v, content, err := files.WorkflowVersion(in.Name, id)
+	if err != nil {
+		return WorkflowVersionView{}, err
+	}
+	return WorkflowVersionView{Name: in.Name, Version: v, Content: string(content)}, nil
+}
+
+func diffWorkflowVersions(c *call, in diffIn) (WorkflowDiff, error) {
+	files, err := c.files()
+	if err != nil {
+		return WorkflowDiff{}, err
+	}
+	to, from := in.To, in.From
+	if to < 0 || from < 0 {
+		return WorkflowDiff{}, invalid("?from", "from and to are versions' numbers (1, 2, ...)")
+	}
+	if to == 0 {
+		latest, err := files.CurrentVersion(in.Name)
+		if err != nil {
+			return WorkflowDiff{}, err
+		}
+		if latest.ID == 0 {
+			return WorkflowDiff{}, kindNotFound.problem(fmt.Sprintf("workflow %q has no saved version to compare", in.Name))
+		}
+		to = latest.ID
+	}
+	if from == 0 {
+		v, _, err := files.WorkflowVersion(in.Name, to)
+		if err != nil {
+			return WorkflowDiff{}, err
+		}
+		if v.Previous == 0 {
+			return WorkflowDiff{}, invalid("?from", fmt.Sprintf("version %d is the first: send from, the version to compare it with", to))
+		}
+		from = v.Previous
+	}
+	diff, err := files.DiffWorkflowVersions(in.Name, from, to)
+	if err != nil {
+		return WorkflowDiff{}, err
+	}
+	return WorkflowDiff{Name: in.Name, From: from, To: to, Diff: diff}, nil
+}
+
+func restoreWorkflow(c *call, in versionIn) (weftclient.SaveResult, error) {
+	files, err := c.files()
+	if err != nil {
+		return weftclient.SaveResult{}, err
+	}
+	id, err := versionNumber("{version}", in.Version)
+	if err != nil {
+		return weftclient.SaveResult{}, err
+	}
+	out, err := files.RestoreWorkflow(c.ctx, in.Name, id, c.author())
+	if err != nil {
+		return out, err
+	}
+	c.status = http.StatusOK
+	if out.Created {
+		c.status = http.StatusCreated
+	}
+	return out, nil
+}
+
+// versionRoutes are the routes of the workflow files' saved versions.
+func versionRoutes() []route {
+	bad, nf, cf, big := http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusRequestEntityTooLarge
+	save := op(http.MethodPut, "/v1/workflows/{name}", auth.RoleAdmin, "saveWorkflow", "workflows", "Save one of the operator's workflow files",
+		"Writes `content` as the workflow's file in the workflows folder (what GET /v1/workflows/{name} and a run by name then use) and records it as a new version: who (the key's name), when, its SHA-256 and `message`. `base` is the version the content was made from: a save from another version is refused (409, version-conflict) naming the current one, so no save is lost. A file that does not validate is refused (400), each problem naming /content; nothing is written. The same save again (a retry) answers the version the first made, 200 with `created: false`; a new version is 201. Only an admin key may: a saved file is the operator's, trusted as the operator's own files are.",
+		[]int{bad, cf, big}, saveWorkflow)
+	restore := op(http.MethodPost, "/v1/workflows/{name}/versions/{version}/restore", auth.RoleAdmin, "restoreWorkflow", "workflows", "Restore a saved version",
+		"Saves the version's content as a new version (history is never rewritten), validated as a save is; 201, or 200 with `created: false` when the file holds that content already. Only an admin key may.",
+		[]int{bad, nf}, restoreWorkflow)
+	save.Status, save.Created, save.Same = http.StatusCreated, "saved: a new version", "the same save again (a retry), or content the current version holds already: that version, nothing written"
+	restore.Status, restore.Created, restore.Same = http.StatusCreated, "restored: a new version with the old content", "the file holds that content already: the current version, nothing written"
+	return []route{
+		save,
+		op(http.MethodGet, "/v1/workflows/{name}/versions", auth.RoleReader, "listWorkflowVersions", "workflows", "List a workflow's saved versions",
+			"The versions of the workflow's file saved through weft (PUT /v1/workflows/{name}, `weft workflows save`, the console's builder), newest first: id, who, when, SHA-256, message, size. A change made outside weft is recorded as a version by \"(written outside weft)\" at the next save.",
+			[]int{bad}, listWorkflowVersions),
+		op(http.MethodGet, "/v1/workflows/{name}/versions/{version}", auth.RoleReader, "getWorkflowVersion", "workflows", "Read a saved version",
+			"One saved version of the workflow's file with its content as it was saved.",
+			[]int{bad, nf}, getWorkflowVersion),
+		op(http.MethodGet, "/v1/workflows/{name}/diff", auth.RoleReader, "diffWorkflowVersions", "workflows", "Compare two saved versions",
+			"A unified diff of the workflow's file from version `from` to version `to` (default: the latest, and the version it was saved over).",
+			[]int{bad, nf}, diffWorkflowVersions),
+		restore,
 	}
 }
