@@ -48,10 +48,11 @@ const httpMemoryDB = "http_api_memory"
 const httpHookSecret = "hook-secret-for-tests"
 
 // httpStack is the gateway's HTTP handler (/mcp and /v1, starter.GatewayHTTP) on the embedded
-// stack, with keys: ana (runner, reviewer), bob (runner), rita (reader).
+// stack, with keys: ana (runner, reviewer), bob (runner), rita (reader), ada (admin).
 type httpStack struct {
 	t    testing.TB
 	url  string
+	dir  string // the workflows folder
 	keys map[string]string
 	wc   *weftclient.Client
 	// http keeps a connection per client at once (http.DefaultClient keeps 2 per host: 50 clients
@@ -71,9 +72,9 @@ func newHTTPStack(t testing.TB, queue string) *httpStack {
 	keyFile := filepath.Join(t.TempDir(), "keys.json")
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = 128
-	s := &httpStack{t: t, keys: map[string]string{}, wc: weftclient.New(c, queue), http: &http.Client{Transport: tr}}
+	s := &httpStack{t: t, dir: dir, keys: map[string]string{}, wc: weftclient.New(c, queue), http: &http.Client{Transport: tr}}
 	t.Cleanup(tr.CloseIdleConnections)
-	for name, roles := range map[string][]string{"ana": {auth.RoleRunner, auth.RoleReviewer}, "bob": {auth.RoleRunner}, "rita": {auth.RoleReader}} {
+	for name, roles := range map[string][]string{"ana": {auth.RoleRunner, auth.RoleReviewer}, "bob": {auth.RoleRunner}, "rita": {auth.RoleReader}, "ada": {auth.RoleAdmin}} {
 		key, _, err := auth.GenerateNamedKey(keyFile, name, roles)
 		require.NoError(t, err)
 		s.keys[name] = key
@@ -575,6 +576,16 @@ func TestHTTPAPIHostile(t *testing.T) {
 		{"memory without text", "ana", http.MethodPost, "/v1/memory", map[string]any{"scope": "x:ana"}, 400, "send the fact", "/text"},
 		{"memory without scope", "ana", http.MethodGet, "/v1/memory", nil, 400, "send scope", "?scope"},
 		{"memory bad scope", "ana", http.MethodPost, "/v1/memory", map[string]any{"scope": "a b:ana", "text": "x"}, 400, "letters, digits", "/scope"},
+		{"reader saves a workflow", "rita", http.MethodPut, "/v1/workflows/http-approve", map[string]any{"content": httpReviewFlow, "base": 0}, 403, `needs the role "admin"`, ""},
+		{"runner saves a workflow", "ana", http.MethodPut, "/v1/workflows/http-approve", map[string]any{"content": httpReviewFlow, "base": 0}, 403, `needs the role "admin"`, ""},
+		{"runner restores a version", "bob", http.MethodPost, "/v1/workflows/http-approve/versions/1/restore", nil, 403, `needs the role "admin"`, ""},
+		{"save outside the folder", "ada", http.MethodPut, "/v1/workflows/..%2Fescaped.json", map[string]any{"content": httpReviewFlow, "base": 0}, 400, "plain file name", "{name}"},
+		{"save a hidden file", "ada", http.MethodPut, "/v1/workflows/.versions", map[string]any{"content": httpReviewFlow, "base": 0}, 400, "plain file name", "{name}"},
+		{"save huge body", "ada", http.MethodPut, "/v1/workflows/http-approve", `{"base":0,"content":"` + strings.Repeat("a", auth.MaxBodyBytes) + `"}`, 413, "at most 4 MB", ""},
+		{"save from a stale base", "ada", http.MethodPut, "/v1/workflows/http-approve", map[string]any{"content": httpReviewFlow, "base": 4}, 409, "no saved version, not version 4", "/base"},
+		{"save without base", "ada", http.MethodPut, "/v1/workflows/http-approve", map[string]any{"content": httpReviewFlow}, 400, "send base", "/base"},
+		{"save what does not validate", "ada", http.MethodPut, "/v1/workflows/http-approve", map[string]any{"content": `{"name":"x","steps":[{"id":"a","tool":"nope"}]}`, "base": 0}, 400, "does not validate", "/content"},
+		{"unknown version", "rita", http.MethodGet, "/v1/workflows/http-approve/versions/3", nil, 404, "has no saved version", "{version}"},
 		{"plan inputs not an object", "rita", http.MethodPost, "/v1/workflows/plan", `{"definition":{},"inputs":[1]}`, 400, "an object", "/inputs"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -589,6 +600,11 @@ func TestHTTPAPIHostile(t *testing.T) {
 			}
 		})
 	}
+	_, err := os.Stat(filepath.Join(filepath.Dir(s.dir), "escaped.json"))
+	require.ErrorIs(t, err, os.ErrNotExist, "nothing written outside the workflows folder")
+	data, err := os.ReadFile(filepath.Join(s.dir, "http-approve.json"))
+	require.NoError(t, err)
+	require.Equal(t, httpReviewFlow, string(data), "no refused save wrote the file")
 	// bob's listing does not show ana's run; the review is not among what bob... may not list
 	status, _, body = s.do("bob", http.MethodGet, "/v1/runs", nil)
 	require.Equal(t, http.StatusOK, status)
@@ -605,6 +621,85 @@ func TestHTTPAPIHostile(t *testing.T) {
 	require.NoError(t, err)
 	resp.Body.Close()
 	require.Equal(t, http.StatusForbidden, resp.StatusCode)
+}
+
+// TestHTTPAPISavedVersions: an admin key saves a workflow file through /v1 (PUT
+// /v1/workflows/{name}, the operation the CLI and the console's builder call), and a run started
+// by name then runs the new content; a second save from the version the first made runs its
+// content; a restore of version 1 runs version 1's again. The versions say who saved each, newest
+// first, the diff says what changed, and GET /v1/workflows/{name} gives the base for the next save.
+func TestHTTPAPISavedVersions(t *testing.T) {
+	s := newHTTPStack(t, "httpapi-versions")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	flow := func(text string) string {
+		return fmt.Sprintf("{\n  \"name\": \"http-saved\",\n  \"steps\": [\n    {\"id\": \"say\", \"tool\": \"template\", \"inputs\": {\"text\": %q}}\n  ],\n  \"output\": \"{{ say.output.text }}\"\n}\n", text)
+	}
+	run := func(want string) {
+		t.Helper()
+		id := fmt.Sprint("http-saved-", time.Now().UnixNano())
+		status, _, body := s.do("bob", http.MethodPost, "/v1/runs", map[string]any{"workflow": "http-saved", "id": id})
+		require.Equal(t, http.StatusCreated, status, string(body))
+		res, err := s.wc.Result(ctx, id)
+		require.NoError(t, err)
+		require.Equal(t, want, res.Output.GetStringValue(), "a run by name runs the saved content")
+	}
+	base := func() int {
+		t.Helper()
+		status, _, body := s.do("rita", http.MethodGet, "/v1/workflows/http-saved", nil)
+		require.Equal(t, http.StatusOK, status, string(body))
+		var v struct{ Version int }
+		require.NoError(t, json.Unmarshal(body, &v))
+		return v.Version
+	}
+	save := func(text string, base int) (int, map[string]any) {
+		t.Helper()
+		status, _, body := s.do("ada", http.MethodPut, "/v1/workflows/http-saved", map[string]any{"content": flow(text), "base": base, "message": "say " + text})
+		var out map[string]any
+		require.NoError(t, json.Unmarshal(body, &out), string(body))
+		return status, out
+	}
+
+	status, out := save("first", 0)
+	require.Equal(t, http.StatusCreated, status, out)
+	require.Equal(t, "ada", out["version"].(map[string]any)["who"])
+	run("first")
+	require.Equal(t, 1, base())
+	status, out = save("first", 0)
+	require.Equal(t, http.StatusOK, status, "the same save again: %v", out)
+	require.Equal(t, false, out["created"])
+
+	status, out = save("second", base())
+	require.Equal(t, http.StatusCreated, status, out)
+	run("second")
+	status, out = save("lost", 1)
+	require.Equal(t, http.StatusConflict, status, out)
+	require.Contains(t, out["detail"], "its current version is 2")
+	run("second")
+
+	status, _, body := s.do("ada", http.MethodPost, "/v1/workflows/http-saved/versions/1/restore", nil)
+	require.Equal(t, http.StatusCreated, status, string(body))
+	run("first")
+
+	status, _, body = s.do("rita", http.MethodGet, "/v1/workflows/http-saved/versions", nil)
+	require.Equal(t, http.StatusOK, status, string(body))
+	var list struct {
+		Versions []struct {
+			ID                   int
+			Who, Message, SHA256 string
+			Restored             int
+		}
+	}
+	require.NoError(t, json.Unmarshal(body, &list))
+	require.Len(t, list.Versions, 3, string(body))
+	require.Equal(t, 3, list.Versions[0].ID)
+	require.Equal(t, 1, list.Versions[0].Restored)
+	require.Equal(t, list.Versions[2].SHA256, list.Versions[0].SHA256)
+	require.Equal(t, "say second", list.Versions[1].Message)
+	status, _, body = s.do("rita", http.MethodGet, "/v1/workflows/http-saved/diff?from=1&to=2", nil)
+	require.Equal(t, http.StatusOK, status, string(body))
+	require.Contains(t, string(body), `-    {\"id\": \"say\", \"tool\": \"template\", \"inputs\": {\"text\": \"first\"}}`)
+	require.Contains(t, string(body), `+    {\"id\": \"say\", \"tool\": \"template\", \"inputs\": {\"text\": \"second\"}}`)
 }
 
 // TestHTTPAPIHook: POST /v1/hooks/{name} starts the workflow the operator bound to the name, with
