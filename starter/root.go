@@ -92,6 +92,7 @@ func NewRootCommand() *cobra.Command {
 		newUninstallCommand(),
 		newInfoCommand(),
 		newCheckCommand(),
+		newWorkflowsCommand(),
 	)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return invalid(err) })
 	markUsageErrors(root)
