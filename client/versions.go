@@ -212,8 +212,8 @@ func sha(data []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// records reads a workflow's version records, oldest first.
-func (s *WorkflowFiles) records(stem string) ([]versionRecord, error) {
+// ids are the numbers of a workflow's recorded versions, ascending.
+func (s *WorkflowFiles) ids(stem string) ([]int, error) {
 	entries, err := os.ReadDir(s.versionsDir(stem))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -221,24 +221,50 @@ func (s *WorkflowFiles) records(stem string) ([]versionRecord, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the versions of workflow %q: %w", stem, err)
 	}
-	var out []versionRecord
+	var out []int
 	for _, e := range entries {
 		id, err := strconv.Atoi(strings.TrimSuffix(e.Name(), ".json"))
 		if err != nil || !strings.HasSuffix(e.Name(), ".json") || id <= 0 {
 			continue // the lock, a temporary file
 		}
-		data, err := safefile.Read(filepath.Join(s.versionsDir(stem), e.Name()), 2*dsl.MaxFileSize+64<<10, "version record")
+		out = append(out, id)
+	}
+	sort.Ints(out)
+	return out, nil
+}
+
+// read reads version id's record.
+func (s *WorkflowFiles) read(stem string, id int) (versionRecord, error) {
+	data, err := safefile.Read(filepath.Join(s.versionsDir(stem), fmt.Sprintf("%06d.json", id)), 2*dsl.MaxFileSize+64<<10, "version record")
+	if err != nil {
+		return versionRecord{}, fmt.Errorf("reading version %d of workflow %q: %w", id, stem, err)
+	}
+	var r versionRecord
+	if err := json.Unmarshal(data, &r); err != nil {
+		return versionRecord{}, fmt.Errorf("reading version %d of workflow %q: %w", id, stem, err)
+	}
+	r.ID = id
+	return r, nil
+}
+
+// records reads a workflow's version records, oldest first: the last n of them (all when n is 0),
+// so a save reads what it compares with, not the whole history.
+func (s *WorkflowFiles) records(stem string, n int) ([]versionRecord, error) {
+	ids, err := s.ids(stem)
+	if err != nil {
+		return nil, err
+	}
+	if n > 0 && len(ids) > n {
+		ids = ids[len(ids)-n:]
+	}
+	out := make([]versionRecord, 0, len(ids))
+	for _, id := range ids {
+		r, err := s.read(stem, id)
 		if err != nil {
-			return nil, fmt.Errorf("reading version %d of workflow %q: %w", id, stem, err)
+			return nil, err
 		}
-		var r versionRecord
-		if err := json.Unmarshal(data, &r); err != nil {
-			return nil, fmt.Errorf("reading version %d of workflow %q (%s): %w", id, stem, e.Name(), err)
-		}
-		r.ID = id
 		out = append(out, r)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out, nil
 }
 
@@ -280,7 +306,7 @@ func (s *WorkflowFiles) record(stem string, r versionRecord) error {
 // when the file holds the latest version or is absent). A save that was recorded but whose file
 // was not written (a crash between the two) is completed here.
 func (s *WorkflowFiles) current(stem, file string) (recs []versionRecord, found *versionRecord, err error) {
-	if recs, err = s.records(stem); err != nil {
+	if recs, err = s.records(stem, 2); err != nil { // the latest, and the one before it
 		return nil, nil, err
 	}
 	latest := 0
@@ -399,7 +425,7 @@ func (s *WorkflowFiles) WorkflowVersions(name string) ([]WorkflowVersionInfo, er
 	if err != nil {
 		return nil, err
 	}
-	recs, err := s.records(stem)
+	recs, err := s.records(stem, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -416,18 +442,20 @@ func (s *WorkflowFiles) WorkflowVersion(name string, id int) (WorkflowVersionInf
 	if err != nil {
 		return WorkflowVersionInfo{}, nil, err
 	}
-	recs, err := s.records(stem)
+	ids, err := s.ids(stem)
 	if err != nil {
 		return WorkflowVersionInfo{}, nil, err
 	}
-	for _, r := range recs {
-		if r.ID == id {
+	latest := 0
+	for _, have := range ids {
+		if have == id {
+			r, err := s.read(stem, id)
+			if err != nil {
+				return WorkflowVersionInfo{}, nil, err
+			}
 			return r.WorkflowVersionInfo, []byte(r.Content), nil
 		}
-	}
-	latest := 0
-	if len(recs) > 0 {
-		latest = recs[len(recs)-1].ID
+		latest = have
 	}
 	return WorkflowVersionInfo{}, nil, &VersionNotFoundError{Name: stem, ID: id, Latest: latest}
 }
@@ -473,13 +501,18 @@ func (s *WorkflowFiles) RestoreWorkflow(ctx context.Context, name string, id int
 	return s.save(ctx, name, content, BaseCurrent, who, fmt.Sprintf("restored version %d", id), id)
 }
 
-// CurrentVersion is the version workflow name's file holds: its latest saved version when the
-// file is that content, 0 when it has none (or the file was changed outside weft since). A save
-// from what GET /v1/workflows/{name} gave sends the latest version as base.
+// CurrentVersion is workflow name's latest saved version (ID 0 when it has none): the base a save
+// from the file as it is now sends (GET /v1/workflows/{name} gives it as version). It reads that
+// record only. A file changed outside weft since still names it; the save over it records the
+// change first.
 func (s *WorkflowFiles) CurrentVersion(name string) (WorkflowVersionInfo, error) {
-	vs, err := s.WorkflowVersions(name)
-	if err != nil || len(vs) == 0 {
+	stem, _, err := s.FileName(name)
+	if err != nil {
 		return WorkflowVersionInfo{}, err
 	}
-	return vs[0], nil
+	recs, err := s.records(stem, 1)
+	if err != nil || len(recs) == 0 {
+		return WorkflowVersionInfo{}, err
+	}
+	return recs[0].WorkflowVersionInfo, nil
 }
