@@ -166,14 +166,14 @@ func (e *ContentTooLargeError) Error() string {
 	return fmt.Sprintf("workflow %q not saved: its content is %d bytes, over the %d byte limit of a workflow file; split it into workflows that call each other", e.Name, e.Size, dsl.MaxFileSize)
 }
 
-// NoWorkflowsDirError: there is no workflows folder to save into.
-var NoWorkflowsDirError = errors.New("no workflows folder to save into: give the gateway --workflows-dir (the CLI: --workflows-dir or WEFT_WORKFLOWS_DIR)")
+// ErrNoWorkflowsDir: there is no workflows folder to save into.
+var ErrNoWorkflowsDir = errors.New("no workflows folder to save into: give the gateway --workflows-dir (the CLI: --workflows-dir or WEFT_WORKFLOWS_DIR)")
 
 // FileName is the file of workflow name in the folder: name (a catalog name, or a file name
 // ending .json) checked to be a plain name; an existing NAME.weft.json is that file.
 func (s *WorkflowFiles) FileName(name string) (stem, file string, err error) {
 	if s.Dir == "" {
-		return "", "", NoWorkflowsDirError
+		return "", "", ErrNoWorkflowsDir
 	}
 	stem = strings.TrimSuffix(strings.TrimSuffix(name, ".json"), ".weft")
 	if err := safefile.CheckName(stem+".json", ".json"); err != nil {

@@ -186,7 +186,7 @@ func TestSaveWorkflowRefuses(t *testing.T) {
 	})
 	t.Run("no folder", func(t *testing.T) {
 		_, err := weftclient.NewWorkflowFiles("").SaveWorkflow(ctx, "w", flow("x"), 0, "ana", "")
-		require.ErrorIs(t, err, weftclient.NoWorkflowsDirError)
+		require.ErrorIs(t, err, weftclient.ErrNoWorkflowsDir)
 	})
 }
 

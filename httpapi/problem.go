@@ -91,7 +91,7 @@ func problemOf(err error) *Problem {
 		return kindNotFound.problem(err.Error(), FieldError{Pointer: "{version}", Detail: err.Error()})
 	case errors.As(err, &tl):
 		return kindTooLarge.problem(err.Error(), FieldError{Pointer: "/content", Detail: err.Error()})
-	case errors.Is(err, weftclient.NoWorkflowsDirError):
+	case errors.Is(err, weftclient.ErrNoWorkflowsDir):
 		return kindUnavailable.problem(err.Error())
 	case errors.As(err, &nf):
 		return kindNotFound.problem(err.Error())

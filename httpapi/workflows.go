@@ -213,7 +213,7 @@ func workflowRoutes() []route {
 // folder.
 func (c *call) files() (*weftclient.WorkflowFiles, error) {
 	if c.api.o.WorkflowsDir == "" {
-		return nil, kindUnavailable.problem(weftclient.NoWorkflowsDirError.Error())
+		return nil, kindUnavailable.problem(weftclient.ErrNoWorkflowsDir.Error())
 	}
 	return weftclient.NewWorkflowFiles(c.api.o.WorkflowsDir), nil
 }

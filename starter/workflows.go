@@ -54,7 +54,7 @@ func versionsError(err error) error {
 	var vn *weftclient.VersionNotFoundError
 	var tl *weftclient.ContentTooLargeError
 	if errors.As(err, &bn) || errors.As(err, &vc) || errors.As(err, &iw) || errors.As(err, &vn) || errors.As(err, &tl) ||
-		weftclient.IsInvalid(err) || errors.Is(err, weftclient.NoWorkflowsDirError) {
+		weftclient.IsInvalid(err) || errors.Is(err, weftclient.ErrNoWorkflowsDir) {
 		return invalid(err)
 	}
 	return err
