@@ -9,8 +9,10 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -21,7 +23,7 @@ import (
 const versionFlow = "{\n  \"name\": \"w\",\n  \"steps\": [{\"id\": \"a\", \"tool\": \"template\", \"inputs\": {\"text\": \"one\"}}]\n}\n"
 
 // versionsAPI is the API over a workflows folder with the keys ada (admin) and rita (reader).
-func versionsAPI(t *testing.T) (srv *httptest.Server, dir string, keys map[string]string) {
+func versionsAPI(t testing.TB) (srv *httptest.Server, dir string, keys map[string]string) {
 	t.Helper()
 	dir = t.TempDir()
 	keyFile := filepath.Join(t.TempDir(), "keys.json")
@@ -41,7 +43,7 @@ func versionsAPI(t *testing.T) (srv *httptest.Server, dir string, keys map[strin
 	return srv, dir, keys
 }
 
-func send(t *testing.T, srv *httptest.Server, key, method, path string, body any) (int, map[string]any) {
+func send(t testing.TB, srv *httptest.Server, key, method, path string, body any) (int, map[string]any) {
 	t.Helper()
 	var r io.Reader
 	switch b := body.(type) {
@@ -168,10 +170,68 @@ func TestVersionRoutes(t *testing.T) {
 	status, out = send(t, srv, ada, http.MethodPut, "/v1/workflows/w", map[string]any{"content": strings.Repeat(" ", 2<<20), "base": 3})
 	require.Equal(t, http.StatusRequestEntityTooLarge, status, out)
 	require.Equal(t, []string{"/content"}, pointers(out), "content over the workflow file limit")
+	// a version that no longer validates is not restored (it was written outside weft)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "w.json"), []byte(`{"name":"w","steps":[{"id":"a","tool":"nope"}]}`), 0o644))
+	status, out = send(t, srv, ada, http.MethodPut, "/v1/workflows/w", map[string]any{"content": versionFlow, "base": 3})
+	require.Equal(t, http.StatusCreated, status, "the content written outside weft is recorded (4), then this save over it (5): %v", out)
+	require.EqualValues(t, 5, out["version"].(map[string]any)["id"])
+	require.Equal(t, true, out["created"])
+	status, out = send(t, srv, ada, http.MethodPost, "/v1/workflows/w/versions/4/restore", nil)
+	require.Equal(t, http.StatusBadRequest, status, out)
+	require.Contains(t, out["detail"], "does not validate")
+	require.Equal(t, "{version}", pointers(out)[0])
 	data, err = os.ReadFile(filepath.Join(dir, "w.json"))
 	require.NoError(t, err)
 	require.Equal(t, versionFlow, string(data), "no refused request wrote the file")
 	status, out = send(t, srv, keys["rita"], http.MethodGet, "/v1/workflows/w/versions", nil)
 	require.Equal(t, http.StatusOK, status, out)
-	require.Len(t, out["versions"], 3)
+	require.Len(t, out["versions"], 5)
+}
+
+// big100 is a 100-step workflow file, one step a line; step 50 writes text.
+func big100(text string) string {
+	var b strings.Builder
+	b.WriteString("{\n  \"name\": \"big\",\n  \"steps\": [\n")
+	for i := range 100 {
+		s := "step"
+		if i == 50 {
+			s = text
+		}
+		sep := ","
+		if i == 99 {
+			sep = ""
+		}
+		b.WriteString("    {\"id\": \"s" + strconv.Itoa(i) + "\", \"tool\": \"template\", \"inputs\": {\"text\": \"" + s + "\"}}" + sep + "\n")
+	}
+	b.WriteString("  ]\n}\n")
+	return b.String()
+}
+
+// BenchmarkOpenSaveReopen100Steps: what the builder does with a 100-step file through /v1, one
+// op each: open (GET /v1/workflows/{name}), save a one-field change (PUT, base the version it
+// gave), re-open.
+func BenchmarkOpenSaveReopen100Steps(b *testing.B) {
+	srv, _, keys := versionsAPI(b)
+	ada := keys["ada"]
+	status, out := send(b, srv, ada, http.MethodPut, "/v1/workflows/big", map[string]any{"content": big100("start"), "base": 0})
+	require.Equal(b, http.StatusCreated, status, out)
+	var open, save, reopen time.Duration
+	i := 0
+	for b.Loop() {
+		t0 := time.Now()
+		status, out = send(b, srv, ada, http.MethodGet, "/v1/workflows/big", nil)
+		require.Equal(b, http.StatusOK, status, out)
+		base := out["version"]
+		t1 := time.Now()
+		status, out = send(b, srv, ada, http.MethodPut, "/v1/workflows/big", map[string]any{"content": big100(strconv.Itoa(i)), "base": base})
+		require.Equal(b, http.StatusCreated, status, out)
+		t2 := time.Now()
+		status, out = send(b, srv, ada, http.MethodGet, "/v1/workflows/big", nil)
+		require.Equal(b, http.StatusOK, status, out)
+		open, save, reopen = open+t1.Sub(t0), save+t2.Sub(t1), reopen+time.Since(t2)
+		i++
+	}
+	b.ReportMetric(float64(open.Microseconds())/float64(i)/1000, "open-ms/op")
+	b.ReportMetric(float64(save.Microseconds())/float64(i)/1000, "save-ms/op")
+	b.ReportMetric(float64(reopen.Microseconds())/float64(i)/1000, "reopen-ms/op")
 }

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"path/filepath"
@@ -374,6 +375,14 @@ func restoreWorkflow(c *call, in versionIn) (weftclient.SaveResult, error) {
 		return weftclient.SaveResult{}, err
 	}
 	out, err := files.RestoreWorkflow(c.ctx, in.Name, id, c.author())
+	var iw *weftclient.InvalidWorkflowError
+	if errors.As(err, &iw) { // the old content no longer validates (a tool it names is gone)
+		p := problemOf(err)
+		for i := range p.Errors {
+			p.Errors[i].Pointer = "{version}"
+		}
+		return out, p
+	}
 	if err != nil {
 		return out, err
 	}
