@@ -4,7 +4,9 @@
 // ReviewAll; the pending reviews of every run, child run and chat session: PendingReviews), cancel
 // and retry it, list runs (List), follow it as a stream of events (Stream) or follow its model's
 // streamed text (LLMText, TextFollower), chat sessions (StartChat, Send, ListChats), schedules, the
-// catalog of workflows a caller may start (Catalog, FileResolver) and the health check of Temporal
+// catalog of workflows a caller may start (Catalog, FileResolver), saving the operator's workflow
+// files with their versions (WorkflowFiles: SaveWorkflow, WorkflowVersions, WorkflowVersion,
+// DiffWorkflowVersions, RestoreWorkflow; no Temporal needed) and the health check of Temporal
 // and the store (CheckHealth). The CLI (starter/), the MCP gateway (mcp/), the console (console/) and
 // any Go program use it; none of them talks to Temporal about runs on its own. Who may read a run
 // (CheckRead, Readable) and act on it (CheckAct: cancel, retry, fork) is decided here too, for the
