@@ -324,7 +324,7 @@ func (s *streamer) readText(ctx context.Context) {
 		}
 	}
 	for _, td := range s.follow.Next(texts) {
-		s.emit(events.Event{Type: events.LLMDelta, Step: td.Step, Key: td.Key, Activity: td.ActivityID, Attempt: td.Attempt, Offset: td.Offset, Text: td.New})
+		s.emit(events.Event{Type: events.LLMDelta, Step: td.Step, Key: td.Key, Activity: td.ActivityID, Attempt: td.Attempt, Offset: td.Offset, Restarted: td.Restarted, Text: td.New})
 	}
 }
 
@@ -336,7 +336,7 @@ func (s *streamer) lastText(fin events.Event) {
 		return
 	}
 	for _, td := range s.follow.Final(fin.Activity, fin.Text) {
-		s.emit(events.Event{Type: events.LLMDelta, Time: fin.Time, Step: fin.Step, Key: fin.Key, Activity: fin.Activity, Attempt: td.Attempt, Offset: td.Offset, Text: td.New})
+		s.emit(events.Event{Type: events.LLMDelta, Time: fin.Time, Step: fin.Step, Key: fin.Key, Activity: fin.Activity, Attempt: td.Attempt, Offset: td.Offset, Restarted: td.Restarted, Text: td.New})
 	}
 	s.follow.forget(fin.Activity)
 }
@@ -514,7 +514,7 @@ func (t *tracker) reviewsOf(step string, pending []*weftv1.ReviewRequest, open m
 // deltas emits the new text of running llm activities.
 func (t *tracker) deltas(pending []PendingActivity) {
 	for _, d := range t.follow.Next(LLMText(pending)) {
-		t.emit(events.Event{Type: events.LLMDelta, Step: d.Step, Key: d.Key, Activity: d.ActivityID, Attempt: d.Attempt, Offset: d.Offset, Text: d.New})
+		t.emit(events.Event{Type: events.LLMDelta, Step: d.Step, Key: d.Key, Activity: d.ActivityID, Attempt: d.Attempt, Offset: d.Offset, Restarted: d.Restarted, Text: d.New})
 	}
 }
 

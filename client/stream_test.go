@@ -128,3 +128,49 @@ func TestTextFollowerAttempts(t *testing.T) {
 	var fresh TextFollower
 	require.Equal(t, []got{{"all of it", 1, 0}}, read(fresh.Final("b#1", "all of it")), "a call never read gives its whole text")
 }
+
+// TestDeltaEventsSayRestarted: the llm_delta events a Go consumer gets carry the text attempt
+// and, on the first delta of an attempt after the first (a worker died mid-answer and Temporal
+// retried the call; a repair), Restarted: what was shown of the call is to be discarded, and the
+// texts kept by attempt add up to the answer once. Both ways Stream reads text (from the state,
+// and from the run's events with the final text) say so.
+func TestDeltaEventsSayRestarted(t *testing.T) {
+	type got struct {
+		Text      string
+		Attempt   int32
+		Offset    int
+		Restarted bool
+	}
+	var evs []got
+	fn := func(e events.Event) {
+		require.Equal(t, events.LLMDelta, e.Type)
+		evs = append(evs, got{e.Text, e.Attempt, e.Offset, e.Restarted})
+	}
+	pending := func(text string, attempt int32) []PendingActivity {
+		return []PendingActivity{{ActivityID: "answer#1", Type: llmActivity, Attempt: attempt, Details: text}}
+	}
+	tr := &tracker{id: "r", fn: fn}
+	tr.deltas(pending("Retries back", 1))
+	tr.deltas(pending("Retries back", 2)) // the retry, before it heartbeats: the dead worker's text
+	tr.deltas(pending("Retries", 2))
+	tr.deltas(pending("Retries back off.", 2))
+	want := []got{{"Retries back", 1, 0, false}, {"Retries", 2, 0, true}, {" back off.", 2, 7, false}}
+	require.Equal(t, want, evs)
+
+	evs = nil
+	s := &streamer{id: "r", fn: fn, models: map[string]events.Event{}}
+	s.follow.Next([]StreamedText{{ActivityID: "answer#1", Step: "answer", Text: "Retries back", TemporalAttempt: 1}})
+	s.lastText(events.Event{Type: events.LLMFinished, Activity: "answer#1", Step: "answer", Text: "Backing off."})
+	require.Equal(t, []got{{"Backing off.", 2, 0, true}}, evs, "a final text that does not extend what was read is a new attempt, restarted")
+
+	texts := map[int32]string{}
+	var last int32
+	for _, e := range want {
+		if e.Restarted {
+			require.Greater(t, e.Attempt, last)
+		}
+		texts[e.Attempt] = texts[e.Attempt][:e.Offset] + e.Text
+		last = max(last, e.Attempt)
+	}
+	require.Equal(t, "Retries back off.", texts[last], "the last attempt is the answer, once")
+}

@@ -87,8 +87,13 @@ type Event struct {
 	Activity string `json:"activity,omitempty"`
 	// Attempt and Offset place an llm_delta: a retry or a repair of the call starts a new
 	// attempt (its text starts over at offset 0); Text goes at Offset in the attempt's text.
-	Attempt int32 `json:"attempt,omitempty"`
-	Offset  int   `json:"offset,omitempty"`
+	// Restarted marks the first delta of an attempt after the first (a worker died mid-answer and
+	// the call runs again, or a repair): discard the call's text shown so far, it is not part of
+	// the answer. Keep the text by Activity and Attempt: the one with the highest Attempt is the
+	// call's text, never an earlier attempt's with this one appended.
+	Attempt   int32 `json:"attempt,omitempty"`
+	Offset    int   `json:"offset,omitempty"`
+	Restarted bool  `json:"restarted,omitempty"`
 	// Decision and Reviewer: review_decided.
 	Decision string `json:"decision,omitempty"`
 	Reviewer string `json:"reviewer,omitempty"`
