@@ -26,7 +26,12 @@ import (
 // step's end → STEP_FINISHED; a model call's text → TEXT_MESSAGE_START / CONTENT / END (one message
 // per model call and text attempt: a retry or a repair starts a new message); an agent's tool call
 // → TOOL_CALL_START / ARGS / END, then TOOL_CALL_RESULT; reviews → CUSTOM (name
-// weft.review_requested / weft.review_decided); run_completed → RUN_FINISHED with the run's output
+// weft.review_requested / weft.review_decided); a text that starts over (a worker died mid-answer
+// and the call was retried, or a repair) → CUSTOM weft.text_restarted naming the abandoned
+// message (value.messageId) before the new one starts: a client drops that message's text;
+// handoff, guardrail_tripped and mcp_session_lost → CUSTOM weft.handoff (from, to),
+// weft.guardrail_tripped (guardrail, stage, reason) and weft.mcp_session_lost (server, reason),
+// each value with its step (AG-UI has no standard event for them); run_completed → RUN_FINISHED with the run's output
 // as result; run_failed → RUN_ERROR. Each event carries the
 // run's sequence number as its SSE id; Last-Event-ID resumes after it.
 
@@ -194,8 +199,12 @@ func (t *aguiTranslator) event(e events.Event) []aguiEvent {
 			return nil
 		}
 		var out []aguiEvent
-		if _, open := t.msgs[e.Activity]; open && e.Attempt > t.attempt[e.Activity] {
-			out = append(out, t.endMessage(e.Activity)...) // a retry or a repair: a new message
+		abandoned := ""
+		if old, open := t.msgs[e.Activity]; open && e.Attempt > t.attempt[e.Activity] {
+			// a retry (a worker died mid-answer) or a repair: the text starts over in a new
+			// message, and the one before is named as abandoned
+			out = append(out, t.endMessage(e.Activity)...)
+			abandoned = old
 		}
 		if _, open := t.msgs[e.Activity]; !open {
 			id := e.Activity
@@ -203,6 +212,9 @@ func (t *aguiTranslator) event(e events.Event) []aguiEvent {
 				id += "/attempt-" + strconv.Itoa(int(e.Attempt))
 			}
 			t.msgs[e.Activity], t.attempt[e.Activity] = id, e.Attempt
+			if abandoned != "" {
+				out = append(out, custom(e, "text_restarted", map[string]any{"messageId": abandoned, "replacedBy": id, "attempt": e.Attempt}))
+			}
 			out = append(out, aguiEvent{"type": "TEXT_MESSAGE_START", "messageId": id, "role": "assistant"})
 		}
 		return append(out, aguiEvent{"type": "TEXT_MESSAGE_CONTENT", "messageId": t.msgs[e.Activity], "delta": e.Text})
@@ -236,6 +248,12 @@ func (t *aguiTranslator) event(e events.Event) []aguiEvent {
 			v["decision"], v["reviewer"] = e.Decision, e.Reviewer
 		}
 		return []aguiEvent{{"type": "CUSTOM", "name": "weft." + e.Type, "value": v}}
+	case events.Handoff:
+		return []aguiEvent{custom(e, e.Type, map[string]any{"from": e.From, "to": e.To})}
+	case events.GuardrailTripped:
+		return []aguiEvent{custom(e, e.Type, map[string]any{"guardrail": e.Guardrail, "stage": e.Stage, "reason": e.Reason})}
+	case events.MCPSessionLost:
+		return []aguiEvent{custom(e, e.Type, map[string]any{"server": e.Server, "reason": e.Reason})}
 	case events.RunCompleted:
 		t.ended = true
 		out := append(t.endAll(), t.state("completed")...)
@@ -260,6 +278,19 @@ func (t *aguiTranslator) event(e events.Event) []aguiEvent {
 		return append(out, aguiEvent{"type": "RUN_ERROR", "message": e.Error, "code": "run_" + status})
 	}
 	return nil
+}
+
+// custom is the AG-UI CUSTOM event weft.NAME of e, its value v with the step (its key and the
+// agent's iteration when e has them) added.
+func custom(e events.Event, name string, v map[string]any) aguiEvent {
+	v["step"] = e.Step
+	if e.Key != "" && e.Key != e.Step {
+		v["key"] = e.Key
+	}
+	if e.Iteration > 0 {
+		v["iteration"] = e.Iteration
+	}
+	return aguiEvent{"type": "CUSTOM", "name": "weft." + name, "value": v}
 }
 
 // agui streams run id's events as AG-UI events until the run ends or the client goes away.

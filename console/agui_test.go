@@ -13,7 +13,8 @@ import (
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 )
 
-// TestAGUIEvents: a run with an agent step that streams text, retries it (a new message), calls
+// TestAGUIEvents: a run with an agent step that streams text, retries it (a new message, the
+// abandoned one named in weft.text_restarted), calls
 // a tool, asks a review and completes, as AG-UI events in order; the state is one STATE_SNAPSHOT,
 // then a STATE_DELTA (JSON Patch) for each change, which applied to it give the run's last state; a
 // failed run ends with RUN_ERROR.
@@ -59,7 +60,7 @@ func TestAGUIEvents(t *testing.T) {
 		"RUN_STARTED", "STATE_SNAPSHOT",
 		"STEP_STARTED helper", "STATE_DELTA",
 		"TEXT_MESSAGE_START helper#1", "TEXT_MESSAGE_CONTENT helper#1 Let me", "TEXT_MESSAGE_CONTENT helper#1  look",
-		"TEXT_MESSAGE_END helper#1",
+		"TEXT_MESSAGE_END helper#1", "CUSTOM weft.text_restarted",
 		"TEXT_MESSAGE_START helper#1/attempt-2", "TEXT_MESSAGE_CONTENT helper#1/attempt-2 Searching", "TEXT_MESSAGE_END helper#1/attempt-2",
 		"TOOL_CALL_START c1", `TOOL_CALL_ARGS c1 {"query":"retries"}`, "TOOL_CALL_END c1", "TOOL_CALL_RESULT result-c1 c1",
 		"CUSTOM weft.review_requested", "CUSTOM weft.review_decided",
@@ -78,8 +79,8 @@ func TestAGUIEvents(t *testing.T) {
 		}
 	}
 	require.Equal(t, map[string]any{"run": "r1", "status": "completed", "steps": map[string]any{"helper": "completed", "never": "skipped"}}, state)
-	require.Equal(t, `{"count":2}`, all[14]["content"])
-	require.Equal(t, "tool", all[14]["role"])
+	require.Equal(t, `{"count":2}`, all[15]["content"])
+	require.Equal(t, "tool", all[15]["role"])
 
 	tr = newAGUITranslator("r2")
 	tr.translate(events.Event{Type: "run_started", Seq: 1})
@@ -187,4 +188,69 @@ func applyPatch(t *testing.T, state map[string]any, ops []map[string]any) map[st
 
 func unescapeToken(k string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(k, "~1", "/"), "~0", "~")
+}
+
+// TestAGUIAgentEventsAndRestartedText: a handoff, a guardrail trip and a lost MCP session are
+// CUSTOM events (weft.handoff, weft.guardrail_tripped, weft.mcp_session_lost: AG-UI has no
+// standard event for them) with what the run recorded; a model call's text that starts over (its
+// worker died mid-answer) ends the abandoned message and names it in a CUSTOM weft.text_restarted
+// before the new attempt's message starts, so the messages a client keeps, less the abandoned ones,
+// hold the answer once.
+func TestAGUIAgentEventsAndRestartedText(t *testing.T) {
+	evs := []events.Event{
+		{Type: "run_started", Seq: 1},
+		{Type: "handoff", Seq: 2, Step: "triage", Iteration: 1, From: "triage", To: "billing"},
+		{Type: "guardrail_tripped", Seq: 3, Step: "triage", Iteration: 2, Guardrail: "no-pii", Stage: "output", Reason: "an email address"},
+		{Type: "mcp_session_lost", Seq: 4, Step: "triage", Key: "triage/c3", Server: "files", Reason: "the worker that held it is gone: a fresh session"},
+		{Type: "llm_started", Seq: 5, Step: "answer", Activity: "answer#1"},
+		{Type: "llm_delta", Step: "answer", Activity: "answer#1", Attempt: 1, Text: "Retries back"},
+		{Type: "llm_delta", Step: "answer", Activity: "answer#1", Attempt: 2, Restarted: true, Text: "Retries back off."},
+		{Type: "llm_finished", Seq: 6, Step: "answer", Activity: "answer#1", Text: "Retries back off."},
+	}
+	tr := newAGUITranslator("r1")
+	var out []aguiEvent
+	for _, e := range evs {
+		out = append(out, tr.translate(e)...)
+	}
+	var customs []aguiEvent
+	texts := map[string]string{}
+	var order []string
+	dropped := map[string]bool{}
+	for _, a := range out {
+		switch a["type"] {
+		case "CUSTOM":
+			customs = append(customs, a)
+			if a["name"] == "weft.text_restarted" {
+				dropped[a["value"].(map[string]any)["messageId"].(string)] = true
+			}
+		case "TEXT_MESSAGE_START":
+			order = append(order, a["messageId"].(string))
+		case "TEXT_MESSAGE_CONTENT":
+			texts[a["messageId"].(string)] += a["delta"].(string)
+		}
+	}
+	require.Equal(t, []aguiEvent{
+		{"type": "CUSTOM", "name": "weft.handoff", "value": map[string]any{"step": "triage", "iteration": int32(1), "from": "triage", "to": "billing"}},
+		{"type": "CUSTOM", "name": "weft.guardrail_tripped", "value": map[string]any{"step": "triage", "iteration": int32(2), "guardrail": "no-pii", "stage": "output", "reason": "an email address"}},
+		{"type": "CUSTOM", "name": "weft.mcp_session_lost", "value": map[string]any{"step": "triage", "key": "triage/c3", "server": "files", "reason": "the worker that held it is gone: a fresh session"}},
+		{"type": "CUSTOM", "name": "weft.text_restarted", "value": map[string]any{"step": "answer", "messageId": "answer#1", "replacedBy": "answer#1/attempt-2", "attempt": int32(2)}},
+	}, customs)
+	var kinds []string
+	for _, a := range out {
+		kinds = append(kinds, a["type"].(string))
+	}
+	require.Equal(t, []string{"RUN_STARTED", "STATE_SNAPSHOT", "CUSTOM", "CUSTOM", "CUSTOM",
+		"TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END", "CUSTOM", "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END"}, kinds,
+		"the abandoned message ends, is named, then the new one starts")
+	var kept string
+	for _, id := range order {
+		if !dropped[id] {
+			kept += texts[id]
+		}
+	}
+	require.Equal(t, "Retries back off.", kept, "the answer once")
+	for _, a := range out {
+		_, err := json.Marshal(a)
+		require.NoError(t, err)
+	}
 }
