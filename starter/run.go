@@ -234,7 +234,8 @@ func (p *progress) event(e events.Event) {
 	}
 	switch e.Type {
 	case events.LLMDelta:
-		// A retry or a repair starts a new attempt: its text goes on a line of its own.
+		// A retry (a worker died mid-answer) or a repair starts a new attempt: its text goes on a
+		// line of its own, said to replace what the line above showed, never appended to it.
 		stream := fmt.Sprintf("%s#%d", e.Activity, e.Attempt)
 		if p.streaming != stream {
 			p.endStream()
@@ -242,7 +243,10 @@ func (p *progress) event(e events.Event) {
 			if name == "" {
 				name = e.Step
 			}
-			if e.Attempt > 1 {
+			switch {
+			case e.Restarted:
+				name += fmt.Sprintf(" (attempt %d, restarted: the text above is discarded)", e.Attempt)
+			case e.Attempt > 1:
 				name += fmt.Sprintf(" (attempt %d)", e.Attempt)
 			}
 			fmt.Fprintf(p.out, "  … %s: ", name)
