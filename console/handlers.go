@@ -265,6 +265,10 @@ type Snapshot struct {
 	State     json.RawMessage   `json:"state,omitempty"`
 	StateErr  string            `json:"stateError,omitempty"`
 	Streaming map[string]string `json:"streaming,omitempty"`
+	// StreamingAttempt is, by step, the attempt of its streaming text when that text started over
+	// (2, 3, …: a worker died mid-answer and the call runs again, or a repair); the page shows it
+	// in place of the text before, marked restarted. A first attempt is not listed.
+	StreamingAttempt map[string]int32 `json:"streamingAttempt,omitempty"`
 	// Usage is the run's usage ledger (weftclient.Usage), the same every surface shows.
 	Usage *weftclient.Usage `json:"usage,omitempty"`
 	// Retryable: the run failed, so it has a failed step to resume from (the page shows "Retry
@@ -310,6 +314,12 @@ func (s *Server) snapshot(ctx context.Context, id string) (*Snapshot, error) {
 			snap.Streaming = map[string]string{}
 		}
 		snap.Streaming[t.Step] = t.Text
+		if t.TemporalAttempt > 1 { // a retry: its text started over
+			if snap.StreamingAttempt == nil {
+				snap.StreamingAttempt = map[string]int32{}
+			}
+			snap.StreamingAttempt[t.Step] = t.TemporalAttempt
+		}
 	}
 	return snap, nil
 }

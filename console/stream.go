@@ -150,42 +150,65 @@ func (s *Server) followRun(ctx context.Context, w io.Writer, fl http.Flusher, r 
 
 // streamedTexts is the text so far of the model calls a run page follows, by activity id, from
 // their llm_delta events.
-type streamedTexts map[string]struct{ step, text string }
+type streamedTexts map[string]streamedText
+
+// streamedText is one model call's text so far: its step's, of its text attempt (0 or 1: the
+// first; more when a retry or a repair started it over).
+type streamedText struct {
+	step, text string
+	attempt    int32
+}
 
 // add takes a run event in: it reports whether e was model text placed in the texts so far (a
-// delta that continues what was read, or starts over at offset 0). A finished call, or the calls
-// of a step that ended, are dropped.
+// delta that continues what was read, or a new attempt's that starts over at offset 0: it
+// replaces the text, never extends it). A finished call, or the calls of a step that ended, are
+// dropped.
 func (t streamedTexts) add(e events.Event) bool {
 	switch e.Type {
 	case events.LLMDelta:
 		cur := t[e.Activity]
+		if e.Attempt != cur.attempt {
+			cur.text = "" // a retry or a repair: the text before is not the call's any more
+		}
 		if e.Offset > len(cur.text) {
 			return false // a piece missed: read the run
 		}
-		t[e.Activity] = struct{ step, text string }{e.Step, cur.text[:e.Offset] + e.Text}
+		t[e.Activity] = streamedText{step: e.Step, text: cur.text[:e.Offset] + e.Text, attempt: e.Attempt}
 		return true
 	case events.LLMFinished:
 		delete(t, e.Activity)
 	case events.StepCompleted, events.StepFailed, events.StepCancelled:
-		maps.DeleteFunc(t, func(_ string, st struct{ step, text string }) bool { return st.step == e.Step })
+		maps.DeleteFunc(t, func(_ string, st streamedText) bool { return st.step == e.Step })
 	}
 	return false
 }
 
-// into is snap with its streaming text brought up to the texts so far (snap is left as it is).
-// A step's text read with the snapshot is kept when it is already further on.
+// into is snap with its streaming text brought up to the texts so far (snap is left as it is),
+// and StreamingAttempt saying which steps' text started over. A step's text read with the
+// snapshot is kept when it is already further on in the same attempt or a later one; a later
+// attempt's text replaces it.
 func (t streamedTexts) into(snap *Snapshot) *Snapshot {
 	out := *snap
 	out.Streaming = maps.Clone(snap.Streaming)
+	out.StreamingAttempt = maps.Clone(snap.StreamingAttempt)
 	for _, a := range slices.Sorted(maps.Keys(t)) {
 		st := t[a]
-		if old := out.Streaming[st.step]; len(old) > len(st.text) && strings.HasPrefix(old, st.text) {
+		attempt := max(st.attempt, 1)
+		if old := out.Streaming[st.step]; attempt <= max(out.StreamingAttempt[st.step], 1) && len(old) > len(st.text) && strings.HasPrefix(old, st.text) {
 			continue
 		}
 		if out.Streaming == nil {
 			out.Streaming = map[string]string{}
 		}
 		out.Streaming[st.step] = st.text
+		if attempt > 1 {
+			if out.StreamingAttempt == nil {
+				out.StreamingAttempt = map[string]int32{}
+			}
+			out.StreamingAttempt[st.step] = attempt
+		} else {
+			delete(out.StreamingAttempt, st.step)
+		}
 	}
 	return &out
 }

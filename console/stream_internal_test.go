@@ -53,3 +53,42 @@ func TestStreamedTextsFollowDeltas(t *testing.T) {
 		})
 	}
 }
+
+// TestStreamedTextsStartOverOnANewAttempt: a model call's text that starts over (a worker died
+// mid-answer and the call runs again: a new attempt at offset 0) replaces what the page shows,
+// even when the text shown is further on (the dead worker's), and the snapshot says which attempt
+// it is; a first attempt is not marked.
+func TestStreamedTextsStartOverOnANewAttempt(t *testing.T) {
+	delta := func(attempt int32, offset int, text string) events.Event {
+		return events.Event{Type: events.LLMDelta, Activity: "a#1", Step: "answer", Attempt: attempt, Offset: offset, Text: text}
+	}
+	for _, tc := range []struct {
+		name        string
+		shown       *Snapshot
+		events      []events.Event
+		want        string
+		wantAttempt map[string]int32
+	}{
+		{"the first attempt", &Snapshot{}, []events.Event{delta(1, 0, "Retries "), delta(1, 8, "back")}, "Retries back", nil},
+		{"a new attempt replaces it", &Snapshot{}, []events.Event{delta(1, 0, "Retries back"), delta(2, 0, "Retries")},
+			"Retries", map[string]int32{"answer": 2}},
+		{"and goes on", &Snapshot{}, []events.Event{delta(1, 0, "Retries back"), delta(2, 0, "Retries"), delta(2, 7, " back off.")},
+			"Retries back off.", map[string]int32{"answer": 2}},
+		{"over the dead worker's text read with the snapshot", &Snapshot{Streaming: map[string]string{"answer": "Retries back"}},
+			[]events.Event{delta(2, 0, "Retries")}, "Retries", map[string]int32{"answer": 2}},
+		{"a snapshot of the new attempt further on is kept", &Snapshot{Streaming: map[string]string{"answer": "Retries back"}, StreamingAttempt: map[string]int32{"answer": 2}},
+			[]events.Event{delta(2, 0, "Retries")}, "Retries back", map[string]int32{"answer": 2}},
+		{"a piece of a new attempt not from its start asks for a read", &Snapshot{}, []events.Event{delta(1, 0, "Retries back"), delta(2, 7, " back")},
+			"Retries back", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			texts := streamedTexts{}
+			for _, e := range tc.events {
+				texts.add(e)
+			}
+			got := texts.into(tc.shown)
+			require.Equal(t, tc.want, got.Streaming["answer"])
+			require.Equal(t, tc.wantAttempt, got.StreamingAttempt)
+		})
+	}
+}

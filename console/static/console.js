@@ -804,7 +804,14 @@
       if (s.error) parts.push(el('h3', {}, 'Error'), el('pre', { class: 'error' }, s.error));
       for (const w of s.warnings || []) parts.push(el('p', { class: 'warning' }, w));
       const text = snap && !snap.closed && s.status === 'running' && snap.streaming && snap.streaming[selected];
-      if (text) parts.push(el('h3', {}, 'Streaming'), el('pre', { class: 'stream' }, text));
+      if (text) {
+        // a new attempt's text (a worker died mid-answer, the call runs again; a repair) is the
+        // server's in place of the text before (console/stream.go): shown instead of it, marked
+        const attempt = Number((snap.streamingAttempt || {})[selected]) || 1;
+        parts.push(el('h3', {}, 'Streaming'));
+        if (attempt > 1) parts.push(el('p', { class: 'note stream-restarted' }, `restarted after a retry (attempt ${attempt}): the text streamed before is discarded`));
+        parts.push(el('pre', { class: 'stream' }, text));
+      }
       const ui = viewState(selected);
       if ((s.toolCalls && s.toolCalls.length) || (s.iterations > 1)) parts.push(iterationsView(s, ui));
       if (s.itemsTotal) {
