@@ -120,7 +120,10 @@ func (e *Engine) Close() {
 type Inputs map[string]any
 
 // Event is one thing that happened in a run: its Type is one of the constants of package events
-// (events.StepStarted, events.LLMDelta, events.ToolCallFinished, events.RunCompleted, ...).
+// (events.StepStarted, events.LLMDelta, events.ToolCallFinished, events.RunCompleted, ...). An
+// events.LLMDelta is model text: Text goes at Offset in attempt Attempt of the call Activity; one
+// with Restarted set starts the call's text over (its worker died mid-answer and the call runs
+// again, or a repair): discard what was shown of that call, the new attempt's text replaces it.
 type Event = events.Event
 
 // Decision answers a review gate (client.Decision): Decision is approve, edit or reject.
