@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -46,8 +47,9 @@ func (l *lockedBuffer) String() string {
 // the answer; another worker runs the call again (after the llm heartbeat timeout) and it streams
 // the same answer from its start. Every client is told the answer restarts and ends with it once,
 // never the abandoned text with the answer after it: client.Stream's deltas kept by attempt (the
-// new attempt's first delta Restarted, at offset 0), the console's AG-UI stream (the abandoned
-// message named in weft.text_restarted), the console run page's snapshots (the answer so far,
+// new attempt's first delta Restarted, at offset 0), the console's AG-UI stream as the public
+// AG-UI client accepts and applies it (the abandoned message named in weft.text_restarted: its
+// messages less that one hold the answer once), the console run page's snapshots (the answer so far,
 // the new attempt marked) and weft run's printed text (the new attempt on a line of its own,
 // marked restarted).
 func TestStreamThroughAWorkerCrash(t *testing.T) {
@@ -111,34 +113,40 @@ func TestStreamThroughAWorkerCrash(t *testing.T) {
 		})
 		streamed <- err
 	}()
-	// an AG-UI frontend follows it
+	// an AG-UI frontend follows it: the public AG-UI client (@ag-ui/client, check.mjs), which
+	// verifies the stream and applies it to its messages
 	var agui []map[string]any
+	var aguiEnd *aguiLine
+	var aguiErr bytes.Buffer
 	aguiDone := make(chan error, 1)
+	cmd := exec.CommandContext(ctx, "node", aguiCheck(t), srv.URL+"/runs/"+id+"/agui")
+	cmd.Stderr = &aguiErr
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
 	go func() {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+"/runs/"+id+"/agui", nil)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			var l aguiLine
+			if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+				aguiDone <- err
+				return
+			}
+			mu.Lock()
+			if l.Event != nil {
+				agui = append(agui, l.Event)
+			} else {
+				aguiEnd = &l
+			}
+			mu.Unlock()
+		}
+		if err := sc.Err(); err != nil {
 			aguiDone <- err
 			return
 		}
-		defer resp.Body.Close()
-		sc := bufio.NewScanner(resp.Body)
-		sc.Buffer(make([]byte, 1<<20), 1<<20)
-		for sc.Scan() {
-			if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
-				var m map[string]any
-				if err := json.Unmarshal([]byte(data), &m); err != nil {
-					aguiDone <- err
-					return
-				}
-				mu.Lock()
-				agui = append(agui, m)
-				mu.Unlock()
-			}
-		}
-		aguiDone <- sc.Err()
+		aguiDone <- cmd.Wait()
 	}()
-
 	// the console's run page follows it (its snapshots carry the streaming text)
 	type pageText struct {
 		Text    string
@@ -197,10 +205,10 @@ func TestStreamThroughAWorkerCrash(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, `"`+answer+`"`, protoJSON(t, res.Output))
 	require.Len(t, fake.Requests(), 2, "the model call ran again on the new worker")
-	for _, ch := range []chan error{streamed, aguiDone, pageDone} {
+	for _, ch := range []chan error{aguiDone, streamed, pageDone} {
 		select {
 		case err := <-ch:
-			require.NoError(t, err)
+			require.NoError(t, err, "check.mjs: %s", aguiErr.String()) // aguiDone first: check.mjs has ended
 		case <-ctx.Done():
 			t.Fatal("a follower did not end with the run")
 		}
@@ -267,6 +275,19 @@ func TestStreamThroughAWorkerCrash(t *testing.T) {
 	}
 	require.Equal(t, answer, kept)
 	require.Equal(t, "RUN_FINISHED", agui[len(agui)-1]["type"])
+	require.Contains(t, aguiErr.String(), "the AG-UI client accepted", "no error or warning from the client")
+	// the client's messages: the abandoned one (a generic client keeps it) and the answer, once
+	require.NotNil(t, aguiEnd)
+	var contents []string
+	keptAbandoned := false
+	for _, m := range aguiEnd.Agent.Messages {
+		keptAbandoned = keptAbandoned || m["id"] == order[0]
+		if c, ok := m["content"].(string); ok && !dropped[m["id"].(string)] {
+			contents = append(contents, c)
+		}
+	}
+	require.True(t, keptAbandoned, "AG-UI has no event that takes one message back: the client keeps the abandoned one (docs/console.md)")
+	require.Equal(t, []string{answer}, contents, "the client's messages less the abandoned one: %v", aguiEnd.Agent.Messages)
 
 	// the console: each snapshot's streaming text is the answer so far, never the abandoned text
 	// with the answer after it; once the call started over the page is told so
