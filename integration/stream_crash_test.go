@@ -25,19 +25,19 @@ import (
 	"github.com/weftworks/weft/starter"
 )
 
-// lockedBuffer is a bytes.Buffer written by one goroutine and read by another.
-type lockedBuffer struct {
+// cliBuffer is weft run's output: written by the command, read by the test while it runs.
+type cliBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
 }
 
-func (l *lockedBuffer) Write(p []byte) (int, error) {
+func (l *cliBuffer) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.Write(p)
 }
 
-func (l *lockedBuffer) String() string {
+func (l *cliBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
@@ -86,7 +86,7 @@ func TestStreamThroughAWorkerCrash(t *testing.T) {
 	  {"id":"answer","tool":"llm","inputs":{"prompt":"How do retries work?"}}],"output":"{{ answer.output.text }}"}`), 0o644))
 
 	// weft run starts the run and prints it as it goes
-	var cliOut, cliErr lockedBuffer
+	var cliOut, cliErr cliBuffer
 	cliDone := make(chan int, 1)
 	go func() {
 		cliDone <- starter.Execute([]string{"run", file, "--id", id, "--address", server.Address, "--namespace", server.Namespace, "--task-queue", queue},
