@@ -25,24 +25,6 @@ import (
 	"github.com/weftworks/weft/starter"
 )
 
-// cliBuffer is weft run's output: written by the command, read by the test while it runs.
-type cliBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *cliBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *cliBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // TestStreamThroughAWorkerCrash: a worker is killed with SIGKILL while its model call streams
 // the answer; another worker runs the call again (after the llm heartbeat timeout) and it streams
 // the same answer from its start. Every client is told the answer restarts and ends with it once,
@@ -86,7 +68,7 @@ func TestStreamThroughAWorkerCrash(t *testing.T) {
 	  {"id":"answer","tool":"llm","inputs":{"prompt":"How do retries work?"}}],"output":"{{ answer.output.text }}"}`), 0o644))
 
 	// weft run starts the run and prints it as it goes
-	var cliOut, cliErr cliBuffer
+	var cliOut, cliErr syncBuffer
 	cliDone := make(chan int, 1)
 	go func() {
 		cliDone <- starter.Execute([]string{"run", file, "--id", id, "--address", server.Address, "--namespace", server.Namespace, "--task-queue", queue},
