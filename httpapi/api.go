@@ -107,7 +107,11 @@ func (a *API) handler(rt route) http.Handler {
 					writeProblem(rec, kindTooMany.problem(refused.Message))
 					return
 				}
-				rec.Header().Set("WWW-Authenticate", "Bearer")
+				rec.Header().Set("WWW-Authenticate", refused.Challenge)
+				if refused.Status == http.StatusForbidden { // a valid token without a weft role
+					writeProblem(rec, kindForbidden.problem(refused.Message))
+					return
+				}
 				writeProblem(rec, kindUnauthorized.problem(refused.Message))
 				return
 			}

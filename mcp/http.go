@@ -102,6 +102,13 @@ func (g *Gateway) HTTPHandlerWith(gate *auth.Gate, allowedHosts []string, log *s
 		r.Header.Set("MCP-Protocol-Version", "2025-06-18")
 		mcpHandler.ServeHTTP(discard{header: http.Header{}}, r)
 	}
+	if o := gate.OAuth(); o != nil {
+		// RFC 9728: where a client learns which authorization server issues tokens for this
+		// gateway; the 401s' WWW-Authenticate names it. No key is needed to read it.
+		for _, p := range o.MetadataPaths() {
+			mux.Handle("GET "+p, o.MetadataHandler())
+		}
+	}
 	for _, m := range mounts {
 		mux.Handle(m.Pattern, m.Handler)
 	}
@@ -118,7 +125,7 @@ func (g *Gateway) HTTPHandlerWith(gate *auth.Gate, allowedHosts []string, log *s
 			if refused.Status == http.StatusTooManyRequests {
 				rec.Header().Set("Retry-After", strconv.Itoa(refused.RetryAfterSeconds()))
 			} else {
-				rec.Header().Set("WWW-Authenticate", "Bearer")
+				rec.Header().Set("WWW-Authenticate", refused.Challenge)
 			}
 			rec.WriteHeader(refused.Status)
 			b, _ := json.Marshal(map[string]string{"error": refused.Code, "message": refused.Message})

@@ -29,10 +29,13 @@ import (
 // GatewayHTTP is the gateway's HTTP handler: /mcp, /health and the HTTP API under /v1 (httpapi),
 // behind one host guard and one auth.Gate over keys, so both surfaces take the same keys, roles,
 // failure limit and body limit.
-// o says what the API offers (WorkflowsDir, NoBuiltins, Hooks, Version, Log); its Gate and Client
-// are the gateway's.
+// o says what the API offers (WorkflowsDir, NoBuiltins, Hooks, Version, Log); its Client is the
+// gateway's, and its Gate one over keys unless o.Gate is set (a Gate that takes OAuth tokens too).
 func GatewayHTTP(g *mcp.Gateway, keys *auth.Keys, hosts []string, o httpapi.Options) (http.Handler, error) {
-	o.Gate, o.Client, o.WorkflowTools, o.Memory = auth.NewGate(keys), g.Client, g.WorkflowTools, g
+	if o.Gate == nil {
+		o.Gate = auth.NewGate(keys)
+	}
+	o.Client, o.WorkflowTools, o.Memory = g.Client, g.WorkflowTools, g
 	api, err := httpapi.New(o)
 	if err != nil {
 		return nil, err
@@ -111,8 +114,20 @@ func newMCPCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if keys.Empty() {
-				return invalid(errors.New("no API key: create one with `weft mcp generate-key` or set WEFT_MCP_KEY"))
+			gate := auth.NewGate(keys)
+			oc, err := auth.OAuthFromEnv(os.Getenv)
+			if err != nil {
+				return invalid(err)
+			}
+			if oc != nil {
+				o, err := auth.NewOAuth(*oc)
+				if err != nil {
+					return invalid(err)
+				}
+				gate.WithOAuth(o) // bearer JWTs beside the keys (docs/security.md)
+			}
+			if keys.Empty() && oc == nil {
+				return invalid(errors.New("no API key: create one with `weft mcp generate-key`, set WEFT_MCP_KEY, or accept OAuth tokens (WEFT_OAUTH_ISSUER, WEFT_OAUTH_AUDIENCE, WEFT_OAUTH_JWKS_URL)"))
 			}
 			hosts := append([]string{"127.0.0.1", "localhost", "::1", host}, allowedHosts...)
 			addr := net.JoinHostPort(host, strconv.Itoa(port))
@@ -120,7 +135,7 @@ func newMCPCommand() *cobra.Command {
 			if err != nil {
 				return invalid(err)
 			}
-			handler, err := GatewayHTTP(g, keys, hosts, httpapi.Options{WorkflowsDir: workflowsDir, NoBuiltins: noBuiltins, Hooks: hooks, Version: build.Version, Log: log})
+			handler, err := GatewayHTTP(g, keys, hosts, httpapi.Options{Gate: gate, WorkflowsDir: workflowsDir, NoBuiltins: noBuiltins, Hooks: hooks, Version: build.Version, Log: log})
 			if err != nil {
 				return err
 			}
