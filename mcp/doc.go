@@ -6,7 +6,8 @@
 // notifications of the runs a tool call waits for (progress.go).
 //
 // Entry points: New (Options), then Gateway's ServeStdio or HTTPHandler (streamable HTTP with
-// auth's bearer keys, roles, the host guard, sessions bound to their key (sessions.go), /health),
+// auth's bearer keys or OAuth tokens, roles, the host guard, sessions bound to their key and kept
+// in the knowledge store when there is one, so they survive a restart (sessions.go), /health),
 // and WatchWorkflows.
 //
 // It holds no run state: every operation on runs goes through client/ (it must not talk to Temporal

@@ -12,10 +12,12 @@ import (
 	"strconv"
 	"time"
 
+	mcplib "github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/weftworks/weft/activities/mongostore"
 	"github.com/weftworks/weft/auth"
 	weftclient "github.com/weftworks/weft/client"
-
-	"github.com/mark3labs/mcp-go/server"
 )
 
 // MaxBodyBytes limits one HTTP request body (auth.MaxBodyBytes: /v1 has the same).
@@ -79,8 +81,23 @@ type Mount struct {
 // and the handlers mounted beside /mcp.
 func (g *Gateway) HTTPHandlerWith(gate *auth.Gate, allowedHosts []string, log *slog.Logger, mounts ...Mount) http.Handler {
 	sessions := newKeySessions()
+	sessions.log, sessions.restore, sessions.ended = log, g.restoreSession, g.sessionEnded
+	if g.o.Config.MongoDBURI != "" {
+		sessions.store = knowledgeStoreSessions{g} // durable: a restarted gateway resumes them
+	}
 	g.sessions = sessions
-	g.srv.GetHooks().AddOnUnregisterSession(sessions.forget)
+	hooks := g.srv.GetHooks()
+	hooks.AddOnUnregisterSession(sessions.forget)
+	hooks.AddAfterSetLevel(func(ctx context.Context, _ any, req *mcplib.SetLevelRequest, _ *mcplib.EmptyResult) {
+		if s := server.ClientSessionFromContext(ctx); s != nil {
+			sessions.setLevel(s.SessionID(), req.Params.Level)
+		}
+	})
+	hooks.AddAfterInitialize(func(ctx context.Context, _ any, req *mcplib.InitializeRequest, _ *mcplib.InitializeResult) {
+		if s := server.ClientSessionFromContext(ctx); s != nil && formElicitation(req.Params.Capabilities.Elicitation) {
+			sessions.elicits(s.SessionID())
+		}
+	})
 	mcpHandler := server.NewStreamableHTTPServer(g.srv, server.WithSessionIdManagerResolver(sessions), server.WithEventStore(newEventLog()),
 		server.WithHeartbeatInterval(25*time.Second), server.WithEndpointPath("/mcp"))
 	mux := http.NewServeMux()
@@ -180,4 +197,26 @@ func (g *Gateway) serveStdio(ctx context.Context, in io.Reader, out io.Writer) e
 	wr := newWire()
 	wr.always = true
 	return server.NewStdioServer(g.srv).Listen(context.WithValue(ctx, wireKey{}, wr), in, stdioWriter{Writer: out, w: wr})
+}
+
+// restoreSession gives a session recalled from the store (a gateway restarted on the same store)
+// what the gateway keeps for it: its log level, its client's elicitation capability and its
+// subscriptions (followed again; updates reach it once it opens GET /mcp).
+func (g *Gateway) restoreSession(rec mongostore.MCPSession) {
+	if rec.Level != "" {
+		g.levels.set.Store(rec.ID, mcplib.LoggingLevel(rec.Level))
+	}
+	if rec.Elicit {
+		g.caps.elicit.Store(rec.ID, true)
+	}
+	for _, run := range rec.Subscriptions {
+		g.subs.add(run, rec.ID, g.subs.tell(rec.ID))
+	}
+}
+
+// sessionEnded forgets what the gateway keeps for session id, which ended.
+func (g *Gateway) sessionEnded(id string) {
+	g.subs.removeSession(id)
+	g.levels.set.Delete(id)
+	g.caps.elicit.Delete(id)
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"slices"
 	"strconv"
@@ -15,8 +16,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	mcplib "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/weftworks/weft/activities/mongostore"
 	"github.com/weftworks/weft/auth"
 )
 
@@ -30,8 +33,70 @@ import (
 // ended (keySessions.sweep: mcp-go's own idle clock would not see the tool calls served on a
 // session of their own, nor an open stream).
 
+// Sessions are durable when the gateway has a knowledge store (Options.Config.MongoDBURI): each
+// one's record (its id, the key that opened it, its log level, its subscriptions, whether its
+// client takes elicitation forms, when it was last used) is kept in the store's
+// weft_mcp_sessions collection (sessionStore), so a gateway restarted on the same store
+// recognises an id it did not issue: the first request with it, from the key that opened it,
+// recalls the session (owns: mcp-go asks through the SessionIdManager the resolver gives it, and
+// the hygiene layer through owns too) and gives it back its level, its elicitation capability
+// and its subscriptions. Another key's request with the id is 404 as before; a session ended by
+// DELETE or idleness is removed from the store, so it stays ended.
+
 // sessionIdleTTL is how long a session lives without a request or an open stream.
 var sessionIdleTTL = 30 * time.Minute
+
+// sessionSeenEvery is how often at most a session's last use is written to the store (every
+// request would cost a write); a recalled session is idle from its last written use.
+var sessionSeenEvery = time.Minute
+
+// storeTimeout bounds one session write or read of the store.
+const storeTimeout = 5 * time.Second
+
+// sessionStore keeps the sessions' records where a restarted gateway finds them.
+type sessionStore interface {
+	put(ctx context.Context, rec mongostore.MCPSession, create bool) error
+	get(ctx context.Context, id string) (mongostore.MCPSession, bool, error)
+	remove(ctx context.Context, id string) error
+	// prune removes the sessions last used before then
+	prune(ctx context.Context, before time.Time) error
+}
+
+// knowledgeStoreSessions is the sessionStore in the gateway's knowledge store (its database).
+type knowledgeStoreSessions struct{ g *Gateway }
+
+func (s knowledgeStoreSessions) put(ctx context.Context, rec mongostore.MCPSession, create bool) error {
+	st, err := s.g.store.Store(ctx)
+	if err != nil {
+		return err
+	}
+	return st.PutMCPSession(ctx, s.g.memoryDB(), rec, create)
+}
+
+func (s knowledgeStoreSessions) get(ctx context.Context, id string) (mongostore.MCPSession, bool, error) {
+	st, err := s.g.store.Store(ctx)
+	if err != nil {
+		return mongostore.MCPSession{}, false, err
+	}
+	return st.GetMCPSession(ctx, s.g.memoryDB(), id)
+}
+
+func (s knowledgeStoreSessions) prune(ctx context.Context, before time.Time) error {
+	st, err := s.g.store.Store(ctx)
+	if err != nil {
+		return err
+	}
+	_, err = st.PruneMCPSessions(ctx, s.g.memoryDB(), before)
+	return err
+}
+
+func (s knowledgeStoreSessions) remove(ctx context.Context, id string) error {
+	st, err := s.g.store.Store(ctx)
+	if err != nil {
+		return err
+	}
+	return st.DeleteMCPSession(ctx, s.g.memoryDB(), id)
+}
 
 // keySessions records which key opened which session, and when each was last used.
 type keySessions struct {
@@ -51,11 +116,134 @@ type keySessions struct {
 	calls   atomic.Int64
 	ask     map[string]string
 	askFree map[string]chan struct{}
+
+	// store keeps the records (nil: sessions live in memory only); recs holds what is kept of
+	// each session, written (under writeMu, so writes of one session keep their order) when it
+	// changes and, for its last use, at most every sessionSeenEvery (written: when last)
+	store   sessionStore
+	recs    map[string]*mongostore.MCPSession
+	written map[string]time.Time
+	writeMu sync.Mutex
+	// restore gives a session recalled from the store its level, capabilities and
+	// subscriptions back (set by HTTPHandler)
+	restore func(rec mongostore.MCPSession)
+	// ended forgets what the gateway keeps per session (subscriptions, level, capabilities) when
+	// the session ends; mcp-go's unregister hook does not reach a recalled session that never
+	// opened a stream (it was never registered with the server)
+	ended func(id string)
+	log   *slog.Logger
 }
 
 func newKeySessions() *keySessions {
 	return &keySessions{owner: map[string]string{}, seen: map[string]time.Time{}, open: map[string]int{}, ask: map[string]string{}, askFree: map[string]chan struct{}{},
-		ttl: sessionIdleTTL}
+		ttl: sessionIdleTTL, recs: map[string]*mongostore.MCPSession{}, written: map[string]time.Time{}, log: slog.New(slog.DiscardHandler)}
+}
+
+// persist writes session id's record to the store; create says whether it may be created (only
+// when the session is opened: a later write never brings back a session that ended meanwhile).
+func (k *keySessions) persist(id string, create bool) {
+	if k.store == nil {
+		return
+	}
+	k.writeMu.Lock()
+	defer k.writeMu.Unlock()
+	k.mu.Lock()
+	rec, ok := k.recs[id]
+	var m mongostore.MCPSession
+	if ok {
+		m = *rec
+		m.Subscriptions = slices.Clone(rec.Subscriptions)
+		m.LastSeen = k.seen[id].UTC()
+		k.written[id] = k.seen[id]
+	}
+	k.mu.Unlock()
+	if !ok {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
+	defer cancel()
+	if err := k.store.put(ctx, m, create); err != nil {
+		k.log.Warn("keeping an MCP session in the store (it lives on in this gateway only)", "session", id, "error", err)
+	}
+}
+
+// change applies f to session id's record and writes it; sessions this gateway does not hold
+// (a call session, a stateless request's) are left alone.
+func (k *keySessions) change(id string, f func(rec *mongostore.MCPSession)) {
+	if k == nil || id == "" {
+		return
+	}
+	k.mu.Lock()
+	rec, ok := k.recs[id]
+	if ok {
+		f(rec)
+	}
+	k.mu.Unlock()
+	if ok {
+		k.persist(id, false)
+	}
+}
+
+// setLevel records the log level session id chose (logging/setLevel).
+func (k *keySessions) setLevel(id string, level mcplib.LoggingLevel) {
+	k.change(id, func(rec *mongostore.MCPSession) { rec.Level = string(level) })
+}
+
+// subscribed records that session id follows run (on) or no longer does.
+func (k *keySessions) subscribed(id, run string, on bool) {
+	k.change(id, func(rec *mongostore.MCPSession) {
+		rec.Subscriptions = slices.DeleteFunc(rec.Subscriptions, func(r string) bool { return r == run })
+		if on {
+			rec.Subscriptions = append(rec.Subscriptions, run)
+		}
+	})
+}
+
+// elicits records that session id's client takes elicitation forms.
+func (k *keySessions) elicits(id string) {
+	k.change(id, func(rec *mongostore.MCPSession) { rec.Elicit = true })
+}
+
+// recall looks session id up in the store for a request of key: a session of key that has not
+// been idle for the TTL is held again (its level, capabilities and subscriptions restored) and
+// owned; another key's, an expired one or one the store does not hold is not.
+func (k *keySessions) recall(id, key string) bool {
+	if k.store == nil || id == "" || strings.Contains(id, callMark) {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
+	defer cancel()
+	rec, found, err := k.store.get(ctx, id)
+	if err != nil {
+		k.log.Warn("looking an MCP session up in the store", "session", id, "error", err)
+		return false
+	}
+	if !found || rec.Key != key {
+		return false // unknown, or another key's: 404 as for an unknown id, and nothing restored
+	}
+	if time.Since(rec.LastSeen) > k.ttl+sessionSeenEvery {
+		_ = k.store.remove(ctx, id) // it would have been ended for idleness
+		return false
+	}
+	k.mu.Lock()
+	if owner, held := k.owner[id]; held { // recalled meanwhile by another request
+		k.mu.Unlock()
+		return owner == key
+	}
+	k.owner[id], k.seen[id] = key, time.Now()
+	r := rec
+	k.recs[id] = &r
+	if !k.sweeping {
+		k.sweeping = true
+		go k.sweep()
+	}
+	k.mu.Unlock()
+	if k.restore != nil {
+		k.restore(rec)
+	}
+	k.persist(id, false)
+	k.log.Info("MCP session resumed from the store", "session", id, "key", key, "subscriptions", len(rec.Subscriptions))
+	return true
 }
 
 // callMark separates a session's id from the number of one of its tool calls in the id of the
@@ -116,9 +304,14 @@ func (k *keySessions) answerTo(id string) string {
 // on a session of their own included, which mcp-go's own idle clock would not see).
 func (k *keySessions) touch(id string) {
 	k.mu.Lock()
-	defer k.mu.Unlock()
+	write := false
 	if _, ok := k.owner[id]; ok {
 		k.seen[id] = time.Now()
+		write = k.store != nil && time.Since(k.written[id]) >= sessionSeenEvery
+	}
+	k.mu.Unlock()
+	if write {
+		k.persist(id, false)
 	}
 }
 
@@ -150,8 +343,12 @@ func (k *keySessions) sweep() {
 			return
 		}
 		var idle [][2]string
+		var streaming []string
 		for id, key := range k.owner {
-			if k.open[id] == 0 && time.Since(k.seen[id]) > k.ttl {
+			switch {
+			case k.open[id] > 0:
+				streaming = append(streaming, id)
+			case time.Since(k.seen[id]) > k.ttl:
 				idle = append(idle, [2]string{id, key})
 			}
 		}
@@ -165,6 +362,23 @@ func (k *keySessions) sweep() {
 			k.drop(s[0])
 			k.mu.Unlock()
 		}
+		for _, id := range streaming {
+			k.touch(id) // in use: its record must not look idle to a restarted gateway
+		}
+		k.prune()
+	}
+}
+
+// prune removes from the store the sessions idle past the TTL that no gateway ended: those a
+// stopped gateway held and nobody came back for.
+func (k *keySessions) prune() {
+	if k.store == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
+	defer cancel()
+	if err := k.store.prune(ctx, time.Now().Add(-k.ttl-sessionSeenEvery)); err != nil {
+		k.log.Warn("removing idle MCP sessions from the store", "error", err)
 	}
 }
 
@@ -173,6 +387,21 @@ func (k *keySessions) drop(id string) {
 	delete(k.owner, id)
 	delete(k.seen, id)
 	delete(k.askFree, id)
+	delete(k.recs, id)
+	delete(k.written, id)
+}
+
+// erase removes session id from the store: it ended (DELETE by its key, or idle), and a
+// restarted gateway must not resume it.
+func (k *keySessions) erase(id string) {
+	if k.store == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
+	defer cancel()
+	if err := k.store.remove(ctx, id); err != nil {
+		k.log.Warn("removing an ended MCP session from the store", "session", id, "error", err)
+	}
 }
 
 // ResolveSessionIdManager gives mcp-go a view of the sessions bound to the request's key.
@@ -184,12 +413,16 @@ func (k *keySessions) ResolveSessionIdManager(r *http.Request) server.SessionIdM
 	return &keyView{k: k, key: id.Name}
 }
 
-// owns reports whether key opened session id.
+// owns reports whether key opened session id: one this gateway holds, or (durable sessions) one
+// the store holds for key, which is then recalled.
 func (k *keySessions) owns(id, key string) bool {
 	k.mu.Lock()
-	defer k.mu.Unlock()
 	owner, ok := k.owner[id]
-	return ok && owner == key
+	k.mu.Unlock()
+	if ok {
+		return owner == key
+	}
+	return k.recall(id, key)
 }
 
 func (k *keySessions) forget(_ context.Context, s server.ClientSession) {
@@ -212,11 +445,13 @@ func (v *keyView) Generate() string {
 	v.k.mu.Lock()
 	v.k.owner[id] = v.key
 	v.k.seen[id] = time.Now()
+	v.k.recs[id] = &mongostore.MCPSession{ID: id, Key: v.key}
 	if !v.k.sweeping {
 		v.k.sweeping = true
 		go v.k.sweep()
 	}
 	v.k.mu.Unlock()
+	v.k.persist(id, true) // before the client has the id: a restart after initialize finds it
 	return id
 }
 
@@ -237,6 +472,10 @@ func (v *keyView) Terminate(id string) (bool, error) {
 	v.k.mu.Lock()
 	v.k.drop(id)
 	v.k.mu.Unlock()
+	v.k.erase(id) // ended: a restarted gateway does not resume it
+	if v.k.ended != nil {
+		v.k.ended(id)
+	}
 	return false, nil
 }
 

@@ -57,10 +57,9 @@ func (s *subscriptions) hook(h *server.Hooks) {
 	h.AddOnRequestInitialization(s.check)
 	h.AddAfterSubscribe(func(ctx context.Context, _ any, req *mcplib.SubscribeRequest, _ *mcplib.EmptyResult) {
 		if sess := server.ClientSessionFromContext(ctx); sess != nil {
-			id := sess.SessionID()
-			s.add(strings.TrimPrefix(req.Params.URI, executionsPrefix), id, func(uri string) {
-				_ = s.g.srv.SendNotificationToSpecificClient(id, string(mcplib.MethodNotificationResourceUpdated), map[string]any{"uri": uri})
-			})
+			id, run := sess.SessionID(), strings.TrimPrefix(req.Params.URI, executionsPrefix)
+			s.add(run, id, s.tell(id))
+			s.g.sessions.subscribed(id, run, true) // kept with the session (durable sessions)
 		}
 	})
 	// Protocol 2026-07-28 replaced resources/subscribe with subscriptions/listen: a stream that
@@ -88,10 +87,19 @@ func (s *subscriptions) hook(h *server.Hooks) {
 	})
 	h.AddAfterUnsubscribe(func(ctx context.Context, _ any, req *mcplib.UnsubscribeRequest, _ *mcplib.EmptyResult) {
 		if sess := server.ClientSessionFromContext(ctx); sess != nil {
-			s.remove(strings.TrimPrefix(req.Params.URI, executionsPrefix), sess.SessionID())
+			run := strings.TrimPrefix(req.Params.URI, executionsPrefix)
+			s.remove(run, sess.SessionID())
+			s.g.sessions.subscribed(sess.SessionID(), run, false)
 		}
 	})
 	h.AddOnUnregisterSession(func(_ context.Context, sess server.ClientSession) { s.removeSession(sess.SessionID()) })
+}
+
+// tell notifies session id that a resource it subscribed to changed.
+func (s *subscriptions) tell(id string) func(uri string) {
+	return func(uri string) {
+		_ = s.g.srv.SendNotificationToSpecificClient(id, string(mcplib.MethodNotificationResourceUpdated), map[string]any{"uri": uri})
+	}
 }
 
 func listenKey(sess server.ClientSession) string { return fmt.Sprintf("listen:%p", sess) }

@@ -34,7 +34,7 @@ func (s *Store) Collections(ctx context.Context, db string) ([]CollectionInfo, e
 	sort.Strings(names)
 	var out []CollectionInfo
 	for _, n := range names {
-		if n == MetaCollection || n == EmbeddingCacheCollection || strings.HasPrefix(n, "system.") {
+		if n == MetaCollection || n == EmbeddingCacheCollection || n == MCPSessionCollection || strings.HasPrefix(n, "system.") {
 			continue
 		}
 		c := s.client.Database(db).Collection(n)
@@ -179,7 +179,7 @@ func (s *Store) NonEmpty(ctx context.Context, limit int) ([]string, error) {
 		}
 		sort.Strings(names)
 		for _, n := range names {
-			if n == MetaCollection || n == EmbeddingCacheCollection || strings.HasPrefix(n, "system.") {
+			if n == MetaCollection || n == EmbeddingCacheCollection || n == MCPSessionCollection || strings.HasPrefix(n, "system.") {
 				continue
 			}
 			if c, err := s.Count(ctx, db, n); err == nil && c > 0 {

@@ -5,7 +5,9 @@
 // exact top-k in Go over a per-collection cache that stays correct after ingests by any weft
 // process (a version document per collection in MetaCollection); and content-addressed blobs
 // (BlobCollection) for step outputs too large for workflow history (claim checks); and the
-// embedding cache (EmbeddingCacheCollection: vectors by EmbeddingKey, GetEmbeddings/PutEmbeddings).
+// embedding cache (EmbeddingCacheCollection: vectors by EmbeddingKey, GetEmbeddings/PutEmbeddings);
+// and the MCP gateway's sessions (MCPSessionCollection: PutMCPSession, GetMCPSession,
+// DeleteMCPSession), so a restarted gateway resumes them.
 //
 // Entry points: Open (or FromClient), then Store's Upsert, Search, Find, Delete, Aggregate,
 // Collections, the vector index helpers and PutBlob/GetBlob; Matches and ValidateFilter
