@@ -3,6 +3,8 @@ package mcp_test
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -13,11 +15,16 @@ import (
 
 	"github.com/weftworks/weft/activities/toolspec"
 	"github.com/weftworks/weft/mcp"
+	"github.com/weftworks/weft/workflows/dsl"
 )
 
 // listed is tools/list as a client reads it off the wire: each tool's JSON by name.
 func listed(t *testing.T) (*client.Client, map[string]map[string]any) {
-	g := mcp.New(mcp.Options{Version: "test", CheckResults: true, Address: "127.0.0.1:1"})
+	return listedFrom(t, mcp.Options{Version: "test", CheckResults: true, Address: "127.0.0.1:1"})
+}
+
+func listedFrom(t *testing.T, o mcp.Options) (*client.Client, map[string]map[string]any) {
+	g := mcp.New(o)
 	c, err := client.NewInProcessClient(g.Server())
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = c.Close() })
@@ -57,6 +64,29 @@ func TestToolSchemasPortable(t *testing.T) {
 	def := tools["weft_validate_workflow"]["inputSchema"].(map[string]any)["properties"].(map[string]any)["definition"].(map[string]any)
 	require.Equal(t, []any{map[string]any{"type": "object"}, map[string]any{"type": "string"}}, def["anyOf"])
 	require.Equal(t, []any{"definition"}, tools["weft_validate_workflow"]["inputSchema"].(map[string]any)["required"])
+}
+
+// TestWorkflowToolSchemasPortable: the wf_ tool of an operator's workflow with an input of every
+// declared type (dsl.InputTypes) lists no type list either, beside every other tool.
+func TestWorkflowToolSchemasPortable(t *testing.T) {
+	dir := t.TempDir()
+	inputs := map[string]any{}
+	for _, typ := range dsl.InputTypes {
+		inputs["in_"+typ] = map[string]any{"type": typ, "description": "a " + typ}
+	}
+	b, err := json.Marshal(map[string]any{"name": "every-type", "mcp": map[string]any{"expose": true}, "inputs": inputs,
+		"steps": []any{map[string]any{"id": "t", "tool": "template", "inputs": map[string]any{"text": "hi"}}}})
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "every-type.json"), b, 0o644))
+	_, tools := listedFrom(t, mcp.Options{Version: "test", CheckResults: true, Address: "127.0.0.1:1", WorkflowsDir: dir})
+	tl, ok := tools["wf_every_type"]
+	require.True(t, ok, "the exposed workflow is a tool")
+	require.Len(t, tl["inputSchema"].(map[string]any)["properties"], len(dsl.InputTypes))
+	for name, tl := range tools {
+		for _, field := range []string{"inputSchema", "outputSchema"} {
+			require.Empty(t, toolspec.TypeLists(tl[field]), "%s's %s has a type list", name, field)
+		}
+	}
 }
 
 // TestResultsConformToOutputSchemas: the structured content of calls that succeed without Temporal
