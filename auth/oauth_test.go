@@ -42,7 +42,7 @@ type issuer struct {
 	fetches atomic.Int32
 }
 
-func newIssuer(t *testing.T) *issuer {
+func newIssuer(t testing.TB) *issuer {
 	t.Helper()
 	k, err := rsa.GenerateKey(rand.Reader, 2048)
 	require.NoError(t, err)
@@ -67,7 +67,7 @@ func (is *issuer) publish(k jose.JSONWebKey) {
 }
 
 // sign makes a compact JWT of claims signed with key as kid with alg.
-func sign(t *testing.T, alg jose.SignatureAlgorithm, key any, kid string, claims map[string]any) string {
+func sign(t testing.TB, alg jose.SignatureAlgorithm, key any, kid string, claims map[string]any) string {
 	t.Helper()
 	opts := (&jose.SignerOptions{}).WithType("JWT")
 	if kid != "" {
@@ -337,5 +337,31 @@ func TestOAuthConfig(t *testing.T) {
 		_, err := auth.NewOAuth(bad)
 		require.Error(t, err)
 		require.True(t, strings.Contains(err.Error(), "WEFT_OAUTH_AUDIENCE") || strings.Contains(err.Error(), "WEFT_OAUTH_JWKS_URL"), err.Error())
+	}
+}
+
+// BenchmarkGateCheck: what deciding who calls costs per request, with a static key and with an
+// RS256 token (its key set cached).
+func BenchmarkGateCheck(b *testing.B) {
+	is := newIssuer(b)
+	clk := &clock{now: time.Now()}
+	o, err := auth.NewOAuth(auth.OAuthConfig{Issuer: testIssuer, Audience: testAudience, JWKSURL: is.srv.URL, Now: clk.Now})
+	require.NoError(b, err)
+	f := filepath.Join(b.TempDir(), "k.json")
+	key, _, err := auth.GenerateNamedKey(f, "ana", []string{auth.RoleReader})
+	require.NoError(b, err)
+	keys, err := auth.LoadKeys(f)
+	require.NoError(b, err)
+	g := auth.NewGate(keys).WithOAuth(o)
+	for name, bearer := range map[string]string{"key": key, "RS256 token": sign(b, jose.RS256, is.rsa, "k1", claims(clk.Now(), nil))} {
+		b.Run(name, func(b *testing.B) {
+			r := httptest.NewRequest(http.MethodPost, "/mcp", nil)
+			r.Header.Set("Authorization", "Bearer "+bearer)
+			for b.Loop() {
+				if _, refused := g.Check(r); refused != nil {
+					b.Fatal(refused.Message)
+				}
+			}
+		})
 	}
 }
