@@ -27,3 +27,5 @@ if out=$("$inspector" --cli "http://127.0.0.1:$port/mcp" --transport http --meth
 fi
 echo "$out" | grep -q '"error":"unauthorized"' || { echo "FAIL inspector http: unexpected answer: $out"; exit 1; }
 echo "ok   inspector http: call without a key refused with 401"
+# OAuth: the gateway with an issuer and no key, through the SDK's discovery and with a token
+node oauth.mjs "$bin" 2>/dev/null
