@@ -124,6 +124,8 @@ type keySessions struct {
 	recs    map[string]*mongostore.MCPSession
 	written map[string]time.Time
 	writeMu sync.Mutex
+	// storeDown is when the store last failed (storeUp)
+	storeDown time.Time
 	// restore gives a session recalled from the store its level, capabilities and
 	// subscriptions back (set by HTTPHandler)
 	restore func(rec mongostore.MCPSession)
@@ -142,7 +144,7 @@ func newKeySessions() *keySessions {
 // persist writes session id's record to the store; create says whether it may be created (only
 // when the session is opened: a later write never brings back a session that ended meanwhile).
 func (k *keySessions) persist(id string, create bool) {
-	if k.store == nil {
+	if !k.storeUp() {
 		return
 	}
 	k.writeMu.Lock()
@@ -163,8 +165,30 @@ func (k *keySessions) persist(id string, create bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
 	defer cancel()
 	if err := k.store.put(ctx, m, create); err != nil {
+		k.storeFailed()
 		k.log.Warn("keeping an MCP session in the store (it lives on in this gateway only)", "session", id, "error", err)
 	}
+}
+
+// storeRest is how long the store is left alone after it failed: a store that is down costs one
+// request the timeout, not every initialize.
+const storeRest = 30 * time.Second
+
+// storeUp reports whether there is a store to use: one, and not failed in the last storeRest.
+func (k *keySessions) storeUp() bool {
+	if k.store == nil {
+		return false
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.storeDown.IsZero() || time.Since(k.storeDown) >= storeRest
+}
+
+// storeFailed notes that the store did not answer.
+func (k *keySessions) storeFailed() {
+	k.mu.Lock()
+	k.storeDown = time.Now()
+	k.mu.Unlock()
 }
 
 // change applies f to session id's record and writes it; sessions this gateway does not hold
@@ -208,13 +232,14 @@ func (k *keySessions) elicits(id string) {
 // been idle for the TTL is held again (its level, capabilities and subscriptions restored) and
 // owned; another key's, an expired one or one the store does not hold is not.
 func (k *keySessions) recall(id, key string) bool {
-	if k.store == nil || id == "" || strings.Contains(id, callMark) {
+	if id == "" || strings.Contains(id, callMark) || !k.storeUp() {
 		return false
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
 	defer cancel()
 	rec, found, err := k.store.get(ctx, id)
 	if err != nil {
+		k.storeFailed()
 		k.log.Warn("looking an MCP session up in the store", "session", id, "error", err)
 		return false
 	}
@@ -372,12 +397,13 @@ func (k *keySessions) sweep() {
 // prune removes from the store the sessions idle past the TTL that no gateway ended: those a
 // stopped gateway held and nobody came back for.
 func (k *keySessions) prune() {
-	if k.store == nil {
+	if !k.storeUp() {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
 	defer cancel()
 	if err := k.store.prune(ctx, time.Now().Add(-k.ttl-sessionSeenEvery)); err != nil {
+		k.storeFailed()
 		k.log.Warn("removing idle MCP sessions from the store", "error", err)
 	}
 }
@@ -394,12 +420,13 @@ func (k *keySessions) drop(id string) {
 // erase removes session id from the store: it ended (DELETE by its key, or idle), and a
 // restarted gateway must not resume it.
 func (k *keySessions) erase(id string) {
-	if k.store == nil {
+	if k.store == nil { // tried even while the store rests: an ended session must stay ended
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
 	defer cancel()
 	if err := k.store.remove(ctx, id); err != nil {
+		k.storeFailed()
 		k.log.Warn("removing an ended MCP session from the store", "session", id, "error", err)
 	}
 }
