@@ -80,7 +80,9 @@ func newMCPCommand() *cobra.Command {
 			"durable executions (weft_run_workflow, weft_execution, weft_review, ...) and exposed workflows\n" +
 			"as wf_<name>. stdio is the default; --transport http serves POST /mcp with bearer keys\n" +
 			"(weft mcp generate-key, or WEFT_MCP_KEY), the HTTP API for programs under /v1 with the same keys\n" +
-			"(docs/http.md; its OpenAPI document at GET /v1/openapi.json) and GET /health.",
+			"(docs/http.md; its OpenAPI document at GET /v1/openapi.json) and GET /health. With\n" +
+			"WEFT_OAUTH_ISSUER, WEFT_OAUTH_AUDIENCE and WEFT_OAUTH_JWKS_URL it also takes OAuth access tokens\n" +
+			"from that issuer and serves /.well-known/oauth-protected-resource (docs/mcp.md).",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
