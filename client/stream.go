@@ -69,6 +69,9 @@ func (c *Client) Stream(ctx context.Context, id string, o StreamOptions, fn func
 	if o.Polled {
 		return c.streamPolled(ctx, id, o, fn, done)
 	}
+	if c.gateway != nil {
+		return c.streamGateway(ctx, id, o, fn, done)
+	}
 	page, err := c.Events(ctx, id, o.Since)
 	if errors.Is(err, errNoEventModel) {
 		return c.streamPolled(ctx, id, o, fn, done)

@@ -67,7 +67,7 @@ func runEvents(c *call, in runIn) error {
 			}
 		}
 	}()
-	_, err = wc.Stream(c.ctx, in.ID, weftclient.StreamOptions{Since: since}, func(e events.Event) {
+	_, err = wc.Stream(c.ctx, in.ID, weftclient.StreamOptions{Since: since, SinceRun: in.Run}, func(e events.Event) {
 		b, err := json.Marshal(e)
 		if err != nil {
 			return

@@ -213,8 +213,8 @@ func (s *schemas) operation(rt route) (map[string]any, error) {
 			}
 			continue
 		}
-		if in == "query" && f.Name == "Since" && !rt.Stream {
-			continue // runIn's since is the stream's
+		if in == "query" && (f.Name == "Since" || f.Name == "Run") && !rt.Stream {
+			continue // runIn's since and run are the stream's
 		}
 		p := map[string]any{"name": name, "in": in, "schema": paramSchema(f.Type), "description": f.Tag.Get("jsonschema")}
 		if in == "path" {

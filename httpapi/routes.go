@@ -77,6 +77,8 @@ type runIn struct {
 	ID string `path:"id" json:"-" jsonschema:"the run's id"`
 	// Since: runEvents only.
 	Since int64 `query:"since" json:"-" jsonschema:"start after the event with this sequence number (a Last-Event-ID header wins over it)"`
+	// Run: runEvents only.
+	Run string `query:"run" json:"-" jsonschema:"the Temporal run id since counts in (a continued_as_new event's runId), for a run that continues as new"`
 }
 
 // StartRunIn starts a run.

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -58,6 +59,9 @@ type httpStack struct {
 	// http keeps a connection per client at once (http.DefaultClient keeps 2 per host: 50 clients
 	// would dial anew on most requests)
 	http *http.Client
+	srv  *httptest.Server
+	// streams counts the requests for a run's events (GET /v1/runs/{id}/events)
+	streams atomic.Int64
 }
 
 func newHTTPStack(t testing.TB, queue string) *httpStack {
@@ -86,9 +90,14 @@ func newHTTPStack(t testing.TB, queue string) *httpStack {
 	h, err := starter.GatewayHTTP(g, keys, []string{"127.0.0.1"}, httpapi.Options{WorkflowsDir: dir, NoBuiltins: true, Version: "test",
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Hooks: map[string]httpapi.Hook{"approve": {Workflow: "http-approve", Secret: httpHookSecret}}})
 	require.NoError(t, err)
-	srv := httptest.NewServer(h)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/v1/runs/") && strings.HasSuffix(r.URL.Path, "/events") {
+			s.streams.Add(1)
+		}
+		h.ServeHTTP(w, r)
+	}))
 	t.Cleanup(srv.Close)
-	s.url = srv.URL
+	s.url, s.srv = srv.URL, srv
 	return s
 }
 

@@ -25,6 +25,7 @@ func statusCommand(watch bool) *cobra.Command {
 	var asJSON, follow, verbose bool
 	var interval time.Duration
 	var since int64
+	var gateway, gatewayKey string
 	cmd := &cobra.Command{
 		Use:   "status ID",
 		Short: "Show a run's steps, pending reviews and, once done, its output (--follow: until it ends)",
@@ -51,6 +52,7 @@ func statusCommand(watch bool) *cobra.Command {
 					}
 					ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 					defer stop()
+					c.FollowThrough(weftclient.Gateway{URL: flagOrEnv(gateway, weftclient.EnvGateway), Key: flagOrEnv(gatewayKey, weftclient.EnvGatewayKey)})
 					return o.follow(ctx, c, out, cmd.ErrOrStderr(), id, formatters)
 				}
 				// the run as every surface shows it (weftclient.Resolve)
@@ -75,6 +77,8 @@ func statusCommand(watch bool) *cobra.Command {
 	cmd.Flags().DurationVar(&interval, "poll", time.Second, "with --follow: how often the run's state is read when it cannot be waited on (an older worker)")
 	cmd.Flags().Int64Var(&since, "since", 0, "with --follow: start after the event with this sequence number (the seq of --json --verbose's events), to go on after a disconnect")
 	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "with --follow: step outputs; with --json, one JSON event per line as weft run --json --verbose prints them")
+	cmd.Flags().StringVar(&gateway, "gateway", "", "with --follow: read the run's events through this weft gateway (weft mcp --transport http; its base URL): processes following a run through one gateway cost the run's worker one read per change, not one each (env "+weftclient.EnvGateway+")")
+	cmd.Flags().StringVar(&gatewayKey, "gateway-key", "", "with --gateway: the gateway's API key, with the reader role (env "+weftclient.EnvGatewayKey+")")
 	if watch {
 		cmd.Use = "watch ID"
 		cmd.Short = "Follow a run's events as they happen until it ends (weft status --follow)"
@@ -147,4 +151,13 @@ func printStatus(out io.Writer, e *weftclient.Execution) {
 		fmt.Fprintln(out, "\nOutput:")
 		_ = writeProto(out, st.Output)
 	}
+}
+
+// flagOrEnv is a flag's value, else the environment variable's (flags whose default is not shown
+// in help: a key, a URL that differs per machine).
+func flagOrEnv(v, env string) string {
+	if v != "" {
+		return v
+	}
+	return os.Getenv(env)
 }
