@@ -89,6 +89,8 @@ type Client struct {
 	reads singleflight.Group
 	// watches shares the history watches of the Streams that follow the same run (watch).
 	watches watches
+	// texts shares the reads of the model text of the runs they follow (readTexts).
+	texts texts
 	// gateway, when set, is where Streams follow runs (FollowThrough).
 	gateway *Gateway
 }

@@ -118,12 +118,11 @@ func (s *streamer) run(ctx context.Context, page *events.Page, err error, done c
 	// chat session continuing as new: the new run answers soon)
 	polling := false
 	var result *outcome
-	var tick *time.Ticker
-	defer func() {
-		if tick != nil {
-			tick.Stop()
-		}
-	}()
+	// Model text: the run's description, read while a model call runs (readTexts, shared by
+	// the Client's Streams of the run).
+	var textC chan *Description
+	stopText := func() {}
+	defer func() { stopText() }()
 	for {
 		if err == nil && page != nil && s.newRun(page) {
 			page, err = s.continued(ctx, page)
@@ -163,16 +162,13 @@ func (s *streamer) run(ctx context.Context, page *events.Page, err error, done c
 			return s.finish(*result)
 		}
 		// Model text: read while a model call runs.
-		wantTicks := len(s.models) > 0 && !s.o.NoDeltas
-		if wantTicks && tick == nil {
-			tick = time.NewTicker(s.o.DeltaInterval)
-		} else if !wantTicks && tick != nil {
-			tick.Stop()
-			tick = nil
-		}
-		var tickC <-chan time.Time
-		if tick != nil {
-			tickC = tick.C
+		wantText := len(s.models) > 0 && !s.o.NoDeltas
+		if wantText && textC == nil {
+			textC = make(chan *Description, 1)
+			stopText = s.c.readTexts(s.id, s.o.DeltaInterval, textC)
+		} else if !wantText && textC != nil {
+			stopText()
+			stopText, textC = func() {}, nil
 		}
 		if watching && watched != s.runID {
 			// the run continued as new: watch the new one (the old watch may tell once more)
@@ -205,8 +201,8 @@ func (s *streamer) run(ctx context.Context, page *events.Page, err error, done c
 			page, err = s.c.Events(ctx, s.id, s.since)
 		case <-pollC:
 			page, err = s.c.Events(ctx, s.id, s.since)
-		case <-tickC:
-			s.readText(ctx)
+		case d := <-textC:
+			s.readText(d)
 		case e := <-s.side:
 			s.emit(e)
 		}
@@ -314,12 +310,9 @@ func (s *streamer) finish(out outcome) (*weftv1.RunResult, error) {
 	return out.res, nil
 }
 
-// readText emits the text running model calls streamed since the last read.
-func (s *streamer) readText(ctx context.Context) {
-	d, err := s.c.Describe(ctx, s.id)
-	if err != nil {
-		return
-	}
+// readText emits the text running model calls streamed since the last read (d: the run's
+// description, shared).
+func (s *streamer) readText(d *Description) {
 	var texts []StreamedText
 	for _, t := range LLMText(d.Pending) {
 		if _, running := s.models[t.ActivityID]; running {
