@@ -49,7 +49,7 @@ const httpMemoryDB = "http_api_memory"
 const httpHookSecret = "hook-secret-for-tests"
 
 // httpStack is the gateway's HTTP handler (/mcp and /v1, starter.GatewayHTTP) on the embedded
-// stack, with keys: ana (runner, reviewer), bob (runner), rita (reader), ada (admin).
+// stack (its worker with cfg when given), with keys: ana (runner, reviewer), bob (runner), rita (reader), ada (admin).
 type httpStack struct {
 	t    testing.TB
 	url  string
@@ -64,10 +64,14 @@ type httpStack struct {
 	streams atomic.Int64
 }
 
-func newHTTPStack(t testing.TB, queue string) *httpStack {
+func newHTTPStack(t testing.TB, queue string, cfg ...activities.Config) *httpStack {
 	t.Helper()
 	c := dial(t)
-	startWorker(t, c, queue, nil)
+	if len(cfg) > 0 {
+		startWorkerWithConfig(t, queue, cfg[0], nil) // the worker's provider settings (a fake model)
+	} else {
+		startWorker(t, c, queue, nil)
+	}
 	endLeftovers(t, c, queue)
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "http-approve.json"), []byte(httpReviewFlow), 0o644))

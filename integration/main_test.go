@@ -40,6 +40,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv("WEFT_CRASH_WORKER") != "" {
 		os.Exit(crashWorkerMain())
 	}
+	if os.Getenv("WEFT_AS_FOLLOWER") != "" {
+		os.Exit(followerMain()) // a follower process (followers_bench_test.go)
+	}
 	if os.Getenv("WEFT_AS_GO_PROGRAM") != "" {
 		os.Exit(goProgramMain()) // a Go program of the Go API (goprogram_test.go)
 	}
