@@ -38,6 +38,10 @@ type Gateway struct {
 	// HTTP sends the requests (nil: a client of its own, without a timeout: a stream lasts as
 	// long as its run).
 	HTTP *http.Client
+	// Idle is how long a stream may send nothing, not even the gateway's heartbeat comment
+	// (every 15 s), before it is taken for dead and made again (default 1 min: a gateway whose
+	// host went away without closing the connection).
+	Idle time.Duration
 }
 
 // FollowThrough makes c's Streams follow runs through g's /v1/runs/{id}/events instead of
@@ -52,6 +56,9 @@ func (c *Client) FollowThrough(g Gateway) {
 	g.URL = strings.TrimRight(strings.TrimSpace(g.URL), "/")
 	if g.HTTP == nil {
 		g.HTTP = &http.Client{}
+	}
+	if g.Idle <= 0 {
+		g.Idle = time.Minute
 	}
 	c.gateway = &g
 }
@@ -170,6 +177,10 @@ func (g *Gateway) follow(ctx context.Context, id string, since int64, runID stri
 	if len(q) > 0 {
 		u += "?" + q.Encode()
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	idle := time.AfterFunc(g.Idle, cancel) // a stream that says nothing for so long is dead
+	defer idle.Stop()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return fmt.Errorf("gateway %s: %w (set %s or --gateway to the gateway's base URL)", g.URL, err, EnvGateway)
@@ -195,12 +206,12 @@ func (g *Gateway) follow(ctx context.Context, id string, since int64, runID stri
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
 		return fmt.Errorf("following run %s through the gateway %s: %s: %s", id, g.URL, resp.Status, strings.TrimSpace(string(body)))
 	}
-	return readSSE(resp.Body, fn)
+	return readSSE(resp.Body, func() { idle.Reset(g.Idle) }, fn)
 }
 
 // readSSE reads server-sent events whose data is an events.Event (the gateway's runEvents) and
-// calls fn with each; comments (heartbeats) are skipped.
-func readSSE(r io.Reader, fn func(events.Event)) error {
+// calls fn with each; comments (heartbeats) are skipped; alive is called for each line.
+func readSSE(r io.Reader, alive func(), fn func(events.Event)) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var data strings.Builder
 	for {
@@ -211,6 +222,7 @@ func readSSE(r io.Reader, fn func(events.Event)) error {
 			}
 			return err
 		}
+		alive()
 		line = strings.TrimRight(line, "\r\n")
 		switch {
 		case line == "":

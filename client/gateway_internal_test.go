@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -42,7 +43,7 @@ func TestGatewayStreamReading(t *testing.T) {
 			s := &streamer{id: "r", o: StreamOptions{NoDeltas: tc.noDeltas}, fn: func(e events.Event) {
 				got = append(got, strconv.FormatInt(e.Seq, 10)+" "+e.Type)
 			}}
-			require.NoError(t, readSSE(strings.NewReader(stream), func(e events.Event) { s.fromGateway(context.Background(), e) }))
+			require.NoError(t, readSSE(strings.NewReader(stream), func() {}, func(e events.Event) { s.fromGateway(context.Background(), e) }))
 			require.Equal(t, tc.want, got)
 			require.NotNil(t, s.ended, "the run's end is held for its result")
 			require.Equal(t, "run-2", s.runID)
@@ -61,4 +62,55 @@ func TestGatewayStreamReading(t *testing.T) {
 	require.ErrorContains(t, err, EnvGatewayKey)
 	c.FollowThrough(Gateway{})
 	require.Nil(t, c.gateway, "an empty URL follows directly again")
+}
+
+// TestGatewayStreamIdle: a stream that sends nothing for Idle (not even a heartbeat: the
+// gateway's host went away without closing the connection) ends, so that Stream connects again;
+// one that keeps sending heartbeats does not.
+func TestGatewayStreamIdle(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		heartbeat bool
+		ends      bool
+	}{{"silent", false, true}, {"heartbeats", true, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			stop := make(chan struct{})
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/event-stream")
+				_, _ = w.Write([]byte("id: 1\nevent: run_started\ndata: {\"event\":\"run_started\",\"seq\":1,\"time\":\"2026-12-03T00:00:00Z\"}\n\n"))
+				w.(http.Flusher).Flush()
+				tick := time.NewTicker(10 * time.Millisecond)
+				defer tick.Stop()
+				for {
+					select {
+					case <-r.Context().Done():
+						return
+					case <-stop:
+						return
+					case <-tick.C:
+						if tc.heartbeat {
+							_, _ = w.Write([]byte(": still following\n\n"))
+							w.(http.Flusher).Flush()
+						}
+					}
+				}
+			}))
+			defer srv.Close()
+			defer close(stop)
+			c := &Client{}
+			c.FollowThrough(Gateway{URL: srv.URL, Idle: 100 * time.Millisecond})
+			ended := make(chan error, 1)
+			seen := make(chan events.Event, 1)
+			go func() {
+				ended <- c.gateway.follow(context.Background(), "r", 0, "", func(e events.Event) { seen <- e })
+			}()
+			require.Equal(t, int64(1), (<-seen).Seq)
+			select {
+			case err := <-ended:
+				require.True(t, tc.ends, "a stream that keeps sending heartbeats ended: %v", err)
+			case <-time.After(5 * 100 * time.Millisecond): // five times Idle
+				require.False(t, tc.ends, "a silent stream did not end after Idle")
+			}
+		})
+	}
 }
