@@ -21,6 +21,7 @@ func definitionFrom(root map[string]any) *Definition {
 		d.Schedule.Inputs, _ = sch["inputs"].(map[string]any)
 	}
 	d.Notify = notifyFrom(root["notify"])
+	d.Budget = budgetFrom(root["budget"])
 	if servers, ok := root["mcpServers"].(map[string]any); ok {
 		d.MCPServers = map[string]MCPServer{}
 		//workflowcheck:ignore the result does not depend on map order (copied, or sorted after)
@@ -82,6 +83,7 @@ func definitionFrom(root map[string]any) *Definition {
 				MaxInterval: duration(r, "maxInterval")}
 			st.Retry.Backoff, _ = r["backoff"].(float64)
 		}
+		st.Budget = budgetFrom(m["budget"])
 	}
 	return d
 }

@@ -136,10 +136,10 @@ func TestWarnings(t *testing.T) {
 		msgs = append(msgs, d.String())
 	}
 	require.Equal(t, []string{
-		`w.json:1:13: warning: extra: unknown field "extra" (known fields: $schema, branding, defaults, description, formatters, inputs, mcp, mcpServers, name, notify, output, schedule, steps, version)`,
+		`w.json:1:13: warning: extra: unknown field "extra" (known fields: $schema, branding, budget, defaults, description, formatters, inputs, mcp, mcpServers, name, notify, output, schedule, steps, version)`,
 		`w.json:1:23: warning: name: duplicate field; the last value wins (remove one of them)`,
 		`w.json:1:95: warning: steps[0].concurrency: concurrency has no effect without forEach (remove it, or add forEach)`,
-		`w.json:1:97: warning: steps[0].note: unknown field "note" (known fields: batch, concurrency, condition, continueOnError, dependsOn, forEach, id, inputs, name, retry, timeout, tool)`,
+		`w.json:1:97: warning: steps[0].note: unknown field "note" (known fields: batch, budget, concurrency, condition, continueOnError, dependsOn, forEach, id, inputs, name, retry, timeout, tool)`,
 		`w.json:2:13: warning: output: defaults.region is not set in this file and resolves to null (add it under "defaults")`,
 	}, msgs)
 }

@@ -386,6 +386,8 @@ func fileFields(ptr string) []string {
 		return jsonFields(Input{})
 	case ptr == "/mcp":
 		return jsonFields(MCPOptions{})
+	case ptr == "/budget", len(parts) == 4 && parts[1] == "steps" && parts[3] == "budget":
+		return jsonFields(Budget{})
 	}
 	return nil
 }

@@ -29,6 +29,16 @@ type Definition struct {
 	// Notify sends the run's events to webhooks: names the operator declared (WEFT_WEBHOOKS)
 	// or, in the operator's own files, URLs (notify.go).
 	Notify []webhook.Entry `json:"notify,omitempty"`
+	// Budget bounds what the run's model calls may use in all (budget.go).
+	Budget *Budget `json:"budget,omitempty"`
+}
+
+// Budget bounds the tokens and the cost of model calls: the file's (the whole run) or an agent or
+// llm step's. A model call is not made when it would pass a limit (docs/agents.md says how it is
+// estimated); zero fields are unset.
+type Budget struct {
+	MaxTokens  int64   `json:"maxTokens,omitempty"`
+	MaxCostUSD float64 `json:"maxCostUsd,omitempty"`
 }
 
 // Schedule declares when a workflow runs: a cron expression or an interval, with its inputs.
@@ -80,6 +90,8 @@ type Step struct {
 	DependsOn []string `json:"dependsOn,omitempty"`
 	Timeout   string   `json:"timeout,omitempty"`
 	Retry     *Retry   `json:"retry,omitempty"`
+	// Budget bounds the model calls of an agent or llm step (Definition.Budget).
+	Budget *Budget `json:"budget,omitempty"`
 }
 
 // Retry overrides a step's retry policy; zero fields keep the tool's defaults.

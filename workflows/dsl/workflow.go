@@ -261,6 +261,7 @@ func (c *compiler) compile() *Workflow {
 	c.w = w
 	c.checkInputs()
 	c.checkNotify()
+	c.checkBudgets()
 	c.compileSteps()
 	c.checkOperatorTrust()
 	c.checkGraph()
