@@ -102,12 +102,9 @@ func UsageOf(u *weftv1.TokenUsage) Usage {
 	if u == nil {
 		return Usage{}
 	}
-	chat := u.GetTotalTokens()
-	if chat < u.GetPromptTokens()+u.GetCompletionTokens() {
-		chat = u.GetPromptTokens() + u.GetCompletionTokens()
-	}
+	chat := runwire.ChatTokens(u)
 	return Usage{PromptTokens: u.GetPromptTokens(), CompletionTokens: u.GetCompletionTokens(), ChatTokens: chat,
-		EmbeddingTokens: u.GetEmbeddingTokens(), Tokens: chat + u.GetEmbeddingTokens(), CostUSD: u.GetCostUsd(), Calls: u.GetCalls()}
+		EmbeddingTokens: u.GetEmbeddingTokens(), Tokens: runwire.BilledTokens(u), CostUSD: u.GetCostUsd(), Calls: u.GetCalls()}
 }
 
 // Billed says whether anything was billed (a token or a cent): what surfaces show usage for.

@@ -34,6 +34,9 @@ const (
 	// GuardrailTripped: an agent's guardrail check tripped (Guardrail, Stage, Reason); the step
 	// fails or returns with stopReason guardrail after it.
 	GuardrailTripped = "guardrail_tripped"
+	// BudgetExceeded: a model call was not made because it would have passed a budget (Budget
+	// names it, Spent and Limit in its unit, Reason says so); the step fails next.
+	BudgetExceeded = "budget_exceeded"
 	// Handoff: an agent passed the conversation to another (From, To) in its step.
 	Handoff = "handoff"
 	// MCPSessionLost: the worker that held a stateful MCP server's session (Server) is gone; the
@@ -106,6 +109,12 @@ type Event struct {
 	Guardrail string `json:"guardrail,omitempty"`
 	Stage     string `json:"stage,omitempty"`
 	Reason    string `json:"reason,omitempty"`
+	// Budget names the budget a model call would have passed ("budget.maxTokens" of the file,
+	// "steps.ID.budget.maxCostUsd" of a step), Spent what was used so far and Limit the budget's
+	// value, in its unit (tokens or US dollars): budget_exceeded.
+	Budget string  `json:"budget,omitempty"`
+	Spent  float64 `json:"spent,omitempty"`
+	Limit  float64 `json:"limit,omitempty"`
 	// From and To name the agents of a handoff.
 	From string `json:"from,omitempty"`
 	To   string `json:"to,omitempty"`

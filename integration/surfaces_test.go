@@ -109,6 +109,10 @@ var surfaceScenarios = []struct {
 		 "handoffs":[{"name":"billing","description":"Questions about money.","agent":{"system":"You handle billing.","tools":["search"],"approve":["search"]}}],
 		 "guardrails":{"output":[{"name":"no-secrets","forbid":"FORBIDDEN"}],"onTrip":"return"}}}],
 		"output":"{{ helper.output.stopReason }}"}`, weftclient.RunCompleted, true},
+	{"a budget stop", `{"name":"s-budget","budget":{"maxTokens":25},"steps":[
+		{"id":"first","tool":"llm","inputs":{"prompt":"one"}},
+		{"id":"second","tool":"llm","dependsOn":["first"],"inputs":{"prompt":"two"}}],
+		"output":"{{ second.output.text }}"}`, weftclient.RunFailed, false},
 }
 
 // TestSurfacesTellOneStory is the differential test of issue 39: a corpus of runs, each brought to
@@ -277,6 +281,11 @@ func TestSurfacesTellOneStory(t *testing.T) {
 				require.Equal(t, "awaiting_review 1", truth.Steps["check"])
 			case "completed":
 				require.Positive(t, truth.Tokens)
+			case "a budget stop":
+				require.EqualValues(t, 25, truth.Tokens, "the first call's 25 tokens: the second was not made")
+				second := want.State.Steps[1]
+				require.Equal(t, "failed", second.Status)
+				require.Contains(t, second.Error, "the workflow's budget.maxTokens is 25 tokens and the run has used 25 tokens", "weft status names the budget")
 			case "an agent with a handoff, an approved tool call and a guardrail trip":
 				require.Equal(t, "guardrail", want.State.Output.GetStringValue(), "the guardrail tripped and the agent returned")
 				helper := want.State.Steps[0]

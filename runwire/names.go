@@ -32,6 +32,9 @@ const (
 	ErrStepFailed        = "StepFailed"
 	ErrReviewRejected    = "ReviewRejected"
 	ErrReviewTimeout     = "ReviewTimeout"
+	// ErrBudgetExceeded: a model call would have passed a budget (the file's or a step's), so it
+	// was not made; the message names the budget, what was spent and the limit.
+	ErrBudgetExceeded = "BudgetExceeded"
 )
 
 // Step statuses, as the state query reports them (StepState.status); a run's status is one of

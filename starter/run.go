@@ -282,6 +282,10 @@ func (p *progress) event(e events.Event) {
 			p.endStream()
 			fmt.Fprintf(p.out, "  ↪ %s: %s handed off to %s (iteration %d)\n", e.Step, e.From, e.To, e.Iteration)
 		}
+	case events.BudgetExceeded:
+		// Always shown: it is why the step fails next.
+		p.endStream()
+		fmt.Fprintf(p.out, "  ⛔ %s: %s\n", e.Step, e.Reason)
 	case events.MCPSessionLost:
 		// Always shown: the server's state is gone, which changes what the run's answers mean.
 		p.endStream()

@@ -54,7 +54,8 @@ type run struct {
 	// closingSessions: the run is ending them.
 	mcpSessions     map[string]*mcpSession
 	closingSessions bool
-	notify          notifier // which webhooks hear of it (notify.go)
+	notify          notifier    // which webhooks hear of it (notify.go)
+	budget          budgetState // ChangeBudget, once read (budget.go)
 }
 
 // stepRun is one step's progress.
@@ -76,6 +77,8 @@ type stepRun struct {
 	iterations            int32
 	childID               string
 	seq                   int // activities started by the step (ids of llm activities)
+	// lastModel is the usage of the step's latest model call: the next one's estimate (budget.go).
+	lastModel *weftv1.TokenUsage
 }
 
 // Run interprets the workflow definition in req. It is registered as runwire.WorkflowType.
@@ -337,7 +340,7 @@ func (r *run) fail(ctx workflow.Context, sr *stepRun, err error) {
 	if r.failure == nil {
 		errType := runwire.ErrStepFailed
 		var ae *temporal.ApplicationError
-		if errors.As(err, &ae) && (ae.Type() == runwire.ErrReviewRejected || ae.Type() == runwire.ErrReviewTimeout) {
+		if errors.As(err, &ae) && (ae.Type() == runwire.ErrReviewRejected || ae.Type() == runwire.ErrReviewTimeout || ae.Type() == runwire.ErrBudgetExceeded) {
 			errType = ae.Type()
 		}
 		r.failure = temporal.NewNonRetryableApplicationError(fmt.Sprintf("step %q: %s", sr.cs.ID, sr.err), errType, err)

@@ -148,6 +148,9 @@ func (r *run) runActivityOn(ctx, sched workflow.Context, sr *stepRun, tool strin
 	actx := workflow.WithActivityOptions(sched, opts)
 	model := tool == toolspec.LLM
 	if model {
+		if err := r.checkBudget(ctx, sr, opts.ActivityID); err != nil {
+			return nil, err
+		}
 		r.record(ctx, events.Event{Type: events.LLMStarted, Step: sr.cs.ID, Key: keyOfActivity(opts.ActivityID), Activity: opts.ActivityID, Iteration: sr.iterations})
 	}
 	if err := gateInputs(ctx, "the inputs of "+tool, inputs); err != nil {
@@ -195,6 +198,9 @@ func (r *run) runActivityOn(ctx, sched workflow.Context, sr *stepRun, tool strin
 	r.addUsage(sr, res.Usage)
 	if res.Usage != nil {
 		r.recordUsage(ctx, sr)
+		if model {
+			sr.lastModel = tokenUsage(res.Usage, requestsOf(res.Usage))
+		}
 	}
 	addWarnings(&sr.warnings, res.Warnings)
 	return res.Output, nil
