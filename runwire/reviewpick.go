@@ -115,6 +115,25 @@ func CheckDecisionKind(decision string, hasData bool) error {
 	return nil
 }
 
+// ScopeRun is a decision's scope (ReviewDecision.scope) that decides an agent's tool call and
+// every later call of that tool in the run, without waiting: approve always or reject always.
+const ScopeRun = "run"
+
+// CheckDecisionScope says what is wrong with a decision's scope: empty (this gate) or ScopeRun
+// with approve or reject (an edit is for one call's arguments).
+func CheckDecisionScope(decision, scope string) error {
+	switch scope {
+	case "":
+		return nil
+	case ScopeRun:
+		if decision == DecisionEdit {
+			return errors.New(`scope "run" decides the tool's later calls too, as approve or reject: an edit is for this call's arguments; send it without the scope`)
+		}
+		return nil
+	}
+	return fmt.Errorf(`scope %q is not "run" (decide this tool's later calls in the run too) or empty (this call only)`, scope)
+}
+
 // ReviewerListed reports whether a review's reviewers let name (with roles) decide it: the list
 // is empty, names it, or names one of its roles as "role:NAME". An admin is let through by the
 // callers, which know the admin role.

@@ -34,6 +34,9 @@ type gate struct {
 	seq      int // opening order
 	schema   *jsonschema.Schema
 	decision *weftv1.ReviewDecision
+	// rule: the gate was decided by a run-wide decision of another gate (tool_rules.go), as the
+	// tool call's record says it: "approved by rule of ana at …".
+	rule string
 }
 
 // openGate registers a pending decision and marks the step (and the run) awaiting review.
@@ -157,12 +160,13 @@ type ReviewRecorded struct {
 	Digest        string   `json:"digest,omitempty"`
 	ReviewerRoles []string `json:"reviewer_roles,omitempty"`
 	Authenticated bool     `json:"authenticated,omitempty"`
+	Scope         string   `json:"scope,omitempty"`
 }
 
 // recorded is the Update's answer for decision d.
 func recorded(d *weftv1.ReviewDecision) *ReviewRecorded {
 	return &ReviewRecorded{ID: d.Id, Step: d.Step, Decision: d.Decision, Reviewer: d.Reviewer, Comment: d.Comment,
-		Digest: d.Digest, ReviewerRoles: d.ReviewerRoles, Authenticated: d.Authenticated}
+		Digest: d.Digest, ReviewerRoles: d.ReviewerRoles, Authenticated: d.Authenticated, Scope: d.Scope}
 }
 
 // RoleAdmin may decide any review, whoever its reviewers are.
@@ -189,6 +193,12 @@ func DataDigest(data *structpb.Value) string {
 func (g *gate) check(d *weftv1.ReviewDecision) error {
 	if err := runwire.CheckDecisionKind(d.Decision, d.Data != nil); err != nil {
 		return err
+	}
+	if err := runwire.CheckDecisionScope(d.Decision, d.Scope); err != nil {
+		return err
+	}
+	if d.Scope == runwire.ScopeRun && g.req.Kind != runwire.GateToolCall {
+		return fmt.Errorf(`scope "run" is for an agent's tool call (it decides the tool's later calls too); review %q is a review step's: send the decision without the scope`, g.req.Id)
 	}
 	if d.Digest != "" && d.Digest != g.req.Digest {
 		return fmt.Errorf("the data of review %q changed since it was shown (digest %s, now %s): read the review again and decide on what it shows now",

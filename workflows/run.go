@@ -56,6 +56,9 @@ type run struct {
 	closingSessions bool
 	notify          notifier    // which webhooks hear of it (notify.go)
 	budget          budgetState // ChangeBudget, once read (budget.go)
+	// toolRules: the run-wide decisions for tools whose calls wait for approval, by tool
+	// (tool_rules.go).
+	toolRules map[string]*toolRule
 }
 
 // stepRun is one step's progress.

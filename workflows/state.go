@@ -28,6 +28,7 @@ func (r *run) registerHandlers(ctx workflow.Context) error {
 				return nil, err
 			}
 			g.decision = d
+			r.keepRule(ctx, g, d)
 			return recorded(d), nil
 		},
 		workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, raw converter.RawValue) error {
@@ -51,6 +52,7 @@ func (r *run) registerHandlers(ctx workflow.Context) error {
 				continue
 			}
 			g.decision = d
+			r.keepRule(ctx, g, d)
 		}
 	})
 	return nil

@@ -444,6 +444,9 @@ func (r *run) toolCall(ctx workflow.Context, sr *stepRun, key string, iter, n in
 			if rec.Comment != "" {
 				record["comment"] = rec.Comment
 			}
+			if rec.Rule != "" {
+				record["rule"] = rec.Rule
+			}
 		}
 		if errMsg != "" {
 			record["error"] = errMsg
@@ -480,7 +483,7 @@ func (r *run) toolCall(ctx workflow.Context, sr *stepRun, key string, iter, n in
 	}
 	announce()
 	if _, transfer := tool.(handoffTool); !transfer && (cfg.approve["*"] || cfg.approve[tool.Name()] || needsApproval(tool)) {
-		decision, err := r.approveCall(ctx, sr, key+"/"+callID, tool, args)
+		decision, rule, err := r.approveCall(ctx, sr, key+"/"+callID, tool, args)
 		// the tool's time starts after the decision; the wait for a person is reviewMs
 		decided := workflow.Now(ctx)
 		rec.ReviewMs = decided.Sub(started).Milliseconds()
@@ -494,11 +497,14 @@ func (r *run) toolCall(ctx workflow.Context, sr *stepRun, key string, iter, n in
 		rec.Authenticated = decision.Authenticated
 		rec.ReviewerRoles = append([]string(nil), decision.ReviewerRoles...)
 		rec.Comment = decision.Comment
+		rec.Rule = rule
 		switch decision.Decision {
 		case runwire.DecisionReject:
 			rec.Status = "rejected"
 			errMsg = "a person refused this call"
-			if decision.Reviewer != "" {
+			if rule != "" {
+				errMsg = "a person refused every call of " + tool.Name() + " in this run (" + rule + ")"
+			} else if decision.Reviewer != "" {
 				errMsg += " (" + decision.Reviewer + ")"
 			}
 			if decision.Comment != "" {
@@ -529,11 +535,15 @@ func (r *run) toolCall(ctx workflow.Context, sr *stepRun, key string, iter, n in
 	return finish()
 }
 
-// approveCall opens a gate for a tool call and waits for a person.
-func (r *run) approveCall(ctx workflow.Context, sr *stepRun, id string, tool agentTool, args map[string]any) (*weftv1.ReviewDecision, error) {
+// approveCall opens a gate for a tool call and waits for a person, unless a run-wide decision
+// for the tool decides it (rule: how the call's record names it).
+func (r *run) approveCall(ctx workflow.Context, sr *stepRun, id string, tool agentTool, args map[string]any) (d *weftv1.ReviewDecision, rule string, err error) {
+	if t := r.ruleFor(ctx, tool.Name()); t != nil {
+		return t.decides(id, sr.cs.ID), t.text(), nil
+	}
 	data, err := toValue(args)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	req := &weftv1.ReviewRequest{Id: id, Kind: runwire.GateToolCall, Step: sr.cs.ID, Tool: tool.Name(),
 		Title: fmt.Sprintf("Allow %s to call %s?", sr.cs.Title(), tool.Name()),
@@ -542,20 +552,20 @@ func (r *run) approveCall(ctx workflow.Context, sr *stepRun, id string, tool age
 		Data: data}
 	g, err := r.openGate(ctx, sr, req, tool.EditSchema())
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	for _, c := range sr.toolCalls {
 		if sr.cs.ID+"/"+c.Id == id || strings.HasSuffix(id, "/"+c.Id) {
 			c.Status = runwire.StatusAwaitingReview
 		}
 	}
-	d, err := r.waitGate(ctx, g, 0, "")
+	d, err = r.waitGate(ctx, g, 0, "")
 	for _, c := range sr.toolCalls {
 		if strings.HasSuffix(id, "/"+c.Id) && c.Status == runwire.StatusAwaitingReview {
 			c.Status = runwire.StatusRunning
 		}
 	}
-	return d, err
+	return d, g.rule, err
 }
 
 func sortedTools(m map[string]agentTool) []agentTool {

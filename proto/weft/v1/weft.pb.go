@@ -289,6 +289,10 @@ type ToolCall struct {
 	ReviewerRoles []string `protobuf:"bytes,12,rep,name=reviewer_roles,json=reviewerRoles,proto3" json:"reviewer_roles,omitempty"`
 	Comment       string   `protobuf:"bytes,13,opt,name=comment,proto3" json:"comment,omitempty"`
 	ReviewMs      int64    `protobuf:"varint,14,opt,name=review_ms,json=reviewMs,proto3" json:"review_ms,omitempty"`
+	// A call decided by a run-wide decision (ReviewDecision.scope "run") of an earlier call of the
+	// same tool, without waiting: "approved by rule of ana at 2026-12-03T08:00:00Z" (reviewer and
+	// decision are the rule's).
+	Rule          string `protobuf:"bytes,15,opt,name=rule,proto3" json:"rule,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -419,6 +423,13 @@ func (x *ToolCall) GetReviewMs() int64 {
 		return x.ReviewMs
 	}
 	return 0
+}
+
+func (x *ToolCall) GetRule() string {
+	if x != nil {
+		return x.Rule
+	}
+	return ""
 }
 
 // StepState is one step's progress. status: pending | running | completed | skipped | failed |
@@ -818,6 +829,10 @@ type ReviewDecision struct {
 	ReviewerRoles []string `protobuf:"bytes,8,rep,name=reviewer_roles,json=reviewerRoles,proto3" json:"reviewer_roles,omitempty"`
 	// Whether reviewer is an authenticated identity (a key or login) rather than a typed label.
 	Authenticated bool `protobuf:"varint,9,opt,name=authenticated,proto3" json:"authenticated,omitempty"`
+	// "run": an approve or reject of an agent's tool call that also decides the later calls of that
+	// tool in the run, without waiting (OpenAI Agents SDK's always_approve / always_reject). Empty:
+	// this gate only.
+	Scope         string `protobuf:"bytes,10,opt,name=scope,proto3" json:"scope,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -913,6 +928,13 @@ func (x *ReviewDecision) GetAuthenticated() bool {
 		return x.Authenticated
 	}
 	return false
+}
+
+func (x *ReviewDecision) GetScope() string {
+	if x != nil {
+		return x.Scope
+	}
+	return ""
 }
 
 // Stage lists steps that can run at the same time.
@@ -1195,7 +1217,7 @@ const file_proto_weft_v1_weft_proto_rawDesc = "" +
 	"\ftotal_tokens\x18\x03 \x01(\x03R\vtotalTokens\x12)\n" +
 	"\x10embedding_tokens\x18\x04 \x01(\x03R\x0fembeddingTokens\x12\x14\n" +
 	"\x05calls\x18\x05 \x01(\x03R\x05calls\x12\x19\n" +
-	"\bcost_usd\x18\x06 \x01(\x01R\acostUsd\"\xbd\x03\n" +
+	"\bcost_usd\x18\x06 \x01(\x01R\acostUsd\"\xd1\x03\n" +
 	"\bToolCall\x12\x1c\n" +
 	"\titeration\x18\x01 \x01(\x05R\titeration\x12\x0e\n" +
 	"\x02id\x18\x02 \x01(\tR\x02id\x12\x12\n" +
@@ -1212,7 +1234,8 @@ const file_proto_weft_v1_weft_proto_rawDesc = "" +
 	"\rauthenticated\x18\v \x01(\bR\rauthenticated\x12%\n" +
 	"\x0ereviewer_roles\x18\f \x03(\tR\rreviewerRoles\x12\x18\n" +
 	"\acomment\x18\r \x01(\tR\acomment\x12\x1b\n" +
-	"\treview_ms\x18\x0e \x01(\x03R\breviewMs\"\xc6\x05\n" +
+	"\treview_ms\x18\x0e \x01(\x03R\breviewMs\x12\x12\n" +
+	"\x04rule\x18\x0f \x01(\tR\x04rule\"\xc6\x05\n" +
 	"\tStepState\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x12\n" +
@@ -1261,7 +1284,7 @@ const file_proto_weft_v1_weft_proto_rawDesc = "" +
 	"\fexecution_id\x18\v \x01(\tR\vexecutionId\x12.\n" +
 	"\x06schema\x18\f \x01(\v2\x16.google.protobuf.ValueR\x06schema\x12\x1c\n" +
 	"\treviewers\x18\r \x03(\tR\treviewers\x12\x16\n" +
-	"\x06digest\x18\x0e \x01(\tR\x06digest\"\x97\x02\n" +
+	"\x06digest\x18\x0e \x01(\tR\x06digest\"\xad\x02\n" +
 	"\x0eReviewDecision\x12\x12\n" +
 	"\x04step\x18\x01 \x01(\tR\x04step\x12\x1a\n" +
 	"\bdecision\x18\x02 \x01(\tR\bdecision\x12*\n" +
@@ -1271,7 +1294,9 @@ const file_proto_weft_v1_weft_proto_rawDesc = "" +
 	"\x02id\x18\x06 \x01(\tR\x02id\x12\x16\n" +
 	"\x06digest\x18\a \x01(\tR\x06digest\x12%\n" +
 	"\x0ereviewer_roles\x18\b \x03(\tR\rreviewerRoles\x12$\n" +
-	"\rauthenticated\x18\t \x01(\bR\rauthenticated\"\x1d\n" +
+	"\rauthenticated\x18\t \x01(\bR\rauthenticated\x12\x14\n" +
+	"\x05scope\x18\n" +
+	" \x01(\tR\x05scope\"\x1d\n" +
 	"\x05Stage\x12\x14\n" +
 	"\x05steps\x18\x01 \x03(\tR\x05steps\"\x9b\x03\n" +
 	"\x0eExecutionState\x12\x1a\n" +
