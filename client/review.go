@@ -33,12 +33,19 @@ type Decision struct {
 	// name and roles as authenticated, and the gate checks them against its reviewers. Nil:
 	// nobody authenticated.
 	By *auth.Identity
+	// Scope runwire.ScopeRun ("run"): an approve or reject of an agent's tool call that also
+	// decides the later calls of that tool in the run, without waiting (approve always, reject
+	// always). Empty: this gate only.
+	Scope string
 }
 
 // Check says what is wrong with a decision before anything is sent (the run checks it again):
 // runwire.CheckDecisionKind.
 func (d Decision) Check() error {
 	if err := runwire.CheckDecisionKind(d.Decision, d.Data != nil); err != nil {
+		return &InvalidError{Err: err}
+	}
+	if err := runwire.CheckDecisionScope(d.Decision, d.Scope); err != nil {
 		return &InvalidError{Err: err}
 	}
 	return nil
@@ -125,6 +132,9 @@ func decisionJSON(gate *weftv1.ReviewRequest, d Decision) ([]byte, error) {
 	}
 	if d.Digest != "" {
 		payload["digest"] = d.Digest
+	}
+	if d.Scope != "" {
+		payload["scope"] = d.Scope
 	}
 	if d.Data != nil {
 		payload["data"] = d.Data

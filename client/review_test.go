@@ -29,6 +29,9 @@ func TestDecisionRecordsWhoDecided(t *testing.T) {
 		{"a key without roles",
 			Decision{Decision: "approve", By: &auth.Identity{Name: "bob"}},
 			&weftv1.ReviewDecision{Id: "approve", Decision: "approve", Reviewer: "bob", Authenticated: true}},
+		{"approve always: the scope goes with it",
+			Decision{Decision: "approve", Reviewer: "ana", Scope: runwire.ScopeRun},
+			&weftv1.ReviewDecision{Id: "approve", Decision: "approve", Reviewer: "ana", Scope: "run"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b, err := decisionJSON(gate, tc.d)
@@ -36,6 +39,32 @@ func TestDecisionRecordsWhoDecided(t *testing.T) {
 			got, err := runwire.ParseDecision(b)
 			require.NoError(t, err, string(b))
 			require.True(t, proto.Equal(tc.want, got), "want %v\ngot  %v", tc.want, got)
+		})
+	}
+}
+
+// TestDecisionScopeIsChecked: scope "run" goes with approve or reject; an edit with it, or
+// another scope, is refused before anything is sent (issue 44, item 5).
+func TestDecisionScopeIsChecked(t *testing.T) {
+	for _, tc := range []struct {
+		d   Decision
+		err string
+	}{
+		{Decision{Decision: "approve", Scope: runwire.ScopeRun}, ""},
+		{Decision{Decision: "reject", Scope: runwire.ScopeRun}, ""},
+		{Decision{Decision: "approve"}, ""},
+		{Decision{Decision: "edit", Data: map[string]any{"a": 1}, Scope: runwire.ScopeRun}, `scope "run" decides the tool's later calls too, as approve or reject`},
+		{Decision{Decision: "approve", Scope: "forever"}, `scope "forever" is not "run"`},
+	} {
+		t.Run(tc.d.Decision+" "+tc.d.Scope, func(t *testing.T) {
+			err := tc.d.Check()
+			if tc.err == "" {
+				require.NoError(t, err)
+				return
+			}
+			var inv *InvalidError
+			require.ErrorAs(t, err, &inv)
+			require.ErrorContains(t, err, tc.err)
 		})
 	}
 }

@@ -25,6 +25,7 @@ import (
 	weftclient "github.com/weftworks/weft/client"
 	"github.com/weftworks/weft/events"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
+	"github.com/weftworks/weft/runwire"
 )
 
 // Reviews inside the client (MCP elicitation).
@@ -402,6 +403,12 @@ func (g *Gateway) decide(ctx context.Context, c *weftclient.Client, run string, 
 	decision, _ := form["decision"].(string)
 	comment, _ := form["comment"].(string)
 	d := weftclient.Decision{ID: gate.Id, Decision: decision, Comment: comment, Digest: gate.Digest}
+	if always, _ := form["always"].(bool); always && gate.Kind == runwire.GateToolCall {
+		if decision == "edit" {
+			return "\"for the rest of the run\" is for approve or reject; an edit is for this call only: untick it or choose approve or reject"
+		}
+		d.Scope = runwire.ScopeRun
+	}
 	if who, ok := auth.IdentityFrom(ctx); ok {
 		d.By = &who
 	} else {
@@ -712,6 +719,10 @@ func elicitation(ctx context.Context, run string, gate *weftv1.ReviewRequest, no
 		"decision": map[string]any{"type": "string", "title": "Decision", "enum": []any{"approve", "edit", "reject"},
 			"description": "approve the data as shown; edit: change the data fields below; reject: say why in the comment"},
 		"comment": map[string]any{"type": "string", "title": "Comment", "description": "why (recorded with the decision; say it when you reject)"},
+	}
+	if gate.Kind == runwire.GateToolCall {
+		props["always"] = map[string]any{"type": "boolean", "title": "For the rest of the run", "default": false,
+			"description": "approve or reject the later calls of " + gate.Tool + " in this run the same way, without asking (not with edit)"}
 	}
 	fields := formFields(gate)
 	for _, f := range fields {

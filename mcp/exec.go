@@ -144,7 +144,7 @@ func (g *Gateway) execution(ctx context.Context, in idIn) (executionState, error
 }
 
 func (g *Gateway) review(ctx context.Context, in reviewIn) (reviewOut, error) {
-	d := weftclient.Decision{ID: in.Review, Step: in.Step, Decision: in.Decision, Data: in.Data, Reviewer: in.Reviewer, Comment: in.Comment, Digest: in.Digest}
+	d := weftclient.Decision{ID: in.Review, Step: in.Step, Decision: in.Decision, Data: in.Data, Reviewer: in.Reviewer, Comment: in.Comment, Digest: in.Digest, Scope: in.Scope}
 	if who, ok := auth.IdentityFrom(ctx); ok {
 		d.By = &who // the key decides: its name and roles are recorded, the typed reviewer is ignored
 	}
@@ -156,7 +156,7 @@ func (g *Gateway) review(ctx context.Context, in reviewIn) (reviewOut, error) {
 	if err != nil {
 		return reviewOut{}, err
 	}
-	return reviewOut{ExecutionID: in.ID, Review: res.Id, Step: res.Step, Decision: res.Decision, Reviewer: res.Reviewer, Authenticated: res.Authenticated, Recorded: true}, nil
+	return reviewOut{ExecutionID: in.ID, Review: res.Id, Step: res.Step, Decision: res.Decision, Reviewer: res.Reviewer, Authenticated: res.Authenticated, Recorded: true, Scope: res.Scope}, nil
 }
 
 func (g *Gateway) cancel(ctx context.Context, in idIn) (cancelOut, error) {

@@ -220,6 +220,7 @@ type (
 		Reviewer string `json:"reviewer,omitempty" jsonschema:"a label, used only when nobody authenticated (stdio); over HTTP the key's name is recorded"`
 		Comment  string `json:"comment,omitempty"`
 		Digest   string `json:"digest,omitempty" jsonschema:"the digest of the pending review from weft_execution (pendingReviews[].digest): pass it so the decision is refused if the data changed since you read it"`
+		Scope    string `json:"scope,omitempty" jsonschema:"run: an approve or reject of an agent's tool call (kind tool_call) that also decides the later calls of that tool in the execution, without waiting (approve always, reject always); each is recorded as decided by rule of the reviewer. Leave it out to decide this review only" weft:"enum=run"`
 	}
 	reviewOut struct {
 		ExecutionID   string `json:"executionId"`
@@ -229,6 +230,7 @@ type (
 		Reviewer      string `json:"reviewer"`
 		Authenticated bool   `json:"authenticated"`
 		Recorded      bool   `json:"recorded"`
+		Scope         string `json:"scope,omitempty" jsonschema:"run: the later calls of the tool in the execution are decided the same way"`
 	}
 
 	cancelOut struct {

@@ -33,20 +33,25 @@ func defaultReviewer() string {
 func newReviewCommand() *cobra.Command {
 	var conn connFlags
 	var gateID, step, data, comment, reviewer string
-	var all bool
+	var all, always bool
 	cmd := &cobra.Command{
-		Use:   "review ID approve|edit|reject [--id GATE | --step S | --all] [--data JSON|@file.json] [--comment ..] [--reviewer ..]",
+		Use:   "review ID approve|edit|reject [--id GATE | --step S | --all] [--always] [--data JSON|@file.json] [--comment ..] [--reviewer ..]",
 		Short: "Decide a pending review (a review step, a forEach item's review, an agent's tool call)",
 		Long: "Sends the decision as the `review` Update: the run validates it first (unknown review, one not\n" +
 			"pending, a bad decision, edited data of the wrong shape) and nothing reaches history when it is\n" +
 			"refused. Each pending review has its own id (`weft status ID` lists them): name it with --id, or\n" +
 			"with --step when that step waits on one review; leave both out when one review is pending.\n" +
 			"--all decides every pending review (of --step, if given) one by one and prints each.\n" +
-			"edit needs --data, the corrected proposal. Reviews inside child runs are decided the same way.",
+			"edit needs --data, the corrected proposal. Reviews inside child runs are decided the same way.\n" +
+			"--always (an agent's tool call, approve or reject): the later calls of that tool in the run are\n" +
+			"decided the same way without waiting, each recorded as \"approved by rule of WHO at TIME\".",
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id := args[0]
 			d := weftclient.Decision{ID: gateID, Step: step, Decision: args[1], Reviewer: reviewer, Comment: comment}
+			if always {
+				d.Scope = runwire.ScopeRun
+			}
 			if data != "" {
 				raw := []byte(data)
 				if strings.HasPrefix(data, "@") {
@@ -61,6 +66,9 @@ func newReviewCommand() *cobra.Command {
 				}
 			}
 			if err := d.Check(); err != nil {
+				if always && d.Decision == runwire.DecisionEdit {
+					return invalid(errors.New("--always is for approve or reject (the tool's later calls are decided the same way); an edit is for one call: leave out --always"))
+				}
 				if d.Decision == runwire.DecisionEdit {
 					return invalid(errors.New("edit needs --data with the corrected proposal (JSON, or @file.json)"))
 				}
@@ -77,7 +85,7 @@ func newReviewCommand() *cobra.Command {
 				if all {
 					res, err := c.ReviewAll(cmd.Context(), id, step, d)
 					for _, r := range res {
-						fmt.Fprintf(out, "%s: %s recorded for %s\n", id, r.Decision, r.Id)
+						fmt.Fprintf(out, "%s: %s recorded for %s%s\n", id, r.Decision, r.Id, alwaysNote(r))
 					}
 					return clientError(err)
 				}
@@ -85,7 +93,7 @@ func newReviewCommand() *cobra.Command {
 				if err != nil {
 					return clientError(err)
 				}
-				fmt.Fprintf(out, "%s: %s recorded for %s\n", id, res.Decision, res.Id)
+				fmt.Fprintf(out, "%s: %s recorded for %s%s\n", id, res.Decision, res.Id, alwaysNote(res))
 				return nil
 			})
 		},
@@ -94,10 +102,19 @@ func newReviewCommand() *cobra.Command {
 	cmd.Flags().StringVar(&gateID, "id", "", "the review's id (see `weft status ID`); optional when one review is pending")
 	cmd.Flags().StringVar(&step, "step", "", "the review step, when it waits on one review")
 	cmd.Flags().BoolVar(&all, "all", false, "decide every pending review (of --step) one by one")
+	cmd.Flags().BoolVar(&always, "always", false, "an agent's tool call: decide the later calls of that tool in the run the same way (approve always, reject always)")
 	cmd.Flags().StringVar(&data, "data", "", "edited proposal as JSON, or @file.json")
 	cmd.Flags().StringVar(&comment, "comment", "", "why")
 	cmd.Flags().StringVar(&reviewer, "reviewer", defaultReviewer(), "who decides (default $USER, else the OS account)")
 	return cmd
+}
+
+// alwaysNote is what a run-wide decision adds to the line that says it was recorded.
+func alwaysNote(d *weftv1.ReviewDecision) string {
+	if d.GetScope() != runwire.ScopeRun {
+		return ""
+	}
+	return " and the later calls of its tool in this run"
 }
 
 // defaultReviewRuns is how many waiting runs weft reviews reads unless --limit says otherwise.

@@ -105,7 +105,11 @@ func toolCallLine(tc *weftv1.ToolCall) string {
 		b, _ := tc.Arguments.MarshalJSON()
 		args = string(b)
 	}
-	return fmt.Sprintf("      ↳ #%d %s %s → %s [%s, %dms]", tc.Iteration, tc.Tool, truncate(args, 80), truncate(detail, 80), tc.Status, tc.DurationMs)
+	line := fmt.Sprintf("      ↳ #%d %s %s → %s [%s, %dms]", tc.Iteration, tc.Tool, truncate(args, 80), truncate(detail, 80), tc.Status, tc.DurationMs)
+	if tc.Rule != "" {
+		line += " · " + tc.Rule
+	}
+	return line
 }
 
 // usageText renders token usage and cost as every surface does (weftclient.Usage).
@@ -126,6 +130,9 @@ func printReviews(out io.Writer, id string, reviews []*weftv1.ReviewRequest) {
 			fmt.Fprintf(out, "  in child run %s\n", r.ExecutionId)
 		}
 		fmt.Fprintf(out, "  decide: weft review %s approve|edit|reject --id '%s'\n", id, r.Id)
+		if r.Kind == runwire.GateToolCall {
+			fmt.Fprintf(out, "  (approve or reject with --always: the later calls of %s in this run too)\n", r.Tool)
+		}
 	}
 }
 
