@@ -613,6 +613,9 @@ type decisionBody struct {
 	// Digest is the digest of the review card shown (ReviewRequest.digest): the run refuses the
 	// decision when the data changed since.
 	Digest string `json:"digest"`
+	// Scope "run" (a tool call's Approve always / Reject always): the tool's later calls in the
+	// run are decided the same way (client.Decision.Scope).
+	Scope string `json:"scope"`
 }
 
 // apiDecide sends a decision through the same Update as `weft review`. A logged-in person decides
@@ -627,7 +630,7 @@ func (s *Server) apiDecide(w http.ResponseWriter, r *http.Request, sess *session
 		writeError(w, http.StatusBadRequest, "the decision is not valid JSON: "+err.Error())
 		return
 	}
-	d := weftclient.Decision{ID: b.ID, Decision: b.Decision, Comment: b.Comment, Reviewer: sess.name, Digest: b.Digest}
+	d := weftclient.Decision{ID: b.ID, Decision: b.Decision, Comment: b.Comment, Reviewer: sess.name, Digest: b.Digest, Scope: b.Scope}
 	if id, ok := sess.identity(); ok {
 		d.By = &id
 	} else if strings.TrimSpace(b.Reviewer) != "" {
@@ -656,7 +659,7 @@ func (s *Server) apiDecide(w http.ResponseWriter, r *http.Request, sess *session
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"id": out.GetId(), "decision": out.GetDecision(), "reviewer": out.GetReviewer(),
-		"comment": out.GetComment(), "decidedAt": time.Now().UTC()})
+		"comment": out.GetComment(), "scope": out.GetScope(), "decidedAt": time.Now().UTC()})
 }
 
 // ---- workflows ----

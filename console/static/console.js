@@ -442,7 +442,8 @@
   // typed on the console's machine), when, and the comment.
   function decidedText(d) {
     const who = d.reviewer ? `${d.reviewer}${d.authenticated === false ? ' (a typed name)' : ''}` : 'unknown';
-    return [`${PAST[d.decision] || d.decision} by ${who}`, d.decidedAt ? [' ', timeEl(d.decidedAt)] : '', d.comment ? ' — “' + d.comment + '”' : ''];
+    const always = d.scope === 'run' ? ` — and the later calls of ${d.tool || 'its tool'} in this run` : '';
+    return [`${PAST[d.decision] || d.decision} by ${who}`, d.decidedAt ? [' ', timeEl(d.decidedAt)] : '', d.comment ? ' — “' + d.comment + '”' : '', always];
   }
   // settle turns a card into its decided form: the decision in words, the controls gone.
   function settle(card, d) {
@@ -477,7 +478,9 @@
     const buttons = [];
     const card = el('article', { class: 'card', 'data-review': r.id, 'data-run': runId });
     const fail = (msg) => { status.textContent = msg; status.classList.add('error'); };
-    async function decide(decision, data) {
+    // scope 'run' (a tool call's Approve always / Reject always): the tool's later calls in the
+    // run are decided the same way, without asking.
+    async function decide(decision, data, scope) {
       buttons.forEach((b) => { b.disabled = true; });
       status.classList.remove('error');
       status.textContent = 'sending…';
@@ -488,8 +491,9 @@
         // digest binds the decision to the data this card shows: refused if it changed since.
         const body = { id: r.id, decision, comment: comment.value, reviewer: reviewer(), digest: r.digest || '' };
         if (data !== undefined) body.data = data;
+        if (scope) body.scope = scope;
         const d = await post(`/api/runs/${encodeURIComponent(runId)}/reviews`, body);
-        settle(card, d);
+        settle(card, { ...d, tool: r.tool });
         if (onDecided) onDecided(r.id);
       } catch (err) {
         fail(err.message);
@@ -515,7 +519,15 @@
       status.classList.remove('error');
       decide('edit', data);
     });
-    buttons.push(approve, edit, reject, sendEdit);
+    // A tool call may be decided for the rest of the run (weft review --always).
+    const always = r.kind === 'tool_call' ? [
+      el('button', { type: 'button', class: 'approve-always', title: `approve this call and the later calls of ${r.tool} in this run`,
+        onclick: () => decide('approve', undefined, 'run') }, 'Approve always'),
+      el('button', { type: 'button', class: 'reject-always', title: `reject this call and the later calls of ${r.tool} in this run`, onclick: () => {
+        if (!comment.value.trim()) { fail('say why in the comment, then press Reject always again'); comment.focus(); return; }
+        decide('reject', undefined, 'run');
+      } }, 'Reject always')] : [];
+    buttons.push(approve, edit, reject, sendEdit, ...always);
     fill(card,
       el('h3', {}, r.title || r.id),
       el('p', { class: 'meta' },
@@ -526,7 +538,7 @@
       r.instructions ? el('p', { class: 'instructions' }, r.instructions) : null,
       access && access.deciders ? el('p', { class: 'deciders' }, `Who may decide: ${access.deciders}.`) : null,
       jsonBlock(r.data, true),
-      may ? [comment, el('div', { class: 'actions' }, approve, edit, reject), editor, sendEdit]
+      may ? [comment, el('div', { class: 'actions' }, approve, edit, reject, ...always), editor, sendEdit]
         : el('p', { class: 'may-not note' }, `You may not decide it: ${access.why || 'the review does not name you'}.`),
       status);
     return card;
