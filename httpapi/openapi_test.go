@@ -60,7 +60,7 @@ func TestShapesMatch(t *testing.T) {
 	item := 1
 	full := map[string]any{
 		"Event": events.Event{Type: "x", Run: "r", Seq: 1, After: 1, Time: time.Now(), Step: "s", Key: "k", Item: &item, Iteration: 1, Activity: "a",
-			Attempt: 1, Offset: 1, Restarted: true, Decision: "d", Reviewer: "r", Child: "c", Missed: 1, Guardrail: "g", Stage: "s", Reason: "r", From: "f", To: "t",
+			Attempt: 1, Offset: 1, Restarted: true, Decision: "d", Reviewer: "r", Child: "c", Missed: 1, Guardrail: "g", Stage: "s", Reason: "r", Budget: "b", Spent: 1, Limit: 2, From: "f", To: "t",
 			Server: "s", RunID: "r", Status: "s", StepState: &weftv1.StepState{Id: "s"}, Review: &weftv1.ReviewRequest{Id: "r"},
 			Text: "t", Call: &weftv1.ToolCall{Id: "c"}, Usage: &weftv1.TokenUsage{Calls: 1}, Result: &weftv1.RunResult{Workflow: "w"}, Error: "e", ErrorKind: "k"},
 		"PendingReview": weftclient.PendingReview{Chat: true, Review: &weftv1.ReviewRequest{Id: "r"}},

@@ -444,6 +444,7 @@ type DecideIn struct {
 	Data     any    `json:"data,omitempty" jsonschema:"edit: what replaces the proposal"`
 	Comment  string `json:"comment,omitempty" jsonschema:"why, for the run's record"`
 	Digest   string `json:"digest" jsonschema:"the review's digest as it was shown (review.digest): refused when its data changed since"`
+	Scope    string `json:"scope,omitempty" jsonschema:"run: an approve or reject of an agent's tool call that also decides the later calls of that tool in the run, without waiting (approve always, reject always)" weft:"enum=run"`
 }
 
 func decideReview(c *call, in DecideIn) (*weftv1.ReviewDecision, error) {
@@ -457,7 +458,7 @@ func decideReview(c *call, in DecideIn) (*weftv1.ReviewDecision, error) {
 	if len(errs) > 0 {
 		return nil, kindInvalid.problem("the decision is missing fields: see errors", errs...)
 	}
-	d := weftclient.Decision{ID: in.Review, Step: in.Step, Decision: in.Decision, Data: in.Data, Comment: in.Comment, Digest: in.Digest, By: c.caller()}
+	d := weftclient.Decision{ID: in.Review, Step: in.Step, Decision: in.Decision, Data: in.Data, Comment: in.Comment, Digest: in.Digest, Scope: in.Scope, By: c.caller()}
 	if err := d.Check(); err != nil {
 		return nil, invalid("/decision", err.Error())
 	}
