@@ -302,3 +302,32 @@ func TestReviewFormSelectsInTheGoSDKClient(t *testing.T) {
 	require.True(t, failed)
 	require.Contains(t, out, "does not match requested schema")
 }
+
+// TestElicitationOffersAlwaysOnAToolCall: a tool call's form has "for the rest of the run" (a
+// boolean), a review step's has not; ticked with edit, the answer is not recorded and the person
+// is told why (issue 44, item 5).
+func TestElicitationOffersAlwaysOnAToolCall(t *testing.T) {
+	call := &weftv1.ReviewRequest{Id: "helper/c1", Step: "helper", Kind: "tool_call", Tool: "ingest"}
+	step := &weftv1.ReviewRequest{Id: "check", Step: "check", Kind: "review"}
+	for _, tc := range []struct {
+		gate   *weftv1.ReviewRequest
+		always bool
+	}{{call, true}, {step, false}} {
+		params, err := elicitation(context.Background(), "run-1", tc.gate, "")
+		require.NoError(t, err)
+		b, err := json.Marshal(params.RequestedSchema)
+		require.NoError(t, err)
+		var schema struct {
+			Properties map[string]map[string]any `json:"properties"`
+		}
+		require.NoError(t, json.Unmarshal(b, &schema))
+		always, ok := schema.Properties["always"]
+		require.Equal(t, tc.always, ok, tc.gate.Id)
+		if ok {
+			require.Equal(t, "boolean", always["type"])
+			require.Contains(t, always["description"], "later calls of ingest")
+		}
+	}
+	note := New(Options{Version: "test"}).decide(context.Background(), nil, "run-1", call, map[string]any{"decision": "edit", "always": true})
+	require.Contains(t, note, `"for the rest of the run" is for approve or reject`)
+}
