@@ -55,6 +55,11 @@ const (
 // StoppedInFlight is the error of a step that was running when its run was cancelled.
 const StoppedInFlight = "cancelled: the run was cancelled"
 
+// ToolDrift begins the error of an agent tool call a replay (RunRequest.recorded_calls) did not
+// run because the recorded run made no call of that tool with those arguments: the model asked
+// for something the record cannot answer, which tells a tool's drift apart from the model's.
+const ToolDrift = "tool drift: not in the record"
+
 // HandoffToolPrefix names a handoff among an agent's tool calls: "handoff:NAME".
 const HandoffToolPrefix = "handoff:"
 

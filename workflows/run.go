@@ -32,6 +32,10 @@ type run struct {
 	// reuse holds outputs taken over from the run this one resumes (weft retry).
 	reuse       map[string]*structpb.Value
 	resumedFrom string
+	// recorded: a replay's recorded agent tool calls, by step (RunRequest.recorded_calls;
+	// replay.go); replayed counts the answers each step's calls took, by tool and arguments.
+	recorded map[string]*weftv1.RecordedCalls
+	replayed map[string]int
 	// origin and startedBy: who the definition came from (RunRequest.origin; "" the operator)
 	// and who started the run. A client's definition reaches only what the operator declared.
 	origin, startedBy string
@@ -161,6 +165,8 @@ func newRun(ctx workflow.Context, req *weftv1.RunRequest) (*run, error) {
 		files:       req.GetWorkflowFiles(),
 		reuse:       req.GetReuse(),
 		resumedFrom: req.GetResumedFrom(),
+		recorded:    req.GetRecordedCalls(),
+		replayed:    map[string]int{},
 		origin:      req.GetOrigin(),
 		startedBy:   req.GetStartedBy(),
 		checkedOnce: recorded,

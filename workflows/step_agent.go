@@ -404,6 +404,7 @@ func (r *run) toolCall(ctx workflow.Context, sr *stepRun, key string, iter, n in
 	var args map[string]any
 	var result any
 	errMsg := ""
+	verbatim, replayed := "", false // a replay's recorded answer (replay.go)
 	announced := false
 	announce := func() {
 		if !announced {
@@ -420,6 +421,8 @@ func (r *run) toolCall(ctx workflow.Context, sr *stepRun, key string, iter, n in
 			if rec.Status == runwire.StatusRunning {
 				rec.Status = runwire.StatusFailed
 			}
+		} else if replayed {
+			content, rec.Status = verbatim, runwire.StatusCompleted
 		} else {
 			j, _ := json.Marshal(result)
 			content = string(j)
@@ -482,7 +485,16 @@ func (r *run) toolCall(ctx workflow.Context, sr *stepRun, key string, iter, n in
 		return finish()
 	}
 	announce()
-	if _, transfer := tool.(handoffTool); !transfer && (cfg.approve["*"] || cfg.approve[tool.Name()] || needsApproval(tool)) {
+	_, transfer := tool.(handoffTool)
+	if answer, failed, ok := r.replayCall(sr, tool.Name(), args); ok && !transfer {
+		// a replay: the recorded answer, or tool drift; the call is neither approved nor run
+		verbatim, replayed = answer, !failed
+		if failed {
+			errMsg = answer
+		}
+		return finish()
+	}
+	if !transfer && (cfg.approve["*"] || cfg.approve[tool.Name()] || needsApproval(tool)) {
 		decision, rule, err := r.approveCall(ctx, sr, key+"/"+callID, tool, args)
 		// the tool's time starts after the decision; the wait for a person is reviewMs
 		decided := workflow.Now(ctx)

@@ -66,7 +66,13 @@ type RunRequest struct {
 	// declared on the worker. Child runs inherit it.
 	Origin string `protobuf:"bytes,10,opt,name=origin,proto3" json:"origin,omitempty"`
 	// The authenticated identity that started the run ("" when nobody authenticated).
-	StartedBy     string `protobuf:"bytes,11,opt,name=started_by,json=startedBy,proto3" json:"started_by,omitempty"`
+	StartedBy string `protobuf:"bytes,11,opt,name=started_by,json=startedBy,proto3" json:"started_by,omitempty"`
+	// A replay (weft eval's replay cases): the tool calls the recorded run's agent steps made, by
+	// step id. A call of such a step whose tool and arguments (canonical JSON) the record holds is
+	// answered with the recorded result or error instead of running; one it does not hold is not
+	// run and fails as tool drift (runwire.ToolDrift). Empty for every other run, which runs its
+	// tool calls as always.
+	RecordedCalls map[string]*RecordedCalls `protobuf:"bytes,12,rep,name=recorded_calls,json=recordedCalls,proto3" json:"recorded_calls,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -178,6 +184,59 @@ func (x *RunRequest) GetStartedBy() string {
 	return ""
 }
 
+func (x *RunRequest) GetRecordedCalls() map[string]*RecordedCalls {
+	if x != nil {
+		return x.RecordedCalls
+	}
+	return nil
+}
+
+// RecordedCalls are the tool calls an agent step of a recorded run made, in order (result: the
+// text the model read).
+type RecordedCalls struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Calls         []*ToolCall            `protobuf:"bytes,1,rep,name=calls,proto3" json:"calls,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RecordedCalls) Reset() {
+	*x = RecordedCalls{}
+	mi := &file_proto_weft_v1_weft_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RecordedCalls) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RecordedCalls) ProtoMessage() {}
+
+func (x *RecordedCalls) ProtoReflect() protoreflect.Message {
+	mi := &file_proto_weft_v1_weft_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RecordedCalls.ProtoReflect.Descriptor instead.
+func (*RecordedCalls) Descriptor() ([]byte, []int) {
+	return file_proto_weft_v1_weft_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *RecordedCalls) GetCalls() []*ToolCall {
+	if x != nil {
+		return x.Calls
+	}
+	return nil
+}
+
 // TokenUsage totals what provider calls consumed.
 type TokenUsage struct {
 	state            protoimpl.MessageState `protogen:"open.v1"`
@@ -196,7 +255,7 @@ type TokenUsage struct {
 
 func (x *TokenUsage) Reset() {
 	*x = TokenUsage{}
-	mi := &file_proto_weft_v1_weft_proto_msgTypes[1]
+	mi := &file_proto_weft_v1_weft_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -208,7 +267,7 @@ func (x *TokenUsage) String() string {
 func (*TokenUsage) ProtoMessage() {}
 
 func (x *TokenUsage) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_weft_v1_weft_proto_msgTypes[1]
+	mi := &file_proto_weft_v1_weft_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -221,7 +280,7 @@ func (x *TokenUsage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TokenUsage.ProtoReflect.Descriptor instead.
 func (*TokenUsage) Descriptor() ([]byte, []int) {
-	return file_proto_weft_v1_weft_proto_rawDescGZIP(), []int{1}
+	return file_proto_weft_v1_weft_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *TokenUsage) GetPromptTokens() int64 {
@@ -299,7 +358,7 @@ type ToolCall struct {
 
 func (x *ToolCall) Reset() {
 	*x = ToolCall{}
-	mi := &file_proto_weft_v1_weft_proto_msgTypes[2]
+	mi := &file_proto_weft_v1_weft_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -311,7 +370,7 @@ func (x *ToolCall) String() string {
 func (*ToolCall) ProtoMessage() {}
 
 func (x *ToolCall) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_weft_v1_weft_proto_msgTypes[2]
+	mi := &file_proto_weft_v1_weft_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -324,7 +383,7 @@ func (x *ToolCall) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolCall.ProtoReflect.Descriptor instead.
 func (*ToolCall) Descriptor() ([]byte, []int) {
-	return file_proto_weft_v1_weft_proto_rawDescGZIP(), []int{2}
+	return file_proto_weft_v1_weft_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *ToolCall) GetIteration() int32 {
@@ -474,7 +533,7 @@ type StepState struct {
 
 func (x *StepState) Reset() {
 	*x = StepState{}
-	mi := &file_proto_weft_v1_weft_proto_msgTypes[3]
+	mi := &file_proto_weft_v1_weft_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -486,7 +545,7 @@ func (x *StepState) String() string {
 func (*StepState) ProtoMessage() {}
 
 func (x *StepState) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_weft_v1_weft_proto_msgTypes[3]
+	mi := &file_proto_weft_v1_weft_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -499,7 +558,7 @@ func (x *StepState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StepState.ProtoReflect.Descriptor instead.
 func (*StepState) Descriptor() ([]byte, []int) {
-	return file_proto_weft_v1_weft_proto_rawDescGZIP(), []int{3}
+	return file_proto_weft_v1_weft_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *StepState) GetId() string {
@@ -685,7 +744,7 @@ type ReviewRequest struct {
 
 func (x *ReviewRequest) Reset() {
 	*x = ReviewRequest{}
-	mi := &file_proto_weft_v1_weft_proto_msgTypes[4]
+	mi := &file_proto_weft_v1_weft_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -697,7 +756,7 @@ func (x *ReviewRequest) String() string {
 func (*ReviewRequest) ProtoMessage() {}
 
 func (x *ReviewRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_weft_v1_weft_proto_msgTypes[4]
+	mi := &file_proto_weft_v1_weft_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -710,7 +769,7 @@ func (x *ReviewRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReviewRequest.ProtoReflect.Descriptor instead.
 func (*ReviewRequest) Descriptor() ([]byte, []int) {
-	return file_proto_weft_v1_weft_proto_rawDescGZIP(), []int{4}
+	return file_proto_weft_v1_weft_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *ReviewRequest) GetStep() string {
@@ -839,7 +898,7 @@ type ReviewDecision struct {
 
 func (x *ReviewDecision) Reset() {
 	*x = ReviewDecision{}
-	mi := &file_proto_weft_v1_weft_proto_msgTypes[5]
+	mi := &file_proto_weft_v1_weft_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -851,7 +910,7 @@ func (x *ReviewDecision) String() string {
 func (*ReviewDecision) ProtoMessage() {}
 
 func (x *ReviewDecision) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_weft_v1_weft_proto_msgTypes[5]
+	mi := &file_proto_weft_v1_weft_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -864,7 +923,7 @@ func (x *ReviewDecision) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReviewDecision.ProtoReflect.Descriptor instead.
 func (*ReviewDecision) Descriptor() ([]byte, []int) {
-	return file_proto_weft_v1_weft_proto_rawDescGZIP(), []int{5}
+	return file_proto_weft_v1_weft_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *ReviewDecision) GetStep() string {
@@ -947,7 +1006,7 @@ type Stage struct {
 
 func (x *Stage) Reset() {
 	*x = Stage{}
-	mi := &file_proto_weft_v1_weft_proto_msgTypes[6]
+	mi := &file_proto_weft_v1_weft_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -959,7 +1018,7 @@ func (x *Stage) String() string {
 func (*Stage) ProtoMessage() {}
 
 func (x *Stage) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_weft_v1_weft_proto_msgTypes[6]
+	mi := &file_proto_weft_v1_weft_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -972,7 +1031,7 @@ func (x *Stage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Stage.ProtoReflect.Descriptor instead.
 func (*Stage) Descriptor() ([]byte, []int) {
-	return file_proto_weft_v1_weft_proto_rawDescGZIP(), []int{6}
+	return file_proto_weft_v1_weft_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *Stage) GetSteps() []string {
@@ -1003,7 +1062,7 @@ type ExecutionState struct {
 
 func (x *ExecutionState) Reset() {
 	*x = ExecutionState{}
-	mi := &file_proto_weft_v1_weft_proto_msgTypes[7]
+	mi := &file_proto_weft_v1_weft_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1015,7 +1074,7 @@ func (x *ExecutionState) String() string {
 func (*ExecutionState) ProtoMessage() {}
 
 func (x *ExecutionState) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_weft_v1_weft_proto_msgTypes[7]
+	mi := &file_proto_weft_v1_weft_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1028,7 +1087,7 @@ func (x *ExecutionState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecutionState.ProtoReflect.Descriptor instead.
 func (*ExecutionState) Descriptor() ([]byte, []int) {
-	return file_proto_weft_v1_weft_proto_rawDescGZIP(), []int{7}
+	return file_proto_weft_v1_weft_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ExecutionState) GetWorkflow() string {
@@ -1115,7 +1174,7 @@ type RunResult struct {
 
 func (x *RunResult) Reset() {
 	*x = RunResult{}
-	mi := &file_proto_weft_v1_weft_proto_msgTypes[8]
+	mi := &file_proto_weft_v1_weft_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1127,7 +1186,7 @@ func (x *RunResult) String() string {
 func (*RunResult) ProtoMessage() {}
 
 func (x *RunResult) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_weft_v1_weft_proto_msgTypes[8]
+	mi := &file_proto_weft_v1_weft_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1140,7 +1199,7 @@ func (x *RunResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RunResult.ProtoReflect.Descriptor instead.
 func (*RunResult) Descriptor() ([]byte, []int) {
-	return file_proto_weft_v1_weft_proto_rawDescGZIP(), []int{8}
+	return file_proto_weft_v1_weft_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *RunResult) GetWorkflow() string {
@@ -1182,7 +1241,7 @@ var File_proto_weft_v1_weft_proto protoreflect.FileDescriptor
 
 const file_proto_weft_v1_weft_proto_rawDesc = "" +
 	"\n" +
-	"\x18proto/weft/v1/weft.proto\x12\aweft.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xf8\x05\n" +
+	"\x18proto/weft/v1/weft.proto\x12\aweft.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xa1\a\n" +
 	"\n" +
 	"RunRequest\x127\n" +
 	"\n" +
@@ -1199,7 +1258,8 @@ const file_proto_weft_v1_weft_proto_rawDesc = "" +
 	"\x06origin\x18\n" +
 	" \x01(\tR\x06origin\x12\x1d\n" +
 	"\n" +
-	"started_by\x18\v \x01(\tR\tstartedBy\x1aU\n" +
+	"started_by\x18\v \x01(\tR\tstartedBy\x12M\n" +
+	"\x0erecorded_calls\x18\f \x03(\v2&.weft.v1.RunRequest.RecordedCallsEntryR\rrecordedCalls\x1aU\n" +
 	"\x0eWorkflowsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12-\n" +
 	"\x05value\x18\x02 \x01(\v2\x17.google.protobuf.StructR\x05value:\x028\x01\x1aP\n" +
@@ -1209,7 +1269,12 @@ const file_proto_weft_v1_weft_proto_rawDesc = "" +
 	"\x05value\x18\x02 \x01(\v2\x16.google.protobuf.ValueR\x05value:\x028\x01\x1a@\n" +
 	"\x12WorkflowFilesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xdd\x01\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1aX\n" +
+	"\x12RecordedCallsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12,\n" +
+	"\x05value\x18\x02 \x01(\v2\x16.weft.v1.RecordedCallsR\x05value:\x028\x01\"8\n" +
+	"\rRecordedCalls\x12'\n" +
+	"\x05calls\x18\x01 \x03(\v2\x11.weft.v1.ToolCallR\x05calls\"\xdd\x01\n" +
 	"\n" +
 	"TokenUsage\x12#\n" +
 	"\rprompt_tokens\x18\x01 \x01(\x03R\fpromptTokens\x12+\n" +
@@ -1332,59 +1397,64 @@ func file_proto_weft_v1_weft_proto_rawDescGZIP() []byte {
 	return file_proto_weft_v1_weft_proto_rawDescData
 }
 
-var file_proto_weft_v1_weft_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
+var file_proto_weft_v1_weft_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
 var file_proto_weft_v1_weft_proto_goTypes = []any{
 	(*RunRequest)(nil),            // 0: weft.v1.RunRequest
-	(*TokenUsage)(nil),            // 1: weft.v1.TokenUsage
-	(*ToolCall)(nil),              // 2: weft.v1.ToolCall
-	(*StepState)(nil),             // 3: weft.v1.StepState
-	(*ReviewRequest)(nil),         // 4: weft.v1.ReviewRequest
-	(*ReviewDecision)(nil),        // 5: weft.v1.ReviewDecision
-	(*Stage)(nil),                 // 6: weft.v1.Stage
-	(*ExecutionState)(nil),        // 7: weft.v1.ExecutionState
-	(*RunResult)(nil),             // 8: weft.v1.RunResult
-	nil,                           // 9: weft.v1.RunRequest.WorkflowsEntry
-	nil,                           // 10: weft.v1.RunRequest.ReuseEntry
-	nil,                           // 11: weft.v1.RunRequest.WorkflowFilesEntry
-	(*structpb.Struct)(nil),       // 12: google.protobuf.Struct
-	(*structpb.Value)(nil),        // 13: google.protobuf.Value
-	(*timestamppb.Timestamp)(nil), // 14: google.protobuf.Timestamp
+	(*RecordedCalls)(nil),         // 1: weft.v1.RecordedCalls
+	(*TokenUsage)(nil),            // 2: weft.v1.TokenUsage
+	(*ToolCall)(nil),              // 3: weft.v1.ToolCall
+	(*StepState)(nil),             // 4: weft.v1.StepState
+	(*ReviewRequest)(nil),         // 5: weft.v1.ReviewRequest
+	(*ReviewDecision)(nil),        // 6: weft.v1.ReviewDecision
+	(*Stage)(nil),                 // 7: weft.v1.Stage
+	(*ExecutionState)(nil),        // 8: weft.v1.ExecutionState
+	(*RunResult)(nil),             // 9: weft.v1.RunResult
+	nil,                           // 10: weft.v1.RunRequest.WorkflowsEntry
+	nil,                           // 11: weft.v1.RunRequest.ReuseEntry
+	nil,                           // 12: weft.v1.RunRequest.WorkflowFilesEntry
+	nil,                           // 13: weft.v1.RunRequest.RecordedCallsEntry
+	(*structpb.Struct)(nil),       // 14: google.protobuf.Struct
+	(*structpb.Value)(nil),        // 15: google.protobuf.Value
+	(*timestamppb.Timestamp)(nil), // 16: google.protobuf.Timestamp
 }
 var file_proto_weft_v1_weft_proto_depIdxs = []int32{
-	12, // 0: weft.v1.RunRequest.definition:type_name -> google.protobuf.Struct
-	12, // 1: weft.v1.RunRequest.inputs:type_name -> google.protobuf.Struct
-	12, // 2: weft.v1.RunRequest.defaults:type_name -> google.protobuf.Struct
-	9,  // 3: weft.v1.RunRequest.workflows:type_name -> weft.v1.RunRequest.WorkflowsEntry
-	10, // 4: weft.v1.RunRequest.reuse:type_name -> weft.v1.RunRequest.ReuseEntry
-	11, // 5: weft.v1.RunRequest.workflow_files:type_name -> weft.v1.RunRequest.WorkflowFilesEntry
-	13, // 6: weft.v1.ToolCall.arguments:type_name -> google.protobuf.Value
-	13, // 7: weft.v1.ToolCall.result:type_name -> google.protobuf.Value
-	14, // 8: weft.v1.StepState.started_at:type_name -> google.protobuf.Timestamp
-	14, // 9: weft.v1.StepState.finished_at:type_name -> google.protobuf.Timestamp
-	13, // 10: weft.v1.StepState.output:type_name -> google.protobuf.Value
-	2,  // 11: weft.v1.StepState.tool_calls:type_name -> weft.v1.ToolCall
-	1,  // 12: weft.v1.StepState.usage:type_name -> weft.v1.TokenUsage
-	13, // 13: weft.v1.ReviewRequest.data:type_name -> google.protobuf.Value
-	14, // 14: weft.v1.ReviewRequest.requested_at:type_name -> google.protobuf.Timestamp
-	14, // 15: weft.v1.ReviewRequest.deadline:type_name -> google.protobuf.Timestamp
-	13, // 16: weft.v1.ReviewRequest.schema:type_name -> google.protobuf.Value
-	13, // 17: weft.v1.ReviewDecision.data:type_name -> google.protobuf.Value
-	6,  // 18: weft.v1.ExecutionState.plan:type_name -> weft.v1.Stage
-	3,  // 19: weft.v1.ExecutionState.steps:type_name -> weft.v1.StepState
-	4,  // 20: weft.v1.ExecutionState.pending_reviews:type_name -> weft.v1.ReviewRequest
-	1,  // 21: weft.v1.ExecutionState.usage:type_name -> weft.v1.TokenUsage
-	14, // 22: weft.v1.ExecutionState.started_at:type_name -> google.protobuf.Timestamp
-	13, // 23: weft.v1.ExecutionState.output:type_name -> google.protobuf.Value
-	13, // 24: weft.v1.RunResult.output:type_name -> google.protobuf.Value
-	3,  // 25: weft.v1.RunResult.steps:type_name -> weft.v1.StepState
-	1,  // 26: weft.v1.RunResult.usage:type_name -> weft.v1.TokenUsage
-	12, // 27: weft.v1.RunRequest.WorkflowsEntry.value:type_name -> google.protobuf.Struct
-	13, // 28: weft.v1.RunRequest.ReuseEntry.value:type_name -> google.protobuf.Value
-	29, // [29:29] is the sub-list for method output_type
-	29, // [29:29] is the sub-list for method input_type
-	29, // [29:29] is the sub-list for extension type_name
-	29, // [29:29] is the sub-list for extension extendee
-	0,  // [0:29] is the sub-list for field type_name
+	14, // 0: weft.v1.RunRequest.definition:type_name -> google.protobuf.Struct
+	14, // 1: weft.v1.RunRequest.inputs:type_name -> google.protobuf.Struct
+	14, // 2: weft.v1.RunRequest.defaults:type_name -> google.protobuf.Struct
+	10, // 3: weft.v1.RunRequest.workflows:type_name -> weft.v1.RunRequest.WorkflowsEntry
+	11, // 4: weft.v1.RunRequest.reuse:type_name -> weft.v1.RunRequest.ReuseEntry
+	12, // 5: weft.v1.RunRequest.workflow_files:type_name -> weft.v1.RunRequest.WorkflowFilesEntry
+	13, // 6: weft.v1.RunRequest.recorded_calls:type_name -> weft.v1.RunRequest.RecordedCallsEntry
+	3,  // 7: weft.v1.RecordedCalls.calls:type_name -> weft.v1.ToolCall
+	15, // 8: weft.v1.ToolCall.arguments:type_name -> google.protobuf.Value
+	15, // 9: weft.v1.ToolCall.result:type_name -> google.protobuf.Value
+	16, // 10: weft.v1.StepState.started_at:type_name -> google.protobuf.Timestamp
+	16, // 11: weft.v1.StepState.finished_at:type_name -> google.protobuf.Timestamp
+	15, // 12: weft.v1.StepState.output:type_name -> google.protobuf.Value
+	3,  // 13: weft.v1.StepState.tool_calls:type_name -> weft.v1.ToolCall
+	2,  // 14: weft.v1.StepState.usage:type_name -> weft.v1.TokenUsage
+	15, // 15: weft.v1.ReviewRequest.data:type_name -> google.protobuf.Value
+	16, // 16: weft.v1.ReviewRequest.requested_at:type_name -> google.protobuf.Timestamp
+	16, // 17: weft.v1.ReviewRequest.deadline:type_name -> google.protobuf.Timestamp
+	15, // 18: weft.v1.ReviewRequest.schema:type_name -> google.protobuf.Value
+	15, // 19: weft.v1.ReviewDecision.data:type_name -> google.protobuf.Value
+	7,  // 20: weft.v1.ExecutionState.plan:type_name -> weft.v1.Stage
+	4,  // 21: weft.v1.ExecutionState.steps:type_name -> weft.v1.StepState
+	5,  // 22: weft.v1.ExecutionState.pending_reviews:type_name -> weft.v1.ReviewRequest
+	2,  // 23: weft.v1.ExecutionState.usage:type_name -> weft.v1.TokenUsage
+	16, // 24: weft.v1.ExecutionState.started_at:type_name -> google.protobuf.Timestamp
+	15, // 25: weft.v1.ExecutionState.output:type_name -> google.protobuf.Value
+	15, // 26: weft.v1.RunResult.output:type_name -> google.protobuf.Value
+	4,  // 27: weft.v1.RunResult.steps:type_name -> weft.v1.StepState
+	2,  // 28: weft.v1.RunResult.usage:type_name -> weft.v1.TokenUsage
+	14, // 29: weft.v1.RunRequest.WorkflowsEntry.value:type_name -> google.protobuf.Struct
+	15, // 30: weft.v1.RunRequest.ReuseEntry.value:type_name -> google.protobuf.Value
+	1,  // 31: weft.v1.RunRequest.RecordedCallsEntry.value:type_name -> weft.v1.RecordedCalls
+	32, // [32:32] is the sub-list for method output_type
+	32, // [32:32] is the sub-list for method input_type
+	32, // [32:32] is the sub-list for extension type_name
+	32, // [32:32] is the sub-list for extension extendee
+	0,  // [0:32] is the sub-list for field type_name
 }
 
 func init() { file_proto_weft_v1_weft_proto_init() }
@@ -1398,7 +1468,7 @@ func file_proto_weft_v1_weft_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_proto_weft_v1_weft_proto_rawDesc), len(file_proto_weft_v1_weft_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   12,
+			NumMessages:   14,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
