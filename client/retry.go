@@ -186,6 +186,8 @@ type restart struct {
 	ID, Origin, StartedBy string
 	// Suffix names the kind of restart in the default id: RUN-SUFFIX-RANDOM.
 	Suffix string
+	// Recorded are a replay's recorded agent tool calls (RunRequest.recorded_calls).
+	Recorded map[string]*weftv1.RecordedCalls
 }
 
 // startAgain starts w as a new run of the old run's request: its inputs, defaults, workflows,
@@ -198,6 +200,7 @@ func (c *Client) startAgain(ctx context.Context, runID string, old *weftv1.RunRe
 		return nil, &InvalidError{Err: err}
 	}
 	req.Workflows, req.WorkflowFiles, req.Reuse, req.ResumedFrom = old.Workflows, old.WorkflowFiles, reuse, runID
+	req.RecordedCalls = o.Recorded
 	req.Origin, req.StartedBy = old.GetOrigin(), o.StartedBy
 	if o.Origin != OriginOperator {
 		req.Origin = o.Origin
