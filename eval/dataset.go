@@ -26,6 +26,9 @@ import (
 type Case struct {
 	Name   string         `json:"name"`
 	Inputs map[string]any `json:"inputs"`
+	// Replay names a recorded run the case re-runs (replay.go): its inputs, its model steps
+	// live, everything else from the record. A replay case has no inputs of its own.
+	Replay string `json:"replay,omitempty"`
 	// Reviews decide the run's reviews: keyed by a review's id ("approval", "each[1]",
 	// "agent/call_1"), by its step, or "*" for every review the other keys do not name. A run
 	// that waits for a review the case does not decide fails the case (and is cancelled).
@@ -82,8 +85,20 @@ type Expect struct {
 	Min   json.RawMessage `json:"min,omitempty"`
 	Judge json.RawMessage `json:"judge,omitempty"`
 	// Error expects the run to fail with a message that contains it (a rejected review:
-	// "rejected"); the other graders read the output of a run that completes, so it stands alone.
+	// "rejected"); the output graders read the output of a run that completes, so it stands
+	// alone (the trajectory graders may go with it).
 	Error string `json:"error,omitempty"`
+	// The trajectory graders (trajectory.go) read the run's tool calls. Tools: the set of tools
+	// called is this one ([]: none was called).
+	Tools []string `json:"tools,omitzero"`
+	// ToolOrder: these tools were called in this order (others between them allowed), or
+	// {"order": [...], "exact": true}: the calls are these, in this order.
+	ToolOrder json.RawMessage `json:"toolOrder,omitempty"`
+	// MaxToolCalls: at most this many tool calls.
+	MaxToolCalls *int `json:"maxToolCalls,omitempty"`
+	// Step: the trajectory graders read this step's tool calls (default: every step's, in the
+	// steps' order).
+	Step string `json:"step,omitempty"`
 }
 
 // outputGraders says whether x grades an output.
@@ -106,10 +121,16 @@ func ReadDataset(r io.Reader, file string) ([]Case, error) {
 		dec := json.NewDecoder(bytes.NewReader(line))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&c); err != nil {
-			return nil, fmt.Errorf("%s:%d: %w (a line is {\"name\", \"inputs\", \"reviews\": {STEP|ID|\"*\": {decision, data, comment}}, \"expect\": {equals|contains|matches|schema|max|min|judge|error, path}})", file, n, err)
+			return nil, fmt.Errorf("%s:%d: %w (a line is {\"name\", \"inputs\" or \"replay\": RUN, \"reviews\": {STEP|ID|\"*\": {decision, data, comment}}, \"expect\": {equals|contains|matches|schema|max|min|judge|error, path, tools|toolOrder|maxToolCalls, step}})", file, n, err)
+		}
+		if c.Replay != "" && c.Inputs != nil {
+			return nil, fmt.Errorf("%s:%d: case %q: a replay case runs with the inputs of run %s: remove \"inputs\" (or \"replay\", to run these inputs afresh)", file, n, c.Name, c.Replay)
 		}
 		if c.Name == "" {
 			c.Name = fmt.Sprintf("line-%d", n)
+			if c.Replay != "" {
+				c.Name = c.Replay
+			}
 		}
 		if prev, dup := seen[c.Name]; dup {
 			return nil, fmt.Errorf("%s:%d: case %q is named on line %d too: names must be unique (reports compare cases by name)", file, n, c.Name, prev)
@@ -210,6 +231,17 @@ func CheckReviews(file, workflow string, cases []Case, steps []string) error {
 func (x Expect) check() error {
 	if x.Error != "" && x.outputGraders() {
 		return errors.New(`error: a run that fails has no output to grade: give "error" alone, or the other graders for a run that completes`)
+	}
+	if x.Step != "" && !x.trajectoryGraders() {
+		return errors.New(`step: names the step whose tool calls tools, toolOrder and maxToolCalls read: give one of them, or remove "step"`)
+	}
+	if len(x.ToolOrder) > 0 {
+		if _, err := x.toolOrder(); err != nil {
+			return err
+		}
+	}
+	if x.MaxToolCalls != nil && *x.MaxToolCalls < 0 {
+		return fmt.Errorf("maxToolCalls %d: give 0 or more", *x.MaxToolCalls)
 	}
 	if x.Matches != "" {
 		if _, err := regexp.Compile(x.Matches); err != nil {

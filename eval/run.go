@@ -50,11 +50,15 @@ type Options struct {
 	// Judge is the judge grader's workflow (JudgeWorkflow), run on the same queue; nil fails
 	// every judge grader ("no judge").
 	Judge *dsl.Workflow
+	// Model is the model a replay case's model steps run with ("": the definition's).
+	Model string
 }
 
 // Run runs every case through w on c's task queue, at most o.Concurrency at a time, deciding the
 // reviews each run waits for as its case says, and grades them. Every case ends its run: a case
-// that stops first (a review it does not decide, its timeout, ctx ending) cancels it.
+// that stops first (a review it does not decide, its timeout, ctx ending) cancels it. A replay
+// case re-runs its recorded run (replay.go) with w's definition, or its own when w is nil (w may
+// be nil only when every case is a replay).
 func Run(ctx context.Context, c *weftclient.Client, w *dsl.Workflow, cases []Case, o Options) *report.Report {
 	if o.Concurrency < 1 {
 		o.Concurrency = 1
@@ -63,7 +67,10 @@ func Run(ctx context.Context, c *weftclient.Client, w *dsl.Workflow, cases []Cas
 		o.CaseTimeout = DefaultCaseTimeout
 	}
 	start := time.Now()
-	rep := &report.Report{Workflow: w.Def.Name, StartedAt: start.UTC(), Concurrency: o.Concurrency, Cases: make([]report.Case, len(cases))}
+	rep := &report.Report{StartedAt: start.UTC(), Concurrency: o.Concurrency, Cases: make([]report.Case, len(cases))}
+	if w != nil {
+		rep.Workflow = w.Def.Name
+	}
 	r := &runner{c: c, w: w, o: o}
 	if o.Judge != nil {
 		r.judge = r.runJudge
@@ -124,19 +131,42 @@ func (r *runner) runCase(ctx context.Context, cs Case) report.Case {
 	res := report.Case{Name: cs.Name, Inputs: cs.Inputs, Grades: []report.Grade{}}
 	res.Expect, _ = json.Marshal(cs.Expect)
 	t0 := time.Now()
-	run, err := r.c.Start(cctx, r.w, weftclient.StartOptions{Inputs: cs.Inputs, Source: r.o.Source})
+	var (
+		run  *weftclient.Run
+		rec  *weftclient.Recording
+		plan *weftclient.ReplayPlan
+		err  error
+	)
+	if cs.Replay != "" {
+		rec, run, plan, err = r.startReplay(cctx, cs)
+		if rec != nil {
+			res.Inputs = rec.Request.GetInputs().AsMap()
+		}
+	} else {
+		run, err = r.c.Start(cctx, r.w, weftclient.StartOptions{Inputs: cs.Inputs, Source: r.o.Source})
+	}
 	if err == nil {
 		res.RunID = run.ID
 		err = r.followCase(ctx, cctx, cs, t0, &res)
 	}
+	var e *weftclient.Execution
 	if res.RunID != "" {
 		// what the case's run used, whether it completed, failed or was cancelled: the
 		// run's usage ledger, as every surface shows it
-		res.Tokens, res.CostUSD = runUsage(ctx, r.c, res.RunID)
+		e = finalExecution(ctx, r.c, res.RunID)
+		if e != nil {
+			res.Tokens, res.CostUSD = e.Usage.Tokens, e.Usage.CostUSD
+		}
+	}
+	if plan != nil {
+		res.Replay = replayReport(rec, plan, e)
 	}
 	if err != nil {
 		res.Error = err.Error()
 		return res
+	}
+	if cs.Expect.trajectoryGraders() {
+		res.Grades = append(res.Grades, GradeTrajectory(cs.Expect, e)...)
 	}
 	res.Pass = true
 	for _, g := range res.Grades {
@@ -181,16 +211,17 @@ func (r *runner) followCase(ctx, cctx context.Context, cs Case, t0 time.Time, re
 	return nil
 }
 
-// runUsage is what run id used (weftclient.Usage's Tokens and CostUSD), read from the run
-// once it has ended; 0 when it cannot be read.
-func runUsage(ctx context.Context, c *weftclient.Client, id string) (int64, float64) {
-	var u weftclient.Usage
+// finalExecution is run id as it ended (its usage ledger, its steps' outputs and tool calls):
+// read once it has closed; the last answer when it does not close soon, nil when it cannot
+// be read.
+func finalExecution(ctx context.Context, c *weftclient.Client, id string) *weftclient.Execution {
+	var last *weftclient.Execution
 	for range 50 { // a cancelled run closes soon after the request: its state then is final
 		e, err := c.Execution(ctx, id)
 		if err != nil {
-			return u.Tokens, u.CostUSD
+			return last
 		}
-		u = e.Usage
+		last = e
 		if e.Closed || ctx.Err() != nil {
 			break
 		}
@@ -199,7 +230,7 @@ func runUsage(ctx context.Context, c *weftclient.Client, id string) (int64, floa
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
-	return u.Tokens, u.CostUSD
+	return last
 }
 
 // follow follows run id until it ends, deciding each review it waits for as the case says
@@ -303,6 +334,17 @@ func summarize(cases []report.Case) report.Summary {
 		s.Tokens += c.Tokens
 		s.CostUSD += c.CostUSD
 		lat = append(lat, c.LatencyMs)
+	}
+	for _, c := range cases {
+		if c.Replay != nil {
+			s.Replayed++
+			if len(c.Replay.Changed) > 0 {
+				s.ModelChanged++
+			}
+			if len(c.Replay.Drift) > 0 {
+				s.Drifted++
+			}
+		}
 	}
 	s.Failed = s.Cases - s.Passed
 	if s.Cases > 0 {

@@ -65,6 +65,8 @@ type Case struct {
 	// Reviews are the decisions sent to the run's reviews, in order.
 	Reviews []Review `json:"reviews,omitempty"`
 	Grades  []Grade  `json:"grades"`
+	// Replay is what a replay case (one that re-runs a recorded run) changed; nil for others.
+	Replay *Replay `json:"replay,omitempty"`
 }
 
 // Summary adds the cases up.
@@ -82,6 +84,56 @@ type Summary struct {
 	JudgeTokens  int64   `json:"judgeTokens,omitempty"`
 	JudgeCostUSD float64 `json:"judgeCostUsd,omitempty"`
 	DurationMs   int64   `json:"durationMs"`
+	// Replayed counts the replay cases; ModelChanged those in which a model step answered
+	// differently from the record; Drifted those in which a tool call went off the record.
+	Replayed     int `json:"replayed,omitempty"`
+	ModelChanged int `json:"modelChanged,omitempty"`
+	Drifted      int `json:"drifted,omitempty"`
+}
+
+// Replay is what a replay case did: the recorded run it re-ran with its model steps live (with
+// Model, when one was given) and everything else from the record.
+type Replay struct {
+	// From is the recorded run.
+	From  string `json:"from"`
+	Model string `json:"model,omitempty"`
+	// Reused are the steps whose recorded output was taken; Live those that ran, and why.
+	Reused []string     `json:"reused"`
+	Live   []ReplayStep `json:"live"`
+	// RecordedCalls is how many agent tool calls the record held; FromRecord how many of the
+	// replay's calls it answered.
+	RecordedCalls int `json:"recordedCalls"`
+	FromRecord    int `json:"fromRecord"`
+	// Changed are the model steps that answered differently from the record.
+	Changed []ModelChange `json:"changed"`
+	// Drift is what went off the record: a tool call the record does not hold (not run: the
+	// model was told so), or a step the record has no output for that ran live.
+	Drift []Drift `json:"drift"`
+}
+
+// ReplayStep is a step a replay ran, and why (a model step, computed from its inputs, its
+// definition changed, the record has no output for it).
+type ReplayStep struct {
+	ID  string `json:"id"`
+	Why string `json:"why"`
+}
+
+// ModelChange is a model step's answer in the record (Was) and in the replay (Now): its text or
+// JSON, and for an agent the tools it called, in order.
+type ModelChange struct {
+	Step     string   `json:"step"`
+	Was      string   `json:"was"`
+	Now      string   `json:"now"`
+	WasTools []string `json:"wasTools,omitempty"`
+	NowTools []string `json:"nowTools,omitempty"`
+}
+
+// Drift is one thing a replay could not take from the record.
+type Drift struct {
+	Step      string `json:"step"`
+	Tool      string `json:"tool,omitempty"`
+	Arguments any    `json:"arguments,omitempty"`
+	Why       string `json:"why"`
 }
 
 // Comparison is a report against a baseline report.
