@@ -24,15 +24,18 @@ func callKey(tool string, args any) string {
 // answer: content, the text the model read then, or failed with content the recorded error;
 // calls with the same tool and arguments take the recorded ones in order, and one past them the
 // last. A call the record does not hold is not run: it fails as tool drift.
-func (r *run) replayCall(sr *stepRun, tool string, args map[string]any) (content string, failed, ok bool) {
+func (r *run) replayCall(sr *stepRun, t agentTool, args map[string]any) (content string, failed, ok bool) {
+	tool := t.Name()
 	rec, ok := r.recorded[sr.cs.ID]
 	if !ok || strings.HasPrefix(tool, runwire.HandoffToolPrefix) {
 		return "", false, false
 	}
-	key := callKey(tool, args)
+	// a record holds the arguments as they ran: with the tool's canonical names and the
+	// workflow's defaults (registryTool.Call)
+	key, ran := callKey(tool, args), callKey(tool, r.ranWith(t, args))
 	var same []int
 	for i, c := range rec.GetCalls() {
-		if c.GetTool() == tool && callKey(tool, c.GetArguments().AsInterface()) == key {
+		if k := callKey(tool, c.GetArguments().AsInterface()); c.GetTool() == tool && (k == key || k == ran) {
 			same = append(same, i)
 		}
 	}
@@ -51,4 +54,25 @@ func (r *run) replayCall(sr *stepRun, tool string, args map[string]any) (content
 	}
 	b, _ := json.Marshal(c.GetResult().AsInterface())
 	return string(b), false, true
+}
+
+// ranWith is args as tool t runs them (registryTool.Call: the session's scope, the canonical
+// names, the workflow's defaults), on a copy; args themselves for other tools.
+func (r *run) ranWith(t agentTool, args map[string]any) any {
+	rt, ok := t.(registryTool)
+	if !ok {
+		return args
+	}
+	cp := make(map[string]any, len(args))
+	//workflowcheck:ignore the result does not depend on map order (copied)
+	for k, v := range args {
+		cp[k] = v
+	}
+	scoped, err := rt.withScope(cp)
+	if err != nil {
+		return args
+	}
+	canon, _ := rt.spec.Canonical(scoped)
+	r.fillDefaults(rt.spec, canon)
+	return canon
 }

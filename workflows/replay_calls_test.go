@@ -14,7 +14,8 @@ import (
 // eval's replay) answers a call whose tool and arguments the record holds with the recorded text
 // (the tool does not run, its approval is not asked), in the record's order for repeated calls,
 // and fails a call the record does not hold as tool drift without running it; the model's turns
-// run for real.
+// run for real. A recorded call matches by the model's arguments or by those it ran with (the
+// workflow's defaults filled in).
 func TestReplayAnswersToolCallsFromTheRecord(t *testing.T) {
 	h := newHarness(t)
 	m := &scriptedModel{answers: []func(map[string]any) map[string]any{
@@ -30,12 +31,15 @@ func TestReplayAnswersToolCallsFromTheRecord(t *testing.T) {
 	}
 	ingestArgs, err := structpb.NewValue(map[string]any{"source": "a.md", "text": "x"})
 	require.NoError(t, err)
+	ranWith, err := structpb.NewValue(map[string]any{"query": "rate limits", "collection": "docs"})
+	require.NoError(t, err)
 	req := request(t, agentFlow, nil)
 	req.ResumedFrom = "run-1"
 	req.RecordedCalls = map[string]*weftv1.RecordedCalls{"helper": {Calls: []*weftv1.ToolCall{
 		{Tool: "search", Arguments: args("rate limits"), Result: structpb.NewStringValue(`{"results":["first"]}`)},
 		{Tool: "ingest", Arguments: ingestArgs, Error: "the store said no"},
-		{Tool: "search", Arguments: args("rate limits"), Result: structpb.NewStringValue(`{"results":["second"]}`)},
+		// recorded as it ran: with the workflow's default collection
+		{Tool: "search", Arguments: ranWith, Result: structpb.NewStringValue(`{"results":["second"]}`)},
 	}}}
 	h.env.ExecuteWorkflow(runwire.WorkflowType, req)
 	require.True(t, h.env.IsWorkflowCompleted())

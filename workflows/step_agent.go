@@ -486,7 +486,7 @@ func (r *run) toolCall(ctx workflow.Context, sr *stepRun, key string, iter, n in
 	}
 	announce()
 	_, transfer := tool.(handoffTool)
-	if answer, failed, ok := r.replayCall(sr, tool.Name(), args); ok && !transfer {
+	if answer, failed, ok := r.replayCall(sr, tool, args); ok && !transfer {
 		// a replay: the recorded answer, or tool drift; the call is neither approved nor run
 		verbatim, replayed = answer, !failed
 		if failed {
