@@ -1,6 +1,7 @@
 package starter
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,6 +18,8 @@ import (
 	weftclient "github.com/weftworks/weft/client"
 	"github.com/weftworks/weft/eval"
 	"github.com/weftworks/weft/eval/report"
+	"github.com/weftworks/weft/internal/english"
+	"github.com/weftworks/weft/workflows/dsl"
 )
 
 // `weft eval` is a thin command over package eval (the engine): its flags, printing the report,
@@ -31,12 +34,16 @@ type evalOptions struct {
 	concurrency int
 	judgeModel  string
 	timeout     time.Duration
+	replayRuns  []string
+	replaySince time.Duration
+	replayLimit int
+	model       string
 }
 
 func newEvalCommand() *cobra.Command {
 	var o evalOptions
 	cmd := &cobra.Command{
-		Use:   "eval FILE|TEMPLATE --dataset DATA.jsonl",
+		Use:   "eval [FILE|TEMPLATE] --dataset DATA.jsonl | --replay-runs ID,ID | --replay-since 24h",
 		Short: "Run a dataset of cases through a workflow and grade the outputs",
 		Long: "Each line of the dataset is {\"name\", \"inputs\", \"expect\"}: the inputs run through the workflow on the\n" +
 			"workers of the task queue (the real interpreter and the configured model), and expect's graders\n" +
@@ -58,9 +65,26 @@ func newEvalCommand() *cobra.Command {
 			"\"cancelled\" says why.\n\n" +
 			"Every report is also kept in --reports-dir (default " + report.DefaultDir + "), where the console's Evals\n" +
 			"page lists them. A report that cannot be kept there (or written to --report) is a warning: the\n" +
-			"results are printed first, and the exit status is the cases'.",
-		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return o.run(cmd, args[0]) },
+			"results are printed first, and the exit status is the cases'.\n\n" +
+			"Replays: a case {\"replay\": RUN} (or --replay-runs ID,ID, --replay-since 24h for FILE's runs that\n" +
+			"completed since) re-runs a recorded run with its inputs: its model steps (llm, generate, an agent's\n" +
+			"model turns) run for real, with --model or FILE's changed prompts (FILE: a changed definition,\n" +
+			"steps matched by id; without it, the run's own), while every other step's output and every agent\n" +
+			"tool call's result come from the record (steps computed from their inputs, such as template, are\n" +
+			"computed again). A tool call the record does not hold (the same tool, the same arguments) is not\n" +
+			"run: the model is told \"tool drift: not in the record\" as the tool's error. Per case the report\n" +
+			"says which model answers changed and what went off the record, so a model regression is told\n" +
+			"apart from tool drift. Trajectory graders read the run's tool calls: \"tools\" (the set called),\n" +
+			"\"toolOrder\" (in this order; {\"order\", \"exact\": true} for exactly these), \"maxToolCalls\",\n" +
+			"on \"step\" or the whole run.",
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			arg := ""
+			if len(args) == 1 {
+				arg = args[0]
+			}
+			return o.run(cmd, arg)
+		},
 	}
 	o.conn.register(cmd)
 	cmd.Flags().StringVar(&o.dataset, "dataset", "", "the cases, one JSON object per line (required)")
@@ -71,36 +95,68 @@ func newEvalCommand() *cobra.Command {
 	cmd.Flags().IntVar(&o.concurrency, "concurrency", 4, "cases run at the same time")
 	cmd.Flags().StringVar(&o.judgeModel, "judge-model", "", "model of the judge grader (default: the worker's chat model)")
 	cmd.Flags().DurationVar(&o.timeout, "case-timeout", eval.DefaultCaseTimeout, "how long one case may run")
+	cmd.Flags().StringSliceVar(&o.replayRuns, "replay-runs", nil, "replay these recorded runs (completed ones), one case each")
+	cmd.Flags().DurationVar(&o.replaySince, "replay-since", 0, "replay FILE's runs that completed and started within this long ago (24h)")
+	cmd.Flags().IntVar(&o.replayLimit, "replay-limit", 20, "with --replay-since: replay at most this many runs, newest first")
+	cmd.Flags().StringVar(&o.model, "model", "", "the model of the replay cases' model steps (default: the definition's)")
 	return cmd
 }
 
 func (o *evalOptions) run(cmd *cobra.Command, arg string) error {
-	if o.dataset == "" {
-		return invalid(errors.New("weft eval: --dataset DATA.jsonl is required"))
-	}
-	if o.concurrency < 1 {
+	replaying := len(o.replayRuns) > 0 || o.replaySince > 0
+	switch {
+	case o.dataset == "" && !replaying:
+		return invalid(errors.New("weft eval: --dataset DATA.jsonl is required (or --replay-runs ID,ID, --replay-since 24h)"))
+	case o.concurrency < 1:
 		return invalid(fmt.Errorf("--concurrency %d: run at least 1 case at a time", o.concurrency))
+	case o.replaySince < 0:
+		return invalid(fmt.Errorf("--replay-since %s: give how long ago, such as 24h", o.replaySince))
+	case o.replaySince > 0 && arg == "":
+		return invalid(errors.New("--replay-since replays the runs of a workflow: name it (weft eval FILE|TEMPLATE --replay-since 24h)"))
+	case o.replaySince > 0 && o.replayLimit < 1:
+		return invalid(fmt.Errorf("--replay-limit %d: replay at least 1 run", o.replayLimit))
 	}
-	w, err := loadWorkflow(arg)
-	if err != nil {
-		return err
+	var w *dsl.Workflow
+	if arg != "" {
+		var err error
+		if w, err = loadWorkflow(arg); err != nil {
+			return err
+		}
 	}
-	f, err := os.Open(o.dataset)
-	if err != nil {
-		return invalid(fmt.Errorf("dataset: %w", err))
-	}
-	cases, err := eval.ReadDataset(f, o.dataset)
-	f.Close()
-	if err != nil {
-		return invalid(err)
-	}
-	if steps, known := eval.ReviewSteps(w, weftclient.SourceResolver(arg)); known {
-		if err := eval.CheckReviews(o.dataset, w.Def.Name, cases, steps); err != nil {
+	cases := eval.ReplayCases(o.replayRuns)
+	if o.dataset != "" {
+		f, err := os.Open(o.dataset)
+		if err != nil {
+			return invalid(fmt.Errorf("dataset: %w", err))
+		}
+		read, err := eval.ReadDataset(f, o.dataset)
+		f.Close()
+		if err != nil {
 			return invalid(err)
+		}
+		cases = append(read, cases...)
+	}
+	replays := 0
+	for _, c := range cases {
+		if c.Replay != "" {
+			replays++
+		} else if w == nil {
+			return invalid(fmt.Errorf("%s: case %q runs inputs through a workflow: name it (weft eval FILE|TEMPLATE --dataset %s), or make every case a replay", o.dataset, c.Name, o.dataset))
+		}
+	}
+	if o.model != "" && replays == 0 && o.replaySince == 0 {
+		return invalid(errors.New("--model changes the model of replay cases, and there is none: add {\"replay\": RUN} cases, --replay-runs or --replay-since"))
+	}
+	if w != nil {
+		if steps, known := eval.ReviewSteps(w, weftclient.SourceResolver(arg)); known {
+			if err := eval.CheckReviews(o.dataset, w.Def.Name, cases, steps); err != nil {
+				return invalid(err)
+			}
 		}
 	}
 	var base *report.Report
 	if o.baseline != "" {
+		var err error
 		if base, err = readBaseline(o.baseline); err != nil {
 			return invalid(err)
 		}
@@ -112,8 +168,21 @@ func (o *evalOptions) run(cmd *cobra.Command, arg string) error {
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return o.conn.with(ctx, func(c *weftclient.Client) error {
-		rep := eval.Run(ctx, c, w, cases, eval.Options{Source: arg, Concurrency: o.concurrency, CaseTimeout: o.timeout, Judge: judge})
+		if o.replaySince > 0 {
+			since, err := eval.ReplaySince(ctx, c, w.Def.Name, time.Now().Add(-o.replaySince), o.replayLimit)
+			if err != nil {
+				return err
+			}
+			cases = append(cases, since...)
+		}
+		rep := eval.Run(ctx, c, w, cases, eval.Options{Source: arg, Concurrency: o.concurrency, CaseTimeout: o.timeout, Judge: judge, Model: o.model})
 		rep.Dataset = o.dataset
+		if rep.Dataset == "" {
+			rep.Dataset = "replays"
+		}
+		if rep.Workflow == "" {
+			rep.Workflow = replayedWorkflow(ctx, c, cases)
+		}
 		if base != nil {
 			rep.Baseline = eval.Compare(base, rep)
 			rep.Baseline.File = o.baseline
@@ -195,6 +264,7 @@ func printEval(out io.Writer, r *report.Report) {
 		if c.Error != "" {
 			fmt.Fprintf(out, "        error: %s\n", c.Error)
 		}
+		printReplay(out, c.Replay)
 		for _, g := range c.Grades {
 			if !g.Pass {
 				fmt.Fprintf(out, "        %s: %s\n", g.Grader, g.Detail)
@@ -204,6 +274,9 @@ func printEval(out io.Writer, r *report.Report) {
 	s := r.Summary
 	fmt.Fprintf(out, "%d/%d passed (%.1f%%), mean score %.2f, latency p50 %dms p95 %dms, %d tokens, $%.6f, in %.1fs\n",
 		s.Passed, s.Cases, 100*s.PassRate, s.MeanScore, s.LatencyP50Ms, s.LatencyP95Ms, s.Tokens, s.CostUSD, float64(s.DurationMs)/1000)
+	if s.Replayed > 0 {
+		fmt.Fprintf(out, "replays: %d, model answers changed in %d, tool drift in %d\n", s.Replayed, s.ModelChanged, s.Drifted)
+	}
 	if s.JudgeTokens > 0 {
 		fmt.Fprintf(out, "judge: %d tokens, $%.6f\n", s.JudgeTokens, s.JudgeCostUSD)
 	}
@@ -223,4 +296,52 @@ func printEval(out io.Writer, r *report.Report) {
 			fmt.Fprintf(out, "  not in this dataset: %s\n", strings.Join(b.Missing, ", "))
 		}
 	}
+}
+
+// printReplay prints what a replay case did: where it came from, which model answers changed,
+// and what went off the record.
+func printReplay(out io.Writer, r *report.Replay) {
+	if r == nil {
+		return
+	}
+	model := ""
+	if r.Model != "" {
+		model = " with model " + r.Model
+	}
+	fmt.Fprintf(out, "        replay of %s%s: %s from the record, %d live; %d of %s answered\n",
+		r.From, model, english.Count(len(r.Reused), "step"), len(r.Live), r.FromRecord, english.Count(r.RecordedCalls, "recorded tool call"))
+	if len(r.Changed) == 0 {
+		fmt.Fprintf(out, "        model answers: unchanged\n")
+	}
+	for _, ch := range r.Changed {
+		fmt.Fprintf(out, "        model answer of %s changed: %q -> %q\n", ch.Step, truncate(ch.Was, 60), truncate(ch.Now, 60))
+		if strings.Join(ch.WasTools, ",") != strings.Join(ch.NowTools, ",") {
+			fmt.Fprintf(out, "          tools: %s -> %s\n", toolList(ch.WasTools), toolList(ch.NowTools))
+		}
+	}
+	for _, d := range r.Drift {
+		if d.Tool != "" {
+			args, _ := json.Marshal(d.Arguments)
+			fmt.Fprintf(out, "        %s: %s %s %s (not run)\n", d.Why, d.Step, d.Tool, truncate(string(args), 80))
+		} else {
+			fmt.Fprintf(out, "        off the record: step %s %s\n", d.Step, d.Why)
+		}
+	}
+}
+
+func toolList(s []string) string {
+	if len(s) == 0 {
+		return "none"
+	}
+	return strings.Join(s, " → ")
+}
+
+// replayedWorkflow names the workflow of a replay-only eval: that of its first case's run.
+func replayedWorkflow(ctx context.Context, c *weftclient.Client, cases []eval.Case) string {
+	for _, cs := range cases {
+		if d, err := c.Describe(ctx, cs.Replay); err == nil && d.Workflow != "" {
+			return d.Workflow
+		}
+	}
+	return ""
 }
