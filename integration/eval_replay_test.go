@@ -53,6 +53,9 @@ func TestEvalReplay(t *testing.T) {
 		if r.Model == "m2" && (n == 3 || n == 7) {
 			return fakellm.Text("unsure")
 		}
+		if strings.Contains(all, "Be brief.") {
+			return fakellm.Text(fmt.Sprintf("brief %d", n))
+		}
 		return fakellm.Text(fmt.Sprintf("answer %d", n))
 	}
 	cfg := activities.Config{OpenAIBaseURL: fake.BaseURL, OpenAIAPIKey: "k", ChatModel: "m1"}
@@ -174,4 +177,36 @@ func TestEvalReplay(t *testing.T) {
 	require.Contains(t, out, "replay of "+ids["q01"]+": 1 step from the record, 1 live; 1 of 1 recorded tool call answered")
 	require.Contains(t, out, "model answers: unchanged")
 	require.Equal(t, before, searches.Load())
+
+	// A changed prompt: FILE is the new definition, its steps matched with the record's by id.
+	changed := filepath.Join(dir, "replayqa-brief.json")
+	def, err := os.ReadFile(file)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(changed, []byte(strings.Replace(string(def), `Background: {{ background.output }}`, `Background: {{ background.output }} Be brief.`, 1)), 0o644))
+	code, out, errOut = weft(t, queue, "eval", changed, "--replay-runs", ids["q04"], "--reports-dir", "off")
+	require.Equal(t, 0, code, out+errOut)
+	require.Contains(t, out, `model answer of helper changed: "answer 4" -> "brief 4"`)
+	require.Equal(t, before, searches.Load())
+
+	// --replay-since: the workflow's runs that completed lately, newest first, replays left out.
+	code, out, errOut = weft(t, queue, "eval", file, "--replay-since", "1h", "--replay-limit", "3", "--reports-dir", "off", "--json")
+	require.Equal(t, 0, code, out+errOut)
+	var since report.Report
+	require.NoError(t, json.Unmarshal([]byte(out), &since))
+	require.Len(t, since.Cases, 3)
+	for _, cs := range since.Cases {
+		require.NotContains(t, cs.Replay.From, "-replay-")
+		require.NotEmpty(t, nameOf(ids, cs.Replay.From), "%s is one of the recorded runs", cs.Replay.From)
+	}
+	require.Equal(t, before, searches.Load())
+}
+
+// nameOf is the case name whose recorded run is id ("" when none).
+func nameOf(ids map[string]string, id string) string {
+	for name, run := range ids {
+		if run == id {
+			return name
+		}
+	}
+	return ""
 }
