@@ -6,8 +6,14 @@
 // every review key of the cases names a review the workflow may wait for (ReviewSteps). Run runs
 // the cases through a client.Client, at most Options.Concurrency at a time; every case ends its run
 // (a case that stops first cancels it). Grade and GradeFailure are the graders (equals, contains,
-// matches, schema, max, min, judge, error); JudgeWorkflow is the judge grader's one-step workflow.
-// Compare names what changed against a baseline report.
+// matches, schema, max, min, judge, error), GradeTrajectory those of the run's tool calls (tools,
+// toolOrder, maxToolCalls, read from the run's Execution); JudgeWorkflow is the judge grader's
+// one-step workflow. Compare names what changed against a baseline report.
+//
+// A replay case ({"replay": RUN}; ReplayCases, ReplaySince) re-runs a recorded run with its model
+// steps live (Options.Model, or the changed definition Run is given) and every other step's output
+// and agent tool call's result from the record (client.ReplayRecording); its report.Replay says
+// which model answers changed and which calls went off the record (tool drift).
 //
 // The reports' types and where they are kept are package eval/report, below this one, so the
 // console reads reports without linking the engine. `weft eval` (starter) is a thin command over
