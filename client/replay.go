@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 
 	"google.golang.org/protobuf/types/known/structpb"
 
@@ -106,6 +108,9 @@ type ReplayStep struct {
 	// Why it runs: a model step, computed from its inputs, its definition changed, the record
 	// has no output for it.
 	Why string `json:"why,omitempty"`
+	// Above are the model steps a step taken from the record depends on, directly or not
+	// (sorted): when one of them answers differently, the recorded output may be stale.
+	Above []string `json:"above,omitempty"`
 }
 
 // Why a replay runs a step.
@@ -163,6 +168,19 @@ func replayPlan(rec *Recording, w *dsl.Workflow) (plan *ReplayPlan, reuse map[st
 	for _, cs := range rec.Workflow.Steps {
 		recordedSteps[cs.ID] = *cs.Step
 	}
+	above := map[string]map[string]bool{} // the model steps each step depends on
+	for _, id := range w.Order {
+		cs, _ := w.Step(id)
+		above[id] = map[string]bool{}
+		for _, d := range cs.Deps {
+			for m := range above[d] {
+				above[id][m] = true
+			}
+			if dc, ok := w.Step(d); ok && ModelStep(dc) {
+				above[id][d] = true
+			}
+		}
+	}
 	plan = &ReplayPlan{From: rec.ID, Steps: []ReplayStep{}}
 	reuse, calls = map[string]*structpb.Value{}, map[string]*weftv1.RecordedCalls{}
 	for _, cs := range w.Steps {
@@ -185,6 +203,9 @@ func replayPlan(rec *Recording, w *dsl.Workflow) (plan *ReplayPlan, reuse map[st
 		default:
 			step.Live = false
 			reuse[cs.ID] = completed[cs.ID]
+			if len(above[cs.ID]) > 0 {
+				step.Above = slices.Sorted(maps.Keys(above[cs.ID]))
+			}
 		}
 		plan.Steps = append(plan.Steps, step)
 	}

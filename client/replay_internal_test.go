@@ -15,13 +15,14 @@ const replayFlow = `{"name":"r","inputs":{"q":{"type":"string"}},"steps":[
   {"id":"draft","tool":"llm","inputs":{"prompt":"Sum up {{ fetch.output }}"}},
   {"id":"shape","tool":"template","inputs":{"text":"{{ draft.output.text }}"}},
   {"id":"agent","tool":"agent","inputs":{"prompt":"{{ draft.output.text }}","tools":["search"]}},
-  {"id":"later","tool":"http","inputs":{"url":"https://example.com/b"}}
+  {"id":"later","tool":"http","inputs":{"url":"https://example.com/b"}},
+  {"id":"post","tool":"http","inputs":{"url":"https://example.com/{{ shape.output.text }}"}}
 ],"output":"{{ agent.output.text }}"}`
 
 // TestReplayPlan: a replay runs the model steps (with the model it is given) and the steps
 // computed from their inputs, takes every other step's recorded output, runs one the record
 // has no output for or whose definition changed, and carries each agent's recorded tool calls
-// (the text the model read, skipped calls left out).
+// (the text the model read, skipped calls left out); a reused step names the model steps above it.
 func TestReplayPlan(t *testing.T) {
 	w, err := dsl.Load("r", []byte(replayFlow))
 	require.NoError(t, err)
@@ -40,6 +41,7 @@ func TestReplayPlan(t *testing.T) {
 			map[string]any{"tool": "search", "arguments": map[string]any{"query": "z"}, "status": "skipped", "error": "skipped"},
 		}})},
 		{Id: "later", Status: "skipped"},
+		{Id: "post", Status: "completed", Output: val(map[string]any{"status": 200.0})},
 	}}
 	rec := &Recording{ID: "run-1", Workflow: w, State: st}
 	changed, err := dsl.Load("r", []byte(`{"name":"r","inputs":{"q":{"type":"string"}},"steps":[
@@ -54,7 +56,7 @@ func TestReplayPlan(t *testing.T) {
 	}{
 		{"the recorded definition", w, []ReplayStep{{ID: "fetch"}, {ID: "draft", Live: true, Why: ReplayModel},
 			{ID: "shape", Live: true, Why: ReplayComputed}, {ID: "agent", Live: true, Why: ReplayModel},
-			{ID: "later", Live: true, Why: ReplayUnrecorded}}, []string{"fetch"}, 2},
+			{ID: "later", Live: true, Why: ReplayUnrecorded}, {ID: "post", Above: []string{"draft"}}}, []string{"fetch", "post"}, 2},
 		{"a changed step runs", changed, []ReplayStep{{ID: "fetch", Live: true, Why: ReplayChanged}}, []string{}, 0},
 	}
 	for _, tc := range tests {

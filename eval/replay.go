@@ -113,6 +113,21 @@ func replayReport(rec *weftclient.Recording, plan *weftclient.ReplayPlan, e *wef
 			}
 		}
 	}
+	changed := map[string]bool{}
+	for _, ch := range rep.Changed {
+		changed[ch.Step] = true
+	}
+	for _, s := range plan.Steps {
+		var above []string
+		for _, m := range s.Above {
+			if changed[m] {
+				above = append(above, m)
+			}
+		}
+		if len(above) > 0 {
+			rep.Stale = append(rep.Stale, report.Stale{Step: s.ID, Changed: above})
+		}
+	}
 	return rep
 }
 

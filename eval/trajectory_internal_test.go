@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	weftclient "github.com/weftworks/weft/client"
+	"github.com/weftworks/weft/eval/report"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 	"github.com/weftworks/weft/runwire"
 )
@@ -89,7 +90,8 @@ func TestReadDatasetReplayAndTrajectory(t *testing.T) {
 
 // TestReplayReport: what a replay changed: the steps reused and run live, a model step whose
 // answer (text, an agent's tools) changed, the calls answered from the record, and what went off
-// it: a tool call the record lacks, a step the record had no output for that ran.
+// it: a tool call the record lacks, a step the record had no output for that ran; and the steps
+// taken from the record below a changed answer.
 func TestReplayReport(t *testing.T) {
 	val := func(v any) *structpb.Value {
 		x, err := structpb.NewValue(v)
@@ -104,7 +106,8 @@ func TestReplayReport(t *testing.T) {
 	}}}
 	plan := &weftclient.ReplayPlan{From: "run-1", Model: "m2", Calls: 1, Steps: []weftclient.ReplayStep{
 		{ID: "fetch"}, {ID: "draft", Live: true, Why: weftclient.ReplayModel}, {ID: "same", Live: true, Why: weftclient.ReplayModel},
-		{ID: "agent", Live: true, Why: weftclient.ReplayModel}, {ID: "later", Live: true, Why: weftclient.ReplayUnrecorded}}}
+		{ID: "agent", Live: true, Why: weftclient.ReplayModel}, {ID: "later", Live: true, Why: weftclient.ReplayUnrecorded},
+		{ID: "post", Above: []string{"draft", "same"}}, {ID: "calm", Above: []string{"same"}}}}
 	drift := runwire.ToolDrift + ": run run-1 made no call of http with these arguments"
 	e := &weftclient.Execution{Closed: true, State: &weftv1.ExecutionState{Steps: []*weftv1.StepState{
 		{Id: "fetch", Status: "completed", Output: val("page")},
@@ -116,7 +119,8 @@ func TestReplayReport(t *testing.T) {
 	}}}
 	rep := replayReport(rec, plan, e)
 	require.Equal(t, "run-1", rep.From)
-	require.Equal(t, []string{"fetch"}, rep.Reused)
+	require.Equal(t, []string{"fetch", "post", "calm"}, rep.Reused)
+	require.Equal(t, []report.Stale{{Step: "post", Changed: []string{"draft"}}}, rep.Stale, "below a changed answer, not below an unchanged one")
 	require.Len(t, rep.Live, 4)
 	require.Equal(t, 1, rep.RecordedCalls)
 	require.Equal(t, 1, rep.FromRecord)

@@ -319,6 +319,9 @@ func printReplay(out io.Writer, r *report.Replay) {
 			fmt.Fprintf(out, "          tools: %s -> %s\n", toolList(ch.WasTools), toolList(ch.NowTools))
 		}
 	}
+	for _, st := range r.Stale {
+		fmt.Fprintf(out, "        taken from the record although %s above it answered differently: %s\n", strings.Join(st.Changed, ", "), st.Step)
+	}
 	for _, d := range r.Drift {
 		if d.Tool != "" {
 			args, _ := json.Marshal(d.Arguments)

@@ -109,6 +109,15 @@ type Replay struct {
 	// Drift is what went off the record: a tool call the record does not hold (not run: the
 	// model was told so), or a step the record has no output for that ran live.
 	Drift []Drift `json:"drift"`
+	// Stale are steps taken from the record although a model step they depend on answered
+	// differently: their recorded output answers the recorded answer.
+	Stale []Stale `json:"stale,omitempty"`
+}
+
+// Stale is a step taken from the record below model steps whose answers changed (Changed).
+type Stale struct {
+	Step    string   `json:"step"`
+	Changed []string `json:"changed"`
 }
 
 // ReplayStep is a step a replay ran, and why (a model step, computed from its inputs, its
