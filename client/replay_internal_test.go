@@ -102,3 +102,20 @@ func TestReplayWithModel(t *testing.T) {
 	}
 	require.Equal(t, map[string]any{"a": "new-model", "b": "new-model", "c": "new-model", "d": nil}, models)
 }
+
+// TestRecordedCallsFromTheState: an agent step whose output the state does not hold (too large)
+// gives its calls from the state's tool calls; skipped ones are left out; a step the record has
+// not is no call.
+func TestRecordedCallsFromTheState(t *testing.T) {
+	args, err := structpb.NewValue(map[string]any{"query": "x"})
+	require.NoError(t, err)
+	st := &weftv1.ExecutionState{Steps: []*weftv1.StepState{{Id: "agent", Status: "completed", OutputTruncated: true, ToolCalls: []*weftv1.ToolCall{
+		{Tool: "search", Arguments: args, Result: structpb.NewStringValue("capped"), Status: "completed"},
+		{Tool: "search", Status: "skipped", Error: "skipped"},
+	}}}}
+	got := recordedCalls(st, "agent").GetCalls()
+	require.Len(t, got, 1)
+	require.Equal(t, "capped", got[0].GetResult().GetStringValue())
+	require.Equal(t, "x", got[0].GetArguments().GetStructValue().AsMap()["query"])
+	require.Empty(t, recordedCalls(st, "other").GetCalls())
+}
