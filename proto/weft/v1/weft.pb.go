@@ -47,9 +47,9 @@ type RunRequest struct {
 	// files either.
 	Workflows map[string]*structpb.Struct `protobuf:"bytes,5,rep,name=workflows,proto3" json:"workflows,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	// Outputs of steps this run takes over from an earlier run instead of running them again
-	// (weft retry), by step id.
+	// (weft retry, weft fork, a replay), by step id.
 	Reuse map[string]*structpb.Value `protobuf:"bytes,6,rep,name=reuse,proto3" json:"reuse,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	// The run this one resumes (weft retry).
+	// The run this one resumes (weft retry, weft fork) or replays.
 	ResumedFrom string `protobuf:"bytes,7,opt,name=resumed_from,json=resumedFrom,proto3" json:"resumed_from,omitempty"`
 	// The workflow file as the user wrote it (step or Flow format), or the step-format JSON of a
 	// definition built in code. Runs started by this version of weft carry this instead of
