@@ -26,9 +26,10 @@ type Recording struct {
 	State    *weftv1.ExecutionState
 }
 
-// Recording reads what run id recorded, for a replay. Only a run that completed is a record:
-// a failed or running one lacks the outputs a replay takes. Who may read the run reads it
-// (CheckRead).
+// Recording reads what run id recorded, for a replay: its start request and its steps as its
+// result holds them (its history; the state query when the result has none). Only a run that
+// completed is a record: a failed or running one lacks the outputs a replay takes. Who may read
+// the run reads it (CheckRead).
 func (c *Client) Recording(ctx context.Context, id string) (*Recording, error) {
 	if err := c.CheckRead(ctx, "run "+id, id, Caller(ctx)); err != nil {
 		return nil, err
@@ -44,8 +45,12 @@ func (c *Client) Recording(ctx context.Context, id string) (*Recording, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := c.ownState(ctx, id)
-	if err != nil {
+	// The run's result holds its steps as they ended (outputs, tool calls): read from its
+	// history, no worker needs to answer a query for it.
+	st := &weftv1.ExecutionState{}
+	if res, rerr := c.Result(ctx, id); rerr == nil && len(res.GetSteps()) > 0 {
+		st.Workflow, st.Steps, st.Status = res.GetWorkflow(), res.GetSteps(), RunCompleted
+	} else if st, err = c.ownState(ctx, id); err != nil {
 		return nil, fmt.Errorf("reading the recorded outputs of %s (a worker must be running to answer for a closed run): %w", id, err)
 	}
 	w, err := runwire.RequestWorkflow(req)
