@@ -145,15 +145,16 @@ func (r *runner) runCase(ctx context.Context, cs Case) report.Case {
 	} else {
 		run, err = r.c.Start(cctx, r.w, weftclient.StartOptions{Inputs: cs.Inputs, Source: r.o.Source})
 	}
+	var ended *weftv1.RunResult
 	if err == nil {
 		res.RunID = run.ID
-		err = r.followCase(ctx, cctx, cs, t0, &res)
+		ended, err = r.followCase(ctx, cctx, cs, t0, &res)
 	}
 	var e *weftclient.Execution
 	if res.RunID != "" {
 		// what the case's run used, whether it completed, failed or was cancelled: the
 		// run's usage ledger, as every surface shows it
-		e = finalExecution(ctx, r.c, res.RunID)
+		e = finalExecution(ctx, r.c, res.RunID, ended)
 		if e != nil {
 			res.Tokens, res.CostUSD = e.Usage.Tokens, e.Usage.CostUSD
 		}
@@ -182,8 +183,8 @@ func (r *runner) runCase(ctx context.Context, cs Case) report.Case {
 }
 
 // followCase follows the case's run (res.RunID, started at t0) to its end and grades what it
-// ended with into res; the error fails the case.
-func (r *runner) followCase(ctx, cctx context.Context, cs Case, t0 time.Time, res *report.Case) error {
+// ended with into res; the error fails the case. ended is the run's result when it completed.
+func (r *runner) followCase(ctx, cctx context.Context, cs Case, t0 time.Time, res *report.Case) (ended *weftv1.RunResult, err error) {
 	out, reviews, runErr, err := follow(cctx, r.c, res.RunID, cs)
 	res.Reviews = reviews
 	res.LatencyMs = time.Since(t0).Milliseconds()
@@ -194,9 +195,9 @@ func (r *runner) followCase(ctx, cctx context.Context, cs Case, t0 time.Time, re
 	}
 	switch {
 	case err != nil:
-		return err
+		return nil, err
 	case runErr != nil && cs.Expect.Error == "":
-		return fmt.Errorf("%s", weftclient.Cause(runErr))
+		return nil, fmt.Errorf("%s", weftclient.Cause(runErr))
 	case runErr != nil:
 		res.Error = weftclient.Cause(runErr)
 		res.Grades = GradeFailure(cs.Expect, res.Error)
@@ -208,18 +209,23 @@ func (r *runner) followCase(ctx, cctx context.Context, cs Case, t0 time.Time, re
 		r.judgeTok, r.judgeSpent = r.judgeTok+tok, r.judgeSpent+cost
 		r.mu.Unlock()
 	}
-	return nil
+	return out, nil
 }
 
 // finalExecution is run id as it ended (its usage ledger, its steps' outputs and tool calls):
 // read once it has closed; the last answer when it does not close soon, nil when it cannot
-// be read.
-func finalExecution(ctx context.Context, c *weftclient.Client, id string) *weftclient.Execution {
+// be read. ended, the result of a run that completed, stands in for a state the run does not
+// answer (no worker answered the query in time): resolved the same way (weftclient.Resolve).
+func finalExecution(ctx context.Context, c *weftclient.Client, id string, ended *weftv1.RunResult) *weftclient.Execution {
 	var last *weftclient.Execution
 	for range 50 { // a cancelled run closes soon after the request: its state then is final
 		e, err := c.Execution(ctx, id)
 		if err != nil {
 			return last
+		}
+		if e.State == nil && e.Closed && ended != nil {
+			e = weftclient.Resolve(id, e.Description, &weftv1.ExecutionState{Workflow: ended.GetWorkflow(), Status: weftclient.RunCompleted,
+				Steps: ended.GetSteps(), Usage: ended.GetUsage()})
 		}
 		last = e
 		if e.Closed || ctx.Err() != nil {
