@@ -20,6 +20,17 @@ const Prefix = "/v1/"
 type Options struct {
 	// Gate authenticates requests: the same one /mcp uses (mcp.Gateway.HTTPHandlerWith).
 	Gate *auth.Gate
+	// Authenticate, when set, decides who calls instead of Gate: the console mounts the API
+	// with its login session as the identity (and its CSRF check). It returns the caller's
+	// identity, nil for the operator on this machine (a console without login: no role is
+	// checked, as on stdio), or why the request is refused (Status 401, 403 or 429).
+	Authenticate func(*http.Request) (*auth.Identity, *auth.Refusal)
+	// Operator is the name recorded for the operator (Authenticate's nil identity): who cancelled
+	// a run, and who decided a review when the decision names nobody (default "operator").
+	Operator string
+	// Surface is how a cancel's reason names where the caller came from (default "HTTP key"; the
+	// console: "console").
+	Surface string
 	// Client is the Temporal client every operation goes through (mcp.Gateway.Client: dialled on
 	// first use).
 	Client func(context.Context) (*weftclient.Client, error)
@@ -54,8 +65,14 @@ type API struct {
 
 // New builds the API and its OpenAPI document.
 func New(o Options) (*API, error) {
-	if o.Gate == nil || o.Client == nil {
-		return nil, fmt.Errorf("httpapi: Options.Gate and Options.Client are required")
+	if (o.Gate == nil && o.Authenticate == nil) || o.Client == nil {
+		return nil, fmt.Errorf("httpapi: Options.Gate (or Authenticate) and Options.Client are required")
+	}
+	if o.Operator == "" {
+		o.Operator = "operator"
+	}
+	if o.Surface == "" {
+		o.Surface = "HTTP key"
 	}
 	for name, h := range o.Hooks {
 		if h.Secret == "" || h.Workflow == "" {
@@ -89,6 +106,19 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) { a.mux.ServeHTT
 // OpenAPI is the document GET /v1/openapi.json serves.
 func (a *API) OpenAPI() []byte { return a.doc }
 
+// authenticate is who sends r: Options.Authenticate's answer when set, else the Gate's (a key's
+// identity, never the operator).
+func (a *API) authenticate(r *http.Request) (*auth.Identity, *auth.Refusal) {
+	if a.o.Authenticate != nil {
+		return a.o.Authenticate(r)
+	}
+	id, refused := a.o.Gate.Check(r)
+	if refused != nil {
+		return nil, refused
+	}
+	return &id, nil
+}
+
 // handler authenticates, bounds the body, checks the role and serves rt, logging the request.
 func (a *API) handler(rt route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -100,24 +130,38 @@ func (a *API) handler(rt route) http.Handler {
 				"duration", time.Since(start).Round(time.Microsecond), "client", r.RemoteAddr, "key", c.who.Name)
 		}()
 		if rt.Role != "" {
-			id, refused := a.o.Gate.Check(r)
+			id, refused := a.authenticate(r)
 			if refused != nil {
-				if refused.Status == http.StatusTooManyRequests {
+				switch refused.Status {
+				case http.StatusTooManyRequests:
 					rec.Header().Set("Retry-After", strconv.Itoa(refused.RetryAfterSeconds()))
 					writeProblem(rec, kindTooMany.problem(refused.Message))
-					return
-				}
-				rec.Header().Set("WWW-Authenticate", refused.Challenge)
-				if refused.Status == http.StatusForbidden { // a valid token without a weft role
+				case http.StatusForbidden: // a valid token without a weft role
+					if a.o.Authenticate == nil && refused.Challenge != "" {
+						rec.Header().Set("WWW-Authenticate", refused.Challenge)
+					}
 					writeProblem(rec, kindForbidden.problem(refused.Message))
-					return
+				default:
+					if a.o.Authenticate == nil {
+						challenge := refused.Challenge
+						if challenge == "" {
+							challenge = "Bearer"
+						}
+						rec.Header().Set("WWW-Authenticate", challenge)
+					}
+					writeProblem(rec, kindUnauthorized.problem(refused.Message))
 				}
-				writeProblem(rec, kindUnauthorized.problem(refused.Message))
 				return
 			}
-			c.who, c.authed = id, true
-			c.ctx = auth.WithIdentity(c.ctx, id)
-			if !id.Has(rt.Role) {
+			if id == nil {
+				// the operator on this machine: every role, nobody's run scoping (caller nil)
+				c.who = auth.Identity{Name: a.o.Operator}
+			} else {
+				c.who, c.authed = *id, true
+				c.ctx = auth.WithIdentity(c.ctx, *id)
+			}
+			if c.authed && !c.who.Has(rt.Role) {
+				id := c.who
 				a.o.Log.Warn("http request refused", "route", rt.Method+" "+rt.Path, "identity", id.Name, "roles", id.Roles, "needs", rt.Role)
 				writeProblem(rec, kindForbidden.problem(id.Refusal(rt.Method+" "+rt.Path, rt.Role)))
 				return

@@ -76,6 +76,15 @@ func (c *call) caller() *auth.Identity {
 	return &c.who
 }
 
+// starter is who a run the caller starts is recorded as started by: the key's (or login's) name,
+// "" for the operator, whose runs are nobody's (weftclient.MayAct).
+func (c *call) starter() string {
+	if !c.authed {
+		return ""
+	}
+	return c.who.Name
+}
+
 // op declares a route whose handler takes In and returns Out.
 func op[In, Out any](method, path, role, id, tag, summary, description string, errs []int, h func(*call, In) (Out, error)) route {
 	rt := route{Method: method, Path: path, Role: role, ID: id, Tag: tag, Summary: summary, Description: description, Errors: errs,

@@ -138,7 +138,7 @@ func startRun(c *call, in StartRunIn) (StartRunOut, error) {
 		}
 	}
 	run, err := wc.Start(c.ctx, w, weftclient.StartOptions{ID: in.ID, Source: source, Inputs: in.Inputs, Origin: origin,
-		StartedBy: c.who.Name, Resolver: weftclient.FileResolver(c.api.o.WorkflowsDir)})
+		StartedBy: c.starter(), Resolver: weftclient.FileResolver(c.api.o.WorkflowsDir)})
 	var ar *weftclient.AlreadyRunningError
 	if errors.As(err, &ar) {
 		// started by a request with the same id a moment ago
@@ -317,7 +317,7 @@ func cancelRun(c *call, in CancelIn) (CancelOut, error) {
 	if err != nil {
 		return CancelOut{}, err
 	}
-	terminated, err := wc.CancelRun(c.ctx, in.ID, c.who.Name+" (HTTP key)", in.Force)
+	terminated, err := wc.CancelRun(c.ctx, in.ID, c.who.Name+" ("+c.api.o.Surface+")", in.Force)
 	if err != nil {
 		return CancelOut{}, err
 	}
@@ -341,7 +341,7 @@ type RetryOut struct {
 }
 
 func retryRun(c *call, in RetryIn) (RetryOut, error) {
-	o := weftclient.RetryOptions{From: in.From, ID: in.ID, StartedBy: c.who.Name}
+	o := weftclient.RetryOptions{From: in.From, ID: in.ID, StartedBy: c.starter()}
 	if in.ID != "" {
 		if err := weftclient.CheckID(in.ID); err != nil {
 			return RetryOut{}, invalid("/id", err.Error())
@@ -395,7 +395,7 @@ func forkRun(c *call, in ForkIn) (ForkOut, error) {
 	if err != nil {
 		return ForkOut{}, err
 	}
-	run, plan, err := wc.Fork(c.ctx, in.Run, weftclient.ForkOptions{Step: in.Step, Iteration: in.Iteration, Message: in.Message, ID: in.ID, StartedBy: c.who.Name})
+	run, plan, err := wc.Fork(c.ctx, in.Run, weftclient.ForkOptions{Step: in.Step, Iteration: in.Iteration, Message: in.Message, ID: in.ID, StartedBy: c.starter()})
 	if err != nil {
 		return ForkOut{}, err
 	}
@@ -445,6 +445,7 @@ type DecideIn struct {
 	Comment  string `json:"comment,omitempty" jsonschema:"why, for the run's record"`
 	Digest   string `json:"digest" jsonschema:"the review's digest as it was shown (review.digest): refused when its data changed since"`
 	Scope    string `json:"scope,omitempty" jsonschema:"run: an approve or reject of an agent's tool call that also decides the later calls of that tool in the run, without waiting (approve always, reject always)" weft:"enum=run"`
+	Reviewer string `json:"reviewer,omitempty" jsonschema:"a name recorded as who decided, for the operator on this machine (a console without login); ignored for a key or a login, whose name is recorded"`
 }
 
 func decideReview(c *call, in DecideIn) (*weftv1.ReviewDecision, error) {
@@ -459,6 +460,12 @@ func decideReview(c *call, in DecideIn) (*weftv1.ReviewDecision, error) {
 		return nil, kindInvalid.problem("the decision is missing fields: see errors", errs...)
 	}
 	d := weftclient.Decision{ID: in.Review, Step: in.Step, Decision: in.Decision, Data: in.Data, Comment: in.Comment, Digest: in.Digest, Scope: in.Scope, By: c.caller()}
+	if !c.authed {
+		d.Reviewer = c.who.Name // the operator: a label, as weft review --reviewer
+		if r := strings.TrimSpace(in.Reviewer); r != "" {
+			d.Reviewer = r
+		}
+	}
 	if err := d.Check(); err != nil {
 		return nil, invalid("/decision", err.Error())
 	}

@@ -102,7 +102,9 @@ func getWorkflow(c *call, in workflowIn) (WorkflowView, error) {
 
 // ValidateIn is a definition of the caller's own to check.
 type ValidateIn struct {
-	Definition map[string]any `json:"definition" jsonschema:"the workflow definition (a JSON object, as a workflow file holds it)"`
+	Definition map[string]any `json:"definition,omitempty" jsonschema:"the workflow definition (a JSON object, as a workflow file holds it)"`
+	// Source: an editor's text, whose diagnostics point into it.
+	Source string `json:"source,omitempty" jsonschema:"the definition as the text of a file, instead of definition: the diagnostics' lines and columns are in this text (an editor's), and text that is not JSON is an answer too"`
 }
 
 // PlanIn is a definition of the caller's own to plan, and the inputs a run would get.
@@ -124,6 +126,12 @@ func definitionData(def map[string]any) ([]byte, error) {
 }
 
 func validateWorkflow(c *call, in ValidateIn) (weftclient.Validation, error) {
+	if in.Source != "" {
+		if in.Definition != nil {
+			return weftclient.Validation{}, invalid("/source", "send definition (an object) or source (a file's text), not both")
+		}
+		return weftclient.Validate("definition.json", []byte(in.Source), weftclient.FileResolver(c.api.o.WorkflowsDir)), nil
+	}
 	data, err := definitionData(in.Definition)
 	if err != nil {
 		return weftclient.Validation{}, err
