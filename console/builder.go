@@ -2,16 +2,10 @@ package console
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
-	"strings"
 
 	"github.com/weftworks/weft/activities/toolspec"
-	"github.com/weftworks/weft/auth"
-	weftclient "github.com/weftworks/weft/client"
-	"github.com/weftworks/weft/workflows/dsl"
 )
 
 // ToolInfo is one tool of the registry as the builder's palette and node forms use it: every
@@ -49,10 +43,6 @@ func Tools() []ToolInfo {
 	return out
 }
 
-func (s *Server) apiTools(w http.ResponseWriter, _ *http.Request, _ *session) {
-	writeJSON(w, http.StatusOK, map[string]any{"tools": Tools(), "wiring": Wiring()})
-}
-
 // builderPage is the visual builder (with the registry and how an edge between two of its tools
 // is written, Wiring): empty, or the catalog workflow ?from=NAME ("Edit" on a
 // workflow page). The definition goes to the page script in a data attribute (escaped).
@@ -73,53 +63,4 @@ func (s *Server) builderPage(w http.ResponseWriter, r *http.Request, sess *sessi
 	}
 	d.Data = mustJSON(start)
 	s.render(w, "build", d, http.StatusOK)
-}
-
-// apiStartDefinition starts a run of a definition the page sends: the playground's edited text or
-// the builder's workflow. It is the person's own definition, so it is client-origin
-// (docs/security.md: dsl.CheckClientDefinition refuses MCP server commands, URLs and environment
-// names before anything starts), even on loopback, as stdio MCP's inline definitions are.
-func (s *Server) apiStartDefinition(w http.ResponseWriter, r *http.Request, sess *session) {
-	if !s.may(w, sess, "starting a run", auth.RoleRunner) {
-		return
-	}
-	var b struct {
-		Name   string         `json:"name"`
-		Source string         `json:"source"`
-		Inputs map[string]any `json:"inputs"`
-	}
-	if err := json.NewDecoder(r.Body).Decode(&b); err != nil {
-		writeError(w, http.StatusBadRequest, "send {\"source\": \"...workflow JSON...\", \"inputs\": {...}}: "+err.Error())
-		return
-	}
-	if strings.TrimSpace(b.Source) == "" {
-		writeError(w, http.StatusBadRequest, "the workflow text is empty: send it as \"source\"")
-		return
-	}
-	file := b.Name
-	if file == "" {
-		file = "editor"
-	}
-	wf, err := dsl.Load(file, []byte(b.Source))
-	if err != nil {
-		var ds dsl.Diagnostics
-		if errors.As(err, &ds) {
-			writeError(w, http.StatusBadRequest, "the edited workflow does not compile: fix what the editor lists, then start it:\n"+ds.Error())
-			return
-		}
-		writeError(w, http.StatusBadRequest, "the edited workflow does not compile: "+err.Error())
-		return
-	}
-	o := weftclient.StartOptions{Source: "console:edited", Inputs: b.Inputs, Resolver: weftclient.FileResolver(s.o.WorkflowsDir),
-		Origin: weftclient.OriginClient}
-	if id, ok := sess.identity(); ok {
-		o.StartedBy = id.Name
-	}
-	run, err := s.o.Client.Start(r.Context(), wf, o)
-	if err != nil {
-		clientError(w, err)
-		return
-	}
-	s.o.Log.Info("console: edited definition started", "run", run.ID, "workflow", wf.Def.Name, "by", sess.name, "authenticated", sess.authenticated)
-	writeJSON(w, http.StatusOK, map[string]string{"id": run.ID, "url": "/runs/" + url.PathEscape(run.ID)})
 }

@@ -193,14 +193,9 @@ func exported(t *testing.T, ctx context.Context) map[string]any {
 	return out
 }
 
-func TestToolsEndpointIsTheRegistry(t *testing.T) {
-	srv := newConsole(t, console.Options{})
-	resp, err := srv.Client().Get(srv.URL + "/api/tools")
-	require.NoError(t, err)
-	var got struct {
-		Tools []console.ToolInfo `json:"tools"`
-	}
-	require.NoError(t, json.Unmarshal([]byte(body(t, resp)), &got))
+// TestToolsAreTheRegistry: the tools the builder page is given are the registry's, every one.
+func TestToolsAreTheRegistry(t *testing.T) {
+	got := struct{ Tools []console.ToolInfo }{console.Tools()}
 	all := toolspec.All()
 	require.Len(t, got.Tools, len(all), "every registry tool, nothing else")
 	for i, s := range all {
@@ -406,43 +401,46 @@ func TestBuilderEditsACatalogWorkflow(t *testing.T) {
 
 // TestStartEditedTextIsClientOrigin: text edited in the page is started as the person's own
 // definition (client origin), so what an operator's file may declare is refused in it; a valid
-// text goes on to Temporal (unreachable here: 502), text that does not compile is refused, and a
+// text goes on to Temporal (unreachable here: 503), text that does not compile is refused, and a
 // login without the runner role may not start it.
 func TestStartEditedTextIsClientOrigin(t *testing.T) {
 	srv := newConsole(t, console.Options{Client: lazyClient(t)})
 	c := srv.Client()
 	token := csrfOf(t, c, srv.URL)
+	// as the page sends it: POST /v1/runs with the definition
 	payload := func(source string) string {
-		b, _ := json.Marshal(map[string]any{"name": "edited.json", "source": source, "inputs": map[string]any{}})
-		return string(b)
+		if source == "" {
+			return `{"inputs":{}}`
+		}
+		return `{"definition":` + source + `,"inputs":{}}`
 	}
 	for _, tc := range []struct {
 		name, source string
 		code         int
 		want         string
 	}{
-		{"valid", `{"name":"edited","steps":[{"id":"t","tool":"template","inputs":{"text":"hi"}}]}`, http.StatusBadGateway, ""},
+		{"valid", `{"name":"edited","steps":[{"id":"t","tool":"template","inputs":{"text":"hi"}}]}`, http.StatusServiceUnavailable, ""},
 		{"declares a process", `{"name":"edited","mcpServers":{"sh":{"command":"sh","args":["-c","id"]}},"steps":[{"id":"t","tool":"template","inputs":{"text":"hi"}}]}`,
 			http.StatusBadRequest, "a definition sent by a client may name only the MCP servers the operator declared"},
-		{"does not compile", `{"name":"edited","steps":[{"id":"t","tool":"serch","inputs":{}}]}`, http.StatusBadRequest, "does not compile"},
-		{"empty", ``, http.StatusBadRequest, "empty"},
+		{"does not compile", `{"name":"edited","steps":[{"id":"t","tool":"serch","inputs":{}}]}`, http.StatusBadRequest, "does not load"},
+		{"empty", ``, http.StatusBadRequest, "send workflow"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			code, out := post(t, c, srv.URL+"/api/runs", token, srv.URL, payload(tc.source))
+			code, out := post(t, c, srv.URL+"/v1/runs", token, srv.URL, payload(tc.source))
 			require.Equal(t, tc.code, code, out)
 			require.Contains(t, out, tc.want)
 		})
 	}
 	t.Run("needs the token and the console's origin", func(t *testing.T) {
-		code, _ := post(t, c, srv.URL+"/api/runs", "", srv.URL, payload(`{}`))
+		code, _ := post(t, c, srv.URL+"/v1/runs", "", srv.URL, payload(`{}`))
 		require.Equal(t, http.StatusForbidden, code)
-		code, _ = post(t, c, srv.URL+"/api/runs", token, "http://evil.example", payload(`{}`))
+		code, _ = post(t, c, srv.URL+"/v1/runs", token, "http://evil.example", payload(`{}`))
 		require.Equal(t, http.StatusForbidden, code)
 	})
 	t.Run("needs the runner role", func(t *testing.T) {
 		srv, keys := consoleWithKeys(t)
 		c, token := loginAs(t, srv, keys["ana"])
-		code, out := post(t, c, srv.URL+"/api/runs", token, srv.URL, payload(`{"name":"e","steps":[{"id":"t","tool":"template","inputs":{"text":"hi"}}]}`))
+		code, out := post(t, c, srv.URL+"/v1/runs", token, srv.URL, payload(`{"name":"e","steps":[{"id":"t","tool":"template","inputs":{"text":"hi"}}]}`))
 		require.Equal(t, http.StatusForbidden, code, out)
 		require.Contains(t, out, `needs the role \"runner\"`)
 	})
@@ -466,8 +464,11 @@ func TestPlaygroundStartsTheEditedText(t *testing.T) {
 		chromedp.Poll(`window.__sent.some((s) => s.url.includes('/runs'))`, nil),
 		chromedp.Evaluate(`window.__sent.find((s) => s.url.includes('/runs'))`, &sent))
 	require.Equal(t, "Start run (edited text)", button)
-	require.Equal(t, "/api/runs", sent["url"], "the edited text is started, not the catalog file")
-	require.Equal(t, edited, sent["body"].(map[string]any)["source"])
+	require.Equal(t, "/v1/runs", sent["url"], "the edited text is started, not the catalog file")
+	var want map[string]any
+	require.NoError(t, json.Unmarshal([]byte(edited), &want))
+	require.Equal(t, want, sent["body"].(map[string]any)["definition"])
+	require.NotContains(t, sent["body"], "workflow")
 
 	var msg string
 	run(t, ctx, "broken text is not started", chromedp.SetValue(`#source`, `{"name":"x","steps":[{"id":"a","tool":"serch","inputs":{}}]}`),

@@ -1,9 +1,11 @@
 package console
 
 import (
+	"context"
 	"crypto/rand"
 	"embed"
 	"encoding/hex"
+	"errors"
 	"html/template"
 	"io/fs"
 	"log/slog"
@@ -16,6 +18,7 @@ import (
 
 	"github.com/weftworks/weft/auth"
 	weftclient "github.com/weftworks/weft/client"
+	"github.com/weftworks/weft/httpapi"
 )
 
 //go:embed templates/*.html
@@ -74,6 +77,9 @@ type Server struct {
 	costs map[string]runUsage // closed runs' usage, which never changes
 	// reviews is the listing of the pending reviews every poll shares
 	reviews *reviewListing
+	// v1 is the HTTP API (package httpapi) the page reads and acts through, at /v1/, with the
+	// session as the identity (authenticateV1)
+	v1 *httpapi.API
 }
 
 type runUsage struct {
@@ -118,6 +124,22 @@ func New(o Options) (*Server, error) {
 		limiter: auth.NewFailureLimiter(auth.FailureBurst, auth.FailureRate),
 		reviews: &reviewListing{client: o.Client, ttl: o.ReviewListingTTL}}
 	s.local = &session{id: "local", csrf: randomHex(24), name: o.Reviewer}
+	operator := o.Reviewer
+	if operator == "" {
+		operator = "operator"
+	}
+	v1, err := httpapi.New(httpapi.Options{Authenticate: s.authenticateV1, Operator: operator, Surface: "console",
+		Client: func(context.Context) (*weftclient.Client, error) {
+			if o.Client == nil {
+				return nil, errors.New("the console has no Temporal client")
+			}
+			return o.Client, nil
+		},
+		WorkflowsDir: o.WorkflowsDir, Log: o.Log})
+	if err != nil {
+		return nil, err
+	}
+	s.v1 = v1
 	for _, page := range []string{"runs", "run", "reviews", "workflows", "workflow", "login", "build", "evals", "eval", "notfound"} {
 		t, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFiles, "templates/layout.html", "templates/"+page+".html")
 		if err != nil {
@@ -151,22 +173,20 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /build", s.page(s.builderPage))
 	mux.HandleFunc("GET /evals", s.page(s.evalsPage))
 	mux.HandleFunc("GET /evals/{id}", s.page(s.evalPage))
-	mux.HandleFunc("GET /api/tools", s.api(s.apiTools))
-	mux.HandleFunc("POST /api/runs", s.guard(s.apiStartDefinition))
-
+	// What the page reads and does goes through the HTTP API (/v1, package httpapi), with the
+	// session as the identity (v1.go). The /api/ routes left are what /v1 does not serve, each
+	// saying why in docs/console.md: the runs page's rows (with each run's cost), a run as its
+	// page draws it and its live snapshots, the reviews a viewer may read with who may decide
+	// them, and the graph of an edited definition.
+	mux.Handle(httpapi.Prefix, s.serveV1())
 	mux.HandleFunc("GET /api/runs", s.api(s.apiRuns))
 	mux.HandleFunc("GET /api/runs/{id}", s.api(s.apiRun))
 	mux.HandleFunc("GET /api/runs/{id}/events", s.api(s.apiEvents))
 	// AG-UI (agui.go): POST too, as AG-UI's HttpAgent sends it; it only reads.
 	mux.HandleFunc("GET /runs/{id}/agui", s.api(s.agui))
 	mux.HandleFunc("POST /runs/{id}/agui", s.api(s.agui))
-	mux.HandleFunc("GET /api/runs/{id}/steps/{step}/inputs", s.api(s.apiInputs))
 	mux.HandleFunc("GET /api/reviews", s.api(s.apiReviews))
-	mux.HandleFunc("POST /api/runs/{id}/reviews", s.guard(s.apiDecide))
-	mux.HandleFunc("POST /api/runs/{id}/cancel", s.guard(s.apiCancel))
-	mux.HandleFunc("POST /api/runs/{id}/retry", s.guard(s.apiRetry))
-	mux.HandleFunc("POST /api/validate", s.guard(s.apiValidate))
-	mux.HandleFunc("POST /api/workflows/{name}/runs", s.guard(s.apiStart))
+	mux.HandleFunc("POST /api/graph", s.guard(s.apiGraph))
 	mux.HandleFunc("/", s.notFound)
 	// Pages and JSON are compressed (a 100-step run page is 75 KB of HTML, 9 KB gzipped); the
 	// event stream is not, so each snapshot leaves at once.

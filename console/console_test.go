@@ -147,6 +147,8 @@ func TestGraphMarksBranchesAndForEach(t *testing.T) {
 	}
 }
 
+// TestValidateEndpoint: the page's editor is checked by /v1 (POST /v1/workflows/validate with
+// the text: diagnostics in its lines) and a valid text drawn by /api/graph.
 func TestValidateEndpoint(t *testing.T) {
 	srv := newConsole(t, console.Options{Reviewer: "ana"})
 	c := srv.Client()
@@ -163,15 +165,21 @@ func TestValidateEndpoint(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b, _ := json.Marshal(map[string]string{"source": tc.source})
-			code, out := post(t, c, srv.URL+"/api/validate", token, srv.URL, string(b))
+			code, out := post(t, c, srv.URL+"/v1/workflows/validate", token, srv.URL, string(b))
 			require.Equal(t, http.StatusOK, code, out)
-			var res console.ValidateResult
+			var res weftclient.Validation
 			require.NoError(t, json.Unmarshal([]byte(out), &res))
 			require.Equal(t, tc.valid, res.Valid, out)
+			code, drawn := post(t, c, srv.URL+"/api/graph", token, srv.URL, string(b))
 			if tc.valid {
-				require.NotNil(t, res.Graph)
+				require.Equal(t, http.StatusOK, code, drawn)
+				var g struct{ Graph *console.Graph }
+				require.NoError(t, json.Unmarshal([]byte(drawn), &g))
+				require.NotNil(t, g.Graph)
+				require.Len(t, g.Graph.Nodes, 1)
 				return
 			}
+			require.Equal(t, http.StatusBadRequest, code, "an invalid text is not drawn: %s", drawn)
 			require.NotEmpty(t, res.Diagnostics)
 			require.Equal(t, tc.line, res.Diagnostics[0].Line, out)
 			require.Contains(t, res.Diagnostics[0].String(), tc.want)
@@ -186,6 +194,7 @@ func TestStateChangesNeedTheTokenAndTheOrigin(t *testing.T) {
 	c := srv.Client()
 	token := csrfOf(t, c, srv.URL)
 	src := `{"source":"{}"}`
+	// /v1 as the page uses it, and the console's own route left (POST /api/graph): both guarded
 	for _, tc := range []struct {
 		name, token, origin string
 		want                int
@@ -197,8 +206,14 @@ func TestStateChangesNeedTheTokenAndTheOrigin(t *testing.T) {
 		{"right token, no origin (not a browser)", token, "", http.StatusOK},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			code, out := post(t, c, srv.URL+"/api/validate", tc.token, tc.origin, src)
+			code, out := post(t, c, srv.URL+"/v1/workflows/validate", tc.token, tc.origin, src)
 			require.Equal(t, tc.want, code, out)
+			code, out = post(t, c, srv.URL+"/api/graph", tc.token, tc.origin, src)
+			if tc.want == http.StatusOK {
+				require.Equal(t, http.StatusBadRequest, code, "{} is no workflow: %s", out)
+			} else {
+				require.Equal(t, tc.want, code, out)
+			}
 		})
 	}
 	req, _ := http.NewRequest(http.MethodGet, srv.URL+"/workflows", nil)
@@ -256,8 +271,12 @@ func TestLoginOffHost(t *testing.T) {
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	require.Contains(t, page, `<span class="who">ana `, "the session is the key's identity")
 	token := csrfMeta.FindStringSubmatch(page)[1]
-	code, _ := post(t, c, srv.URL+"/api/validate", token, "", `{"source":"{}"}`)
+	code, _ := post(t, c, srv.URL+"/v1/workflows/validate", token, "", `{"source":"{}"}`)
 	require.Equal(t, http.StatusOK, code)
+	resp, err = http.Get(srv.URL + "/v1/runs")
+	require.NoError(t, err)
+	require.Equal(t, http.StatusUnauthorized, resp.StatusCode, "/v1 without the session is refused")
+	require.Contains(t, body(t, resp), "log in first")
 
 	// guessing keys gets slow; the right key keeps working
 	limited := false
@@ -349,18 +368,18 @@ func loginAs(t *testing.T, srv *httptest.Server, key string) (*http.Client, stri
 }
 
 // TestConsoleRoles: a logged-in person may approve only as a reviewer and start or cancel only
-// as a runner; the refusal names the role and the command that grants it. Allowed requests go
-// on to Temporal (unreachable here: 502).
+// as a runner, through /v1 as the page does them; the refusal (403, a problem) names the role and
+// the command that grants it. Allowed requests go on to Temporal (unreachable here: 503).
 func TestConsoleRoles(t *testing.T) {
 	srv, keys := consoleWithKeys(t)
 	approve := func(c *http.Client, token string) (int, string) {
-		return post(t, c, srv.URL+"/api/runs/weft-x/reviews", token, srv.URL, `{"id":"approve","decision":"approve","reviewer":"mallory","digest":"abc"}`)
+		return post(t, c, srv.URL+"/v1/runs/weft-x/reviews", token, srv.URL, `{"review":"approve","decision":"approve","reviewer":"mallory","digest":"abc"}`)
 	}
 	cancel := func(c *http.Client, token string) (int, string) {
-		return post(t, c, srv.URL+"/api/runs/weft-x/cancel", token, srv.URL, `{}`)
+		return post(t, c, srv.URL+"/v1/runs/weft-x/cancel", token, srv.URL, `{}`)
 	}
 	start := func(c *http.Client, token string) (int, string) {
-		return post(t, c, srv.URL+"/api/workflows/approval-demo/runs", token, srv.URL, `{"inputs":{"version":"1"}}`)
+		return post(t, c, srv.URL+"/v1/runs", token, srv.URL, `{"workflow":"approval-demo","inputs":{"version":"1"}}`)
 	}
 	for _, tc := range []struct {
 		who                    string
@@ -377,7 +396,7 @@ func TestConsoleRoles(t *testing.T) {
 				want := map[string]string{"approve": tc.approve, "cancel": tc.cancel, "start": tc.start}[what]
 				code, out := do(c, token)
 				if want == "" {
-					require.Equal(t, http.StatusBadGateway, code, "%s may %s: the request reaches Temporal: %s", tc.who, what, out)
+					require.Equal(t, http.StatusServiceUnavailable, code, "%s may %s: the request reaches Temporal: %s", tc.who, what, out)
 					continue
 				}
 				require.Equal(t, http.StatusForbidden, code, "%s may not %s: %s", tc.who, what, out)
@@ -402,10 +421,10 @@ func TestConsoleOperatorOnLoopback(t *testing.T) {
 	srv := newConsole(t, console.Options{Client: lazyClient(t), Reviewer: "op"})
 	c := srv.Client()
 	token := csrfOf(t, c, srv.URL)
-	code, out := post(t, c, srv.URL+"/api/runs/weft-x/reviews", token, srv.URL, `{"id":"approve","decision":"approve"}`)
-	require.Equal(t, http.StatusBadGateway, code, out)
-	code, out = post(t, c, srv.URL+"/api/workflows/approval-demo/runs", token, srv.URL, `{"inputs":{"version":"1"}}`)
-	require.Equal(t, http.StatusBadGateway, code, out)
+	code, out := post(t, c, srv.URL+"/v1/runs/weft-x/reviews", token, srv.URL, `{"review":"approve","decision":"approve","digest":"abc"}`)
+	require.Equal(t, http.StatusServiceUnavailable, code, out)
+	code, out = post(t, c, srv.URL+"/v1/runs", token, srv.URL, `{"workflow":"approval-demo","inputs":{"version":"1"}}`)
+	require.Equal(t, http.StatusServiceUnavailable, code, out)
 }
 
 // reviewsTemporal is a Temporal whose n running runs (r0 … r{n-1}) each wait on one review, r0
@@ -612,7 +631,7 @@ func TestConsoleLookupsAndActsAreOwnerScoped(t *testing.T) {
 		"admin": probe + "5, " + probe + "4, " + probe + "3?",
 	} {
 		c, token := loginAs(t, srv, keys[who])
-		for _, path := range []string{"/runs/", "/api/runs/", "/api/runs/%s/events", "/api/runs/%s/cancel"} {
+		for _, path := range []string{"/runs/", "/api/runs/", "/api/runs/%s/events", "/v1/runs/%s/cancel", "/v1/runs/%s"} {
 			u := srv.URL + path + probe
 			if strings.Contains(path, "%s") {
 				u = srv.URL + fmt.Sprintf(path, probe)
@@ -645,11 +664,11 @@ func TestConsoleLookupsAndActsAreOwnerScoped(t *testing.T) {
 	}{
 		{"carl", bobs, http.StatusForbidden, "run " + bobs + " was started by bob: carl may read only"},
 		{"carl", operators, http.StatusForbidden, "cannot cancel run " + operators + ": it is the operator's"},
-		{"bob", bobs, http.StatusOK, "cancel requested"},
-		{"admin", carls, http.StatusOK, "cancel requested"},
+		{"bob", bobs, http.StatusOK, `"cancelRequested":true`},
+		{"admin", carls, http.StatusOK, `"cancelRequested":true`},
 	} {
 		c, token := loginAs(t, srv, keys[tc.who])
-		code, out := post(t, c, srv.URL+"/api/runs/"+tc.id+"/cancel", token, srv.URL, `{}`)
+		code, out := post(t, c, srv.URL+"/v1/runs/"+tc.id+"/cancel", token, srv.URL, `{}`)
 		require.Equal(t, tc.code, code, "%s cancels %s: %s", tc.who, tc.id, out)
 		require.Contains(t, out, tc.want)
 	}

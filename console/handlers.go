@@ -414,54 +414,6 @@ func (s *Server) apiEvents(w http.ResponseWriter, r *http.Request, sess *session
 	s.followRun(r.Context(), w, fl, r, id)
 }
 
-func (s *Server) apiCancel(w http.ResponseWriter, r *http.Request, sess *session) {
-	if !s.may(w, sess, "cancelling a run", auth.RoleRunner) {
-		return
-	}
-	terminated, err := s.o.Client.CancelRun(r.Context(), r.PathValue("id"), sess.name+" (console)", false)
-	if err != nil {
-		clientError(w, err)
-		return
-	}
-	s.reviews.forget() // a cancelled run's reviews wait no more
-	s.o.Log.Info("console: cancel requested", "run", r.PathValue("id"), "by", sess.name, "authenticated", sess.authenticated, "terminated", terminated != "")
-	if terminated != "" {
-		// a stuck run (its workflow task kept failing) cannot take a cancel: it was terminated
-		writeJSON(w, http.StatusOK, map[string]string{"status": "terminated", "reason": terminated})
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]string{"status": "cancel requested"})
-}
-
-// apiRetry resumes a failed run from its failed step, as `weft retry` does
-// (weftclient.Retry): a new run that reuses the outputs of the steps it completed. It needs the
-// runner role, as starting a run does, and the right to act on the run (weftclient.CheckAct: a
-// login retries the runs it started, or any as an admin). No corrected definition is sent, so the new run keeps the old run's origin (Retry
-// never makes a client's definition the operator's); a login is recorded as who started it.
-func (s *Server) apiRetry(w http.ResponseWriter, r *http.Request, sess *session) {
-	if !s.may(w, sess, "retrying a run", auth.RoleRunner) {
-		return
-	}
-	id := r.PathValue("id")
-	if d, err := s.o.Client.Describe(r.Context(), id); err == nil && weftclient.Closed(d.Status) && !retryOffered(d.Status) && d.Status != weftclient.RunCompleted {
-		// weftclient.Retry would resume it; the console offers a retry of a failed run only
-		writeError(w, http.StatusBadRequest, fmt.Sprintf("run %s was %s, not failed: it has no failed step to retry from; start it again from its workflow's page, or resume it with weft retry %s", id, strings.ReplaceAll(d.Status, "_", " "), id))
-		return
-	}
-	o := weftclient.RetryOptions{Origin: weftclient.OriginOperator}
-	if who, ok := sess.identity(); ok {
-		o.StartedBy = who.Name
-	}
-	run, plan, err := s.o.Client.Retry(r.Context(), id, o)
-	if err != nil {
-		clientError(w, err)
-		return
-	}
-	s.o.Log.Info("console: run retried", "run", id, "new", run.ID, "by", sess.name, "authenticated", sess.authenticated)
-	writeJSON(w, http.StatusOK, map[string]any{"id": run.ID, "url": "/runs/" + url.PathEscape(run.ID), "resumedFrom": id,
-		"reused": plan.Reused, "rerun": plan.Rerun})
-}
-
 // ---- reviews ----
 
 // PendingReview is a gate waiting for a decision, with the run it belongs to (client.PendingReviews).
@@ -603,65 +555,6 @@ func (s *Server) apiReviews(w http.ResponseWriter, r *http.Request, sess *sessio
 	writeJSON(w, http.StatusOK, page)
 }
 
-// decisionBody is what the review controls send.
-type decisionBody struct {
-	ID       string          `json:"id"`
-	Decision string          `json:"decision"`
-	Data     json.RawMessage `json:"data"`
-	Comment  string          `json:"comment"`
-	Reviewer string          `json:"reviewer"`
-	// Digest is the digest of the review card shown (ReviewRequest.digest): the run refuses the
-	// decision when the data changed since.
-	Digest string `json:"digest"`
-	// Scope "run" (a tool call's Approve always / Reject always): the tool's later calls in the
-	// run are decided the same way (client.Decision.Scope).
-	Scope string `json:"scope"`
-}
-
-// apiDecide sends a decision through the same Update as `weft review`. A logged-in person decides
-// as their key's identity (name and roles, authenticated) and needs the reviewer role; on this
-// machine, under the name they give (default: the console's reviewer), a label only.
-func (s *Server) apiDecide(w http.ResponseWriter, r *http.Request, sess *session) {
-	if !s.may(w, sess, "deciding a review", auth.RoleReviewer) {
-		return
-	}
-	var b decisionBody
-	if err := json.NewDecoder(r.Body).Decode(&b); err != nil {
-		writeError(w, http.StatusBadRequest, "the decision is not valid JSON: "+err.Error())
-		return
-	}
-	d := weftclient.Decision{ID: b.ID, Decision: b.Decision, Comment: b.Comment, Reviewer: sess.name, Digest: b.Digest, Scope: b.Scope}
-	if id, ok := sess.identity(); ok {
-		d.By = &id
-	} else if strings.TrimSpace(b.Reviewer) != "" {
-		d.Reviewer = strings.TrimSpace(b.Reviewer)
-	}
-	if len(b.Data) > 0 && string(b.Data) != "null" {
-		if err := json.Unmarshal(b.Data, &d.Data); err != nil {
-			writeError(w, http.StatusBadRequest, "edited data is not valid JSON: "+err.Error())
-			return
-		}
-	}
-	if err := d.Check(); err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
-		return
-	}
-	out, err := s.o.Client.Review(r.Context(), r.PathValue("id"), d)
-	// decided, or found decided elsewhere (or its run ended): the shared listing is read again for
-	// the next poll, so the person sees the list as it is now. Any other failure (a run that does
-	// not exist, a refusal by the run) changed nothing the listing holds, and is no reason to read
-	// it all again.
-	if err == nil || weftclient.IsNotPending(err) {
-		s.reviews.forget()
-	}
-	if err != nil {
-		clientError(w, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"id": out.GetId(), "decision": out.GetDecision(), "reviewer": out.GetReviewer(),
-		"comment": out.GetComment(), "scope": out.GetScope(), "decidedAt": time.Now().UTC()})
-}
-
 // ---- workflows ----
 
 // CatalogRow is one workflow of the playground.
@@ -733,92 +626,29 @@ func (s *Server) workflowPage(w http.ResponseWriter, r *http.Request, sess *sess
 	s.render(w, "workflow", d, http.StatusOK)
 }
 
-// ValidateResult answers the editor: the diagnostics (line:col in the text sent) and, when the
-// text compiles, its graph.
-type ValidateResult struct {
-	Valid       bool            `json:"valid"`
-	Diagnostics dsl.Diagnostics `json:"diagnostics"`
-	Graph       *Graph          `json:"graph,omitempty"`
-}
-
-func (s *Server) apiValidate(w http.ResponseWriter, r *http.Request, _ *session) {
+// apiGraph draws a definition the page's editor holds once POST /v1/workflows/validate found it
+// valid: the graph is the console's drawing (steps in their stages, edges with their kinds,
+// branches), which no program asks the API for. The definition is checked as /v1 checks it
+// (weftclient.Validate, the one check); one that does not validate is refused (400) with its
+// first error.
+func (s *Server) apiGraph(w http.ResponseWriter, r *http.Request, _ *session) {
 	var b struct {
-		Name   string `json:"name"`
 		Source string `json:"source"`
 	}
 	if err := json.NewDecoder(r.Body).Decode(&b); err != nil {
 		writeError(w, http.StatusBadRequest, "send {\"source\": \"...workflow JSON...\"}: "+err.Error())
 		return
 	}
-	file := b.Name
-	if file == "" {
-		file = "editor"
-	}
-	res := ValidateResult{Diagnostics: dsl.Diagnostics{}}
-	wf, err := dsl.Load(file, []byte(b.Source))
-	if err != nil {
-		var ds dsl.Diagnostics
-		if !errors.As(err, &ds) {
-			ds = dsl.Diagnostics{{File: file, Line: 1, Col: 1, Message: err.Error(), Severity: dsl.SeverityError}}
+	v := weftclient.Validate("editor", []byte(b.Source), weftclient.FileResolver(s.o.WorkflowsDir))
+	if !v.Valid {
+		msg := "the definition is not valid: POST /v1/workflows/validate lists its problems"
+		if es := v.Diagnostics.Errors(); len(es) > 0 {
+			msg += " (the first: " + es[0].String() + ")"
 		}
-		res.Diagnostics = ds
-		writeJSON(w, http.StatusOK, res)
+		writeError(w, http.StatusBadRequest, msg)
 		return
 	}
-	res.Valid, res.Graph = true, NewGraph(wf)
-	if wf.Warnings != nil {
-		res.Diagnostics = wf.Warnings
-	}
-	writeJSON(w, http.StatusOK, res)
-}
-
-// apiStart starts a run of a catalog workflow with the inputs of the page's form. The catalog is
-// the operator's, so the run's definition is too (origin operator); a logged-in person is recorded
-// as who started it.
-func (s *Server) apiStart(w http.ResponseWriter, r *http.Request, sess *session) {
-	if !s.may(w, sess, "starting a run", auth.RoleRunner) {
-		return
-	}
-	e, ok := s.entry(r.PathValue("name"))
-	if !ok || e.Workflow == nil {
-		writeError(w, http.StatusNotFound, fmt.Sprintf("no runnable workflow %q", r.PathValue("name")))
-		return
-	}
-	var b struct {
-		Inputs map[string]any `json:"inputs"`
-	}
-	if err := json.NewDecoder(r.Body).Decode(&b); err != nil {
-		writeError(w, http.StatusBadRequest, "send {\"inputs\": {...}}: "+err.Error())
-		return
-	}
-	source := e.Name
-	if e.Path != "" {
-		source = filepath.Base(e.Path) // positions name the file, not where it is on the machine
-	}
-	o := weftclient.StartOptions{Source: source, Inputs: b.Inputs, Resolver: weftclient.FileResolver(s.o.WorkflowsDir), Origin: weftclient.OriginOperator}
-	if id, ok := sess.identity(); ok {
-		o.StartedBy = id.Name
-	}
-	run, err := s.o.Client.Start(r.Context(), e.Workflow, o)
-	if err != nil {
-		clientError(w, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]string{"id": run.ID, "url": "/runs/" + url.PathEscape(run.ID)})
-}
-
-// apiInputs answers a click on a step: the inputs its activities were called with, resolved,
-// read from the run's history.
-func (s *Server) apiInputs(w http.ResponseWriter, r *http.Request, sess *session) {
-	if !s.mayRead(w, r, sess, r.PathValue("id")) {
-		return
-	}
-	calls, err := s.o.Client.StepInputs(r.Context(), r.PathValue("id"), r.PathValue("step"), 20)
-	if err != nil {
-		clientError(w, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, calls)
+	writeJSON(w, http.StatusOK, map[string]any{"graph": NewGraph(v.Workflow)})
 }
 
 // notFound answers a path the console has no page for: a JSON error under /api/, else a page that

@@ -143,9 +143,9 @@ func rerunConsoleOf(t *testing.T, st enums.WorkflowExecutionStatus, login bool, 
 	return f, newConsole(t, o), keys
 }
 
-// TestRetryEndpoint: POST /api/runs/{id}/retry resumes a failed run (not a cancelled or
-// terminated one, which has no failed step: the console offers no retry of it) through
-// weftclient.Retry (the new run reuses the completed step and records the run it resumes, and
+// TestRetryEndpoint: POST /v1/runs/{id}/retry, as the run page sends it, resumes a failed run
+// through weftclient.Retry (a cancelled or terminated one too, as weft retry does: the page
+// offers no retry of it, TestRunPageRetry) (the new run reuses the completed step and records the run it resumes, and
 // who retried it), needs the runner role as starting a run does, the CSRF token and the
 // console's origin, and answers a run that cannot be resumed with a 400 that says why. A runner
 // retries only the runs it started (weftclient.CheckAct; 403 naming who may, or the read refusal
@@ -162,8 +162,8 @@ func TestRetryEndpoint(t *testing.T) {
 		by     string // StartedBy of the new run
 	}{
 		{"failed", enums.WORKFLOW_EXECUTION_STATUS_FAILED, "", "", weftclient.OriginOperator, http.StatusOK, `"resumedFrom":"weft-fixture"`, ""},
-		{"cancelled", enums.WORKFLOW_EXECUTION_STATUS_CANCELED, "", "", weftclient.OriginOperator, http.StatusBadRequest, "was cancelled, not failed: it has no failed step to retry from", ""},
-		{"terminated", enums.WORKFLOW_EXECUTION_STATUS_TERMINATED, "", "", weftclient.OriginOperator, http.StatusBadRequest, "was terminated, not failed", ""},
+		{"cancelled", enums.WORKFLOW_EXECUTION_STATUS_CANCELED, "", "", weftclient.OriginOperator, http.StatusOK, `"resumedFrom":"weft-fixture"`, ""},
+		{"terminated", enums.WORKFLOW_EXECUTION_STATUS_TERMINATED, "", "", weftclient.OriginOperator, http.StatusOK, `"resumedFrom":"weft-fixture"`, ""},
 		{"the operator's run by a runner", enums.WORKFLOW_EXECUTION_STATUS_FAILED, "carl", "", weftclient.OriginOperator, http.StatusForbidden, "cannot retry run weft-fixture: it is the operator's, and only the operator", ""},
 		{"another's run by an admin", enums.WORKFLOW_EXECUTION_STATUS_FAILED, "env", "carl", weftclient.OriginOperator, http.StatusOK, `"rerun":["b","t"]`, auth.EnvKeyName},
 		{"its own run by a runner", enums.WORKFLOW_EXECUTION_STATUS_FAILED, "carl", "carl", weftclient.OriginOperator, http.StatusOK, `"reused":["a"]`, "carl"},
@@ -184,7 +184,7 @@ func TestRetryEndpoint(t *testing.T) {
 			} else {
 				token = csrfOf(t, c, base)
 			}
-			code, out := post(t, c, base+"/api/runs/weft-fixture/retry", token, base, `{}`)
+			code, out := post(t, c, base+"/v1/runs/weft-fixture/retry", token, base, `{}`)
 			require.Equal(t, tc.code, code, out)
 			require.Contains(t, out, tc.want)
 			started := f.runs()
@@ -192,10 +192,10 @@ func TestRetryEndpoint(t *testing.T) {
 				require.Empty(t, started, "nothing is started")
 				return
 			}
-			var ans struct{ ID, URL string }
+			var ans struct{ ID, ResumedFrom string }
 			require.NoError(t, json.Unmarshal([]byte(out), &ans))
 			require.True(t, strings.HasPrefix(ans.ID, "weft-fixture-retry-"), ans.ID)
-			require.Equal(t, "/runs/"+ans.ID, ans.URL)
+			require.Equal(t, "weft-fixture", ans.ResumedFrom)
 			req := started[ans.ID]
 			require.NotNil(t, req, "the new run was started: %v", started)
 			require.Equal(t, "weft-fixture", req.GetResumedFrom())
@@ -209,16 +209,16 @@ func TestRetryEndpoint(t *testing.T) {
 		f, srv, _ := rerunConsole(t, enums.WORKFLOW_EXECUTION_STATUS_FAILED, false)
 		base := srv.URL
 		token := csrfOf(t, http.DefaultClient, base)
-		code, _ := post(t, http.DefaultClient, base+"/api/runs/weft-fixture/retry", "", base, `{}`)
+		code, _ := post(t, http.DefaultClient, base+"/v1/runs/weft-fixture/retry", "", base, `{}`)
 		require.Equal(t, http.StatusForbidden, code)
-		code, _ = post(t, http.DefaultClient, base+"/api/runs/weft-fixture/retry", token, "http://evil.example", `{}`)
+		code, _ = post(t, http.DefaultClient, base+"/v1/runs/weft-fixture/retry", token, "http://evil.example", `{}`)
 		require.Equal(t, http.StatusForbidden, code)
 		require.Empty(t, f.runs())
 	})
 	t.Run("needs a login", func(t *testing.T) {
 		f, srv, _ := rerunConsole(t, enums.WORKFLOW_EXECUTION_STATUS_FAILED, true)
 		base := srv.URL
-		code, out := post(t, http.DefaultClient, base+"/api/runs/weft-fixture/retry", "x", base, `{}`)
+		code, out := post(t, http.DefaultClient, base+"/v1/runs/weft-fixture/retry", "x", base, `{}`)
 		require.Equal(t, http.StatusUnauthorized, code, out)
 		require.Empty(t, f.runs())
 	})
@@ -266,7 +266,7 @@ func TestRunPageRetry(t *testing.T) {
 }
 
 // TestRunStepAlone: a tool step's detail offers "Run this step alone": a JSON text of the inputs
-// of its first call, which Run starts as a one-step workflow of the person's own (POST /api/runs,
+// of its first call, which Run starts as a one-step workflow of the person's own (POST /v1/runs,
 // client origin); invalid JSON and a definition the validator refuses are written by the form.
 // An inline data tool has no such button.
 func TestRunStepAlone(t *testing.T) {

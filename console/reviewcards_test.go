@@ -328,8 +328,8 @@ func TestReviewsPageSaysWhoDecidedElsewhere(t *testing.T) {
 		chromedp.Evaluate(`document.querySelectorAll('#review-list .card .actions button').length`, &n))
 	require.Equal(t, 3, n)
 	c, token := loginAs(t, srv, keys["env"])
-	for _, code := range []int{http.StatusBadRequest, http.StatusOK} { // the run refuses the first (gatedTemporal)
-		got, out := post(t, c, srv.URL+"/api/runs/weft-fixture/reviews", token, srv.URL, `{"id":"check","decision":"approve","comment":"fine","digest":"d1"}`)
+	for _, code := range []int{http.StatusConflict, http.StatusOK} { // the run refuses the first (gatedTemporal)
+		got, out := post(t, c, srv.URL+"/v1/runs/weft-fixture/reviews", token, srv.URL, `{"review":"check","decision":"approve","comment":"fine","digest":"d1"}`)
 		require.Equal(t, code, got, out)
 	}
 	var status, none string

@@ -231,7 +231,7 @@ func TestReviewsListingForgetsADecision(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 7, p.total)
 	require.Equal(t, "r0", p.runs[0])
-	code, out := post(t, c, srv.URL+"/api/runs/r0/reviews", csrfOf(t, c, srv.URL), srv.URL, `{"id":"gate","decision":"approve"}`)
+	code, out := post(t, c, srv.URL+"/v1/runs/r0/reviews", csrfOf(t, c, srv.URL), srv.URL, `{"review":"gate","decision":"approve","digest":"d"}`)
 	require.Equal(t, http.StatusOK, code, out)
 	p, err = readReviews(c, srv.URL)
 	require.NoError(t, err)
@@ -255,7 +255,7 @@ func TestReviewsListingKeptWhenNothingWasDecided(t *testing.T) {
 	require.Equal(t, int64(1), f.Pages.Load())
 
 	for _, id := range []string{"no-such-run", "nor-this"} {
-		code, out := post(t, c, srv.URL+"/api/runs/"+id+"/reviews", csrf, srv.URL, `{"id":"gate","decision":"approve"}`)
+		code, out := post(t, c, srv.URL+"/v1/runs/"+id+"/reviews", csrf, srv.URL, `{"review":"gate","decision":"approve","digest":"d"}`)
 		require.NotEqual(t, http.StatusOK, code, out)
 		p, err = readReviews(c, srv.URL)
 		require.NoError(t, err)
@@ -268,8 +268,8 @@ func TestReviewsListingKeptWhenNothingWasDecided(t *testing.T) {
 	f.mu.Lock()
 	f.decided["r1"] = true
 	f.mu.Unlock()
-	code, out := post(t, c, srv.URL+"/api/runs/r1/reviews", csrf, srv.URL, `{"id":"gate","decision":"approve"}`)
-	require.Equal(t, http.StatusBadRequest, code, out)
+	code, out := post(t, c, srv.URL+"/v1/runs/r1/reviews", csrf, srv.URL, `{"review":"gate","decision":"approve","digest":"d"}`)
+	require.Equal(t, http.StatusConflict, code, out)
 	p, err = readReviews(c, srv.URL)
 	require.NoError(t, err)
 	require.Equal(t, 6, p.total, "the review decided elsewhere is not counted")

@@ -40,18 +40,6 @@ func (s *Server) sessionOf(r *http.Request) *session {
 
 type handler func(w http.ResponseWriter, r *http.Request, sess *session)
 
-// may reports whether the session may do what, which needs role; when not, it writes the refusal
-// (403, naming the role and how the operator grants it). The operator on this machine (no
-// login) may do everything.
-func (s *Server) may(w http.ResponseWriter, sess *session, what, role string) bool {
-	if !sess.authenticated || sess.who.Has(role) {
-		return true
-	}
-	s.o.Log.Warn("console: refused", "what", what, "identity", sess.who.Name, "roles", sess.who.Roles, "needs", role)
-	writeError(w, http.StatusForbidden, sess.who.Refusal(what, role))
-	return false
-}
-
 // identity is the session's authenticated identity; ok is false for the operator on this machine.
 func (sess *session) identity() (auth.Identity, bool) {
 	return sess.who, sess.authenticated

@@ -43,8 +43,8 @@ func TestConsoleRunsPagesAndSearch(t *testing.T) {
 	// newest first: ids[0] is the last started
 	var ids []string
 	for range total {
-		code, out := e.post(t, "/api/workflows/paging-flow/runs", `{"inputs":{}}`)
-		require.Equal(t, http.StatusOK, code, out)
+		code, out := e.post(t, "/v1/runs", `{"workflow":"paging-flow","inputs":{}}`)
+		require.Equal(t, http.StatusCreated, code, out)
 		id := out["id"].(string)
 		_, err := wc.Result(context.Background(), id)
 		require.NoError(t, err)
@@ -183,8 +183,8 @@ func TestConsoleRunLiveItems(t *testing.T) {
 	flow := `{"name":"live-items","inputs":{"xs":{"type":"array","default":["0","1","2","4","5"]}},"steps":[
 	  {"id":"each","tool":"search","forEach":"{{ inputs.xs }}","concurrency":2,"inputs":{"query":"{{ item }}","collection":"docs"}}]}`
 	e := runsConsole(t, "console-live-items", map[string]activities.Handler{"search": search}, map[string]string{"live-items": flow})
-	code, out := e.post(t, "/api/workflows/live-items/runs", `{"inputs":{}}`)
-	require.Equal(t, http.StatusOK, code, out)
+	code, out := e.post(t, "/v1/runs", `{"workflow":"live-items","inputs":{}}`)
+	require.Equal(t, http.StatusCreated, code, out)
 	id := out["id"].(string)
 
 	ctx := browser(t)
@@ -236,8 +236,8 @@ func TestConsoleRunItemFails(t *testing.T) {
 	flow := `{"name":"item-fails","inputs":{"xs":{"type":"array","default":["a","bad","c"]}},"steps":[
 	  {"id":"each","tool":"search","forEach":"{{ inputs.xs }}","concurrency":1,"inputs":{"query":"{{ item }}","collection":"docs"}}]}`
 	e := runsConsole(t, "console-item-fails", map[string]activities.Handler{"search": search}, map[string]string{"item-fails": flow})
-	code, out := e.post(t, "/api/workflows/item-fails/runs", `{"inputs":{}}`)
-	require.Equal(t, http.StatusOK, code, out)
+	code, out := e.post(t, "/v1/runs", `{"workflow":"item-fails","inputs":{}}`)
+	require.Equal(t, http.StatusCreated, code, out)
 	id := out["id"].(string)
 
 	ctx := browser(t)
@@ -299,8 +299,8 @@ func TestConsoleRunItemsCancelledInFlight(t *testing.T) {
 	  {"id":"each","tool":"search","forEach":"{{ inputs.xs }}","concurrency":3,"inputs":{"query":"{{ item }}","collection":"docs"}}]}`
 	e := runsConsole(t, "console-items-cancelled", map[string]activities.Handler{"search": search}, map[string]string{"items-cancelled": flow})
 	t.Cleanup(func() { close(ended) }) // before the worker stops
-	code, out := e.post(t, "/api/workflows/items-cancelled/runs", `{"inputs":{}}`)
-	require.Equal(t, http.StatusOK, code, out)
+	code, out := e.post(t, "/v1/runs", `{"workflow":"items-cancelled","inputs":{}}`)
+	require.Equal(t, http.StatusCreated, code, out)
 	id := out["id"].(string)
 
 	ctx := browser(t)
@@ -351,8 +351,8 @@ func TestConsoleRunAgentIterations(t *testing.T) {
 	}
 	flow := `{"name":"agent-view","steps":[{"id":"a","tool":"agent","inputs":{"prompt":"find it","tools":["search"],"maxIterations":5}}],"output":"{{ a.output.text }}"}`
 	e := runsConsole(t, "console-agent-view", map[string]activities.Handler{"llm": model, "search": fakeSearch}, map[string]string{"agent-view": flow})
-	code, out := e.post(t, "/api/workflows/agent-view/runs", `{"inputs":{}}`)
-	require.Equal(t, http.StatusOK, code, out)
+	code, out := e.post(t, "/v1/runs", `{"workflow":"agent-view","inputs":{}}`)
+	require.Equal(t, http.StatusCreated, code, out)
 	id := out["id"].(string)
 	_, err := e.client.Result(context.Background(), id)
 	require.NoError(t, err)
@@ -398,15 +398,17 @@ func TestConsoleRunReviewItems(t *testing.T) {
 	flow := `{"name":"review-items","inputs":{"xs":{"type":"array","default":["a","b","c"]}},"steps":[
 	  {"id":"each","tool":"review","forEach":"{{ inputs.xs }}","inputs":{"title":"ok {{ item }}?","data":"{{ item }}"}}]}`
 	e := runsConsole(t, "console-review-items", nil, map[string]string{"review-items": flow})
-	code, out := e.post(t, "/api/workflows/review-items/runs", `{"inputs":{}}`)
-	require.Equal(t, http.StatusOK, code, out)
+	code, out := e.post(t, "/v1/runs", `{"workflow":"review-items","inputs":{}}`)
+	require.Equal(t, http.StatusCreated, code, out)
 	id := out["id"].(string)
 	var gates []string
+	digests := map[string]string{}
 	require.Eventually(t, func() bool {
 		p, err := e.client.Pending(context.Background(), id)
 		gates = gates[:0]
 		for _, r := range p {
 			gates = append(gates, r.GetId())
+			digests[r.GetId()] = r.GetDigest()
 		}
 		return err == nil && len(p) == 3
 	}, 20*time.Second, 50*time.Millisecond)
@@ -416,7 +418,7 @@ func TestConsoleRunReviewItems(t *testing.T) {
 	inPage(t, ctx, "items waiting", 60*time.Second,
 		openItems(e.url, id, "each"),
 		chromedp.Poll(itemStatuses+`.join('|') === '⏸ awaiting review|⏸ awaiting review|⏸ awaiting review'`, nil, chromedp.WithPollingTimeout(30*time.Second)))
-	code, out = e.post(t, "/api/runs/"+id+"/reviews", fmt.Sprintf(`{"id":%q,"decision":"approve","reviewer":"ana"}`, gates[0]))
+	code, out = e.post(t, "/v1/runs/"+id+"/reviews", fmt.Sprintf(`{"review":%q,"decision":"approve","reviewer":"ana","digest":%q}`, gates[0], digests[gates[0]]))
 	require.Equal(t, http.StatusOK, code, out)
 	var got []string
 	var inputs, card string

@@ -97,8 +97,8 @@ func (e *consoleEnv) get(t *testing.T, path string, v any) int {
 
 func (e *consoleEnv) start(t *testing.T) string {
 	t.Helper()
-	code, out := e.post(t, "/api/workflows/console-flow/runs", `{"inputs":{}}`)
-	require.Equal(t, http.StatusOK, code, out)
+	code, out := e.post(t, "/v1/runs", `{"workflow":"console-flow","inputs":{}}`)
+	require.Equal(t, http.StatusCreated, code, out)
 	id := out["id"].(string)
 	require.Eventually(t, func() bool {
 		p, err := e.client.Pending(context.Background(), id)
@@ -108,7 +108,9 @@ func (e *consoleEnv) start(t *testing.T) string {
 }
 
 // TestConsoleHandlers: the console's run, review, events, inputs and cancel endpoints on the
-// embedded stack, through the one client package.
+// embedded stack, through the one client package: those the page calls on /v1 (start, a step's
+// inputs, a decision, cancel) and the console's own (a run as its page draws it, its snapshots,
+// the reviews, the runs' rows).
 func TestConsoleHandlers(t *testing.T) {
 	e := startConsole(t, "console-handlers")
 	id := e.start(t)
@@ -152,25 +154,25 @@ func TestConsoleHandlers(t *testing.T) {
 		} `json:"reviews"`
 	}
 	require.Equal(t, http.StatusOK, e.get(t, "/api/reviews", &reviews))
-	found := false
+	found, digest := false, ""
 	for _, r := range reviews.Reviews {
 		if r.Run == id {
-			found = true
+			found, digest = true, fmt.Sprint(r.Review["digest"])
 			require.Equal(t, "Publish <b>this</b>?", r.Review["title"], "JSON keeps the text as it is")
 		}
 	}
 	require.True(t, found)
 
 	var calls weftclient.StepCalls
-	require.Equal(t, http.StatusOK, e.get(t, "/api/runs/"+id+"/steps/split/inputs", &calls))
+	require.Equal(t, http.StatusOK, e.get(t, "/v1/runs/"+id+"/steps/split/inputs", &calls))
 	require.Equal(t, 1, calls.Total)
 	require.Contains(t, fmt.Sprint(calls.Inputs[0]), "and more words to split", "the resolved inputs of the activity call")
 
 	// an edit that does not match the data's shape is refused with the reason; then approve
-	code, out := e.post(t, "/api/runs/"+id+"/reviews", `{"id":"approve","decision":"edit","data":{"headline":7}}`)
-	require.Equal(t, http.StatusBadRequest, code, out)
-	require.Contains(t, out["error"], "headline")
-	code, out = e.post(t, "/api/runs/"+id+"/reviews", `{"id":"approve","decision":"edit","data":{"headline":"Plain","count":1},"reviewer":"ana"}`)
+	code, out := e.post(t, "/v1/runs/"+id+"/reviews", `{"review":"approve","decision":"edit","data":{"headline":7},"digest":"`+digest+`"}`)
+	require.Equal(t, http.StatusConflict, code, out)
+	require.Contains(t, out["detail"], "headline")
+	code, out = e.post(t, "/v1/runs/"+id+"/reviews", `{"review":"approve","decision":"edit","data":{"headline":"Plain","count":1},"reviewer":"ana","digest":"`+digest+`"}`)
 	require.Equal(t, http.StatusOK, code, out)
 	require.Equal(t, "ana", out["reviewer"])
 	res, err := e.client.Result(context.Background(), id)
@@ -205,13 +207,13 @@ func TestConsoleHandlers(t *testing.T) {
 
 	// cancel from the run page
 	other := e.start(t)
-	code, out = e.post(t, "/api/runs/"+other+"/cancel", `{}`)
+	code, out = e.post(t, "/v1/runs/"+other+"/cancel", `{}`)
 	require.Equal(t, http.StatusOK, code, out)
 	require.Eventually(t, func() bool {
 		d, err := e.client.Describe(context.Background(), other)
 		return err == nil && d.Status == "cancelled"
 	}, 20*time.Second, 50*time.Millisecond)
-	code, out = e.post(t, "/api/runs/"+other+"/cancel", `{}`)
+	code, out = e.post(t, "/v1/runs/"+other+"/cancel", `{}`)
 	require.Equal(t, http.StatusConflict, code, out)
 	require.Equal(t, http.StatusNotFound, e.get(t, "/api/runs/no-such-run", nil))
 }

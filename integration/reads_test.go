@@ -175,7 +175,7 @@ func TestIdentityReads(t *testing.T) {
 		readsAna bool
 	}{{"bob", bobKey, false}, {"ana", anaKey, true}, {"rita", ritaKey, true}, {"root", rootKey, true}} {
 		get := login(tc.key)
-		for _, path := range []string{"/api/runs/" + runID, "/runs/" + runID, "/api/runs/" + runID + "/steps/check/inputs"} {
+		for _, path := range []string{"/api/runs/" + runID, "/runs/" + runID, "/v1/runs/" + runID + "/steps/check/inputs", "/v1/runs/" + runID} {
 			code, page := get(path)
 			if tc.readsAna {
 				require.Equal(t, http.StatusOK, code, "%s %s: %s", tc.who, path, page)

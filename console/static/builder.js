@@ -3,7 +3,7 @@
 // parsed object in place and exports it as it is, so a file imported and exported unchanged is
 // the same JSON, and fields the builder has no form for (mcp, schedule, branding, ...) survive.
 // Layout positions are not part of the file. Every value is put into the page with textContent
-// or setAttribute, never as HTML; the palette and the forms come from /api/tools (the registry).
+// or setAttribute, never as HTML; the palette and the forms come from the registry the page is given (console.Tools).
 (() => {
   'use strict';
   const root = document.getElementById('builder');
@@ -35,7 +35,11 @@
       body: JSON.stringify(body || {}),
     });
     const j = await r.json().catch(() => ({ error: r.statusText }));
-    if (!r.ok) throw new Error(j.error || r.statusText);
+    if (!r.ok) {
+      // /v1's problem details (RFC 9457), or the console's own {error}
+      const fields = (j.errors || []).map((e) => e.detail).filter((d) => d && d !== j.detail);
+      throw new Error(j.error || [j.detail || j.title, ...fields].filter(Boolean).join('; ') || r.statusText);
+    }
     return j;
   }
   const clone = (v) => JSON.parse(JSON.stringify(v));
@@ -1292,9 +1296,9 @@
       status.textContent = 'starting…';
       go.disabled = true;
       try {
-        const r = await post('/api/runs', { name: `${fileName}.json`, source: exportText(), inputs });
+        const r = await post('/v1/runs', { definition: JSON.parse(exportText()), inputs });
         leaving = true; // the run's page is where the person asked to go; the draft is kept
-        window.location.assign(r.url);
+        window.location.assign(`/runs/${encodeURIComponent(r.id)}`);
       } catch (err) { status.textContent = err.message; go.disabled = false; }
     } }, 'Start a run');
     return [el('h3', {}, 'Run it'), el('div', { class: 'field' }, el('label', { for: 'b-run-inputs' }, 'inputs ', el('small', {}, 'JSON object')), ins), go, status];
@@ -1306,7 +1310,7 @@
     markSelected();
   }
 
-  // ---- validation (the console's validate endpoint: dsl.Load, file:line:col) ----
+  // ---- validation (POST /v1/workflows/validate, as every surface checks a file: line:col) ----
   function problemCounts() {
     const out = {};
     for (const d of problems) {
@@ -1356,7 +1360,7 @@
     const mine = ++vSeq;
     try {
       const source = exportText();
-      const r = await post('/api/validate', { name: `${fileName}.json`, source });
+      const r = await post('/v1/workflows/validate', { source });
       if (mine !== vSeq) return;
       problems = r.diagnostics || [];
       checked = JSON.parse(source);

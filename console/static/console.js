@@ -44,6 +44,14 @@
     if (text.length < 400) return pre;
     return el('details', { open: open || null }, el('summary', {}, `${text.length.toLocaleString()} characters of JSON`), pre);
   }
+  // problem is an error answer in words: /v1's problem details (RFC 9457: detail, and each field
+  // error's), or the console's own {error}.
+  function problem(j) {
+    if (!j) return '';
+    if (j.error) return j.error;
+    const fields = (j.errors || []).map((e) => e.detail).filter((d) => d && d !== j.detail);
+    return [j.detail || j.title, ...fields].filter(Boolean).join('; ');
+  }
   async function post(url, body) {
     const r = await fetch(url, {
       method: 'POST', credentials: 'same-origin',
@@ -51,13 +59,13 @@
       body: JSON.stringify(body || {}),
     });
     const j = await r.json().catch(() => ({ error: r.statusText }));
-    if (!r.ok) throw new Error(j.error || r.statusText);
+    if (!r.ok) throw new Error(problem(j) || r.statusText);
     return j;
   }
   async function get(url) {
     const r = await fetch(url, { credentials: 'same-origin' });
     const j = await r.json().catch(() => ({ error: r.statusText }));
-    if (!r.ok) throw new Error(j.error || r.statusText);
+    if (!r.ok) throw new Error(problem(j) || r.statusText);
     return j;
   }
   // Times and durations, written as console/format.go writes them (TestFormats holds the two to
@@ -489,11 +497,13 @@
       card.classList.add('sending');
       try {
         // digest binds the decision to the data this card shows: refused if it changed since.
-        const body = { id: r.id, decision, comment: comment.value, reviewer: reviewer(), digest: r.digest || '' };
+        const body = { review: r.id, decision, comment: comment.value, reviewer: reviewer(), digest: r.digest || '' };
         if (data !== undefined) body.data = data;
         if (scope) body.scope = scope;
-        const d = await post(`/api/runs/${encodeURIComponent(runId)}/reviews`, body);
-        settle(card, { ...d, tool: r.tool });
+        // POST /v1/runs/{id}/reviews answers the decision recorded (its proto JSON leaves out a
+        // false authenticated: a typed name)
+        const d = await post(`/v1/runs/${encodeURIComponent(runId)}/reviews`, body);
+        settle(card, Object.assign({ decidedAt: new Date().toISOString(), authenticated: false }, d, { tool: r.tool }));
         if (onDecided) onDecided(r.id);
       } catch (err) {
         fail(err.message);
@@ -849,7 +859,7 @@
       const inputs = el('div', { class: 'inputs' }, el('p', { class: 'note' }, 'loading the resolved inputs…'));
       fill(here.inputsBox, el('h3', {}, 'Inputs'), inputs, written);
       const status = s.status;
-      get(`/api/runs/${encodeURIComponent(runId)}/steps/${encodeURIComponent(here.id)}/inputs`).then((c) => {
+      get(`/v1/runs/${encodeURIComponent(runId)}/steps/${encodeURIComponent(here.id)}/inputs`).then((c) => {
         if (shown !== here || here.status !== status) return;
         if (!c.total) inputs.replaceChildren(el('p', { class: 'note' }, c.note || 'no calls'));
         else inputs.replaceChildren(el('p', { class: 'note' }, c.total > 1 ? `${c.total} calls; the first ${c.inputs.length} shown` : '1 call'), ...c.inputs.map((i) => jsonBlock(i)));
@@ -883,7 +893,7 @@
 
     // aloneForm: "Run this step alone" opens a JSON text of the step's inputs (the first call's,
     // resolved; the inputs as written when no call was recorded) that "Run" starts as a one-step
-    // workflow of its own through POST /api/runs, as the playground's edited text is: the
+    // workflow of its own through POST /v1/runs, as the playground's edited text is: the
     // person's own definition (client origin), checked as any client's is.
     // aloneName names the one-step workflow "<workflow>-<step>-alone", the workflow's name cut
     // short so the whole stays within the 200 characters a name may have (a step id has 64 at
@@ -934,8 +944,8 @@
         say('starting…', false);
         runBtn.disabled = true;
         try {
-          const r = await post('/api/runs', { name: `${def.name}.json`, source: JSON.stringify(def, null, 2), inputs: {} });
-          window.location.assign(r.url);
+          const r = await post('/v1/runs', { definition: def, inputs: {} });
+          window.location.assign(`/runs/${encodeURIComponent(r.id)}`);
         } catch (err) { say(err.message, true); runBtn.disabled = false; }
       });
       box.replaceChildren(open, form);
@@ -1093,9 +1103,9 @@
       if (!confirm(`Cancel ${runId}? Steps in flight are cancelled; finished steps keep their results.`)) return;
       ev.target.disabled = true;
       try {
-        const r = await post(`/api/runs/${encodeURIComponent(runId)}/cancel`);
+        const r = await post(`/v1/runs/${encodeURIComponent(runId)}/cancel`);
         // a stuck run (its workflow task kept failing) was terminated: say so, and why
-        if (r && r.status === 'terminated') alert(`${runId} could not take a cancel and was terminated: ${r.reason || ''}`);
+        if (r && r.terminated) alert(`${runId} could not take a cancel and was terminated: ${r.reason || ''}`);
       } catch (err) { alert(err.message); ev.target.disabled = false; }
     });
     // Retry: a new run (weftclient.Retry) that reuses the steps this one completed; the page goes
@@ -1108,8 +1118,8 @@
       status.classList.remove('error');
       status.textContent = 'starting a new run that reuses the completed steps…';
       try {
-        const r = await post(`/api/runs/${encodeURIComponent(runId)}/retry`);
-        window.location.assign(r.url);
+        const r = await post(`/v1/runs/${encodeURIComponent(runId)}/retry`);
+        window.location.assign(`/runs/${encodeURIComponent(r.id)}`);
       } catch (err) {
         status.textContent = `Retry refused: ${err.message}`;
         status.classList.add('error');
@@ -1318,9 +1328,9 @@
       try {
         const text = edited && edited();
         if (text === false) throw new Error('the edited text does not compile: fix the problems listed under Edit, or reload the page to run the file');
-        const r = text ? await post('/api/runs', { name: `${name}.json`, source: text, inputs })
-          : await post(`/api/workflows/${encodeURIComponent(name)}/runs`, { inputs });
-        window.location.assign(r.url);
+        const r = text ? await post('/v1/runs', { definition: JSON.parse(text), inputs })
+          : await post('/v1/runs', { workflow: name, inputs });
+        window.location.assign(`/runs/${encodeURIComponent(r.id)}`);
       } catch (err) { status.textContent = err.message; status.classList.add('error'); }
     };
   }
@@ -1367,7 +1377,12 @@
       timer = setTimeout(async () => {
         const mine = ++seq;
         try {
-          const r = await post('/api/validate', { name: `${name}.json`, source: source.value });
+          // checked as every surface checks a file (POST /v1/workflows/validate: lines and
+          // columns in this text); a valid one is drawn by the console (POST /api/graph)
+          const text = source.value;
+          const r = await post('/v1/workflows/validate', { source: text });
+          if (mine !== seq) return;
+          if (r.valid) r.graph = (await post('/api/graph', { source: text })).graph;
           if (mine !== seq) return;
           diags.replaceChildren(...r.diagnostics.map((d) => el('li', { class: d.severity, onclick: () => goTo(d.line, d.col) },
             `${d.line}:${d.col} ${d.severity}: ${d.where ? d.where + ': ' : ''}${d.message}${d.hint ? ' (' + d.hint + ')' : ''}`)));

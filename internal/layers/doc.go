@@ -12,10 +12,12 @@
 //	4 the interpreter (workflows)
 //	5 the client, the worker, features built on them (internal/vaipkg, eval/report), the fixture
 //	  runner (fixtures) and the test kit's Temporal fake
-//	6 the surfaces: console, mcp, httpapi; and the eval engine (eval), which runs cases through the client
-//	7 the CLI (starter) and the Go API (the module's root)
-//	8 operations harnesses (internal/ops)
-//	9 programs and whole-stack tests: cmd, examples, integration
+//	6 the surfaces mcp and httpapi; and the eval engine (eval), which runs cases through the client
+//	7 the console, which serves httpapi's /v1 to its page with its login as the identity; and the
+//	  Go API (the module's root)
+//	8 the CLI (starter)
+//	9 operations harnesses (internal/ops)
+//	10 programs and whole-stack tests: cmd, examples, integration
 //
 // Three rules sit beside the floors: internal/testkit is imported only by tests and by
 // internal/ops; activities never import go.temporal.io/sdk/workflow, and the clients under

@@ -56,21 +56,22 @@ var floors = map[string]int{
 	"fixtures":                    5,
 	"internal/testkit/reviewfake": 5,
 
-	"console": 6,
 	"mcp":     6,
 	"httpapi": 6,
 	"eval":    6,
 
-	"starter": 7,
+	"console": 7,
 	".":       7,
 
-	"internal/ops/": 8,
+	"starter": 8,
 
-	"internal/layers": 9,
-	"cmd/":            9,
-	"examples/":       9,
-	"integration":     9,
-	"scripts/":        9,
+	"internal/ops/": 9,
+
+	"internal/layers": 10,
+	"cmd/":            10,
+	"examples/":       10,
+	"integration":     10,
+	"scripts/":        10,
 }
 
 func floorOf(dir string) (int, bool) {
