@@ -28,20 +28,25 @@
     }
     return e;
   }
-  async function post(url, body) {
-    const r = await fetch(url, {
-      method: 'POST', credentials: 'same-origin',
-      headers: { 'Content-Type': 'application/json', 'X-CSRF-Token': csrf },
-      body: JSON.stringify(body || {}),
-    });
+  // call sends a request to the console (/v1, or one of its own routes) and answers its JSON; a
+  // refusal throws an Error with /v1's problem details (RFC 9457) in words (or the console's own
+  // {error}), its status and its problem type.
+  async function call(method, url, body) {
+    const o = { method, credentials: 'same-origin', headers: { 'X-CSRF-Token': csrf } };
+    if (method !== 'GET') { o.headers['Content-Type'] = 'application/json'; o.body = JSON.stringify(body || {}); }
+    const r = await fetch(url, o);
     const j = await r.json().catch(() => ({ error: r.statusText }));
     if (!r.ok) {
-      // /v1's problem details (RFC 9457), or the console's own {error}
       const fields = (j.errors || []).map((e) => e.detail).filter((d) => d && d !== j.detail);
-      throw new Error(j.error || [j.detail || j.title, ...fields].filter(Boolean).join('; ') || r.statusText);
+      const err = new Error(j.error || [j.detail || j.title, ...fields].filter(Boolean).join('; ') || r.statusText);
+      err.status = r.status;
+      err.type = j.type || '';
+      throw err;
     }
     return j;
   }
+  const post = (url, body) => call('POST', url, body);
+  const get = (url) => call('GET', url);
   const clone = (v) => JSON.parse(JSON.stringify(v));
   function fill(target, ...kids) { target.replaceChildren(...kids.flat(Infinity).filter((k) => k !== null && k !== undefined && k !== false)); }
   const isObj = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -1405,10 +1410,14 @@
   // page asks before it is left (beforeunload).
   const DRAFT = 'weft.builder.draft';
   let saved = '', booting = true, leaving = false;
+  // target is the file of the operator's workflows folder a Save writes: the one opened
+  // (?from=NAME) with the version it was opened at, the base of the next Save (a Save moves it on).
+  // A file imported, pasted or dropped has none: it is saved under its name.
+  let target = boot.source && boot.name ? { name: boot.name, version: Number.isInteger(boot.version) ? boot.version : 0 } : null;
   const unsaved = () => exportText() !== saved;
   function keepDraft() {
     if (booting) return;
-    try { localStorage.setItem(DRAFT, JSON.stringify({ v: 1, text: exportText(), name: fileName, saved, orig, at: Date.now() })); }
+    try { localStorage.setItem(DRAFT, JSON.stringify({ v: 1, text: exportText(), name: fileName, saved, orig, target, at: Date.now() })); }
     catch (err) { say(`the draft could not be kept in this browser (${err.message}): download the file before you leave`); }
   }
   function readDraft() {
@@ -1421,6 +1430,7 @@
     if (!importText(d.text, `${d.name || 'workflow'}.json`)) return false;
     saved = typeof d.saved === 'string' ? d.saved : '';
     if (typeof d.orig === 'string') { try { origVal = JSON.parse(d.orig); orig = d.orig; } catch (err) { /* the draft's own text stays the original */ } }
+    target = d.target && typeof d.target.name === 'string' && Number.isInteger(d.target.version) ? d.target : null;
     keepDraft();
     say(`restored the draft of ${fileName} from ${new Date(d.at || 0).toLocaleString()}${unsaved() ? ' (not downloaded yet)' : ''}`);
     return true;
@@ -1431,7 +1441,7 @@
   // ---- import and export ----
   const sayEl = el('p', { class: 'b-say', role: 'status', id: 'b-say' });
   document.querySelector('.b-bar').after(sayEl);
-  function say(text) { sayEl.textContent = text || ''; }
+  function say(text) { sayEl.textContent = text || ''; sayEl.classList.remove('error'); }
 
   function importText(text, name) {
     let parsed;
@@ -1454,7 +1464,7 @@
   }
   document.getElementById('b-import').addEventListener('change', (ev) => {
     const f = ev.target.files && ev.target.files[0];
-    if (f) f.text().then((t) => importText(t, f.name));
+    if (f) f.text().then((t) => { if (importText(t, f.name)) { target = null; keepDraft(); } });
     ev.target.value = '';
   });
   const paste = document.getElementById('b-paste');
@@ -1464,7 +1474,7 @@
     if (!paste.hidden) document.getElementById('b-paste-text').focus();
   });
   document.getElementById('b-paste-load').addEventListener('click', () => {
-    if (importText(document.getElementById('b-paste-text').value)) { paste.hidden = true; document.getElementById('b-paste-text').value = ''; }
+    if (importText(document.getElementById('b-paste-text').value)) { target = null; keepDraft(); paste.hidden = true; document.getElementById('b-paste-text').value = ''; }
   });
   root.addEventListener('dragover', (ev) => { if (ev.dataTransfer && [...ev.dataTransfer.types].includes('Files')) { ev.preventDefault(); root.classList.add('b-dropping'); } });
   root.addEventListener('dragleave', () => root.classList.remove('b-dropping'));
@@ -1473,15 +1483,109 @@
     const f = ev.dataTransfer && ev.dataTransfer.files && ev.dataTransfer.files[0];
     if (!f) return;
     ev.preventDefault();
-    f.text().then((t) => importText(t, f.name));
+    f.text().then((t) => { if (importText(t, f.name)) { target = null; keepDraft(); } });
   });
+  // nameOf is the file's name: the folder's file it was opened from, else the workflow's own name
+  // (a new workflow renamed in its settings is downloaded and saved under that name), else the
+  // name of the file imported.
+  const fileNamePattern = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
+  function nameOf() {
+    if (target) return target.name;
+    return typeof doc.name === 'string' && fileNamePattern.test(doc.name) ? doc.name : fileName;
+  }
   document.getElementById('b-export').addEventListener('click', () => {
-    const a = el('a', { href: URL.createObjectURL(new Blob([exportText()], { type: 'application/json' })), download: `${fileName}.json` });
+    const name = nameOf();
+    const a = el('a', { href: URL.createObjectURL(new Blob([exportText()], { type: 'application/json' })), download: `${name}.json` });
     document.body.append(a);
     a.click();
     a.remove();
     saved = exportText(); keepDraft();
-    say(`downloaded ${fileName}.json`);
+    say(`downloaded ${name}.json`);
+  });
+
+  // ---- Save (PUT /v1/workflows/{name}) and the saved versions (GET .../versions, .../diff,
+  // POST .../versions/{version}/restore): the operation the HTTP API and weft workflows offer.
+  const access = boot.save || { may: false, why: 'this page cannot tell whether you may save' };
+  const saveBtn = document.getElementById('b-save');
+  const saveNote = document.getElementById('b-save-note');
+  const versionsBtn = document.getElementById('b-versions');
+  const panel = document.getElementById('b-versions-panel');
+  if (!access.may) {
+    saveBtn.disabled = true;
+    saveNote.hidden = false;
+    saveNote.textContent = access.why;
+  }
+  function sayError(text) { say(text); sayEl.classList.add('error'); }
+  async function save() {
+    sayEl.classList.remove('error');
+    const name = nameOf();
+    let base = target && target.name === name ? target.version : null;
+    if (base === null) { // a file not opened from the folder: what the folder holds under its name
+      let w = null;
+      try { w = await get(`/v1/workflows/${encodeURIComponent(name)}`); } catch (err) { if (err.status !== 404) { sayError(`not saved: ${err.message}`); return; } }
+      if (w && !w.builtIn && !confirm(`The workflows folder has a file ${name} already: replace it with this one? (Its versions are kept: Versions restores any of them.)`)) return;
+      base = w && !w.builtIn ? (w.version || 0) : 0;
+    }
+    const text = exportText();
+    saveBtn.disabled = true;
+    say(`saving ${name}…`);
+    try {
+      const r = await call('PUT', `/v1/workflows/${encodeURIComponent(name)}`, { content: text, base });
+      target = { name, version: r.version.id };
+      saved = text; // the unsaved-changes guard is disarmed until the next change
+      keepDraft();
+      say(r.created ? `saved ${name} as version ${r.version.id}` : `${name} holds this already: version ${r.version.id}`);
+      if (!panel.hidden) showVersions();
+    } catch (err) {
+      if (err.status === 409) {
+        sayError(`not saved: ${err.message}. What to do: Download this version to keep your change, open Versions to see what the newer one changed, then open the current file (Workflows, Edit in the builder) and make your change there, or Import your download and Save it over the current version once you have compared them.`);
+      } else sayError(`not saved: ${err.message}`);
+    } finally { saveBtn.disabled = !access.may; }
+  }
+  saveBtn.addEventListener('click', save);
+  async function showVersions() {
+    const name = nameOf();
+    const head = el('h2', {}, `Saved versions of ${name}`);
+    fill(panel, head, el('p', { class: 'note' }, 'reading…'));
+    let vs;
+    try { vs = (await get(`/v1/workflows/${encodeURIComponent(name)}/versions`)).versions || []; }
+    catch (err) { fill(panel, head, el('p', { class: 'error' }, err.message)); return; }
+    if (!vs.length) { fill(panel, head, el('p', { class: 'note' }, `${name} has no saved version yet: Save makes the first.`)); return; }
+    const latest = vs[0].id;
+    const diff = el('pre', { class: 'json b-diff', hidden: true, 'aria-label': 'diff' });
+    const status = el('p', { class: 'b-versions-status', role: 'status' });
+    const row = (v) => el('li', { class: 'b-version', 'data-version': v.id },
+      el('strong', {}, `v${v.id}`), ' by ', el('span', { class: 'b-v-who' }, v.who), ', ',
+      el('time', { datetime: v.when, title: v.when }, new Date(v.when).toLocaleString()),
+      v.message ? ` — ${v.message}` : '', v.restored ? ` (restored v${v.restored})` : '', v.id === latest ? ' (current)' : '',
+      v.id === latest ? null : el('button', { type: 'button', class: 'b-v-diff', onclick: async () => {
+        try {
+          const d = await get(`/v1/workflows/${encodeURIComponent(name)}/diff?${new URLSearchParams({ from: v.id, to: latest })}`);
+          diff.hidden = false;
+          diff.textContent = d.diff || `v${v.id} and v${latest} are the same`;
+        } catch (err) { status.textContent = err.message; }
+      } }, `Diff against v${latest}`),
+      v.id === latest || !access.may ? null : el('button', { type: 'button', class: 'b-v-restore', onclick: () => restoreVersion(name, v.id, status) }, 'Restore'));
+    fill(panel, head, el('ol', { class: 'b-version-list', reversed: true }, vs.map(row)), status, diff);
+  }
+  // restoreVersion saves version id's content as a new version and opens it in the builder.
+  async function restoreVersion(name, id, status) {
+    if (unsaved() && !confirm(`Restore v${id} of ${name}? The changes here that are not saved are lost (the draft is replaced).`)) return;
+    try {
+      const r = await post(`/v1/workflows/${encodeURIComponent(name)}/versions/${id}/restore`);
+      const v = await get(`/v1/workflows/${encodeURIComponent(name)}/versions/${r.version.id}`);
+      importText(v.content, `${name}.json`);
+      target = { name, version: r.version.id };
+      saved = exportText();
+      keepDraft();
+      say(r.created ? `restored v${id} of ${name} as version ${r.version.id}` : `${name} holds v${id}'s content already: version ${r.version.id}`);
+      showVersions();
+    } catch (err) { status.textContent = `not restored: ${err.message}`; status.classList.add('error'); }
+  }
+  versionsBtn.addEventListener('click', () => {
+    panel.hidden = !panel.hidden;
+    versionsBtn.setAttribute('aria-expanded', String(!panel.hidden));
+    if (!panel.hidden) showVersions();
   });
   document.getElementById('b-copy').addEventListener('click', async () => {
     try {
