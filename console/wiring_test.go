@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
 
@@ -123,4 +124,41 @@ func TestBuilderAsksWhichInputOfADrawnEdge(t *testing.T) {
 		chromedp.WaitNotVisible(`#b-ask`), chromedp.WaitVisible(`.connection`))
 	require.Equal(t, "text1", first)
 	require.Equal(t, map[string]any{"text1": "{{ llm.output.text }}"}, stepInputs(t, exported(t, ctx), "sim"))
+}
+
+// TestBuilderChooserAcrossUndo: the chooser of a drawn edge is open and the person presses Undo
+// (the button, or Ctrl+Z): the edge waiting for an answer is the last thing done, so Undo takes
+// it back (the chooser closes, nothing is linked) and leaves the change before it; the next Undo
+// takes that back. A way picked after an Undo cannot link steps of a file that is gone.
+func TestBuilderChooserAcrossUndo(t *testing.T) {
+	srv := newConsole(t, console.Options{Client: lazyClient(t)})
+	ctx := chromium(t)
+	file := `{"name":"ask","steps":[{"id":"llm","tool":"llm","inputs":{"prompt":"say it"}},{"id":"sim","tool":"similarity","inputs":{}}]}`
+	run(t, ctx, "open", chromedp.Navigate(srv.URL+"/build"), chromedp.Poll(`window.__weftBuilderReady === true`, nil),
+		chromedp.Evaluate(fmt.Sprintf(`window.__weftBuilder.importText(%s, 'ask.json')`, mustJS(file)), nil),
+		chromedp.WaitVisible(`.drawflow-node[data-step="sim"]`),
+		chromedp.Click(`.drawflow-node[data-step="llm"]`), chromedp.WaitVisible(`#f-inputs-prompt`),
+		chromedp.Evaluate(`(() => { const a = document.querySelector('#f-inputs-prompt'); a.focus(); a.setSelectionRange(a.value.length, a.value.length); })()`, nil),
+		chromedp.SendKeys(`#f-inputs-prompt`, " now"),
+		chromedp.Poll(`window.__weftBuilder.exportText().includes('say it now')`, nil))
+	for _, undo := range []struct {
+		name   string
+		action chromedp.Action
+	}{
+		{"the Undo button", chromedp.Click(`#b-undo`)},
+		{"Ctrl+Z", chromedp.KeyEvent("z", chromedp.KeyModifiers(input.ModifierCtrl))},
+	} {
+		ox, oy := center(t, ctx, `.drawflow-node[data-step="llm"] .output`)
+		ix, iy := center(t, ctx, `.drawflow-node[data-step="sim"] .input`)
+		var said string
+		run(t, ctx, "draw, then "+undo.name, dragMouse(ox, oy, ix, iy), chromedp.WaitVisible(`#b-ask .b-ask-way`),
+			undo.action, chromedp.WaitNotVisible(`#b-ask`), chromedp.WaitNotPresent(`.connection`),
+			chromedp.Text(`#b-say`, &said))
+		require.Contains(t, said, "not linked: llm → sim", undo.name)
+		doc := exported(t, ctx)
+		require.Empty(t, stepInputs(t, doc, "sim"), "%s: nothing linked", undo.name)
+		require.Equal(t, "say it now", stepInputs(t, doc, "llm")["prompt"], "%s takes back the edge, not the edit before it", undo.name)
+	}
+	run(t, ctx, "the next Undo", chromedp.Click(`#b-undo`), chromedp.Poll(`!window.__weftBuilder.exportText().includes('say it now')`, nil))
+	require.Equal(t, "say it", stepInputs(t, exported(t, ctx), "llm")["prompt"])
 }

@@ -146,6 +146,13 @@
     changed();
   }
   function restore(from, to) {
+    // an edge drawn and waiting in the chooser is the last thing done: Undo takes it back (and
+    // nothing else); Redo drops it too, then redoes. A way picked later would link steps of a file
+    // that is not there any more.
+    if (cancelAsk) {
+      cancelAsk();
+      if (from === undo) return;
+    }
     if (!from.length) return;
     to.push(JSON.stringify({ doc, pos }));
     const s = JSON.parse(from.pop());
@@ -333,6 +340,7 @@
   // link connects from -> to as one change, or, when several inputs of to take from's output
   // equally well, asks which (a chooser under the toolbar) and connects when one is picked.
   const askEl = el('div', { id: 'b-ask', class: 'b-ask', role: 'group', 'aria-labelledby': 'b-ask-q', hidden: true });
+  let cancelAsk = null; // set while the chooser asks
   function link(from, to) {
     const a = stepById(from);
     const many = a && !(tools.get(a.tool) || {}).branches ? choices(from, to) : [];
@@ -342,7 +350,8 @@
       if (selected === to || selected === from) inspect(); // the form shows what the edge wrote
       return said;
     }
-    const done = (said) => { askEl.hidden = true; askEl.replaceChildren(); say(said); inspect(); };
+    const done = (said) => { cancelAsk = null; askEl.hidden = true; askEl.replaceChildren(); say(said); inspect(); };
+    cancelAsk = () => { drawn = ''; changed(); done(`not linked: ${from} → ${to}`); };
     const q = `${to} can read ${from}'s output in ${many.length} ways: which?`;
     fill(askEl, el('span', { id: 'b-ask-q' }, q), ' ',
       many.map((c) => el('button', { type: 'button', class: 'b-ask-way', 'data-input': c.input, onclick: () => {
@@ -350,7 +359,7 @@
         commit('', () => { said = connect(from, to, c); });
         done(said);
       } }, `${to}.${c.input} ← ${c.each ? `each of ${sourceRef(from, c)}` : sourceRef(from, c)}`), ' '),
-      el('button', { type: 'button', class: 'b-small', id: 'b-ask-cancel', onclick: () => { drawn = ''; changed(); done(`not linked: ${from} → ${to}`); } }, 'Cancel'));
+      el('button', { type: 'button', class: 'b-small', id: 'b-ask-cancel', onclick: () => cancelAsk() }, 'Cancel'));
     if (!askEl.isConnected) sayEl.after(askEl);
     askEl.hidden = false;
     askEl.querySelector('button').focus();
