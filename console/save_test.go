@@ -148,3 +148,25 @@ func TestSaveAccessOfTheBuilderPage(t *testing.T) {
 	require.False(t, boot.Save.May, "no workflows folder: nothing to save into")
 	require.Contains(t, boot.Save.Why, "--workflows-dir")
 }
+
+// TestBuilderDownloadNamesTheFile: a new workflow renamed in its settings is downloaded under its
+// name, not workflow.json; a file opened from the folder keeps the file's name.
+func TestBuilderDownloadNamesTheFile(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "greet.json"), []byte(greetFile), 0o644))
+	srv := newConsole(t, console.Options{Client: lazyClient(t), WorkflowsDir: dir})
+	ctx := chromium(t)
+	var said string
+	run(t, ctx, "a new workflow, renamed", chromedp.Navigate(srv.URL+"/build"), chromedp.Poll(`window.__weftBuilderReady === true`, nil),
+		chromedp.Click(`#b-settings`), chromedp.WaitVisible(`#f-workflow-name`),
+		chromedp.Evaluate(`(() => { const a = document.querySelector('#f-workflow-name'); a.focus(); a.select(); })()`, nil),
+		chromedp.SendKeys(`#f-workflow-name`, "release-notes"),
+		chromedp.Poll(`JSON.parse(window.__weftBuilder.exportText()).name === 'release-notes'`, nil),
+		chromedp.Click(`#b-export`), chromedp.Poll(`document.getElementById('b-say').textContent.startsWith('downloaded')`, nil),
+		chromedp.Text(`#b-say`, &said))
+	require.Equal(t, "downloaded release-notes.json", said)
+	run(t, ctx, "a file of the folder", chromedp.Navigate(srv.URL+"/build?from=greet"), chromedp.Poll(`window.__weftBuilderReady === true`, nil),
+		chromedp.Click(`#b-export`), chromedp.Poll(`document.getElementById('b-say').textContent.startsWith('downloaded')`, nil),
+		chromedp.Text(`#b-say`, &said))
+	require.Equal(t, "downloaded greet.json", said)
+}
