@@ -161,4 +161,22 @@ func TestBuilderChooserAcrossUndo(t *testing.T) {
 	}
 	run(t, ctx, "the next Undo", chromedp.Click(`#b-undo`), chromedp.Poll(`!window.__weftBuilder.exportText().includes('say it now')`, nil))
 	require.Equal(t, "say it", stepInputs(t, exported(t, ctx), "llm")["prompt"])
+
+	// a file just opened has nothing to undo, but the drawn edge is: the Undo button takes it back
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "ask.json"), []byte(file), 0o644))
+	srv = newConsole(t, console.Options{Client: lazyClient(t), WorkflowsDir: dir})
+	var before, during, after bool
+	run(t, ctx, "open the file", chromedp.Navigate(srv.URL+"/build?from=ask"), chromedp.Poll(`window.__weftBuilderReady === true`, nil),
+		chromedp.WaitVisible(`.drawflow-node[data-step="sim"]`), chromedp.Evaluate(`document.getElementById('b-undo').disabled`, &before))
+	ox, oy := center(t, ctx, `.drawflow-node[data-step="llm"] .output`)
+	ix, iy := center(t, ctx, `.drawflow-node[data-step="sim"] .input`)
+	run(t, ctx, "draw, then Undo", dragMouse(ox, oy, ix, iy), chromedp.WaitVisible(`#b-ask .b-ask-way`),
+		chromedp.Evaluate(`document.getElementById('b-undo').disabled`, &during),
+		chromedp.Click(`#b-undo`), chromedp.WaitNotVisible(`#b-ask`), chromedp.WaitNotPresent(`.connection`),
+		chromedp.Evaluate(`document.getElementById('b-undo').disabled`, &after))
+	require.True(t, before, "nothing to undo in a file just opened")
+	require.False(t, during, "the edge waiting in the chooser can be undone")
+	require.True(t, after, "and then nothing again")
+	require.Empty(t, stepInputs(t, exported(t, ctx), "sim"))
 }

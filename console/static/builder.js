@@ -350,7 +350,8 @@
       if (selected === to || selected === from) inspect(); // the form shows what the edge wrote
       return said;
     }
-    const done = (said) => { cancelAsk = null; askEl.hidden = true; askEl.replaceChildren(); say(said); inspect(); };
+    const undoBtn = document.getElementById('b-undo');
+    const done = (said) => { cancelAsk = null; askEl.hidden = true; askEl.replaceChildren(); undoBtn.disabled = !undo.length; say(said); inspect(); };
     cancelAsk = () => { drawn = ''; changed(); done(`not linked: ${from} → ${to}`); };
     const q = `${to} can read ${from}'s output in ${many.length} ways: which?`;
     fill(askEl, el('span', { id: 'b-ask-q' }, q), ' ',
@@ -362,6 +363,7 @@
       el('button', { type: 'button', class: 'b-small', id: 'b-ask-cancel', onclick: () => cancelAsk() }, 'Cancel'));
     if (!askEl.isConnected) sayEl.after(askEl);
     askEl.hidden = false;
+    undoBtn.disabled = false; // Undo takes the drawn edge back, even in a file just opened
     askEl.querySelector('button').focus();
     return q;
   }
