@@ -2,7 +2,7 @@
 // package has a floor, and a package imports only packages on lower floors (or, on its own
 // floor, packages under its own directory). The floors, low to high:
 //
-//	0 leaf utilities and declarations: internal/{english,fuzzy,netaddr,safefile}, proto,
+//	0 leaf utilities and declarations: internal/{english,fuzzy,netaddr,safefile,wirejson}, proto,
 //	  templates, workflows/expr, activities/toolspec, tracing, the test kit's HTTP fakes
 //	1 clients and shared definitions, none of which imports Temporal's workflow package:
 //	  the providers, the store, chunk/rank/codeindex, internal/webhook, auth, codec, metrics,
