@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"go.temporal.io/api/workflowservice/v1"
-	"google.golang.org/protobuf/encoding/protojson"
 
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 	"github.com/weftworks/weft/runwire"
@@ -29,11 +28,11 @@ type PendingReview struct {
 	Review *weftv1.ReviewRequest
 }
 
-// MarshalJSON writes the review as proto JSON (camelCase field names).
+// MarshalJSON writes the review as proto JSON (camelCase field names; ProtoJSON).
 func (p PendingReview) MarshalJSON() ([]byte, error) {
 	review := json.RawMessage("null")
 	if p.Review != nil {
-		b, err := protojson.Marshal(p.Review)
+		b, err := ProtoJSON(p.Review)
 		if err != nil {
 			return nil, err
 		}

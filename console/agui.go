@@ -140,7 +140,7 @@ func protoValue(m proto.Message) any {
 	if m == nil || !m.ProtoReflect().IsValid() {
 		return nil
 	}
-	b, err := stateJSON.Marshal(m)
+	b, err := weftclient.ProtoJSON(m)
 	if err != nil {
 		return nil
 	}

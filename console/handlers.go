@@ -17,8 +17,6 @@ import (
 	"sync"
 	"time"
 
-	"google.golang.org/protobuf/encoding/protojson"
-
 	"github.com/weftworks/weft/auth"
 	weftclient "github.com/weftworks/weft/client"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
@@ -283,8 +281,6 @@ type Snapshot struct {
 	Decided []DecidedReview `json:"decided,omitempty"`
 }
 
-var stateJSON = protojson.MarshalOptions{EmitUnpopulated: false}
-
 func (s *Server) snapshot(ctx context.Context, id string) (*Snapshot, error) {
 	qctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
@@ -297,7 +293,7 @@ func (s *Server) snapshot(ctx context.Context, id string) (*Snapshot, error) {
 		StateErr: e.StateErr}
 	if e.State != nil {
 		snap.Usage = &e.Usage
-		if b, err := stateJSON.Marshal(e.State); err == nil {
+		if b, err := weftclient.ProtoJSON(e.State); err == nil {
 			snap.State = b
 		}
 		who := weftclient.Caller(ctx)
@@ -442,7 +438,7 @@ func (s *Server) pendingReviews(ctx context.Context, sess *session) ([]PendingRe
 	reviews := weftclient.ReadableReviews(sess.reader(), l.Reviews)
 	out := make([]PendingReview, 0, len(reviews))
 	for _, p := range reviews {
-		b, _ := stateJSON.Marshal(p.Review)
+		b, _ := weftclient.ProtoJSON(p.Review)
 		r := PendingReview{Run: p.Run.ID, Workflow: p.Run.Workflow, Chat: p.Chat, Review: p.Review, JSON: b, Access: reviewAccess(sess.reader(), p.Review)}
 		if p.In.ID != p.Run.ID {
 			r.In = p.In.ID

@@ -7,6 +7,8 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/weftworks/weft/internal/wirejson"
+
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 )
 
@@ -170,14 +172,14 @@ func parts(e *Event, j *eventJSON) []struct {
 	}{{e.StepState, &j.State}, {e.Review, &j.Review}, {e.Call, &j.Call}, {e.Usage, &j.Usage}, {e.Result, &j.Result}}
 }
 
-// MarshalJSON writes the proto parts as proto JSON.
+// MarshalJSON writes the proto parts as proto JSON, 64-bit integers as numbers (wirejson).
 func (e Event) MarshalJSON() ([]byte, error) {
 	out := eventJSON{plainEvent: plainEvent(e)}
 	for _, p := range parts(&e, &out) {
 		if p.m == nil || !p.m.ProtoReflect().IsValid() { // a typed nil is not valid
 			continue
 		}
-		b, err := protojson.Marshal(p.m)
+		b, err := wirejson.Marshal(p.m) // 64-bit integers as numbers, as every surface writes them
 		if err != nil {
 			return nil, err
 		}

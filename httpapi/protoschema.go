@@ -4,8 +4,9 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
-// protoSchema is the JSON Schema of a message as protojson writes it (lowerCamelCase names,
-// 64-bit integers as strings, well-known types as their JSON forms), read from its descriptor:
+// protoSchema is the JSON Schema of a message as weftclient.ProtoJSON writes it on every surface
+// (proto JSON: lowerCamelCase names, well-known types as their JSON forms; 64-bit integers as
+// numbers, not the strings protojson writes), read from its descriptor:
 // the wire messages of proto/weft/v1 have Go types whose json tags are not what is sent.
 func protoSchema(md protoreflect.MessageDescriptor) map[string]any {
 	props := map[string]any{}
@@ -40,7 +41,7 @@ func protoKind(f protoreflect.FieldDescriptor) map[string]any {
 	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind, protoreflect.Uint32Kind, protoreflect.Fixed32Kind:
 		return map[string]any{"type": "integer"}
 	case protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind, protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
-		return map[string]any{"type": "string", "pattern": "^-?[0-9]+$", "description": "a 64-bit integer, written as a string"}
+		return map[string]any{"type": "integer", "format": "int64"}
 	case protoreflect.FloatKind, protoreflect.DoubleKind:
 		return map[string]any{"type": "number"}
 	case protoreflect.MessageKind, protoreflect.GroupKind:

@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 
-	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/weftworks/weft/auth"
@@ -232,13 +231,13 @@ func jsonKind(t reflect.Type) string {
 	return "another value"
 }
 
-// writeJSON answers with v (proto messages as proto JSON).
+// writeJSON answers with v (proto messages as every surface writes them: weftclient.ProtoJSON).
 func writeJSON(w http.ResponseWriter, status int, v any) error {
 	var b []byte
 	var err error
 	switch m := v.(type) {
 	case proto.Message:
-		b, err = protojson.Marshal(m)
+		b, err = weftclient.ProtoJSON(m)
 	case json.RawMessage:
 		b = m
 	default:

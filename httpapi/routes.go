@@ -7,8 +7,6 @@ import (
 	"net/http"
 	"strings"
 
-	"google.golang.org/protobuf/encoding/protojson"
-
 	"github.com/weftworks/weft/auth"
 	weftclient "github.com/weftworks/weft/client"
 	"github.com/weftworks/weft/events"
@@ -245,14 +243,14 @@ type RunView struct {
 	State *weftv1.ExecutionState `json:"state,omitempty" jsonschema:"the run's state: its plan, steps, pending reviews and output"`
 }
 
-// MarshalJSON writes the Execution as it marshals and the state as proto JSON (what `weft status
-// --json` prints).
+// MarshalJSON writes the Execution as it marshals and the state as weftclient.ProtoJSON writes it
+// (what `weft status --json` and MCP's weft_execution print).
 func (v RunView) MarshalJSON() ([]byte, error) {
 	b, err := json.Marshal(v.Execution)
 	if err != nil || v.State == nil {
 		return b, err
 	}
-	st, err := protojson.Marshal(v.State)
+	st, err := weftclient.ProtoJSON(v.State)
 	if err != nil {
 		return nil, err
 	}

@@ -19,7 +19,6 @@ import (
 
 	mcplib "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
-	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/weftworks/weft/auth"
 	weftclient "github.com/weftworks/weft/client"
@@ -391,7 +390,7 @@ func (g *Gateway) inputRequired(ctx context.Context, tool, run string, gate *wef
 
 // pendingAnswer is the call's answer when the person did not decide: the run waits.
 func pendingAnswer(run string, gate *weftv1.ReviewRequest) *mcplib.CallToolResult {
-	b, _ := protojson.Marshal(gate)
+	b, _ := weftclient.ProtoJSON(gate)
 	return result(runAnswer{ExecutionID: run, Status: weftclient.RunAwaitingReview, PendingReviews: []any{asJSON(b)},
 		Hint: "the run waits for this review: decide it with weft_review (the review was not decided in the client)"})
 }

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	mcplib "github.com/mark3labs/mcp-go/mcp"
-	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/weftworks/weft/activities/toolspec"
 	"github.com/weftworks/weft/auth"
@@ -135,7 +134,7 @@ func (g *Gateway) execution(ctx context.Context, in idIn) (executionState, error
 	if err != nil {
 		return nil, err
 	}
-	b, err := protojson.Marshal(st)
+	b, err := weftclient.ProtoJSON(st) // as every surface writes it
 	if err != nil {
 		return nil, fmt.Errorf("execution %s: writing its state: %w", in.ID, err)
 	}

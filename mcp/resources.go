@@ -12,10 +12,10 @@ import (
 
 	mcplib "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
-	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/weftworks/weft/activities/toolspec"
 	"github.com/weftworks/weft/auth"
+	weftclient "github.com/weftworks/weft/client"
 	"github.com/weftworks/weft/workflows/dsl"
 )
 
@@ -44,7 +44,7 @@ func (g *Gateway) addResources() {
 			if err != nil {
 				return nil, err
 			}
-			b, _ := protojson.Marshal(st)
+			b, _ := weftclient.ProtoJSON(st)
 			return []mcplib.ResourceContents{mcplib.TextResourceContents{URI: req.Params.URI, MIMEType: "application/json", Text: string(b)}}, nil
 		})
 }

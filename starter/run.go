@@ -225,7 +225,7 @@ func (p *progress) event(e events.Event) {
 	if o.asJSON {
 		if o.verbose {
 			b, _ := json.Marshal(e)
-			fmt.Fprintln(p.out, string(escapeControls(int64sAsNumbers(b))))
+			fmt.Fprintln(p.out, string(escapeControls(b)))
 		}
 		return
 	}

@@ -5,28 +5,23 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"regexp"
-	"sort"
 	"strings"
 
-	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protoreflect"
 
 	weftclient "github.com/weftworks/weft/client"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 	"github.com/weftworks/weft/runwire"
 )
 
-// writeProto prints a message as indented JSON. protojson's own spacing varies on purpose, so
-// the output is re-indented to stay stable for people and scripts; and 64-bit integers, which
-// proto JSON writes as strings, are written as numbers (durationMs: 19, not "19").
+// writeProto prints a message as indented JSON, in the one encoding every surface writes
+// (weftclient.ProtoJSON: 64-bit integers as numbers, durationMs: 19, not "19"), indented to stay
+// stable for people and scripts.
 func writeProto(w io.Writer, m proto.Message) error {
-	b, err := protojson.Marshal(m)
+	b, err := weftclient.ProtoJSON(m)
 	if err != nil {
 		return err
 	}
-	b = int64sAsNumbers(b)
 	var buf bytes.Buffer
 	if err := json.Indent(&buf, b, "", "  "); err != nil {
 		return err
@@ -144,42 +139,9 @@ func protoList[M proto.Message](list []M) json.RawMessage {
 		if i > 0 {
 			buf.WriteByte(',')
 		}
-		b, _ := protojson.Marshal(m)
+		b, _ := weftclient.ProtoJSON(m)
 		buf.Write(b)
 	}
 	buf.WriteByte(']')
 	return buf.Bytes()
-}
-
-// int64Fields are the JSON names of the 64-bit integer fields of weft's messages.
-var int64Fields = func() map[string]bool {
-	out := map[string]bool{}
-	msgs := weftv1.File_proto_weft_v1_weft_proto.Messages()
-	for i := 0; i < msgs.Len(); i++ {
-		fields := msgs.Get(i).Fields()
-		for j := 0; j < fields.Len(); j++ {
-			switch fields.Get(j).Kind() {
-			case protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind, protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
-				out[fields.Get(j).JSONName()] = true
-			}
-		}
-	}
-	return out
-}()
-
-// int64Pattern matches a 64-bit field written as a string by proto JSON. Inside a JSON string
-// quotes are escaped, so only real keys match.
-var int64Pattern = func() *regexp.Regexp {
-	names := make([]string, 0, len(int64Fields))
-	for k := range int64Fields {
-		names = append(names, regexp.QuoteMeta(k))
-	}
-	sort.Strings(names)
-	return regexp.MustCompile(`"(` + strings.Join(names, "|") + `)":\s*"(-?[0-9]+)"`)
-}()
-
-// int64sAsNumbers rewrites "durationMs": "19" as "durationMs": 19 for weft's 64-bit fields,
-// keeping the order of the fields.
-func int64sAsNumbers(b []byte) []byte {
-	return int64Pattern.ReplaceAll(b, []byte(`"$1":$2`))
 }
