@@ -16,6 +16,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/temporal"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/weftworks/weft/activities"
 	"github.com/weftworks/weft/activities/toolspec"
@@ -23,6 +24,7 @@ import (
 	weftclient "github.com/weftworks/weft/client"
 	"github.com/weftworks/weft/httpapi"
 	"github.com/weftworks/weft/mcp"
+	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 	"github.com/weftworks/weft/starter"
 	"github.com/weftworks/weft/workflows/dsl"
 )
@@ -144,6 +146,7 @@ func TestSurfacesTellOneStory(t *testing.T) {
 
 	ctx := context.Background()
 	compared := 0
+	int64s := map[string]int{} // per surface, the 64-bit integer fields read
 	for _, sc := range surfaceScenarios {
 		t.Run(sc.name, func(t *testing.T) {
 			w, err := dsl.Load(sc.name+".json", []byte(sc.file))
@@ -190,9 +193,12 @@ func TestSurfacesTellOneStory(t *testing.T) {
 			truth := toldOf(want)
 
 			surfaces := map[string]told{}
+			// states is each surface's run state as it writes it, for the JSON types of its fields.
+			states := map[string][]byte{}
 			// weft status --json: the resolved state.
 			_, out, errOut := weft(t, queue, "status", id, "--json")
 			surfaces["weft status --json"] = toldOfStateJSON(t, []byte(out), errOut)
+			states["weft status --json"] = []byte(out)
 			// weft status: the header line's status.
 			_, out, _ = weft(t, queue, "status", id)
 			surfaces["weft status header"] = told{Status: headerStatus(t, out), Steps: truth.Steps, Tokens: truth.Tokens, Cost: truth.Cost}
@@ -206,6 +212,7 @@ func TestSurfacesTellOneStory(t *testing.T) {
 			require.False(t, isErr, txt)
 			b, _ := json.Marshal(st)
 			surfaces["MCP weft_execution"] = toldOfStateJSON(t, b, "")
+			states["MCP weft_execution"] = b
 			// The HTTP API's GET /v1/runs/{id}: its state, its status and usage beside it.
 			req, err := http.NewRequest(http.MethodGet, srv.URL+"/v1/runs/"+id, nil)
 			require.NoError(t, err)
@@ -221,11 +228,13 @@ func TestSurfacesTellOneStory(t *testing.T) {
 			_ = resp.Body.Close()
 			require.Equal(t, http.StatusOK, resp.StatusCode)
 			surfaces["HTTP GET /v1/runs/{id}"] = toldOfStateJSON(t, v1.State, "")
+			states["HTTP GET /v1/runs/{id}"] = v1.State
 			surfaces["HTTP GET /v1/runs/{id} status and usage"] = told{Status: v1.Status, Steps: truth.Steps, Tokens: v1.Usage.Tokens, Cost: v1.Usage.CostUSD}
 			// MCP's execution resource.
 			text, err := session.readResource("weft://executions/" + id)
 			require.NoError(t, err)
 			surfaces["MCP weft://executions/{id}"] = toldOfStateJSON(t, []byte(text), "")
+			states["MCP weft://executions/{id}"] = []byte(text)
 			// The console's /api/runs/{id}: its snapshot's status, state and usage.
 			var view struct {
 				Snapshot struct {
@@ -239,6 +248,23 @@ func TestSurfacesTellOneStory(t *testing.T) {
 			require.Equal(t, c.Status, view.Snapshot.Status, "the console's snapshot status is its state's")
 			require.Equal(t, c.Tokens, view.Snapshot.Usage.Tokens, "the console's usage is its state's")
 			surfaces["console /api/runs/{id}"] = c
+			states["console /api/runs/{id}"] = view.Snapshot.State
+			// One encoding: a field of the state has the same JSON type on every surface, and a
+			// 64-bit integer (a duration, a token count) is a number on each.
+			kinds := jsonKinds(t, states["weft status --json"])
+			for name, st := range states {
+				got := jsonKinds(t, st)
+				for path, kind := range got {
+					if int64Field(path) {
+						require.Equal(t, "number", kind, "%s writes %s of %s as a %s", name, path, sc.name, kind)
+						int64s[name]++
+					}
+					if want, ok := kinds[path]; ok {
+						require.Equal(t, want, kind, "%s writes %s of %s as a %s, weft status --json as a %s", name, path, sc.name, kind, want)
+						compared++
+					}
+				}
+			}
 			// AG-UI: the state its stream ends with (a closed run's stream replays from the start and
 			// ends; one waiting for a review does not end, so it is not read).
 			if weftclient.Closed(truth.Status) {
@@ -324,7 +350,10 @@ func TestSurfacesTellOneStory(t *testing.T) {
 		require.InDelta(t, e.Usage.CostUSD, c.CostUSD, 1e-9)
 		compared++
 	}
-	t.Logf("%d scenarios and 2 eval cases, %d surface answers compared with the client's Execution", len(surfaceScenarios), compared)
+	for _, name := range []string{"weft status --json", "MCP weft_execution", "HTTP GET /v1/runs/{id}", "MCP weft://executions/{id}", "console /api/runs/{id}"} {
+		require.Positive(t, int64s[name], "%s wrote no 64-bit integer field in any scenario: the type check checked nothing", name)
+	}
+	t.Logf("%d scenarios and 2 eval cases, %d surface answers and field types compared with the client's Execution", len(surfaceScenarios), compared)
 }
 
 // aguiFinalState reads a closed run's AG-UI stream to its end and applies its STATE_SNAPSHOT and
@@ -473,4 +502,65 @@ func listedStatus(t *testing.T, queue, id, want string) string {
 		time.Sleep(200 * time.Millisecond)
 	}
 	return status
+}
+
+// jsonKinds maps each path of a JSON document (.steps[0].usage.totalTokens) to the JSON type of
+// its value: object, array, string, number, bool or null.
+func jsonKinds(t *testing.T, b []byte) map[string]string {
+	t.Helper()
+	var v any
+	require.NoError(t, json.Unmarshal(b, &v), string(b))
+	out := map[string]string{}
+	var walk func(path string, v any)
+	walk = func(path string, v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			out[path] = "object"
+			for k, e := range x {
+				walk(path+"."+k, e)
+			}
+		case []any:
+			out[path] = "array"
+			for i, e := range x {
+				walk(fmt.Sprintf("%s[%d]", path, i), e)
+			}
+		case string:
+			out[path] = "string"
+		case float64:
+			out[path] = "number"
+		case bool:
+			out[path] = "bool"
+		case nil:
+			out[path] = "null"
+		}
+	}
+	walk("", v)
+	return out
+}
+
+// int64JSONNames are the JSON names of the 64-bit integer fields of weft's messages.
+var int64JSONNames = func() map[string]bool {
+	out := map[string]bool{}
+	msgs := weftv1.File_proto_weft_v1_weft_proto.Messages()
+	for i := range msgs.Len() {
+		fields := msgs.Get(i).Fields()
+		for j := range fields.Len() {
+			switch fields.Get(j).Kind() {
+			case protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind, protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
+				out[fields.Get(j).JSONName()] = true
+			}
+		}
+	}
+	return out
+}()
+
+// int64Field says a path of a state's JSON is one of its 64-bit integer fields, not a key inside
+// a step's output, a tool call's arguments or result, or a review's data (values of any shape).
+func int64Field(path string) bool {
+	for _, v := range []string{".output", ".arguments", ".result", ".data", ".schema"} {
+		if strings.Contains(path, v+".") || strings.Contains(path, v+"[") {
+			return false
+		}
+	}
+	return int64JSONNames[path[strings.LastIndex(path, ".")+1:]]
 }
