@@ -18,7 +18,6 @@ import (
 
 	mcplib "github.com/mark3labs/mcp-go/mcp"
 	"github.com/stretchr/testify/require"
-	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/weftworks/weft/activities"
 	"github.com/weftworks/weft/auth"
@@ -275,7 +274,7 @@ func TestHTTPAPIRunAndReview(t *testing.T) {
 	require.NoError(t, err)
 	gotTop, _ := json.Marshal(got)
 	require.JSONEq(t, string(want), string(gotTop), "GET /v1/runs/{id} is weftclient.Execution")
-	wantState, err := protojson.Marshal(e.State)
+	wantState, err := weftclient.ProtoJSON(e.State)
 	require.NoError(t, err)
 	gotState, _ := json.Marshal(state)
 	require.JSONEq(t, string(wantState), string(gotState))
