@@ -65,8 +65,8 @@ func (c *Client) Recording(ctx context.Context, id string) (*Recording, error) {
 // record), or a loop over one.
 func ModelStep(cs *dsl.CompiledStep) bool {
 	spec := cs.Spec
-	if cs.Nested != nil && cs.Nested.Spec != nil {
-		spec = cs.Nested.Spec
+	if cs.Nested() != nil && cs.Nested().Spec != nil {
+		spec = cs.Nested().Spec
 	}
 	return spec != nil && (spec.Domain == "generate" || spec.ModelCall || spec.Kind == toolspec.KindAgent)
 }
@@ -74,8 +74,8 @@ func ModelStep(cs *dsl.CompiledStep) bool {
 // agentStep says whether step cs is an agent, or a loop over one.
 func agentStep(cs *dsl.CompiledStep) bool {
 	spec := cs.Spec
-	if cs.Nested != nil && cs.Nested.Spec != nil {
-		spec = cs.Nested.Spec
+	if cs.Nested() != nil && cs.Nested().Spec != nil {
+		spec = cs.Nested().Spec
 	}
 	return spec != nil && spec.Kind == toolspec.KindAgent
 }
@@ -85,8 +85,8 @@ func agentStep(cs *dsl.CompiledStep) bool {
 // it again, so the steps after a model step see the new answer.
 func computedStep(cs *dsl.CompiledStep) bool {
 	spec := cs.Spec
-	if cs.Nested != nil && cs.Nested.Spec != nil {
-		spec = cs.Nested.Spec
+	if cs.Nested() != nil && cs.Nested().Spec != nil {
+		spec = cs.Nested().Spec
 	}
 	return spec != nil && (spec.Kind == toolspec.KindInline || spec.Pure)
 }
@@ -270,7 +270,7 @@ func withModel(w *dsl.Workflow, model string) (*dsl.Workflow, error) {
 			in = map[string]any{}
 			s["inputs"] = in
 		}
-		if cs.Nested != nil {
+		if cs.Nested() != nil {
 			if nested, _ := in["step"].(map[string]any); nested != nil {
 				if in, _ = nested["inputs"].(map[string]any); in == nil {
 					in = map[string]any{}

@@ -173,9 +173,9 @@ func ReviewSteps(w *dsl.Workflow, resolve weftclient.Resolver) (steps []string, 
 	for _, x := range append([]*dsl.Workflow{w}, slices.Collect(maps.Values(called))...) {
 		for _, cs := range x.Steps {
 			specs := []*toolspec.Spec{cs.Spec}
-			nested := cs.Nested != nil && cs.Nested.Spec != nil
+			nested := cs.Nested() != nil && cs.Nested().Spec != nil
 			if nested {
-				specs = append(specs, cs.Nested.Spec)
+				specs = append(specs, cs.Nested().Spec)
 			}
 			for _, spec := range specs {
 				if dsl.MayWait(spec) {

@@ -387,7 +387,7 @@ func (a *agentLoop) modelCall(iter int) (map[string]any, error) {
 	opts := llmOptions(activityOptions(sr.cs.Policy, a.spec, fmt.Sprintf("%s · model call %d", sr.cs.Title(), iter)))
 	opts.ActivityID = r.activityID(sr, stepKey(sr, a.env))
 	call := a.llm
-	if sr.cs.ItemTemplate != nil && a.inputs["instructions"] != nil && a.active == sr.cs.ID {
+	if agentInstructions(sr.cs) != nil && a.inputs["instructions"] != nil && a.active == sr.cs.ID {
 		var err error
 		if call, err = r.withInstructions(sr, a.llm, a.env, iter, a.calls); err != nil {
 			return nil, err

@@ -62,12 +62,24 @@ func evaluateJob(j toolspec.EvalJob, env map[string]any) (any, error) {
 // inlineJob is the evaluation of inline data step cs (as the activity receives it).
 func inlineJob(cs *dsl.CompiledStep) toolspec.EvalJob {
 	s := &toolspec.EvalStep{ID: cs.ID, Tool: cs.Tool, Inputs: valueSource(cs.InputValue), Lazy: cs.Lazy}
-	if cs.Expr != nil {
-		s.Expr = cs.Expr.Source()
+	if p := inlineCondition(cs); p != nil {
+		s.Expr = p.Source()
 	}
 	s.Then, _ = cs.Step.Inputs["then"].([]any)
 	s.Else, _ = cs.Step.Inputs["else"].([]any)
 	return toolspec.EvalJob{Kind: toolspec.EvalInline, Step: s}
+}
+
+// inlineCondition is inline data step cs's condition as compiled (a filter's or a
+// conditional's); nil for another step.
+func inlineCondition(cs *dsl.CompiledStep) *expr.Program {
+	if f := cs.Filter(); f != nil {
+		return f.Condition
+	}
+	if c := cs.Conditional(); c != nil {
+		return c.Condition
+	}
+	return nil
 }
 
 // runInline rebuilds the compiled inline step from its source form and runs it the way execOnce
@@ -96,14 +108,19 @@ func runInline(s *toolspec.EvalStep, env map[string]any) (any, error) {
 		if err != nil {
 			return nil, fmt.Errorf("condition: %w", err)
 		}
-		cs.Expr = p
+		switch spec {
+		case toolspec.Filter.Spec:
+			cs.Compiled = &dsl.FilterCompiled{Condition: p}
+		case toolspec.Conditional.Spec:
+			cs.Compiled = &dsl.ConditionalCompiled{Condition: p}
+		}
 	}
 	if t, ok := cs.Lazy["template"]; ok && s.Tool == toolspec.Transform.Name {
 		v, errs := expr.CompileValue(t)
 		if len(errs) > 0 {
 			return nil, fmt.Errorf("template%s: %v", errs[0].Path, errs[0].Error)
 		}
-		cs.ItemTemplate = v
+		cs.Compiled = &dsl.TransformCompiled{Template: v}
 	}
 	resolved, err := val.Resolve(env)
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 	"github.com/weftworks/weft/runwire"
 	"github.com/weftworks/weft/workflows/dsl"
+	"github.com/weftworks/weft/workflows/expr"
 )
 
 // autoContextLimit caps each upstream output rendered by "context": "auto". (An agent's own
@@ -223,10 +224,18 @@ func approveSet(list []string) map[string]bool {
 // agentParsed is the step's stopWhen, guardrails and handoffs as the compiler parsed them, or
 // (templated) parsed now from the resolved inputs, with their problems.
 func agentParsed(cs *dsl.CompiledStep, inputs map[string]any) (*dsl.AgentConfig, dsl.Problems) {
-	if cs.Agent != nil && cs.Agent.Parsed {
-		return cs.Agent, nil
+	if a := cs.Agent(); a != nil && a.Config != nil && a.Config.Parsed {
+		return a.Config, nil
 	}
 	return dsl.ParseAgentConfig(cs.ID, inputs)
+}
+
+// agentInstructions are agent step cs's instructions as compiled; nil when it writes none.
+func agentInstructions(cs *dsl.CompiledStep) *expr.Value {
+	if a := cs.Agent(); a != nil {
+		return a.Instructions
+	}
+	return nil
 }
 
 // withInstructions is the model call's input with the agent's instructions rendered for this
@@ -252,7 +261,7 @@ func (r *run) withInstructions(sr *stepRun, llm map[string]any, env map[string]a
 	}
 	e["agent"] = map[string]any{"iteration": iter, "lastToolResult": last, "toolCalls": len(calls), "name": sr.cs.ID,
 		"usage": agentUsage(sr)}
-	v, err := sr.cs.ItemTemplate.Resolve(e)
+	v, err := agentInstructions(sr.cs).Resolve(e)
 	if err != nil {
 		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("instructions (iteration %d): %v", iter, err), toolspec.ErrInvalidInput, nil)
 	}

@@ -71,7 +71,7 @@ type BatchResult struct {
 // batchLayout returns the batch layout version a forEach over n items runs with (0: no batches).
 func (r *run) batchLayout(ctx workflow.Context, sr *stepRun, n int) int {
 	cs := sr.cs
-	if n <= BatchThreshold || cs.Spec.Kind != toolspec.KindActivity || cs.Spec.ModelCall || cs.Nested != nil {
+	if n <= BatchThreshold || cs.Spec.Kind != toolspec.KindActivity || cs.Spec.ModelCall || cs.Nested() != nil {
 		return 0
 	}
 	return int(workflow.GetVersion(ctx, ChangeForEachBatches, workflow.DefaultVersion, ForEachBatchLayout))

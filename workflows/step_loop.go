@@ -25,7 +25,7 @@ const ChangeLoopOverflowFails = "loop-overflow-fails"
 // errors instead of failing: {iterations, results, errors: [{index, error}]}. More items than
 // maxIterations fail the step before any runs.
 func (r *run) loop(ctx workflow.Context, sr *stepRun, inputs map[string]any, env map[string]any) (any, error) {
-	ns := sr.cs.Nested
+	ns := sr.cs.Nested()
 	if ns == nil || ns.Spec == nil {
 		return nil, temporal.NewNonRetryableApplicationError("loop: inputs.step is missing or names an unknown tool", toolspec.ErrInvalidInput, nil)
 	}
@@ -97,7 +97,7 @@ const ChangeLoopProviderBatches = "loop-provider-batches"
 // nested tool declares a batch, the step does not say "batch": false, and the run started after
 // loops batched and after the tool batched (batchChange).
 func (r *run) loopBatched(ctx workflow.Context, sr *stepRun) bool {
-	ns := sr.cs.Nested
+	ns := sr.cs.Nested()
 	if ns.Spec.Batch == nil || (sr.cs.Step.Batch != nil && !*sr.cs.Step.Batch) {
 		return false
 	}
@@ -110,7 +110,7 @@ func (r *run) loopBatched(ctx workflow.Context, sr *stepRun) bool {
 // provider refusing it, or its request failing after its retries) is collected, not raised.
 // A loop holds at most MaxLoopIterations items, so its batches always run in this history.
 func (r *run) loopProviderBatches(ctx workflow.Context, sr *stepRun, items []any, env map[string]any, limit int) (any, error) {
-	ns := sr.cs.Nested
+	ns := sr.cs.Nested()
 	results := make([]any, len(items))
 	errs := make([]any, len(items))
 	fail := func(i int, msg string) { errs[i] = map[string]any{"index": i, "error": msg} }
@@ -154,7 +154,7 @@ func (r *run) loopProviderBatches(ctx workflow.Context, sr *stepRun, items []any
 
 // nested runs the loop's per-item step.
 func (r *run) nested(ctx workflow.Context, sr *stepRun, env map[string]any) (any, error) {
-	ns := sr.cs.Nested
+	ns := sr.cs.Nested()
 	inputs, err := r.resolveInputs(ctx, sr.cs, ns.Inputs, ns.Spec, env)
 	if err != nil {
 		return nil, err

@@ -52,7 +52,7 @@ const (
 // providerBatched reports whether the forEach of sr groups its items into provider requests.
 func (r *run) providerBatched(ctx workflow.Context, sr *stepRun) bool {
 	cs := sr.cs
-	if cs.Spec.Batch == nil || cs.Nested != nil || (cs.Step.Batch != nil && !*cs.Step.Batch) {
+	if cs.Spec.Batch == nil || cs.Nested() != nil || (cs.Step.Batch != nil && !*cs.Step.Batch) {
 		return false
 	}
 	return workflow.GetVersion(ctx, batchChange(cs.Spec), workflow.DefaultVersion, 1) >= 1

@@ -233,13 +233,7 @@ func inlineReadsStored(cs *dsl.CompiledStep, env map[string]any) bool {
 
 func inlineRefs(cs *dsl.CompiledStep) []expr.Ref {
 	refs := append([]expr.Ref(nil), cs.InputValue.Refs()...)
-	if cs.Expr != nil {
-		refs = append(refs, cs.Expr.Refs()...)
-	}
-	if cs.ItemTemplate != nil {
-		refs = append(refs, cs.ItemTemplate.Refs()...)
-	}
-	return refs
+	return append(refs, cs.CompiledRefs()...)
 }
 
 // runInlineStored runs inline data step cs in the evaluate activity; its output is kept in the

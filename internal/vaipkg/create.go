@@ -49,7 +49,7 @@ type Created struct {
 func Category(w *dsl.Workflow) string {
 	has := func(ok func(s *toolspec.Spec) bool) bool {
 		for _, cs := range w.Steps {
-			if cs.Spec != nil && ok(cs.Spec) || cs.Nested != nil && ok(cs.Nested.Spec) {
+			if cs.Spec != nil && ok(cs.Spec) || cs.Nested() != nil && ok(cs.Nested().Spec) {
 				return true
 			}
 		}
@@ -304,8 +304,8 @@ func usedTools(w *dsl.Workflow) []string {
 		if cs.Spec != nil {
 			seen[cs.Spec.Name] = true
 		}
-		if cs.Nested != nil && cs.Nested.Spec != nil {
-			seen[cs.Nested.Spec.Name] = true
+		if cs.Nested() != nil && cs.Nested().Spec != nil {
+			seen[cs.Nested().Spec.Name] = true
 		}
 	}
 	out := make([]string, 0, len(seen))

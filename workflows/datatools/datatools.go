@@ -156,14 +156,15 @@ func filter(cs *dsl.CompiledStep, in map[string]any, env map[string]any) (any, e
 	if !ok {
 		return nil, &InputError{Step: cs.ID, Msg: fmt.Sprintf("inputs.array is %s, not an array or a step output with results", describe(in["array"]))}
 	}
-	if cs.Expr == nil {
+	f := cs.Filter()
+	if f == nil || f.Condition == nil {
 		return nil, &InputError{Step: cs.ID, Msg: "inputs.condition is missing"}
 	}
 	e := itemEnv(env)
 	out := []any{}
 	for i, it := range items {
 		e["item"], e["index"] = it, i
-		keep, err := cs.Expr.EvalBool(e)
+		keep, err := f.Condition.EvalBool(e)
 		if err != nil {
 			return nil, &InputError{Step: cs.ID, Msg: fmt.Sprintf("condition on item %d: %v", i, err)}
 		}
@@ -190,15 +191,19 @@ func transform(cs *dsl.CompiledStep, in map[string]any, env map[string]any) (any
 		newNames = append(newNames, k)
 	}
 	sort.Strings(newNames)
-	if vaiSemantics(cs) && cs.ItemTemplate == nil {
+	var template *expr.Value
+	if t := cs.Transform(); t != nil {
+		template = t.Template
+	}
+	if vaiSemantics(cs) && template == nil {
 		return list(vaiTransform(items, set)), nil
 	}
 	e := itemEnv(env)
 	out := make([]any, 0, len(items))
 	for i, it := range items {
-		if cs.ItemTemplate != nil {
+		if template != nil {
 			e["item"], e["index"] = it, i
-			v, err := cs.ItemTemplate.Resolve(e)
+			v, err := template.Resolve(e)
 			if err != nil {
 				return nil, &InputError{Step: cs.ID, Msg: fmt.Sprintf("template on item %d: %v", i, err)}
 			}
@@ -256,10 +261,11 @@ func conditional(cs *dsl.CompiledStep, inputs, env map[string]any) (any, error) 
 	if err != nil {
 		return nil, err
 	}
-	if cs.Expr == nil {
+	c := cs.Conditional()
+	if c == nil || c.Condition == nil {
 		return nil, &InputError{Step: cs.ID, Msg: "inputs.condition is missing"}
 	}
-	ok, err := cs.Expr.EvalBool(env)
+	ok, err := c.Condition.EvalBool(env)
 	if err != nil {
 		return nil, &InputError{Step: cs.ID, Msg: fmt.Sprintf("condition: %v", err)}
 	}

@@ -333,7 +333,11 @@ func (c *compiler) compileAgentConfig(cs *CompiledStep, inPtr string) {
 		return
 	}
 	cfg := &AgentConfig{}
-	cs.Agent = cfg
+	if a := cs.Agent(); a != nil {
+		a.Config = cfg
+	} else {
+		cs.Compiled = &AgentCompiled{Config: cfg}
+	}
 	if in := decodeWritten(cs, AgentInput, AgentSettings...); in != nil {
 		cs.Input = in // (a value of the wrong type is the schema's diagnostic)
 	}

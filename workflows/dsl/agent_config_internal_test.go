@@ -80,7 +80,8 @@ func TestAgentConfigCompiledOnce(t *testing.T) {
 		w, err := Load("a.json", []byte(`{"name":"a","inputs":{"n":{"type":"number"},"p":{"type":"string"}},"steps":[{"id":"ag","tool":"agent","inputs":{"prompt":"go",`+inputs+`}}]}`))
 		require.NoError(t, err)
 		cs, _ := w.Step("ag")
-		require.NotNil(t, cs.Agent)
+		require.NotNil(t, cs.Agent())
+		require.NotNil(t, cs.Agent().Config)
 		return cs
 	}
 	cs := load(`"maxIterations":3,"stopWhen":{"textMatches":"^DONE"}`)
@@ -88,10 +89,10 @@ func TestAgentConfigCompiledOnce(t *testing.T) {
 	require.True(t, ok, "the settings are the step's typed input")
 	require.Equal(t, 3, in.MaxIterations)
 	require.Equal(t, tagDefault(t, reflect.TypeFor[toolspec.AgentIn](), "toolResultLimit"), strconv.Itoa(in.ToolResultLimit))
-	require.True(t, cs.Agent.Parsed)
-	require.Equal(t, "^DONE", cs.Agent.StopWhen[0].Pattern.String())
+	require.True(t, cs.Agent().Config.Parsed)
+	require.Equal(t, "^DONE", cs.Agent().Config.StopWhen[0].Pattern.String())
 
 	cs = load(`"maxIterations":"{{ inputs.n }}","guardrails":{"output":[{"name":"g","forbid":"{{ inputs.p }}"}]}`)
 	require.Nil(t, cs.Input)
-	require.False(t, cs.Agent.Parsed)
+	require.False(t, cs.Agent().Config.Parsed)
 }

@@ -82,7 +82,7 @@ func TestAcceptedLoopDropsUnknown(t *testing.T) {
 	lit, _ := h.InputValue.Literal()
 	require.NotContains(t, lit, "maxByte")
 	l, _ := w.Step("l")
-	lit, _ = l.Nested.Inputs.Literal()
+	lit, _ = l.Nested().Inputs.Literal()
 	require.NotContains(t, lit, "maxByte", "a loop's nested step must not pass the tool a field it does not take")
 }
 

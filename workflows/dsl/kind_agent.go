@@ -33,17 +33,38 @@ func init() {
 // agentScope are the names an agent's instructions see besides the workflow's.
 var agentScope = scope{names: []string{"agent"}}
 
+// AgentCompiled is an agent's compiled value (CompiledStep.Compiled): its instructions,
+// rendered before each model call with agent in scope (nil when it writes none), and its
+// stopWhen, guardrails and handoffs as far as they are written out (compileAgentConfig). Its
+// settings are the step's Input.
+type AgentCompiled struct {
+	Instructions *expr.Value
+	Config       *AgentConfig
+}
+
+// Agent is agent step cs's compiled value; nil for another step (an llm step included).
+func (cs *CompiledStep) Agent() *AgentCompiled {
+	a, _ := cs.Compiled.(*AgentCompiled)
+	return a
+}
+
+func (a *AgentCompiled) refs() []expr.Ref { return valueRefs(a.Instructions) }
+
+func (a *AgentCompiled) eachRefs(fn func(ptr string, refs []expr.Ref)) {
+	eachValueRefs("/instructions", a.Instructions, fn)
+}
+
 // compileInstructions compiles an agent's instructions, rendered before each model call.
 func (c *compiler) compileInstructions(cs *CompiledStep, inPtr string) {
 	t, ok := cs.Lazy["instructions"]
-	if !ok || cs.Spec.ModelCall {
+	if !ok || cs.Spec != toolspec.Agent.Spec {
 		return
 	}
 	val, perrs := expr.CompileValue(t)
 	for _, pe := range perrs {
 		c.errIn(inPtr+"/instructions"+pe.Path, pe.Offset, pe.Msg, pe.Hint)
 	}
-	cs.ItemTemplate = val
+	cs.Compiled = &AgentCompiled{Instructions: val}
 	c.checkValueRefs(inPtr+"/instructions", val, cs.ID, agentScope)
 }
 

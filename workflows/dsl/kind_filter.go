@@ -1,6 +1,9 @@
 package dsl
 
-import "github.com/weftworks/weft/activities/toolspec"
+import (
+	"github.com/weftworks/weft/activities/toolspec"
+	"github.com/weftworks/weft/workflows/expr"
+)
 
 // filter: the condition, with its declaration's default, is an expression evaluated per item.
 // Its array is data, read as the run resolved it.
@@ -12,9 +15,30 @@ func init() {
 		}
 		cs.Input = in
 		if in.Condition != "" {
-			cs.Expr = c.compileExpr(inPtr+"/condition", in.Condition, itemScope)
+			cs.Compiled = &FilterCompiled{Condition: c.compileExpr(inPtr+"/condition", in.Condition, itemScope)}
 		}
 	}}
+}
+
+// FilterCompiled is a filter's compiled value (CompiledStep.Compiled): its condition, evaluated
+// per item with item and index in scope; nil when it did not compile.
+type FilterCompiled struct {
+	Condition *expr.Program
+}
+
+// Filter is filter step cs's compiled value; nil for another step, or a filter whose condition
+// is not written or not decoded.
+func (cs *CompiledStep) Filter() *FilterCompiled {
+	f, _ := cs.Compiled.(*FilterCompiled)
+	return f
+}
+
+func (f *FilterCompiled) refs() []expr.Ref { return programRefs(f.Condition) }
+
+func (f *FilterCompiled) eachRefs(fn func(ptr string, refs []expr.Ref)) {
+	if f.Condition != nil {
+		fn("/condition", f.Condition.Refs())
+	}
 }
 
 // FilterInput decodes a filter step's settings (its condition, as written: the step evaluates

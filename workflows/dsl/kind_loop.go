@@ -21,6 +21,28 @@ func init() {
 	}}
 }
 
+// NestedStep is a loop's compiled value (CompiledStep.Compiled): the step it runs per item,
+// with As naming the item in its inputs.
+type NestedStep struct {
+	Tool   string
+	Spec   *toolspec.Spec
+	As     string
+	Inputs *expr.Value
+}
+
+// Nested is the step loop step cs runs per item, as compiled; nil for another step, or a loop
+// whose step did not compile.
+func (cs *CompiledStep) Nested() *NestedStep {
+	ns, _ := cs.Compiled.(*NestedStep)
+	return ns
+}
+
+func (ns *NestedStep) refs() []expr.Ref { return valueRefs(ns.Inputs) }
+
+func (ns *NestedStep) eachRefs(fn func(ptr string, refs []expr.Ref)) {
+	eachValueRefs("/step/inputs", ns.Inputs, fn)
+}
+
 // loopSettings are the inputs of a loop step that say how it runs; its items are read as the
 // run resolved them, its step compiled (CompiledStep.Nested).
 var loopSettings = []string{"maxIterations", "concurrency"}
@@ -34,11 +56,12 @@ func LoopInput(inputs map[string]any) (toolspec.LoopIn, error) {
 // when the loop's items input was resolved (partialResolve) to a list. ok is false without a
 // nested step.
 func planLoop(cs *CompiledStep, inputs map[string]any) (calls toolspec.Calls, items int, known, ok bool) {
-	if cs.Nested == nil {
+	ns := cs.Nested()
+	if ns == nil {
 		return toolspec.Calls{}, 0, false, false
 	}
 	list, known := inputs["items"].([]any)
-	return cs.Nested.Spec.EstimateCalls(map[string]any{}), len(list), known, true
+	return ns.Spec.EstimateCalls(map[string]any{}), len(list), known, true
 }
 
 func (c *compiler) compileNested(cs *CompiledStep, inPtr string) {
@@ -94,5 +117,5 @@ func (c *compiler) compileNested(cs *CompiledStep, inPtr string) {
 			return false
 		}, SeverityError, nil)...)
 	}
-	cs.Nested = ns
+	cs.Compiled = ns
 }

@@ -17,7 +17,7 @@ func init() {
 			for _, pe := range perrs {
 				c.errIn(inPtr+"/template"+pe.Path, pe.Offset, pe.Msg, pe.Hint)
 			}
-			cs.ItemTemplate = val
+			cs.Compiled = &TransformCompiled{Template: val}
 			c.checkValueRefs(inPtr+"/template", val, cs.ID, itemScope)
 		}
 		if in := decodeWritten(cs, TransformInput, "fields"); in != nil {
@@ -26,10 +26,29 @@ func init() {
 	}}
 }
 
+// TransformCompiled is a transform's compiled value (CompiledStep.Compiled): its template,
+// rendered per item with item and index in scope.
+type TransformCompiled struct {
+	Template *expr.Value
+}
+
+// Transform is transform step cs's compiled value; nil for another step, or a transform that
+// writes no template (it reads fields and mapping).
+func (cs *CompiledStep) Transform() *TransformCompiled {
+	t, _ := cs.Compiled.(*TransformCompiled)
+	return t
+}
+
+func (t *TransformCompiled) refs() []expr.Ref { return valueRefs(t.Template) }
+
+func (t *TransformCompiled) eachRefs(fn func(ptr string, refs []expr.Ref)) {
+	eachValueRefs("/template", t.Template, fn)
+}
+
 // TransformInput decodes a transform step's settings (fields, and mapping as written) into its
 // declared input. A field named by a number (a templated list resolved to [1, 2]) is converted
 // at decode to its text, as the step has always read it: the declared type stays strings.
-// (Its template is compiled on its own: CompiledStep.ItemTemplate.)
+// (Its template is compiled on its own: TransformCompiled.)
 func TransformInput(inputs map[string]any) (toolspec.TransformIn, error) {
 	if fs, ok := inputs["fields"].([]any); ok {
 		texts := make([]any, len(fs))

@@ -1,6 +1,9 @@
 package dsl
 
-import "github.com/weftworks/weft/activities/toolspec"
+import (
+	"github.com/weftworks/weft/activities/toolspec"
+	"github.com/weftworks/weft/workflows/expr"
+)
 
 // stepKind is what a tool's steps need beyond their input schema: how they compile (the inputs
 // the tool evaluates per item, names checked beyond the schema), whether they may wait for a
@@ -14,6 +17,50 @@ type stepKind struct {
 	// plan, for a kind that runs a step per item of its own (a loop): one item's calls, and how
 	// many items the plan knows (known false: the run's); ok false when it has no such step.
 	plan func(cs *CompiledStep, inputs map[string]any) (calls toolspec.Calls, items int, known, ok bool)
+}
+
+// kindCompiled is a kind's compiled value (CompiledStep.Compiled), declared in the kind's file
+// with the accessor the run reads it through (cs.Filter, cs.Nested, cs.Agent, ...). It says
+// which references its expressions and templates make, so that dependencies and dialect checks
+// need no case per kind.
+type kindCompiled interface {
+	// refs are every reference its expressions and templates make.
+	refs() []expr.Ref
+	// eachRefs calls fn for each expression or template with the references it makes and the
+	// JSON pointer, below the step's inputs, of the input it is written in.
+	eachRefs(fn func(ptr string, refs []expr.Ref))
+}
+
+// CompiledRefs are the references the step's kind compiled beyond its inputs make (a filter's
+// condition, a transform's template, a loop's step inputs, an agent's instructions).
+func (cs *CompiledStep) CompiledRefs() []expr.Ref {
+	if cs.Compiled == nil {
+		return nil
+	}
+	return cs.Compiled.refs()
+}
+
+// valueRefs are the references of v, a compiled template value that may be nil.
+func valueRefs(v *expr.Value) []expr.Ref {
+	if v == nil {
+		return nil
+	}
+	return v.Refs()
+}
+
+// eachValueRefs calls fn for each template of v (which may be nil) below pointer ptr.
+func eachValueRefs(ptr string, v *expr.Value, fn func(ptr string, refs []expr.Ref)) {
+	if v != nil {
+		v.Each(func(path string, t *expr.Template) { fn(ptr+path, t.Refs()) })
+	}
+}
+
+// programRefs are the references of p, a compiled expression that may be nil.
+func programRefs(p *expr.Program) []expr.Ref {
+	if p == nil {
+		return nil
+	}
+	return p.Refs()
 }
 
 // kinds are the kinds, by their tool's declaration.

@@ -136,3 +136,54 @@ func withDeclared[In, Out any](t *testing.T, tool toolspec.Tool[In, Out], set st
 	require.NoError(t, json.Unmarshal(b, &in))
 	return &in
 }
+
+// TestKindCompiledValue: each kind that compiles more than its inputs holds one compiled value
+// (CompiledStep.Compiled), read through its own accessor and through no other's; the
+// references its expressions make are the step's dependencies (CompiledRefs).
+func TestKindCompiledValue(t *testing.T) {
+	type got struct{ filter, conditional, transform, nested, agent bool }
+	tests := []struct {
+		name, tool, inputs string
+		want               got
+		refs               []string // roots of CompiledRefs
+	}{
+		{"filter", "filter", `{"array":"{{ inputs.xs }}","condition":"{{ item > s.output }}"}`, got{filter: true}, []string{"item", "s"}},
+		{"conditional", "conditional", `{"condition":"{{ s.output == 'x' }}","then":["t"]}`, got{conditional: true}, []string{"s"}},
+		{"conditional bool", "conditional", `{"condition":true,"then":["t"]}`, got{conditional: true}, nil},
+		{"transform", "transform", `{"array":"{{ inputs.xs }}","template":{"a":"{{ item.a }} {{ s.output }}"}}`, got{transform: true}, []string{"item", "s"}},
+		{"transform without a template", "transform", `{"array":"{{ inputs.xs }}","fields":["a"]}`, got{}, nil},
+		{"loop", "loop", `{"items":[1],"as":"x","step":{"tool":"embed","inputs":{"text":"{{ x }} {{ s.output }}"}}}`, got{nested: true}, []string{"s", "x"}},
+		{"agent", "agent", `{"prompt":"go","instructions":"turn {{ agent.iteration }} of {{ s.output }}"}`, got{agent: true}, []string{"agent", "s"}},
+		{"agent without instructions", "agent", `{"prompt":"go"}`, got{agent: true}, nil},
+		{"llm", "llm", `{"prompt":"go"}`, got{}, nil},
+		{"template", "template", `{"text":"hi"}`, got{}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			file := `{"name":"k","inputs":{"xs":{"type":"array"}},"steps":[{"id":"s","tool":"template","inputs":{"text":"x"}},{"id":"k","tool":"` + tt.tool + `","inputs":` + tt.inputs + `},{"id":"t","tool":"template","inputs":{"text":"y"}}]}`
+			w, err := dsl.Load("k.json", []byte(file))
+			require.NoError(t, err)
+			cs, _ := w.Step("k")
+			require.Equal(t, tt.want, got{cs.Filter() != nil, cs.Conditional() != nil, cs.Transform() != nil, cs.Nested() != nil, cs.Agent() != nil})
+			require.Equal(t, tt.want == got{}, cs.Compiled == nil)
+			var roots []string
+			for _, r := range cs.CompiledRefs() {
+				roots = append(roots, r.Root)
+			}
+			require.ElementsMatch(t, tt.refs, roots)
+			if len(tt.refs) > 0 {
+				require.Contains(t, cs.Deps, "s", "a reference in what the kind compiled is a dependency")
+			}
+		})
+	}
+	cs, _ := mustLoad(t, `{"name":"k","steps":[{"id":"k","tool":"agent","inputs":{"prompt":"go","stopWhen":{"textMatches":"^DONE"}}}]}`).Step("k")
+	require.True(t, cs.Agent().Config.Parsed, "an agent's written-out stopWhen is parsed into its compiled value")
+	require.Nil(t, cs.Agent().Instructions)
+}
+
+func mustLoad(t *testing.T, file string) *dsl.Workflow {
+	t.Helper()
+	w, err := dsl.Load("k.json", []byte(file))
+	require.NoError(t, err)
+	return w
+}

@@ -126,7 +126,7 @@ func forEachItems(cs *CompiledStep, env map[string]any) (int, bool) {
 // planRequests is how many times a forEach step of n items makes its calls: once per item, or,
 // over a tool that batches (Spec.Batch, batch not false), once per batch of up to MaxItems.
 func planRequests(cs *CompiledStep, n int) int {
-	if cs.Nested == nil && cs.Spec.Batch != nil && (cs.Step.Batch == nil || *cs.Step.Batch) && cs.Spec.Batch.MaxItems > 0 {
+	if cs.Nested() == nil && cs.Spec.Batch != nil && (cs.Step.Batch == nil || *cs.Step.Batch) && cs.Spec.Batch.MaxItems > 0 {
 		return (n + cs.Spec.Batch.MaxItems - 1) / cs.Spec.Batch.MaxItems
 	}
 	return n

@@ -143,18 +143,12 @@ func (c *compiler) vaiChunkReads() {
 				perItem = "item"
 			}
 		case toolspec.Loop.Spec:
-			if cs.Nested != nil && items(cs.Step.Inputs["items"]) {
-				perItem = cs.Nested.As
+			if ns := cs.Nested(); ns != nil && items(cs.Step.Inputs["items"]) {
+				perItem = ns.As
 			}
 		}
-		if cs.Expr != nil {
-			check(cs.Pointer+"/inputs/condition", cs.Expr.Refs(), perItem)
-		}
-		if cs.ItemTemplate != nil {
-			cs.ItemTemplate.Each(func(path string, t *expr.Template) { check(cs.Pointer+"/inputs/template"+path, t.Refs(), perItem) })
-		}
-		if cs.Nested != nil && cs.Nested.Inputs != nil {
-			cs.Nested.Inputs.Each(func(path string, t *expr.Template) { check(cs.Pointer+"/inputs/step/inputs"+path, t.Refs(), perItem) })
+		if cs.Compiled != nil {
+			cs.Compiled.eachRefs(func(ptr string, refs []expr.Ref) { check(cs.Pointer+"/inputs"+ptr, refs, perItem) })
 		}
 	}
 	if c.w.Output != nil {

@@ -41,16 +41,12 @@ type CompiledStep struct {
 	Lazy       map[string]any // inputs the tool evaluates itself (Spec.Lazy), as written
 	Condition  *expr.Program  // nil when the step has no condition
 	ForEach    *expr.Program  // nil unless forEach is set
-	// Expr is a lazy condition compiled: filter.condition, conditional.condition.
-	Expr *expr.Program
-	// ItemTemplate is transform.template compiled (item, index in scope), or agent.instructions
-	// (agent in scope).
-	ItemTemplate *expr.Value
-	// Nested is loop.step compiled.
-	Nested *NestedStep
-	// Agent is an agent's stopWhen, guardrails and handoffs parsed, as far as they are written
-	// out (compileAgentConfig); its settings are its Input.
-	Agent *AgentConfig
+	// Compiled is what the step's kind compiled beyond its inputs, one value declared in the
+	// kind's own file and read through its accessor: *FilterCompiled (kind_filter.go, Filter),
+	// *ConditionalCompiled (kind_conditional.go, Conditional), *TransformCompiled
+	// (kind_transform.go, Transform), *NestedStep (kind_loop.go, Nested), *AgentCompiled
+	// (kind_agent.go, Agent); nil for a plain tool call and for a kind with nothing more to compile.
+	Compiled kindCompiled
 	// Input is the step's typed input as its kind decoded it from the inputs the file writes
 	// (kind_*.go: *toolspec.FilterIn, *toolspec.LoopIn, an agent's *toolspec.AgentIn, ...), with
 	// its declaration's defaults; nil for a plain tool call, or when a setting is templated
@@ -59,14 +55,6 @@ type CompiledStep struct {
 	Deps  []string // ids of the steps this one waits for, sorted
 	// Policy is the step's timeout and retry, parsed.
 	Policy Policy
-}
-
-// NestedStep is the step a loop runs per item.
-type NestedStep struct {
-	Tool   string
-	Spec   *toolspec.Spec
-	As     string
-	Inputs *expr.Value
 }
 
 // Step returns the compiled step with the given id.
@@ -680,17 +668,12 @@ func (c *compiler) checkGraph() {
 		if cs.InputValue != nil {
 			add(cs.InputValue.Refs())
 		}
-		for _, p := range []*expr.Program{cs.Condition, cs.ForEach, cs.Expr} {
+		for _, p := range []*expr.Program{cs.Condition, cs.ForEach} {
 			if p != nil {
 				add(p.Refs())
 			}
 		}
-		if cs.ItemTemplate != nil {
-			add(cs.ItemTemplate.Refs())
-		}
-		if cs.Nested != nil && cs.Nested.Inputs != nil {
-			add(cs.Nested.Inputs.Refs())
-		}
+		add(cs.CompiledRefs())
 		for _, d := range cs.DependsOn {
 			if _, ok := w.byID[d]; ok && d != cs.ID {
 				deps[d] = true
