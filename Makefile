@@ -53,14 +53,18 @@ $(STATICCHECK):
 $(ERRCHECK):
 	$(GO) install github.com/kisielk/errcheck@v1.30.0
 
+# funclen fails the lint when a function (tests left out) is longer than FUNC_MAX lines.
+FUNC_MAX ?= 150
+
 # staticcheck runs its default checks (exceptions are //lint:ignore lines with a reason); errcheck skips tests and what .errcheck-excludes
 # lists (writes to a terminal or a response, closing what is given up), each with its reason.
-lint: $(STATICCHECK) $(ERRCHECK) workflowcheck ## gofmt, go vet, staticcheck, errcheck and workflowcheck
+lint: $(STATICCHECK) $(ERRCHECK) workflowcheck ## gofmt, go vet, staticcheck, errcheck, workflowcheck and funclen (no function over 150 lines)
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet $(PKGS)
 	$(STATICCHECK) $(PKGS)
 	$(ERRCHECK) -ignoretests -exclude .errcheck-excludes $(PKGS)
+	$(GO) run ./scripts/funclen -n 0 -max $(FUNC_MAX) .
 
 WORKFLOWCHECK := $(GOBIN_DIR)/workflowcheck
 

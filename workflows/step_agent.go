@@ -401,159 +401,208 @@ func agentUsage(sr *stepRun) map[string]any {
 // toolCall handles one call the model asked for and returns the tool message for the model and
 // the record for the step's output.
 func (r *run) toolCall(ctx workflow.Context, sr *stepRun, key string, iter, n int, call map[string]any, tools map[string]agentTool, cfg agentConfig) (map[string]any, map[string]any) {
-	started := workflow.Now(ctx)
 	callID, _ := call["id"].(string)
 	if callID == "" {
 		callID = fmt.Sprintf("call_%d_%d", iter, n)
 	}
 	fname, _ := call["name"].(string)
 	rawArgs, _ := call["arguments"].(string)
-	rec := &weftv1.ToolCall{Iteration: int32(iter), Id: callID, Tool: fname, Status: runwire.StatusRunning}
-	sr.toolCalls = append(sr.toolCalls, rec)
-	var args map[string]any
-	var result any
-	errMsg := ""
-	verbatim, replayed := "", false // a replay's recorded answer (replay.go)
-	announced := false
-	announce := func() {
-		if !announced {
-			announced = true
-			r.record(ctx, events.Event{Type: events.ToolCallStarted, Step: sr.cs.ID, Key: key + "/" + callID, Iteration: int32(iter), Call: eventCall(rec)})
-		}
-	}
-	finish := func() (map[string]any, map[string]any) {
-		announce()
-		content := ""
-		if errMsg != "" {
-			content = "error: " + errMsg
-			rec.Error = errMsg
-			if rec.Status == runwire.StatusRunning {
-				rec.Status = runwire.StatusFailed
-			}
-		} else if replayed {
-			content, rec.Status = verbatim, runwire.StatusCompleted
-		} else {
-			j, _ := json.Marshal(result)
-			content = string(j)
-			rec.Status = runwire.StatusCompleted
-		}
-		if len(content) > cfg.toolResultLimit {
-			content = content[:cfg.toolResultLimit] + fmt.Sprintf("… [truncated: %d more characters; ask for less]", len(content)-cfg.toolResultLimit)
-		}
-		rec.DurationMs = workflow.Now(ctx).Sub(started).Milliseconds()
-		if v, err := toValue(truncateText(content, 2000)); err == nil {
-			rec.Result = v
-		}
-		record := map[string]any{"iteration": iter, "id": callID, "tool": rec.Tool, "arguments": args, "durationMs": rec.DurationMs, "status": rec.Status}
-		if rec.Decision != "" {
-			record["decision"] = rec.Decision
-			record["reviewer"] = rec.Reviewer
-			record["authenticated"] = rec.Authenticated
-			record["reviewMs"] = rec.ReviewMs
-			if len(rec.ReviewerRoles) > 0 {
-				record["reviewerRoles"] = append([]string(nil), rec.ReviewerRoles...)
-			}
-			if rec.Comment != "" {
-				record["comment"] = rec.Comment
-			}
-			if rec.Rule != "" {
-				record["rule"] = rec.Rule
-			}
-		}
-		if errMsg != "" {
-			record["error"] = errMsg
-		} else {
-			record["result"] = content
-		}
-		r.record(ctx, events.Event{Type: events.ToolCallFinished, Step: sr.cs.ID, Key: key + "/" + callID, Iteration: int32(iter), Call: eventCall(rec), Error: errMsg})
-		return map[string]any{"role": "tool", "toolCallId": callID, "name": fname, "content": content}, record
-	}
-	tool, ok := tools[fname]
+	c := &toolCallRun{r: r, ctx: ctx, sr: sr, cfg: cfg, iter: iter, callID: callID, fname: fname, key: key + "/" + callID, started: workflow.Now(ctx),
+		rec: &weftv1.ToolCall{Iteration: int32(iter), Id: callID, Tool: fname, Status: runwire.StatusRunning}}
+	sr.toolCalls = append(sr.toolCalls, c.rec)
+	c.handle(rawArgs, tools)
+	return c.finish()
+}
+
+// toolCallRun is one call the model asked for while toolCall handles it: what is known of it so
+// far, which finish turns into the tool message for the model and the record for the output.
+type toolCallRun struct {
+	r     *run
+	ctx   workflow.Context
+	sr    *stepRun
+	cfg   agentConfig
+	iter  int
+	key   string // the step's key and the call's id: its events', gate's and activity's key
+	rec   *weftv1.ToolCall
+	args  map[string]any
+	fname string // the function the model called, as it wrote it
+	// callID is the model's id of the call (made up when it gave none).
+	callID  string
+	started time.Time // when the tool's time starts: the call, or the reviewer's decision
+	result  any
+	errMsg  string // what went wrong, for the model; "" when the call completed
+	// verbatim is a replay's recorded answer (replay.go), given as it is when replayed.
+	verbatim  string
+	replayed  bool
+	announced bool
+}
+
+// handle checks the call's tool and arguments, asks a person when the call needs approval and
+// calls the tool; it stops at the first problem, which errMsg says.
+func (c *toolCallRun) handle(rawArgs string, tools map[string]agentTool) {
+	r, ctx, sr := c.r, c.ctx, c.sr
+	tool, ok := tools[c.fname]
 	if !ok {
 		names := make([]string, 0, len(tools))
 		for _, t := range sortedTools(tools) {
 			names = append(names, t.FunctionName())
 		}
-		errMsg = fmt.Sprintf("unknown tool %q; the tools you can call are: %s", fname, strings.Join(names, ", "))
-		return finish()
+		c.errMsg = fmt.Sprintf("unknown tool %q; the tools you can call are: %s", c.fname, strings.Join(names, ", "))
+		return
 	}
-	rec.Tool = tool.Name()
+	c.rec.Tool = tool.Name()
 	if strings.TrimSpace(rawArgs) == "" {
 		rawArgs = "{}"
 	}
-	if err := json.Unmarshal([]byte(rawArgs), &args); err != nil || args == nil {
-		errMsg = fmt.Sprintf("the arguments are not a JSON object (%s); send the arguments as one JSON object", truncateText(rawArgs, 200))
-		args = nil
-		return finish()
+	if err := json.Unmarshal([]byte(rawArgs), &c.args); err != nil || c.args == nil {
+		c.errMsg = fmt.Sprintf("the arguments are not a JSON object (%s); send the arguments as one JSON object", truncateText(rawArgs, 200))
+		c.args = nil
+		return
 	}
-	if v, err := toValue(args); err == nil {
-		rec.Arguments = v
+	if v, err := toValue(c.args); err == nil {
+		c.rec.Arguments = v
 	}
-	if err := r.checkToolArgs(ctx, tool, args); err != nil {
-		errMsg = "the arguments do not fit the tool's schema: " + err.Error()
-		return finish()
+	if err := r.checkToolArgs(ctx, tool, c.args); err != nil {
+		c.errMsg = "the arguments do not fit the tool's schema: " + err.Error()
+		return
 	}
-	announce()
+	c.announce()
 	_, transfer := tool.(handoffTool)
-	if answer, failed, ok := r.replayCall(sr, tool, args); ok && !transfer {
+	if answer, failed, ok := r.replayCall(sr, tool, c.args); ok && !transfer {
 		// a replay: the recorded answer, or tool drift; the call is neither approved nor run
-		verbatim, replayed = answer, !failed
+		c.verbatim, c.replayed = answer, !failed
 		if failed {
-			errMsg = answer
+			c.errMsg = answer
 		}
-		return finish()
+		return
 	}
-	if !transfer && (cfg.approve["*"] || cfg.approve[tool.Name()] || needsApproval(tool)) {
-		decision, rule, err := r.approveCall(ctx, sr, key+"/"+callID, tool, args)
-		// the tool's time starts after the decision; the wait for a person is reviewMs
-		decided := workflow.Now(ctx)
-		rec.ReviewMs = decided.Sub(started).Milliseconds()
-		started = decided
-		if err != nil {
-			errMsg = errorText(err)
-			return finish()
-		}
-		rec.Decision = decision.Decision
-		rec.Reviewer = decision.Reviewer
-		rec.Authenticated = decision.Authenticated
-		rec.ReviewerRoles = append([]string(nil), decision.ReviewerRoles...)
-		rec.Comment = decision.Comment
-		rec.Rule = rule
-		switch decision.Decision {
-		case runwire.DecisionReject:
-			rec.Status = "rejected"
-			errMsg = "a person refused this call"
-			if rule != "" {
-				errMsg = "a person refused every call of " + tool.Name() + " in this run (" + rule + ")"
-			} else if decision.Reviewer != "" {
-				errMsg += " (" + decision.Reviewer + ")"
-			}
-			if decision.Comment != "" {
-				errMsg += ": " + decision.Comment
-			}
-			return finish()
-		case runwire.DecisionEdit:
-			edited, _ := decision.GetData().AsInterface().(map[string]any)
-			args = edited
-			if v, err := toValue(args); err == nil {
-				rec.Arguments = v
-			}
-			if err := r.checkToolArgs(ctx, tool, args); err != nil {
-				errMsg = "the reviewer's edited arguments do not fit the tool's schema: " + err.Error()
-				return finish()
-			}
-		}
+	if !transfer && (c.cfg.approve["*"] || c.cfg.approve[tool.Name()] || needsApproval(tool)) && !c.approve(tool) {
+		return
 	}
-	out, err := tool.Call(ctx, r, sr, args, key+"/"+callID)
+	out, err := tool.Call(ctx, r, sr, c.args, c.key)
 	if err != nil {
 		if ctx.Err() != nil {
-			rec.Status = runwire.StatusCancelled
+			c.rec.Status = runwire.StatusCancelled
 		}
-		errMsg = errorText(err)
-		return finish()
+		c.errMsg = errorText(err)
+		return
 	}
-	result = out
-	return finish()
+	c.result = out
+}
+
+// approve asks a person (or the run's rule for the tool) about the call and records the
+// decision; false when the call is not to be made (refused, or edited arguments that do not
+// fit), errMsg saying why. Edited arguments replace the model's.
+func (c *toolCallRun) approve(tool agentTool) bool {
+	rec := c.rec
+	decision, rule, err := c.r.approveCall(c.ctx, c.sr, c.key, tool, c.args)
+	// the tool's time starts after the decision; the wait for a person is reviewMs
+	decided := workflow.Now(c.ctx)
+	rec.ReviewMs = decided.Sub(c.started).Milliseconds()
+	c.started = decided
+	if err != nil {
+		c.errMsg = errorText(err)
+		return false
+	}
+	rec.Decision = decision.Decision
+	rec.Reviewer = decision.Reviewer
+	rec.Authenticated = decision.Authenticated
+	rec.ReviewerRoles = append([]string(nil), decision.ReviewerRoles...)
+	rec.Comment = decision.Comment
+	rec.Rule = rule
+	switch decision.Decision {
+	case runwire.DecisionReject:
+		rec.Status = "rejected"
+		c.errMsg = "a person refused this call"
+		if rule != "" {
+			c.errMsg = "a person refused every call of " + tool.Name() + " in this run (" + rule + ")"
+		} else if decision.Reviewer != "" {
+			c.errMsg += " (" + decision.Reviewer + ")"
+		}
+		if decision.Comment != "" {
+			c.errMsg += ": " + decision.Comment
+		}
+		return false
+	case runwire.DecisionEdit:
+		edited, _ := decision.GetData().AsInterface().(map[string]any)
+		c.args = edited
+		if v, err := toValue(c.args); err == nil {
+			rec.Arguments = v
+		}
+		if err := c.r.checkToolArgs(c.ctx, tool, c.args); err != nil {
+			c.errMsg = "the reviewer's edited arguments do not fit the tool's schema: " + err.Error()
+			return false
+		}
+	}
+	return true
+}
+
+// announce records that the call started, once.
+func (c *toolCallRun) announce() {
+	if !c.announced {
+		c.announced = true
+		c.r.record(c.ctx, events.Event{Type: events.ToolCallStarted, Step: c.sr.cs.ID, Key: c.key, Iteration: int32(c.iter), Call: eventCall(c.rec)})
+	}
+}
+
+// finish settles the call's status and content (the error, the replayed answer or the result as
+// JSON, cut at the tool result limit), records that it finished and returns the tool message
+// for the model and the record for the step's output.
+func (c *toolCallRun) finish() (map[string]any, map[string]any) {
+	c.announce()
+	rec := c.rec
+	content := ""
+	if c.errMsg != "" {
+		content = "error: " + c.errMsg
+		rec.Error = c.errMsg
+		if rec.Status == runwire.StatusRunning {
+			rec.Status = runwire.StatusFailed
+		}
+	} else if c.replayed {
+		content, rec.Status = c.verbatim, runwire.StatusCompleted
+	} else {
+		j, _ := json.Marshal(c.result)
+		content = string(j)
+		rec.Status = runwire.StatusCompleted
+	}
+	if limit := c.cfg.toolResultLimit; len(content) > limit {
+		content = content[:limit] + fmt.Sprintf("… [truncated: %d more characters; ask for less]", len(content)-limit)
+	}
+	rec.DurationMs = workflow.Now(c.ctx).Sub(c.started).Milliseconds()
+	if v, err := toValue(truncateText(content, 2000)); err == nil {
+		rec.Result = v
+	}
+	record := c.record()
+	if c.errMsg != "" {
+		record["error"] = c.errMsg
+	} else {
+		record["result"] = content
+	}
+	c.r.record(c.ctx, events.Event{Type: events.ToolCallFinished, Step: c.sr.cs.ID, Key: c.key, Iteration: int32(c.iter), Call: eventCall(rec), Error: c.errMsg})
+	return map[string]any{"role": "tool", "toolCallId": c.callID, "name": c.fname, "content": content}, record
+}
+
+// record is the call's record for the step's output, its decision included; finish adds its
+// result or error.
+func (c *toolCallRun) record() map[string]any {
+	rec := c.rec
+	record := map[string]any{"iteration": c.iter, "id": c.callID, "tool": rec.Tool, "arguments": c.args, "durationMs": rec.DurationMs, "status": rec.Status}
+	if rec.Decision != "" {
+		record["decision"] = rec.Decision
+		record["reviewer"] = rec.Reviewer
+		record["authenticated"] = rec.Authenticated
+		record["reviewMs"] = rec.ReviewMs
+		if len(rec.ReviewerRoles) > 0 {
+			record["reviewerRoles"] = append([]string(nil), rec.ReviewerRoles...)
+		}
+		if rec.Comment != "" {
+			record["comment"] = rec.Comment
+		}
+		if rec.Rule != "" {
+			record["rule"] = rec.Rule
+		}
+	}
+	return record
 }
 
 // approveCall opens a gate for a tool call and waits for a person, unless a run-wide decision
