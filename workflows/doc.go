@@ -7,6 +7,11 @@
 // session with tools) and Batch (type "weft-foreach-batch", one batch of a large forEach, run as a
 // child to stay far below history limits).
 //
+// A step kind's run side reads what its compile side (workflows/dsl, kind_*.go) decoded once:
+// the typed input (typedInput, declared.go) and the kind's compiled value through its accessor
+// (sr.cs.Nested(), sr.cs.Agent(), cs.Filter() in datatools), and does not parse them again;
+// only a templated setting is decoded, from the step's resolved inputs.
+//
 // Everything here is deterministic: no I/O, no time.Now, no rand, no goroutines but workflow.Go, no
 // unsorted map iteration; interpreter changes that alter commands are guarded with
 // workflow.GetVersion (the Change* constants). Steps start as soon as their own dependencies are
@@ -15,7 +20,7 @@
 // runs them through the SDK), client/, or any provider or store client. Some pure functions also
 // run outside workflow code: Evaluate inside the worker's evaluate activity.
 //
-// The run records its own events (events.go: RunEvent, numbered by seq, kept in a bounded ring in
+// The run records its own events (events.go: each an events.Event, numbered by seq, kept in a bounded ring in
 // workflow memory, not in history) and serves them to the `events` query and the `wait-events`
 // Update; every surface that follows a run (weft run and watch, the console, AG-UI, MCP,
 // client.Stream) reads them there.
@@ -27,8 +32,12 @@
 //
 // Files: names.go (step keys, the oldest Change* constants, the state's output cap), run.go (the
 // scheduler), state.go (the state query), events.go (the run's events and their queries),
-// step.go (dispatch and tool activities) and one step_*.go per step kind that needs more
-// (foreach, batches, providerbatch, loop, review, child, agent); agent_*.go hold the agent's
+// kinds.go (the run-side kinds: one value per toolspec.Kind, registered by the file that runs
+// it), step.go (execOnce, which resolves a step's inputs and calls its kind; activity tools),
+// step_inline.go (data tools, run by workflows/datatools), step_loop.go, step_review.go,
+// step_child.go and step_agent.go with agent_loop.go (the agent, whose loop registers the
+// agent kind), and step_foreach.go, step_batches.go, step_providerbatch.go (forEach items; a large
+// forEach's batch child workflows; a batching tool's items grouped into its batch activity); agent_*.go hold the agent's
 // tools, guardrails, handoffs and MCP servers (agent_mcp_session.go: a stateful server held in a
 // Temporal session); autocontext.go ("context": "auto"); gate.go (review gates), trust.go (what a
 // model or a client's definition may not choose), chat.go, checked.go (what the registry decides,
