@@ -73,10 +73,10 @@ func inlineJob(cs *dsl.CompiledStep) toolspec.EvalJob {
 // inlineCondition is inline data step cs's condition as compiled (a filter's or a
 // conditional's); nil for another step.
 func inlineCondition(cs *dsl.CompiledStep) *expr.Program {
-	if f := cs.Filter(); f != nil {
+	if f, ok := cs.Filter(); ok {
 		return f.Condition
 	}
-	if c := cs.Conditional(); c != nil {
+	if c, ok := cs.Conditional(); ok {
 		return c.Condition
 	}
 	return nil
@@ -110,9 +110,9 @@ func runInline(s *toolspec.EvalStep, env map[string]any) (any, error) {
 		}
 		switch spec {
 		case toolspec.Filter.Spec:
-			cs.Compiled = &dsl.FilterCompiled{Condition: p}
+			cs.Compiled = dsl.FilterCompiled{Condition: p}
 		case toolspec.Conditional.Spec:
-			cs.Compiled = &dsl.ConditionalCompiled{Condition: p}
+			cs.Compiled = dsl.ConditionalCompiled{Condition: p}
 		}
 	}
 	if t, ok := cs.Lazy["template"]; ok && s.Tool == toolspec.Transform.Name {
@@ -120,7 +120,7 @@ func runInline(s *toolspec.EvalStep, env map[string]any) (any, error) {
 		if len(errs) > 0 {
 			return nil, fmt.Errorf("template%s: %v", errs[0].Path, errs[0].Error)
 		}
-		cs.Compiled = &dsl.TransformCompiled{Template: v}
+		cs.Compiled = dsl.TransformCompiled{Template: v}
 	}
 	resolved, err := val.Resolve(env)
 	if err != nil {

@@ -156,8 +156,8 @@ func filter(cs *dsl.CompiledStep, in map[string]any, env map[string]any) (any, e
 	if !ok {
 		return nil, &InputError{Step: cs.ID, Msg: fmt.Sprintf("inputs.array is %s, not an array or a step output with results", describe(in["array"]))}
 	}
-	f := cs.Filter()
-	if f == nil || f.Condition == nil {
+	f, _ := cs.Filter()
+	if f.Condition == nil {
 		return nil, &InputError{Step: cs.ID, Msg: "inputs.condition is missing"}
 	}
 	e := itemEnv(env)
@@ -191,10 +191,8 @@ func transform(cs *dsl.CompiledStep, in map[string]any, env map[string]any) (any
 		newNames = append(newNames, k)
 	}
 	sort.Strings(newNames)
-	var template *expr.Value
-	if t := cs.Transform(); t != nil {
-		template = t.Template
-	}
+	t, _ := cs.Transform()
+	template := t.Template
 	if vaiSemantics(cs) && template == nil {
 		return list(vaiTransform(items, set)), nil
 	}
@@ -261,8 +259,8 @@ func conditional(cs *dsl.CompiledStep, inputs, env map[string]any) (any, error) 
 	if err != nil {
 		return nil, err
 	}
-	c := cs.Conditional()
-	if c == nil || c.Condition == nil {
+	c, _ := cs.Conditional()
+	if c.Condition == nil {
 		return nil, &InputError{Step: cs.ID, Msg: "inputs.condition is missing"}
 	}
 	ok, err := c.Condition.EvalBool(env)

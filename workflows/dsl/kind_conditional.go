@@ -22,11 +22,11 @@ func init() {
 		switch v := in.Condition.(type) {
 		case string:
 			if v != "" {
-				cs.Compiled = &ConditionalCompiled{Condition: c.compileExpr(inPtr+"/condition", v, scope{})}
+				cs.Compiled = ConditionalCompiled{Condition: c.compileExpr(inPtr+"/condition", v, scope{})}
 			}
 		case bool:
 			p, _ := expr.Compile(strconv.FormatBool(v))
-			cs.Compiled = &ConditionalCompiled{Condition: p}
+			cs.Compiled = ConditionalCompiled{Condition: p}
 		}
 		for _, b := range []struct {
 			name string
@@ -41,21 +41,22 @@ func init() {
 }
 
 // ConditionalCompiled is a conditional's compiled value (CompiledStep.Compiled): its condition,
-// evaluated once against the workflow's values; nil when it did not compile.
+// evaluated once against the workflow's values; nil when it did not compile. (Held by value, as
+// FilterCompiled.)
 type ConditionalCompiled struct {
 	Condition *expr.Program
 }
 
-// Conditional is conditional step cs's compiled value; nil for another step, or a conditional
-// whose condition is not written.
-func (cs *CompiledStep) Conditional() *ConditionalCompiled {
-	c, _ := cs.Compiled.(*ConditionalCompiled)
-	return c
+// Conditional is conditional step cs's compiled value; ok false for another step, or a
+// conditional whose condition is not written.
+func (cs *CompiledStep) Conditional() (c ConditionalCompiled, ok bool) {
+	c, ok = cs.Compiled.(ConditionalCompiled)
+	return c, ok
 }
 
-func (cc *ConditionalCompiled) refs() []expr.Ref { return programRefs(cc.Condition) }
+func (cc ConditionalCompiled) refs() []expr.Ref { return programRefs(cc.Condition) }
 
-func (cc *ConditionalCompiled) eachRefs(fn func(ptr string, refs []expr.Ref)) {
+func (cc ConditionalCompiled) eachRefs(fn func(ptr string, refs []expr.Ref)) {
 	if cc.Condition != nil {
 		fn("/condition", cc.Condition.Refs())
 	}

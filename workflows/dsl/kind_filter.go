@@ -15,27 +15,28 @@ func init() {
 		}
 		cs.Input = in
 		if in.Condition != "" {
-			cs.Compiled = &FilterCompiled{Condition: c.compileExpr(inPtr+"/condition", in.Condition, itemScope)}
+			cs.Compiled = FilterCompiled{Condition: c.compileExpr(inPtr+"/condition", in.Condition, itemScope)}
 		}
 	}}
 }
 
 // FilterCompiled is a filter's compiled value (CompiledStep.Compiled): its condition, evaluated
-// per item with item and index in scope; nil when it did not compile.
+// per item with item and index in scope; nil when it did not compile. (Held by value: a struct
+// of one pointer is stored in the interface without an allocation.)
 type FilterCompiled struct {
 	Condition *expr.Program
 }
 
-// Filter is filter step cs's compiled value; nil for another step, or a filter whose condition
-// is not written or not decoded.
-func (cs *CompiledStep) Filter() *FilterCompiled {
-	f, _ := cs.Compiled.(*FilterCompiled)
-	return f
+// Filter is filter step cs's compiled value; ok false for another step, or a filter whose
+// condition is not written or not decoded.
+func (cs *CompiledStep) Filter() (f FilterCompiled, ok bool) {
+	f, ok = cs.Compiled.(FilterCompiled)
+	return f, ok
 }
 
-func (f *FilterCompiled) refs() []expr.Ref { return programRefs(f.Condition) }
+func (f FilterCompiled) refs() []expr.Ref { return programRefs(f.Condition) }
 
-func (f *FilterCompiled) eachRefs(fn func(ptr string, refs []expr.Ref)) {
+func (f FilterCompiled) eachRefs(fn func(ptr string, refs []expr.Ref)) {
 	if f.Condition != nil {
 		fn("/condition", f.Condition.Refs())
 	}

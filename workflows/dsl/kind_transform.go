@@ -17,7 +17,7 @@ func init() {
 			for _, pe := range perrs {
 				c.errIn(inPtr+"/template"+pe.Path, pe.Offset, pe.Msg, pe.Hint)
 			}
-			cs.Compiled = &TransformCompiled{Template: val}
+			cs.Compiled = TransformCompiled{Template: val}
 			c.checkValueRefs(inPtr+"/template", val, cs.ID, itemScope)
 		}
 		if in := decodeWritten(cs, TransformInput, "fields"); in != nil {
@@ -27,21 +27,21 @@ func init() {
 }
 
 // TransformCompiled is a transform's compiled value (CompiledStep.Compiled): its template,
-// rendered per item with item and index in scope.
+// rendered per item with item and index in scope. (Held by value, as FilterCompiled.)
 type TransformCompiled struct {
 	Template *expr.Value
 }
 
-// Transform is transform step cs's compiled value; nil for another step, or a transform that
-// writes no template (it reads fields and mapping).
-func (cs *CompiledStep) Transform() *TransformCompiled {
-	t, _ := cs.Compiled.(*TransformCompiled)
-	return t
+// Transform is transform step cs's compiled value; ok false for another step, or a transform
+// that writes no template (it reads fields and mapping).
+func (cs *CompiledStep) Transform() (t TransformCompiled, ok bool) {
+	t, ok = cs.Compiled.(TransformCompiled)
+	return t, ok
 }
 
-func (t *TransformCompiled) refs() []expr.Ref { return valueRefs(t.Template) }
+func (t TransformCompiled) refs() []expr.Ref { return valueRefs(t.Template) }
 
-func (t *TransformCompiled) eachRefs(fn func(ptr string, refs []expr.Ref)) {
+func (t TransformCompiled) eachRefs(fn func(ptr string, refs []expr.Ref)) {
 	eachValueRefs("/template", t.Template, fn)
 }
 

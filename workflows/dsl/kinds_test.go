@@ -164,7 +164,10 @@ func TestKindCompiledValue(t *testing.T) {
 			w, err := dsl.Load("k.json", []byte(file))
 			require.NoError(t, err)
 			cs, _ := w.Step("k")
-			require.Equal(t, tt.want, got{cs.Filter() != nil, cs.Conditional() != nil, cs.Transform() != nil, cs.Nested() != nil, cs.Agent() != nil})
+			_, filter := cs.Filter()
+			_, conditional := cs.Conditional()
+			_, transform := cs.Transform()
+			require.Equal(t, tt.want, got{filter, conditional, transform, cs.Nested() != nil, cs.Agent() != nil})
 			require.Equal(t, tt.want == got{}, cs.Compiled == nil)
 			var roots []string
 			for _, r := range cs.CompiledRefs() {

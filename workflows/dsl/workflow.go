@@ -42,8 +42,8 @@ type CompiledStep struct {
 	Condition  *expr.Program  // nil when the step has no condition
 	ForEach    *expr.Program  // nil unless forEach is set
 	// Compiled is what the step's kind compiled beyond its inputs, one value declared in the
-	// kind's own file and read through its accessor: *FilterCompiled (kind_filter.go, Filter),
-	// *ConditionalCompiled (kind_conditional.go, Conditional), *TransformCompiled
+	// kind's own file and read through its accessor: FilterCompiled (kind_filter.go, Filter),
+	// ConditionalCompiled (kind_conditional.go, Conditional), TransformCompiled
 	// (kind_transform.go, Transform), *NestedStep (kind_loop.go, Nested), *AgentCompiled
 	// (kind_agent.go, Agent); nil for a plain tool call and for a kind with nothing more to compile.
 	Compiled kindCompiled
