@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -173,43 +172,12 @@ func (t *Tools) llm(ctx context.Context, in toolspec.LLMIn) (toolspec.LLMOut, *t
 	req.ParallelToolCalls = in.ParallelToolCalls
 	if activity.IsActivity(ctx) {
 		// The text so far is the heartbeat's details: the SDK sends the newest at most once per
-		// throttle interval (the worker sets it to a second), and clients read it while the call
-		// runs. A keepalive heartbeats while the model has not started answering, so the
-		// heartbeat timeout notices a dead worker in seconds, not after the call's 5 minutes.
-		var mu sync.Mutex
-		text := ""
-		var sent time.Time
-		req.OnDelta = func(t string) {
-			mu.Lock()
-			text = t
-			due := time.Since(sent) >= deltaEvery
-			if due {
-				sent = time.Now()
-			}
-			mu.Unlock()
-			// Encoding the details costs the text's length: publish a few times a second, not
-			// per token (a long answer streamed token by token would cost its length squared).
-			if due {
-				activity.RecordHeartbeat(ctx, t)
-			}
-		}
-		done := make(chan struct{})
-		defer close(done)
-		go func() {
-			tick := time.NewTicker(keepaliveEvery)
-			defer tick.Stop()
-			for {
-				select {
-				case <-done:
-					return
-				case <-tick.C:
-					mu.Lock()
-					t := text
-					mu.Unlock()
-					activity.RecordHeartbeat(ctx, t)
-				}
-			}
-		}()
+		// throttle interval (the worker sets it to deltaEvery), and clients read it while the call
+		// runs; the keepalive lets the heartbeat timeout notice a dead worker in seconds, not
+		// after the call's 5 minutes.
+		pub := newTextPublisher(deltaEvery, keepaliveEvery, func(text string) { activity.RecordHeartbeat(ctx, text) })
+		defer pub.stop()
+		req.OnDelta = pub.delta
 	}
 	usage := &toolspec.Usage{}
 	// billed is what the calls made so far cost: a failure after billed calls (a repair that
