@@ -10,7 +10,7 @@ import (
 // texts shares the reads of a run's streamed model text (its description, read every
 // DeltaInterval while a model call runs) among the Streams of one Client that follow it: one read
 // per interval and process however many follow the run there (a gateway's hundred streams ask the
-// server ten times a second, not a thousand).
+// server twenty times a second, not two thousand).
 type texts struct {
 	mu   sync.Mutex
 	runs map[string]*sharedText
