@@ -24,7 +24,8 @@ type StreamOptions struct {
 	// NoDeltas skips partial model text (read from running model calls' heartbeats every
 	// DeltaInterval, only while a model call runs).
 	NoDeltas bool
-	// DeltaInterval: default 50ms, the rate at which the worker sends a model call's text.
+	// DeltaInterval: default 100ms. The worker sends a model call's text every 50ms; a process
+	// whose one read serves many followers (the gateway's /v1 events) reads at that rate.
 	DeltaInterval time.Duration
 	// Since resumes after the event with this sequence number (0: from the start).
 	Since int64
@@ -55,7 +56,7 @@ func (c *Client) Stream(ctx context.Context, id string, o StreamOptions, fn func
 		o.Interval = 250 * time.Millisecond
 	}
 	if o.DeltaInterval <= 0 {
-		o.DeltaInterval = 50 * time.Millisecond
+		o.DeltaInterval = 100 * time.Millisecond
 	}
 	done := make(chan outcome, 1)
 	// The result is waited for beyond ctx (a run that ends as ctx does still reports its end), but

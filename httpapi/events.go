@@ -13,6 +13,13 @@ import (
 	"github.com/weftworks/weft/events"
 )
 
+// TextReadInterval is how often the events route reads a running model call's text: as often as
+// the worker sends it (worker.New's heartbeat throttle), since the gateway's streams of a run share
+// one read (weftclient's texts), so however many processes follow through it the run's text costs
+// the server one read per interval. A process of its own reads every 100 ms (StreamOptions'
+// default): a hundred such processes at this rate slowed every reader (docs/performance.md).
+const TextReadInterval = 50 * time.Millisecond
+
 // runEvents follows a run as server-sent events (weftclient.Stream): each event's id is its
 // sequence number, so a client that reconnects with Last-Event-ID goes on after the last it saw.
 func runEvents(c *call, in runIn) error {
@@ -67,7 +74,7 @@ func runEvents(c *call, in runIn) error {
 			}
 		}
 	}()
-	_, err = wc.Stream(c.ctx, in.ID, weftclient.StreamOptions{Since: since, SinceRun: in.Run}, func(e events.Event) {
+	_, err = wc.Stream(c.ctx, in.ID, weftclient.StreamOptions{Since: since, SinceRun: in.Run, DeltaInterval: TextReadInterval}, func(e events.Event) {
 		b, err := json.Marshal(e)
 		if err != nil {
 			return

@@ -42,9 +42,10 @@ func New(c client.Client, o Options) (sdkworker.Worker, error) {
 		// After a worker dies, its sticky queue holds the next workflow task until this expires.
 		StickyScheduleToStartTimeout: 2 * time.Second,
 		// Heartbeat details carry the text an llm call has streamed so far (published every
-		// 50ms at most): send them as often, so people watching see text within one read
-		// (client.StreamOptions.DeltaInterval, 50ms) of its publishing. docs/performance.md has
-		// what this costs (a heartbeat write to Temporal per 50ms of a streaming call) and gives.
+		// 50ms at most): send them as often, so people watching see text within one read of its
+		// publishing (the gateway reads every 50ms, httpapi.TextReadInterval; a Stream of its own
+		// every 100ms). docs/performance.md has what this costs (a heartbeat write to Temporal per
+		// 50ms of a streaming call) and gives.
 		MaxHeartbeatThrottleInterval: 50 * time.Millisecond,
 		// A large forEach's items are rendered in one workflow task.
 		DeadlockDetectionTimeout: workflows.DeadlockDetectionTimeout,
