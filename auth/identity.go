@@ -18,7 +18,9 @@ const (
 	// RoleReviewer is a reader that decides reviews.
 	RoleReviewer = "reviewer"
 	// RoleAdmin may do everything. Keys without roles (made before keys had them) and
-	// WEFT_MCP_KEY are admins.
+	// WEFT_MCP_KEY are admins. A run's review validator knows it as runwire.RoleAdmin, the
+	// same string (auth is below runwire and does not import it; TestRoleAdminIsAuths in
+	// runwire holds them equal).
 	RoleAdmin = "admin"
 )
 

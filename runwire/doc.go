@@ -9,8 +9,9 @@
 // It also holds the pure functions both sides need: the run request a client builds and the
 // interpreter compiles (NewRequest, RequestWorkflow), the checks of a review decision the run's
 // validator and the client both make before anything reaches history (PickReview,
-// CheckDecisionKind, CheckDecisionSize, ReviewerListed), and readers of what a run records
-// (StepOfActivity, ModelCallConversation, ErrorText, ScopeOwner).
+// CheckDecisionKind, CheckDecisionSize, ReviewerListed, and RoleAdmin, the role that decides any
+// review), and readers of what a run records (StepOfActivity, ModelCallConversation, ErrorText,
+// ScopeOwner).
 //
 // Everything here is plain data and pure functions: this package must not import
 // go.temporal.io/sdk/workflow, the interpreter (package workflows), client/ or anything that does

@@ -134,9 +134,16 @@ func CheckDecisionScope(decision, scope string) error {
 	return fmt.Errorf(`scope %q is not "run" (decide this tool's later calls in the run too) or empty (this call only)`, scope)
 }
 
+// RoleAdmin is the role that may decide any review, whoever its reviewers are: the run's
+// validator (workflows) lets a decision carrying it through, as the client does for a caller
+// holding it. It is auth's admin role (auth.RoleAdmin, the same string): auth sits below
+// runwire (internal/layers) and keeps its own name beside its other roles, and
+// TestRoleAdminIsAuths holds the two equal.
+const RoleAdmin = "admin"
+
 // ReviewerListed reports whether a review's reviewers let name (with roles) decide it: the list
-// is empty, names it, or names one of its roles as "role:NAME". An admin is let through by the
-// callers, which know the admin role.
+// is empty, names it, or names one of its roles as "role:NAME". An admin (RoleAdmin) is let
+// through by the callers, which check the role first.
 func ReviewerListed(reviewers []string, name string, roles []string) bool {
 	if len(reviewers) == 0 {
 		return true

@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/weftworks/weft/auth"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
 	"github.com/weftworks/weft/runwire"
 )
@@ -74,4 +75,13 @@ func TestCheckDecisionKind(t *testing.T) {
 			require.EqualError(t, err, tc.err, tc.decision)
 		}
 	}
+}
+
+// TestRoleAdminIsAuths: the role the run's validator lets decide any review is the admin role
+// auth grants (keys, OAuth, WEFT_MCP_KEY); were they to drift apart, an admin's decision would be
+// refused by the run after the client let it through, or the other way round.
+func TestRoleAdminIsAuths(t *testing.T) {
+	require.Equal(t, auth.RoleAdmin, runwire.RoleAdmin)
+	require.Contains(t, auth.BuiltinRoles, runwire.RoleAdmin)
+	require.True(t, auth.Identity{Roles: []string{runwire.RoleAdmin}}.Has(auth.RoleReviewer), "runwire.RoleAdmin must hold every role in auth")
 }

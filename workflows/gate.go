@@ -169,9 +169,6 @@ func recorded(d *weftv1.ReviewDecision) *ReviewRecorded {
 		Digest: d.Digest, ReviewerRoles: d.ReviewerRoles, Authenticated: d.Authenticated, Scope: d.Scope}
 }
 
-// RoleAdmin may decide any review, whoever its reviewers are.
-const RoleAdmin = "admin"
-
 // DataDigest is a gate's ReviewRequest.digest: the hex sha256 of the canonical JSON of data
 // (encoding/json of its value, which sorts object keys; null when there is no data).
 func DataDigest(data *structpb.Value) string {
@@ -226,7 +223,7 @@ func (g *gate) check(d *weftv1.ReviewDecision) error {
 // nobody authenticated (the operator's loopback CLI, the temporal CLI) passes: its reviewer is
 // a label.
 func (g *gate) mayDecide(d *weftv1.ReviewDecision) error {
-	if !d.Authenticated || slices.Contains(d.ReviewerRoles, RoleAdmin) || runwire.ReviewerListed(g.req.Reviewers, d.Reviewer, d.ReviewerRoles) {
+	if !d.Authenticated || slices.Contains(d.ReviewerRoles, runwire.RoleAdmin) || runwire.ReviewerListed(g.req.Reviewers, d.Reviewer, d.ReviewerRoles) {
 		return nil
 	}
 	var names, wanted []string
