@@ -24,5 +24,13 @@
 // activities/ and the leaf utilities link no Temporal at all; runwire, the client and the
 // surfaces over it (console, mcp, httpapi) never link the interpreter (workflows) nor import
 // go.temporal.io/sdk/workflow, directly or through another package of the module.
+//
+// One named exception: the CLI (starter) links the interpreter, and must, through exactly two
+// imports: fixtures (weft test runs a workflow's fixtures in the process, through the interpreter)
+// and worker (weft worker and weft dev run the worker, which registers it). The rest of the CLI
+// talks to runs through the client like the surfaces; TestStarterLinksInterpreterOnlyThese lists
+// the starter imports that reach the interpreter and fails when one appears that is not named
+// (with its reason) in starterInterpreterImports, or one named is gone.
+//
 // A new package gets its floor in layers_test.go, or the test fails naming it.
 package layers

@@ -318,3 +318,89 @@ func keysOf(pkgs map[string]*pkg) map[string]bool {
 	}
 	return m
 }
+
+// starterInterpreterImports are the CLI's imports that link the interpreter (package workflows),
+// each with why it must: the CLI is the program that runs fixtures and workers, not a client of
+// runs alone. Any other starter import that reaches the interpreter fails TestStarterLinksInterpreterOnlyThese.
+var starterInterpreterImports = map[string]string{
+	"fixtures": "weft test runs a workflow's fixtures in the process, through the interpreter on Temporal's test environment",
+	"worker":   "weft worker and weft dev run the worker, which registers the interpreter and the activities",
+}
+
+// reachesInterpreter lists the module packages imported by from (test files aside) whose imports
+// link the interpreter (package workflows) or Temporal's workflow package, the import itself
+// included, sorted.
+func reachesInterpreter(pkgs map[string]*pkg, from string) []string {
+	var through []string
+	p := pkgs[from]
+	if p == nil {
+		return nil
+	}
+	for _, start := range sortedKeys(p.imports) {
+		if start == "workflows" || start == "go.temporal.io/sdk/workflow" {
+			through = append(through, start)
+			continue
+		}
+		if !isOwn(pkgs, start) {
+			continue
+		}
+		seen := map[string]bool{start: true}
+		queue := []string{start}
+		for len(queue) > 0 && !seen["workflows"] && !seen["go.temporal.io/sdk/workflow"] {
+			dir := queue[0]
+			queue = queue[1:]
+			for _, ip := range sortedKeys(pkgs[dir].imports) {
+				if seen[ip] {
+					continue
+				}
+				if ip == "workflows" || ip == "go.temporal.io/sdk/workflow" {
+					seen[ip] = true
+					break
+				}
+				if isOwn(pkgs, ip) {
+					seen[ip] = true
+					queue = append(queue, ip)
+				}
+			}
+		}
+		if seen["workflows"] || seen["go.temporal.io/sdk/workflow"] {
+			through = append(through, start)
+		}
+	}
+	return through
+}
+
+// TestStarterLinksInterpreterOnlyThese: the CLI (starter, floor 8) links the interpreter, which
+// is allowed and necessary, through the imports named in starterInterpreterImports and no other:
+// the rest of the CLI is a client of runs like the surfaces, and a new way in is either a
+// command that runs workflows in the process (add it there, saying why) or a client-side need
+// that belongs in runwire or the client.
+func TestStarterLinksInterpreterOnlyThese(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	require.NoError(t, err)
+	allowed := sortedKeys(func() map[string]bool {
+		m := map[string]bool{}
+		for k := range starterInterpreterImports {
+			m[k] = true
+		}
+		return m
+	}())
+	require.Equal(t, allowed, reachesInterpreter(readTree(t, root), "starter"),
+		"the starter imports that link the interpreter changed: a new one is named with its reason in starterInterpreterImports (internal/layers/layers_test.go, docs/maintainers.md's Layout) or moves what it needs into runwire or the client; one no longer there is removed from both")
+}
+
+// TestReachesInterpreterFails: a starter import that links the interpreter, directly or through
+// another package, is named; one that does not is not.
+func TestReachesInterpreterFails(t *testing.T) {
+	pkgs := map[string]*pkg{
+		"starter":       {imports: map[string]bool{"client": true, "fixtures": true, "worker": true, "eval": true, "workflows/dsl": true}},
+		"client":        {imports: map[string]bool{"runwire": true}},
+		"fixtures":      {imports: map[string]bool{"workflows": true}},
+		"worker":        {imports: map[string]bool{"workflows/dsl": true, "go.temporal.io/sdk/workflow": true}},
+		"eval":          {imports: map[string]bool{"client": true, "fixtures": true}},
+		"runwire":       {imports: map[string]bool{"workflows/dsl": true}},
+		"workflows":     {imports: map[string]bool{"runwire": true}},
+		"workflows/dsl": {imports: map[string]bool{}},
+	}
+	require.Equal(t, []string{"eval", "fixtures", "worker"}, reachesInterpreter(pkgs, "starter"))
+}
