@@ -634,13 +634,16 @@ func (e *env) storeOutage(ctx context.Context) Row {
 		runs = append(runs, r)
 	}
 	row.Started = len(runs)
-	// The store goes away as soon as the runs are started, so their first calls meet the outage
-	// however fast or loaded the machine is (a fixed delay let an idle machine finish first).
+	// The store goes away as soon as the runs are started, and comes back only once the outage
+	// has lasted its length and a call that reaches the store has run against it: however fast
+	// or loaded the machine is, the outage cannot end before the runs' calls meet it (a fixed
+	// delay let an idle machine finish first, and a loaded one start only after it).
 	e.proxy.block()
 	blocked := time.Now()
-	time.Sleep(e.o.Outage)
+	met, metErr := e.storeCallDuring(ctx, runs, blocked, e.o.Outage, time.Minute)
 	e.proxy.unblock()
 	back := time.Now()
+	row.check("a store call ran against the outage", metErr == nil, "%s%s", met, errText(metErr))
 	row.Completed, row.Failed, _ = e.wait(ctx, runs, 5*time.Minute)
 	row.check("every run completed", row.Completed == row.Started, "%d/%d, %s after the store came back", row.Completed, row.Started, time.Since(back).Round(100*time.Millisecond))
 	e.storeChecks(ctx, &row)
@@ -653,6 +656,59 @@ func (e *env) storeOutage(ctx context.Context) Row {
 		"%d calls retried, %d waited through it, %d embedded without the cache%s", a.retried, waited, a.cacheWarned, errText(err))
 	row.Took = time.Since(begin)
 	return row
+}
+
+// storeCallDuring holds the store outage that began at blocked until it has lasted at least
+// outage and one of runs' calls that reach the store (ingest, embed, their batches) has run
+// against it: an attempt still running when the outage is half a second old (its connections
+// were cut or refused; the database driver holds its operation, or it fails) or an attempt
+// retrying after a failure. It polls the runs' pending activities, and gives up after limit
+// with an error naming what it saw. met says which call met the outage, and when.
+func (e *env) storeCallDuring(ctx context.Context, runs []started, blocked time.Time, outage, limit time.Duration) (met string, err error) {
+	settle := min(500*time.Millisecond, outage)
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		since := time.Since(blocked)
+		if met == "" && since >= settle {
+			for _, r := range runs {
+				desc, derr := e.client.Temporal().DescribeWorkflowExecution(ctx, r.id, "")
+				if derr != nil {
+					err = fmt.Errorf("describe %s: %w", r.id, derr)
+					continue
+				}
+				for _, pa := range desc.GetPendingActivities() {
+					switch strings.TrimSuffix(pa.GetActivityType().GetName(), ".batch") {
+					case "ingest", "embed":
+					default:
+						continue
+					}
+					if pa.GetState() == enums.PENDING_ACTIVITY_STATE_STARTED || pa.GetAttempt() > 1 {
+						met = fmt.Sprintf("%s of %s (attempt %d) %s into it", pa.GetActivityType().GetName(), r.id, pa.GetAttempt(), since.Round(100*time.Millisecond))
+						break
+					}
+				}
+				if met != "" {
+					err = nil
+					break
+				}
+			}
+		}
+		if met != "" && since >= outage {
+			return met, nil
+		}
+		if since >= limit {
+			if err == nil {
+				err = fmt.Errorf("no call that reaches the store (ingest, embed) ran in %s of outage: the runs' calls all ended before it or never started", limit)
+			}
+			return "", err
+		}
+		select {
+		case <-ctx.Done():
+			return met, ctx.Err()
+		case <-tick.C:
+		}
+	}
 }
 
 func (e *env) providerFaults(ctx context.Context) Row {
