@@ -48,6 +48,12 @@ const ChangeForkChecksInput = "fork-checks-input"
 // dependencies only.
 const ChangeAutoContextChain = "auto-context-chain"
 
+// ChangeAutoContextTurns (workflow.GetVersion): "context": "auto" passes the run's inputs and
+// the chain before the step as conversation turns ahead of the step's own messages and prompt
+// (chainTurns), as seed 004 chains its steps; runs recorded before it got the chain as one
+// "Context:" block after the prompt (ChangeAutoContextChain), or the direct dependencies only.
+const ChangeAutoContextTurns = "auto-context-turns"
+
 // ChangeAgentSkippedCalls (workflow.GetVersion): a stopWhen textMatches stop after an answer
 // that asked for tool calls answers each of them with a tool message saying it was skipped (and
 // lists it in toolCalls as skipped), so the transcript weft hands on is one a provider accepts;
@@ -64,12 +70,25 @@ const ChangeAgentEditedArguments = "agent-edited-arguments"
 const autoContextTotal = 4 * autoContextLimit
 
 // prepareChat completes an llm call's inputs in workflow code: "context": "auto" becomes the
-// outputs of the steps this one depends on, and tool names become function definitions.
+// run's inputs and the outputs of the steps this one depends on, as turns before its messages
+// and prompt (chainTurns), and tool names become function definitions.
 func (r *run) prepareChat(ctx workflow.Context, sr *stepRun, inputs map[string]any) error {
 	if c, _ := inputs["context"].(string); c == "auto" {
-		if workflow.GetVersion(ctx, ChangeAutoContextChain, workflow.DefaultVersion, 1) >= 1 {
+		switch {
+		case workflow.GetVersion(ctx, ChangeAutoContextTurns, workflow.DefaultVersion, 1) >= 1:
+			turns := r.chainTurns(sr)
+			if len(turns) == 0 {
+				inputs["context"] = "" // nothing before it: the model is told the context is empty
+				break
+			}
+			delete(inputs, "context")
+			if own, _ := inputs["messages"].([]any); len(own) > 0 {
+				turns = append(turns, own...)
+			}
+			inputs["messages"] = turns
+		case workflow.GetVersion(ctx, ChangeAutoContextChain, workflow.DefaultVersion, 1) >= 1:
 			inputs["context"] = r.chainContext(sr)
-		} else {
+		default:
 			inputs["context"] = r.autoContext(sr)
 		}
 	}
@@ -112,9 +131,19 @@ func (r *run) autoContext(sr *stepRun) string {
 	return strings.TrimSpace(b.String())
 }
 
-// chainContext renders the outputs of every step sr depends on, directly or through others, in
-// the run's order (dsl.Workflow.Order): the first step of the chain first.
-func (r *run) chainContext(sr *stepRun) string {
+// chainPart is one earlier step of a "context": "auto" chain: its output as the model reads it.
+type chainPart struct {
+	id, title, text string
+	model           bool // a model step's answer (generation category): the model's own turn
+}
+
+// chain is what "context": "auto" gives the model of sr: every step sr depends on, directly or
+// through others, that completed with an output, in the run's order (dsl.Workflow.Order: the
+// first step of the chain first), each up to autoContextLimit; past autoContextTotal in all (each
+// counted as chainContext renders it) the steps furthest back are left out and named in left,
+// never a direct dependency. lead, when not nil, is counted first and left out first (the run's
+// inputs, for chainTurns).
+func (r *run) chain(sr *stepRun, lead *chainPart) (parts []chainPart, left []string) {
 	chain := map[string]bool{}
 	var walk func(ids []string)
 	walk = func(ids []string) {
@@ -133,11 +162,10 @@ func (r *run) chainContext(sr *stepRun) string {
 	for _, d := range sr.cs.Deps {
 		direct[d] = true
 	}
-	type part struct {
-		id, text string
+	var all []chainPart
+	if lead != nil {
+		all = append(all, *lead)
 	}
-	var parts []part
-	total := 0
 	for _, id := range r.wf.Order {
 		dep := r.steps[id]
 		if !chain[id] || dep == nil || dep.status != runwire.StatusCompleted || dep.output == nil {
@@ -147,24 +175,66 @@ func (r *run) chainContext(sr *stepRun) string {
 		if len(text) > autoContextLimit {
 			text = text[:autoContextLimit] + fmt.Sprintf("… [%d more characters]", len(text)-autoContextLimit)
 		}
-		text = fmt.Sprintf("## %s\n%s\n\n", dep.cs.Title(), text)
-		parts = append(parts, part{id, text})
-		total += len(text)
+		model := dep.cs.Spec != nil && dep.cs.Spec.Category() == toolspec.CategoryGeneration
+		all = append(all, chainPart{id: id, title: dep.cs.Title(), text: text, model: model})
 	}
-	var b strings.Builder
-	var left []string
-	for _, p := range parts {
+	size := func(p chainPart) int { return len(fmt.Sprintf("## %s\n%s\n\n", p.title, p.text)) }
+	total := 0
+	for _, p := range all {
+		total += size(p)
+	}
+	for _, p := range all {
 		if total > autoContextTotal && !direct[p.id] {
-			total -= len(p.text)
+			total -= size(p)
 			left = append(left, p.id)
 			continue
 		}
-		b.WriteString(p.text)
+		parts = append(parts, p)
+	}
+	return parts, left
+}
+
+// chainContext renders the chain (r.chain) as one text: a "## title" section per step (runs
+// recorded after ChangeAutoContextChain and before ChangeAutoContextTurns).
+func (r *run) chainContext(sr *stepRun) string {
+	parts, left := r.chain(sr, nil)
+	var b strings.Builder
+	for _, p := range parts {
+		fmt.Fprintf(&b, "## %s\n%s\n\n", p.title, p.text)
 	}
 	if len(left) > 0 {
 		return strings.TrimSpace(fmt.Sprintf("[earlier steps left out, over %d characters: %s]\n\n%s", autoContextTotal, strings.Join(left, ", "), b.String()))
 	}
 	return strings.TrimSpace(b.String())
+}
+
+// chainTurns renders the run's inputs and the chain (r.chain) as the conversation so far, as
+// seed 004's auto-chained context carries it: the inputs as the first user turn, a model step's
+// answer as an assistant turn (what a model said), any other step's output as a user turn headed
+// by the step's title (what the model was given); a note of the steps left out comes first. The
+// step's own messages and prompt follow them.
+func (r *run) chainTurns(sr *stepRun) []any {
+	var lead *chainPart
+	if in, _ := r.env["inputs"].(map[string]any); len(in) > 0 {
+		text := compactJSON(in)
+		if len(text) > autoContextLimit {
+			text = text[:autoContextLimit] + fmt.Sprintf("… [%d more characters]", len(text)-autoContextLimit)
+		}
+		lead = &chainPart{id: "inputs", title: "The run's inputs", text: text}
+	}
+	parts, left := r.chain(sr, lead)
+	var turns []any
+	if len(left) > 0 {
+		turns = append(turns, map[string]any{"role": "user", "content": fmt.Sprintf("[earlier steps left out, over %d characters: %s]", autoContextTotal, strings.Join(left, ", "))})
+	}
+	for _, p := range parts {
+		if p.model {
+			turns = append(turns, map[string]any{"role": "assistant", "content": p.text})
+			continue
+		}
+		turns = append(turns, map[string]any{"role": "user", "content": fmt.Sprintf("## %s\n%s", p.title, p.text)})
+	}
+	return turns
 }
 
 // LLMHeartbeatTimeout: llm activities heartbeat (their streamed text, or a keepalive every 5s),

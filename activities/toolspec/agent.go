@@ -8,7 +8,7 @@ type ChatIn struct {
 	System         string        `json:"system,omitempty" weft:"maxLength=100000"`
 	Prompt         string        `json:"prompt,omitempty" weft:"content,minLength=1,maxLength=400000"`
 	Messages       []ChatMessage `json:"messages,omitempty" weft:"maxItems=4000,open"`
-	Context        any           `json:"context,omitempty" jsonschema:"text, documents (rendered as a numbered list), any value as JSON, or \"auto\": the outputs of the steps this one depends on" weft:"content"`
+	Context        any           `json:"context,omitempty" jsonschema:"text, documents (rendered as a numbered list), any value as JSON, or \"auto\": the run's inputs and the outputs of the steps before this one, as conversation turns" weft:"content"`
 	Temperature    *float64      `json:"temperature,omitempty" weft:"min=0,max=2"`
 	MaxTokens      int           `json:"maxTokens,omitempty" weft:"min=1,max=200000"`
 	ResponseFormat any           `json:"responseFormat,omitempty" jsonschema:"text (default), json, or a JSON Schema the answer must satisfy"`
