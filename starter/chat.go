@@ -308,7 +308,9 @@ func (f *chatFollower) announce(run, gate, step, tool string, data interface{ Ma
 }
 
 // streamPrinter prints a turn's model text as it streams (llm_delta events): a later model call
-// (the agent's next iteration) or a new attempt of one (a retry, a repair) starts a new line.
+// (the agent's next iteration) or a new attempt of one (a retry, a repair) starts a new line, and
+// a call whose text started over (Restarted: a worker died mid-answer) says the text above is
+// discarded before its new text, so the answer is read once.
 type streamPrinter struct {
 	text    string // what was printed of the model call attempt shown last
 	call    string // its activity id
@@ -322,6 +324,9 @@ func (p *streamPrinter) add(out io.Writer, e events.Event) {
 	if e.Activity != p.call || e.Attempt != p.attempt {
 		if p.text != "" {
 			fmt.Fprintln(out)
+		}
+		if e.Restarted && p.call != "" {
+			fmt.Fprint(out, "↻ "+restartNote(e.Attempt)+" ")
 		}
 		p.text, p.call, p.attempt = "", e.Activity, e.Attempt
 	}

@@ -13,7 +13,8 @@ import (
 
 // TestChatStreamsTheAnswer: weft chat prints the llm_delta events Stream makes of each read of the
 // model's text, starts a new line for the agent's next model call and for a retry, and finishes with the rest of the
-// answer (or the whole answer when what streamed did not begin it).
+// answer (or the whole answer when what streamed did not begin it); text that started over says
+// the text above is discarded.
 func TestChatStreamsTheAnswer(t *testing.T) {
 	llm := func(id, text string) []weftclient.PendingActivity {
 		return []weftclient.PendingActivity{{ActivityID: id, Type: "llm", Details: text}, {ActivityID: "chat/c1#2", Type: "search"}}
@@ -30,7 +31,7 @@ func TestChatStreamsTheAnswer(t *testing.T) {
 		{"the next iteration's call", [][]weftclient.PendingActivity{llm("chat#1", "Let me search."), llm("chat#3", "Retries")},
 			"Retries back off.", "Let me search.\nRetries back off.\n"},
 		{"a retry starts over", [][]weftclient.PendingActivity{llm("chat#1", "Firs"), llm("chat#1", "Second")},
-			"Second try.", "Firs\nSecond try.\n"},
+			"Second try.", "Firs\n↻ (attempt 2, restarted: the text above is discarded) Second try.\n"},
 		{"an answer that is not what streamed", [][]weftclient.PendingActivity{llm("chat#1", "Draft")},
 			"Final.", "Draft\nFinal.\n"},
 	} {
@@ -40,7 +41,7 @@ func TestChatStreamsTheAnswer(t *testing.T) {
 			var follow weftclient.TextFollower
 			for _, r := range tc.reads {
 				for _, d := range follow.Next(weftclient.LLMText(r)) {
-					p.add(&out, events.Event{Type: events.LLMDelta, Activity: d.ActivityID, Attempt: d.Attempt, Offset: d.Offset, Text: d.New})
+					p.add(&out, events.Event{Type: events.LLMDelta, Activity: d.ActivityID, Attempt: d.Attempt, Offset: d.Offset, Restarted: d.Restarted, Text: d.New})
 				}
 			}
 			p.finish(&out, tc.answer)

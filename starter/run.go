@@ -245,7 +245,7 @@ func (p *progress) event(e events.Event) {
 			}
 			switch {
 			case e.Restarted:
-				name += fmt.Sprintf(" (attempt %d, restarted: the text above is discarded)", e.Attempt)
+				name += " " + restartNote(e.Attempt)
 			case e.Attempt > 1:
 				name += fmt.Sprintf(" (attempt %d)", e.Attempt)
 			}
@@ -370,4 +370,11 @@ func cancelledText(by, step string) string {
 		msg += " at step " + step
 	}
 	return msg + ": the run was stopped on request (steps that finished keep their results)."
+}
+
+// restartNote marks the text of a model call that started over (a worker died mid-answer, a
+// repair): what was shown of the call before is not part of the answer. weft run and weft chat
+// print it where the new attempt's text begins.
+func restartNote(attempt int32) string {
+	return fmt.Sprintf("(attempt %d, restarted: the text above is discarded)", attempt)
 }
