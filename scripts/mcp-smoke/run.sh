@@ -17,7 +17,16 @@ inspector="node_modules/.bin/mcp-inspector"
 # Inspector, still writing a list larger than a pipe holds, would fail with EPIPE
 tools=$("$inspector" --cli "$bin" mcp --address 127.0.0.1:1 --method tools/list)
 grep -q '"weft_query"' <<<"$tools"
-echo "ok   inspector stdio: tools/list"
+# every tool the Inspector lists declares its output, and no schema holds a type list (issue 44 item 7)
+node --input-type=module -e '
+  const tools = JSON.parse(await new Promise((ok) => { let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => ok(s)); })).tools;
+  const lists = [];
+  const walk = (v, p) => { if (Array.isArray(v)) v.forEach((x, i) => walk(x, p + "/" + i)); else if (v && typeof v === "object") { if (Array.isArray(v.type)) lists.push(p); for (const [k, x] of Object.entries(v)) walk(x, p + "/" + k); } };
+  tools.forEach((t) => walk({ input: t.inputSchema, output: t.outputSchema }, t.name));
+  const bare = tools.filter((t) => !t.outputSchema).map((t) => t.name);
+  if (bare.length || lists.length) { console.error(`FAIL inspector stdio: ${tools.length} tools, without outputSchema: ${bare}; type lists at: ${lists}`); process.exit(1); }
+  console.log(`ok   inspector stdio: tools/list (${tools.length} tools, each with an outputSchema, no type lists)`);
+' <<<"$tools"
 "$inspector" --cli "$bin" mcp --address 127.0.0.1:1 --method tools/call --tool-name weft_models --tool-arg category=embedding | grep -q 'local-glove-sif-100d'
 echo "ok   inspector stdio: tools/call weft_models"
 # Inspector 0.15.0 (the last for Node 20) cannot send headers, so over HTTP it checks the 401 path:
