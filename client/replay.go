@@ -60,23 +60,25 @@ func (c *Client) Recording(ctx context.Context, id string) (*Recording, error) {
 	return &Recording{ID: id, Request: req, Workflow: w, State: st}, nil
 }
 
+// runSpec is the declaration of the tool step cs runs: a loop's step's, else its own.
+func runSpec(cs *dsl.CompiledStep) *toolspec.Spec {
+	if ns := cs.Nested(); ns != nil && ns.Spec != nil {
+		return ns.Spec
+	}
+	return cs.Spec
+}
+
 // ModelStep says whether a replay runs step cs for real against the model: a tool of the
 // generate domain (llm, generate, an agent: its model turns; its tool calls come from the
 // record), or a loop over one.
 func ModelStep(cs *dsl.CompiledStep) bool {
-	spec := cs.Spec
-	if cs.Nested() != nil && cs.Nested().Spec != nil {
-		spec = cs.Nested().Spec
-	}
+	spec := runSpec(cs)
 	return spec != nil && (spec.Domain == "generate" || spec.ModelCall || spec.Kind == toolspec.KindAgent)
 }
 
 // agentStep says whether step cs is an agent, or a loop over one.
 func agentStep(cs *dsl.CompiledStep) bool {
-	spec := cs.Spec
-	if cs.Nested() != nil && cs.Nested().Spec != nil {
-		spec = cs.Nested().Spec
-	}
+	spec := runSpec(cs)
 	return spec != nil && spec.Kind == toolspec.KindAgent
 }
 
@@ -84,10 +86,7 @@ func agentStep(cs *dsl.CompiledStep) bool {
 // tool: merge, filter, transform, template...; a pure one: chunk, estimate): a replay computes
 // it again, so the steps after a model step see the new answer.
 func computedStep(cs *dsl.CompiledStep) bool {
-	spec := cs.Spec
-	if cs.Nested() != nil && cs.Nested().Spec != nil {
-		spec = cs.Nested().Spec
-	}
+	spec := runSpec(cs)
 	return spec != nil && (spec.Kind == toolspec.KindInline || spec.Pure)
 }
 

@@ -113,6 +113,14 @@ func (r *run) prepareChat(ctx workflow.Context, sr *stepRun, inputs map[string]a
 	return nil
 }
 
+// capContext cuts text to autoContextLimit, saying how much was left out.
+func capContext(text string) string {
+	if len(text) <= autoContextLimit {
+		return text
+	}
+	return text[:autoContextLimit] + fmt.Sprintf("… [%d more characters]", len(text)-autoContextLimit)
+}
+
 // autoContext renders the outputs of the step's direct dependencies, in dependency order (runs
 // recorded before ChangeAutoContextChain).
 func (r *run) autoContext(sr *stepRun) string {
@@ -122,10 +130,7 @@ func (r *run) autoContext(sr *stepRun) string {
 		if dep.status != runwire.StatusCompleted || dep.output == nil {
 			continue
 		}
-		text := autoContextText(dep.cs.Spec, dep.output)
-		if len(text) > autoContextLimit {
-			text = text[:autoContextLimit] + fmt.Sprintf("… [%d more characters]", len(text)-autoContextLimit)
-		}
+		text := capContext(autoContextText(dep.cs.Spec, dep.output))
 		fmt.Fprintf(&b, "## %s\n%s\n\n", dep.cs.Title(), text)
 	}
 	return strings.TrimSpace(b.String())
@@ -171,10 +176,7 @@ func (r *run) chain(sr *stepRun, lead *chainPart) (parts []chainPart, left []str
 		if !chain[id] || dep == nil || dep.status != runwire.StatusCompleted || dep.output == nil {
 			continue
 		}
-		text := autoContextText(dep.cs.Spec, dep.output)
-		if len(text) > autoContextLimit {
-			text = text[:autoContextLimit] + fmt.Sprintf("… [%d more characters]", len(text)-autoContextLimit)
-		}
+		text := capContext(autoContextText(dep.cs.Spec, dep.output))
 		model := dep.cs.Spec != nil && dep.cs.Spec.Category() == toolspec.CategoryGeneration
 		all = append(all, chainPart{id: id, title: dep.cs.Title(), text: text, model: model})
 	}
@@ -216,10 +218,7 @@ func (r *run) chainContext(sr *stepRun) string {
 func (r *run) chainTurns(sr *stepRun) []any {
 	var lead *chainPart
 	if in, _ := r.env["inputs"].(map[string]any); len(in) > 0 {
-		text := compactJSON(in)
-		if len(text) > autoContextLimit {
-			text = text[:autoContextLimit] + fmt.Sprintf("… [%d more characters]", len(text)-autoContextLimit)
-		}
+		text := capContext(compactJSON(in))
 		lead = &chainPart{id: "inputs", title: "The run's inputs", text: text}
 	}
 	parts, left := r.chain(sr, lead)
