@@ -1,15 +1,20 @@
 package workflows_test
 
 import (
+	"context"
 	"errors"
 	"strconv"
+	"sync"
 	"testing"
+	"time"
 
+	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/weftworks/weft/activities"
+	"github.com/weftworks/weft/activities/toolspec"
 	"github.com/weftworks/weft/events"
 	"github.com/weftworks/weft/internal/testkit/fakellm"
 	weftv1 "github.com/weftworks/weft/proto/weft/v1"
@@ -97,7 +102,7 @@ func TestBudgetStopsAnAgentBeforeTheCallThatPassesIt(t *testing.T) {
 		f := fiveCalls()
 		defer f.Close()
 		h := newHarness(t)
-		h.env.OnGetVersion(workflows.ChangeBudget, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+		h.env.OnGetVersion(workflows.ChangeBudget, workflow.DefaultVersion, 2).Return(workflow.DefaultVersion)
 		realLLM(h, f)
 		res, err := h.run(t, budgetAgent, nil)
 		require.NoError(t, err)
@@ -144,3 +149,61 @@ func TestBudgetOfTheFileSpansSteps(t *testing.T) {
 }
 
 func fmtFloat(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+// TestBudgetHoldsTheCallsInFlight: a forEach of 4 llm items, 2 at a time, 15 tokens a call,
+// under the file's budget.maxTokens 50. Items a and b are called first (no estimate yet); c starts
+// when a answers (15 spent, 15 more estimated) and holds its estimate while in flight; when b
+// answers (30 spent), d would make 30 + 15 held + 15 estimated = 60, so it is not made. Recorded
+// at ChangeBudget version 1 nothing was held and d was called, the run spending 60 tokens under a
+// limit of 50 (the gap docs/agents.md named).
+func TestBudgetHoldsTheCallsInFlight(t *testing.T) {
+	const file = `{"name":"b","budget":{"maxTokens":50},"steps":[
+	  {"id":"each","tool":"llm","forEach":"{{ ['a','b','c','d'] }}","concurrency":2,"inputs":{"prompt":"{{ item }}"}}],
+	  "output":"{{ each.output.count }}"}`
+	// how long each item's call takes on the workflow's clock: a answers before b, c after b
+	answers := map[string]time.Duration{"a": time.Second, "b": 3 * time.Second, "c": 10 * time.Second, "d": time.Second}
+	llm := func(h *harness) *calls {
+		made := &calls{}
+		for prompt, after := range answers {
+			h.env.OnActivity(toolspec.LLM, anyCtx, mock.MatchedBy(func(in map[string]any) bool { return in["prompt"] == prompt })).
+				After(after).Return(func(_ context.Context, _ map[string]any) (toolspec.Result, error) {
+				made.add(prompt)
+				return toolspec.Result{Output: map[string]any{"text": prompt}, Attempt: 1,
+					Usage: &toolspec.Usage{PromptTokens: 10, CompletionTokens: 5, TotalTokens: 15}}, nil
+			})
+		}
+		return made
+	}
+	t.Run("held", func(t *testing.T) {
+		h := newHarness(t)
+		made := llm(h)
+		_, err := h.run(t, file, nil)
+		requireBudgetFailure(t, h, err, "each", "budget.maxTokens", 30, 50,
+			"the run has used 30 tokens, its model calls in flight are estimated at 15 tokens more, and its next model call is estimated at 15 tokens more")
+		require.NotContains(t, made.list(), "d", "d's call would have passed the budget with c's in flight")
+		require.Subset(t, made.list(), []string{"a", "b"})
+	})
+	t.Run("at version 1", func(t *testing.T) {
+		h := newHarness(t)
+		h.env.OnGetVersion(workflows.ChangeBudget, workflow.DefaultVersion, 2).Return(workflow.Version(1))
+		made := llm(h)
+		res, err := h.run(t, file, nil)
+		require.NoError(t, err)
+		require.ElementsMatch(t, []string{"a", "b", "c", "d"}, made.list())
+		require.EqualValues(t, 60, runwire.BilledTokens(res.Usage), "all four calls, past the limit of 50")
+	})
+}
+
+// calls are the prompts a mocked model was called with.
+type calls struct {
+	mu   sync.Mutex
+	made []string
+}
+
+func (c *calls) add(p string) { c.mu.Lock(); c.made = append(c.made, p); c.mu.Unlock() }
+
+func (c *calls) list() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.made...)
+}

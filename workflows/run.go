@@ -60,6 +60,7 @@ type run struct {
 	closingSessions bool
 	notify          notifier    // which webhooks hear of it (notify.go)
 	budget          budgetState // ChangeBudget, once read (budget.go)
+	held            held        // the estimates of the run's model calls in flight (budget.go)
 	// toolRules: the run-wide decisions for tools whose calls wait for approval, by tool
 	// (tool_rules.go).
 	toolRules map[string]*toolRule
@@ -86,6 +87,7 @@ type stepRun struct {
 	seq                   int // activities started by the step (ids of llm activities)
 	// lastModel is the usage of the step's latest model call: the next one's estimate (budget.go).
 	lastModel *weftv1.TokenUsage
+	held      held // the estimates of the step's model calls in flight (budget.go)
 }
 
 // Run interprets the workflow definition in req. It is registered as runwire.WorkflowType.

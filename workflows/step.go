@@ -147,10 +147,13 @@ func (r *run) runActivityOn(ctx, sched workflow.Context, sr *stepRun, tool strin
 	opts.WaitForCancellation = waits
 	actx := workflow.WithActivityOptions(sched, opts)
 	model := tool == toolspec.LLM
+	release := func() {}
 	if model {
-		if err := r.checkBudget(ctx, sr, opts.ActivityID); err != nil {
+		var err error
+		if release, err = r.checkBudget(ctx, sr, opts.ActivityID); err != nil {
 			return nil, err
 		}
+		defer release() // also when the call is not made
 		r.record(ctx, events.Event{Type: events.LLMStarted, Step: sr.cs.ID, Key: keyOfActivity(opts.ActivityID), Activity: opts.ActivityID, Iteration: sr.iterations})
 	}
 	if err := gateInputs(ctx, "the inputs of "+tool, inputs); err != nil {
@@ -171,6 +174,7 @@ func (r *run) runActivityOn(ctx, sched workflow.Context, sr *stepRun, tool strin
 		sel.AddReceive(ctx.Done(), func(workflow.ReceiveChannel, bool) { err = temporal.NewCanceledError("cancelled") })
 		sel.Select(ctx)
 	}
+	release() // before its usage is added: the call no longer holds its estimate
 	if model {
 		e := events.Event{Type: events.LLMFinished, Step: sr.cs.ID, Key: keyOfActivity(opts.ActivityID), Activity: opts.ActivityID, Iteration: sr.iterations}
 		if err != nil {
