@@ -71,7 +71,6 @@ func newHTTPStack(t testing.TB, queue string, cfg ...activities.Config) *httpSta
 	} else {
 		startWorker(t, c, queue, nil)
 	}
-	endLeftovers(t, c, queue)
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "http-approve.json"), []byte(httpReviewFlow), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "http-exposed.json"), []byte(httpExposedFlow), 0o644))

@@ -76,6 +76,7 @@ func TestMain(m *testing.M) {
 
 func dial(t testing.TB) client.Client {
 	t.Helper()
+	endLeftovers(t)
 	// compressed as weft's own connections are (weftclient.GRPCCompression): not on loopback
 	comp, err := weftclient.GRPCCompression(server.Address)
 	if err != nil {
@@ -88,6 +89,58 @@ func dial(t testing.TB) client.Client {
 	}
 	t.Cleanup(c.Close)
 	return c
+}
+
+// leftoversEnded holds the tests whose leftover runs endLeftovers ends.
+var leftoversEnded sync.Map
+
+// endLeftovers terminates, when the top-level test t ends, every run started since its first
+// connection that is still running. A test's worker goes with it, so a run it left waiting for a
+// review or a message would answer no query again: every later listing of pending reviews asked
+// each such run for its state until the query timed out (TestPendingReviewsEverywhere took 46 s
+// in the package, 0.4 s alone). Tests run one at a time (none is parallel), so what started
+// since is the test's own. A subtest's runs are ended with its top-level test's when that one
+// connected first.
+func endLeftovers(t testing.TB) {
+	if strings.Contains(t.Name(), "/") {
+		return
+	}
+	if _, dup := leftoversEnded.LoadOrStore(t, struct{}{}); dup {
+		return
+	}
+	since := time.Now().UTC()
+	t.Cleanup(func() {
+		leftoversEnded.Delete(t)
+		c, err := client.Dial(client.Options{HostPort: server.Address, Namespace: server.Namespace, Logger: quiet()})
+		if err != nil {
+			t.Logf("ending the runs the test left running: %v", err)
+			return
+		}
+		defer c.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		q := fmt.Sprintf(`ExecutionStatus = "Running" AND StartTime >= %q`, since.Format(time.RFC3339Nano))
+		ended := 0
+		var token []byte
+		for {
+			resp, err := c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: q, PageSize: 100, NextPageToken: token})
+			if err != nil {
+				t.Logf("listing the runs the test left running (%s): %v", q, err)
+				return
+			}
+			for _, e := range resp.GetExecutions() {
+				if c.TerminateWorkflow(ctx, e.GetExecution().GetWorkflowId(), e.GetExecution().GetRunId(), "the test that started it ended") == nil {
+					ended++
+				}
+			}
+			if token = resp.GetNextPageToken(); len(token) == 0 {
+				break
+			}
+		}
+		if ended > 0 {
+			t.Logf("ended %d runs the test left running", ended)
+		}
+	})
 }
 
 // startWorker runs a worker on its own task queue with the given tool handlers.
@@ -112,6 +165,7 @@ func weft(t testing.TB, queue string, args ...string) (int, string, string) {
 	if queue != "" {
 		full = append(full, "--task-queue", queue)
 	}
+	endLeftovers(t)
 	code := starter.Execute(full, strings.NewReader(""), &out, &errb)
 	return code, out.String(), errb.String()
 }
@@ -124,6 +178,7 @@ func weftIn(t testing.TB, queue, stdin string, args ...string) (int, string, str
 	if queue != "" {
 		full = append(full, "--task-queue", queue)
 	}
+	endLeftovers(t)
 	code := starter.Execute(full, strings.NewReader(stdin), &out, &errb)
 	return code, out.String(), errb.String()
 }
@@ -283,23 +338,4 @@ func crashWorkerMain() int {
 		return 1
 	}
 	return 0
-}
-
-// endLeftovers ends the runs still running on queue when the test ends, before its worker
-// stops: a run left waiting for a review on a queue nobody serves would stay in every listing
-// of waiting runs, its state query answering only at its timeout.
-func endLeftovers(t testing.TB, c client.Client, queue string) {
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		it, err := c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
-			Query: fmt.Sprintf(`TaskQueue = %q AND ExecutionStatus = "Running"`, queue)})
-		if err != nil {
-			t.Logf("listing the runs left on %s: %v", queue, err)
-			return
-		}
-		for _, e := range it.GetExecutions() {
-			_ = c.TerminateWorkflow(ctx, e.GetExecution().GetWorkflowId(), "", "the test ended")
-		}
-	})
 }

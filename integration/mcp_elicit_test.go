@@ -58,7 +58,6 @@ func TestMCPReviewsInTheClient(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)
-	endLeftovers(t, c, queue)
 
 	keyFile := filepath.Join(t.TempDir(), "keys.json")
 	ana, _, err := auth.GenerateNamedKey(keyFile, "ana", []string{auth.RoleRunner, auth.RoleReviewer})
@@ -203,7 +202,6 @@ func TestMCPReviewsInTheClientOverStdio(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)
-	endLeftovers(t, c, queue)
 
 	bin := weftBinary(t)
 

@@ -245,7 +245,6 @@ func TestMCPProgressOverStdio(t *testing.T) {
 	c := dial(t)
 	queue := "mcp-progress-stdio"
 	startWorker(t, c, queue, nil)
-	endLeftovers(t, c, queue)
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "five-steps.json"), []byte(fiveSteps), 0o644))
 	bin := weftBinary(t)

@@ -86,11 +86,9 @@ func TestMCPTypeScriptAgents(t *testing.T) {
 		}
 	}
 	t.Cleanup(fake.Close)
-	c := dial(t)
 	queue := "mcp-ts-agents"
 	cfg := activities.Config{MongoDBURI: store.URI, Database: "mcptsagents", OpenAIBaseURL: fake.BaseURL, OpenAIAPIKey: "k", ChatModel: "gpt-4o-mini"}
 	startWorkerWithConfig(t, queue, cfg, nil)
-	endLeftovers(t, c, queue)
 
 	dir := t.TempDir()
 	for name, text := range agentsWorkflows {

@@ -125,11 +125,9 @@ type tsPrompt struct {
 // prompts/get and completion/complete answer with the workflows', steps' and runs' real names.
 func TestMCPTypeScriptClient(t *testing.T) {
 	script := mcpTSScript(t, "e2e.mjs")
-	c := dial(t)
 	queue := "mcp-ts-client"
 	cfg := activities.Config{MongoDBURI: store.URI, Database: "mcptsclient"}
 	startWorkerWithConfig(t, queue, cfg, nil)
-	endLeftovers(t, c, queue)
 
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "five-steps.json"), []byte(fiveSteps), 0o644))

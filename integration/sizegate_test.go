@@ -25,7 +25,6 @@ func TestSizeGateAndStuckCancel(t *testing.T) {
 	c := dial(t)
 	queue := "size-gate"
 	startWorker(t, c, queue, nil)
-	endLeftovers(t, c, queue)
 	wc := weftclient.New(c, queue)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -75,7 +74,6 @@ func TestSizeGateAndStuckCancel(t *testing.T) {
 	w.RegisterWorkflowWithOptions(func(ctx workflow.Context) error { panic("every task fails") }, workflow.RegisterOptions{Name: "stuck"})
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)
-	endLeftovers(t, c, stuckQueue)
 	_, err = c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "size-stuck", TaskQueue: stuckQueue}, "stuck")
 	require.NoError(t, err)
 	require.Eventually(t, func() bool {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the browser and integration tests ROUNDS times while LOAD busy loops hold the CPUs, and
 # prints how often each test failed: a test that fails in any round is a flaky test (a bug). The
-# test binaries are built once, so every round runs the same code. Settings (environment):
+# test binaries and the commands the tests start are built once, so every round runs the same code. Settings (environment):
 #   ROUNDS  how many times (3)        LOAD  busy loops beside the tests (the number of CPUs)
 #   RUN     go test -run pattern      PKGS  packages (./console/ ./integration/)
 #   OUT     where logs go (a new folder under /tmp)
@@ -26,6 +26,12 @@ for pkg in $PKGS; do
   "$GO" test -c -o "$OUT/bin/$name.test" "$pkg"
   bins+=("$pkg=$OUT/bin/$name.test")
 done
+
+# The commands the integration tests start as processes, built once too: a change made to the
+# working tree while the rounds run must not reach them (it failed every test that builds one).
+mkdir -p "$OUT/cmd"
+for cmd in weft weft-stack; do "$GO" build -o "$OUT/cmd/$cmd" "./cmd/$cmd"; done
+export WEFT_TEST_BINARIES="$OUT/cmd"
 
 for _ in $(seq "$LOAD"); do (while :; do :; done) & pids+=($!); done
 echo "flakes: $ROUNDS rounds of $PKGS (-run '$RUN') beside $LOAD busy loops; logs in $OUT"
