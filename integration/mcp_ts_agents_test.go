@@ -1,15 +1,7 @@
 package integration
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
-	"net/http/httptest"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -19,7 +11,6 @@ import (
 	"github.com/weftworks/weft/activities"
 	"github.com/weftworks/weft/auth"
 	"github.com/weftworks/weft/internal/testkit/fakellm"
-	"github.com/weftworks/weft/mcp"
 )
 
 // agentsWorkflows are the exposed workflows scripts/mcp-smoke/agents.mjs calls: an agent with a
@@ -90,28 +81,9 @@ func TestMCPTypeScriptAgents(t *testing.T) {
 	cfg := activities.Config{MongoDBURI: store.URI, Database: "mcptsagents", OpenAIBaseURL: fake.BaseURL, OpenAIAPIKey: "k", ChatModel: "gpt-4o-mini"}
 	startWorkerWithConfig(t, queue, cfg, nil)
 
-	dir := t.TempDir()
-	for name, text := range agentsWorkflows {
-		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644))
-	}
-	keyFile := filepath.Join(t.TempDir(), "keys.json")
-	key, _, err := auth.GenerateNamedKey(keyFile, "ts-agents", []string{auth.RoleRunner})
-	require.NoError(t, err)
-	keys, err := auth.LoadKeys(keyFile)
-	require.NoError(t, err)
-	g := mcp.New(mcp.Options{Version: "test", CheckResults: true, Address: server.Address, Namespace: server.Namespace, TaskQueue: queue, Config: cfg,
-		WorkflowsDir: dir, Wait: 90 * time.Second})
-	srv := httptest.NewServer(g.HTTPHandler(keys, []string{"127.0.0.1"}, slog.New(slog.NewTextHandler(io.Discard, nil))))
-	t.Cleanup(srv.Close)
-
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	var stdout, stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, "node", script, srv.URL+"/mcp", key)
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	require.NoError(t, cmd.Run(), "agents.mjs: %s\nstdout: %s", stderr.String(), stdout.String())
+	url, key := tsGateway(t, "ts-agents", []string{auth.RoleRunner}, queue, cfg, agentsWorkflows)
 	var got tsAgents
-	require.NoError(t, json.Unmarshal(stdout.Bytes(), &got), stdout.String())
+	stdout := runTSScript(t, 3*time.Minute, script, url, key, &got)
 	t.Logf("tools listed %d, without outputSchema %d, schemas with a type list %d", got.Tools.Count, len(got.Tools.WithoutOutputSchema), len(got.Tools.TypeLists))
 
 	// item 7: every tool declares its output; no type lists
@@ -121,8 +93,8 @@ func TestMCPTypeScriptAgents(t *testing.T) {
 
 	// item 1: the answer is the schema's JSON, accepted by the SDK's check against the outputSchema,
 	// and the model was told the schema in the same request as the tools
-	require.False(t, got.Structured.IsError, stdout.String())
-	require.Equal(t, map[string]any{"docs": float64(10), "verdict": "cheap"}, got.Structured.StructuredContent.Output, stdout.String())
+	require.False(t, got.Structured.IsError, stdout)
+	require.Equal(t, map[string]any{"docs": float64(10), "verdict": "cheap"}, got.Structured.StructuredContent.Output, stdout)
 	var withTools int
 	for _, r := range fake.Requests() {
 		if len(r.Tools) > 0 && r.ResponseFormat != nil && strings.Contains(compactJSONOf(t, r.Messages), "Estimate 10 documents") {
@@ -133,9 +105,9 @@ func TestMCPTypeScriptAgents(t *testing.T) {
 	require.Equal(t, 2, withTools, "both model calls of the structured agent sent the schema alongside its tool")
 
 	// item 2: the stopped agent's transcript answers its tool call (skipped), so a provider takes it
-	require.False(t, got.Stopped.IsError, stdout.String())
-	require.NotEmpty(t, got.Stopped.Messages, stdout.String())
-	require.Empty(t, got.Stopped.Unanswered, "tool calls the transcript leaves unanswered: %s", stdout.String())
+	require.False(t, got.Stopped.IsError, stdout)
+	require.NotEmpty(t, got.Stopped.Messages, stdout)
+	require.Empty(t, got.Stopped.Unanswered, "tool calls the transcript leaves unanswered: %s", stdout)
 	last := got.Stopped.Messages[len(got.Stopped.Messages)-1]
 	require.Equal(t, "tool", last["role"], "%v", got.Stopped.Messages)
 	require.Contains(t, last["content"], "skipped")

@@ -116,6 +116,41 @@ type tsPrompt struct {
 	} `json:"messages"`
 }
 
+// tsGateway serves the gateway over HTTP for a TypeScript client: its workflow tools the files
+// (name: text) in a folder of the test's, its tools run by the worker on queue with cfg, and one
+// key, named name with roles, that it returns with the gateway's /mcp URL.
+func tsGateway(t *testing.T, name string, roles []string, queue string, cfg activities.Config, files map[string]string) (url, key string) {
+	t.Helper()
+	dir := t.TempDir()
+	for file, text := range files {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, file), []byte(text), 0o644))
+	}
+	keyFile := filepath.Join(t.TempDir(), "keys.json")
+	key, _, err := auth.GenerateNamedKey(keyFile, name, roles)
+	require.NoError(t, err)
+	keys, err := auth.LoadKeys(keyFile)
+	require.NoError(t, err)
+	g := mcp.New(mcp.Options{Version: "test", CheckResults: true, Address: server.Address, Namespace: server.Namespace, TaskQueue: queue, Config: cfg,
+		WorkflowsDir: dir, Wait: 90 * time.Second})
+	srv := httptest.NewServer(g.HTTPHandler(keys, []string{"127.0.0.1"}, slog.New(slog.NewTextHandler(io.Discard, nil))))
+	t.Cleanup(srv.Close)
+	return srv.URL + "/mcp", key
+}
+
+// runTSScript runs script (mcpTSScript) against the gateway at url with key, within timeout,
+// and decodes the JSON it prints into out; it returns what it printed, for messages.
+func runTSScript(t *testing.T, timeout time.Duration, script, url, key string, out any) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, "node", script, url, key)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	require.NoError(t, cmd.Run(), "%s: %s\nstdout: %s", filepath.Base(script), stderr.String(), stdout.String())
+	require.NoError(t, json.Unmarshal(stdout.Bytes(), out), stdout.String())
+	return stdout.String()
+}
+
 // TestMCPTypeScriptClient: the official TypeScript SDK's client (@modelcontextprotocol/sdk, as
 // pinned in scripts/mcp-smoke) against the gateway on the embedded stack over streamable HTTP
 // with a key and a session: a five-step wf_ tool call's progress arrives step by step (1..5 of
@@ -129,33 +164,16 @@ func TestMCPTypeScriptClient(t *testing.T) {
 	cfg := activities.Config{MongoDBURI: store.URI, Database: "mcptsclient"}
 	startWorkerWithConfig(t, queue, cfg, nil)
 
-	dir := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "five-steps.json"), []byte(fiveSteps), 0o644))
-	keyFile := filepath.Join(t.TempDir(), "keys.json")
-	key, _, err := auth.GenerateNamedKey(keyFile, "ts-client", []string{auth.RoleRunner, auth.RoleReviewer})
-	require.NoError(t, err)
-	keys, err := auth.LoadKeys(keyFile)
-	require.NoError(t, err)
-	g := mcp.New(mcp.Options{Version: "test", CheckResults: true, Address: server.Address, Namespace: server.Namespace, TaskQueue: queue, Config: cfg,
-		WorkflowsDir: dir, Wait: 90 * time.Second})
-	srv := httptest.NewServer(g.HTTPHandler(keys, []string{"127.0.0.1"}, slog.New(slog.NewTextHandler(io.Discard, nil))))
-	t.Cleanup(srv.Close)
-
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
-	var stdout, stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, "node", script, srv.URL+"/mcp", key)
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err = cmd.Run()
-	require.NoError(t, err, "e2e.mjs: %s\nstdout: %s", stderr.String(), stdout.String())
+	url, key := tsGateway(t, "ts-client", []string{auth.RoleRunner, auth.RoleReviewer}, queue, cfg,
+		map[string]string{"five-steps.json": fiveSteps})
 	var got tsE2E
-	require.NoError(t, json.Unmarshal(stdout.Bytes(), &got), stdout.String())
+	stdout := runTSScript(t, 4*time.Minute, script, url, key, &got)
 	t.Logf("protocol %s; progress %d notifications; subscription %d notifications, states %v", got.Protocol, len(got.Five)-1, got.Subscribed.Notifications, got.Subscribed.Seen)
 	require.True(t, got.Session, "the client keeps the Mcp-Session-Id it was given")
 	require.NotEmpty(t, got.Protocol)
 
 	// (a) progress 1..5 of 5, one per step in the workflow's order, then the result
-	requireFiveSteps(t, got.Five, "retries", stdout.String())
+	requireFiveSteps(t, got.Five, "retries", stdout)
 
 	// (b) asked through elicitation, answered approve, recorded under the key's name
 	require.Len(t, got.Review.Asked, 1)
